@@ -1,0 +1,67 @@
+/*
+ * cli/cli.h - what the subcommands of the haze tool share: exit codes, the
+ * global options, context creation and error printing.
+ *
+ * Exit codes: 0 success, 1 usage error, 2 bad input (files, values),
+ * 3 runtime or device error. Errors go to stderr as "haze: <message>", where
+ * the library's message already names file and line when a file is involved.
+ */
+#ifndef HAZE_CLI_H
+#define HAZE_CLI_H
+
+#include <stdio.h>
+
+#include "haze/haze.h"
+
+enum { CLI_OK = 0, CLI_USAGE = 1, CLI_INPUT = 2, CLI_RUNTIME = 3 };
+
+typedef struct cli_global {
+    haze_backend backend;
+    int threads; /* 0: default */
+    int quiet;
+    const char *argv0;
+} cli_global;
+
+/* A subcommand: parses its own options from argv[1..] (argv[0] is its name). */
+typedef int (*cli_cmd_fn)(int argc, char **argv, const cli_global *g);
+
+/* Exit code for a library status. */
+int cli_exit_code(int status);
+
+/* Prints "haze: <message>" (printf-style) to stderr. */
+void cli_errorf(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+
+/* Prints the context's message for a failed status and returns the exit code. */
+int cli_fail(haze_ctx *ctx, int status);
+
+/* Prints a usage error and a hint to run `haze CMD --help`; returns CLI_USAGE. */
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* Makes a context from the global options; on failure prints why and returns
+ * the exit code (3 for a missing device), else 0. */
+int cli_ctx_new(const cli_global *g, haze_ctx **out);
+
+/* Strict number parsing for option values: 1 on success. */
+int cli_parse_int(const char *s, long lo, long hi, long *out);
+int cli_parse_double(const char *s, double *out);
+
+/* Progress and chatter go through this; silent with --quiet. */
+void cli_info(const cli_global *g, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* The subcommands (one file each). */
+int cmd_info(int argc, char **argv, const cli_global *g);
+int cmd_demo(int argc, char **argv, const cli_global *g);
+
+#endif

@@ -1,0 +1,50 @@
+/*
+ * cli/cmd_demo.c - `haze demo`: one short run of each capability of haze on
+ * data embedded in the executable, so it works from any folder.
+ */
+#include <getopt.h>
+#include <string.h>
+
+#include "cli.h"
+
+typedef struct {
+    const char *title;
+    int (*run)(const cli_global *g);
+} demo_part;
+
+static int demo_info(const cli_global *g) {
+    char name[] = "info";
+    char *argv[] = {name, NULL};
+    return cmd_info(1, argv, g);
+}
+
+static const demo_part parts[] = {
+    {"this machine (haze info)", demo_info},
+};
+
+static void help(FILE *fp) {
+    fprintf(fp, "usage: haze demo [--help]\n\n"
+                "Runs a short tour of haze on embedded data: each capability in turn,\n"
+                "with the global --backend choosing CPU or GPU.\n");
+}
+
+int cmd_demo(int argc, char **argv, const cli_global *g) {
+    static const struct option opts[] = {{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        if (c == 'h') {
+            help(stdout);
+            return CLI_OK;
+        }
+        return cli_usage_error("demo", "unknown option");
+    }
+    if (optind < argc) return cli_usage_error("demo", "unexpected argument '%s'", argv[optind]);
+    for (size_t i = 0; i < sizeof parts / sizeof *parts; i++) {
+        printf("\n== %zu. %s ==\n", i + 1, parts[i].title);
+        fflush(stdout);
+        int code = parts[i].run(g);
+        if (code) return code;
+    }
+    return CLI_OK;
+}

@@ -1,0 +1,110 @@
+/*
+ * cli/main.c - the haze command-line tool: global options and dispatch.
+ *
+ * Global options (--backend, --threads, --quiet) may stand anywhere before a
+ * "--"; they are taken out of argv before the subcommand parses the rest.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+typedef struct {
+    const char *name;
+    cli_cmd_fn fn;
+    const char *summary;
+} command;
+
+static const command commands[] = {
+    {"info", cmd_info, "build options, backends, GPU and CPU of this machine"},
+    {"demo", cmd_demo, "a tour of haze on embedded data"},
+};
+
+static void usage(FILE *fp) {
+    fprintf(fp, "usage: haze [--backend auto|cpu|cuda] [--threads N] [--quiet] COMMAND [ARGS]\n"
+                "       haze --help | --version\n\n"
+                "Fuzzy computing on CPU and GPU: certified interval and fuzzy arithmetic,\n"
+                "fuzzy inference, fuzzy c-means, neuro-fuzzy networks, rounding-error analysis.\n\n"
+                "Commands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+        fprintf(fp, "  %-8s %s\n", commands[i].name, commands[i].summary);
+    fprintf(fp, "\nGlobal options:\n"
+                "  --backend B   auto (default: GPU if present), cpu or cuda; or set HAZE_BACKEND\n"
+                "  --threads N   CPU threads (default: all cores; or set HAZE_THREADS)\n"
+                "  --quiet       no progress output\n"
+                "  --help        this text; 'haze COMMAND --help' for a command\n"
+                "  --version     the version\n\n"
+                "Exit codes: 0 success, 1 usage error, 2 bad input, 3 runtime or device error.\n");
+}
+
+/* Removes global options from argv; returns the new argc or -1 on error. */
+static int take_globals(int argc, char **argv, cli_global *g) {
+    int out = 1;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--") == 0) {
+            while (i < argc) argv[out++] = argv[i++];
+            break;
+        }
+        const char *val = NULL;
+        int is_backend = 0, is_threads = 0;
+        if (strncmp(a, "--backend", 9) == 0 && (a[9] == '\0' || a[9] == '='))
+            is_backend = 1;
+        else if (strncmp(a, "--threads", 9) == 0 && (a[9] == '\0' || a[9] == '='))
+            is_threads = 1;
+        if (is_backend || is_threads) {
+            if (a[9] == '=')
+                val = a + 10;
+            else if (i + 1 < argc)
+                val = argv[++i];
+            else {
+                cli_usage_error(NULL, "option %s needs a value", a);
+                return -1;
+            }
+            if (is_backend && haze_backend_parse(val, &g->backend) != HAZE_OK) {
+                cli_usage_error(NULL, "--backend: expected auto, cpu or cuda, got '%s'", val);
+                return -1;
+            }
+            long n;
+            if (is_threads) {
+                if (!cli_parse_int(val, 1, 4096, &n)) {
+                    cli_usage_error(NULL, "--threads: expected a number from 1 to 4096, got '%s'",
+                                    val);
+                    return -1;
+                }
+                g->threads = (int)n;
+            }
+            continue;
+        }
+        if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
+            g->quiet = 1;
+            continue;
+        }
+        argv[out++] = argv[i];
+    }
+    argv[out] = NULL;
+    return out;
+}
+
+int main(int argc, char **argv) {
+    cli_global g = {HAZE_BACKEND_AUTO, 0, 0, argv[0]};
+    argc = take_globals(argc, argv, &g);
+    if (argc < 0) return CLI_USAGE;
+    if (argc < 2) {
+        usage(stderr);
+        return CLI_USAGE;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+        usage(stdout);
+        return CLI_OK;
+    }
+    if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0 || strcmp(cmd, "version") == 0) {
+        printf("haze %s%s\n", haze_version(), haze_has_cuda() ? " (with CUDA)" : "");
+        return CLI_OK;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+        if (strcmp(cmd, commands[i].name) == 0) return commands[i].fn(argc - 1, argv + 1, &g);
+    if (cmd[0] == '-') return cli_usage_error(NULL, "unknown option '%s'", cmd);
+    return cli_usage_error(NULL, "unknown command '%s'", cmd);
+}

@@ -1,0 +1,14 @@
+/*
+ * haze/haze.h - the umbrella header: include this one to get all of haze.
+ *
+ * Modules: core (status, context, devices), io (tables and output files).
+ * Each later module adds its header here.
+ */
+#ifndef HAZE_HAZE_H
+#define HAZE_HAZE_H
+
+#include "haze/version.h"
+#include "haze/core.h"
+#include "haze/io.h"
+
+#endif

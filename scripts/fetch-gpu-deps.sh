@@ -1,0 +1,13 @@
+#!/bin/sh
+# scripts/fetch-gpu-deps.sh [DIR] - downloads (does not install) the Debian
+# packages that a GPU machine without a package registry lacks: headers of
+# MPFR and GMP, MPFI, cmocka. scripts/gpu-check.sh unpacks them into a
+# private prefix there. DIR defaults to .debs (ignored by git).
+set -eu
+cd "$(dirname "$0")/.."
+dir=${1:-.debs}
+mkdir -p "$dir"
+cd "$dir"
+apt-get download libmpfr-dev libmpfr6 libgmp-dev libgmp10 libgmpxx4ldbl libmpfi-dev libmpfi0 \
+    libcmocka-dev libcmocka0
+ls -l

@@ -1,0 +1,271 @@
+/*
+ * src/core/core.c - status messages, version, and the execution context.
+ *
+ * Backend selection follows the policy of CHOLMOD's useGPU and ggml's
+ * init_best: probe once when the context is made, prefer the GPU when one is
+ * there, and treat an explicit request that cannot be met as an error.
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "core/internal.h"
+
+const char *haze_strerror(int status) {
+    switch (status) {
+#define HAZE__STATUS_MSG(name, value, msg)                                                         \
+    case value:                                                                                    \
+        return msg;
+        HAZE_STATUS_MAP(HAZE__STATUS_MSG)
+#undef HAZE__STATUS_MSG
+    default:
+        return "unknown status";
+    }
+}
+
+const char *haze_status_name(int status) {
+    switch (status) {
+#define HAZE__STATUS_NAME(name, value, msg)                                                        \
+    case value:                                                                                    \
+        return #name;
+        HAZE_STATUS_MAP(HAZE__STATUS_NAME)
+#undef HAZE__STATUS_NAME
+    default:
+        return "UNKNOWN";
+    }
+}
+
+const char *haze_version(void) {
+    return HAZE_VERSION_STRING;
+}
+
+const char *haze_backend_name(haze_backend b) {
+    switch (b) {
+    case HAZE_BACKEND_AUTO:
+        return "auto";
+    case HAZE_BACKEND_CPU:
+        return "cpu";
+    case HAZE_BACKEND_CUDA:
+        return "cuda";
+    }
+    return "unknown";
+}
+
+int haze_backend_parse(const char *s, haze_backend *out) {
+    if (!s || !out) return HAZE_ERR_INVALID;
+    if (!strcasecmp(s, "auto"))
+        *out = HAZE_BACKEND_AUTO;
+    else if (!strcasecmp(s, "cpu"))
+        *out = HAZE_BACKEND_CPU;
+    else if (!strcasecmp(s, "cuda") || !strcasecmp(s, "gpu"))
+        *out = HAZE_BACKEND_CUDA;
+    else
+        return HAZE_ERR_INVALID;
+    return HAZE_OK;
+}
+
+int haze_has_cuda(void) {
+#ifdef HAZE_HAVE_CUDA
+    return 1;
+#else
+    return 0;
+#endif
+}
+
+int haze_has_openmp(void) {
+#ifdef _OPENMP
+    return 1;
+#else
+    return 0;
+#endif
+}
+
+int haze_cuda_device_count(void) {
+#ifdef HAZE_HAVE_CUDA
+    return haze__cuda_count();
+#else
+    return 0;
+#endif
+}
+
+int haze_device_query(int device, haze_device_info *info) {
+    if (!info) return HAZE_ERR_INVALID;
+    memset(info, 0, sizeof *info);
+#ifdef HAZE_HAVE_CUDA
+    char why[256];
+    return haze__cuda_probe(device, info, why, sizeof why);
+#else
+    (void)device;
+    return HAZE_ERR_NODEVICE;
+#endif
+}
+
+int haze_cpu_threads(void) {
+    const char *env = getenv("HAZE_THREADS");
+    if (env && *env) {
+        char *end;
+        long n = strtol(env, &end, 10);
+        if (*end == '\0' && n > 0 && n < 65536) return (int)n;
+    }
+#ifdef _OPENMP
+    return omp_get_max_threads();
+#else
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+#endif
+}
+
+int haze__verror(haze_ctx *ctx, int status, const char *fmt, va_list ap) {
+    if (ctx) {
+        ctx->errcode = status;
+        vsnprintf(ctx->errmsg, sizeof ctx->errmsg, fmt, ap);
+    }
+    return status;
+}
+
+int haze__error(haze_ctx *ctx, int status, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    haze__verror(ctx, status, fmt, ap);
+    va_end(ap);
+    return status;
+}
+
+haze_ctx_options haze_ctx_options_default(void) {
+    haze_ctx_options o;
+    o.backend = HAZE_BACKEND_AUTO;
+    o.device = -1;
+    o.threads = 0;
+    o.device_memory_limit = 0;
+    return o;
+}
+
+/* Resolves the backend request of `ctx`; records the reason on failure. */
+static int resolve_backend(haze_ctx *ctx, haze_backend want, const char *origin) {
+    if (want == HAZE_BACKEND_CPU) {
+        ctx->backend = HAZE_BACKEND_CPU;
+        return HAZE_OK;
+    }
+#ifdef HAZE_HAVE_CUDA
+    haze_device_info info;
+    char why[256] = "";
+    int st = haze__cuda_probe(ctx->device, &info, why, sizeof why);
+    if (st == HAZE_OK) {
+        ctx->backend = HAZE_BACKEND_CUDA;
+        return HAZE_OK;
+    }
+    if (want == HAZE_BACKEND_AUTO) {
+        ctx->backend = HAZE_BACKEND_CPU; /* the clean fallback: no GPU here */
+        return HAZE_OK;
+    }
+    return haze__error(ctx, HAZE_ERR_NODEVICE,
+                       "backend 'cuda' requested%s but CUDA device %d is not usable: %s", origin,
+                       ctx->device, why);
+#else
+    if (want == HAZE_BACKEND_AUTO) {
+        ctx->backend = HAZE_BACKEND_CPU;
+        return HAZE_OK;
+    }
+    return haze__error(ctx, HAZE_ERR_NODEVICE,
+                       "backend 'cuda' requested%s but this build of haze has no CUDA support",
+                       origin);
+#endif
+}
+
+int haze_ctx_new(haze_ctx **out, const haze_ctx_options *opt) {
+    if (!out) return HAZE_ERR_INVALID;
+    *out = NULL;
+    haze_ctx *ctx = calloc(1, sizeof *ctx);
+    if (!ctx) return HAZE_ERR_NOMEM;
+    *out = ctx;
+    haze_ctx_options o = opt ? *opt : haze_ctx_options_default();
+
+    ctx->backend = HAZE_BACKEND_CPU;
+    ctx->device_memory_limit = o.device_memory_limit;
+    ctx->device = o.device;
+    if (ctx->device < 0) {
+        const char *env = getenv("HAZE_DEVICE");
+        ctx->device = 0;
+        if (env && *env) {
+            char *end;
+            long d = strtol(env, &end, 10);
+            if (*end != '\0' || d < 0 || d > 1024)
+                return haze__error(ctx, HAZE_ERR_INVALID,
+                                   "HAZE_DEVICE='%s': expected a device number", env);
+            ctx->device = (int)d;
+        }
+    }
+    if (o.threads < 0) return haze__error(ctx, HAZE_ERR_INVALID, "threads must be >= 0");
+    ctx->threads = o.threads > 0 ? o.threads : haze_cpu_threads();
+
+    haze_backend want = o.backend;
+    const char *origin = "";
+    if (want != HAZE_BACKEND_AUTO && want != HAZE_BACKEND_CPU && want != HAZE_BACKEND_CUDA)
+        return haze__error(ctx, HAZE_ERR_INVALID, "unknown backend %d", (int)want);
+    if (want == HAZE_BACKEND_AUTO) {
+        const char *env = getenv("HAZE_BACKEND");
+        if (env && *env) {
+            if (haze_backend_parse(env, &want) != HAZE_OK)
+                return haze__error(ctx, HAZE_ERR_INVALID,
+                                   "HAZE_BACKEND='%s': expected auto, cpu or cuda", env);
+            origin = " (by HAZE_BACKEND)";
+        }
+    }
+    return resolve_backend(ctx, want, origin);
+}
+
+void haze_ctx_free(haze_ctx *ctx) {
+    if (!ctx) return;
+#ifdef HAZE_HAVE_CUDA
+    haze__cuda_ctx_release(ctx);
+#endif
+    free(ctx);
+}
+
+haze_backend haze_ctx_backend(const haze_ctx *ctx) {
+    return ctx ? ctx->backend : HAZE_BACKEND_CPU;
+}
+int haze_ctx_device(const haze_ctx *ctx) {
+    return ctx ? ctx->device : 0;
+}
+int haze_ctx_threads(const haze_ctx *ctx) {
+    return haze__threads(ctx);
+}
+
+int haze_ctx_set_threads(haze_ctx *ctx, int threads) {
+    if (!ctx) return HAZE_ERR_INVALID;
+    if (threads < 0)
+        return haze__error(ctx, HAZE_ERR_INVALID, "threads must be >= 0, got %d", threads);
+    ctx->threads = threads > 0 ? threads : haze_cpu_threads();
+    return HAZE_OK;
+}
+
+size_t haze_ctx_device_memory_limit(const haze_ctx *ctx) {
+    return ctx ? ctx->device_memory_limit : 0;
+}
+
+int haze_ctx_set_device_memory_limit(haze_ctx *ctx, size_t bytes) {
+    if (!ctx) return HAZE_ERR_INVALID;
+    ctx->device_memory_limit = bytes;
+    return HAZE_OK;
+}
+
+const char *haze_ctx_errmsg(const haze_ctx *ctx) {
+    return ctx ? ctx->errmsg : "no context";
+}
+int haze_ctx_errcode(const haze_ctx *ctx) {
+    return ctx ? ctx->errcode : HAZE_ERR_INVALID;
+}
+
+void haze_ctx_clear_error(haze_ctx *ctx) {
+    if (!ctx) return;
+    ctx->errcode = HAZE_OK;
+    ctx->errmsg[0] = '\0';
+}

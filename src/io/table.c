@@ -1,0 +1,469 @@
+/*
+ * src/io/table.c - numeric tables from CSV and NumPy .npy files, and back.
+ *
+ * The .npy layout follows NumPy's format specification (NEP 1): the magic
+ * "\x93NUMPY", a version, a little-endian header length and a Python-literal
+ * dict with 'descr', 'fortran_order' and 'shape'.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/internal.h"
+#include "haze/io.h"
+
+haze_read_options haze_read_options_default(void) {
+    haze_read_options o;
+    o.header = -1;
+    o.text_column = NULL;
+    o.allow_nonfinite = 0;
+    return o;
+}
+
+void haze_table_free(haze_table *t) {
+    if (!t) return;
+    if (t->names)
+        for (size_t j = 0; j < t->cols; j++) free(t->names[j]);
+    if (t->text)
+        for (size_t i = 0; i < t->rows; i++) free(t->text[i]);
+    free(t->names);
+    free(t->text);
+    free(t->data);
+    free(t);
+}
+
+int haze_table_column(const haze_table *t, const char *key) {
+    if (!t || !key || !*key) return -1;
+    if (t->names)
+        for (size_t j = 0; j < t->cols; j++)
+            if (t->names[j] && strcmp(t->names[j], key) == 0) return (int)j;
+    char *end;
+    long j = strtol(key, &end, 10);
+    if (*end == '\0' && j >= 0 && (size_t)j < t->cols) return (int)j;
+    return -1;
+}
+
+/* ------------------------------------------------------------------ CSV */
+
+typedef struct {
+    char **v;
+    size_t n, cap;
+} fields;
+
+static int fields_push(fields *f, char *s) {
+    if (f->n == f->cap) {
+        size_t cap = f->cap ? 2 * f->cap : 16;
+        char **v = realloc(f->v, cap * sizeof *v);
+        if (!v) return HAZE_ERR_NOMEM;
+        f->v = v;
+        f->cap = cap;
+    }
+    f->v[f->n++] = s;
+    return HAZE_OK;
+}
+
+static char *trim(char *s) {
+    while (*s == ' ' || *s == '\t' || *s == '\r') s++;
+    size_t n = strlen(s);
+    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r')) s[--n] = '\0';
+    return s;
+}
+
+/* Splits one line in place. delim == ' ' splits on runs of blanks. */
+static int split_line(char *line, char delim, fields *f) {
+    f->n = 0;
+    char *p = line;
+    if (delim == ' ') {
+        for (;;) {
+            while (*p == ' ' || *p == '\t' || *p == '\r') p++;
+            if (!*p) break;
+            char *start = p;
+            while (*p && *p != ' ' && *p != '\t' && *p != '\r') p++;
+            if (*p) *p++ = '\0';
+            if (fields_push(f, start)) return HAZE_ERR_NOMEM;
+        }
+        return HAZE_OK;
+    }
+    for (;;) {
+        while (*p == ' ' || *p == '\t') p++;
+        char *start = p;
+        if (*p == '"') { /* quoted field; "" is a quote */
+            char *w = ++p;
+            start = w;
+            while (*p) {
+                if (*p == '"' && p[1] == '"') {
+                    *w++ = '"';
+                    p += 2;
+                } else if (*p == '"') {
+                    p++;
+                    break;
+                } else {
+                    *w++ = *p++;
+                }
+            }
+            while (*p && *p != delim) p++;
+            int more = *p == delim;
+            *w = '\0';
+            if (more) p++;
+            if (fields_push(f, start)) return HAZE_ERR_NOMEM;
+            if (!more) break;
+            continue;
+        }
+        while (*p && *p != delim) p++;
+        int more = *p == delim;
+        if (more) *p++ = '\0';
+        if (fields_push(f, trim(start))) return HAZE_ERR_NOMEM;
+        if (!more) break;
+    }
+    return HAZE_OK;
+}
+
+static int parse_number(const char *s, double *out) {
+    if (!*s) return 0;
+    errno = 0;
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || *end != '\0') return 0;
+    *out = v;
+    return 1;
+}
+
+static char choose_delim(const char *line) {
+    int in_q = 0;
+    int comma = 0, semi = 0, tab = 0;
+    for (const char *p = line; *p; p++) {
+        if (*p == '"') in_q = !in_q;
+        if (in_q) continue;
+        comma += *p == ',';
+        semi += *p == ';';
+        tab += *p == '\t';
+    }
+    if (comma) return ',';
+    if (semi) return ';';
+    if (tab) return '\t';
+    return ' ';
+}
+
+static int is_blank_or_comment(const char *s) {
+    while (*s == ' ' || *s == '\t' || *s == '\r') s++;
+    return *s == '\0' || *s == '#';
+}
+
+static int csv_parse(haze_ctx *ctx, const char *path, char *buf, const haze_read_options *o,
+                     haze_table *t) {
+    fields f = {0};
+    size_t cap = 0, nvals = 0, textcap = 0;
+    int st = HAZE_OK;
+    char delim = 0;
+    int header = o->header;
+    long text_index = -1; /* resolved once the columns are known */
+    size_t lineno = 0;
+    char *line = buf;
+
+    while (line && *line) {
+        char *nl = strchr(line, '\n');
+        if (nl) *nl = '\0';
+        lineno++;
+        char *next = nl ? nl + 1 : NULL;
+        if (is_blank_or_comment(line)) {
+            line = next;
+            continue;
+        }
+        if (!delim) delim = choose_delim(line);
+        if ((st = split_line(line, delim, &f))) goto out;
+
+        if (t->cols == 0) { /* first non-comment line: columns, header */
+            t->cols = f.n;
+            if (o->text_column) {
+                char *end;
+                long j = strtol(o->text_column, &end, 10);
+                if (*end == '\0' && j >= 0) text_index = j;
+            }
+            if (header < 0) {
+                header = 0;
+                for (size_t j = 0; j < f.n; j++) {
+                    double v;
+                    if ((long)j != text_index && !parse_number(f.v[j], &v)) header = 1;
+                }
+                if (o->text_column && text_index < 0) header = 1; /* named: needs a header */
+            }
+            if (header) {
+                t->names = calloc(f.n, sizeof *t->names);
+                if (!t->names) {
+                    st = HAZE_ERR_NOMEM;
+                    goto out;
+                }
+                for (size_t j = 0; j < f.n; j++)
+                    if (!(t->names[j] = strdup(f.v[j]))) {
+                        st = HAZE_ERR_NOMEM;
+                        goto out;
+                    }
+            }
+            if (o->text_column) {
+                int j = haze_table_column(t, o->text_column);
+                if (j < 0) {
+                    st = haze__error(ctx, HAZE_ERR_PARSE, "%s:%zu: no column '%s' (%zu columns%s)",
+                                     path, lineno, o->text_column, t->cols,
+                                     t->names ? " in the header" : ", no header");
+                    goto out;
+                }
+                t->text_col = j;
+            }
+            if (header) {
+                line = next;
+                continue;
+            }
+        }
+        if (f.n != t->cols) {
+            st = haze__error(ctx, HAZE_ERR_PARSE, "%s:%zu: expected %zu fields, found %zu", path,
+                             lineno, t->cols, f.n);
+            goto out;
+        }
+        if (nvals + t->cols > cap) {
+            size_t ncap = cap ? 2 * cap : 1024 * t->cols;
+            double *d = realloc(t->data, ncap * sizeof *d);
+            if (!d) {
+                st = HAZE_ERR_NOMEM;
+                goto out;
+            }
+            t->data = d;
+            cap = ncap;
+        }
+        if (t->text_col >= 0) {
+            if (t->rows == textcap) {
+                size_t ncap = textcap ? 2 * textcap : 1024;
+                char **tx = realloc(t->text, ncap * sizeof *tx);
+                if (!tx) {
+                    st = HAZE_ERR_NOMEM;
+                    goto out;
+                }
+                t->text = tx;
+                textcap = ncap;
+            }
+            if (!(t->text[t->rows] = strdup(f.v[t->text_col]))) {
+                st = HAZE_ERR_NOMEM;
+                goto out;
+            }
+        }
+        for (size_t j = 0; j < t->cols; j++) {
+            double v = NAN;
+            if ((int)j != t->text_col) {
+                if (!parse_number(f.v[j], &v)) {
+                    st = haze__error(ctx, HAZE_ERR_PARSE,
+                                     "%s:%zu: column %zu%s%s%s: expected a number, found \"%.40s\"",
+                                     path, lineno, j + 1, t->names ? " (" : "",
+                                     t->names ? t->names[j] : "", t->names ? ")" : "", f.v[j]);
+                    t->rows++; /* the text cell of this row is owned now */
+                    goto out;
+                }
+                if (!isfinite(v) && !o->allow_nonfinite) {
+                    st = haze__error(ctx, HAZE_ERR_PARSE,
+                                     "%s:%zu: column %zu: \"%s\" is not a finite number", path,
+                                     lineno, j + 1, f.v[j]);
+                    t->rows++;
+                    goto out;
+                }
+            }
+            t->data[nvals++] = v;
+        }
+        t->rows++;
+        line = next;
+    }
+    if (t->rows == 0)
+        st = haze__error(ctx, HAZE_ERR_PARSE, "%s: no data rows%s", path,
+                         t->cols ? " after the header" : " (empty file)");
+out:
+    free(f.v);
+    return st;
+}
+
+/* ------------------------------------------------------------------ NPY */
+
+static int npy_parse(haze_ctx *ctx, const char *path, const unsigned char *b, size_t len,
+                     const haze_read_options *o, haze_table *t) {
+    if (len < 10 || memcmp(b, "\x93NUMPY", 6) != 0)
+        return haze__error(ctx, HAZE_ERR_PARSE, "%s: not a NumPy .npy file", path);
+    int major = b[6];
+    size_t hlen, off;
+    if (major == 1) {
+        hlen = b[8] | (size_t)b[9] << 8;
+        off = 10;
+    } else if (major == 2 || major == 3) {
+        if (len < 12) return haze__error(ctx, HAZE_ERR_PARSE, "%s: truncated .npy header", path);
+        hlen = b[8] | (size_t)b[9] << 8 | (size_t)b[10] << 16 | (size_t)b[11] << 24;
+        off = 12;
+    } else {
+        return haze__error(ctx, HAZE_ERR_VERSION, "%s: .npy format version %d is not supported",
+                           path, major);
+    }
+    if (off + hlen > len)
+        return haze__error(ctx, HAZE_ERR_PARSE, "%s: truncated .npy header", path);
+    char hdr[4096];
+    if (hlen >= sizeof hdr)
+        return haze__error(ctx, HAZE_ERR_PARSE, "%s: .npy header too long", path);
+    memcpy(hdr, b + off, hlen);
+    hdr[hlen] = '\0';
+    int elem;
+    if (strstr(hdr, "'<f8'") || strstr(hdr, "'float64'"))
+        elem = 8;
+    else if (strstr(hdr, "'<f4'") || strstr(hdr, "'float32'"))
+        elem = 4;
+    else
+        return haze__error(ctx, HAZE_ERR_UNSUPPORTED,
+                           "%s: .npy dtype must be little-endian float32 or float64 (header: %s)",
+                           path, hdr);
+    if (strstr(hdr, "'fortran_order': True"))
+        return haze__error(ctx, HAZE_ERR_UNSUPPORTED,
+                           "%s: Fortran-ordered .npy arrays are not supported; save in C order",
+                           path);
+    const char *sh = strstr(hdr, "'shape':");
+    if (!sh || !(sh = strchr(sh, '(')))
+        return haze__error(ctx, HAZE_ERR_PARSE, "%s: .npy header has no shape", path);
+    size_t dims[2] = {0, 1};
+    int nd = 0;
+    for (const char *p = sh + 1; *p && *p != ')';) {
+        while (*p == ' ' || *p == ',') p++;
+        if (*p == ')') break;
+        char *end;
+        unsigned long long v = strtoull(p, &end, 10);
+        if (end == p) return haze__error(ctx, HAZE_ERR_PARSE, "%s: bad .npy shape", path);
+        if (nd >= 2)
+            return haze__error(ctx, HAZE_ERR_UNSUPPORTED,
+                               "%s: .npy array has more than 2 dimensions", path);
+        dims[nd++] = (size_t)v;
+        p = end;
+    }
+    if (nd == 0) return haze__error(ctx, HAZE_ERR_PARSE, "%s: .npy array is a scalar", path);
+    t->rows = dims[0];
+    t->cols = nd == 2 ? dims[1] : 1;
+    size_t n = t->rows * t->cols;
+    if (n == 0) return haze__error(ctx, HAZE_ERR_PARSE, "%s: .npy array is empty", path);
+    if (t->cols && n / t->cols != t->rows)
+        return haze__error(ctx, HAZE_ERR_PARSE, "%s: .npy shape overflows", path);
+    off += hlen;
+    if (len - off < n * (size_t)elem)
+        return haze__error(ctx, HAZE_ERR_PARSE, "%s: truncated .npy data (%zu of %zu bytes)", path,
+                           len - off, n * (size_t)elem);
+    t->data = malloc(n * sizeof *t->data);
+    if (!t->data) return HAZE_ERR_NOMEM;
+    for (size_t i = 0; i < n; i++) {
+        double v;
+        if (elem == 8) {
+            memcpy(&v, b + off + 8 * i, 8);
+        } else {
+            float f;
+            memcpy(&f, b + off + 4 * i, 4);
+            v = f;
+        }
+        if (!isfinite(v) && !o->allow_nonfinite)
+            return haze__error(ctx, HAZE_ERR_PARSE, "%s: row %zu, column %zu: not a finite number",
+                               path, i / t->cols + 1, i % t->cols + 1);
+        t->data[i] = v;
+    }
+    return HAZE_OK;
+}
+
+static int ends_with(const char *s, const char *suffix) {
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+int haze_table_read(haze_ctx *ctx, const char *path, const haze_read_options *opt,
+                    haze_table **out) {
+    if (!path || !out) return haze__error(ctx, HAZE_ERR_INVALID, "haze_table_read: NULL argument");
+    *out = NULL;
+    haze_read_options o = opt ? *opt : haze_read_options_default();
+    char *buf;
+    size_t len;
+    int st = haze_file_read_all(ctx, path, &buf, &len);
+    if (st) return st;
+    haze_table *t = calloc(1, sizeof *t);
+    if (!t) {
+        free(buf);
+        return HAZE_ERR_NOMEM;
+    }
+    t->text_col = -1;
+    const char *name = strcmp(path, "-") ? path : "<stdin>";
+    if (ends_with(path, ".npy") || (len >= 6 && memcmp(buf, "\x93NUMPY", 6) == 0))
+        st = npy_parse(ctx, name, (const unsigned char *)buf, len, &o, t);
+    else if (memchr(buf, '\0', len))
+        st = haze__error(ctx, HAZE_ERR_PARSE, "%s: binary data where CSV text was expected", name);
+    else
+        st = csv_parse(ctx, name, buf, &o, t);
+    free(buf);
+    if (st == HAZE_ERR_NOMEM) haze__error(ctx, st, "%s: out of memory", name);
+    if (st) {
+        haze_table_free(t);
+        return st;
+    }
+    *out = t;
+    return HAZE_OK;
+}
+
+/* --------------------------------------------------------------- writing */
+
+static int npy_header(FILE *fp, const char *descr, size_t rows, size_t cols) {
+    char dict[256];
+    int n = snprintf(dict, sizeof dict,
+                     "{'descr': '%s', 'fortran_order': False, 'shape': (%zu, %zu), }", descr, rows,
+                     cols);
+    size_t total = 10 + (size_t)n + 1; /* header + '\n' */
+    size_t pad = (64 - total % 64) % 64;
+    unsigned hlen = (unsigned)(n + pad + 1);
+    unsigned char pre[10] = {0x93,
+                             'N',
+                             'U',
+                             'M',
+                             'P',
+                             'Y',
+                             1,
+                             0,
+                             (unsigned char)(hlen & 0xff),
+                             (unsigned char)(hlen >> 8)};
+    fwrite(pre, 1, 10, fp);
+    fwrite(dict, 1, (size_t)n, fp);
+    for (size_t i = 0; i < pad; i++) fputc(' ', fp);
+    fputc('\n', fp);
+    return HAZE_OK;
+}
+
+static int matrix_write(haze_ctx *ctx, const char *path, const void *data, int f32, size_t rows,
+                        size_t cols, const char *const *names) {
+    haze_outfile f;
+    int st = haze_outfile_open(ctx, &f, path);
+    if (st) return st;
+    if (ends_with(path, ".npy")) {
+        npy_header(f.fp, f32 ? "<f4" : "<f8", rows, cols);
+        fwrite(data, f32 ? 4 : 8, rows * cols, f.fp);
+    } else {
+        if (names) {
+            for (size_t j = 0; j < cols; j++) fprintf(f.fp, "%s%s", j ? "," : "", names[j]);
+            fputc('\n', f.fp);
+        }
+        for (size_t i = 0; i < rows; i++) {
+            for (size_t j = 0; j < cols; j++) {
+                if (f32)
+                    fprintf(f.fp, "%s%.9g", j ? "," : "",
+                            (double)((const float *)data)[i * cols + j]);
+                else
+                    fprintf(f.fp, "%s%.17g", j ? "," : "", ((const double *)data)[i * cols + j]);
+            }
+            fputc('\n', f.fp);
+        }
+    }
+    return haze_outfile_commit(ctx, &f);
+}
+
+int haze_matrix_write(haze_ctx *ctx, const char *path, const double *data, size_t rows, size_t cols,
+                      const char *const *names) {
+    return matrix_write(ctx, path, data, 0, rows, cols, names);
+}
+
+int haze_matrix_write_f32(haze_ctx *ctx, const char *path, const float *data, size_t rows,
+                          size_t cols, const char *const *names) {
+    return matrix_write(ctx, path, data, 1, rows, cols, names);
+}

@@ -1,0 +1,182 @@
+/*
+ * tests/test_core.c - status strings, version, backend selection, the
+ * HAZE_BACKEND override and the CPU fallback.
+ */
+#include <string.h>
+
+#include "test_util.h"
+
+static int have_gpu(void) {
+    return haze_has_cuda() && haze_cuda_device_count() > 0;
+}
+
+static void test_status_strings(void **state) {
+    (void)state;
+    assert_string_equal(haze_strerror(HAZE_OK), "success");
+    assert_string_equal(haze_status_name(HAZE_ERR_PARSE), "ERR_PARSE");
+    assert_string_equal(haze_strerror(12345), "unknown status");
+    assert_string_equal(haze_status_name(12345), "UNKNOWN");
+    /* every code has its own non-empty message */
+    const int codes[] = {
+#define X(name, value, msg) value,
+        HAZE_STATUS_MAP(X)
+#undef X
+    };
+    size_t n = sizeof codes / sizeof *codes;
+    for (size_t i = 0; i < n; i++) {
+        assert_true(strlen(haze_strerror(codes[i])) > 0);
+        assert_true(codes[i] <= 0);
+        for (size_t j = 0; j < i; j++) {
+            assert_int_not_equal(codes[i], codes[j]);
+            assert_string_not_equal(haze_strerror(codes[i]), haze_strerror(codes[j]));
+        }
+    }
+}
+
+static void test_version(void **state) {
+    (void)state;
+    assert_string_equal(haze_version(), HAZE_VERSION_STRING);
+    char buf[64];
+    snprintf(buf, sizeof buf, "%d.%d.%d", HAZE_VERSION_MAJOR, HAZE_VERSION_MINOR,
+             HAZE_VERSION_PATCH);
+    assert_string_equal(buf, haze_version());
+    assert_int_equal(haze_has_cuda(), HAZE_WITH_CUDA);
+}
+
+static void test_backend_parse(void **state) {
+    (void)state;
+    haze_backend b;
+    assert_int_equal(haze_backend_parse("cpu", &b), HAZE_OK);
+    assert_int_equal(b, HAZE_BACKEND_CPU);
+    assert_int_equal(haze_backend_parse("CUDA", &b), HAZE_OK);
+    assert_int_equal(b, HAZE_BACKEND_CUDA);
+    assert_int_equal(haze_backend_parse("gpu", &b), HAZE_OK);
+    assert_int_equal(b, HAZE_BACKEND_CUDA);
+    assert_int_equal(haze_backend_parse("Auto", &b), HAZE_OK);
+    assert_int_equal(b, HAZE_BACKEND_AUTO);
+    assert_int_equal(haze_backend_parse("tpu", &b), HAZE_ERR_INVALID);
+    assert_int_equal(haze_backend_parse(NULL, &b), HAZE_ERR_INVALID);
+    assert_string_equal(haze_backend_name(HAZE_BACKEND_CUDA), "cuda");
+}
+
+static void test_ctx_default(void **state) {
+    (void)state;
+    unsetenv("HAZE_BACKEND");
+    haze_ctx *ctx = NULL;
+    assert_int_equal(haze_ctx_new(&ctx, NULL), HAZE_OK);
+    assert_non_null(ctx);
+    /* AUTO: the GPU when there is one, else a clean fallback to the CPU */
+    assert_int_equal(haze_ctx_backend(ctx), have_gpu() ? HAZE_BACKEND_CUDA : HAZE_BACKEND_CPU);
+    assert_true(haze_ctx_threads(ctx) >= 1);
+    assert_string_equal(haze_ctx_errmsg(ctx), "");
+    assert_int_equal(haze_ctx_errcode(ctx), HAZE_OK);
+    haze_ctx_free(ctx);
+    haze_ctx_free(NULL); /* no-op */
+}
+
+static void test_ctx_cpu_and_threads(void **state) {
+    (void)state;
+    haze_ctx_options o = haze_ctx_options_default();
+    o.backend = HAZE_BACKEND_CPU;
+    o.threads = 3;
+    haze_ctx *ctx;
+    assert_int_equal(haze_ctx_new(&ctx, &o), HAZE_OK);
+    assert_int_equal(haze_ctx_backend(ctx), HAZE_BACKEND_CPU);
+    assert_int_equal(haze_ctx_threads(ctx), 3);
+    assert_int_equal(haze_ctx_set_threads(ctx, 0), HAZE_OK);
+    assert_int_equal(haze_ctx_threads(ctx), haze_cpu_threads());
+    assert_int_equal(haze_ctx_set_threads(ctx, -2), HAZE_ERR_INVALID);
+    assert_non_null(strstr(haze_ctx_errmsg(ctx), "threads"));
+    haze_ctx_clear_error(ctx);
+    assert_string_equal(haze_ctx_errmsg(ctx), "");
+    assert_int_equal(haze_ctx_set_device_memory_limit(ctx, 1 << 20), HAZE_OK);
+    assert_int_equal(haze_ctx_device_memory_limit(ctx), 1 << 20);
+    haze_ctx_free(ctx);
+
+    o.threads = -1;
+    assert_int_equal(haze_ctx_new(&ctx, &o), HAZE_ERR_INVALID);
+    haze_ctx_free(ctx);
+}
+
+static void test_cuda_request(void **state) {
+    (void)state;
+    unsetenv("HAZE_BACKEND");
+    haze_ctx_options o = haze_ctx_options_default();
+    o.backend = HAZE_BACKEND_CUDA;
+    haze_ctx *ctx = NULL;
+    int st = haze_ctx_new(&ctx, &o);
+    if (have_gpu()) {
+        assert_int_equal(st, HAZE_OK);
+        assert_int_equal(haze_ctx_backend(ctx), HAZE_BACKEND_CUDA);
+    } else {
+        /* an explicit request that cannot be met is an error, never a fallback */
+        assert_int_equal(st, HAZE_ERR_NODEVICE);
+        assert_non_null(ctx);
+        assert_non_null(strstr(haze_ctx_errmsg(ctx), "cuda"));
+    }
+    haze_ctx_free(ctx);
+
+    o.device = 4096; /* no machine has this one */
+    assert_int_equal(haze_ctx_new(&ctx, &o), HAZE_ERR_NODEVICE);
+    assert_true(strlen(haze_ctx_errmsg(ctx)) > 0);
+    haze_ctx_free(ctx);
+}
+
+static void test_env_override(void **state) {
+    (void)state;
+    haze_ctx *ctx;
+    /* HAZE_BACKEND replaces an AUTO request */
+    setenv("HAZE_BACKEND", "cpu", 1);
+    assert_int_equal(haze_ctx_new(&ctx, NULL), HAZE_OK);
+    assert_int_equal(haze_ctx_backend(ctx), HAZE_BACKEND_CPU);
+    haze_ctx_free(ctx);
+
+    setenv("HAZE_BACKEND", "cuda", 1);
+    int st = haze_ctx_new(&ctx, NULL);
+    if (have_gpu()) {
+        assert_int_equal(st, HAZE_OK);
+        assert_int_equal(haze_ctx_backend(ctx), HAZE_BACKEND_CUDA);
+    } else {
+        assert_int_equal(st, HAZE_ERR_NODEVICE);
+        assert_non_null(strstr(haze_ctx_errmsg(ctx), "HAZE_BACKEND"));
+    }
+    haze_ctx_free(ctx);
+
+    /* ... but not a program's explicit choice */
+    haze_ctx_options o = haze_ctx_options_default();
+    o.backend = HAZE_BACKEND_CPU;
+    assert_int_equal(haze_ctx_new(&ctx, &o), HAZE_OK);
+    assert_int_equal(haze_ctx_backend(ctx), HAZE_BACKEND_CPU);
+    haze_ctx_free(ctx);
+
+    setenv("HAZE_BACKEND", "quantum", 1);
+    assert_int_equal(haze_ctx_new(&ctx, NULL), HAZE_ERR_INVALID);
+    assert_non_null(strstr(haze_ctx_errmsg(ctx), "quantum"));
+    haze_ctx_free(ctx);
+    unsetenv("HAZE_BACKEND");
+
+    setenv("HAZE_THREADS", "2", 1);
+    assert_int_equal(haze_cpu_threads(), 2);
+    unsetenv("HAZE_THREADS");
+}
+
+static void test_device_query(void **state) {
+    (void)state;
+    haze_device_info di;
+    if (!have_gpu()) {
+        assert_int_equal(haze_device_query(0, &di), HAZE_ERR_NODEVICE);
+        assert_int_equal(haze_cuda_device_count(), 0);
+    }
+    assert_int_equal(haze_device_query(-1, &di), HAZE_ERR_NODEVICE);
+    assert_int_equal(haze_device_query(0, NULL), HAZE_ERR_INVALID);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_status_strings),      cmocka_unit_test(test_version),
+        cmocka_unit_test(test_backend_parse),       cmocka_unit_test(test_ctx_default),
+        cmocka_unit_test(test_ctx_cpu_and_threads), cmocka_unit_test(test_cuda_request),
+        cmocka_unit_test(test_env_override),        cmocka_unit_test(test_device_query),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,198 @@
+/*
+ * tests/test_io.c - CSV and .npy tables, error messages with line and
+ * column, and output files that appear whole or not at all.
+ */
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "test_util.h"
+
+static char dir[64];
+
+static const char *write_file(const char *name, const char *text) {
+    static char path[256];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *fp = fopen(path, "wb");
+    assert_non_null(fp);
+    fputs(text, fp);
+    fclose(fp);
+    return path;
+}
+
+static int setup(void **state) {
+    (void)state;
+    strcpy(dir, "/tmp/haze-test-io-XXXXXX");
+    return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state) {
+    (void)state;
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static void test_csv_header(void **state) {
+    (void)state;
+    haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
+    const char *p = write_file("a.csv", "# comment\nx,y,z\n1,2,3\n4.5,-6e2,0x1p-3\n\n");
+    haze_table *t;
+    assert_int_equal(haze_table_read(ctx, p, NULL, &t), HAZE_OK);
+    assert_int_equal(t->rows, 2);
+    assert_int_equal(t->cols, 3);
+    assert_non_null(t->names);
+    assert_string_equal(t->names[1], "y");
+    assert_true(t->data[3] == 4.5 && t->data[4] == -600.0 && t->data[5] == 0.125);
+    assert_int_equal(haze_table_column(t, "z"), 2);
+    assert_int_equal(haze_table_column(t, "1"), 1);
+    assert_int_equal(haze_table_column(t, "w"), -1);
+    haze_table_free(t);
+    haze_ctx_free(ctx);
+}
+
+static void test_csv_plain_and_spaces(void **state) {
+    (void)state;
+    haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
+    const char *p = write_file("b.txt", "1 2\n3\t4\n");
+    haze_table *t;
+    assert_int_equal(haze_table_read(ctx, p, NULL, &t), HAZE_OK);
+    assert_null(t->names);
+    assert_int_equal(t->rows, 2);
+    assert_int_equal(t->cols, 2);
+    assert_true(t->data[3] == 4.0);
+    haze_table_free(t);
+    haze_ctx_free(ctx);
+}
+
+static void test_csv_text_column(void **state) {
+    (void)state;
+    haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
+    const char *p = write_file("c.csv", "lettr,a,b\nT,2,8\n\"I\",5,12\n");
+    haze_read_options o = haze_read_options_default();
+    o.text_column = "lettr";
+    haze_table *t;
+    assert_int_equal(haze_table_read(ctx, p, &o, &t), HAZE_OK);
+    assert_int_equal(t->text_col, 0);
+    assert_string_equal(t->text[1], "I");
+    assert_true(t->data[5] == 12.0);
+    haze_table_free(t);
+    o.text_column = "label";
+    assert_int_equal(haze_table_read(ctx, p, &o, &t), HAZE_ERR_PARSE);
+    assert_non_null(strstr(haze_ctx_errmsg(ctx), "label"));
+    haze_ctx_free(ctx);
+}
+
+static void test_csv_errors(void **state) {
+    (void)state;
+    haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
+    haze_table *t = NULL;
+    const char *p = write_file("d.csv", "1,2\n3,4\n5\n");
+    assert_int_equal(haze_table_read(ctx, p, NULL, &t), HAZE_ERR_PARSE);
+    assert_null(t);
+    assert_non_null(strstr(haze_ctx_errmsg(ctx), "d.csv:3: expected 2 fields, found 1"));
+
+    p = write_file("e.csv", "a,b\n1,2\n3,x7\n");
+    assert_int_equal(haze_table_read(ctx, p, NULL, &t), HAZE_ERR_PARSE);
+    assert_non_null(strstr(haze_ctx_errmsg(ctx), "e.csv:3: column 2 (b): expected a number"));
+
+    p = write_file("f.csv", "1,nan\n");
+    assert_int_equal(haze_table_read(ctx, p, NULL, &t), HAZE_ERR_PARSE);
+    assert_non_null(strstr(haze_ctx_errmsg(ctx), "not a finite number"));
+    haze_read_options o = haze_read_options_default();
+    o.allow_nonfinite = 1;
+    assert_int_equal(haze_table_read(ctx, p, &o, &t), HAZE_OK);
+    haze_table_free(t);
+
+    p = write_file("g.csv", "");
+    assert_int_equal(haze_table_read(ctx, p, NULL, &t), HAZE_ERR_PARSE);
+    assert_non_null(strstr(haze_ctx_errmsg(ctx), "empty"));
+    p = write_file("h.csv", "x,y\n");
+    assert_int_equal(haze_table_read(ctx, p, NULL, &t), HAZE_ERR_PARSE);
+    assert_non_null(strstr(haze_ctx_errmsg(ctx), "no data rows"));
+    assert_int_equal(haze_table_read(ctx, "/nonexistent/x.csv", NULL, &t), HAZE_ERR_IO);
+    assert_int_equal(haze_table_read(ctx, dir, NULL, &t), HAZE_ERR_IO);
+    haze_ctx_free(ctx);
+}
+
+static void test_npy_roundtrip(void **state) {
+    (void)state;
+    haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
+    char path[256];
+    snprintf(path, sizeof path, "%s/m.npy", dir);
+    double m[6] = {1, -2.5, 3e300, 4e-310, 0x1.fffffffffffffp0, 6};
+    assert_int_equal(haze_matrix_write(ctx, path, m, 3, 2, NULL), HAZE_OK);
+    haze_table *t;
+    assert_int_equal(haze_table_read(ctx, path, NULL, &t), HAZE_OK);
+    assert_int_equal(t->rows, 3);
+    assert_int_equal(t->cols, 2);
+    assert_memory_equal(t->data, m, sizeof m);
+    haze_table_free(t);
+
+    float f[4] = {1.5f, 2.25f, -3.0f, 1e-40f};
+    snprintf(path, sizeof path, "%s/f.npy", dir);
+    assert_int_equal(haze_matrix_write_f32(ctx, path, f, 4, 1, NULL), HAZE_OK);
+    assert_int_equal(haze_table_read(ctx, path, NULL, &t), HAZE_OK);
+    assert_int_equal(t->rows, 4);
+    assert_true(t->data[3] == (double)1e-40f);
+    haze_table_free(t);
+
+    /* CSV round trip is exact with 17 digits */
+    const char *names[] = {"u", "v"};
+    snprintf(path, sizeof path, "%s/m.csv", dir);
+    assert_int_equal(haze_matrix_write(ctx, path, m, 3, 2, names), HAZE_OK);
+    assert_int_equal(haze_table_read(ctx, path, NULL, &t), HAZE_OK);
+    assert_memory_equal(t->data, m, sizeof m);
+    assert_string_equal(t->names[1], "v");
+    haze_table_free(t);
+
+    static const char bad_npy[] = "\x93NUMPY\x01\x00\x10\x00{'descr': '<i4'}";
+    snprintf(path, sizeof path, "%s/bad.npy", dir);
+    FILE *fp = fopen(path, "wb");
+    assert_non_null(fp);
+    fwrite(bad_npy, 1, sizeof bad_npy - 1, fp);
+    fclose(fp);
+    assert_int_equal(haze_table_read(ctx, path, NULL, &t), HAZE_ERR_UNSUPPORTED);
+    assert_non_null(strstr(haze_ctx_errmsg(ctx), "float32 or float64"));
+    haze_ctx_free(ctx);
+}
+
+static void test_outfile_atomic(void **state) {
+    (void)state;
+    haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
+    const char *p = write_file("keep.txt", "old contents\n");
+    char path[256];
+    strcpy(path, p);
+    haze_outfile f;
+    assert_int_equal(haze_outfile_open(ctx, &f, path), HAZE_OK);
+    fputs("half-writ", f.fp);
+    haze_outfile_abort(&f);
+    char *text;
+    assert_int_equal(haze_file_read_all(ctx, path, &text, NULL), HAZE_OK);
+    assert_string_equal(text, "old contents\n"); /* untouched */
+    free(text);
+
+    assert_int_equal(haze_outfile_open(ctx, &f, path), HAZE_OK);
+    fputs("new\n", f.fp);
+    assert_int_equal(haze_outfile_commit(ctx, &f), HAZE_OK);
+    assert_int_equal(haze_file_read_all(ctx, path, &text, NULL), HAZE_OK);
+    assert_string_equal(text, "new\n");
+    free(text);
+
+    assert_int_equal(haze_outfile_open(ctx, &f, "/nonexistent-dir/out.csv"), HAZE_ERR_IO);
+    assert_non_null(strstr(haze_ctx_errmsg(ctx), "/nonexistent-dir/out.csv"));
+    /* no temporary left behind */
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "ls '%s' | grep -q tmp", dir);
+    assert_int_not_equal(system(cmd), 0);
+    haze_ctx_free(ctx);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_csv_header),      cmocka_unit_test(test_csv_plain_and_spaces),
+        cmocka_unit_test(test_csv_text_column), cmocka_unit_test(test_csv_errors),
+        cmocka_unit_test(test_npy_roundtrip),   cmocka_unit_test(test_outfile_atomic),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
