@@ -63,5 +63,14 @@ void cli_info(const cli_global *g, const char *fmt, ...)
 /* The subcommands (one file each). */
 int cmd_info(int argc, char **argv, const cli_global *g);
 int cmd_demo(int argc, char **argv, const cli_global *g);
+/* certified fuzzy arithmetic */
+
+/* fuzzy inference and edge detection */
+
+/* fuzzy c-means */
+
+/* neuro-fuzzy network */
+
+/* rounding-error analysis */
 
 #endif

@@ -18,8 +18,29 @@ static int demo_info(const cli_global *g) {
     return cmd_info(1, argv, g);
 }
 
+/* Each module adds its demo step here: int demo_<module>(const cli_global *g). */
+/* certified fuzzy arithmetic */
+
+/* fuzzy inference and edge detection */
+
+/* fuzzy c-means */
+
+/* neuro-fuzzy network */
+
+/* rounding-error analysis */
+
 static const demo_part parts[] = {
     {"this machine (haze info)", demo_info},
+    /* certified fuzzy arithmetic */
+
+    /* fuzzy inference and edge detection */
+
+    /* fuzzy c-means */
+
+    /* neuro-fuzzy network */
+
+    /* rounding-error analysis */
+
 };
 
 static void help(FILE *fp) {

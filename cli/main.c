@@ -18,6 +18,16 @@ typedef struct {
 static const command commands[] = {
     {"info", cmd_info, "build options, backends, GPU and CPU of this machine"},
     {"demo", cmd_demo, "a tour of haze on embedded data"},
+    /* certified fuzzy arithmetic */
+
+    /* fuzzy inference and edge detection */
+
+    /* fuzzy c-means */
+
+    /* neuro-fuzzy network */
+
+    /* rounding-error analysis */
+
 };
 
 static void usage(FILE *fp) {

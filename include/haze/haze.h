@@ -10,5 +10,14 @@
 #include "haze/version.h"
 #include "haze/core.h"
 #include "haze/io.h"
+/* certified fuzzy arithmetic */
+
+/* fuzzy inference and edge detection */
+
+/* fuzzy c-means */
+
+/* neuro-fuzzy network */
+
+/* rounding-error analysis */
 
 #endif
