@@ -11,6 +11,10 @@ trap 'rm -rf "$tmp"' EXIT
 "$cmake" --build "$tmp/build" >/dev/null
 "$tmp/build/use_shared"
 "$tmp/build/use_static"
+if ! command -v pkg-config >/dev/null 2>&1; then
+    echo "downstream: find_package works; pkg-config is not installed here, its check is skipped"
+    exit 0
+fi
 libdir=$(ls -d "$tmp/prefix"/lib*/pkgconfig | head -n 1)
 export PKG_CONFIG_PATH="$libdir"
 # the .pc file holds the configured prefix; point it at the temporary one
