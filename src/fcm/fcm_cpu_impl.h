@@ -88,7 +88,7 @@ static int SFX(pass)(haze_ctx *ctx, haze__fcm_pass *p) {
     int nomem = 0;
 
 #ifdef _OPENMP
-#pragma omp parallel num_threads(haze__threads(ctx))
+#pragma omp parallel num_threads(haze__threads(ctx)) if (ntiles > 1)
 #endif
     {
         T *scr = malloc((4 * c + d + 1) * sizeof *scr);
