@@ -466,7 +466,8 @@ int haze_fcm_predict(haze_ctx *ctx, const haze_fcm_result *model, const double *
     memset(&env, 0, sizeof env);
     env.ctx = ctx;
 #ifdef HAZE_HAVE_CUDA
-    if (haze__use_cuda(ctx) && (st = haze__fcm_cuda_begin(ctx, p.x, n, d, c, p.single, 0, &env.gpu)))
+    if (haze__use_cuda(ctx) && (st = haze__fcm_cuda_begin(ctx, p.x, n, d, c, p.single, model->metric == HAZE_FCM_GK,
+                                                  &env.gpu)))
         goto done;
 #endif
     st = run_pass(&env, &p);

@@ -47,10 +47,18 @@ template <typename T> struct pass_args {
     T *scratch;        /* per-block global scratch when shared memory is too small */
 };
 
+/* Products and sums that the compiler may not contract into FMAs, so that
+ * distances and memberships round exactly as on the CPU (built with
+ * -ffp-contract=off); only the summation order of the reductions differs. */
+__device__ inline float mul(float a, float b) { return __fmul_rn(a, b); }
+__device__ inline double mul(double a, double b) { return __dmul_rn(a, b); }
+__device__ inline float add(float a, float b) { return __fadd_rn(a, b); }
+__device__ inline double add(double a, double b) { return __dadd_rn(a, b); }
+
 __device__ inline float powT(float a, float b) { return powf(a, b); }
 __device__ inline double powT(double a, double b) { return pow(a, b); }
 template <typename T> __device__ inline T powm(T u, double m) {
-    return m == 2.0 ? u * u : powT(u, (T)m);
+    return m == 2.0 ? mul(u, u) : powT(u, (T)m);
 }
 
 /* Squared distance of the point in column p of xs to centre j (Euclidean or GK). */
@@ -61,15 +69,15 @@ __device__ T dist(const T *xs, int p, const T *v, const T *a, int j, int d) {
     if (!a) {
         for (int k = 0; k < d; k++) {
             T t = xs[k * TS + p] - vj[k];
-            s += t * t;
+            s = add(s, mul(t, t));
         }
         return s;
     }
     const T *aj = a + (size_t)j * d * d;
     for (int k = 0; k < d; k++) {
         T r = 0;
-        for (int l = 0; l < d; l++) r += aj[(size_t)k * d + l] * (xs[l * TS + p] - vj[l]);
-        s += (xs[k * TS + p] - vj[k]) * r;
+        for (int l = 0; l < d; l++) r = add(r, mul(aj[(size_t)k * d + l], xs[l * TS + p] - vj[l]));
+        s = add(s, mul(xs[k * TS + p] - vj[k], r));
     }
     return s > 0 ? s : 0;
 }
@@ -165,12 +173,14 @@ template <typename T> __global__ void __launch_bounds__(TILE) pass_kernel(pass_a
                         T dj = D[j * TS + p], up = P[j * TS + p];
                         T u = memb_u(s, dj, A.m, A.e);
                         T um = powm(u, A.m);
-                        sc[HAZE__FCM_J] += (double)(powm(up, A.m) * dj);
-                        sc[HAZE__FCM_JSELF] += (double)(um * dj);
+                        sc[HAZE__FCM_J] = add(sc[HAZE__FCM_J], (double)mul(powm(up, A.m), dj));
+                        sc[HAZE__FCM_JSELF] = add(sc[HAZE__FCM_JSELF], (double)mul(um, dj));
                         double dd = (double)u - (double)up;
-                        sc[HAZE__FCM_DU2] += dd * dd;
-                        sc[HAZE__FCM_PC] += (double)u * (double)u;
-                        if (u > 0) sc[HAZE__FCM_PE] -= (double)u * log((double)u);
+                        sc[HAZE__FCM_DU2] = add(sc[HAZE__FCM_DU2], mul(dd, dd));
+                        sc[HAZE__FCM_PC] = add(sc[HAZE__FCM_PC], mul((double)u, (double)u));
+                        if (u > 0)
+                            sc[HAZE__FCM_PE] =
+                                add(sc[HAZE__FCM_PE], -mul((double)u, log((double)u)));
                         P[j * TS + p] = um;
                         if (A.u_out) A.u_out[(p0 + p) * c + j] = (double)u;
                     }
@@ -197,11 +207,12 @@ template <typename T> __global__ void __launch_bounds__(TILE) pass_kernel(pass_a
                     int k = r / d, l = r % d;
                     T vk = A.v[(size_t)j * d + k], vl = A.v[(size_t)j * d + l];
                     for (int p = 0; p < np; p++)
-                        acc += (double)(P[j * TS + p] * (xs[k * TS + p] - vk) *
-                                        (xs[l * TS + p] - vl));
+                        acc = add(acc, (double)mul(mul(P[j * TS + p], xs[k * TS + p] - vk),
+                                                   xs[l * TS + p] - vl));
                 } else if (A.mode != MODE_COV && e < nv) {
                     int j = (int)(e / d), k = (int)(e % d);
-                    for (int p = 0; p < np; p++) acc += (double)(P[j * TS + p] * xs[k * TS + p]);
+                    for (int p = 0; p < np; p++)
+                        acc = add(acc, (double)mul(P[j * TS + p], xs[k * TS + p]));
                 } else {
                     int j = (int)(e - (A.mode == MODE_COV ? nv * d : nv));
                     for (int p = 0; p < np; p++) acc += (double)P[j * TS + p];
