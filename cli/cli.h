@@ -68,6 +68,7 @@ int cmd_demo(int argc, char **argv, const cli_global *g);
 /* fuzzy inference and edge detection */
 
 /* fuzzy c-means */
+int cmd_fcm(int argc, char **argv, const cli_global *g);
 
 /* neuro-fuzzy network */
 

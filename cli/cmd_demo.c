@@ -3,6 +3,7 @@
  * data embedded in the executable, so it works from any folder.
  */
 #include <getopt.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -24,6 +25,62 @@ static int demo_info(const cli_global *g) {
 /* fuzzy inference and edge detection */
 
 /* fuzzy c-means */
+extern const unsigned char haze_data_iris[];
+extern const unsigned long haze_data_iris_size;
+
+/* Fuzzy c-means on Fisher's iris (embedded), three clusters from k-means++. */
+static int demo_fcm(const cli_global *g) {
+    char path[] = "/tmp/haze-demo-iris-XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0) {
+        cli_errorf("demo: cannot create a temporary file");
+        return CLI_RUNTIME;
+    }
+    FILE *fp = fdopen(fd, "w");
+    if (!fp || fwrite(haze_data_iris, 1, haze_data_iris_size, fp) != haze_data_iris_size) {
+        if (fp) fclose(fp);
+        remove(path);
+        cli_errorf("demo: cannot write a temporary file");
+        return CLI_RUNTIME;
+    }
+    fclose(fp);
+    haze_ctx *ctx = NULL;
+    int code = cli_ctx_new(g, &ctx);
+    if (code) {
+        remove(path);
+        return code;
+    }
+    haze_table *x = NULL;
+    haze_fcm_result *r = NULL;
+    int st = haze_table_read(ctx, path, NULL, &x);
+    remove(path);
+    haze_fcm_options o = haze_fcm_options_default();
+    o.clusters = 3;
+    o.init = HAZE_FCM_INIT_KMEANSPP;
+    o.seed = 1;
+    o.want_memberships = 1;
+    if (!st) st = haze_fcm_fit(ctx, x->data, x->rows, x->cols, &o, &r);
+    if (!st) {
+        printf("haze fcm iris.csv -c 3 --init kmeans++ --seed 1   (Fisher's iris, 150 x 4)\n");
+        printf("%d iterations, objective %.6f, partition coefficient %.4f, Xie-Beni %.4f\n",
+               r->iterations, r->objective[r->iterations - 1], r->partition_coefficient,
+               r->xie_beni);
+        int lab[150] = {0}, count[3] = {0, 0, 0};
+        haze_fcm_labels(r->memberships, r->n, r->c, lab);
+        for (size_t i = 0; i < r->n && i < 150; i++) count[lab[i]]++;
+        printf("centre (sepal length, sepal width, petal length, petal width)  points\n");
+        for (size_t j = 0; j < 3; j++)
+            printf("  %zu: %6.3f %6.3f %6.3f %6.3f  %3d\n", j + 1, r->centers[j * 4],
+                   r->centers[j * 4 + 1], r->centers[j * 4 + 2], r->centers[j * 4 + 3], count[j]);
+        printf("point 78 (a versicolor near virginica): memberships %.3f %.3f %.3f\n",
+               r->memberships[77 * 3], r->memberships[77 * 3 + 1], r->memberships[77 * 3 + 2]);
+    }
+    if (st) code = cli_fail(ctx, st);
+    haze_fcm_result_free(r);
+    haze_table_free(x);
+    haze_ctx_free(ctx);
+    return code;
+}
 
 /* neuro-fuzzy network */
 
@@ -36,6 +93,7 @@ static const demo_part parts[] = {
     /* fuzzy inference and edge detection */
 
     /* fuzzy c-means */
+    {"fuzzy c-means on iris (haze fcm)", demo_fcm},
 
     /* neuro-fuzzy network */
 

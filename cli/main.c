@@ -23,6 +23,7 @@ static const command commands[] = {
     /* fuzzy inference and edge detection */
 
     /* fuzzy c-means */
+    {"fcm", cmd_fcm, "fuzzy c-means clustering (Euclidean or Gustafson-Kessel)"},
 
     /* neuro-fuzzy network */
 

@@ -15,6 +15,7 @@
 /* fuzzy inference and edge detection */
 
 /* fuzzy c-means */
+#include "haze/fcm.h"
 
 /* neuro-fuzzy network */
 

@@ -1,0 +1,376 @@
+/*
+ * cli/cmd_fcm.c - `haze fcm`: fuzzy c-means clustering of a CSV or .npy
+ * table, and `haze fcm predict`: memberships of new points for given
+ * centres. The algorithm is haze_fcm_fit (include/haze/fcm.h, docs/fcm.md).
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+static void help(FILE *fp) {
+    fprintf(fp,
+            "usage: haze fcm DATA.{csv,npy} -c K [options]\n"
+            "       haze fcm predict CENTERS.csv DATA.{csv,npy} [-m M] [options]\n\n"
+            "Fuzzy c-means clustering (Bezdek): memberships u_ij in [0,1] of every point to\n"
+            "every one of K clusters, minimising sum u_ij^m d(x_i, v_j). CSV with or without\n"
+            "a header, or NumPy .npy (float32/float64, C order); one point per row.\n\n"
+            "Options:\n"
+            "  -c, --clusters K       number of clusters (2 <= K <= points; required)\n"
+            "  -m, --fuzzifier M      fuzzifier m > 1 (default 2)\n"
+            "      --metric NAME      euclidean (default) or gk (Gustafson-Kessel: one\n"
+            "                         volume-normalised covariance norm per cluster)\n"
+            "      --init WHAT        random (default: seeded random memberships), kmeans++,\n"
+            "                         or a CSV/.npy FILE with K rows of centres or N rows of\n"
+            "                         K initial memberships (told apart by shape)\n"
+            "      --tol E            stopping tolerance (default 1e-5; 0: run --max-iter)\n"
+            "      --stop RULE        membership (default: ||U(k)-U(k-1)||_F < E, as\n"
+            "                         scikit-fuzzy) or objective (|J(k)-J(k-1)| < E, as MATLAB)\n"
+            "      --max-iter N       at most N iterations (default 300)\n"
+            "      --seed S           seed of the random initialisation (default 0)\n"
+            "      --precision P      double (default) or single (float32 arithmetic)\n"
+            "  -o, --output FILE      write the centres (K rows) to FILE (CSV or .npy)\n"
+            "      --memberships FILE write the N x K memberships (CSV or .npy)\n"
+            "      --labels FILE      write the hard labels (index of the largest membership)\n"
+            "      --json             print the summary as JSON on stdout\n"
+            "  -h, --help             this text\n\n"
+            "Without -o the centres are printed. Progress (iteration, objective, change)\n"
+            "goes to stderr when it is a terminal. `predict` writes the memberships of\n"
+            "DATA for the fixed Euclidean CENTERS (to -o FILE, default stdout).\n\n"
+            "Exit codes: 0 success, 1 usage error, 2 bad input, 3 runtime or device error.\n");
+}
+
+enum {
+    OPT_METRIC = 256,
+    OPT_INIT,
+    OPT_TOL,
+    OPT_STOP,
+    OPT_MAXIT,
+    OPT_SEED,
+    OPT_PREC,
+    OPT_MEMB,
+    OPT_LABELS,
+    OPT_JSON
+};
+
+static int progress(void *arg, int iter, double j, double change) {
+    (void)arg;
+    fprintf(stderr, "\rfcm: iteration %5d  objective %.10g  change %.3g   ", iter, j, change);
+    fflush(stderr);
+    return 0;
+}
+
+static int write_labels(haze_ctx *ctx, const char *path, const double *u, size_t n, size_t c) {
+    int *lab = malloc((n ? n : 1) * sizeof *lab);
+    double *ld = malloc((n ? n : 1) * sizeof *ld);
+    if (!lab || !ld) {
+        free(lab);
+        free(ld);
+        return HAZE_ERR_NOMEM;
+    }
+    haze_fcm_labels(u, n, c, lab);
+    for (size_t i = 0; i < n; i++) ld[i] = lab[i];
+    const char *names[] = {"label"};
+    int st = haze_matrix_write(ctx, path, ld, n, 1, names);
+    free(lab);
+    free(ld);
+    return st;
+}
+
+static int cmd_predict(int argc, char **argv, const cli_global *g) {
+    static const struct option opts[] = {{"fuzzifier", required_argument, 0, 'm'},
+                                         {"precision", required_argument, 0, OPT_PREC},
+                                         {"output", required_argument, 0, 'o'},
+                                         {"labels", required_argument, 0, OPT_LABELS},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
+    double m = 2.0;
+    int single = 0;
+    const char *out = "-", *labels = NULL;
+    optind = 1;
+    int o;
+    while ((o = getopt_long(argc, argv, "m:o:h", opts, NULL)) != -1) {
+        switch (o) {
+        case 'h':
+            help(stdout);
+            return CLI_OK;
+        case 'm':
+            if (!cli_parse_double(optarg, &m))
+                return cli_usage_error("fcm", "-m: expected a number, got '%s'", optarg);
+            if (!(m > 1) || !isfinite(m)) {
+                cli_errorf("-m %s: the fuzzifier must be a finite number > 1", optarg);
+                return CLI_INPUT;
+            }
+            break;
+        case OPT_PREC:
+            if (strcmp(optarg, "single") && strcmp(optarg, "double"))
+                return cli_usage_error("fcm", "--precision: expected single or double");
+            single = strcmp(optarg, "single") == 0;
+            break;
+        case 'o':
+            out = optarg;
+            break;
+        case OPT_LABELS:
+            labels = optarg;
+            break;
+        default:
+            return cli_usage_error("fcm", "bad option");
+        }
+    }
+    if (argc - optind != 2)
+        return cli_usage_error("fcm", "predict needs CENTERS and DATA files");
+    haze_ctx *ctx = NULL;
+    int code = cli_ctx_new(g, &ctx);
+    if (code) return code;
+    haze_table *cv = NULL, *x = NULL;
+    double *u = NULL;
+    int st = haze_table_read(ctx, argv[optind], NULL, &cv);
+    if (!st) st = haze_table_read(ctx, argv[optind + 1], NULL, &x);
+    if (!st && cv->rows < 2) {
+        cli_errorf("%s: need at least 2 centres (rows), got %zu", argv[optind], cv->rows);
+        code = CLI_INPUT;
+        st = HAZE_ERR_INVALID;
+    }
+    if (!st && x->cols != cv->cols) {
+        cli_errorf("%s: %zu columns, but the centres in %s have %zu", argv[optind + 1], x->cols,
+                   argv[optind], cv->cols);
+        code = CLI_INPUT;
+        st = HAZE_ERR_MISMATCH;
+    }
+    if (!st && !(u = malloc(x->rows * cv->rows * sizeof *u))) st = HAZE_ERR_NOMEM;
+    if (!st) {
+        haze_fcm_result model;
+        memset(&model, 0, sizeof model);
+        model.d = cv->cols, model.c = cv->rows, model.m = m, model.centers = cv->data;
+        st = haze_fcm_predict(ctx, &model, x->data, x->rows, x->cols, single, u);
+        if (!st) st = haze_matrix_write(ctx, out, u, x->rows, cv->rows, NULL);
+        if (!st && labels) st = write_labels(ctx, labels, u, x->rows, cv->rows);
+    }
+    if (st && !code) code = cli_fail(ctx, st);
+    free(u);
+    haze_table_free(cv);
+    haze_table_free(x);
+    haze_ctx_free(ctx);
+    return code;
+}
+
+static void print_json(FILE *fp, const char *data, const haze_fcm_result *r, double secs) {
+    fprintf(fp, "{\n  \"data\": \"");
+    for (const char *s = data; *s; s++) {
+        if (*s == '"' || *s == '\\') fputc('\\', fp);
+        if ((unsigned char)*s >= 0x20) fputc(*s, fp);
+    }
+    fprintf(fp, "\",\n  \"points\": %zu,\n  \"features\": %zu,\n  \"clusters\": %zu,\n", r->n,
+            r->d, r->c);
+    fprintf(fp, "  \"m\": %.17g,\n  \"metric\": \"%s\",\n", r->m,
+            r->metric == HAZE_FCM_GK ? "gk" : "euclidean");
+    fprintf(fp, "  \"iterations\": %d,\n  \"converged\": %s,\n  \"seconds\": %.6f,\n",
+            r->iterations, r->converged ? "true" : "false", secs);
+    fprintf(fp, "  \"objective\": %.17g,\n", r->objective[r->iterations - 1]);
+    fprintf(fp, "  \"partition_coefficient\": %.17g,\n  \"partition_entropy\": %.17g,\n",
+            r->partition_coefficient, r->partition_entropy);
+    if (isfinite(r->xie_beni))
+        fprintf(fp, "  \"xie_beni\": %.17g,\n", r->xie_beni);
+    else
+        fprintf(fp, "  \"xie_beni\": null,\n");
+    fprintf(fp, "  \"objective_history\": [");
+    for (int k = 0; k < r->iterations; k++) fprintf(fp, "%s%.17g", k ? ", " : "", r->objective[k]);
+    fprintf(fp, "],\n  \"centers\": [");
+    for (size_t j = 0; j < r->c; j++) {
+        fprintf(fp, "%s[", j ? ", " : "");
+        for (size_t k = 0; k < r->d; k++)
+            fprintf(fp, "%s%.17g", k ? ", " : "", r->centers[j * r->d + k]);
+        fprintf(fp, "]");
+    }
+    fprintf(fp, "]\n}\n");
+}
+
+int cmd_fcm(int argc, char **argv, const cli_global *g) {
+    if (argc >= 2 && strcmp(argv[1], "predict") == 0) return cmd_predict(argc - 1, argv + 1, g);
+    static const struct option opts[] = {{"clusters", required_argument, 0, 'c'},
+                                         {"fuzzifier", required_argument, 0, 'm'},
+                                         {"metric", required_argument, 0, OPT_METRIC},
+                                         {"init", required_argument, 0, OPT_INIT},
+                                         {"tol", required_argument, 0, OPT_TOL},
+                                         {"stop", required_argument, 0, OPT_STOP},
+                                         {"max-iter", required_argument, 0, OPT_MAXIT},
+                                         {"seed", required_argument, 0, OPT_SEED},
+                                         {"precision", required_argument, 0, OPT_PREC},
+                                         {"output", required_argument, 0, 'o'},
+                                         {"memberships", required_argument, 0, OPT_MEMB},
+                                         {"labels", required_argument, 0, OPT_LABELS},
+                                         {"json", no_argument, 0, OPT_JSON},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
+    haze_fcm_options fo = haze_fcm_options_default();
+    const char *init = "random", *out = NULL, *memb = NULL, *labels = NULL;
+    int json = 0;
+    long l;
+    optind = 1;
+    int o;
+    while ((o = getopt_long(argc, argv, "c:m:o:h", opts, NULL)) != -1) {
+        switch (o) {
+        case 'h':
+            help(stdout);
+            return CLI_OK;
+        case 'c':
+            if (!cli_parse_int(optarg, -(1L << 30), 1L << 30, &l))
+                return cli_usage_error("fcm", "-c: expected a number of clusters, got '%s'",
+                                       optarg);
+            if (l < 2) { /* a value, not a usage error: bad input */
+                cli_errorf("-c %ld: fuzzy c-means needs at least 2 clusters", l);
+                return CLI_INPUT;
+            }
+            fo.clusters = (int)l;
+            break;
+        case 'm':
+            if (!cli_parse_double(optarg, &fo.m))
+                return cli_usage_error("fcm", "-m: expected a number, got '%s'", optarg);
+            if (!(fo.m > 1) || !isfinite(fo.m)) {
+                cli_errorf("-m %s: the fuzzifier must be a finite number > 1", optarg);
+                return CLI_INPUT;
+            }
+            break;
+        case OPT_METRIC:
+            if (strcmp(optarg, "euclidean") == 0)
+                fo.metric = HAZE_FCM_EUCLIDEAN;
+            else if (strcmp(optarg, "gk") == 0)
+                fo.metric = HAZE_FCM_GK;
+            else
+                return cli_usage_error("fcm", "--metric: expected euclidean or gk, got '%s'",
+                                       optarg);
+            break;
+        case OPT_INIT:
+            init = optarg;
+            break;
+        case OPT_TOL:
+            if (!cli_parse_double(optarg, &fo.tol) || !(fo.tol >= 0) || !isfinite(fo.tol))
+                return cli_usage_error("fcm", "--tol: expected a number >= 0, got '%s'", optarg);
+            break;
+        case OPT_STOP:
+            if (strcmp(optarg, "membership") == 0)
+                fo.stop = HAZE_FCM_STOP_MEMBERSHIP;
+            else if (strcmp(optarg, "objective") == 0)
+                fo.stop = HAZE_FCM_STOP_OBJECTIVE;
+            else
+                return cli_usage_error("fcm", "--stop: expected membership or objective");
+            break;
+        case OPT_MAXIT:
+            if (!cli_parse_int(optarg, 1, 100000000, &l))
+                return cli_usage_error("fcm", "--max-iter: expected a number >= 1, got '%s'",
+                                       optarg);
+            fo.max_iter = (int)l;
+            break;
+        case OPT_SEED: {
+            char *end = NULL;
+            unsigned long long s = strtoull(optarg, &end, 10);
+            if (!*optarg || *end || optarg[0] == '-')
+                return cli_usage_error("fcm", "--seed: expected a number >= 0, got '%s'", optarg);
+            fo.seed = (uint64_t)s;
+            break;
+        }
+        case OPT_PREC:
+            if (strcmp(optarg, "single") && strcmp(optarg, "double"))
+                return cli_usage_error("fcm", "--precision: expected single or double, got '%s'",
+                                       optarg);
+            fo.single = strcmp(optarg, "single") == 0;
+            break;
+        case 'o':
+            out = optarg;
+            break;
+        case OPT_MEMB:
+            memb = optarg;
+            break;
+        case OPT_LABELS:
+            labels = optarg;
+            break;
+        case OPT_JSON:
+            json = 1;
+            break;
+        default:
+            return cli_usage_error("fcm", "bad option");
+        }
+    }
+    if (argc - optind != 1)
+        return cli_usage_error("fcm", argc - optind < 1 ? "missing DATA file"
+                                                        : "expected one DATA file");
+    if (fo.clusters == 0) return cli_usage_error("fcm", "the number of clusters -c K is required");
+    const char *data = argv[optind];
+
+    haze_ctx *ctx = NULL;
+    int code = cli_ctx_new(g, &ctx);
+    if (code) return code;
+    haze_table *x = NULL, *it = NULL;
+    haze_fcm_result *r = NULL;
+    int st = haze_table_read(ctx, data, NULL, &x);
+    if (!st && (size_t)fo.clusters > x->rows) {
+        cli_errorf("%s: %d clusters for only %zu points", data, fo.clusters, x->rows);
+        code = CLI_INPUT;
+        st = HAZE_ERR_INVALID;
+    }
+    if (!st) {
+        if (strcmp(init, "random") == 0) {
+            fo.init = HAZE_FCM_INIT_RANDOM;
+        } else if (strcmp(init, "kmeans++") == 0) {
+            fo.init = HAZE_FCM_INIT_KMEANSPP;
+        } else if (!(st = haze_table_read(ctx, init, NULL, &it))) {
+            if (it->rows == (size_t)fo.clusters && it->cols == x->cols) {
+                fo.init = HAZE_FCM_INIT_CENTERS;
+            } else if (it->rows == x->rows && it->cols == (size_t)fo.clusters) {
+                fo.init = HAZE_FCM_INIT_MEMBERSHIPS;
+            } else {
+                cli_errorf("%s: %zu x %zu is neither %d centres of %zu features nor %zu x %d "
+                           "memberships",
+                           init, it->rows, it->cols, fo.clusters, x->cols, x->rows, fo.clusters);
+                code = CLI_INPUT;
+                st = HAZE_ERR_MISMATCH;
+            }
+            fo.init_data = it->data;
+        }
+    }
+    if (!st && !g->quiet && isatty(STDERR_FILENO)) fo.progress = progress;
+    fo.want_memberships = memb || labels;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    if (!st) st = haze_fcm_fit(ctx, x->data, x->rows, x->cols, &fo, &r);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    if (fo.progress) fputc('\n', stderr);
+    double secs = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    if (!st && out)
+        st = haze_matrix_write(ctx, out, r->centers, r->c, r->d, (const char *const *)x->names);
+    if (!st && memb) st = haze_matrix_write(ctx, memb, r->memberships, r->n, r->c, NULL);
+    if (!st && labels) st = write_labels(ctx, labels, r->memberships, r->n, r->c);
+    if (!st) {
+        if (json) {
+            print_json(stdout, data, r, secs);
+        } else {
+            printf("fcm: %zu points, %zu features, %zu clusters, m = %g, %s, %s\n", r->n, r->d,
+                   r->c, r->m, r->metric == HAZE_FCM_GK ? "Gustafson-Kessel" : "Euclidean",
+                   fo.single ? "float32" : "float64");
+            printf("iterations %d (%s), %.3f s\n", r->iterations,
+                   r->converged ? "converged" : "not converged", secs);
+            printf("objective %.10g\npartition coefficient %.6f\npartition entropy %.6f\n"
+                   "Xie-Beni index %.6g\n",
+                   r->objective[r->iterations - 1], r->partition_coefficient,
+                   r->partition_entropy, r->xie_beni);
+            if (!out) {
+                printf("centres:\n");
+                for (size_t j = 0; j < r->c; j++) {
+                    for (size_t k = 0; k < r->d; k++)
+                        printf("%s%.10g", k ? "," : "", r->centers[j * r->d + k]);
+                    printf("\n");
+                }
+            }
+        }
+    }
+    if (st && !code) code = cli_fail(ctx, st);
+    haze_fcm_result_free(r);
+    haze_table_free(x);
+    haze_table_free(it);
+    haze_ctx_free(ctx);
+    return code;
+}

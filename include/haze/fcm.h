@@ -1,0 +1,111 @@
+/*
+ * haze/fcm.h - fuzzy c-means clustering (Bezdek 1981) with Euclidean or
+ * Gustafson-Kessel distances, on the CPU or one CUDA device.
+ *
+ * The objective is J = sum_i sum_j u_ij^m d(x_i, v_j), with d the squared
+ * Euclidean distance (or the squared Gustafson-Kessel norm), minimised by
+ * alternating the membership update (1) and the centre update (2) of
+ * Anderson, Luke and Keller, "Speedup of fuzzy clustering through stream
+ * processing on graphics processing units", IEEE TFS 16(4), 2008.
+ *
+ * Iteration k (k = 1, 2, ...) goes from the memberships U(k-1) to centres
+ * V(k) = centres(U(k-1)) (and, for GK, the covariances of U(k-1) about V(k)),
+ * then to the distances d(k) and new memberships U(k). objective[k-1] is
+ * J(U(k-1), V(k)) and change is ||U(k) - U(k-1)||_F: the same quantities
+ * scikit-fuzzy's cmeans and Octave's fuzzy-logic-toolkit report.
+ */
+#ifndef HAZE_FCM_H
+#define HAZE_FCM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "haze/core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum haze_fcm_metric {
+    HAZE_FCM_EUCLIDEAN = 0, /* squared Euclidean distance */
+    HAZE_FCM_GK = 1         /* Gustafson-Kessel: per-cluster volume-normalised covariance */
+} haze_fcm_metric;
+
+typedef enum haze_fcm_init {
+    HAZE_FCM_INIT_RANDOM = 0,      /* random memberships from the seed, rows summing to 1 */
+    HAZE_FCM_INIT_KMEANSPP = 1,    /* k-means++ seeding of the centres (Arthur & Vassilvitskii) */
+    HAZE_FCM_INIT_CENTERS = 2,     /* init_data holds c x d centres */
+    HAZE_FCM_INIT_MEMBERSHIPS = 3  /* init_data holds n x c memberships (rows are normalised) */
+} haze_fcm_init;
+
+typedef enum haze_fcm_stop {
+    HAZE_FCM_STOP_MEMBERSHIP = 0, /* ||U(k) - U(k-1)||_F < tol (scikit-fuzzy) */
+    HAZE_FCM_STOP_OBJECTIVE = 1   /* |J(k) - J(k-1)| < tol (MATLAB's fcm) */
+} haze_fcm_stop;
+
+typedef struct haze_fcm_options {
+    int clusters;            /* c >= 2, c <= n */
+    double m;                /* fuzzifier > 1; default 2 */
+    haze_fcm_metric metric;  /* default EUCLIDEAN */
+    haze_fcm_init init;      /* default RANDOM */
+    const double *init_data; /* centres or memberships for INIT_CENTERS / INIT_MEMBERSHIPS */
+    haze_fcm_stop stop;      /* default MEMBERSHIP */
+    double tol;              /* default 1e-5; 0 runs max_iter iterations */
+    int max_iter;            /* default 300 */
+    uint64_t seed;           /* for INIT_RANDOM and INIT_KMEANSPP; default 0 */
+    int single;              /* 1: compute in float32 (data rounded to float), 0: float64 */
+    int want_memberships;    /* 1: fill result->memberships (n x c) */
+    double gk_reg;           /* GK: ridge added to each covariance, relative to its trace/d;
+                                default 1e-10 (see docs/fcm.md) */
+    /* Called after each iteration when not NULL (progress display); a non-zero
+     * return stops the run early (the result is still complete). */
+    int (*progress)(void *arg, int iter, double objective, double change);
+    void *progress_arg;
+} haze_fcm_options;
+
+/* The defaults above, with clusters = 0 (the caller must set it). */
+HAZE_API haze_fcm_options haze_fcm_options_default(void);
+
+typedef struct haze_fcm_result {
+    size_t n, d, c;
+    double m;
+    haze_fcm_metric metric;
+    double *centers;     /* c x d, row-major: V(K) of the last iteration K */
+    double *norms;       /* GK only: c x d x d norm-inducing matrices A_j; else NULL */
+    double *memberships; /* n x c memberships U(K) of these centres, or NULL if not asked */
+    double *objective;   /* iterations values J(U(k-1), V(k)) */
+    double *change;      /* iterations values ||U(k) - U(k-1)||_F */
+    int iterations;      /* iterations run (>= 1) */
+    int converged;       /* 1 if the stopping rule was met before max_iter */
+    double partition_coefficient; /* (1/n) sum u^2 of U(K), Bezdek */
+    double partition_entropy;     /* -(1/n) sum u ln u of U(K), Bezdek */
+    double xie_beni;              /* sum u^m d / (n min_{j!=l} |v_j - v_l|^2), Xie & Beni 1991 */
+} haze_fcm_result;
+
+/*
+ * Clusters the n x d row-major matrix x. Validates everything first: n >= 1,
+ * d >= 1, 2 <= c <= n, m > 1, finite data, init data of the right kind.
+ *
+ * Ownership: on success *out is new and freed with haze_fcm_result_free();
+ * on failure *out is NULL and the context holds the reason.
+ */
+HAZE_API int haze_fcm_fit(haze_ctx *ctx, const double *x, size_t n, size_t d,
+                          const haze_fcm_options *opt, haze_fcm_result **out);
+HAZE_API void haze_fcm_result_free(haze_fcm_result *r);
+
+/*
+ * Memberships (n x c, row-major, written to the caller's u) of the points
+ * x (n x d) for the fixed centres of a fitted model (its metric, norms and m).
+ * single: 1 computes in float32. Nothing is allocated for the caller.
+ */
+HAZE_API int haze_fcm_predict(haze_ctx *ctx, const haze_fcm_result *model, const double *x,
+                              size_t n, size_t d, int single, double *u);
+
+/* Hard labels: the index of the largest membership of each row (first on ties). */
+HAZE_API void haze_fcm_labels(const double *u, size_t n, size_t c, int *labels);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HAZE_FCM_H */

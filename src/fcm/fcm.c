@@ -1,0 +1,481 @@
+/*
+ * src/fcm/fcm.c - fuzzy c-means (Bezdek 1981): validation, initialisation,
+ * the iteration and the validity indices; the CPU pass is fcm_cpu_impl.h.
+ *
+ * Each iteration is one pass over the data (Anderson, Luke and Keller,
+ * IEEE TFS 16(4), 2008, equations (1) and (2), fused instead of their six
+ * GPU programs): memberships of the current centres, the objective, the
+ * membership change and the sums for the next centres together. The
+ * previous memberships are recomputed from the previous centres inside the
+ * pass instead of being stored, so no n x c matrix is kept.
+ *
+ * Gustafson-Kessel (Gustafson and Kessel, 1979; Babuska, van der Veen and
+ * Kaymak, 2002): d_ij = (x_i - v_j)^T A_j (x_i - v_j) with
+ * A_j = (rho_j det F_j)^(1/d) F_j^-1 and F_j the fuzzy covariance of cluster
+ * j, rho_j = 1; F_j gets a small ridge so that A_j always exists.
+ */
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/rng.h"
+#include "fcm/fcm_internal.h"
+
+static inline double pow_f64(double a, double b) { return pow(a, b); }
+static inline float pow_f32(float a, float b) { return powf(a, b); }
+
+#define T double
+#define SFX(name) name##_f64
+#include "fcm/fcm_cpu_impl.h"
+#undef T
+#undef SFX
+#define T float
+#define SFX(name) name##_f32
+#include "fcm/fcm_cpu_impl.h"
+#undef T
+#undef SFX
+
+int haze__fcm_pass_cpu(haze_ctx *ctx, haze__fcm_pass *p) {
+    return p->single ? pass_f32(ctx, p) : pass_f64(ctx, p);
+}
+
+haze_fcm_options haze_fcm_options_default(void) {
+    haze_fcm_options o;
+    memset(&o, 0, sizeof o);
+    o.m = 2.0;
+    o.metric = HAZE_FCM_EUCLIDEAN;
+    o.init = HAZE_FCM_INIT_RANDOM;
+    o.stop = HAZE_FCM_STOP_MEMBERSHIP;
+    o.tol = 1e-5;
+    o.max_iter = 300;
+    o.gk_reg = 1e-10;
+    return o;
+}
+
+void haze_fcm_result_free(haze_fcm_result *r) {
+    if (!r) return;
+    free(r->centers);
+    free(r->norms);
+    free(r->memberships);
+    free(r->objective);
+    free(r->change);
+    free(r);
+}
+
+void haze_fcm_labels(const double *u, size_t n, size_t c, int *labels) {
+    for (size_t i = 0; i < n; i++) {
+        size_t best = 0;
+        for (size_t j = 1; j < c; j++)
+            if (u[i * c + j] > u[i * c + best]) best = j;
+        labels[i] = (int)best;
+    }
+}
+
+/* Runs one pass on the context's backend. */
+typedef struct fit_env {
+    haze_ctx *ctx;
+#ifdef HAZE_HAVE_CUDA
+    haze__fcm_gpu *gpu;
+#endif
+} fit_env;
+
+static int run_pass(fit_env *e, haze__fcm_pass *p) {
+#ifdef HAZE_HAVE_CUDA
+    if (e->gpu) return haze__fcm_pass_cuda(e->ctx, e->gpu, p);
+#endif
+    return haze__fcm_pass_cpu(e->ctx, p);
+}
+
+/* k-means++ (Arthur and Vassilvitskii, 2007): first centre uniform, each
+ * next one drawn with probability proportional to the squared distance to
+ * the nearest centre chosen so far. */
+static int kmeanspp(haze_ctx *ctx, const double *x, size_t n, size_t d, size_t c, uint64_t seed,
+                    double *v) {
+    double *dmin = malloc(n * sizeof *dmin);
+    if (!dmin) return haze__error(ctx, HAZE_ERR_NOMEM, "fcm: out of memory for k-means++");
+    haze__rng r;
+    haze__rng_seed(&r, seed);
+    size_t first = (size_t)haze__rng_below(&r, n);
+    memcpy(v, x + first * d, d * sizeof *v);
+    for (size_t i = 0; i < n; i++) dmin[i] = INFINITY;
+    for (size_t j = 1; j < c; j++) {
+        const double *vl = v + (j - 1) * d;
+        double tot = 0;
+        for (size_t i = 0; i < n; i++) {
+            double s = 0;
+            for (size_t k = 0; k < d; k++) {
+                double t = x[i * d + k] - vl[k];
+                s += t * t;
+            }
+            if (s < dmin[i]) dmin[i] = s;
+            tot += dmin[i];
+        }
+        size_t pick;
+        if (tot > 0) {
+            double target = haze__rng_uniform(&r) * tot, acc = 0;
+            pick = n - 1;
+            for (size_t i = 0; i < n; i++) {
+                acc += dmin[i];
+                if (acc > target && dmin[i] > 0) {
+                    pick = i;
+                    break;
+                }
+            }
+        } else {
+            pick = (size_t)haze__rng_below(&r, n); /* all points on the centres */
+        }
+        memcpy(v + j * d, x + pick * d, d * sizeof *v);
+    }
+    free(dmin);
+    return HAZE_OK;
+}
+
+/* GK norms A_j = det(F_j)^(1/d) F_j^-1 from the fuzzy covariances of the
+ * source memberships about the centres v (a cov pass on the backend). */
+static int gk_norms(fit_env *e, haze__fcm_pass *src, const double *v, double reg, double *a) {
+    haze_ctx *ctx = e->ctx;
+    const size_t d = src->d, c = src->c, dd = d * d;
+    double *f = malloc((c * dd + c) * sizeof *f);
+    double *l = malloc((dd + d) * sizeof *l);
+    if (!f || !l) {
+        free(f);
+        free(l);
+        return haze__error(ctx, HAZE_ERR_NOMEM, "fcm: out of memory for GK covariances");
+    }
+    double *diff = l + dd;
+    haze__fcm_pass q = *src;
+    q.v = v;
+    q.a = NULL;
+    q.u_out = NULL;
+    q.cov = 1;
+    q.sums = f;
+    int st = run_pass(e, &q);
+    if (st) {
+        free(f);
+        free(l);
+        return st;
+    }
+    const double *w = f + c * dd;
+    for (size_t j = 0; j < c; j++) {
+        double *fj = f + j * dd, *aj = a + j * dd, tr = 0;
+        for (size_t k = 0; k < dd; k++) fj[k] /= w[j];
+        for (size_t k = 0; k < d; k++) tr += fj[k * d + k];
+        int ok = 0;
+        double ridge = tr > 0 && isfinite(tr) ? reg * tr / (double)d : 0;
+        for (int attempt = 0; attempt < 40 && tr > 0 && isfinite(tr); attempt++) {
+            /* Cholesky of F + ridge I */
+            ok = 1;
+            for (size_t k = 0; k < d && ok; k++)
+                for (size_t q2 = 0; q2 <= k; q2++) {
+                    double s = fj[k * d + q2] + (k == q2 ? ridge : 0);
+                    for (size_t t = 0; t < q2; t++) s -= l[k * d + t] * l[q2 * d + t];
+                    if (k == q2) {
+                        if (!(s > 0)) {
+                            ok = 0;
+                            break;
+                        }
+                        l[k * d + k] = sqrt(s);
+                    } else {
+                        l[k * d + q2] = s / l[q2 * d + q2];
+                    }
+                }
+            if (ok) break;
+            ridge = ridge > 0 ? ridge * 10 : tr / (double)d * 1e-12;
+        }
+        if (!ok) { /* a cluster without spread: fall back to the Euclidean norm */
+            for (size_t k = 0; k < dd; k++) aj[k] = 0;
+            for (size_t k = 0; k < d; k++) aj[k * d + k] = 1;
+            continue;
+        }
+        /* det^(1/d) as the geometric mean of the squared diagonal of L. */
+        double logdet = 0;
+        for (size_t k = 0; k < d; k++) logdet += 2 * log(l[k * d + k]);
+        double scale = exp(logdet / (double)d);
+        /* A = scale * F^-1: solve L L^T a_col = e_col. */
+        for (size_t col = 0; col < d; col++) {
+            for (size_t k = 0; k < d; k++) { /* forward */
+                double s = k == col ? 1 : 0;
+                for (size_t t = 0; t < k; t++) s -= l[k * d + t] * diff[t];
+                diff[k] = s / l[k * d + k];
+            }
+            for (size_t k = d; k-- > 0;) { /* backward */
+                double s = diff[k];
+                for (size_t t = k + 1; t < d; t++) s -= l[t * d + k] * diff[t];
+                diff[k] = s / l[k * d + k];
+            }
+            for (size_t k = 0; k < d; k++) aj[k * d + col] = scale * diff[k];
+        }
+        for (size_t k = 0; k < d; k++) /* exact symmetry */
+            for (size_t q2 = 0; q2 < k; q2++)
+                aj[k * d + q2] = aj[q2 * d + k] = 0.5 * (aj[k * d + q2] + aj[q2 * d + k]);
+    }
+    free(f);
+    free(l);
+    return HAZE_OK;
+}
+
+static int check_finite(haze_ctx *ctx, const double *x, size_t n, size_t d, const char *what) {
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 0; k < d; k++)
+            if (!isfinite(x[i * d + k]))
+                return haze__error(ctx, HAZE_ERR_DOMAIN,
+                                   "fcm: %s row %zu column %zu is not a finite number", what,
+                                   i + 1, k + 1);
+    return HAZE_OK;
+}
+
+/* Centres from the accumulated sums; a cluster with no weight is an error. */
+static int centres_from_sums(haze_ctx *ctx, const double *sums, size_t c, size_t d, double *v) {
+    const double *w = sums + c * d;
+    for (size_t j = 0; j < c; j++) {
+        if (!(w[j] > 0))
+            return haze__error(ctx, HAZE_ERR_RANGE,
+                               "fcm: cluster %zu lost all its membership weight (sum of u^m is "
+                               "0); try fewer clusters or a larger m",
+                               j + 1);
+        for (size_t k = 0; k < d; k++) v[j * d + k] = sums[j * d + k] / w[j];
+    }
+    return HAZE_OK;
+}
+
+int haze_fcm_fit(haze_ctx *ctx, const double *x, size_t n, size_t d, const haze_fcm_options *opt,
+                 haze_fcm_result **out) {
+    if (out) *out = NULL;
+    if (!ctx || !x || !opt || !out) return haze__error(ctx, HAZE_ERR_INVALID, "fcm: NULL argument");
+    const size_t c = opt->clusters > 0 ? (size_t)opt->clusters : 0;
+    if (n < 1 || d < 1) return haze__error(ctx, HAZE_ERR_INVALID, "fcm: no data (%zu x %zu)", n, d);
+    if (opt->clusters < 2)
+        return haze__error(ctx, HAZE_ERR_INVALID, "fcm: need at least 2 clusters, got %d",
+                           opt->clusters);
+    if (c > n)
+        return haze__error(ctx, HAZE_ERR_INVALID, "fcm: %zu clusters for only %zu points", c, n);
+    if (!(opt->m > 1) || !isfinite(opt->m))
+        return haze__error(ctx, HAZE_ERR_DOMAIN, "fcm: the fuzzifier m must be > 1, got %g",
+                           opt->m);
+    if (!(opt->tol >= 0) || !isfinite(opt->tol))
+        return haze__error(ctx, HAZE_ERR_DOMAIN, "fcm: tolerance must be >= 0, got %g", opt->tol);
+    if (opt->max_iter < 1)
+        return haze__error(ctx, HAZE_ERR_DOMAIN, "fcm: max_iter must be >= 1, got %d",
+                           opt->max_iter);
+    if (opt->metric != HAZE_FCM_EUCLIDEAN && opt->metric != HAZE_FCM_GK)
+        return haze__error(ctx, HAZE_ERR_INVALID, "fcm: unknown metric %d", (int)opt->metric);
+    if (opt->metric == HAZE_FCM_GK && (double)c * d * d > 1e8)
+        return haze__error(ctx, HAZE_ERR_UNSUPPORTED,
+                           "fcm: Gustafson-Kessel with %zu clusters of %zu dimensions needs %zu "
+                           "covariance entries; the limit is 1e8",
+                           c, d, c * d * d);
+    if (!(opt->gk_reg >= 0) || !isfinite(opt->gk_reg))
+        return haze__error(ctx, HAZE_ERR_DOMAIN, "fcm: gk_reg must be >= 0");
+    if ((opt->init == HAZE_FCM_INIT_CENTERS || opt->init == HAZE_FCM_INIT_MEMBERSHIPS) &&
+        !opt->init_data)
+        return haze__error(ctx, HAZE_ERR_INVALID, "fcm: init_data is NULL");
+    if (opt->init < HAZE_FCM_INIT_RANDOM || opt->init > HAZE_FCM_INIT_MEMBERSHIPS)
+        return haze__error(ctx, HAZE_ERR_INVALID, "fcm: unknown init %d", (int)opt->init);
+    int st = check_finite(ctx, x, n, d, "data");
+    if (st) return st;
+
+    const int gk = opt->metric == HAZE_FCM_GK;
+    const size_t nv = c * d, na = gk ? c * d * d : 0;
+    const size_t nsums = nv + c + HAZE__FCM_NSCALAR;
+    int maxit = opt->max_iter;
+    haze_fcm_result *r = calloc(1, sizeof *r);
+    double *v = calloc(2 * nv + 2 * na + nsums + 1, sizeof *v); /* V(k), V(k-1), A(k), A(k-1) */
+    double *u0 = NULL;
+    float *xf = NULL;
+    if (!r || !v) goto nomem;
+    r->n = n, r->d = d, r->c = c, r->m = opt->m, r->metric = opt->metric;
+    r->centers = malloc(nv * sizeof *r->centers);
+    r->objective = malloc((size_t)maxit * sizeof *r->objective);
+    r->change = malloc((size_t)maxit * sizeof *r->change);
+    if (!r->centers || !r->objective || !r->change) goto nomem;
+    if (gk && !(r->norms = malloc(na * sizeof *r->norms))) goto nomem;
+    double *vk = v, *vprev = v + nv, *ak = v + 2 * nv, *aprev = v + 2 * nv + na;
+    double *sums = v + 2 * nv + 2 * na;
+    const void *xp = x;
+    if (opt->single) {
+        if (!(xf = malloc(n * d * sizeof *xf))) goto nomem;
+        for (size_t i = 0; i < n * d; i++) xf[i] = (float)x[i];
+        xp = xf;
+    }
+
+    haze__fcm_pass p;
+    memset(&p, 0, sizeof p);
+    p.x = xp, p.n = n, p.d = d, p.c = c, p.m = opt->m, p.single = opt->single != 0;
+    p.sums = sums;
+    switch (opt->init) {
+    case HAZE_FCM_INIT_RANDOM:
+        p.src = HAZE__FCM_SRC_RANDOM;
+        p.seed = opt->seed;
+        break;
+    case HAZE_FCM_INIT_MEMBERSHIPS:
+        if (!(u0 = malloc(n * c * sizeof *u0))) goto nomem;
+        for (size_t i = 0; i < n; i++) {
+            double tot = 0;
+            for (size_t j = 0; j < c; j++) {
+                double t = opt->init_data[i * c + j];
+                if (!isfinite(t) || t < 0) {
+                    st = haze__error(ctx, HAZE_ERR_DOMAIN,
+                                     "fcm: initial membership row %zu column %zu is %g; "
+                                     "memberships must be finite and >= 0",
+                                     i + 1, j + 1, t);
+                    goto fail;
+                }
+                tot += t;
+            }
+            if (!(tot > 0)) {
+                st = haze__error(ctx, HAZE_ERR_DOMAIN,
+                                 "fcm: initial memberships of row %zu are all zero", i + 1);
+                goto fail;
+            }
+            for (size_t j = 0; j < c; j++) u0[i * c + j] = opt->init_data[i * c + j] / tot;
+        }
+        p.src = HAZE__FCM_SRC_MEMORY;
+        p.u0 = u0;
+        break;
+    case HAZE_FCM_INIT_CENTERS:
+        if ((st = check_finite(ctx, opt->init_data, c, d, "initial centre"))) goto fail;
+        memcpy(vprev, opt->init_data, nv * sizeof *vprev);
+        p.src = HAZE__FCM_SRC_CENTERS;
+        p.vp = vprev; /* with the Euclidean norm: no covariance exists yet */
+        break;
+    case HAZE_FCM_INIT_KMEANSPP:
+        if ((st = kmeanspp(ctx, x, n, d, c, opt->seed, vprev))) goto fail;
+        p.src = HAZE__FCM_SRC_CENTERS;
+        p.vp = vprev;
+        break;
+    }
+
+    fit_env env;
+    memset(&env, 0, sizeof env);
+    env.ctx = ctx;
+#ifdef HAZE_HAVE_CUDA
+    if (haze__use_cuda(ctx) &&
+        (st = haze__fcm_cuda_begin(ctx, xp, n, d, c, p.single, gk, &env.gpu)))
+        goto fail;
+#endif
+    /* V(1) from U(0). */
+    if ((st = run_pass(&env, &p))) goto fail_env;
+    if ((st = centres_from_sums(ctx, sums, c, d, vk))) goto fail_env;
+    int k;
+    for (k = 1; k <= maxit; k++) {
+        if (gk && (st = gk_norms(&env, &p, vk, opt->gk_reg, ak))) goto fail_env;
+        p.v = vk;
+        p.a = gk ? ak : NULL;
+        if ((st = run_pass(&env, &p))) goto fail_env;
+        double jk = sums[nv + c + HAZE__FCM_J], du = sqrt(sums[nv + c + HAZE__FCM_DU2]);
+        r->objective[k - 1] = jk;
+        r->change[k - 1] = du;
+        r->iterations = k;
+        memcpy(r->centers, vk, nv * sizeof *vk);
+        if (gk) memcpy(r->norms, ak, na * sizeof *ak);
+        r->partition_coefficient = sums[nv + c + HAZE__FCM_PC] / (double)n;
+        r->partition_entropy = sums[nv + c + HAZE__FCM_PE] / (double)n;
+        double sep = INFINITY;
+        for (size_t j = 0; j < c; j++)
+            for (size_t l = j + 1; l < c; l++) {
+                double s = 0;
+                for (size_t q = 0; q < d; q++) {
+                    double t = vk[j * d + q] - vk[l * d + q];
+                    s += t * t;
+                }
+                if (s < sep) sep = s;
+            }
+        r->xie_beni = sep > 0 ? sums[nv + c + HAZE__FCM_JSELF] / ((double)n * sep) : INFINITY;
+        int stop = opt->stop == HAZE_FCM_STOP_MEMBERSHIP
+                       ? du < opt->tol
+                       : (k >= 2 && fabs(jk - r->objective[k - 2]) < opt->tol);
+        if (stop) r->converged = 1;
+        if (opt->progress && opt->progress(opt->progress_arg, k, jk, du)) stop = 1;
+        if (stop || k == maxit) break;
+        /* Next iteration: U(k) is recomputed from V(k), A(k). */
+        memcpy(vprev, vk, nv * sizeof *vk);
+        if (gk) memcpy(aprev, ak, na * sizeof *ak);
+        p.src = HAZE__FCM_SRC_CENTERS;
+        p.vp = vprev;
+        p.ap = gk ? aprev : NULL;
+        if ((st = centres_from_sums(ctx, sums, c, d, vk))) goto fail_env;
+    }
+    if (opt->want_memberships) {
+        if (!(r->memberships = malloc(n * c * sizeof *r->memberships))) {
+            st = haze__error(ctx, HAZE_ERR_NOMEM, "fcm: out of memory for %zu x %zu memberships",
+                             n, c);
+            goto fail_env;
+        }
+        p.src = HAZE__FCM_SRC_CENTERS; /* source unused for the output but must be valid */
+        p.vp = r->centers;
+        p.ap = r->norms;
+        p.v = r->centers;
+        p.a = r->norms;
+        p.u_out = r->memberships;
+        if ((st = run_pass(&env, &p))) goto fail_env;
+    }
+#ifdef HAZE_HAVE_CUDA
+    haze__fcm_cuda_end(env.gpu);
+#endif
+    free(v);
+    free(u0);
+    free(xf);
+    *out = r;
+    return HAZE_OK;
+
+fail_env:
+#ifdef HAZE_HAVE_CUDA
+    haze__fcm_cuda_end(env.gpu);
+#endif
+    goto fail;
+nomem:
+    st = haze__error(ctx, HAZE_ERR_NOMEM, "fcm: out of memory (%zu points x %zu features)", n, d);
+fail:
+    haze_fcm_result_free(r);
+    free(v);
+    free(u0);
+    free(xf);
+    return st;
+}
+
+int haze_fcm_predict(haze_ctx *ctx, const haze_fcm_result *model, const double *x, size_t n,
+                     size_t d, int single, double *u) {
+    if (!ctx || !model || !x || !u) return haze__error(ctx, HAZE_ERR_INVALID, "fcm: NULL argument");
+    if (d != model->d)
+        return haze__error(ctx, HAZE_ERR_MISMATCH,
+                           "fcm predict: the data has %zu columns but the centres have %zu", d,
+                           model->d);
+    if (n == 0) return HAZE_OK;
+    int st = check_finite(ctx, x, n, d, "data");
+    if (st) return st;
+    const size_t c = model->c;
+    double *sums = malloc((c * d + c + HAZE__FCM_NSCALAR) * sizeof *sums);
+    float *xf = NULL;
+    if (!sums || (single && !(xf = malloc(n * d * sizeof *xf)))) {
+        free(sums);
+        return haze__error(ctx, HAZE_ERR_NOMEM, "fcm predict: out of memory");
+    }
+    if (xf)
+        for (size_t i = 0; i < n * d; i++) xf[i] = (float)x[i];
+    haze__fcm_pass p;
+    memset(&p, 0, sizeof p);
+    p.x = xf ? (const void *)xf : (const void *)x;
+    p.n = n, p.d = d, p.c = c, p.m = model->m, p.single = single != 0;
+    p.v = p.vp = model->centers;
+    p.a = p.ap = model->metric == HAZE_FCM_GK ? model->norms : NULL;
+    p.src = HAZE__FCM_SRC_CENTERS;
+    p.u_out = u;
+    p.sums = sums;
+    fit_env env;
+    memset(&env, 0, sizeof env);
+    env.ctx = ctx;
+#ifdef HAZE_HAVE_CUDA
+    if (haze__use_cuda(ctx) && (st = haze__fcm_cuda_begin(ctx, p.x, n, d, c, p.single, model->metric == HAZE_FCM_GK,
+                                                  &env.gpu)))
+        goto done;
+#endif
+    st = run_pass(&env, &p);
+#ifdef HAZE_HAVE_CUDA
+    haze__fcm_cuda_end(env.gpu);
+done:
+#endif
+    free(sums);
+    free(xf);
+    return st;
+}

@@ -1,0 +1,369 @@
+/*
+ * tests/test_fcm.c - fuzzy c-means on the CPU: against scikit-fuzzy's cmeans
+ * and Octave's gustafson_kessel (golden files in tests/data/fcm, made by
+ * scripts/golden/fcm/), and the properties the algorithm must keep: the
+ * objective never increases, memberships are a partition even on a centre,
+ * float32 survives a large dynamic range, results do not depend on threads.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "test_util.h"
+
+static int quick(void) { return getenv("HAZE_TEST_QUICK") != NULL; }
+
+static haze_table *load(haze_ctx *ctx, const char *name) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/fcm/%s", HAZE_TEST_DATA, name);
+    haze_table *t = NULL;
+    int st = haze_table_read(ctx, path, NULL, &t);
+    if (st) fail_msg("%s: %s", path, haze_ctx_errmsg(ctx));
+    return t;
+}
+
+/* |a - b| <= tol * max(1, |b|) for every entry. */
+static void assert_close(const double *a, const double *b, size_t n, double tol, const char *what) {
+    for (size_t i = 0; i < n; i++) {
+        double s = fabs(b[i]) > 1 ? fabs(b[i]) : 1;
+        if (!(fabs(a[i] - b[i]) <= tol * s))
+            fail_msg("%s[%zu]: got %.17g, want %.17g (tol %g)", what, i, a[i], b[i], tol);
+    }
+}
+
+static void skfuzzy_case(const char *name) {
+    haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
+    char f[256];
+    snprintf(f, sizeof f, "%s_data.csv", name);
+    haze_table *x = load(ctx, f);
+    snprintf(f, sizeof f, "%s_u0.csv", name);
+    haze_table *u0 = load(ctx, f);
+    snprintf(f, sizeof f, "%s_centers.csv", name);
+    haze_table *cv = load(ctx, f);
+    snprintf(f, sizeof f, "%s_u.csv", name);
+    haze_table *cu = load(ctx, f);
+    snprintf(f, sizeof f, "%s_objective.csv", name);
+    haze_table *cj = load(ctx, f);
+    snprintf(f, sizeof f, "%s_meta.csv", name);
+    haze_table *meta = load(ctx, f);
+    haze_fcm_options o = haze_fcm_options_default();
+    o.clusters = (int)meta->data[0];
+    o.m = meta->data[1];
+    o.tol = meta->data[2];
+    o.max_iter = (int)meta->data[3];
+    o.init = HAZE_FCM_INIT_MEMBERSHIPS;
+    o.init_data = u0->data;
+    o.want_memberships = 1;
+    haze_fcm_result *r = NULL;
+    assert_int_equal(haze_fcm_fit(ctx, x->data, x->rows, x->cols, &o, &r), HAZE_OK);
+    assert_int_equal(r->iterations, (int)meta->data[4]);
+    assert_int_equal((size_t)r->iterations, cj->rows);
+    assert_true(r->converged);
+    assert_close(r->centers, cv->data, cv->rows * cv->cols, 1e-8, "centres");
+    assert_close(r->memberships, cu->data, cu->rows * cu->cols, 1e-8, "memberships");
+    assert_close(r->objective, cj->data, cj->rows, 1e-8, "objective");
+    assert_close(&r->partition_coefficient, &meta->data[5], 1, 1e-8, "partition coefficient");
+    assert_close(&r->partition_entropy, &meta->data[6], 1, 1e-8, "partition entropy");
+    haze_fcm_result_free(r);
+    haze_table_free(x), haze_table_free(u0), haze_table_free(cv), haze_table_free(cu);
+    haze_table_free(cj), haze_table_free(meta);
+    haze_ctx_free(ctx);
+}
+
+static void test_skfuzzy_iris(void **state) {
+    (void)state;
+    skfuzzy_case("iris");
+}
+
+static void test_skfuzzy_blobs(void **state) {
+    (void)state;
+    skfuzzy_case("blobs");
+}
+
+static void test_skfuzzy_predict(void **state) {
+    (void)state;
+    haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
+    haze_table *x = load(ctx, "predict_data.csv"), *cv = load(ctx, "predict_centers.csv");
+    haze_table *cu = load(ctx, "predict_u.csv");
+    haze_fcm_result model = {0};
+    model.n = 0, model.d = cv->cols, model.c = cv->rows, model.m = 1.7;
+    model.metric = HAZE_FCM_EUCLIDEAN, model.centers = cv->data;
+    double *u = malloc(x->rows * cv->rows * sizeof *u);
+    assert_int_equal(haze_fcm_predict(ctx, &model, x->data, x->rows, x->cols, 0, u), HAZE_OK);
+    assert_close(u, cu->data, x->rows * cv->rows, 1e-12, "predict");
+    /* dimension mismatch */
+    assert_int_equal(haze_fcm_predict(ctx, &model, x->data, x->rows * x->cols / 1, 1, 0, u),
+                     HAZE_ERR_MISMATCH);
+    free(u);
+    haze_table_free(x), haze_table_free(cv), haze_table_free(cu);
+    haze_ctx_free(ctx);
+}
+
+/* Gustafson-Kessel against Octave's fuzzy-logic-toolkit from the same centres. */
+static void test_octave_gk(void **state) {
+    (void)state;
+    haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
+    haze_table *x = load(ctx, "gk_data.csv"), *v0 = load(ctx, "gk_v0.csv");
+    haze_table *cv = load(ctx, "gk_centers.csv"), *cj = load(ctx, "gk_objective.csv");
+    haze_table *cu = load(ctx, "gk_u_prev.csv");
+    haze_fcm_options o = haze_fcm_options_default();
+    o.clusters = (int)v0->rows;
+    o.metric = HAZE_FCM_GK;
+    o.init = HAZE_FCM_INIT_CENTERS;
+    o.init_data = v0->data;
+    o.tol = 0;
+    o.max_iter = (int)cj->rows;
+    haze_fcm_result *r = NULL;
+    assert_int_equal(haze_fcm_fit(ctx, x->data, x->rows, x->cols, &o, &r), HAZE_OK);
+    assert_int_equal(r->iterations, (int)cj->rows);
+    assert_close(r->centers, cv->data, cv->rows * cv->cols, 1e-8, "GK centres");
+    assert_close(r->objective, cj->data, cj->rows, 1e-8, "GK objective");
+    for (int k = 1; k < r->iterations; k++)
+        if (!(r->objective[k] <= r->objective[k - 1] * (1 + 1e-12)))
+            fail_msg("GK J[%d] = %.17g > J[%d] = %.17g", k, r->objective[k], k - 1,
+                     r->objective[k - 1]);
+    haze_fcm_result_free(r);
+    /* The toolkit returns the memberships of the iteration before. */
+    o.max_iter = (int)cj->rows - 1;
+    o.want_memberships = 1;
+    assert_int_equal(haze_fcm_fit(ctx, x->data, x->rows, x->cols, &o, &r), HAZE_OK);
+    assert_close(r->memberships, cu->data, cu->rows * cu->cols, 1e-8, "GK memberships");
+    haze_fcm_result_free(r);
+    haze_table_free(x), haze_table_free(v0), haze_table_free(cv), haze_table_free(cj);
+    haze_table_free(cu);
+    haze_ctx_free(ctx);
+}
+
+/* Gaussian blobs with random centres, seeded. */
+static double *blobs(size_t n, size_t d, size_t k, double spread, unsigned seed) {
+    double *x = malloc(n * d * sizeof *x), *mu = malloc(k * d * sizeof *mu);
+    srand(seed);
+    for (size_t i = 0; i < k * d; i++) mu[i] = 10.0 * rand() / RAND_MAX;
+    for (size_t i = 0; i < n; i++)
+        for (size_t q = 0; q < d; q++) {
+            double u1 = (rand() + 1.0) / (RAND_MAX + 2.0), u2 = (double)rand() / RAND_MAX;
+            x[i * d + q] = mu[(i % k) * d + q] + spread * sqrt(-2 * log(u1)) * cos(6.283185307 * u2);
+        }
+    free(mu);
+    return x;
+}
+
+static void test_objective_never_increases(void **state) {
+    (void)state;
+    haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
+    const size_t sizes[][3] = {{50, 2, 3}, {400, 5, 4}, {1000, 3, 8}, {2000, 16, 5}};
+    int ncase = quick() ? 2 : 4;
+    for (int s = 0; s < ncase; s++)
+        for (int metric = 0; metric < 2; metric++)
+            for (int single = 0; single < 2; single++)
+                for (int init = 0; init < 2; init++) {
+                    size_t n = sizes[s][0], d = sizes[s][1], c = sizes[s][2];
+                    double *x = blobs(n, d, c, 1.0, (unsigned)(s * 17 + 1));
+                    haze_fcm_options o = haze_fcm_options_default();
+                    o.clusters = (int)c;
+                    o.metric = (haze_fcm_metric)metric;
+                    o.single = single;
+                    o.init = init ? HAZE_FCM_INIT_KMEANSPP : HAZE_FCM_INIT_RANDOM;
+                    o.seed = 42 + s;
+                    o.m = s % 2 ? 1.5 : 2.0;
+                    o.max_iter = 60;
+                    o.tol = 0;
+                    haze_fcm_result *r = NULL;
+                    int st = haze_fcm_fit(ctx, x, n, d, &o, &r);
+                    if (st) fail_msg("fit: %s", haze_ctx_errmsg(ctx));
+                    double slack = single ? 1e-5 : 1e-11;
+                    for (int k = 1; k < r->iterations; k++)
+                        if (!(r->objective[k] <= r->objective[k - 1] * (1 + slack)))
+                            fail_msg("case %d metric %d single %d init %d: J[%d] = %.17g > "
+                                     "J[%d] = %.17g",
+                                     s, metric, single, init, k, r->objective[k], k - 1,
+                                     r->objective[k - 1]);
+                    assert_true(r->partition_coefficient >= 1.0 / (double)c - 1e-6);
+                    assert_true(r->partition_coefficient <= 1.0 + 1e-6);
+                    assert_true(r->xie_beni > 0 && isfinite(r->xie_beni));
+                    haze_fcm_result_free(r);
+                    free(x);
+                }
+    haze_ctx_free(ctx);
+}
+
+/* Points exactly on the initial centres get crisp memberships, not NaN. */
+static void test_zero_distance(void **state) {
+    (void)state;
+    haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
+    double x[] = {0, 0, 0, 0, 1, 1, 1, 1, 5, 5}; /* 5 points in 2-D, duplicates */
+    double v[] = {0, 0, 1, 1};
+    for (int single = 0; single < 2; single++) {
+        haze_fcm_result model = {0};
+        model.d = 2, model.c = 2, model.m = 2, model.centers = v;
+        double u[10];
+        assert_int_equal(haze_fcm_predict(ctx, &model, x, 5, 2, single, u), HAZE_OK);
+        assert_true(u[0] == 1 && u[1] == 0 && u[4] == 0 && u[5] == 1);
+        assert_true(fabs(u[8] + u[9] - 1) < 1e-6 && u[8] < u[9]);
+        /* two identical centres share a point that sits on both */
+        double vv[] = {1, 1, 1, 1};
+        model.centers = vv;
+        assert_int_equal(haze_fcm_predict(ctx, &model, x, 5, 2, single, u), HAZE_OK);
+        assert_true(u[4] == 0.5 && u[5] == 0.5);
+    }
+    haze_fcm_options o = haze_fcm_options_default();
+    o.clusters = 2;
+    o.init = HAZE_FCM_INIT_CENTERS;
+    o.init_data = v;
+    o.want_memberships = 1;
+    haze_fcm_result *r = NULL;
+    assert_int_equal(haze_fcm_fit(ctx, x, 5, 2, &o, &r), HAZE_OK);
+    for (size_t i = 0; i < 10; i++) assert_true(isfinite(r->memberships[i]));
+    for (int k = 0; k < r->iterations; k++) assert_true(isfinite(r->objective[k]));
+    haze_fcm_result_free(r);
+    haze_ctx_free(ctx);
+}
+
+/* float32 with a steep fuzzifier (m = 1.2: memberships go with d^-5) on data
+ * scaled by 1e15 and 1e-15 (squared distances near 1e30 and 1e-30): the
+ * naive form of (1) over- or underflows there, the max-rescaled one gives
+ * the memberships of the unscaled data. */
+static void test_float32_dynamic_range(void **state) {
+    (void)state;
+    haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
+    size_t n = 300, d = 3, c = 3;
+    double *x = blobs(n, d, c, 0.5, 5), *xs = malloc(n * d * sizeof *xs);
+    haze_fcm_options o = haze_fcm_options_default();
+    o.clusters = (int)c;
+    o.seed = 9;
+    o.max_iter = 30;
+    o.tol = 0;
+    o.want_memberships = 1;
+    o.single = 1;
+    o.m = 1.2;
+    haze_fcm_result *ref = NULL, *r = NULL;
+    assert_int_equal(haze_fcm_fit(ctx, x, n, d, &o, &ref), HAZE_OK);
+    const double scales[] = {1e15, 1e-15};
+    for (int s = 0; s < 2; s++) {
+        for (size_t i = 0; i < n * d; i++) xs[i] = x[i] * scales[s];
+        if (haze_fcm_fit(ctx, xs, n, d, &o, &r)) fail_msg("%s", haze_ctx_errmsg(ctx));
+        for (size_t i = 0; i < n * c; i++) {
+            assert_true(isfinite(r->memberships[i]));
+            if (fabs(r->memberships[i] - ref->memberships[i]) > 1e-3)
+                fail_msg("scale %g: u[%zu] = %g, want %g", scales[s], i, r->memberships[i],
+                         ref->memberships[i]);
+        }
+        haze_fcm_result_free(r);
+    }
+    haze_fcm_result_free(ref);
+    free(x), free(xs);
+    haze_ctx_free(ctx);
+}
+
+/* The same bits for 1 and 2 threads, and for float32 close to float64. */
+static void test_threads_and_precision(void **state) {
+    (void)state;
+    haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
+    size_t n = quick() ? 3000 : 20000, d = 6, c = 5;
+    double *x = blobs(n, d, c, 1.0, 3);
+    haze_fcm_options o = haze_fcm_options_default();
+    o.clusters = (int)c;
+    o.seed = 1;
+    o.max_iter = 25;
+    o.tol = 0;
+    haze_fcm_result *r1 = NULL, *r2 = NULL, *rf = NULL;
+    haze_ctx_set_threads(ctx, 1);
+    assert_int_equal(haze_fcm_fit(ctx, x, n, d, &o, &r1), HAZE_OK);
+    haze_ctx_set_threads(ctx, 2);
+    assert_int_equal(haze_fcm_fit(ctx, x, n, d, &o, &r2), HAZE_OK);
+    assert_memory_equal(r1->centers, r2->centers, c * d * sizeof(double));
+    assert_memory_equal(r1->objective, r2->objective, 25 * sizeof(double));
+    o.single = 1;
+    assert_int_equal(haze_fcm_fit(ctx, x, n, d, &o, &rf), HAZE_OK);
+    assert_close(rf->centers, r1->centers, c * d, 1e-3, "float32 centres");
+    haze_fcm_result_free(r1), haze_fcm_result_free(r2), haze_fcm_result_free(rf);
+    free(x);
+    haze_ctx_free(ctx);
+}
+
+static void test_stopping_rules(void **state) {
+    (void)state;
+    haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
+    size_t n = 500, d = 2, c = 3;
+    double *x = blobs(n, d, c, 0.7, 8);
+    haze_fcm_options o = haze_fcm_options_default();
+    o.clusters = (int)c;
+    o.stop = HAZE_FCM_STOP_OBJECTIVE;
+    o.tol = 1e-3;
+    haze_fcm_result *r = NULL;
+    assert_int_equal(haze_fcm_fit(ctx, x, n, d, &o, &r), HAZE_OK);
+    int k = r->iterations;
+    assert_true(r->converged && k >= 2 && k < o.max_iter);
+    assert_true(fabs(r->objective[k - 1] - r->objective[k - 2]) < 1e-3);
+    for (int i = 2; i < k; i++)
+        assert_true(fabs(r->objective[i - 1] - r->objective[i - 2]) >= 1e-3);
+    haze_fcm_result_free(r);
+    o.stop = HAZE_FCM_STOP_MEMBERSHIP;
+    assert_int_equal(haze_fcm_fit(ctx, x, n, d, &o, &r), HAZE_OK);
+    k = r->iterations;
+    assert_true(r->change[k - 1] < 1e-3);
+    for (int i = 0; i < k - 1; i++) assert_true(r->change[i] >= 1e-3);
+    /* labels of the result */
+    o.want_memberships = 1;
+    haze_fcm_result_free(r);
+    assert_int_equal(haze_fcm_fit(ctx, x, n, d, &o, &r), HAZE_OK);
+    int *lab = malloc(n * sizeof *lab);
+    haze_fcm_labels(r->memberships, n, c, lab);
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < c; j++) assert_true(r->memberships[i * c + j] <= r->memberships[i * c + (size_t)lab[i]]);
+    free(lab);
+    haze_fcm_result_free(r);
+    free(x);
+    haze_ctx_free(ctx);
+}
+
+static void test_bad_input(void **state) {
+    (void)state;
+    haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
+    double x[] = {0, 1, 2, 3, 4, 5};
+    haze_fcm_options o = haze_fcm_options_default();
+    haze_fcm_result *r = (haze_fcm_result *)&o;
+    o.clusters = 1;
+    assert_int_equal(haze_fcm_fit(ctx, x, 6, 1, &o, &r), HAZE_ERR_INVALID);
+    assert_null(r);
+    o.clusters = 7;
+    assert_int_equal(haze_fcm_fit(ctx, x, 6, 1, &o, &r), HAZE_ERR_INVALID);
+    assert_non_null(strstr(haze_ctx_errmsg(ctx), "7 clusters"));
+    o.clusters = 2;
+    o.m = 1.0;
+    assert_int_equal(haze_fcm_fit(ctx, x, 6, 1, &o, &r), HAZE_ERR_DOMAIN);
+    o.m = 2.0;
+    x[3] = NAN;
+    assert_int_equal(haze_fcm_fit(ctx, x, 3, 2, &o, &r), HAZE_ERR_DOMAIN);
+    assert_non_null(strstr(haze_ctx_errmsg(ctx), "row 2 column 2"));
+    x[3] = 3;
+    double u0[] = {1, 0, -1, 2, 0.5, 0.5};
+    o.init = HAZE_FCM_INIT_MEMBERSHIPS;
+    o.init_data = u0;
+    assert_int_equal(haze_fcm_fit(ctx, x, 3, 2, &o, &r), HAZE_ERR_DOMAIN);
+    o.init_data = NULL;
+    assert_int_equal(haze_fcm_fit(ctx, x, 3, 2, &o, &r), HAZE_ERR_INVALID);
+    /* a cluster that loses all weight: all points on one initial centre */
+    double same[] = {1, 1, 1, 1};
+    double v[] = {1, 5};
+    o.init = HAZE_FCM_INIT_CENTERS;
+    o.init_data = v;
+    assert_int_equal(haze_fcm_fit(ctx, same, 4, 1, &o, &r), HAZE_ERR_RANGE);
+    haze_fcm_result_free(NULL);
+    haze_ctx_free(ctx);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_skfuzzy_iris),
+        cmocka_unit_test(test_skfuzzy_blobs),
+        cmocka_unit_test(test_skfuzzy_predict),
+        cmocka_unit_test(test_octave_gk),
+        cmocka_unit_test(test_objective_never_increases),
+        cmocka_unit_test(test_zero_distance),
+        cmocka_unit_test(test_float32_dynamic_range),
+        cmocka_unit_test(test_threads_and_precision),
+        cmocka_unit_test(test_stopping_rules),
+        cmocka_unit_test(test_bad_input),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

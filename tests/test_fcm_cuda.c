@@ -1,0 +1,107 @@
+/*
+ * tests/test_fcm_cuda.c - the CUDA fuzzy c-means against the CPU reference
+ * on random data at several sizes, in float64 (centres and objectives to
+ * 1e-12 relative) and float32 (1e-5), with the data resident on the device
+ * and streamed through in chunks (a device memory limit far below the data
+ * size), and the same bits on every run (deterministic reduction).
+ */
+#include <math.h>
+#include <string.h>
+
+#include "test_util.h"
+
+static double *blobs(size_t n, size_t d, size_t k, unsigned seed) {
+    double *x = malloc(n * d * sizeof *x), *mu = malloc(k * d * sizeof *mu);
+    srand(seed);
+    for (size_t i = 0; i < k * d; i++) mu[i] = 10.0 * rand() / RAND_MAX;
+    for (size_t i = 0; i < n; i++)
+        for (size_t q = 0; q < d; q++) {
+            double u1 = (rand() + 1.0) / (RAND_MAX + 2.0), u2 = (double)rand() / RAND_MAX;
+            x[i * d + q] = mu[(i % k) * d + q] + sqrt(-2 * log(u1)) * cos(6.283185307 * u2);
+        }
+    free(mu);
+    return x;
+}
+
+static void close_rel(const double *a, const double *b, size_t n, double tol, const char *what,
+                      size_t N, size_t D, size_t C, int single) {
+    double scale = 0;
+    for (size_t i = 0; i < n; i++) scale = fmax(scale, fabs(b[i]));
+    for (size_t i = 0; i < n; i++)
+        if (!(fabs(a[i] - b[i]) <= tol * fmax(scale, 1e-300)))
+            fail_msg("%s[%zu] (n %zu d %zu c %zu %s): gpu %.17g cpu %.17g", what, i, N, D, C,
+                     single ? "f32" : "f64", a[i], b[i]);
+}
+
+static void compare(size_t n, size_t d, size_t c, int single, int metric, size_t limit) {
+    haze_ctx *cpu = haze_test_ctx(HAZE_BACKEND_CPU), *gpu = haze_test_ctx(HAZE_BACKEND_CUDA);
+    if (limit) haze_ctx_set_device_memory_limit(gpu, limit);
+    double *x = blobs(n, d, c, (unsigned)(n + d + c));
+    haze_fcm_options o = haze_fcm_options_default();
+    o.clusters = (int)c;
+    o.single = single;
+    o.metric = (haze_fcm_metric)metric;
+    o.seed = 77;
+    o.tol = 0;
+    o.max_iter = 8; /* few iterations: differences grow along a chaotic path */
+    o.want_memberships = 1;
+    haze_fcm_result *rc = NULL, *rg = NULL, *rg2 = NULL;
+    if (haze_fcm_fit(cpu, x, n, d, &o, &rc)) fail_msg("cpu: %s", haze_ctx_errmsg(cpu));
+    if (haze_fcm_fit(gpu, x, n, d, &o, &rg)) fail_msg("gpu: %s", haze_ctx_errmsg(gpu));
+    if (haze_fcm_fit(gpu, x, n, d, &o, &rg2)) fail_msg("gpu: %s", haze_ctx_errmsg(gpu));
+    double tol = single ? 1e-5 : 1e-12;
+    assert_int_equal(rc->iterations, rg->iterations);
+    close_rel(rg->centers, rc->centers, c * d, tol, "centres", n, d, c, single);
+    close_rel(rg->objective, rc->objective, (size_t)rc->iterations, tol, "objective", n, d, c,
+              single);
+    close_rel(rg->memberships, rc->memberships, n * c, single ? 1e-4 : 1e-11, "memberships", n, d,
+              c, single);
+    /* deterministic: the same bits twice */
+    assert_memory_equal(rg->centers, rg2->centers, c * d * sizeof(double));
+    assert_memory_equal(rg->objective, rg2->objective, (size_t)rg->iterations * sizeof(double));
+    /* predict on the device matches the CPU */
+    double *ug = malloc(n * c * sizeof *ug), *uc = malloc(n * c * sizeof *uc);
+    assert_int_equal(haze_fcm_predict(gpu, rc, x, n, d, single, ug), HAZE_OK);
+    assert_int_equal(haze_fcm_predict(cpu, rc, x, n, d, single, uc), HAZE_OK);
+    close_rel(ug, uc, n * c, single ? 1e-5 : 1e-12, "predict", n, d, c, single);
+    free(ug), free(uc);
+    haze_fcm_result_free(rc), haze_fcm_result_free(rg), haze_fcm_result_free(rg2);
+    free(x);
+    haze_ctx_free(cpu), haze_ctx_free(gpu);
+}
+
+static void test_sizes(void **state) {
+    (void)state;
+    const size_t sz[][3] = {{10, 2, 2},   {1000, 3, 4},  {5000, 32, 16}, {20000, 8, 8},
+                            {3000, 130, 7}, {4000, 4, 64}, {2000, 1024, 3}, {1500, 5, 1024}};
+    for (size_t s = 0; s < sizeof sz / sizeof *sz; s++)
+        for (int single = 0; single < 2; single++)
+            compare(sz[s][0], sz[s][1], sz[s][2], single, HAZE_FCM_EUCLIDEAN, 0);
+}
+
+static void test_gk(void **state) {
+    (void)state;
+    for (int single = 0; single < 2; single++) {
+        compare(2000, 3, 4, single, HAZE_FCM_GK, 0);
+        compare(5000, 12, 5, single, HAZE_FCM_GK, 0);
+    }
+}
+
+/* Data far larger than the memory the library may use: streamed in chunks. */
+static void test_streaming(void **state) {
+    (void)state;
+    for (int single = 0; single < 2; single++) {
+        compare(300000, 8, 8, single, HAZE_FCM_EUCLIDEAN, (size_t)4 << 20);
+        compare(100000, 16, 4, single, HAZE_FCM_GK, (size_t)3 << 20);
+    }
+}
+
+int main(void) {
+    haze_test_require_gpu();
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_sizes),
+        cmocka_unit_test(test_gk),
+        cmocka_unit_test(test_streaming),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
