@@ -72,5 +72,6 @@ int cmd_demo(int argc, char **argv, const cli_global *g);
 /* neuro-fuzzy network */
 
 /* rounding-error analysis */
+int cmd_prec(int argc, char **argv, const cli_global *g);
 
 #endif

@@ -19,5 +19,6 @@
 /* neuro-fuzzy network */
 
 /* rounding-error analysis */
+#include "haze/prec.h"
 
 #endif
