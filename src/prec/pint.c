@@ -83,7 +83,8 @@ void pi_sub(pint *r, const pint *a, const pint *b) {
     fix_nan(r);
 }
 
-void pi_mul(pint *r, const pint *a, const pint *b) {
+/* The general case: all four products. */
+static void mul_general(pint *r, const pint *a, const pint *b) {
     mpfr_t lo, hi, t;
     mpfr_inits2(PREC_BITS, lo, hi, t, (mpfr_ptr)0);
     mpfr_set_inf(lo, 1);
@@ -109,6 +110,41 @@ void pi_mul(pint *r, const pint *a, const pint *b) {
     mpfr_set(r->hi, hi, MPFR_RNDU);
     mpfr_clears(lo, hi, t, (mpfr_ptr)0);
     if (nan) pi_set_entire(r);
+}
+
+void pi_mul(pint *r, const pint *a, const pint *b) {
+    /* the common case in affine forms: finite operands of one sign each,
+     * two products instead of eight */
+    if (r != a && r != b && mpfr_regular_p(a->lo) && mpfr_regular_p(a->hi) &&
+        mpfr_regular_p(b->lo) && mpfr_regular_p(b->hi)) {
+        int sa = mpfr_sgn(a->lo) > 0 ? 1 : mpfr_sgn(a->hi) < 0 ? -1 : 0;
+        int sb = mpfr_sgn(b->lo) > 0 ? 1 : mpfr_sgn(b->hi) < 0 ? -1 : 0;
+        if (sa && sb) {
+            mpfr_srcptr l1, l2, h1, h2;
+            if (sa > 0 && sb > 0)
+                l1 = a->lo, l2 = b->lo, h1 = a->hi, h2 = b->hi;
+            else if (sa > 0)
+                l1 = a->hi, l2 = b->lo, h1 = a->lo, h2 = b->hi;
+            else if (sb > 0)
+                l1 = a->lo, l2 = b->hi, h1 = a->hi, h2 = b->lo;
+            else
+                l1 = a->hi, l2 = b->hi, h1 = a->lo, h2 = b->lo;
+            mpfr_mul(r->lo, l1, l2, MPFR_RNDD);
+            mpfr_mul(r->hi, h1, h2, MPFR_RNDU);
+            return;
+        }
+    }
+    mul_general(r, a, b);
+}
+
+void pi_sqr(pint *r, const pint *a) {
+    mpfr_t m;
+    mpfr_init2(m, PREC_BITS);
+    pi_mag(m, a);
+    pi_mig(r->lo, a);
+    mpfr_sqr(r->lo, r->lo, MPFR_RNDD);
+    mpfr_sqr(r->hi, m, MPFR_RNDU);
+    mpfr_clear(m);
 }
 
 void pi_div(pint *r, const pint *a, const pint *b) {

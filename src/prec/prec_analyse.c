@@ -392,7 +392,10 @@ static int eval_exact(run *R, int id, const pint *box) {
         pi_sub(&S->V, &A->V, &B->V);
         break;
     case OP_MUL:
-        pi_mul(&S->V, &A->V, &B->V);
+        if (n->a == n->b)
+            pi_sqr(&S->V, &A->V);
+        else
+            pi_mul(&S->V, &A->V, &B->V);
         break;
     case OP_FMA:
         pi_mul(&t, &A->V, &B->V);
@@ -563,7 +566,10 @@ static int eval_rounded(run *R, int id) {
         pi_add(&t, &t, &u);
         pi_mul(&u, &A->E, &B->E);
         pi_add(&S->E, &t, &u);
-        pi_mul(&direct, &A->V, &B->V);
+        if (n->a == n->b)
+            pi_sqr(&direct, &A->V);
+        else
+            pi_mul(&direct, &A->V, &B->V);
         if (n->op == OP_FMA) {
             pi_add(&S->E, &S->E, &C->E);
             pi_add(&direct, &direct, &C->V);

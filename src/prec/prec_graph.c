@@ -124,7 +124,10 @@ static long fix_mul(long a, long b) {
     return a + b;
 }
 
+/* m-bit times n-bit significands need m + n bits, or n when m is 1 (a power of two). */
 static long flt_mul(long a, long b) {
+    if (a <= 1 && b != FLT_UNKNOWN) return a == 0 ? 0 : b;
+    if (b <= 1 && a != FLT_UNKNOWN) return b == 0 ? 0 : a;
     if (a == FLT_UNKNOWN || b == FLT_UNKNOWN) return FLT_UNKNOWN;
     return a + b;
 }

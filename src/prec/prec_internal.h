@@ -36,6 +36,8 @@ void pi_neg(pint *r, const pint *a);
 void pi_add(pint *r, const pint *a, const pint *b);
 void pi_sub(pint *r, const pint *a, const pint *b);
 void pi_mul(pint *r, const pint *a, const pint *b);
+/* a * a: never negative (the dependency plain multiplication loses). */
+void pi_sqr(pint *r, const pint *a);
 /* b must not contain 0 (callers check). */
 void pi_div(pint *r, const pint *a, const pint *b);
 void pi_sqrt(pint *r, const pint *a); /* a >= 0 */
