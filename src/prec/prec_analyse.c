@@ -189,8 +189,10 @@ static int af_mul(aform *r, const aform *x, const aform *y, int *next_sym) {
 
 typedef struct nst {
     pint V, E;
-    aform A; /* stripped nodes: the exact value */
-    aform F; /* rounded nodes: the error */
+    pint Rl;    /* relative error E / V(strip) when rel_ok */
+    int rel_ok; /* Gappa's relative-error reasoning for floating point */
+    aform A;    /* stripped nodes: the exact value */
+    aform F;    /* rounded nodes: the error */
     int has_a, has_f, live;
 } nst;
 
@@ -234,7 +236,7 @@ static void round_error(pint *d, const pformat *f, const pint *va, const pnode *
     mpfr_t M, u;
     mpfr_inits2(PREC_BITS, M, u, (mpfr_ptr)0);
     pi_mag(M, va);
-    long q;
+    long q, e_m = 0;
     int done = 0;
     if (f->fixed) {
         if (a->fix != FIX_UNKNOWN && a->fix >= f->lsb) {
@@ -274,6 +276,7 @@ static void round_error(pint *d, const pformat *f, const pint *va, const pnode *
         }
         q = e - f->prec;
         if (f->emin != LONG_MIN && q < f->emin) q = f->emin;
+        e_m = e;
     }
     if (!done) {
         mpfr_set_ui_2exp(u, 1, (mpfr_exp_t)q, MPFR_RNDN);
@@ -282,6 +285,20 @@ static void round_error(pint *d, const pformat *f, const pint *va, const pnode *
         case DIR_NE:
         case DIR_NA:
             mpfr_div_2ui(u, u, 1, MPFR_RNDN);
+            if (!f->fixed) {
+                /* only |x| in [P, M] (P = 2^(e-1)) has the larger ulp, and there
+                 * the error is also at most x - P <= M - P */
+                long qlo = e_m - 1 - f->prec;
+                if (f->emin != LONG_MIN && qlo < f->emin) qlo = f->emin;
+                mpfr_t b1, b2;
+                mpfr_inits2(PREC_BITS, b1, b2, (mpfr_ptr)0);
+                mpfr_set_ui_2exp(b1, 1, (mpfr_exp_t)(qlo - 1), MPFR_RNDN);
+                mpfr_set_ui_2exp(b2, 1, (mpfr_exp_t)(e_m - 1), MPFR_RNDN);
+                mpfr_sub(b2, M, b2, MPFR_RNDU);
+                mpfr_min(b2, b2, u, MPFR_RNDU);
+                mpfr_max(u, b1, b2, MPFR_RNDU);
+                mpfr_clears(b1, b2, (mpfr_ptr)0);
+            }
             pi_sym(d, u);
             break;
         case DIR_UP:
@@ -334,6 +351,28 @@ static void round_error(pint *d, const pformat *f, const pint *va, const pnode *
         }
     }
     mpfr_clears(M, u, (mpfr_ptr)0);
+}
+
+/* Relative error o(v)/v - 1 for v in va when va stays in the normal range
+ * (Eq. 1 of the paper: |rho| <= 2^-p to nearest, 2^(1-p) directed). */
+static int round_rel(pint *rho, const pformat *f, const pint *va, const pint *d) {
+    if (pi_is_point(d) && mpfr_zero_p(d->lo)) {
+        pi_set_zero(rho);
+        return 1;
+    }
+    if (f->fixed || f->extra_ulps || f->extra_abs != LONG_MIN || !pi_is_bounded(d)) return 0;
+    mpfr_t m;
+    mpfr_init2(m, PREC_BITS);
+    pi_mig(m, va);
+    long emin = f->ftz ? -126 - f->prec + 1 : f->emin;
+    int ok =
+        !mpfr_zero_p(m) && (emin == LONG_MIN || mpfr_cmp_si_2exp(m, 1, emin + f->prec - 1) >= 0);
+    mpfr_clear(m);
+    if (!ok) return 0;
+    int nearest = f->dir == DIR_NE || f->dir == DIR_NA;
+    mpfr_set_si_2exp(rho->hi, 1, nearest ? -f->prec : 1 - f->prec, MPFR_RNDU);
+    mpfr_neg(rho->lo, rho->hi, MPFR_RNDD);
+    return 1;
 }
 
 /* Direct enclosure of o(v) for v in va: rounding is monotone. */
@@ -440,6 +479,8 @@ static int eval_exact(run *R, int id, const pint *box) {
         break;
     }
     pi_set_zero(&S->E);
+    pi_set_zero(&S->Rl);
+    S->rel_ok = 1;
     if (!st && R->aa) {
         af_init(&S->A);
         S->has_a = 1;
@@ -477,11 +518,9 @@ static int eval_exact(run *R, int id, const pint *box) {
             }
             pi_clear(&m1);
             if (!st) {
+                /* exact values: the tighter of both enclosures in every mode */
                 af_range(&t, &S->A);
-                if (R->ia)
-                    pi_meet(&S->V, &S->V, &t);
-                else
-                    pi_set(&S->V, &t);
+                pi_meet(&S->V, &S->V, &t);
             }
         } else {
             /* other functions: a fresh symbol for the enclosure */
@@ -507,6 +546,72 @@ static int scale_f(aform *r, const nst *a, const pint *k) {
     return lin_f(r, a, k, NULL, NULL);
 }
 
+/* Relative errors compose multiplicatively through roundings, products and
+ * quotients: (1 + ra)(1 + rb) - 1 and (1 + ra)/(1 + rb) - 1. Gappa reasons the
+ * same way; it is much tighter than absolute errors when ranges are wide. */
+static void relative(run *R, const pnode *n, nst *S, const nst *A, const nst *B, const pint *rho,
+                     int rho_ok) {
+    const pint *Z = &R->st[n->strip].V;
+    pint one, x, y;
+    pi_init(&one);
+    pi_init(&x);
+    pi_init(&y);
+    pi_set_d(&one, 1, 1);
+    int ok = 0;
+    switch (n->op) {
+    case OP_RND:
+        if (A->rel_ok && rho_ok) {
+            pi_add(&x, &one, &A->Rl);
+            pi_add(&y, &one, rho);
+            pi_mul(&x, &x, &y);
+            ok = 1;
+        }
+        break;
+    case OP_NEG:
+        if (A->rel_ok) {
+            pi_add(&x, &one, &A->Rl);
+            ok = 1;
+        }
+        break;
+    case OP_MUL:
+    case OP_DIV:
+        if (A->rel_ok && B->rel_ok) {
+            pi_add(&x, &one, &A->Rl);
+            pi_add(&y, &one, &B->Rl);
+            if (n->op == OP_MUL) {
+                if (n->a == n->b)
+                    pi_sqr(&x, &x);
+                else
+                    pi_mul(&x, &x, &y);
+                ok = 1;
+            } else if (!pi_has_zero(&y)) {
+                pi_div(&x, &x, &y);
+                ok = 1;
+            }
+        }
+        break;
+    default:
+        break;
+    }
+    if (ok) {
+        pi_sub(&S->Rl, &x, &one);
+        pi_mul(&x, &S->Rl, Z);
+        pi_meet(&S->E, &S->E, &x);
+    }
+    if (pi_is_bounded(Z) && !pi_has_zero(Z) && pi_is_bounded(&S->E)) {
+        pi_div(&x, &S->E, Z);
+        if (ok)
+            pi_meet(&S->Rl, &S->Rl, &x);
+        else
+            pi_set(&S->Rl, &x);
+        ok = 1;
+    }
+    S->rel_ok = ok;
+    pi_clear(&one);
+    pi_clear(&x);
+    pi_clear(&y);
+}
+
 /* A node with roundings below it. */
 static int eval_rounded(run *R, int id) {
     const haze_prec_script *s = R->s;
@@ -526,14 +631,17 @@ static int eval_rounded(run *R, int id) {
         af_init(&S->F);
         S->has_f = 1;
     }
-    pint m1;
+    pint m1, rho;
     pi_init(&m1);
+    pi_init(&rho);
+    int rho_ok = 0;
     mpfr_set_si(m1.lo, -1, MPFR_RNDN);
     mpfr_set_si(m1.hi, -1, MPFR_RNDN);
     switch (n->op) {
     case OP_RND: {
         const pformat *f = &s->fmts[n->fmt];
         round_error(&t, f, &A->V, &s->nodes[n->a]);
+        rho_ok = round_rel(&rho, f, &A->V, &t);
         pi_add(&S->E, &A->E, &t);
         round_value(&direct, f, &A->V, &t);
         if (R->aa) {
@@ -722,11 +830,13 @@ static int eval_rounded(run *R, int id) {
             else
                 pi_set(&S->E, &t);
         }
+        if (R->ia) relative(R, n, S, A, B, &rho, rho_ok);
         /* V = direct evaluation, met with exact value plus error */
         pi_add(&t, &Z->V, &S->E);
         pi_meet(&S->V, &direct, &t);
     }
     pi_clear(&m1);
+    pi_clear(&rho);
     pi_clear(&t);
     pi_clear(&u);
     pi_clear(&w);
@@ -771,6 +881,7 @@ int haze__prec_analyse_box(haze_ctx *ctx, const haze_prec_script *s, const pint 
         if (!need[i]) continue;
         pi_init(&st[i].V);
         pi_init(&st[i].E);
+        pi_init(&st[i].Rl);
         st[i].live = 1;
         rc = is_stripped(s, i) ? eval_exact(&R, i, box) : eval_rounded(&R, i);
         /* free the forms that nobody reads any more */
@@ -791,6 +902,7 @@ int haze__prec_analyse_box(haze_ctx *ctx, const haze_prec_script *s, const pint 
         if (st[i].has_f) af_free(&st[i].F);
         pi_clear(&st[i].V);
         pi_clear(&st[i].E);
+        pi_clear(&st[i].Rl);
     }
     free(need);
     free(last);
