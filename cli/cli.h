@@ -73,5 +73,6 @@ int cmd_fcm(int argc, char **argv, const cli_global *g);
 /* neuro-fuzzy network */
 
 /* rounding-error analysis */
+int cmd_prec(int argc, char **argv, const cli_global *g);
 
 #endif

@@ -28,6 +28,7 @@ static const command commands[] = {
     /* neuro-fuzzy network */
 
     /* rounding-error analysis */
+    {"prec", cmd_prec, "static rounding-error analysis of a Gappa or FPCore script"},
 
 };
 

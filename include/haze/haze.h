@@ -20,5 +20,6 @@
 /* neuro-fuzzy network */
 
 /* rounding-error analysis */
+#include "haze/prec.h"
 
 #endif

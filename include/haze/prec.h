@@ -1,0 +1,124 @@
+/*
+ * haze/prec.h - static rounding-error analysis of straight-line numerical
+ * code, in the style of Gappa extended with an affine-arithmetic engine
+ * (Linderman, Ho, Dill, Meng, Nolan: "Towards Program Optimization through
+ * Automated Analysis of Numerical Precision", CGO 2010, "Gappa++").
+ *
+ * A script (Gappa's language, or FPBench's FPCore) defines exact and rounded
+ * expressions, hypotheses on the input ranges and goals such as
+ * "y_float - y_exact in ?". The analyser encloses every goal with bounds that
+ * are rounded outward (the analyser computes with MPFR intervals), so a real
+ * execution can never leave them. See docs/prec.md for the language, the
+ * engines and the rounding models.
+ */
+#ifndef HAZE_PREC_H
+#define HAZE_PREC_H
+
+#include <stddef.h>
+
+#include "haze/core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct haze_prec_script haze_prec_script;
+
+/*
+ * Parses a script held in `text` (NUL-terminated). `name` is used in messages
+ * ("name:line:col: ..."). A text whose first non-blank, non-comment character
+ * is '(' is read as FPCore, anything else as Gappa's language. Syntax errors,
+ * unsupported constructs, undefined names and empty or inverted ranges return
+ * HAZE_ERR_PARSE (or HAZE_ERR_UNSUPPORTED) with line and column in the message.
+ *
+ * Ownership: on success *out is new and freed with haze_prec_free(); the
+ * script does not keep `text` or `name`.
+ */
+HAZE_API int haze_prec_parse(haze_ctx *ctx, const char *text, const char *name,
+                             haze_prec_script **out);
+/* The same for a file ("-" reads standard input). */
+HAZE_API int haze_prec_load(haze_ctx *ctx, const char *path, haze_prec_script **out);
+/* Frees a script; NULL is a no-op. */
+HAZE_API void haze_prec_free(haze_prec_script *s);
+
+/* Number of goals of the script, and the number of input variables. */
+HAZE_API size_t haze_prec_goal_count(const haze_prec_script *s);
+HAZE_API size_t haze_prec_var_count(const haze_prec_script *s);
+/* Name of input variable i (valid while the script lives). */
+HAZE_API const char *haze_prec_var_name(const haze_prec_script *s, size_t i);
+
+/*
+ * Sets the number of equal sub-ranges the input variable `var` is bisected
+ * into (1: none), replacing the script's "$ var in N;" hint.
+ * HAZE_ERR_INVALID if there is no such input or n < 1.
+ */
+HAZE_API int haze_prec_set_bisect(haze_ctx *ctx, haze_prec_script *s, const char *var, long n);
+
+typedef enum haze_prec_engine {
+    HAZE_PREC_IA = 1,  /* intervals with Gappa's rewriting and FIX/FLT reasoning */
+    HAZE_PREC_AA = 2,  /* affine forms: one noise symbol per input and per rounding */
+    HAZE_PREC_BOTH = 3 /* both, keeping the tighter enclosure at every node */
+} haze_prec_engine;
+
+/* "ia", "aa", "both". */
+HAZE_API const char *haze_prec_engine_name(haze_prec_engine e);
+HAZE_API int haze_prec_engine_parse(const char *s, haze_prec_engine *out);
+
+typedef struct haze_prec_goal {
+    const char *text; /* the goal as written, e.g. "o_fx - o_m in ?" */
+    int has_bound;    /* 1 if the goal states bounds to prove */
+    int proved;       /* with a stated bound: 1 if the enclosure lies inside it */
+    int relative;     /* 1 for a relative-error goal (a -/ b) */
+    int absolute;     /* 1 for a goal on |e| */
+    double lo, hi;    /* the enclosure, rounded outward to double (+-inf if unbounded) */
+    char *lo_exact;   /* the enclosure's bounds exactly, as "m*2^e" dyadic strings */
+    char *hi_exact;
+    char *lo_decimal; /* the bounds in decimal, rounded outward (10 digits) */
+    char *hi_decimal;
+    double want_lo, want_hi; /* the stated bound (when has_bound), rounded inward */
+} haze_prec_goal;
+
+typedef struct haze_prec_result {
+    size_t n_goals;
+    haze_prec_goal *goals;
+    size_t boxes;   /* sub-boxes analysed (product of the bisection counts) */
+    double seconds; /* wall time of the analysis */
+    int all_proved; /* 1 if every goal with a stated bound is proved */
+} haze_prec_result;
+
+/*
+ * Analyses the script with engine `engine`, bisecting the inputs as the
+ * script's hints and haze_prec_set_bisect() say; the sub-boxes are analysed
+ * in parallel over the context's CPU threads, or on the GPU where the CUDA
+ * backend supports the script (see docs/prec.md), and the enclosures are
+ * joined. Division by a range that contains zero, the logarithm or square
+ * root of a range reaching below zero return HAZE_ERR_DOMAIN naming the line
+ * and column of the operation.
+ *
+ * Ownership: on success *out is new and freed with haze_prec_result_free().
+ */
+HAZE_API int haze_prec_analyse(haze_ctx *ctx, const haze_prec_script *s, haze_prec_engine engine,
+                               haze_prec_result **out);
+/* Frees a result; NULL is a no-op. */
+HAZE_API void haze_prec_result_free(haze_prec_result *r);
+
+/*
+ * Executes the script's arithmetic at one point: inputs x[0..var_count-1]
+ * (in the order of haze_prec_var_name), every rounding operator applied
+ * exactly as the format and direction say, exact operations with `prec_bits`
+ * bits of MPFR (at least 64; sqrt, exp, log and division are the only inexact
+ * ones). Writes the value of each goal's expression (for relative goals the
+ * relative error, for |e| goals |e|) to out[0..goal_count-1], rounded to
+ * nearest double. This is the reference the soundness tests sample against.
+ */
+HAZE_API int haze_prec_eval(haze_ctx *ctx, const haze_prec_script *s, const double *x,
+                            long prec_bits, double *out);
+
+/* Range [lo, hi] of input variable i from the hypotheses. */
+HAZE_API int haze_prec_var_range(const haze_prec_script *s, size_t i, double *lo, double *hi);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HAZE_PREC_H */

@@ -1,0 +1,411 @@
+/*
+ * src/prec/prec.c - the rounding-error analyser's public entry points:
+ * loading a script, bisecting its input box over CPU threads (Gappa's "$ x in
+ * N" hint; Linderman et al., CGO 2010, Sec. 4.3), joining the enclosures of
+ * the sub-boxes, and printing bounds in decimal and exact dyadic form. Also
+ * the exact point evaluator that the soundness tests sample with.
+ */
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "haze/io.h"
+#include "prec/prec_internal.h"
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+/* Refuse more sub-boxes than this (the product of the bisection counts). */
+#define MAX_BOXES 100000000L
+
+static int is_fpcore(const char *t) {
+    for (;;) {
+        while (isspace((unsigned char)*t)) t++;
+        if (*t == ';' || *t == '#') { /* comments of either language */
+            while (*t && *t != '\n') t++;
+            continue;
+        }
+        return *t == '(';
+    }
+}
+
+/* Every input a goal depends on needs a range. */
+static int check_ranges(haze_ctx *ctx, const haze_prec_script *s) {
+    if (s->n_goals == 0)
+        return haze__error(ctx, HAZE_ERR_PARSE, "%s: the script has no goal", s->name);
+    char *need = calloc((size_t)s->n_nodes + 1, 1);
+    if (!need) return haze__error(ctx, HAZE_ERR_NOMEM, "out of memory");
+    for (int g = 0; g < s->n_goals; g++) need[s->goals[g].node] = 1;
+    int rc = 0;
+    for (int i = s->n_nodes - 1; i >= 0 && !rc; i--) {
+        if (!need[i]) continue;
+        const pnode *n = &s->nodes[i];
+        need[n->strip] = 1;
+        if (n->a >= 0) need[n->a] = 1;
+        if (n->b >= 0) need[n->b] = 1;
+        if (n->c >= 0) need[n->c] = 1;
+        if (n->op == OP_VAR && !s->vars[n->var].has_range) {
+            const pvar *v = &s->vars[n->var];
+            rc = haze__error(ctx, HAZE_ERR_PARSE,
+                             "%s:%d:%d: undefined variable '%s' (no definition and no range; "
+                             "add '%s in [a,b]' to the hypotheses)",
+                             s->name, v->line, v->col, v->name, v->name);
+        }
+    }
+    free(need);
+    return rc;
+}
+
+int haze_prec_parse(haze_ctx *ctx, const char *text, const char *name, haze_prec_script **out) {
+    if (!text || !out) return haze__error(ctx, HAZE_ERR_INVALID, "haze_prec_parse: NULL argument");
+    *out = NULL;
+    haze_prec_script *s = haze__prec_script_new(name);
+    if (!s) return haze__error(ctx, HAZE_ERR_NOMEM, "out of memory");
+    int rc = is_fpcore(text) ? haze__prec_parse_fpcore(ctx, s, text)
+                             : haze__prec_parse_gappa(ctx, s, text);
+    if (!rc) rc = check_ranges(ctx, s);
+    if (rc) {
+        haze_prec_free(s);
+        return rc;
+    }
+    *out = s;
+    return HAZE_OK;
+}
+
+int haze_prec_load(haze_ctx *ctx, const char *path, haze_prec_script **out) {
+    if (!path || !out) return haze__error(ctx, HAZE_ERR_INVALID, "haze_prec_load: NULL argument");
+    char *text = NULL;
+    int rc = haze_file_read_all(ctx, path, &text, NULL);
+    if (rc) return rc;
+    rc = haze_prec_parse(ctx, text, path, out);
+    free(text);
+    return rc;
+}
+
+size_t haze_prec_goal_count(const haze_prec_script *s) {
+    return s ? (size_t)s->n_goals : 0;
+}
+size_t haze_prec_var_count(const haze_prec_script *s) {
+    return s ? (size_t)s->n_vars : 0;
+}
+
+const char *haze_prec_var_name(const haze_prec_script *s, size_t i) {
+    return s && i < (size_t)s->n_vars ? s->vars[i].name : NULL;
+}
+
+int haze_prec_var_range(const haze_prec_script *s, size_t i, double *lo, double *hi) {
+    if (!s || i >= (size_t)s->n_vars || !lo || !hi) return HAZE_ERR_INVALID;
+    *lo = mpfr_get_d(s->vars[i].range.lo, MPFR_RNDU); /* inside the range */
+    *hi = mpfr_get_d(s->vars[i].range.hi, MPFR_RNDD);
+    return HAZE_OK;
+}
+
+int haze_prec_set_bisect(haze_ctx *ctx, haze_prec_script *s, const char *var, long n) {
+    if (!s || !var)
+        return haze__error(ctx, HAZE_ERR_INVALID, "haze_prec_set_bisect: NULL argument");
+    int i = haze__prec_find_var(s, var);
+    if (i < 0)
+        return haze__error(ctx, HAZE_ERR_INVALID, "no input variable '%s' in %s", var, s->name);
+    if (n < 1 || n > MAX_BOXES)
+        return haze__error(ctx, HAZE_ERR_INVALID, "bisection count for '%s' must be from 1 to %ld",
+                           var, MAX_BOXES);
+    s->vars[i].bisect = n;
+    return HAZE_OK;
+}
+
+const char *haze_prec_engine_name(haze_prec_engine e) {
+    return e == HAZE_PREC_IA ? "ia" : e == HAZE_PREC_AA ? "aa" : "both";
+}
+
+int haze_prec_engine_parse(const char *str, haze_prec_engine *out) {
+    if (!str || !out) return HAZE_ERR_INVALID;
+    if (!strcmp(str, "ia"))
+        *out = HAZE_PREC_IA;
+    else if (!strcmp(str, "aa"))
+        *out = HAZE_PREC_AA;
+    else if (!strcmp(str, "both"))
+        *out = HAZE_PREC_BOTH;
+    else
+        return HAZE_ERR_INVALID;
+    return HAZE_OK;
+}
+
+void haze_prec_result_free(haze_prec_result *r) {
+    if (!r) return;
+    for (size_t i = 0; i < r->n_goals; i++) {
+        free(r->goals[i].lo_exact);
+        free(r->goals[i].hi_exact);
+        free(r->goals[i].lo_decimal);
+        free(r->goals[i].hi_decimal);
+    }
+    free(r->goals);
+    free(r);
+}
+
+/* "m b e" with m odd, Gappa's dyadic notation ("-9b-5" is -9 * 2^-5). */
+static char *dyadic(const mpfr_t x) {
+    if (mpfr_inf_p(x)) return strdup(mpfr_sgn(x) > 0 ? "inf" : "-inf");
+    if (mpfr_zero_p(x)) return strdup("0");
+    mpz_t m;
+    mpz_init(m);
+    long e = mpfr_get_z_2exp(m, x);
+    unsigned long tz = mpz_scan1(m, 0);
+    mpz_fdiv_q_2exp(m, m, tz);
+    e += (long)tz;
+    size_t n = mpz_sizeinbase(m, 10) + 32;
+    char *r = malloc(n);
+    if (r) {
+        mpz_get_str(r, 10, m);
+        if (e) snprintf(r + strlen(r), n - strlen(r), "b%ld", e);
+    }
+    mpz_clear(m);
+    return r;
+}
+
+static char *decimal(const mpfr_t x, mpfr_rnd_t rnd) {
+    char *buf = NULL;
+    if (mpfr_inf_p(x)) return strdup(mpfr_sgn(x) > 0 ? "inf" : "-inf");
+    if (mpfr_asprintf(&buf, rnd == MPFR_RNDD ? "%.10RDg" : "%.10RUg", x) < 0) return NULL;
+    char *r = strdup(buf);
+    mpfr_free_str(buf);
+    return r;
+}
+
+/* Sub-range k of n of [lo, hi], rounded outward so that the parts cover it. */
+static void sub_range(pint *r, const pint *full, long k, long n) {
+    mpfr_t w;
+    mpfr_init2(w, PREC_BITS);
+    mpfr_sub(w, full->hi, full->lo, MPFR_RNDN);
+    mpfr_mul_si(r->lo, w, k, MPFR_RNDD);
+    mpfr_div_si(r->lo, r->lo, n, MPFR_RNDD);
+    mpfr_add(r->lo, r->lo, full->lo, MPFR_RNDD);
+    mpfr_mul_si(r->hi, w, k + 1, MPFR_RNDU);
+    mpfr_div_si(r->hi, r->hi, n, MPFR_RNDU);
+    mpfr_add(r->hi, r->hi, full->lo, MPFR_RNDU);
+    if (k == 0) mpfr_set(r->lo, full->lo, MPFR_RNDD);
+    if (k == n - 1) mpfr_set(r->hi, full->hi, MPFR_RNDU);
+    mpfr_clear(w);
+    mpfr_free_cache();
+}
+
+static double now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int haze_prec_analyse(haze_ctx *ctx, const haze_prec_script *s, haze_prec_engine engine,
+                      haze_prec_result **out) {
+    if (!s || !out) return haze__error(ctx, HAZE_ERR_INVALID, "haze_prec_analyse: NULL argument");
+    if (engine < HAZE_PREC_IA || engine > HAZE_PREC_BOTH)
+        return haze__error(ctx, HAZE_ERR_INVALID, "haze_prec_analyse: unknown engine %d",
+                           (int)engine);
+    *out = NULL;
+    double t0 = now();
+    long boxes = 1;
+    for (int i = 0; i < s->n_vars; i++) {
+        if (s->vars[i].bisect > MAX_BOXES / boxes)
+            return haze__error(ctx, HAZE_ERR_INVALID, "more than %ld sub-boxes requested",
+                               MAX_BOXES);
+        boxes *= s->vars[i].bisect;
+    }
+    int ng = s->n_goals, nv = s->n_vars;
+    pint *acc = malloc((size_t)ng * sizeof *acc);
+    if (!acc) return haze__error(ctx, HAZE_ERR_NOMEM, "out of memory");
+    for (int g = 0; g < ng; g++) {
+        pi_init(&acc[g]);
+        mpfr_set_inf(acc[g].lo, 1);
+        mpfr_set_inf(acc[g].hi, -1);
+    }
+    int rc = 0;
+    char errmsg[HAZE__ERRMSG_MAX] = "";
+    int threads = haze__threads(ctx);
+    if (boxes < threads) threads = (int)boxes;
+#pragma omp parallel num_threads(threads)
+    {
+        pint *box = malloc((size_t)(nv ? nv : 1) * sizeof *box);
+        pint *res = malloc((size_t)ng * sizeof *res);
+        pint *mine = malloc((size_t)ng * sizeof *mine);
+        struct haze_ctx local;
+        memset(&local, 0, sizeof local);
+        int myrc = (!box || !res || !mine) ? HAZE_ERR_NOMEM : 0;
+        if (!myrc) {
+            for (int i = 0; i < nv; i++) pi_init(&box[i]);
+            for (int g = 0; g < ng; g++) {
+                pi_init(&res[g]);
+                pi_init(&mine[g]);
+                mpfr_set_inf(mine[g].lo, 1);
+                mpfr_set_inf(mine[g].hi, -1);
+            }
+        }
+#pragma omp for schedule(dynamic, 1)
+        for (long b = 0; b < boxes; b++) {
+            int stop;
+#pragma omp atomic read
+            stop = rc;
+            if (myrc || stop) continue;
+            long rest = b;
+            for (int i = 0; i < nv; i++) {
+                long n = s->vars[i].bisect;
+                if (n > 1 && s->vars[i].has_range)
+                    sub_range(&box[i], &s->vars[i].range, rest % n, n);
+                else
+                    pi_set(&box[i], &s->vars[i].range);
+                rest /= n;
+            }
+            myrc = haze__prec_analyse_box(&local, s, box, engine, res);
+            if (!myrc)
+                for (int g = 0; g < ng; g++) pi_hull(&mine[g], &mine[g], &res[g]);
+        }
+#pragma omp critical(haze_prec_join)
+        {
+            if (myrc && !rc) {
+                rc = myrc;
+                snprintf(errmsg, sizeof errmsg, "%s",
+                         local.errmsg[0] ? local.errmsg : "out of memory");
+            }
+            if (!myrc && mine)
+                for (int g = 0; g < ng; g++) pi_hull(&acc[g], &acc[g], &mine[g]);
+        }
+        if (box && res && mine) {
+            for (int i = 0; i < nv; i++) pi_clear(&box[i]);
+            for (int g = 0; g < ng; g++) {
+                pi_clear(&res[g]);
+                pi_clear(&mine[g]);
+            }
+        }
+        free(box);
+        free(res);
+        free(mine);
+        mpfr_free_cache();
+    }
+    haze_prec_result *r = NULL;
+    if (rc) {
+        haze__error(ctx, rc, "%s", errmsg);
+    } else {
+        r = calloc(1, sizeof *r);
+        if (r) r->goals = calloc((size_t)ng, sizeof *r->goals);
+        if (!r || !r->goals) {
+            rc = haze__error(ctx, HAZE_ERR_NOMEM, "out of memory");
+        } else {
+            r->n_goals = (size_t)ng;
+            r->boxes = (size_t)boxes;
+            r->all_proved = 1;
+            for (int g = 0; g < ng; g++) {
+                const pgoal *pg = &s->goals[g];
+                haze_prec_goal *o = &r->goals[g];
+                o->text = pg->text;
+                o->relative = pg->kind == GOAL_REL || pg->kind == GOAL_ABSREL;
+                o->absolute = pg->kind == GOAL_ABS || pg->kind == GOAL_ABSREL;
+                o->lo = mpfr_get_d(acc[g].lo, MPFR_RNDD);
+                o->hi = mpfr_get_d(acc[g].hi, MPFR_RNDU);
+                o->lo_exact = dyadic(acc[g].lo);
+                o->hi_exact = dyadic(acc[g].hi);
+                o->lo_decimal = decimal(acc[g].lo, MPFR_RNDD);
+                o->hi_decimal = decimal(acc[g].hi, MPFR_RNDU);
+                o->has_bound = pg->has_lo || pg->has_hi;
+                o->want_lo = pg->has_lo ? mpfr_get_d(pg->want.lo, MPFR_RNDU) : -HUGE_VAL;
+                o->want_hi = pg->has_hi ? mpfr_get_d(pg->want.hi, MPFR_RNDD) : HUGE_VAL;
+                if (o->has_bound) {
+                    o->proved = (!pg->has_lo || mpfr_cmp(acc[g].lo, pg->want.lo) >= 0) &&
+                                (!pg->has_hi || mpfr_cmp(acc[g].hi, pg->want.hi) <= 0);
+                    if (!o->proved) r->all_proved = 0;
+                }
+                if (!o->lo_exact || !o->hi_exact || !o->lo_decimal || !o->hi_decimal)
+                    rc = haze__error(ctx, HAZE_ERR_NOMEM, "out of memory");
+            }
+            r->seconds = now() - t0;
+        }
+    }
+    for (int g = 0; g < ng; g++) pi_clear(&acc[g]);
+    free(acc);
+    if (rc) {
+        haze_prec_result_free(r);
+        return rc;
+    }
+    *out = r;
+    return HAZE_OK;
+}
+
+/* ------------------------------------------------------------ point evaluation */
+
+int haze_prec_eval(haze_ctx *ctx, const haze_prec_script *s, const double *x, long prec_bits,
+                   double *out) {
+    if (!s || (!x && s->n_vars) || !out)
+        return haze__error(ctx, HAZE_ERR_INVALID, "haze_prec_eval: NULL argument");
+    if (prec_bits < 64) prec_bits = 64;
+    int nn = s->n_nodes;
+    mpfr_t *v = malloc(((size_t)nn + 1) * sizeof *v);
+    if (!v) return haze__error(ctx, HAZE_ERR_NOMEM, "out of memory");
+    /* wide enough for exact sums and products of the formats involved */
+    mpfr_prec_t p = (mpfr_prec_t)prec_bits;
+    int rc = 0;
+    int i;
+    for (i = 0; i < nn; i++) {
+        const pnode *n = &s->nodes[i];
+        mpfr_init2(v[i], p);
+        mpfr_srcptr a = n->a >= 0 ? v[n->a] : NULL, b = n->b >= 0 ? v[n->b] : NULL;
+        switch (n->op) {
+        case OP_CONST:
+            if (pi_is_point(&n->k)) {
+                mpfr_set_prec(v[i], mpfr_get_prec(n->k.lo));
+                mpfr_set(v[i], n->k.lo, MPFR_RNDN);
+            } else {
+                mpfr_add(v[i], n->k.lo, n->k.hi, MPFR_RNDN);
+                mpfr_div_2ui(v[i], v[i], 1, MPFR_RNDN);
+            }
+            break;
+        case OP_VAR:
+            mpfr_set_d(v[i], x[n->var], MPFR_RNDN);
+            break;
+        case OP_NEG:
+            mpfr_neg(v[i], a, MPFR_RNDN);
+            break;
+        case OP_ADD:
+            mpfr_add(v[i], a, b, MPFR_RNDN);
+            break;
+        case OP_SUB:
+            mpfr_sub(v[i], a, b, MPFR_RNDN);
+            break;
+        case OP_MUL:
+            mpfr_mul(v[i], a, b, MPFR_RNDN);
+            break;
+        case OP_FMA:
+            mpfr_fma(v[i], a, b, v[n->c], MPFR_RNDN);
+            break;
+        case OP_DIV:
+            mpfr_div(v[i], a, b, MPFR_RNDN);
+            break;
+        case OP_ABS:
+            mpfr_abs(v[i], a, MPFR_RNDN);
+            break;
+        case OP_SQRT:
+            mpfr_sqrt(v[i], a, MPFR_RNDN);
+            break;
+        case OP_EXP:
+            mpfr_exp(v[i], a, MPFR_RNDN);
+            break;
+        case OP_EXP2:
+            mpfr_exp2(v[i], a, MPFR_RNDN);
+            break;
+        case OP_LOG:
+            mpfr_log(v[i], a, MPFR_RNDN);
+            break;
+        case OP_LOG2:
+            mpfr_log2(v[i], a, MPFR_RNDN);
+            break;
+        default:
+            haze__prec_round_point(&s->fmts[n->fmt], v[i], a);
+            break;
+        }
+    }
+    for (int g = 0; g < s->n_goals && !rc; g++) out[g] = mpfr_get_d(v[s->goals[g].node], MPFR_RNDN);
+    for (i = 0; i < nn; i++) mpfr_clear(v[i]);
+    free(v);
+    mpfr_free_cache();
+    return rc;
+}

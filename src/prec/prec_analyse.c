@@ -1,0 +1,911 @@
+/*
+ * src/prec/prec_analyse.c - the two engines of the analyser, run on one box
+ * of input ranges.
+ *
+ * Every node n carries an enclosure V(n) of its value and E(n) of its error
+ * val(n) - val(strip(n)), the difference to the same expression computed
+ * exactly. Errors propagate with the rules that separate the new rounding
+ * error from the propagated one (Gappa's rewriting; Linderman et al., CGO
+ * 2010, Sec. 3.1-3.2):
+ *   o(a)        : E = E(a) + (o(v) - v),  bounded from V(a) and the format,
+ *                 zero when FIX/FLT facts prove the rounding exact
+ *   a * b       : E = ia*Eb + ib*Ea + Ea*Eb                (ia = V(strip a))
+ *   a / b       : E = (Ea - q*Eb) / vb                     (q = ia/ib)
+ *   log(a)      : E = log(1 + Ea/ia)      (log(a) - log(b) -> log(1 + (a-b)/b))
+ *   exp(a)      : E = exp(ia) * (exp(Ea) - 1)  (exp(a) - exp(b) -> exp(b)(exp(a-b) - 1))
+ *   sqrt(a)     : E = Ea / (sqrt(va) + sqrt(ia))
+ * The interval engine (IA) evaluates these with intervals. The affine engine
+ * (AA, Sec. 3.3) keeps the error as an affine form sum c_i eps_i with one
+ * noise symbol per rounding (c_i an interval enclosing the coefficient over
+ * the box) so that one rounding reaching a result along several paths
+ * cancels, and the exact values as affine forms over one symbol per input
+ * (de Figueiredo and Stolfi, 1997), multiplication with the quadratic term
+ * as a new symbol. "both" intersects the two enclosures at every node.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "prec/prec_internal.h"
+
+/* ------------------------------------------------------------ affine forms */
+
+typedef struct aform {
+    int n, cap;
+    int *sym;
+    pint *c;
+    pint c0;
+} aform;
+
+static void af_init(aform *a) {
+    memset(a, 0, sizeof *a);
+    pi_init(&a->c0);
+}
+
+static void af_free(aform *a) {
+    for (int i = 0; i < a->n; i++) pi_clear(&a->c[i]);
+    free(a->sym);
+    free(a->c);
+    pi_clear(&a->c0);
+    memset(a, 0, sizeof *a);
+}
+
+static int af_reserve(aform *a, int n) {
+    if (n <= a->cap) return 0;
+    int cap = a->cap ? a->cap : 4;
+    while (cap < n) cap *= 2;
+    int *ns = realloc(a->sym, (size_t)cap * sizeof *ns);
+    if (!ns) return -1;
+    a->sym = ns;
+    pint *nc = realloc(a->c, (size_t)cap * sizeof *nc);
+    if (!nc) return -1;
+    a->c = nc;
+    a->cap = cap;
+    return 0;
+}
+
+/* Appends coefficient k on a symbol larger than all present. */
+static int af_push(aform *a, int sym, const pint *k) {
+    if (af_reserve(a, a->n + 1)) return -1;
+    a->sym[a->n] = sym;
+    pi_init(&a->c[a->n]);
+    pi_set(&a->c[a->n], k);
+    a->n++;
+    return 0;
+}
+
+/* Adds a new noise symbol for the interval d: mid(d) to the centre, rad(d) on sym. */
+static int af_add_interval(aform *a, const pint *d, int *next_sym) {
+    if (pi_is_point(d)) {
+        pi_add(&a->c0, &a->c0, d);
+        return 0;
+    }
+    if (!pi_is_bounded(d)) {
+        pi_set_entire(&a->c0);
+        return 0;
+    }
+    pint mid, r;
+    pi_init(&mid);
+    pi_init(&r);
+    pi_midrad(&mid, r.hi, d);
+    mpfr_set(r.lo, r.hi, MPFR_RNDD);
+    pi_add(&a->c0, &a->c0, &mid);
+    int st = af_push(a, (*next_sym)++, &r);
+    pi_clear(&mid);
+    pi_clear(&r);
+    return st;
+}
+
+/* Sum of |c_i| (upper bound). */
+static void af_rad(mpfr_t r, const aform *a) {
+    mpfr_t m;
+    mpfr_init2(m, PREC_BITS);
+    mpfr_set_zero(r, 1);
+    for (int i = 0; i < a->n; i++) {
+        pi_mag(m, &a->c[i]);
+        mpfr_add(r, r, m, MPFR_RNDU);
+    }
+    mpfr_clear(m);
+}
+
+static void af_range(pint *out, const aform *a) {
+    pint s;
+    pi_init(&s);
+    af_rad(s.hi, a);
+    mpfr_neg(s.lo, s.hi, MPFR_RNDD);
+    pi_add(out, &a->c0, &s);
+    pi_clear(&s);
+}
+
+/* r = kx*x + ky*y (kx, ky intervals; NULL means 1; y may be NULL). r is new. */
+static int af_lin(aform *r, const aform *x, const pint *kx, const aform *y, const pint *ky) {
+    pint t;
+    pi_init(&t);
+    int i = 0, j = 0, st = 0;
+    pi_set_zero(&r->c0);
+    if (x) {
+        if (kx)
+            pi_mul(&r->c0, &x->c0, kx);
+        else
+            pi_set(&r->c0, &x->c0);
+    }
+    if (y) {
+        if (ky)
+            pi_mul(&t, &y->c0, ky);
+        else
+            pi_set(&t, &y->c0);
+        pi_add(&r->c0, &r->c0, &t);
+    }
+    int nx = x ? x->n : 0, ny = y ? y->n : 0;
+    while (!st && (i < nx || j < ny)) {
+        int sx = i < nx ? x->sym[i] : INT_MAX, sy = j < ny ? y->sym[j] : INT_MAX;
+        pint u;
+        pi_init(&u);
+        int sym = sx < sy ? sx : sy;
+        if (sx == sym) {
+            if (kx)
+                pi_mul(&u, &x->c[i], kx);
+            else
+                pi_set(&u, &x->c[i]);
+            i++;
+        }
+        if (sy == sym) {
+            if (ky)
+                pi_mul(&t, &y->c[j], ky);
+            else
+                pi_set(&t, &y->c[j]);
+            pi_add(&u, &u, &t);
+            j++;
+        }
+        if (!(pi_is_point(&u) && mpfr_zero_p(u.lo))) st = af_push(r, sym, &u);
+        pi_clear(&u);
+    }
+    pi_clear(&t);
+    return st;
+}
+
+/* Standard affine product (de Figueiredo and Stolfi, Sec. 3.10): the
+ * quadratic remainder, bounded by rad(x) rad(y), becomes a new symbol. */
+static int af_mul(aform *r, const aform *x, const aform *y, int *next_sym) {
+    int st = af_lin(r, x, &y->c0, y, &x->c0);
+    if (st) return st;
+    /* the centre product was counted twice: c0 = x0*y0 + y0*x0, take one off */
+    pint p;
+    pi_init(&p);
+    pi_mul(&p, &x->c0, &y->c0);
+    pi_sub(&r->c0, &r->c0, &p);
+    pint q;
+    pi_init(&q);
+    af_rad(q.hi, x);
+    af_rad(p.hi, y);
+    mpfr_mul(q.hi, q.hi, p.hi, MPFR_RNDU);
+    mpfr_neg(q.lo, q.hi, MPFR_RNDD);
+    if (!mpfr_zero_p(q.hi)) st = af_add_interval(r, &q, next_sym);
+    pi_clear(&p);
+    pi_clear(&q);
+    return st;
+}
+
+/* ---------------------------------------------------------------- state */
+
+typedef struct nst {
+    pint V, E;
+    pint Rl;    /* relative error E / V(strip) when rel_ok */
+    int rel_ok; /* Gappa's relative-error reasoning for floating point */
+    aform A;    /* stripped nodes: the exact value */
+    aform F;    /* rounded nodes: the error */
+    int has_a, has_f, live;
+} nst;
+
+typedef struct run {
+    haze_ctx *ctx;
+    const haze_prec_script *s;
+    int ia, aa;
+    nst *st;
+    int next_sym;
+} run;
+
+static int domain(run *R, const pnode *n, const char *what) {
+    return haze__error(R->ctx, HAZE_ERR_DOMAIN, "%s:%d:%d: %s", R->s->name, n->line, n->col, what);
+}
+
+static int nomem(run *R) {
+    return haze__error(R->ctx, HAZE_ERR_NOMEM, "out of memory");
+}
+
+/* The rounding error o(v) - v for v in va (Sec. 2.1, Eq. 1, and Gappa's
+ * FIX/FLT exactness). */
+static void round_error(pint *d, const pformat *f, const pint *va, const pnode *a) {
+    if (!pi_is_bounded(va)) {
+        pi_set_entire(d);
+        return;
+    }
+    int plain = f->extra_ulps == 0 && f->extra_abs == LONG_MIN;
+    if (plain && pi_is_point(va)) {
+        mpfr_t r;
+        mpfr_init2(r, PREC_BITS + 8);
+        int ovf = haze__prec_round_point(f, r, va->lo);
+        if (ovf) {
+            pi_set_entire(d);
+        } else {
+            mpfr_sub(d->lo, r, va->lo, MPFR_RNDD);
+            mpfr_sub(d->hi, r, va->lo, MPFR_RNDU);
+        }
+        mpfr_clear(r);
+        return;
+    }
+    mpfr_t M, u;
+    mpfr_inits2(PREC_BITS, M, u, (mpfr_ptr)0);
+    pi_mag(M, va);
+    long q, e_m = 0;
+    int done = 0;
+    if (f->fixed) {
+        if (a->fix != FIX_UNKNOWN && a->fix >= f->lsb) {
+            pi_set_zero(d);
+            done = 1;
+        }
+        q = f->lsb;
+    } else {
+        if (f->emax != LONG_MAX) {
+            mpfr_t mx;
+            mpfr_init2(mx, PREC_BITS);
+            mpfr_set_ui_2exp(mx, 1, (mpfr_exp_t)(1 - f->prec), MPFR_RNDN);
+            mpfr_ui_sub(mx, 2, mx, MPFR_RNDN);
+            mpfr_mul_2si(mx, mx, f->emax, MPFR_RNDN);
+            int over = mpfr_cmp(M, mx) > 0;
+            mpfr_clear(mx);
+            if (over) {
+                pi_set_entire(d);
+                mpfr_clears(M, u, (mpfr_ptr)0);
+                return;
+            }
+        }
+        if (mpfr_zero_p(M)) {
+            pi_set_zero(d);
+            mpfr_clears(M, u, (mpfr_ptr)0);
+            return;
+        }
+        long e = mpfr_get_exp(M); /* M < 2^e */
+        if (plain) {
+            long emin_exact = f->ftz ? -126 : f->emin;
+            int grid = f->emin == LONG_MIN || (a->fix != FIX_UNKNOWN && a->fix >= emin_exact);
+            int bits = a->flt <= f->prec || (a->fix != FIX_UNKNOWN && e <= a->fix + f->prec);
+            if (grid && bits) {
+                pi_set_zero(d);
+                done = 1;
+            }
+        }
+        q = e - f->prec;
+        if (f->emin != LONG_MIN && q < f->emin) q = f->emin;
+        e_m = e;
+    }
+    if (!done) {
+        mpfr_set_ui_2exp(u, 1, (mpfr_exp_t)q, MPFR_RNDN);
+        int neg_only = mpfr_sgn(va->hi) <= 0, pos_only = mpfr_sgn(va->lo) >= 0;
+        switch (f->dir) {
+        case DIR_NE:
+        case DIR_NA:
+            mpfr_div_2ui(u, u, 1, MPFR_RNDN);
+            if (!f->fixed) {
+                /* only |x| in [P, M] (P = 2^(e-1)) has the larger ulp, and there
+                 * the error is also at most x - P <= M - P */
+                long qlo = e_m - 1 - f->prec;
+                if (f->emin != LONG_MIN && qlo < f->emin) qlo = f->emin;
+                mpfr_t b1, b2;
+                mpfr_inits2(PREC_BITS, b1, b2, (mpfr_ptr)0);
+                mpfr_set_ui_2exp(b1, 1, (mpfr_exp_t)(qlo - 1), MPFR_RNDN);
+                mpfr_set_ui_2exp(b2, 1, (mpfr_exp_t)(e_m - 1), MPFR_RNDN);
+                mpfr_sub(b2, M, b2, MPFR_RNDU);
+                mpfr_min(b2, b2, u, MPFR_RNDU);
+                mpfr_max(u, b1, b2, MPFR_RNDU);
+                mpfr_clears(b1, b2, (mpfr_ptr)0);
+            }
+            pi_sym(d, u);
+            break;
+        case DIR_UP:
+            mpfr_set_zero(d->lo, 1);
+            mpfr_set(d->hi, u, MPFR_RNDU);
+            break;
+        case DIR_DN:
+            mpfr_neg(d->lo, u, MPFR_RNDD);
+            mpfr_set_zero(d->hi, 1);
+            break;
+        case DIR_ZR:
+            pi_sym(d, u);
+            if (pos_only) mpfr_set_zero(d->hi, 1);
+            if (neg_only) mpfr_set_zero(d->lo, 1);
+            break;
+        default: /* aw */
+            pi_sym(d, u);
+            if (pos_only) mpfr_set_zero(d->lo, 1);
+            if (neg_only) mpfr_set_zero(d->hi, 1);
+            break;
+        }
+        if (!f->fixed && f->ftz) {
+            /* results below 2^-126 are flushed to zero: an error below 2^-126 */
+            mpfr_t mg;
+            mpfr_init2(mg, PREC_BITS);
+            pi_mig(mg, va);
+            if (mpfr_cmp_si_2exp(mg, 1, -126) < 0) {
+                mpfr_set_ui_2exp(u, 1, -126, MPFR_RNDN);
+                pint z;
+                pi_init(&z);
+                pi_sym(&z, u);
+                pi_hull(d, d, &z);
+                pi_clear(&z);
+            }
+            mpfr_clear(mg);
+        }
+        if (!f->fixed && !plain) {
+            /* documented error of a fast intrinsic, in ulps of the result
+             * (|result| <= 2^e, so its ulp is at most 2^(e+1-p)) or absolute */
+            long e = mpfr_get_exp(M), qe = e + 1 - f->prec;
+            if (f->emin != LONG_MIN && qe < f->emin) qe = f->emin;
+            mpfr_set_ui_2exp(u, (unsigned long)f->extra_ulps, (mpfr_exp_t)qe, MPFR_RNDU);
+            if (f->extra_abs != LONG_MIN && mpfr_cmp_si_2exp(u, 1, f->extra_abs) < 0)
+                mpfr_set_ui_2exp(u, 1, (mpfr_exp_t)f->extra_abs, MPFR_RNDU);
+            pint z;
+            pi_init(&z);
+            pi_sym(&z, u);
+            pi_add(d, d, &z);
+            pi_clear(&z);
+        }
+    }
+    mpfr_clears(M, u, (mpfr_ptr)0);
+}
+
+/* Relative error o(v)/v - 1 for v in va when va stays in the normal range
+ * (Eq. 1 of the paper: |rho| <= 2^-p to nearest, 2^(1-p) directed). */
+static int round_rel(pint *rho, const pformat *f, const pint *va, const pint *d) {
+    if (pi_is_point(d) && mpfr_zero_p(d->lo)) {
+        pi_set_zero(rho);
+        return 1;
+    }
+    if (f->fixed || f->extra_ulps || f->extra_abs != LONG_MIN || !pi_is_bounded(d)) return 0;
+    mpfr_t m;
+    mpfr_init2(m, PREC_BITS);
+    pi_mig(m, va);
+    long emin = f->ftz ? -126 - f->prec + 1 : f->emin;
+    int ok =
+        !mpfr_zero_p(m) && (emin == LONG_MIN || mpfr_cmp_si_2exp(m, 1, emin + f->prec - 1) >= 0);
+    mpfr_clear(m);
+    if (!ok) return 0;
+    int nearest = f->dir == DIR_NE || f->dir == DIR_NA;
+    mpfr_set_si_2exp(rho->hi, 1, nearest ? -f->prec : 1 - f->prec, MPFR_RNDU);
+    mpfr_neg(rho->lo, rho->hi, MPFR_RNDD);
+    return 1;
+}
+
+/* Direct enclosure of o(v) for v in va: rounding is monotone. */
+static void round_value(pint *r, const pformat *f, const pint *va, const pint *d) {
+    pint t;
+    pi_init(&t);
+    pi_add(&t, va, d);
+    if (f->extra_ulps == 0 && f->extra_abs == LONG_MIN && pi_is_bounded(va)) {
+        mpfr_t lo, hi;
+        mpfr_inits2(PREC_BITS + 8, lo, hi, (mpfr_ptr)0);
+        int o1 = haze__prec_round_point(f, lo, va->lo), o2 = haze__prec_round_point(f, hi, va->hi);
+        if (!o1 && !o2) {
+            pint m;
+            pi_init(&m);
+            mpfr_set(m.lo, lo, MPFR_RNDD);
+            mpfr_set(m.hi, hi, MPFR_RNDU);
+            pi_meet(&t, &t, &m);
+            pi_clear(&m);
+        }
+        mpfr_clears(lo, hi, (mpfr_ptr)0);
+    }
+    pi_set(r, &t);
+    pi_clear(&t);
+}
+
+/* ------------------------------------------------------------ node rules */
+
+static int is_stripped(const haze_prec_script *s, int id) {
+    return s->nodes[id].strip == id;
+}
+
+/* Value of a node without roundings. */
+static int eval_exact(run *R, int id, const pint *box) {
+    const haze_prec_script *s = R->s;
+    const pnode *n = &s->nodes[id];
+    nst *S = &R->st[id];
+    nst *A = n->a >= 0 ? &R->st[n->a] : NULL, *B = n->b >= 0 ? &R->st[n->b] : NULL;
+    nst *C = n->c >= 0 ? &R->st[n->c] : NULL;
+    pint t;
+    pi_init(&t);
+    int st = 0, linear = 1;
+    switch (n->op) {
+    case OP_CONST:
+        pi_set(&S->V, &n->k);
+        break;
+    case OP_VAR:
+        pi_set(&S->V, &box[n->var]);
+        break;
+    case OP_NEG:
+        pi_neg(&S->V, &A->V);
+        break;
+    case OP_ADD:
+        pi_add(&S->V, &A->V, &B->V);
+        break;
+    case OP_SUB:
+        pi_sub(&S->V, &A->V, &B->V);
+        break;
+    case OP_MUL:
+        if (n->a == n->b)
+            pi_sqr(&S->V, &A->V);
+        else
+            pi_mul(&S->V, &A->V, &B->V);
+        break;
+    case OP_FMA:
+        pi_mul(&t, &A->V, &B->V);
+        pi_add(&S->V, &t, &C->V);
+        break;
+    case OP_DIV:
+        linear = 0;
+        if (pi_has_zero(&B->V))
+            st = domain(R, n, "division by a range that contains zero");
+        else
+            pi_div(&S->V, &A->V, &B->V);
+        break;
+    case OP_ABS:
+        linear = 0;
+        pi_abs(&S->V, &A->V);
+        break;
+    case OP_SQRT:
+        linear = 0;
+        if (mpfr_sgn(A->V.lo) < 0)
+            st = domain(R, n, "square root of a range that reaches below zero");
+        else
+            pi_sqrt(&S->V, &A->V);
+        break;
+    case OP_EXP:
+        linear = 0, pi_exp(&S->V, &A->V);
+        break;
+    case OP_EXP2:
+        linear = 0, pi_exp2(&S->V, &A->V);
+        break;
+    case OP_LOG:
+    case OP_LOG2:
+        linear = 0;
+        if (mpfr_sgn(A->V.lo) <= 0)
+            st = domain(R, n, "logarithm of a range that reaches zero or below");
+        else if (n->op == OP_LOG)
+            pi_log(&S->V, &A->V);
+        else
+            pi_log2(&S->V, &A->V);
+        break;
+    default:
+        st = haze__error(R->ctx, HAZE_ERR_INTERNAL, "prec: unexpected node");
+        break;
+    }
+    pi_set_zero(&S->E);
+    pi_set_zero(&S->Rl);
+    S->rel_ok = 1;
+    if (!st && R->aa) {
+        af_init(&S->A);
+        S->has_a = 1;
+        if (n->op == OP_CONST) {
+            pi_set(&S->A.c0, &n->k);
+        } else if (n->op == OP_VAR) {
+            pint mid, r;
+            pi_init(&mid);
+            pi_init(&r);
+            pi_midrad(&mid, r.hi, &box[n->var]);
+            mpfr_set(r.lo, r.hi, MPFR_RNDD);
+            pi_set(&S->A.c0, &mid);
+            if (!mpfr_zero_p(r.hi)) st = af_push(&S->A, n->var, &r);
+            pi_clear(&mid);
+            pi_clear(&r);
+        } else if (linear && A->has_a && (!B || B->has_a) && (!C || C->has_a)) {
+            pint m1;
+            pi_init(&m1);
+            mpfr_set_si(m1.lo, -1, MPFR_RNDN);
+            mpfr_set_si(m1.hi, -1, MPFR_RNDN);
+            if (n->op == OP_NEG)
+                st = af_lin(&S->A, &A->A, &m1, NULL, NULL);
+            else if (n->op == OP_ADD)
+                st = af_lin(&S->A, &A->A, NULL, &B->A, NULL);
+            else if (n->op == OP_SUB)
+                st = af_lin(&S->A, &A->A, NULL, &B->A, &m1);
+            else if (n->op == OP_MUL)
+                st = af_mul(&S->A, &A->A, &B->A, &R->next_sym);
+            else {
+                aform p;
+                af_init(&p);
+                st = af_mul(&p, &A->A, &B->A, &R->next_sym);
+                if (!st) st = af_lin(&S->A, &p, NULL, &C->A, NULL);
+                af_free(&p);
+            }
+            pi_clear(&m1);
+            if (!st) {
+                /* exact values: the tighter of both enclosures in every mode */
+                af_range(&t, &S->A);
+                pi_meet(&S->V, &S->V, &t);
+            }
+        } else {
+            /* other functions: a fresh symbol for the enclosure */
+            st = af_add_interval(&S->A, &S->V, &R->next_sym);
+        }
+        if (st > 0) st = nomem(R);
+    }
+    pi_clear(&t);
+    return st;
+}
+
+static int has_f(const nst *x) {
+    return x && x->has_f;
+}
+
+/* F = kx * Fx + ky * Fy where an absent form is zero. */
+static int lin_f(aform *r, const nst *x, const pint *kx, const nst *y, const pint *ky) {
+    return af_lin(r, has_f(x) ? &x->F : NULL, kx, has_f(y) ? &y->F : NULL, ky);
+}
+
+/* Mean-value scaling: F = Fa * k. */
+static int scale_f(aform *r, const nst *a, const pint *k) {
+    return lin_f(r, a, k, NULL, NULL);
+}
+
+/* Relative errors compose multiplicatively through roundings, products and
+ * quotients: (1 + ra)(1 + rb) - 1 and (1 + ra)/(1 + rb) - 1. Gappa reasons the
+ * same way; it is much tighter than absolute errors when ranges are wide. */
+static void relative(run *R, const pnode *n, nst *S, const nst *A, const nst *B, const pint *rho,
+                     int rho_ok) {
+    const pint *Z = &R->st[n->strip].V;
+    pint one, x, y;
+    pi_init(&one);
+    pi_init(&x);
+    pi_init(&y);
+    pi_set_d(&one, 1, 1);
+    int ok = 0;
+    switch (n->op) {
+    case OP_RND:
+        if (A->rel_ok && rho_ok) {
+            pi_add(&x, &one, &A->Rl);
+            pi_add(&y, &one, rho);
+            pi_mul(&x, &x, &y);
+            ok = 1;
+        }
+        break;
+    case OP_NEG:
+        if (A->rel_ok) {
+            pi_add(&x, &one, &A->Rl);
+            ok = 1;
+        }
+        break;
+    case OP_MUL:
+    case OP_DIV:
+        if (A->rel_ok && B->rel_ok) {
+            pi_add(&x, &one, &A->Rl);
+            pi_add(&y, &one, &B->Rl);
+            if (n->op == OP_MUL) {
+                if (n->a == n->b)
+                    pi_sqr(&x, &x);
+                else
+                    pi_mul(&x, &x, &y);
+                ok = 1;
+            } else if (!pi_has_zero(&y)) {
+                pi_div(&x, &x, &y);
+                ok = 1;
+            }
+        }
+        break;
+    default:
+        break;
+    }
+    if (ok) {
+        pi_sub(&S->Rl, &x, &one);
+        pi_mul(&x, &S->Rl, Z);
+        pi_meet(&S->E, &S->E, &x);
+    }
+    if (pi_is_bounded(Z) && !pi_has_zero(Z) && pi_is_bounded(&S->E)) {
+        pi_div(&x, &S->E, Z);
+        if (ok)
+            pi_meet(&S->Rl, &S->Rl, &x);
+        else
+            pi_set(&S->Rl, &x);
+        ok = 1;
+    }
+    S->rel_ok = ok;
+    pi_clear(&one);
+    pi_clear(&x);
+    pi_clear(&y);
+}
+
+/* A node with roundings below it. */
+static int eval_rounded(run *R, int id) {
+    const haze_prec_script *s = R->s;
+    const pnode *n = &s->nodes[id];
+    nst *S = &R->st[id], *Z = &R->st[n->strip];
+    nst *A = &R->st[n->a], *B = n->b >= 0 ? &R->st[n->b] : NULL;
+    nst *C = n->c >= 0 ? &R->st[n->c] : NULL;
+    const pint *ia = &R->st[s->nodes[n->a].strip].V;
+    const pint *ib = n->b >= 0 ? &R->st[s->nodes[n->b].strip].V : NULL;
+    pint t, u, w, direct;
+    pi_init(&t);
+    pi_init(&u);
+    pi_init(&w);
+    pi_init(&direct);
+    int st = 0;
+    if (R->aa) {
+        af_init(&S->F);
+        S->has_f = 1;
+    }
+    pint m1, rho;
+    pi_init(&m1);
+    pi_init(&rho);
+    int rho_ok = 0;
+    mpfr_set_si(m1.lo, -1, MPFR_RNDN);
+    mpfr_set_si(m1.hi, -1, MPFR_RNDN);
+    switch (n->op) {
+    case OP_RND: {
+        const pformat *f = &s->fmts[n->fmt];
+        round_error(&t, f, &A->V, &s->nodes[n->a]);
+        rho_ok = round_rel(&rho, f, &A->V, &t);
+        pi_add(&S->E, &A->E, &t);
+        round_value(&direct, f, &A->V, &t);
+        if (R->aa) {
+            st = lin_f(&S->F, A, NULL, NULL, NULL);
+            if (!st) st = af_add_interval(&S->F, &t, &R->next_sym);
+        }
+        break;
+    }
+    case OP_NEG:
+        pi_neg(&S->E, &A->E);
+        pi_neg(&direct, &A->V);
+        if (R->aa) st = lin_f(&S->F, A, &m1, NULL, NULL);
+        break;
+    case OP_ADD:
+    case OP_SUB:
+        if (n->op == OP_ADD) {
+            pi_add(&S->E, &A->E, &B->E);
+            pi_add(&direct, &A->V, &B->V);
+        } else {
+            pi_sub(&S->E, &A->E, &B->E);
+            pi_sub(&direct, &A->V, &B->V);
+        }
+        if (R->aa) st = lin_f(&S->F, A, NULL, B, n->op == OP_SUB ? &m1 : NULL);
+        break;
+    case OP_MUL:
+    case OP_FMA:
+        /* a b - ia ib = ia Eb + ib Ea + Ea Eb */
+        pi_mul(&t, ia, &B->E);
+        pi_mul(&u, ib, &A->E);
+        pi_add(&t, &t, &u);
+        pi_mul(&u, &A->E, &B->E);
+        pi_add(&S->E, &t, &u);
+        if (n->a == n->b)
+            pi_sqr(&direct, &A->V);
+        else
+            pi_mul(&direct, &A->V, &B->V);
+        if (n->op == OP_FMA) {
+            pi_add(&S->E, &S->E, &C->E);
+            pi_add(&direct, &direct, &C->V);
+        }
+        if (R->aa) {
+            aform p;
+            af_init(&p);
+            st = lin_f(&p, B, ia, A, ib);
+            if (!st && has_f(A) && has_f(B)) {
+                af_range(&t, &A->F);
+                af_range(&w, &B->F);
+                pi_mul(&t, &t, &w);
+                st = af_add_interval(&p, &t, &R->next_sym);
+            }
+            if (!st) {
+                if (n->op == OP_FMA)
+                    st = af_lin(&S->F, &p, NULL, has_f(C) ? &C->F : NULL, NULL);
+                else
+                    st = af_lin(&S->F, &p, NULL, NULL, NULL);
+            }
+            af_free(&p);
+        }
+        break;
+    case OP_DIV: {
+        if (pi_has_zero(&B->V)) {
+            st = domain(R, n, "division by a range that contains zero");
+            break;
+        }
+        /* a/b - ia/ib = (Ea - q Eb) / vb with q = ia/ib */
+        const pint *q = &Z->V;
+        pi_mul(&t, q, &B->E);
+        pi_sub(&t, &A->E, &t);
+        pi_div(&S->E, &t, &B->V);
+        pi_div(&direct, &A->V, &B->V);
+        if (R->aa) {
+            pint inv, one;
+            pi_init(&inv);
+            pi_init(&one);
+            mpfr_set_ui(one.lo, 1, MPFR_RNDN);
+            mpfr_set_ui(one.hi, 1, MPFR_RNDN);
+            pi_div(&inv, &one, &B->V);
+            pi_neg(&u, q);
+            pi_mul(&u, &u, &inv);
+            st = lin_f(&S->F, A, &inv, B, &u);
+            pi_clear(&inv);
+            pi_clear(&one);
+        }
+        break;
+    }
+    case OP_ABS:
+        pi_abs(&direct, &A->V);
+        pi_mag(t.hi, &A->E);
+        pi_sym(&S->E, t.hi);
+        if (R->aa) {
+            if (mpfr_sgn(ia->lo) > 0 && mpfr_sgn(A->V.lo) > 0)
+                st = lin_f(&S->F, A, NULL, NULL, NULL);
+            else if (mpfr_sgn(ia->hi) < 0 && mpfr_sgn(A->V.hi) < 0)
+                st = lin_f(&S->F, A, &m1, NULL, NULL);
+            else
+                st = af_add_interval(&S->F, &S->E, &R->next_sym);
+        }
+        break;
+    case OP_SQRT:
+        if (mpfr_sgn(A->V.lo) < 0) {
+            st = domain(R, n, "square root of a range that reaches below zero");
+            break;
+        }
+        pi_sqrt(&direct, &A->V);
+        pi_sqrt(&t, ia);
+        pi_add(&t, &t, &direct);
+        if (pi_has_zero(&t)) {
+            pi_sub(&S->E, &direct, &Z->V);
+            if (R->aa) st = af_add_interval(&S->F, &S->E, &R->next_sym);
+        } else {
+            pi_div(&S->E, &A->E, &t);
+            if (R->aa) {
+                pi_set_d(&u, 1, 1);
+                pi_div(&u, &u, &t);
+                st = scale_f(&S->F, A, &u);
+            }
+        }
+        break;
+    case OP_EXP:
+    case OP_EXP2:
+        if (n->op == OP_EXP) {
+            pi_expm1(&t, &A->E);
+            pi_exp(&u, ia);
+            pi_exp(&direct, &A->V);
+        } else {
+            pi_exp2m1(&t, &A->E);
+            pi_exp2(&u, ia);
+            pi_exp2(&direct, &A->V);
+        }
+        pi_mul(&S->E, &u, &t);
+        if (R->aa) { /* exp(v) - exp(i) = exp(xi) (v - i), xi between */
+            pi_hull(&w, ia, &A->V);
+            if (n->op == OP_EXP) {
+                pi_exp(&u, &w);
+            } else {
+                pi_exp2(&u, &w);
+                pint ln2;
+                pi_init(&ln2);
+                mpfr_const_log2(ln2.lo, MPFR_RNDD);
+                mpfr_const_log2(ln2.hi, MPFR_RNDU);
+                pi_mul(&u, &u, &ln2);
+                pi_clear(&ln2);
+            }
+            st = scale_f(&S->F, A, &u);
+        }
+        break;
+    case OP_LOG:
+    case OP_LOG2:
+        if (mpfr_sgn(A->V.lo) <= 0 || mpfr_sgn(ia->lo) <= 0) {
+            st = domain(R, n, "logarithm of a range that reaches zero or below");
+            break;
+        }
+        pi_div(&t, &A->E, ia);
+        if (n->op == OP_LOG) {
+            pi_log1p(&S->E, &t);
+            pi_log(&direct, &A->V);
+        } else {
+            pi_log2_1p(&S->E, &t);
+            pi_log2(&direct, &A->V);
+        }
+        if (R->aa) {
+            pi_hull(&w, ia, &A->V);
+            if (n->op == OP_LOG2) {
+                pint ln2;
+                pi_init(&ln2);
+                mpfr_const_log2(ln2.lo, MPFR_RNDD);
+                mpfr_const_log2(ln2.hi, MPFR_RNDU);
+                pi_mul(&w, &w, &ln2);
+                pi_clear(&ln2);
+            }
+            pi_set_d(&u, 1, 1);
+            pi_div(&u, &u, &w);
+            st = scale_f(&S->F, A, &u);
+        }
+        break;
+    default:
+        st = haze__error(R->ctx, HAZE_ERR_INTERNAL, "prec: unexpected node");
+        break;
+    }
+    if (st > 0) st = nomem(R);
+    if (!st) {
+        if (R->aa) {
+            af_range(&t, &S->F);
+            if (R->ia)
+                pi_meet(&S->E, &S->E, &t);
+            else
+                pi_set(&S->E, &t);
+        }
+        if (R->ia) relative(R, n, S, A, B, &rho, rho_ok);
+        /* V = direct evaluation, met with exact value plus error */
+        pi_add(&t, &Z->V, &S->E);
+        pi_meet(&S->V, &direct, &t);
+    }
+    pi_clear(&m1);
+    pi_clear(&rho);
+    pi_clear(&t);
+    pi_clear(&u);
+    pi_clear(&w);
+    pi_clear(&direct);
+    return st;
+}
+
+int haze__prec_analyse_box(haze_ctx *ctx, const haze_prec_script *s, const pint *box,
+                           haze_prec_engine engine, pint *out) {
+    int nn = s->n_nodes;
+    char *need = calloc((size_t)nn + 1, 1);
+    int *last = malloc(((size_t)nn + 1) * sizeof *last);
+    nst *st = calloc((size_t)nn + 1, sizeof *st);
+    if (!need || !last || !st) {
+        free(need);
+        free(last);
+        free(st);
+        return haze__error(ctx, HAZE_ERR_NOMEM, "out of memory");
+    }
+    for (int g = 0; g < s->n_goals; g++) need[s->goals[g].node] = 1;
+    for (int i = nn - 1; i >= 0; i--) {
+        last[i] = -1;
+        if (!need[i]) continue;
+        const pnode *n = &s->nodes[i];
+        need[n->strip] = 1;
+        if (n->a >= 0) need[n->a] = 1;
+        if (n->b >= 0) need[n->b] = 1;
+        if (n->c >= 0) need[n->c] = 1;
+    }
+    /* last use of each node's forms, to free them early (long unrolled loops) */
+    for (int i = 0; i < nn; i++) {
+        if (!need[i]) continue;
+        const pnode *n = &s->nodes[i];
+        int kids[4] = {n->a, n->b, n->c, n->strip};
+        for (int k = 0; k < 4; k++)
+            if (kids[k] >= 0 && kids[k] != i) last[kids[k]] = i;
+    }
+    for (int g = 0; g < s->n_goals; g++) last[s->goals[g].node] = INT_MAX;
+    run R = {ctx, s, (engine & HAZE_PREC_IA) != 0, (engine & HAZE_PREC_AA) != 0, st, s->n_vars};
+    int rc = 0;
+    for (int i = 0; i < nn && !rc; i++) {
+        if (!need[i]) continue;
+        pi_init(&st[i].V);
+        pi_init(&st[i].E);
+        pi_init(&st[i].Rl);
+        st[i].live = 1;
+        rc = is_stripped(s, i) ? eval_exact(&R, i, box) : eval_rounded(&R, i);
+        /* free the forms that nobody reads any more */
+        const pnode *n = &s->nodes[i];
+        int kids[4] = {n->a, n->b, n->c, n->strip};
+        for (int k = 0; k < 4; k++) {
+            int c = kids[k];
+            if (c < 0 || c == i || last[c] != i) continue;
+            if (st[c].has_a) af_free(&st[c].A), st[c].has_a = 0;
+            if (st[c].has_f) af_free(&st[c].F), st[c].has_f = 0;
+        }
+    }
+    if (!rc)
+        for (int g = 0; g < s->n_goals; g++) pi_set(&out[g], &st[s->goals[g].node].V);
+    for (int i = 0; i < nn; i++) {
+        if (!st[i].live) continue;
+        if (st[i].has_a) af_free(&st[i].A);
+        if (st[i].has_f) af_free(&st[i].F);
+        pi_clear(&st[i].V);
+        pi_clear(&st[i].E);
+        pi_clear(&st[i].Rl);
+    }
+    free(need);
+    free(last);
+    free(st);
+    return rc;
+}

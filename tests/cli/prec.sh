@@ -1,0 +1,61 @@
+#!/bin/sh
+# tests/cli/prec.sh HAZE SRCDIR - exit codes and messages of `haze prec`.
+set -u
+haze=$1
+src=$2
+fails=0
+tmp=${TMPDIR:-/tmp}/haze-prec-cli.$$
+mkdir -p "$tmp"
+trap 'rm -rf "$tmp"' EXIT
+check() { # check WANT_CODE DESCRIPTION CMD...
+    want=$1; what=$2; shift 2
+    "$@" >"$tmp/out" 2>"$tmp/err"
+    got=$?
+    if [ "$got" != "$want" ]; then
+        echo "FAIL: $what: exit $got, want $want"; cat "$tmp/err"; fails=$((fails + 1))
+    else
+        echo "ok: $what"
+    fi
+}
+grep_out() { grep -q -- "$1" "$tmp/out" || { echo "FAIL: $2: stdout lacks '$1'"; fails=$((fails + 1)); }; }
+grep_err() { grep -q -- "$1" "$tmp/err" || { echo "FAIL: $2: stderr lacks '$1'"; fails=$((fails + 1)); }; }
+script() { printf '%b' "$2" > "$tmp/$1"; }
+
+check 0 "prec --help" "$haze" prec --help
+grep_out "usage: haze prec" "help text"
+check 1 "prec without a script" "$haze" prec
+check 1 "prec with a bad engine" "$haze" prec --engine xx "$src/examples/prec/fixed_point.g"
+check 0 "fixed-point example" "$haze" prec --engine ia "$src/examples/prec/fixed_point.g"
+grep_out "exact \[-9b-5, 9b-5\]" "interval engine bound"
+check 0 "fixed-point example, affine" "$haze" prec --engine aa "$src/examples/prec/fixed_point.g"
+grep_out "exact \[-7b-5, 7b-5\]" "affine engine bound"
+check 0 "json output" "$haze" prec --json "$src/examples/prec/fixed_point.g"
+grep_out '"hi_exact": "7b-5"' "json bound"
+check 0 "output file" "$haze" prec -o "$tmp/res.txt" "$src/examples/prec/fixed_point.g"
+grep -q "7b-5" "$tmp/res.txt" || { echo "FAIL: -o file"; fails=$((fails + 1)); }
+script proved.g 'y = float<ieee_64,ne>(x);\n{ x in [1,2] -> |y - x| <= 1b-52 }\n'
+check 0 "a stated bound that holds" "$haze" prec "$tmp/proved.g"
+grep_out "proved" "proved line"
+script unproved.g 'y = float<ieee_64,ne>(x);\n{ x in [1,2] -> |y - x| <= 1b-60 }\n'
+check 1 "a stated bound that does not hold" "$haze" prec "$tmp/unproved.g"
+grep_out "NOT PROVED" "not proved line"
+check 0 "bisection option" "$haze" prec --bisect x=4 "$tmp/proved.g"
+grep_out "4 sub-boxes" "bisection count"
+check 1 "bisection of an unknown variable" "$haze" prec --bisect q=4 "$tmp/proved.g"
+script syntax.g 'y = x +;\n{ x in [0,1] -> y in ? }\n'
+check 2 "syntax error" "$haze" prec "$tmp/syntax.g"
+grep_err "syntax.g:1:8:" "syntax error position"
+script undef.g 'y = x * z;\n{ x in [0,1] -> y in ? }\n'
+check 2 "undefined variable" "$haze" prec "$tmp/undef.g"
+grep_err "undef.g:1:9: undefined variable 'z'" "undefined variable message"
+script unsup.g 'y = tan(x);\n{ x in [0,1] -> y in ? }\n'
+check 2 "unsupported operator" "$haze" prec "$tmp/unsup.g"
+grep_err "unsup.g:1:5: unknown function 'tan'" "unsupported message"
+script empty.g 'y = x;\n{ x in [2,1] -> y in ? }\n'
+check 2 "inverted range" "$haze" prec "$tmp/empty.g"
+grep_err "empty.g:2:8: empty range" "inverted range message"
+script div.g 'y = 1 / x;\n{ x in [-1,1] -> y in ? }\n'
+check 2 "division by a range containing zero" "$haze" prec "$tmp/div.g"
+grep_err "div.g:1:7: division by a range that contains zero" "division message"
+check 2 "missing file" "$haze" prec "$tmp/none.g"
+[ "$fails" = 0 ] || { echo "$fails failure(s)"; exit 1; }
