@@ -66,6 +66,7 @@ int cmd_demo(int argc, char **argv, const cli_global *g);
 /* certified fuzzy arithmetic */
 
 /* fuzzy inference and edge detection */
+int cmd_fis(int argc, char **argv, const cli_global *g);
 
 /* fuzzy c-means */
 int cmd_fcm(int argc, char **argv, const cli_global *g);

@@ -21,6 +21,7 @@ static const command commands[] = {
     /* certified fuzzy arithmetic */
 
     /* fuzzy inference and edge detection */
+    {"fis", cmd_fis, "fuzzy inference with MATLAB .fis models (eval, surface, info)"},
 
     /* fuzzy c-means */
     {"fcm", cmd_fcm, "fuzzy c-means clustering (Euclidean or Gustafson-Kessel)"},

@@ -13,6 +13,7 @@
 /* certified fuzzy arithmetic */
 
 /* fuzzy inference and edge detection */
+#include "haze/fis.h"
 
 /* fuzzy c-means */
 #include "haze/fcm.h"

@@ -1,0 +1,256 @@
+/*
+ * cli/cmd_fis.c - `haze fis`: fuzzy inference systems from the command line.
+ *
+ *   haze fis info MODEL.fis
+ *   haze fis eval MODEL.fis [INPUTS.csv|-] [-o OUT.csv] [--mode M] [--points N] [--nan]
+ *   haze fis surface MODEL.fis [--grid N] -o surface.csv   (like MATLAB's gensurf)
+ *   haze fis convert IN.fis -o OUT.fis
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static void help(FILE *fp) {
+    fprintf(fp,
+            "usage: haze fis info MODEL.fis\n"
+            "       haze fis eval MODEL.fis [INPUTS.csv|-] [-o OUT.csv] [--mode matlab|octave]\n"
+            "                     [--points N] [--nan]\n"
+            "       haze fis surface MODEL.fis [--grid N] [-o OUT.csv] [--mode M] [--points N]\n"
+            "       haze fis convert IN.fis -o OUT.fis\n\n"
+            "Fuzzy inference with MATLAB/Octave .fis models (Mamdani and Sugeno).\n\n"
+            "  info      inputs, outputs, membership functions and rules of a model\n"
+            "  eval      evaluates every row of INPUTS (CSV or .npy, one column per input;\n"
+            "            default: standard input) and writes one column per output\n"
+            "            (CSV, or .npy by extension; default: standard output)\n"
+            "  surface   evaluates a grid of N x N points over the first two inputs (N\n"
+            "            points for one input); other inputs sit at mid-range\n"
+            "  convert   reads a model and writes it back as a MATLAB .fis file\n\n"
+            "Options:\n"
+            "  -o, --output FILE  where to write (default '-': standard output)\n"
+            "  --mode M           matlab (default: sums over linspace points, inputs\n"
+            "                     clamped, mid-range when no rule fires) or octave\n"
+            "                     (fuzzy-logic-toolkit: trapz, no clamping, NaN)\n"
+            "  --points N         points of the output range for Mamdani (default 101)\n"
+            "  --nan              NaN instead of mid-range when no rule fires\n"
+            "  --grid N           surface points per axis (default 15)\n"
+            "  -h, --help         this text\n\n"
+            "Exit codes: 0 ok, 1 usage, 2 bad model or input (file and line named), 3 runtime.\n");
+}
+
+typedef struct fis_opts {
+    const char *output;
+    haze_fis_mode mode;
+    int have_mode;
+    long points;
+    long grid;
+    int nan;
+} fis_opts;
+
+static int parse_opts(int argc, char **argv, fis_opts *o, int *first_arg) {
+    static const struct option opts[] = {{"help", no_argument, 0, 'h'},
+                                         {"output", required_argument, 0, 'o'},
+                                         {"mode", required_argument, 0, 'm'},
+                                         {"points", required_argument, 0, 'p'},
+                                         {"grid", required_argument, 0, 'g'},
+                                         {"nan", no_argument, 0, 'n'},
+                                         {0, 0, 0, 0}};
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
+        switch (c) {
+        case 'h':
+            help(stdout);
+            return -1;
+        case 'o':
+            o->output = optarg;
+            break;
+        case 'm':
+            if (haze_fis_mode_parse(optarg, &o->mode) != HAZE_OK)
+                return cli_usage_error("fis", "--mode: expected matlab or octave, got '%s'",
+                                       optarg);
+            o->have_mode = 1;
+            break;
+        case 'p':
+            if (!cli_parse_int(optarg, 2, 1000000, &o->points))
+                return cli_usage_error("fis", "--points: expected 2 to 1000000, got '%s'", optarg);
+            break;
+        case 'g':
+            if (!cli_parse_int(optarg, 2, 10000, &o->grid))
+                return cli_usage_error("fis", "--grid: expected 2 to 10000, got '%s'", optarg);
+            break;
+        case 'n':
+            o->nan = 1;
+            break;
+        default:
+            return cli_usage_error("fis", "unknown option");
+        }
+    }
+    *first_arg = optind;
+    return 0;
+}
+
+static int load_model(haze_ctx *ctx, const char *path, const fis_opts *o, haze_fis **f) {
+    int st = haze_fis_load(ctx, path, f);
+    if (st) return st;
+    if (o->have_mode) haze_fis_set_mode(*f, o->mode);
+    if (o->points) haze_fis_set_points(*f, (int)o->points);
+    if (o->nan) haze_fis_set_nan_if_no_rule(*f, 1);
+    return HAZE_OK;
+}
+
+static void print_info(const haze_fis *f) {
+    printf("name     %s\n", haze_fis_name(f));
+    printf("type     %s\n", haze_fis_is_sugeno(f) ? "sugeno" : "mamdani");
+    printf("rules    %d\n", haze_fis_num_rules(f));
+    for (int io = 0; io < 2; io++) {
+        int n = io ? haze_fis_num_outputs(f) : haze_fis_num_inputs(f);
+        printf("%s  %d\n", io ? "outputs" : "inputs ", n);
+        for (int i = 0; i < n; i++) {
+            double lo, hi;
+            haze_fis_var_range(f, io, i, &lo, &hi);
+            printf("  %d  %-24s [%g, %g]\n", i + 1, haze_fis_var_name(f, io, i), lo, hi);
+        }
+    }
+}
+
+static char **var_names(const haze_fis *f, int with_inputs) {
+    int ni = with_inputs ? haze_fis_num_inputs(f) : 0, no = haze_fis_num_outputs(f);
+    char **names = malloc(sizeof(char *) * (size_t)(ni + no));
+    if (!names) return NULL;
+    for (int i = 0; i < ni; i++) names[i] = (char *)haze_fis_var_name(f, 0, i);
+    for (int i = 0; i < no; i++) names[ni + i] = (char *)haze_fis_var_name(f, 1, i);
+    return names;
+}
+
+static int do_eval(haze_ctx *ctx, haze_fis *f, const char *in_path, const fis_opts *o,
+                   const cli_global *g) {
+    haze_table *t = NULL;
+    int st = haze_table_read(ctx, in_path, NULL, &t);
+    if (st) return cli_fail(ctx, st);
+    int ni = haze_fis_num_inputs(f), no = haze_fis_num_outputs(f);
+    if ((int)t->cols != ni || t->text_col >= 0) {
+        cli_errorf("%s: %zu columns, but the model has %d inputs", in_path, t->cols, ni);
+        haze_table_free(t);
+        return CLI_INPUT;
+    }
+    double *out = malloc(sizeof(double) * t->rows * (size_t)no + 1);
+    if (!out) {
+        haze_table_free(t);
+        cli_errorf("out of memory");
+        return CLI_RUNTIME;
+    }
+    haze_fis_stats stats;
+    st = haze_fis_eval_stats(ctx, f, t->data, t->rows, out, &stats);
+    if (!st) {
+        char **names = var_names(f, 0);
+        st = haze_matrix_write(ctx, o->output ? o->output : "-", out, t->rows, (size_t)no,
+                               (const char *const *)names);
+        free(names);
+    }
+    if (!st && (stats.clamped || stats.no_rule))
+        cli_info(g,
+                 "haze fis: %zu input value(s) clamped to their range, %zu output(s) with "
+                 "no rule fired\n",
+                 stats.clamped, stats.no_rule);
+    free(out);
+    haze_table_free(t);
+    return st ? cli_fail(ctx, st) : CLI_OK;
+}
+
+static int do_surface(haze_ctx *ctx, haze_fis *f, const fis_opts *o) {
+    int ni = haze_fis_num_inputs(f), no = haze_fis_num_outputs(f);
+    long gn = o->grid ? o->grid : 15;
+    size_t rows = ni >= 2 ? (size_t)(gn * gn) : (size_t)gn;
+    double *in = malloc(sizeof(double) * rows * (size_t)ni);
+    double *out = malloc(sizeof(double) * rows * (size_t)no);
+    double *tab = malloc(sizeof(double) * rows * (size_t)(ni + no));
+    if (!in || !out || !tab) {
+        free(in);
+        free(out);
+        free(tab);
+        cli_errorf("out of memory");
+        return CLI_RUNTIME;
+    }
+    double lo[2], hi[2];
+    for (int a = 0; a < 2 && a < ni; a++) haze_fis_var_range(f, 0, a, &lo[a], &hi[a]);
+    for (size_t r = 0; r < rows; r++) {
+        for (int j = 0; j < ni; j++) {
+            double l, h, v;
+            haze_fis_var_range(f, 0, j, &l, &h);
+            if (j == 0)
+                v = l + (double)(r % (size_t)gn) * (h - l) / (double)(gn - 1);
+            else if (j == 1)
+                v = l + (double)(r / (size_t)gn) * (h - l) / (double)(gn - 1);
+            else
+                v = (l + h) / 2.0;
+            in[r * (size_t)ni + (size_t)j] = v;
+        }
+    }
+    int st = haze_fis_eval(ctx, f, in, rows, out);
+    if (!st) {
+        for (size_t r = 0; r < rows; r++) {
+            memcpy(tab + r * (size_t)(ni + no), in + r * (size_t)ni, sizeof(double) * (size_t)ni);
+            memcpy(tab + r * (size_t)(ni + no) + ni, out + r * (size_t)no,
+                   sizeof(double) * (size_t)no);
+        }
+        char **names = var_names(f, 1);
+        st = haze_matrix_write(ctx, o->output ? o->output : "-", tab, rows, (size_t)(ni + no),
+                               (const char *const *)names);
+        free(names);
+    }
+    free(in);
+    free(out);
+    free(tab);
+    return st ? cli_fail(ctx, st) : CLI_OK;
+}
+
+int cmd_fis(int argc, char **argv, const cli_global *g) {
+    if (argc < 2)
+        return cli_usage_error("fis", "expected a subcommand: info, eval, surface, convert");
+    const char *sub = argv[1];
+    if (strcmp(sub, "--help") == 0 || strcmp(sub, "-h") == 0) {
+        help(stdout);
+        return CLI_OK;
+    }
+    if (strcmp(sub, "info") && strcmp(sub, "eval") && strcmp(sub, "surface") &&
+        strcmp(sub, "convert"))
+        return cli_usage_error("fis", "unknown subcommand '%s'", sub);
+    fis_opts o;
+    memset(&o, 0, sizeof o);
+    int first = 0;
+    int rc = parse_opts(argc - 1, argv + 1, &o, &first);
+    if (rc < 0) return CLI_OK;
+    if (rc) return rc;
+    int nargs = argc - 1 - first;
+    char **args = argv + 1 + first;
+    int max_args = strcmp(sub, "eval") == 0 ? 2 : 1;
+    if (nargs < 1) return cli_usage_error("fis", "%s: expected a model file", sub);
+    if (nargs > max_args)
+        return cli_usage_error("fis", "%s: unexpected argument '%s'", sub, args[max_args]);
+    if (strcmp(sub, "convert") == 0 && !o.output)
+        return cli_usage_error("fis", "convert: -o OUT.fis is required");
+    haze_ctx *ctx = NULL;
+    rc = cli_ctx_new(g, &ctx);
+    if (rc) return rc;
+    haze_fis *f = NULL;
+    int st = load_model(ctx, args[0], &o, &f);
+    if (st) {
+        rc = cli_fail(ctx, st);
+    } else if (strcmp(sub, "info") == 0) {
+        print_info(f);
+        rc = CLI_OK;
+    } else if (strcmp(sub, "eval") == 0) {
+        rc = do_eval(ctx, f, nargs > 1 ? args[1] : "-", &o, g);
+    } else if (strcmp(sub, "surface") == 0) {
+        rc = do_surface(ctx, f, &o);
+    } else {
+        st = haze_fis_save(ctx, f, o.output);
+        rc = st ? cli_fail(ctx, st) : CLI_OK;
+    }
+    haze_fis_free(f);
+    haze_ctx_free(ctx);
+    return rc;
+}

@@ -1,0 +1,99 @@
+/*
+ * haze/fis.h - fuzzy inference systems: Mamdani and Sugeno models read from
+ * MATLAB/Octave .fis files and evaluated in batches on the CPU or the GPU.
+ *
+ * The engine follows the Mamdani/Sugeno inference of MATLAB's Fuzzy Logic
+ * Toolbox (evalfis) and of Octave's fuzzy-logic-toolkit, and is the
+ * "generalized Mamdani inference" that seed paper 002 (Anderson et al., GPU
+ * FIRE, section "Extension of system") proposes on top of its FIRE kernels.
+ * docs/fis.md gives the formulas, the sampling modes and every place where
+ * MATLAB, Octave and fuzzylite disagree.
+ */
+#ifndef HAZE_FIS_H
+#define HAZE_FIS_H
+
+#include <stddef.h>
+
+#include "haze/core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct haze_fis haze_fis;
+
+/*
+ * How the output universe of a Mamdani system is sampled and integrated.
+ *  MATLAB:    linspace(min, max, N) with discrete sums (evalfis, default N 101);
+ *             inputs outside their range are clamped; if no rule fires the
+ *             output is the middle of its range (counted as a warning).
+ *  OCTAVE:    Octave's fuzzy-logic-toolkit 0.4.6: same points, but centroid by
+ *             trapz, no clamping, Sugeno outputs with equal locations merged
+ *             by the aggregation method, and NaN when no rule fires.
+ */
+typedef enum haze_fis_mode { HAZE_FIS_MODE_MATLAB = 0, HAZE_FIS_MODE_OCTAVE = 1 } haze_fis_mode;
+
+/*
+ * Reads a MATLAB/Octave .fis file. Tolerant as MATLAB is: "%" and "#"
+ * comments, keys in any order, defaults for missing keys, parameter lists
+ * padded with zeros (only the first n parameters of a type are used), rule
+ * codes with hedges (2.3: MF 2 with hedge exponent 3, Octave's convention).
+ * A path ending in ".fll" (fuzzylite) is refused with HAZE_ERR_UNSUPPORTED in
+ * this version. Errors name file, line and what was expected.
+ *
+ * Ownership: *out is new, freed with haze_fis_free().
+ */
+HAZE_API int haze_fis_load(haze_ctx *ctx, const char *path, haze_fis **out);
+/* The same from a NUL-terminated buffer; `name` is used in messages. */
+HAZE_API int haze_fis_parse(haze_ctx *ctx, const char *text, const char *name, haze_fis **out);
+/* Frees a system; NULL is a no-op. */
+HAZE_API void haze_fis_free(haze_fis *fis);
+
+/*
+ * Writes the system as a MATLAB .fis file (through haze_outfile: whole or
+ * not at all; "-" for standard output). It reads back identical.
+ */
+HAZE_API int haze_fis_save(haze_ctx *ctx, const haze_fis *fis, const char *path);
+
+HAZE_API int haze_fis_num_inputs(const haze_fis *fis);
+HAZE_API int haze_fis_num_outputs(const haze_fis *fis);
+HAZE_API int haze_fis_num_rules(const haze_fis *fis);
+/* Name of the system; valid while fis lives. */
+HAZE_API const char *haze_fis_name(const haze_fis *fis);
+/* 1 for a Sugeno system, 0 for Mamdani. */
+HAZE_API int haze_fis_is_sugeno(const haze_fis *fis);
+/* Name and range of input (is_output 0) or output (1) number i (0-based). */
+HAZE_API const char *haze_fis_var_name(const haze_fis *fis, int is_output, int i);
+HAZE_API int haze_fis_var_range(const haze_fis *fis, int is_output, int i, double *lo, double *hi);
+
+/* Sampling mode and number of points (N >= 2; default MATLAB, 101). */
+HAZE_API int haze_fis_set_mode(haze_fis *fis, haze_fis_mode mode);
+HAZE_API haze_fis_mode haze_fis_get_mode(const haze_fis *fis);
+HAZE_API int haze_fis_set_points(haze_fis *fis, int points);
+HAZE_API int haze_fis_get_points(const haze_fis *fis);
+/* 1: an output for which no rule fired is NaN (instead of mid-range). */
+HAZE_API void haze_fis_set_nan_if_no_rule(haze_fis *fis, int on);
+/* Parses "matlab" or "octave". */
+HAZE_API int haze_fis_mode_parse(const char *s, haze_fis_mode *out);
+
+/* Counts from the last haze_fis_eval on this system. */
+typedef struct haze_fis_stats {
+    size_t clamped; /* input values moved into their range */
+    size_t no_rule; /* (row, output) pairs where no rule fired */
+} haze_fis_stats;
+
+/*
+ * Evaluates n input vectors: inputs is n x num_inputs, outputs n x
+ * num_outputs, both row-major, caller-owned. Runs on the context's backend
+ * (CPU threads or the GPU). `stats` may be NULL.
+ */
+HAZE_API int haze_fis_eval(haze_ctx *ctx, const haze_fis *fis, const double *inputs, size_t n,
+                           double *outputs);
+HAZE_API int haze_fis_eval_stats(haze_ctx *ctx, const haze_fis *fis, const double *inputs, size_t n,
+                                 double *outputs, haze_fis_stats *stats);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HAZE_FIS_H */

@@ -1,0 +1,156 @@
+/*
+ * src/fis/fis.c - evaluation of Mamdani and Sugeno fuzzy inference systems on
+ * the CPU: the reference that the CUDA path (fis_cuda.cu) is tested against.
+ *
+ * The steps are those of MATLAB's evalfis (Fuzzy Logic Toolbox
+ * documentation, "Fuzzy Inference Process"): fuzzify, combine antecedents
+ * with the AND/OR method, multiply by the rule weight, imply (min or prod),
+ * aggregate over rules on N points of the output range, defuzzify. Sugeno
+ * outputs are the weighted average (or sum) of the rule outputs. The OCTAVE
+ * mode reproduces fuzzy-logic-toolkit 0.4.6 (defuzz.m uses trapz, and
+ * aggregate_output_sugeno.m merges equal rule outputs): see docs/fis.md.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "core/internal.h"
+#include "fis/fis_internal.h"
+#include "fis/fis_row.h"
+
+const char *const haze__mf_names[HAZE__MF_COUNT] = {
+    "trimf", "trapmf", "gaussmf", "gauss2mf", "gbellmf", "sigmf",    "dsigmf", "psigmf",
+    "pimf",  "smf",    "zmf",     "linsmf",   "linzmf",  "constant", "linear"};
+const int haze__mf_nparams[HAZE__MF_COUNT] = {3, 4, 2, 4, 3, 2, 4, 4, 4, 2, 2, 2, 2, 1, -1};
+const char *const haze__norm_names[HAZE__N_COUNT] = {"min",
+                                                     "prod",
+                                                     "bounded_difference",
+                                                     "drastic_product",
+                                                     "einstein_product",
+                                                     "hamacher_product",
+                                                     "nilpotent_minimum",
+                                                     "max",
+                                                     "probor",
+                                                     "bounded_sum",
+                                                     "drastic_sum",
+                                                     "einstein_sum",
+                                                     "hamacher_sum",
+                                                     "nilpotent_maximum",
+                                                     "sum"};
+const char *const haze__defuzz_names[HAZE__D_COUNT] = {"centroid", "bisector", "mom",  "som",
+                                                       "lom",      "wtaver",   "wtsum"};
+
+int haze_fis_num_inputs(const haze_fis *fis) {
+    return fis ? fis->ni : 0;
+}
+int haze_fis_num_outputs(const haze_fis *fis) {
+    return fis ? fis->no : 0;
+}
+int haze_fis_num_rules(const haze_fis *fis) {
+    return fis ? fis->nr : 0;
+}
+const char *haze_fis_name(const haze_fis *fis) {
+    return fis ? fis->name : "";
+}
+int haze_fis_is_sugeno(const haze_fis *fis) {
+    return fis ? fis->sugeno : 0;
+}
+const char *haze_fis_var_name(const haze_fis *fis, int is_output, int i) {
+    if (!fis || i < 0 || i >= (is_output ? fis->no : fis->ni)) return NULL;
+    return is_output ? fis->out[i].name : fis->in[i].name;
+}
+int haze_fis_var_range(const haze_fis *fis, int is_output, int i, double *lo, double *hi) {
+    if (!fis || i < 0 || i >= (is_output ? fis->no : fis->ni)) return HAZE_ERR_INVALID;
+    const haze__var *v = is_output ? &fis->out[i] : &fis->in[i];
+    if (lo) *lo = v->lo;
+    if (hi) *hi = v->hi;
+    return HAZE_OK;
+}
+
+int haze_fis_set_mode(haze_fis *fis, haze_fis_mode mode) {
+    if (!fis || (mode != HAZE_FIS_MODE_MATLAB && mode != HAZE_FIS_MODE_OCTAVE))
+        return HAZE_ERR_INVALID;
+    fis->mode = (int)mode;
+    return HAZE_OK;
+}
+haze_fis_mode haze_fis_get_mode(const haze_fis *fis) {
+    return fis ? (haze_fis_mode)fis->mode : HAZE_FIS_MODE_MATLAB;
+}
+int haze_fis_set_points(haze_fis *fis, int points) {
+    if (!fis || points < 2 || points > 1000000) return HAZE_ERR_INVALID;
+    fis->points = points;
+    return HAZE_OK;
+}
+int haze_fis_get_points(const haze_fis *fis) {
+    return fis ? fis->points : 0;
+}
+void haze_fis_set_nan_if_no_rule(haze_fis *fis, int on) {
+    if (fis) fis->nan_if_no_rule = on != 0;
+}
+int haze_fis_mode_parse(const char *s, haze_fis_mode *out) {
+    if (!s) return HAZE_ERR_INVALID;
+    if (strcmp(s, "matlab") == 0)
+        *out = HAZE_FIS_MODE_MATLAB;
+    else if (strcmp(s, "octave") == 0)
+        *out = HAZE_FIS_MODE_OCTAVE;
+    else
+        return HAZE_ERR_INVALID;
+    return HAZE_OK;
+}
+
+static int eval_cpu(haze_ctx *ctx, const haze_fis *f, const double *inputs, size_t n,
+                    double *outputs, haze_fis_stats *stats) {
+    size_t wl = haze__fis_scratch(f);
+    int nt = haze__threads(ctx);
+    double *work = malloc(sizeof(double) * wl * (size_t)nt);
+    if (!work) return haze__error(ctx, HAZE_ERR_NOMEM, "fis: out of memory for %zu doubles", wl);
+    size_t clamped = 0, no_rule = 0;
+#ifdef _OPENMP
+#pragma omp parallel num_threads(nt) reduction(+ : clamped, no_rule)
+#endif
+    {
+        int t = 0;
+#ifdef _OPENMP
+        t = omp_get_thread_num();
+#endif
+        double *wk = work + wl * (size_t)t;
+#ifdef _OPENMP
+#pragma omp for schedule(static)
+#endif
+        for (size_t i = 0; i < n; i++) {
+            int c = 0, nr = 0;
+            haze__fis_eval_row(f, inputs + i * (size_t)f->ni, outputs + i * (size_t)f->no, wk, &c,
+                               &nr);
+            clamped += (size_t)c;
+            no_rule += (size_t)nr;
+        }
+    }
+    free(work);
+    if (stats) {
+        stats->clamped = clamped;
+        stats->no_rule = no_rule;
+    }
+    return HAZE_OK;
+}
+
+int haze_fis_eval_stats(haze_ctx *ctx, const haze_fis *fis, const double *inputs, size_t n,
+                        double *outputs, haze_fis_stats *stats) {
+    if (stats) memset(stats, 0, sizeof *stats);
+    if (!fis) return haze__error(ctx, HAZE_ERR_INVALID, "haze_fis_eval: fis is NULL");
+    if (n == 0) return HAZE_OK;
+    if (!inputs || !outputs)
+        return haze__error(ctx, HAZE_ERR_INVALID, "haze_fis_eval: inputs or outputs is NULL");
+#ifdef HAZE_HAVE_CUDA
+    if (haze__use_cuda(ctx)) return haze__fis_eval_cuda(ctx, fis, inputs, n, outputs, stats);
+#endif
+    return eval_cpu(ctx, fis, inputs, n, outputs, stats);
+}
+
+int haze_fis_eval(haze_ctx *ctx, const haze_fis *fis, const double *inputs, size_t n,
+                  double *outputs) {
+    return haze_fis_eval_stats(ctx, fis, inputs, n, outputs, NULL);
+}

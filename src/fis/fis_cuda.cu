@@ -1,0 +1,119 @@
+/*
+ * src/fis/fis_cuda.cu - batch evaluation of a fuzzy inference system on the
+ * GPU: one thread per input vector, running the same row evaluator as the
+ * CPU (fis_row.h), so both compute the same function.
+ *
+ * This is the generalised Mamdani inference of seed paper 002 ("Extension of
+ * system") in its simplest data-parallel form: rule firings, implication,
+ * aggregation and defuzzification per thread, with the model in read-only
+ * global memory (cached by L1) instead of texture memory. The aggregated set
+ * is recomputed point by point rather than stored, so per-thread memory is
+ * only 3 R + n doubles.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/internal.h"
+#include "fis/fis_internal.h"
+#include "fis/fis_row.h"
+
+__global__ void fis_eval_kernel(haze_fis f, const double *in, double *out, double *scratch,
+                                size_t n, unsigned long long *counts) {
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    int c = 0, nr = 0;
+    haze__fis_eval_row(&f, in + i * (size_t)f.ni, out + i * (size_t)f.no,
+                       scratch + i * haze__fis_scratch(&f), &c, &nr);
+    if (c) atomicAdd(&counts[0], (unsigned long long)c);
+    if (nr) atomicAdd(&counts[1], (unsigned long long)nr);
+}
+
+#define CK(call)                                                                                   \
+    do {                                                                                           \
+        cudaError_t e_ = (call);                                                                   \
+        if (e_ != cudaSuccess) {                                                                   \
+            st = haze__error(ctx, HAZE_ERR_CUDA, "CUDA: %s: %s (%s:%d)", #call,                    \
+                             cudaGetErrorString(e_), __FILE__, __LINE__);                          \
+            goto done;                                                                             \
+        }                                                                                          \
+    } while (0)
+
+static size_t align16(size_t v) {
+    return (v + 15) & ~(size_t)15;
+}
+
+extern "C" int haze__fis_eval_cuda(haze_ctx *ctx, const haze_fis *fis, const double *inputs,
+                                   size_t n, double *outputs, haze_fis_stats *stats) {
+    int st = haze__cuda_begin(ctx);
+    if (st) return st;
+    cudaStream_t s = haze__stream(ctx);
+    const int ni = fis->ni, no = fis->no, nr = fis->nr;
+    /* the model in one device block */
+    const size_t sz[10] = {sizeof(haze__var) * ni,           sizeof(haze__var) * no,
+                           sizeof(haze__mf) * fis->nmfs,     sizeof(double) * fis->nparams,
+                           sizeof(int) * (size_t)nr * ni,    sizeof(int) * (size_t)nr * no,
+                           sizeof(double) * (size_t)nr * ni, sizeof(double) * (size_t)nr * no,
+                           sizeof(double) * (size_t)nr,      sizeof(int) * (size_t)nr};
+    const void *src[10] = {fis->in,   fis->out,        fis->mfs,        fis->params, fis->ante,
+                           fis->cons, fis->ante_hedge, fis->cons_hedge, fis->weight, fis->conn};
+    size_t off[10], total = 0;
+    for (int k = 0; k < 10; k++) {
+        off[k] = total;
+        total += align16(sz[k] ? sz[k] : 16);
+    }
+    char *dmodel = NULL;
+    double *din = NULL, *dout = NULL, *dscr = NULL;
+    unsigned long long *dcnt = NULL, hcnt[2] = {0, 0};
+    haze_fis dm = *fis;
+    size_t per_row = sizeof(double) * ((size_t)ni + no + haze__fis_scratch(fis));
+    size_t budget = haze__cuda_budget(ctx);
+    size_t chunk = budget > total + 4096 ? (budget - total - 4096) / per_row : 0;
+    if (chunk > n) chunk = n;
+    if (chunk > ((size_t)1 << 22)) chunk = (size_t)1 << 22;
+    if (chunk == 0) {
+        return haze__error(ctx, HAZE_ERR_NOMEM,
+                           "fis: device memory limit too small for one row (%zu bytes)",
+                           total + per_row);
+    }
+    CK(cudaMalloc((void **)&dmodel, total));
+    for (int k = 0; k < 10; k++)
+        if (sz[k]) CK(cudaMemcpyAsync(dmodel + off[k], src[k], sz[k], cudaMemcpyHostToDevice, s));
+    dm.in = (haze__var *)(dmodel + off[0]);
+    dm.out = (haze__var *)(dmodel + off[1]);
+    dm.mfs = (haze__mf *)(dmodel + off[2]);
+    dm.params = (double *)(dmodel + off[3]);
+    dm.ante = (int *)(dmodel + off[4]);
+    dm.cons = (int *)(dmodel + off[5]);
+    dm.ante_hedge = (double *)(dmodel + off[6]);
+    dm.cons_hedge = (double *)(dmodel + off[7]);
+    dm.weight = (double *)(dmodel + off[8]);
+    dm.conn = (int *)(dmodel + off[9]);
+    CK(cudaMalloc((void **)&din, sizeof(double) * chunk * ni));
+    CK(cudaMalloc((void **)&dout, sizeof(double) * chunk * no));
+    CK(cudaMalloc((void **)&dscr, sizeof(double) * chunk * haze__fis_scratch(fis)));
+    CK(cudaMalloc((void **)&dcnt, sizeof hcnt));
+    CK(cudaMemsetAsync(dcnt, 0, sizeof hcnt, s));
+    for (size_t i0 = 0; i0 < n; i0 += chunk) {
+        size_t m = n - i0 < chunk ? n - i0 : chunk;
+        CK(cudaMemcpyAsync(din, inputs + i0 * ni, sizeof(double) * m * ni, cudaMemcpyHostToDevice,
+                           s));
+        unsigned threads = 128, blocks = (unsigned)((m + threads - 1) / threads);
+        fis_eval_kernel<<<blocks, threads, 0, s>>>(dm, din, dout, dscr, m, dcnt);
+        CK(cudaGetLastError());
+        CK(cudaMemcpyAsync(outputs + i0 * no, dout, sizeof(double) * m * no, cudaMemcpyDeviceToHost,
+                           s));
+    }
+    CK(cudaMemcpyAsync(hcnt, dcnt, sizeof hcnt, cudaMemcpyDeviceToHost, s));
+    CK(cudaStreamSynchronize(s));
+    if (stats) {
+        stats->clamped = (size_t)hcnt[0];
+        stats->no_rule = (size_t)hcnt[1];
+    }
+done:
+    cudaFree(dmodel);
+    cudaFree(din);
+    cudaFree(dout);
+    cudaFree(dscr);
+    cudaFree(dcnt);
+    return st;
+}

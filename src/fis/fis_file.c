@@ -1,0 +1,789 @@
+/*
+ * src/fis/fis_file.c - reading and writing MATLAB/Octave .fis files.
+ *
+ * The format is the text format of MATLAB's Fuzzy Logic Toolbox (readfis /
+ * writefis): INI-like sections [System], [InputN], [OutputN] and [Rules].
+ * Reading is as tolerant as MATLAB's: comments ("%", "#"), keys in any order,
+ * defaults for missing keys, blanks around "=", ":" and ",", MF parameter
+ * lists longer than the type needs (old files pad with zeros: the first n are
+ * used), rule lines with or without the comma between antecedents and
+ * consequents, and Octave's hedge suffix in rule codes (2.3 is MF 2 with
+ * hedge 3). Everything else that is wrong is an error naming file and line.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/internal.h"
+#include "fis/fis_internal.h"
+#include "haze/io.h"
+
+/* ------------------------------------------------------------ parse state */
+
+typedef struct mf_spec {
+    int line;
+    char name[HAZE__NAME_MAX];
+    int type;
+    double *p;
+    int np;
+} mf_spec;
+
+typedef struct var_spec {
+    int present, line;
+    char name[HAZE__NAME_MAX];
+    int has_range;
+    double lo, hi;
+    int nmf, nmf_line; /* NumMFs, -1 if missing */
+    mf_spec *mf;       /* indexed by MF number - 1 */
+    int mf_cap;
+} var_spec;
+
+typedef struct rule_spec {
+    int line;
+    double *codes; /* ni + no */
+    double weight;
+    int conn;
+} rule_spec;
+
+typedef struct parser {
+    haze_ctx *ctx;
+    const char *file;
+    char sysname[HAZE__NAME_MAX];
+    char type[32];
+    int ni, no, nr, ni_line, no_line, nr_line;
+    char meth[5][32]; /* and or imp agg defuzz */
+    int meth_line[5];
+    var_spec *in, *out;
+    int in_cap, out_cap;
+    rule_spec *rules;
+    int nrules, rules_cap;
+} parser;
+
+static void parser_free(parser *ps) {
+    for (int io = 0; io < 2; io++) {
+        var_spec *v = io ? ps->out : ps->in;
+        int cap = io ? ps->out_cap : ps->in_cap;
+        for (int i = 0; i < cap; i++) {
+            for (int k = 0; k < v[i].mf_cap; k++) free(v[i].mf[k].p);
+            free(v[i].mf);
+        }
+        free(v);
+    }
+    for (int r = 0; r < ps->nrules; r++) free(ps->rules[r].codes);
+    free(ps->rules);
+}
+
+#define PERR(line, ...) perr(ps, line, __VA_ARGS__)
+static int perr(parser *ps, int line, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+static int perr(parser *ps, int line, const char *fmt, ...) {
+    char msg[768];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return haze__error(ps->ctx, HAZE_ERR_PARSE, "%s:%d: %s", ps->file, line, msg);
+}
+
+static char *trim(char *s) {
+    while (isspace((unsigned char)*s)) s++;
+    size_t n = strlen(s);
+    while (n > 0 && isspace((unsigned char)s[n - 1])) s[--n] = '\0';
+    return s;
+}
+
+/* Removes surrounding single quotes (MATLAB strings). */
+static int unquote(char *s, char *dst, size_t cap) {
+    s = trim(s);
+    size_t n = strlen(s);
+    if (n >= 2 && s[0] == '\'' && s[n - 1] == '\'') {
+        s[n - 1] = '\0';
+        s++;
+        n -= 2;
+    }
+    if (n >= cap) return -1;
+    memcpy(dst, s, n + 1);
+    return 0;
+}
+
+static int parse_int(const char *s, int *out) {
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    while (isspace((unsigned char)*end)) end++;
+    if (end == s || *end || errno || v != floor(v) || v < 0 || v > 1e6) return -1;
+    *out = (int)v;
+    return 0;
+}
+
+/* Parses "[a b c]" (spaces or commas) into a malloc'd array. */
+static int parse_vector(char *s, double **out, int *n) {
+    s = trim(s);
+    size_t len = strlen(s);
+    if (len < 2 || s[0] != '[' || s[len - 1] != ']') return -1;
+    s[len - 1] = '\0';
+    s++;
+    int cap = 8, cnt = 0;
+    double *v = malloc(sizeof(double) * (size_t)cap);
+    if (!v) return -2;
+    for (;;) {
+        while (isspace((unsigned char)*s) || *s == ',') s++;
+        if (!*s) break;
+        char *end;
+        double d = strtod(s, &end);
+        if (end == s || !isfinite(d) || (*end && !isspace((unsigned char)*end) && *end != ',')) {
+            free(v);
+            return -1;
+        }
+        if (cnt == cap) {
+            cap *= 2;
+            double *nv = realloc(v, sizeof(double) * (size_t)cap);
+            if (!nv) {
+                free(v);
+                return -2;
+            }
+            v = nv;
+        }
+        v[cnt++] = d;
+        s = end;
+    }
+    *out = v;
+    *n = cnt;
+    return 0;
+}
+
+/* Grows a var_spec array so that index idx exists. */
+static int ensure_var(var_spec **arr, int *cap, int idx) {
+    if (idx < *cap) return 0;
+    int nc = idx + 1 > *cap * 2 ? idx + 1 : *cap * 2;
+    var_spec *n = realloc(*arr, sizeof(var_spec) * (size_t)nc);
+    if (!n) return -1;
+    memset(n + *cap, 0, sizeof(var_spec) * (size_t)(nc - *cap));
+    for (int i = *cap; i < nc; i++) n[i].nmf = -1;
+    *arr = n;
+    *cap = nc;
+    return 0;
+}
+
+static int ensure_mf(var_spec *v, int idx) {
+    if (idx < v->mf_cap) return 0;
+    int nc = idx + 1 > v->mf_cap * 2 ? idx + 1 : v->mf_cap * 2;
+    mf_spec *n = realloc(v->mf, sizeof(mf_spec) * (size_t)nc);
+    if (!n) return -1;
+    memset(n + v->mf_cap, 0, sizeof(mf_spec) * (size_t)(nc - v->mf_cap));
+    v->mf = n;
+    v->mf_cap = nc;
+    return 0;
+}
+
+static int lookup(const char *const *names, int n, const char *s) {
+    for (int i = 0; i < n; i++)
+        if (strcmp(names[i], s) == 0) return i;
+    return -1;
+}
+
+/* Norm names, with the Octave/MATLAB synonyms. */
+static int norm_code(const char *s) {
+    if (strcmp(s, "algebraic_product") == 0) return HAZE__N_PROD;
+    if (strcmp(s, "algebraic_sum") == 0) return HAZE__N_PROBOR;
+    return lookup(haze__norm_names, HAZE__N_COUNT, s);
+}
+
+/* MF line: 'name':'type',[params] */
+static int parse_mf(parser *ps, int line, char *val, mf_spec *m) {
+    char *colon = NULL;
+    /* the name is quoted and may itself hold ':'; find the closing quote */
+    char *s = trim(val);
+    if (*s == '\'') {
+        char *q = strchr(s + 1, '\'');
+        if (!q) return PERR(line, "expected 'name':'type',[params] (unterminated name)");
+        colon = strchr(q + 1, ':');
+    } else {
+        colon = strchr(s, ':');
+    }
+    if (!colon) return PERR(line, "expected 'name':'type',[params] (no ':')");
+    *colon = '\0';
+    char *rest = colon + 1;
+    char *br = strchr(rest, '[');
+    if (!br) return PERR(line, "expected 'name':'type',[params] (no parameter list)");
+    char *comma = br - 1;
+    while (comma > rest && isspace((unsigned char)*comma)) comma--;
+    if (*comma != ',') return PERR(line, "expected ',' between MF type and parameters");
+    *comma = '\0';
+    if (unquote(s, m->name, sizeof m->name)) return PERR(line, "MF name too long");
+    char tname[64];
+    if (unquote(rest, tname, sizeof tname)) return PERR(line, "MF type too long");
+    m->type = lookup(haze__mf_names, HAZE__MF_COUNT, tname);
+    if (m->type < 0) return PERR(line, "unknown MF type '%s' (expected trimf, trapmf, ...)", tname);
+    int rc = parse_vector(br, &m->p, &m->np);
+    if (rc == -2)
+        return haze__error(ps->ctx, HAZE_ERR_NOMEM, "%s:%d: out of memory", ps->file, line);
+    if (rc) return PERR(line, "expected a list of numbers in [ ] for the MF parameters");
+    m->line = line;
+    return 0;
+}
+
+/* Rule line: "a1 .. an, c1 .. cm (w) : conn", the comma optional. */
+static int parse_rule(parser *ps, int line, char *s, int ni, int no) {
+    double vals[4096];
+    int cnt = 0, comma_at = -1;
+    double w = 1.0;
+    int conn = -1, have_w = 0;
+    char *p = s;
+    while (*p) {
+        while (isspace((unsigned char)*p)) p++;
+        if (!*p) break;
+        if (*p == ',') {
+            comma_at = cnt;
+            p++;
+            continue;
+        }
+        if (*p == '(') {
+            char *end;
+            w = strtod(p + 1, &end);
+            while (isspace((unsigned char)*end)) end++;
+            if (end == p + 1 || *end != ')') return PERR(line, "expected (weight) in the rule");
+            have_w = 1;
+            p = end + 1;
+            continue;
+        }
+        if (*p == ':') {
+            char *end;
+            double c = strtod(p + 1, &end);
+            while (isspace((unsigned char)*end)) end++;
+            if (end == p + 1 || *end || (c != 1.0 && c != 2.0))
+                return PERR(line, "expected ': 1' (AND) or ': 2' (OR) at the end of the rule");
+            conn = (int)c;
+            p = end;
+            continue;
+        }
+        char *end;
+        double v = strtod(p, &end);
+        if (end == p || !isfinite(v))
+            return PERR(line, "expected a number in the rule, found '%.20s'", p);
+        if (cnt == (int)(sizeof vals / sizeof *vals)) return PERR(line, "rule too long");
+        vals[cnt++] = v;
+        p = end;
+    }
+    if (!have_w || conn < 0) {
+        /* MATLAB's plain numeric form: codes, weight, connection */
+        if (cnt == ni + no + 2 && comma_at < 0 && !have_w && conn < 0) {
+            w = vals[ni + no];
+            conn = (int)vals[ni + no + 1];
+            if (conn != 1 && conn != 2) return PERR(line, "rule connection must be 1 or 2");
+            cnt = ni + no;
+        } else {
+            return PERR(line, "expected a rule 'a1 .. a%d, c1 .. c%d (weight) : 1|2'", ni, no);
+        }
+    }
+    if (cnt != ni + no || (comma_at >= 0 && comma_at != ni))
+        return PERR(line, "rule has %d antecedent and %d consequent codes, expected %d and %d",
+                    comma_at >= 0 ? comma_at : (cnt < ni ? cnt : ni),
+                    comma_at >= 0 ? cnt - comma_at : (cnt > ni ? cnt - ni : 0), ni, no);
+    if (!(w >= 0.0 && w <= 1.0)) return PERR(line, "rule weight %g outside [0, 1]", w);
+    if (ps->nrules == ps->rules_cap) {
+        int nc = ps->rules_cap ? ps->rules_cap * 2 : 16;
+        rule_spec *nr = realloc(ps->rules, sizeof(rule_spec) * (size_t)nc);
+        if (!nr) return haze__error(ps->ctx, HAZE_ERR_NOMEM, "out of memory");
+        ps->rules = nr;
+        ps->rules_cap = nc;
+    }
+    rule_spec *r = &ps->rules[ps->nrules];
+    r->codes = malloc(sizeof(double) * (size_t)(cnt ? cnt : 1));
+    if (!r->codes) return haze__error(ps->ctx, HAZE_ERR_NOMEM, "out of memory");
+    memcpy(r->codes, vals, sizeof(double) * (size_t)cnt);
+    r->line = line;
+    r->weight = w;
+    r->conn = conn;
+    ps->nrules++;
+    return 0;
+}
+
+enum { SEC_NONE, SEC_SYSTEM, SEC_INPUT, SEC_OUTPUT, SEC_RULES };
+
+/* Splits a rule code into MF number, hedge and NOT (Octave's
+ * get_mf_index_and_hedge: 2.3 is MF 2 with hedge 0.3*10 = 3). */
+static void split_code(double c, int *mf, double *hedge) {
+    int neg = c < 0;
+    double a = fabs(c);
+    int k = (int)a;
+    *hedge = k ? round(100.0 * (a - k)) / 10.0 : 0.0;
+    *mf = neg ? -k : k;
+}
+
+static int build(parser *ps, haze_fis **out) {
+    haze_ctx *ctx = ps->ctx;
+    const char *const defaults[5] = {"min", "max", "min", "max", "centroid"};
+    haze_fis *f = calloc(1, sizeof *f);
+    if (!f) return haze__error(ctx, HAZE_ERR_NOMEM, "out of memory");
+    int st = HAZE_OK;
+    snprintf(f->name, sizeof f->name, "%s", ps->sysname);
+    if (!ps->type[0] || strcmp(ps->type, "mamdani") == 0)
+        f->sugeno = 0;
+    else if (strcmp(ps->type, "sugeno") == 0)
+        f->sugeno = 1;
+    else {
+        st = PERR(1, "system type '%s' unknown (expected 'mamdani' or 'sugeno')", ps->type);
+        goto fail;
+    }
+    int *codes[5] = {&f->and_m, &f->or_m, &f->imp_m, &f->agg_m, &f->defuzz_m};
+    for (int i = 0; i < 5; i++) {
+        const char *m = ps->meth[i][0] ? ps->meth[i] : defaults[i];
+        int c = i == 4 ? lookup(haze__defuzz_names, HAZE__D_COUNT, m) : norm_code(m);
+        int ok = c >= 0;
+        if (i == 0 || i == 2) ok = ok && c >= HAZE__N_MIN && c <= HAZE__N_NMIN;
+        if (i == 1) ok = ok && c >= HAZE__N_MAX && c < HAZE__N_SUM;
+        if (i == 3) ok = ok && c >= HAZE__N_MAX;
+        if (i == 4 && ok)
+            ok = f->sugeno ? (c == HAZE__D_WTAVER || c == HAZE__D_WTSUM) : (c < HAZE__D_WTAVER);
+        if (!ok) {
+            static const char *const what[5] = {
+                "AndMethod (a t-norm: min, prod, ...)", "OrMethod (an s-norm: max, probor, ...)",
+                "ImpMethod (min or prod, or another t-norm)", "AggMethod (max, sum, probor, ...)",
+                "DefuzzMethod (centroid, bisector, mom, som, lom; wtaver or wtsum for sugeno)"};
+            st =
+                PERR(ps->meth_line[i] ? ps->meth_line[i] : 1, "'%s' is not a valid %s", m, what[i]);
+            goto fail;
+        }
+        *codes[i] = c;
+    }
+    /* counts: NumInputs etc., or what the sections say when missing */
+    f->ni = ps->ni_line ? ps->ni : 0;
+    f->no = ps->no_line ? ps->no : 0;
+    if (!ps->ni_line)
+        for (int i = 0; i < ps->in_cap; i++)
+            if (ps->in[i].present) f->ni = i + 1;
+    if (!ps->no_line)
+        for (int i = 0; i < ps->out_cap; i++)
+            if (ps->out[i].present) f->no = i + 1;
+    if (f->ni < 1 || f->no < 1) {
+        st = PERR(1, "the system needs at least one input and one output section");
+        goto fail;
+    }
+    for (int io = 0; io < 2; io++) {
+        var_spec *vs = io ? ps->out : ps->in;
+        int cap = io ? ps->out_cap : ps->in_cap, n = io ? f->no : f->ni;
+        const char *kind = io ? "Output" : "Input";
+        for (int i = n; i < cap; i++)
+            if (vs[i].present) {
+                st = PERR(vs[i].line, "section [%s%d] beyond Num%ss=%d", kind, i + 1, kind, n);
+                goto fail;
+            }
+        for (int i = 0; i < n; i++)
+            if (i >= cap || !vs[i].present) {
+                st = PERR(io ? ps->no_line : ps->ni_line, "section [%s%d] is missing", kind, i + 1);
+                goto fail;
+            }
+    }
+    f->in = calloc((size_t)f->ni, sizeof *f->in);
+    f->out = calloc((size_t)f->no, sizeof *f->out);
+    if (!f->in || !f->out) goto nomem;
+    /* MFs and parameters */
+    int nmfs = 0, nparams = 0;
+    for (int io = 0; io < 2; io++) {
+        var_spec *vs = io ? ps->out : ps->in;
+        int n = io ? f->no : f->ni;
+        for (int i = 0; i < n; i++) {
+            var_spec *v = &vs[i];
+            int cnt = v->nmf >= 0 ? v->nmf : 0;
+            if (v->nmf < 0)
+                for (int k = 0; k < v->mf_cap; k++)
+                    if (v->mf[k].line) cnt = k + 1;
+            for (int k = cnt; k < v->mf_cap; k++)
+                if (v->mf[k].line) {
+                    st = PERR(v->mf[k].line, "MF%d beyond NumMFs=%d", k + 1, cnt);
+                    goto fail;
+                }
+            for (int k = 0; k < cnt; k++) {
+                if (k >= v->mf_cap || !v->mf[k].line) {
+                    st = PERR(v->nmf_line ? v->nmf_line : v->line, "MF%d is missing", k + 1);
+                    goto fail;
+                }
+                mf_spec *m = &v->mf[k];
+                int need = haze__mf_nparams[m->type];
+                if (m->type == HAZE__MF_LINEAR) need = f->ni + 1;
+                if (io == 0 || !f->sugeno) {
+                    if (m->type == HAZE__MF_LINEAR || (m->type == HAZE__MF_CONSTANT && io == 0)) {
+                        st = PERR(m->line, "MF type '%s' is only allowed for Sugeno outputs",
+                                  haze__mf_names[m->type]);
+                        goto fail;
+                    }
+                } else if (m->type != HAZE__MF_LINEAR && m->type != HAZE__MF_CONSTANT) {
+                    st = PERR(m->line, "a Sugeno output MF must be 'constant' or 'linear'");
+                    goto fail;
+                }
+                if (m->np < need) {
+                    st = PERR(m->line, "MF '%s' of type %s needs %d parameters, got %d", m->name,
+                              haze__mf_names[m->type], need, m->np);
+                    goto fail;
+                }
+                nparams += need;
+            }
+            nmfs += cnt;
+            haze__var *hv = io ? &f->out[i] : &f->in[i];
+            snprintf(hv->name, sizeof hv->name, "%s", v->name);
+            if (!v->has_range) {
+                hv->lo = 0.0;
+                hv->hi = 1.0;
+            } else {
+                hv->lo = v->lo;
+                hv->hi = v->hi;
+            }
+            hv->nmf = cnt;
+        }
+    }
+    f->mfs = calloc((size_t)(nmfs ? nmfs : 1), sizeof *f->mfs);
+    f->params = calloc((size_t)(nparams ? nparams : 1), sizeof(double));
+    if (!f->mfs || !f->params) goto nomem;
+    for (int io = 0; io < 2; io++) {
+        var_spec *vs = io ? ps->out : ps->in;
+        int n = io ? f->no : f->ni;
+        for (int i = 0; i < n; i++) {
+            haze__var *hv = io ? &f->out[i] : &f->in[i];
+            hv->mf0 = f->nmfs;
+            for (int k = 0; k < hv->nmf; k++) {
+                mf_spec *m = &vs[i].mf[k];
+                haze__mf *d = &f->mfs[f->nmfs++];
+                snprintf(d->name, sizeof d->name, "%s", m->name);
+                d->type = m->type;
+                d->np = m->type == HAZE__MF_LINEAR ? f->ni + 1 : haze__mf_nparams[m->type];
+                d->poff = f->nparams;
+                memcpy(f->params + f->nparams, m->p, sizeof(double) * (size_t)d->np);
+                f->nparams += d->np;
+            }
+        }
+    }
+    /* rules */
+    f->nr = ps->nrules;
+    if (ps->nr_line && ps->nr != ps->nrules) {
+        st = PERR(ps->nr_line, "NumRules=%d but the [Rules] section holds %d rules", ps->nr,
+                  ps->nrules);
+        goto fail;
+    }
+    size_t nrr = (size_t)(f->nr ? f->nr : 1);
+    f->ante = calloc(nrr * (size_t)f->ni, sizeof(int));
+    f->cons = calloc(nrr * (size_t)f->no, sizeof(int));
+    f->ante_hedge = calloc(nrr * (size_t)f->ni, sizeof(double));
+    f->cons_hedge = calloc(nrr * (size_t)f->no, sizeof(double));
+    f->weight = calloc(nrr, sizeof(double));
+    f->conn = calloc(nrr, sizeof(int));
+    if (!f->ante || !f->cons || !f->ante_hedge || !f->cons_hedge || !f->weight || !f->conn)
+        goto nomem;
+    for (int r = 0; r < f->nr; r++) {
+        rule_spec *rs = &ps->rules[r];
+        for (int j = 0; j < f->ni + f->no; j++) {
+            int mf;
+            double hedge;
+            split_code(rs->codes[j], &mf, &hedge);
+            int isout = j >= f->ni;
+            int v = isout ? j - f->ni : j;
+            const haze__var *hv = isout ? &f->out[v] : &f->in[v];
+            if (abs(mf) > hv->nmf) {
+                st = PERR(rs->line, "rule %d names MF %d of %s %d '%s', which has %d MFs", r + 1,
+                          abs(mf), isout ? "output" : "input", v + 1, hv->name, hv->nmf);
+                goto fail;
+            }
+            if (isout) {
+                f->cons[r * f->no + v] = mf;
+                f->cons_hedge[r * f->no + v] = hedge;
+            } else {
+                f->ante[r * f->ni + v] = mf;
+                f->ante_hedge[r * f->ni + v] = hedge;
+            }
+        }
+        f->weight[r] = rs->weight;
+        f->conn[r] = rs->conn;
+    }
+    f->mode = HAZE_FIS_MODE_MATLAB;
+    f->points = 101;
+    *out = f;
+    return HAZE_OK;
+nomem:
+    st = haze__error(ctx, HAZE_ERR_NOMEM, "%s: out of memory", ps->file);
+fail:
+    haze_fis_free(f);
+    return st;
+}
+
+static int parse_text(haze_ctx *ctx, char *buf, const char *file, haze_fis **out) {
+    parser P;
+    memset(&P, 0, sizeof P);
+    parser *ps = &P;
+    ps->ctx = ctx;
+    ps->file = file;
+    int st = HAZE_OK, sec = SEC_NONE, idx = 0, lineno = 0;
+    var_spec *cur = NULL;
+    char *line = buf;
+    while (line && *line) {
+        char *nl = strchr(line, '\n');
+        if (nl) *nl = '\0';
+        lineno++;
+        char *s = trim(line);
+        line = nl ? nl + 1 : NULL;
+        size_t len = strlen(s);
+        if (len && s[len - 1] == '\r') s[--len] = '\0';
+        if (!*s || *s == '%' || *s == '#') continue;
+        if (*s == '[' && s[len - 1] == ']') {
+            /* a section header (a rule line never starts with '[') */
+            s[len - 1] = '\0';
+            char *name = trim(s + 1);
+            if (strcmp(name, "System") == 0) {
+                sec = SEC_SYSTEM;
+            } else if (strcmp(name, "Rules") == 0) {
+                sec = SEC_RULES;
+            } else if ((strncmp(name, "Input", 5) == 0 && !parse_int(name + 5, &idx)) ||
+                       (strncmp(name, "Output", 6) == 0 && !parse_int(name + 6, &idx))) {
+                int isout = name[0] == 'O';
+                if (idx < 1 || idx > 4096) {
+                    st = PERR(lineno, "section number %d out of range", idx);
+                    goto done;
+                }
+                if (ensure_var(isout ? &ps->out : &ps->in, isout ? &ps->out_cap : &ps->in_cap,
+                               idx - 1)) {
+                    st = haze__error(ctx, HAZE_ERR_NOMEM, "out of memory");
+                    goto done;
+                }
+                cur = isout ? &ps->out[idx - 1] : &ps->in[idx - 1];
+                if (cur->present) {
+                    st = PERR(lineno, "section [%s] appears twice", name);
+                    goto done;
+                }
+                cur->present = 1;
+                cur->line = lineno;
+                sec = isout ? SEC_OUTPUT : SEC_INPUT;
+            } else {
+                st = PERR(lineno, "unknown section [%s] (expected System, InputN, OutputN, Rules)",
+                          name);
+                goto done;
+            }
+            continue;
+        }
+        if (sec == SEC_RULES) {
+            if (!ps->ni_line || !ps->no_line) {
+                /* rules need the counts: take them from the sections so far */
+                int ni = ps->ni, no = ps->no;
+                if (!ps->ni_line)
+                    for (int i = 0; i < ps->in_cap; i++)
+                        if (ps->in[i].present) ni = i + 1;
+                if (!ps->no_line)
+                    for (int i = 0; i < ps->out_cap; i++)
+                        if (ps->out[i].present) no = i + 1;
+                st = parse_rule(ps, lineno, s, ni, no);
+            } else {
+                st = parse_rule(ps, lineno, s, ps->ni, ps->no);
+            }
+            if (st) goto done;
+            continue;
+        }
+        char *eq = strchr(s, '=');
+        if (!eq) {
+            st = PERR(lineno, "expected 'Key=value', found '%.40s'", s);
+            goto done;
+        }
+        *eq = '\0';
+        char *key = trim(s), *val = trim(eq + 1);
+        if (sec == SEC_NONE) {
+            st = PERR(lineno, "'%s' before any section (expected [System] first)", key);
+            goto done;
+        }
+        if (sec == SEC_SYSTEM) {
+            static const char *const mk[5] = {"AndMethod", "OrMethod", "ImpMethod", "AggMethod",
+                                              "DefuzzMethod"};
+            int m = lookup(mk, 5, key);
+            if (strcmp(key, "Name") == 0) {
+                if (unquote(val, ps->sysname, sizeof ps->sysname))
+                    st = PERR(lineno, "system name longer than %d characters", HAZE__NAME_MAX - 1);
+            } else if (strcmp(key, "Type") == 0) {
+                if (unquote(val, ps->type, sizeof ps->type))
+                    st = PERR(lineno, "expected Type='mamdani' or 'sugeno'");
+            } else if (strcmp(key, "Version") == 0 || strcmp(key, "DisableStructuredRules") == 0) {
+                /* accepted and ignored, as MATLAB does */
+            } else if (strcmp(key, "NumInputs") == 0 || strcmp(key, "NumOutputs") == 0 ||
+                       strcmp(key, "NumRules") == 0) {
+                int v;
+                if (parse_int(val, &v) || v > 4096) {
+                    st = PERR(lineno, "%s: expected a whole number, found '%s'", key, val);
+                } else if (key[3] == 'I') {
+                    ps->ni = v;
+                    ps->ni_line = lineno;
+                } else if (key[3] == 'O') {
+                    ps->no = v;
+                    ps->no_line = lineno;
+                } else {
+                    ps->nr = v;
+                    ps->nr_line = lineno;
+                }
+            } else if (m >= 0) {
+                if (unquote(val, ps->meth[m], sizeof ps->meth[m]))
+                    st = PERR(lineno, "%s: value too long", key);
+                ps->meth_line[m] = lineno;
+            } else {
+                st = PERR(lineno, "unknown key '%s' in [System]", key);
+            }
+            if (st) goto done;
+            continue;
+        }
+        /* [InputN] / [OutputN] */
+        if (strcmp(key, "Name") == 0) {
+            if (unquote(val, cur->name, sizeof cur->name))
+                st = PERR(lineno, "variable name longer than %d characters", HAZE__NAME_MAX - 1);
+        } else if (strcmp(key, "Range") == 0) {
+            double *v = NULL;
+            int n = 0;
+            int rc = parse_vector(val, &v, &n);
+            if (rc || n != 2 || !(v[0] < v[1]))
+                st = PERR(lineno, "Range: expected [min max] with min < max");
+            else {
+                cur->lo = v[0];
+                cur->hi = v[1];
+                cur->has_range = 1;
+            }
+            free(v);
+        } else if (strcmp(key, "NumMFs") == 0) {
+            if (parse_int(val, &cur->nmf) || cur->nmf > 4096)
+                st = PERR(lineno, "NumMFs: expected a whole number, found '%s'", val);
+            cur->nmf_line = lineno;
+        } else if (strncmp(key, "MF", 2) == 0 && !parse_int(key + 2, &idx) && idx >= 1 &&
+                   idx <= 4096) {
+            if (ensure_mf(cur, idx - 1)) {
+                st = haze__error(ctx, HAZE_ERR_NOMEM, "out of memory");
+                goto done;
+            }
+            mf_spec *m = &cur->mf[idx - 1];
+            if (m->line) {
+                st = PERR(lineno, "MF%d defined twice", idx);
+                goto done;
+            }
+            st = parse_mf(ps, lineno, val, m);
+            if (st) {
+                free(m->p);
+                memset(m, 0, sizeof *m);
+            }
+        } else {
+            st = PERR(lineno, "unknown key '%s' (expected Name, Range, NumMFs or MFn)", key);
+        }
+        if (st) goto done;
+    }
+    if (lineno == 0) {
+        st = haze__error(ctx, HAZE_ERR_PARSE, "%s:1: empty file (expected [System])", file);
+        goto done;
+    }
+    st = build(ps, out);
+done:
+    parser_free(ps);
+    return st;
+}
+
+int haze_fis_parse(haze_ctx *ctx, const char *text, const char *name, haze_fis **out) {
+    if (!text || !out) return haze__error(ctx, HAZE_ERR_INVALID, "haze_fis_parse: NULL argument");
+    *out = NULL;
+    size_t n = strlen(text);
+    char *buf = malloc(n + 1);
+    if (!buf) return haze__error(ctx, HAZE_ERR_NOMEM, "out of memory");
+    memcpy(buf, text, n + 1);
+    int st = parse_text(ctx, buf, name ? name : "<string>", out);
+    free(buf);
+    return st;
+}
+
+static int ends_with(const char *s, const char *suf) {
+    size_t a = strlen(s), b = strlen(suf);
+    return a >= b && strcmp(s + a - b, suf) == 0;
+}
+
+int haze_fis_load(haze_ctx *ctx, const char *path, haze_fis **out) {
+    if (!path || !out) return haze__error(ctx, HAZE_ERR_INVALID, "haze_fis_load: NULL argument");
+    *out = NULL;
+    if (ends_with(path, ".fll"))
+        return haze__error(ctx, HAZE_ERR_UNSUPPORTED,
+                           "%s: fuzzylite .fll files are not supported by this version", path);
+    char *buf = NULL;
+    int st = haze_file_read_all(ctx, path, &buf, NULL);
+    if (st) return st;
+    st = parse_text(ctx, buf, path, out);
+    free(buf);
+    return st;
+}
+
+void haze_fis_free(haze_fis *f) {
+    if (!f) return;
+    free(f->in);
+    free(f->out);
+    free(f->mfs);
+    free(f->params);
+    free(f->ante);
+    free(f->cons);
+    free(f->ante_hedge);
+    free(f->cons_hedge);
+    free(f->weight);
+    free(f->conn);
+    free(f);
+}
+
+/* ---------------------------------------------------------------- writing */
+
+static void put_code(FILE *fp, int mf, double hedge) {
+    if (hedge != 0.0)
+        fprintf(fp, "%s%d.%d", mf < 0 ? "-" : "", abs(mf), (int)round(hedge * 10.0) / 10 % 10);
+    else
+        fprintf(fp, "%d", mf);
+}
+
+int haze_fis_save(haze_ctx *ctx, const haze_fis *f, const char *path) {
+    if (!f || !path) return haze__error(ctx, HAZE_ERR_INVALID, "haze_fis_save: NULL argument");
+    for (int i = 0; i < f->nr * (f->ni + f->no); i++) {
+        double h = i < f->nr * f->ni ? f->ante_hedge[i] : f->cons_hedge[i - f->nr * f->ni];
+        if (h != 0.0 && (h != round(h) || h < 1 || h > 9))
+            return haze__error(ctx, HAZE_ERR_UNSUPPORTED,
+                               "%s: hedge %g cannot be written as a .fis rule code", path, h);
+    }
+    haze_outfile of;
+    int st = haze_outfile_open(ctx, &of, path);
+    if (st) return st;
+    FILE *fp = of.fp;
+    fprintf(fp,
+            "[System]\nName='%s'\nType='%s'\nVersion=2.0\nNumInputs=%d\nNumOutputs=%d\n"
+            "NumRules=%d\nAndMethod='%s'\nOrMethod='%s'\nImpMethod='%s'\nAggMethod='%s'\n"
+            "DefuzzMethod='%s'\n",
+            f->name, f->sugeno ? "sugeno" : "mamdani", f->ni, f->no, f->nr,
+            haze__norm_names[f->and_m], haze__norm_names[f->or_m], haze__norm_names[f->imp_m],
+            haze__norm_names[f->agg_m], haze__defuzz_names[f->defuzz_m]);
+    for (int io = 0; io < 2; io++) {
+        int n = io ? f->no : f->ni;
+        for (int i = 0; i < n; i++) {
+            const haze__var *v = io ? &f->out[i] : &f->in[i];
+            fprintf(fp, "\n[%s%d]\nName='%s'\nRange=[%.17g %.17g]\nNumMFs=%d\n",
+                    io ? "Output" : "Input", i + 1, v->name, v->lo, v->hi, v->nmf);
+            for (int k = 0; k < v->nmf; k++) {
+                const haze__mf *m = &f->mfs[v->mf0 + k];
+                fprintf(fp, "MF%d='%s':'%s',[", k + 1, m->name, haze__mf_names[m->type]);
+                for (int p = 0; p < m->np; p++)
+                    fprintf(fp, "%s%.17g", p ? " " : "", f->params[m->poff + p]);
+                fprintf(fp, "]\n");
+            }
+        }
+    }
+    fprintf(fp, "\n[Rules]\n");
+    for (int r = 0; r < f->nr; r++) {
+        for (int j = 0; j < f->ni; j++) {
+            if (j) fputc(' ', fp);
+            put_code(fp, f->ante[r * f->ni + j], f->ante_hedge[r * f->ni + j]);
+        }
+        fputc(',', fp);
+        for (int j = 0; j < f->no; j++) {
+            fputc(' ', fp);
+            put_code(fp, f->cons[r * f->no + j], f->cons_hedge[r * f->no + j]);
+        }
+        fprintf(fp, " (%.17g) : %d\n", f->weight[r], f->conn[r]);
+    }
+    if (ferror(fp)) {
+        haze_outfile_abort(&of);
+        return haze__error(ctx, HAZE_ERR_IO, "%s: write error", path);
+    }
+    return haze_outfile_commit(ctx, &of);
+}

@@ -1,0 +1,209 @@
+/*
+ * src/fis/fis_row.h - evaluation of one input vector, shared word for word
+ * by the CPU (fis.c) and the GPU (fis_cuda.cu) so that both compute the same
+ * function.
+ *
+ * Steps of MATLAB's evalfis (Fuzzy Logic Toolbox, "Fuzzy Inference
+ * Process"): clamp, fuzzify, AND/OR, rule weight, implication, aggregation on
+ * linspace(lo, hi, N), defuzzification. The aggregated output set is never
+ * stored: each defuzzifier walks the N points once or twice and recomputes
+ * it, so a GPU thread needs no per-point memory. OCTAVE mode follows
+ * fuzzy-logic-toolkit 0.4.6 (trapz centroid; Sugeno outputs with equal
+ * locations merged by the aggregation method).
+ */
+#ifndef HAZE_FIS_ROW_H
+#define HAZE_FIS_ROW_H
+
+#include "fis/fis_internal.h"
+
+/* Doubles of scratch one row needs. */
+HAZE__HD size_t haze__fis_scratch(const struct haze_fis *f) {
+    return 3 * (size_t)f->nr + (size_t)f->ni + 1;
+}
+
+/* The k-th of N points of linspace(lo, hi, N) as MATLAB computes it. */
+HAZE__HD double haze__linpoint(double lo, double hi, int k, int n) {
+    if (k == n - 1) return hi;
+    return lo + k * ((hi - lo) / (n - 1));
+}
+
+/* Firing strength (before the weight) of rule r for input vector x. */
+HAZE__HD double haze__rule_firing(const struct haze_fis *f, int r, const double *x) {
+    int op = f->conn[r] == 2 ? f->or_m : f->and_m;
+    double acc = 0.0;
+    int first = 1;
+    for (int j = 0; j < f->ni; j++) {
+        int code = f->ante[r * f->ni + j];
+        if (code == 0) continue;
+        int neg = code < 0;
+        int k = (neg ? -code : code) - 1;
+        const haze__mf *m = &f->mfs[f->in[j].mf0 + k];
+        double mu = haze__mf_eval(m->type, f->params + m->poff, x[j]);
+        mu = haze__hedge_not(mu, f->ante_hedge[r * f->ni + j], neg);
+        acc = first ? mu : haze__norm(op, acc, mu);
+        first = 0;
+    }
+    return first ? 0.0 : acc;
+}
+
+/* Aggregated membership of output o at point xk, given rule firings w. */
+HAZE__HD double haze__agg_at(const struct haze_fis *f, int o, const double *w, double xk) {
+    const haze__var *ov = &f->out[o];
+    double agg = 0.0;
+    for (int r = 0; r < f->nr; r++) {
+        int code = f->cons[r * f->no + o];
+        if (code == 0) continue;
+        /* Octave skips unfired rules; MATLAB includes them: the same for
+         * every s-norm since 0 is its identity, and imp(0, mu) = 0 */
+        if (w[r] == 0.0) continue;
+        int neg = code < 0;
+        const haze__mf *m = &f->mfs[ov->mf0 + (neg ? -code : code) - 1];
+        double mu = haze__mf_eval(m->type, f->params + m->poff, xk);
+        mu = haze__hedge_not(mu, f->cons_hedge[r * f->no + o], neg);
+        agg = haze__norm(f->agg_m, agg, haze__norm(f->imp_m, w[r], mu));
+    }
+    return agg;
+}
+
+/* Defuzzified Mamdani output o; NaN when the aggregate is zero everywhere. */
+HAZE__HD double haze__defuzz_mamdani(const struct haze_fis *f, int o, const double *w) {
+    const haze__var *ov = &f->out[o];
+    const int n = f->points, octave = f->mode == HAZE_FIS_MODE_OCTAVE;
+    const double lo = ov->lo, hi = ov->hi;
+    double num = 0.0, den = 0.0;
+    switch (f->defuzz_m) {
+    case HAZE__D_CENTROID:
+        if (octave) {
+            /* trapz(x, x.*y) / trapz(x, y), term by term as Octave's trapz */
+            double xp = haze__linpoint(lo, hi, 0, n), yp = haze__agg_at(f, o, w, xp);
+            for (int k = 1; k < n; k++) {
+                double xk = haze__linpoint(lo, hi, k, n), yk = haze__agg_at(f, o, w, xk);
+                double h = xk - xp;
+                num += h * (xp * yp + xk * yk) / 2.0;
+                den += h * (yp + yk) / 2.0;
+                xp = xk;
+                yp = yk;
+            }
+        } else {
+            for (int k = 0; k < n; k++) {
+                double xk = haze__linpoint(lo, hi, k, n), yk = haze__agg_at(f, o, w, xk);
+                num += xk * yk;
+                den += yk;
+            }
+        }
+        return den != 0.0 ? num / den : NAN;
+    case HAZE__D_BISECTOR: {
+        /* MATLAB: the first point where the running sum reaches half */
+        for (int k = 0; k < n; k++) den += haze__agg_at(f, o, w, haze__linpoint(lo, hi, k, n));
+        if (den == 0.0) return NAN;
+        double run = 0.0;
+        for (int k = 0; k < n; k++) {
+            double xk = haze__linpoint(lo, hi, k, n);
+            run += haze__agg_at(f, o, w, xk);
+            if (run >= den / 2.0) return xk;
+        }
+        return hi;
+    }
+    default: { /* mom, som, lom */
+        double m = 0.0;
+        for (int k = 0; k < n; k++) {
+            double yk = haze__agg_at(f, o, w, haze__linpoint(lo, hi, k, n));
+            if (yk > m) m = yk;
+        }
+        if (m == 0.0) return NAN;
+        double sum = 0.0, best = 0.0;
+        int cnt = 0;
+        for (int k = 0; k < n; k++) {
+            double xk = haze__linpoint(lo, hi, k, n);
+            if (haze__agg_at(f, o, w, xk) != m) continue;
+            sum += xk;
+            /* MATLAB's som/lom pick the maximiser smallest/largest in
+             * magnitude; Octave's the smallest/largest x */
+            if (cnt == 0)
+                best = xk;
+            else if (f->defuzz_m == HAZE__D_SOM)
+                best = (octave ? xk < best : fabs(xk) < fabs(best)) ? xk : best;
+            else if (f->defuzz_m == HAZE__D_LOM)
+                best = (octave ? xk > best : fabs(xk) >= fabs(best)) ? xk : best;
+            cnt++;
+        }
+        return f->defuzz_m == HAZE__D_MOM ? sum / cnt : best;
+    }
+    }
+}
+
+/* Sugeno output o: weighted average (or sum) of the rule outputs. */
+HAZE__HD double haze__defuzz_sugeno(const struct haze_fis *f, int o, const double *w,
+                                    const double *x, double *zs, double *hs) {
+    const int octave = f->mode == HAZE_FIS_MODE_OCTAVE;
+    double num = 0.0, den = 0.0;
+    int used = 0;
+    for (int r = 0; r < f->nr; r++) {
+        int code = f->cons[r * f->no + o];
+        if (code == 0) continue;
+        if (w[r] == 0.0 && octave) continue;
+        int neg = code < 0;
+        const haze__mf *m = &f->mfs[f->out[o].mf0 + (neg ? -code : code) - 1];
+        const double *p = f->params + m->poff;
+        double z = p[0];
+        if (m->type == HAZE__MF_LINEAR) {
+            z = p[f->ni];
+            for (int j = 0; j < f->ni; j++) z += p[j] * x[j];
+        }
+        double h = w[r];
+        double hg = f->cons_hedge[r * f->no + o];
+        if (hg != 0.0) h = pow(h, 1.0 / hg);
+        if (neg) h = 1.0 - h;
+        if (octave) {
+            int s = 0;
+            while (s < used && zs[s] != z) s++;
+            if (s < used) {
+                hs[s] = haze__norm(f->agg_m, hs[s], h);
+            } else {
+                zs[used] = z;
+                hs[used++] = h;
+            }
+        } else {
+            num += h * z;
+            den += h;
+        }
+    }
+    for (int s = 0; s < used; s++) {
+        num += hs[s] * zs[s];
+        den += hs[s];
+    }
+    if (f->defuzz_m == HAZE__D_WTSUM) return den != 0.0 ? num : NAN;
+    return den != 0.0 ? num / den : NAN;
+}
+
+/* Evaluates one row: in (ni values) to out (no values). scratch holds
+ * haze__fis_scratch(f) doubles. Adds the clamped inputs and the outputs for
+ * which no rule fired to *clamped and *no_rule. */
+HAZE__HD void haze__fis_eval_row(const struct haze_fis *f, const double *in, double *out,
+                                 double *scratch, int *clamped, int *no_rule) {
+    const int octave = f->mode == HAZE_FIS_MODE_OCTAVE;
+    double *w = scratch, *zs = scratch + f->nr, *hs = zs + f->nr, *x = hs + f->nr;
+    for (int j = 0; j < f->ni; j++) {
+        double v = in[j];
+        if (!octave && v < f->in[j].lo) {
+            v = f->in[j].lo;
+            (*clamped)++;
+        } else if (!octave && v > f->in[j].hi) {
+            v = f->in[j].hi;
+            (*clamped)++;
+        }
+        x[j] = v;
+    }
+    for (int r = 0; r < f->nr; r++) w[r] = f->weight[r] * haze__rule_firing(f, r, x);
+    for (int o = 0; o < f->no; o++) {
+        double res =
+            f->sugeno ? haze__defuzz_sugeno(f, o, w, x, zs, hs) : haze__defuzz_mamdani(f, o, w);
+        if (isnan(res)) {
+            (*no_rule)++;
+            if (!octave && !f->nan_if_no_rule) res = (f->out[o].lo + f->out[o].hi) / 2.0;
+        }
+        out[o] = res;
+    }
+}
+
+#endif

@@ -1,0 +1,322 @@
+/*
+ * tests/test_fis.c - the fuzzy inference engine on the CPU: MATLAB's
+ * documented tipper results, Octave's evalfis on its six example systems
+ * (golden files from scripts/golden/fis/), membership-function edge cases,
+ * .fis round trips and bad input.
+ */
+#include <math.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "test_util.h"
+
+static haze_ctx *cpu_ctx(void) {
+    return haze_test_ctx(HAZE_BACKEND_CPU);
+}
+
+static haze_fis *load(haze_ctx *ctx, const char *rel) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/fis/%s", HAZE_TEST_DATA, rel);
+    haze_fis *f = NULL;
+    int st = haze_fis_load(ctx, path, &f);
+    if (st) fail_msg("load %s: %s", path, haze_ctx_errmsg(ctx));
+    return f;
+}
+
+static void test_tipper_matlab(void **state) {
+    (void)state;
+    haze_ctx *ctx = cpu_ctx();
+    haze_fis *f = load(ctx, "tipper.fis");
+    assert_int_equal(haze_fis_num_inputs(f), 2);
+    assert_int_equal(haze_fis_num_outputs(f), 1);
+    const double in[8] = {2, 1, 4, 5, 7, 8, 1, 2};
+    const double want[4] = {7.0169, 14.4585, 20.3414, 5.5586};
+    double out[4];
+    assert_int_equal(haze_fis_eval(ctx, f, in, 4, out), HAZE_OK);
+    for (int i = 0; i < 4; i++) assert_true(fabs(out[i] - want[i]) < 0.5e-4);
+    haze_fis_free(f);
+    haze_ctx_free(ctx);
+}
+
+/* Every row of an Octave golden file, in OCTAVE mode, within 1e-6. */
+static void check_octave(const char *base) {
+    haze_ctx *ctx = cpu_ctx();
+    char rel[256], path[1024];
+    snprintf(rel, sizeof rel, "octave/%s.fis", base);
+    haze_fis *f = load(ctx, rel);
+    assert_int_equal(haze_fis_set_mode(f, HAZE_FIS_MODE_OCTAVE), HAZE_OK);
+    snprintf(path, sizeof path, "%s/fis/octave/%s.csv", HAZE_TEST_DATA, base);
+    haze_read_options ro = haze_read_options_default();
+    ro.header = 0;
+    haze_table *t = NULL;
+    if (haze_table_read(ctx, path, &ro, &t)) fail_msg("%s", haze_ctx_errmsg(ctx));
+    int ni = haze_fis_num_inputs(f), no = haze_fis_num_outputs(f);
+    assert_int_equal((int)t->cols, ni + no);
+    double *in = malloc(sizeof(double) * t->rows * (size_t)ni);
+    double *out = malloc(sizeof(double) * t->rows * (size_t)no);
+    for (size_t r = 0; r < t->rows; r++)
+        for (int j = 0; j < ni; j++)
+            in[r * (size_t)ni + (size_t)j] = t->data[r * t->cols + (size_t)j];
+    assert_int_equal(haze_fis_eval(ctx, f, in, t->rows, out), HAZE_OK);
+    for (size_t r = 0; r < t->rows; r++)
+        for (int o = 0; o < no; o++) {
+            double want = t->data[r * t->cols + (size_t)(ni + o)];
+            double got = out[r * (size_t)no + (size_t)o];
+            if (!(fabs(got - want) <= 1e-6))
+                fail_msg("%s row %zu output %d: %.10g, Octave %.10g", base, r + 1, o + 1, got,
+                         want);
+        }
+    free(in);
+    free(out);
+    haze_table_free(t);
+    haze_fis_free(f);
+    haze_ctx_free(ctx);
+}
+
+static void test_octave_mamdani_tip(void **s) {
+    (void)s;
+    check_octave("mamdani_tip_calculator");
+}
+static void test_octave_investment(void **s) {
+    (void)s;
+    check_octave("investment_portfolio");
+}
+static void test_octave_heart(void **s) {
+    (void)s;
+    check_octave("heart_disease_risk");
+}
+static void test_octave_linear_tip(void **s) {
+    (void)s;
+    check_octave("linear_tip_calculator");
+}
+static void test_octave_sugeno_tip(void **s) {
+    (void)s;
+    check_octave("sugeno_tip_calculator");
+}
+static void test_octave_cubic(void **s) {
+    (void)s;
+    check_octave("cubic_approximator");
+}
+
+/* A one-input system whose only input MF is `mf`, for evaluating MFs
+ * through the public API: a Sugeno output z = x picks up nothing, so use a
+ * Mamdani output over [0 1] with a singleton-free triangle and read the
+ * firing from the weighted average of a two-rule Sugeno system instead. */
+static double mf_value(haze_ctx *ctx, const char *mf, double x) {
+    char text[1024];
+    snprintf(text, sizeof text,
+             "[System]\nType='sugeno'\nNumInputs=1\nNumOutputs=1\nNumRules=2\n"
+             "DefuzzMethod='wtsum'\n[Input1]\nRange=[-100 100]\nNumMFs=1\nMF1='a':%s\n"
+             "[Output1]\nRange=[0 1]\nNumMFs=1\nMF1='one':'constant',[1]\n"
+             "[Rules]\n1, 1 (1) : 1\n0, 0 (1) : 1\n",
+             mf);
+    haze_fis *f = NULL;
+    if (haze_fis_parse(ctx, text, "mf", &f)) fail_msg("%s", haze_ctx_errmsg(ctx));
+    haze_fis_set_nan_if_no_rule(f, 1);
+    double y = -1;
+    assert_int_equal(haze_fis_eval(ctx, f, &x, 1, &y), HAZE_OK);
+    haze_fis_free(f);
+    return isnan(y) ? 0.0 : y;
+}
+
+static void test_membership_functions(void **s) {
+    (void)s;
+    haze_ctx *ctx = cpu_ctx();
+    /* MATLAB's definitions, including degenerate parameters */
+    assert_true(fabs(mf_value(ctx, "'trimf',[0 5 10]", 2.5) - 0.5) < 1e-15);
+    assert_true(mf_value(ctx, "'trimf',[0 0 10]", 0) == 1.0);   /* a == b */
+    assert_true(mf_value(ctx, "'trimf',[0 10 10]", 10) == 1.0); /* b == c */
+    assert_true(mf_value(ctx, "'trimf',[5 5 5]", 5) == 1.0);
+    assert_true(mf_value(ctx, "'trimf',[5 5 5]", 5.1) == 0.0);
+    assert_true(mf_value(ctx, "'trapmf',[0 0 1 3]", 0) == 1.0);
+    assert_true(fabs(mf_value(ctx, "'trapmf',[0 0 1 3]", 2) - 0.5) < 1e-15);
+    assert_true(mf_value(ctx, "'trapmf',[1 1 1 1]", 1) == 1.0);
+    assert_true(fabs(mf_value(ctx, "'gaussmf',[2 1]", 3) - exp(-0.5)) < 1e-15);
+    assert_true(mf_value(ctx, "'gaussmf',[0 1]", 1) == 1.0);
+    assert_true(mf_value(ctx, "'gaussmf',[0 1]", 2) == 0.0);
+    assert_true(fabs(mf_value(ctx, "'gbellmf',[2 4 6]", 8) - 0.5) < 1e-15);
+    assert_true(fabs(mf_value(ctx, "'sigmf',[2 4]", 4) - 0.5) < 1e-15);
+    assert_true(fabs(mf_value(ctx, "'smf',[1 8]", 4.5) - 0.5) < 1e-15);
+    assert_true(fabs(mf_value(ctx, "'zmf',[1 8]", 4.5) - 0.5) < 1e-15);
+    assert_true(mf_value(ctx, "'smf',[3 3]", 3) == 1.0);
+    assert_true(mf_value(ctx, "'zmf',[3 3]", 3.5) == 0.0);
+    assert_true(fabs(mf_value(ctx, "'pimf',[1 4 5 10]", 4.5) - 1.0) < 1e-15);
+    assert_true(fabs(mf_value(ctx, "'gauss2mf',[1 3 1 5]", 4) - 1.0) < 1e-15);
+    assert_true(fabs(mf_value(ctx, "'dsigmf',[5 2 5 7]", 4.5) -
+                     fabs(1 / (1 + exp(-12.5)) - 1 / (1 + exp(12.5)))) < 1e-15);
+    assert_true(fabs(mf_value(ctx, "'psigmf',[2 3 -5 8]", 3) - 0.5 / (1 + exp(-25))) < 1e-15);
+    assert_true(fabs(mf_value(ctx, "'linsmf',[2 4]", 3) - 0.5) < 1e-15);
+    assert_true(mf_value(ctx, "'linsmf',[2 2]", 2) == 1.0);
+    assert_true(fabs(mf_value(ctx, "'linzmf',[2 4]", 3) - 0.5) < 1e-15);
+    assert_true(mf_value(ctx, "'linzmf',[2 2]", 2) == 1.0);
+    /* old files pad with zeros: the first n parameters are used */
+    assert_true(fabs(mf_value(ctx, "'trimf',[0 5 10 0]", 2.5) - 0.5) < 1e-15);
+    haze_ctx_free(ctx);
+}
+
+static void test_no_rule_and_clamp(void **s) {
+    (void)s;
+    haze_ctx *ctx = cpu_ctx();
+    const char *text = "[System]\nName='x'\nNumInputs=1\nNumOutputs=1\nNumRules=1\n"
+                       "[Input1]\nRange=[0 10]\nNumMFs=1\nMF1='a':'trimf',[0 1 2]\n"
+                       "[Output1]\nRange=[0 20]\nNumMFs=1\nMF1='b':'trimf',[0 5 10]\n"
+                       "[Rules]\n1, 1 (1) : 1\n";
+    haze_fis *f = NULL;
+    assert_int_equal(haze_fis_parse(ctx, text, "t", &f), HAZE_OK);
+    double in[3] = {5, -3, 1}, out[3];
+    haze_fis_stats st;
+    assert_int_equal(haze_fis_eval_stats(ctx, f, in, 3, out, &st), HAZE_OK);
+    assert_true(out[0] == 10.0); /* MATLAB: mid-range */
+    assert_true(out[1] == 10.0); /* -3 clamped to 0: no rule fires */
+    assert_true(fabs(out[2] - 5.0) < 1e-12);
+    assert_int_equal((int)st.no_rule, 2);
+    assert_int_equal((int)st.clamped, 1);
+    haze_fis_set_nan_if_no_rule(f, 1);
+    assert_int_equal(haze_fis_eval(ctx, f, in, 1, out), HAZE_OK);
+    assert_true(isnan(out[0]));
+    haze_fis_free(f);
+    haze_ctx_free(ctx);
+}
+
+static void test_defuzz_methods(void **s) {
+    (void)s;
+    haze_ctx *ctx = cpu_ctx();
+    /* a symmetric triangle on [0 30]: every method gives 15 (MATLAB mode) */
+    const char *meth[] = {"centroid", "bisector", "mom", "som", "lom"};
+    for (int i = 0; i < 5; i++) {
+        char text[1024];
+        snprintf(text, sizeof text,
+                 "[System]\nDefuzzMethod='%s'\n[Input1]\nRange=[0 1]\nNumMFs=1\n"
+                 "MF1='a':'trimf',[0 1 2]\n[Output1]\nRange=[0 30]\nNumMFs=1\n"
+                 "MF1='b':'trimf',[10 15 20]\n[Rules]\n1, 1 (1) : 1\n",
+                 meth[i]);
+        haze_fis *f = NULL;
+        if (haze_fis_parse(ctx, text, "t", &f)) fail_msg("%s", haze_ctx_errmsg(ctx));
+        double x = 1.0, y = 0;
+        assert_int_equal(haze_fis_eval(ctx, f, &x, 1, &y), HAZE_OK);
+        if (fabs(y - 15.0) > 1e-9) fail_msg("%s: %g", meth[i], y);
+        haze_fis_free(f);
+    }
+    haze_ctx_free(ctx);
+}
+
+static void test_roundtrip(void **s) {
+    (void)s;
+    haze_ctx *ctx = cpu_ctx();
+    const char *files[] = {"tipper.fis", "octave/investment_portfolio.fis",
+                           "octave/linear_tip_calculator.fis", "octave/heart_disease_risk.fis"};
+    for (int i = 0; i < 4; i++) {
+        haze_fis *a = load(ctx, files[i]);
+        char tmp[] = "/tmp/haze-fis-XXXXXX";
+        int fd = mkstemp(tmp);
+        assert_true(fd >= 0);
+        close(fd);
+        assert_int_equal(haze_fis_save(ctx, a, tmp), HAZE_OK);
+        haze_fis *b = NULL;
+        if (haze_fis_load(ctx, tmp, &b)) fail_msg("%s", haze_ctx_errmsg(ctx));
+        remove(tmp);
+        int ni = haze_fis_num_inputs(a), no = haze_fis_num_outputs(a);
+        assert_int_equal(ni, haze_fis_num_inputs(b));
+        assert_int_equal(no, haze_fis_num_outputs(b));
+        assert_int_equal(haze_fis_num_rules(a), haze_fis_num_rules(b));
+        /* identical results on random inputs */
+        double in[200 * 8], oa[200 * 4], ob[200 * 4];
+        srand(7);
+        for (int k = 0; k < 200 * ni; k++) {
+            double lo, hi;
+            haze_fis_var_range(a, 0, k % ni, &lo, &hi);
+            in[k] = lo + (hi - lo) * rand() / (double)RAND_MAX;
+        }
+        assert_int_equal(haze_fis_eval(ctx, a, in, 200, oa), HAZE_OK);
+        assert_int_equal(haze_fis_eval(ctx, b, in, 200, ob), HAZE_OK);
+        assert_memory_equal(oa, ob, sizeof(double) * 200 * (size_t)no);
+        haze_fis_free(a);
+        haze_fis_free(b);
+    }
+    haze_ctx_free(ctx);
+}
+
+/* Malformed files: a parse error whose message names the line. */
+static void expect_parse_error(haze_ctx *ctx, const char *text, const char *want) {
+    haze_fis *f = (haze_fis *)1;
+    int st = haze_fis_parse(ctx, text, "bad.fis", &f);
+    if (st != HAZE_ERR_PARSE) fail_msg("expected a parse error for:\n%s", text);
+    assert_null(f);
+    if (!strstr(haze_ctx_errmsg(ctx), want))
+        fail_msg("message '%s' lacks '%s'", haze_ctx_errmsg(ctx), want);
+}
+
+static void test_bad_input(void **s) {
+    (void)s;
+    haze_ctx *ctx = cpu_ctx();
+    const char *head = "[System]\nName='x'\nNumInputs=1\nNumOutputs=1\n";
+    const char *out1 = "[Output1]\nRange=[0 1]\nNumMFs=1\nMF1='a':'trimf',[0 1 2]\n";
+    char t[2048];
+    expect_parse_error(ctx, "", "bad.fis:1:");
+    expect_parse_error(ctx, "[System]\nColour='red'\n", "bad.fis:2: unknown key 'Colour'");
+    expect_parse_error(ctx, "[Sistem]\n", "bad.fis:1: unknown section");
+    snprintf(t, sizeof t, "%s[Input1]\nRange=[0 1]\nNumMFs=1\nMF1='a':'wibblemf',[0 1 2]\n", head);
+    expect_parse_error(ctx, t, "bad.fis:8: unknown MF type 'wibblemf'");
+    snprintf(t, sizeof t, "%s[Input1]\nRange=[0 1]\nNumMFs=1\nMF1='a':'trimf',[0 x 2]\n", head);
+    expect_parse_error(ctx, t, "bad.fis:8: expected a list of numbers");
+    snprintf(t, sizeof t, "%s[Input1]\nRange=[0 1]\nNumMFs=1\nMF1='a':'trimf',[0 1]\n%s", head,
+             out1);
+    expect_parse_error(ctx, t, "bad.fis:8: MF 'a' of type trimf needs 3 parameters, got 2");
+    snprintf(t, sizeof t,
+             "%s[Input1]\nRange=[0 1]\nNumMFs=1\nMF1='a':'trimf',[0 1 2]\n[Output1]\nRange=[0 "
+             "1]\nNumMFs=1\nMF1='a':'trimf',[0 1 2]\n[Rules]\n2, 1 (1) : 1\n",
+             head);
+    expect_parse_error(ctx, t, "bad.fis:14: rule 1 names MF 2 of input 1");
+    snprintf(t, sizeof t,
+             "%s[Input1]\nRange=[0 1]\nNumMFs=1\nMF1='a':'trimf',[0 1 2]\n[Output1]\nRange=[0 "
+             "1]\nNumMFs=1\nMF1='a':'trimf',[0 1 2]\n[Rules]\n1 1, 1 (1) : 1\n",
+             head);
+    expect_parse_error(ctx, t, "bad.fis:14: rule has 2 antecedent");
+    snprintf(t, sizeof t, "%s[Input1]\nRange=[0 1]\nNumMFs=2\nMF1='a':'trimf',[0 1 2]\n%s", head,
+             out1);
+    expect_parse_error(ctx, t, "MF2 is missing");
+    expect_parse_error(ctx, "[System]\nNumInputs=two\n",
+                       "bad.fis:2: NumInputs: expected a whole number");
+    snprintf(t, sizeof t, "%s[Input1]\nRange=[1 0]\n", head);
+    expect_parse_error(ctx, t, "bad.fis:6: Range");
+    /* truncated file: sections missing */
+    expect_parse_error(ctx, head, "section [Input1] is missing");
+    /* a missing file is an I/O error */
+    haze_fis *f = NULL;
+    assert_int_equal(haze_fis_load(ctx, "/nonexistent/x.fis", &f), HAZE_ERR_IO);
+    haze_ctx_free(ctx);
+}
+
+/* Threads must not change results. */
+static void test_threads_identical(void **s) {
+    (void)s;
+    haze_ctx *ctx = cpu_ctx();
+    haze_fis *f = load(ctx, "octave/investment_portfolio.fis");
+    size_t n = getenv("HAZE_TEST_QUICK") ? 500 : 5000;
+    double *in = malloc(sizeof(double) * n * 2), *a = malloc(sizeof(double) * n),
+           *b = malloc(sizeof(double) * n);
+    for (size_t i = 0; i < 2 * n; i++) in[i] = 100.0 * rand() / RAND_MAX;
+    haze_ctx_set_threads(ctx, 1);
+    assert_int_equal(haze_fis_eval(ctx, f, in, n, a), HAZE_OK);
+    haze_ctx_set_threads(ctx, 3);
+    assert_int_equal(haze_fis_eval(ctx, f, in, n, b), HAZE_OK);
+    assert_memory_equal(a, b, sizeof(double) * n);
+    free(in);
+    free(a);
+    free(b);
+    haze_fis_free(f);
+    haze_ctx_free(ctx);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_tipper_matlab),     cmocka_unit_test(test_octave_mamdani_tip),
+        cmocka_unit_test(test_octave_investment), cmocka_unit_test(test_octave_heart),
+        cmocka_unit_test(test_octave_linear_tip), cmocka_unit_test(test_octave_sugeno_tip),
+        cmocka_unit_test(test_octave_cubic),      cmocka_unit_test(test_membership_functions),
+        cmocka_unit_test(test_no_rule_and_clamp), cmocka_unit_test(test_defuzz_methods),
+        cmocka_unit_test(test_roundtrip),         cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_threads_identical),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
