@@ -10,7 +10,9 @@
 
 #include "test_util.h"
 
-static int quick(void) { return getenv("HAZE_TEST_QUICK") != NULL; }
+static int quick(void) {
+    return getenv("HAZE_TEST_QUICK") != NULL;
+}
 
 static haze_table *load(haze_ctx *ctx, const char *name) {
     char path[1024];
@@ -141,7 +143,8 @@ static double *blobs(size_t n, size_t d, size_t k, double spread, unsigned seed)
     for (size_t i = 0; i < n; i++)
         for (size_t q = 0; q < d; q++) {
             double u1 = (rand() + 1.0) / (RAND_MAX + 2.0), u2 = (double)rand() / RAND_MAX;
-            x[i * d + q] = mu[(i % k) * d + q] + spread * sqrt(-2 * log(u1)) * cos(6.283185307 * u2);
+            x[i * d + q] =
+                mu[(i % k) * d + q] + spread * sqrt(-2 * log(u1)) * cos(6.283185307 * u2);
         }
     free(mu);
     return x;
@@ -309,7 +312,8 @@ static void test_stopping_rules(void **state) {
     int *lab = malloc(n * sizeof *lab);
     haze_fcm_labels(r->memberships, n, c, lab);
     for (size_t i = 0; i < n; i++)
-        for (size_t j = 0; j < c; j++) assert_true(r->memberships[i * c + j] <= r->memberships[i * c + (size_t)lab[i]]);
+        for (size_t j = 0; j < c; j++)
+            assert_true(r->memberships[i * c + j] <= r->memberships[i * c + (size_t)lab[i]]);
     free(lab);
     haze_fcm_result_free(r);
     free(x);

@@ -32,10 +32,10 @@ typedef enum haze_fcm_metric {
 } haze_fcm_metric;
 
 typedef enum haze_fcm_init {
-    HAZE_FCM_INIT_RANDOM = 0,      /* random memberships from the seed, rows summing to 1 */
-    HAZE_FCM_INIT_KMEANSPP = 1,    /* k-means++ seeding of the centres (Arthur & Vassilvitskii) */
-    HAZE_FCM_INIT_CENTERS = 2,     /* init_data holds c x d centres */
-    HAZE_FCM_INIT_MEMBERSHIPS = 3  /* init_data holds n x c memberships (rows are normalised) */
+    HAZE_FCM_INIT_RANDOM = 0,     /* random memberships from the seed, rows summing to 1 */
+    HAZE_FCM_INIT_KMEANSPP = 1,   /* k-means++ seeding of the centres (Arthur & Vassilvitskii) */
+    HAZE_FCM_INIT_CENTERS = 2,    /* init_data holds c x d centres */
+    HAZE_FCM_INIT_MEMBERSHIPS = 3 /* init_data holds n x c memberships (rows are normalised) */
 } haze_fcm_init;
 
 typedef enum haze_fcm_stop {

@@ -22,15 +22,19 @@
 #include "core/rng.h"
 #include "fcm/fcm_internal.h"
 
-static inline double pow_f64(double a, double b) { return pow(a, b); }
-static inline float pow_f32(float a, float b) { return powf(a, b); }
+static inline double pow_f64(double a, double b) {
+    return pow(a, b);
+}
+static inline float pow_f32(float a, float b) {
+    return powf(a, b);
+}
 
-#define T double
+#define T         double
 #define SFX(name) name##_f64
 #include "fcm/fcm_cpu_impl.h"
 #undef T
 #undef SFX
-#define T float
+#define T         float
 #define SFX(name) name##_f32
 #include "fcm/fcm_cpu_impl.h"
 #undef T
@@ -220,8 +224,8 @@ static int check_finite(haze_ctx *ctx, const double *x, size_t n, size_t d, cons
         for (size_t k = 0; k < d; k++)
             if (!isfinite(x[i * d + k]))
                 return haze__error(ctx, HAZE_ERR_DOMAIN,
-                                   "fcm: %s row %zu column %zu is not a finite number", what,
-                                   i + 1, k + 1);
+                                   "fcm: %s row %zu column %zu is not a finite number", what, i + 1,
+                                   k + 1);
     return HAZE_OK;
 }
 
@@ -398,8 +402,8 @@ int haze_fcm_fit(haze_ctx *ctx, const double *x, size_t n, size_t d, const haze_
     }
     if (opt->want_memberships) {
         if (!(r->memberships = malloc(n * c * sizeof *r->memberships))) {
-            st = haze__error(ctx, HAZE_ERR_NOMEM, "fcm: out of memory for %zu x %zu memberships",
-                             n, c);
+            st = haze__error(ctx, HAZE_ERR_NOMEM, "fcm: out of memory for %zu x %zu memberships", n,
+                             c);
             goto fail_env;
         }
         p.src = HAZE__FCM_SRC_CENTERS; /* source unused for the output but must be valid */
@@ -466,8 +470,8 @@ int haze_fcm_predict(haze_ctx *ctx, const haze_fcm_result *model, const double *
     memset(&env, 0, sizeof env);
     env.ctx = ctx;
 #ifdef HAZE_HAVE_CUDA
-    if (haze__use_cuda(ctx) && (st = haze__fcm_cuda_begin(ctx, p.x, n, d, c, p.single, model->metric == HAZE_FCM_GK,
-                                                  &env.gpu)))
+    if (haze__use_cuda(ctx) && (st = haze__fcm_cuda_begin(ctx, p.x, n, d, c, p.single,
+                                                          model->metric == HAZE_FCM_GK, &env.gpu)))
         goto done;
 #endif
     st = run_pass(&env, &p);
