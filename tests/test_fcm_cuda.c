@@ -92,7 +92,7 @@ static void test_streaming(void **state) {
     (void)state;
     for (int single = 0; single < 2; single++) {
         compare(300000, 8, 8, single, HAZE_FCM_EUCLIDEAN, (size_t)4 << 20);
-        compare(100000, 16, 4, single, HAZE_FCM_GK, (size_t)3 << 20);
+        compare(100000, 16, 4, single, HAZE_FCM_GK, (size_t)16 << 20);
     }
 }
 
