@@ -320,6 +320,55 @@ static void test_stopping_rules(void **state) {
     haze_ctx_free(ctx);
 }
 
+static int stop_at_3(void *arg, int iter, double j, double change) {
+    int *calls = arg;
+    (*calls)++;
+    assert_true(isfinite(j) && change >= 0);
+    return iter >= 3;
+}
+
+/* Seeds reproduce, the progress callback sees every iteration and can stop
+ * the run, and a run cut by max_iter says it did not converge. */
+static void test_seeds_and_progress(void **state) {
+    (void)state;
+    haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
+    size_t n = 400, d = 3, c = 4;
+    double *x = blobs(n, d, c, 1.0, 21);
+    haze_fcm_options o = haze_fcm_options_default();
+    o.clusters = (int)c;
+    haze_fcm_result *a = NULL, *b = NULL;
+    for (int init = HAZE_FCM_INIT_RANDOM; init <= HAZE_FCM_INIT_KMEANSPP; init++) {
+        o.init = (haze_fcm_init)init;
+        o.seed = 5;
+        o.max_iter = 4;
+        assert_int_equal(haze_fcm_fit(ctx, x, n, d, &o, &a), HAZE_OK);
+        assert_int_equal(haze_fcm_fit(ctx, x, n, d, &o, &b), HAZE_OK);
+        assert_memory_equal(a->centers, b->centers, c * d * sizeof(double));
+        haze_fcm_result_free(b);
+        o.seed = 6;
+        assert_int_equal(haze_fcm_fit(ctx, x, n, d, &o, &b), HAZE_OK);
+        assert_true(memcmp(a->centers, b->centers, c * d * sizeof(double)) != 0);
+        haze_fcm_result_free(a), haze_fcm_result_free(b);
+    }
+    o.init = HAZE_FCM_INIT_RANDOM;
+    o.max_iter = 2;
+    o.tol = 0;
+    assert_int_equal(haze_fcm_fit(ctx, x, n, d, &o, &a), HAZE_OK);
+    assert_int_equal(a->iterations, 2);
+    assert_false(a->converged);
+    haze_fcm_result_free(a);
+    int calls = 0;
+    o.max_iter = 100;
+    o.progress = stop_at_3;
+    o.progress_arg = &calls;
+    assert_int_equal(haze_fcm_fit(ctx, x, n, d, &o, &a), HAZE_OK);
+    assert_int_equal(a->iterations, 3);
+    assert_int_equal(calls, 3);
+    haze_fcm_result_free(a);
+    free(x);
+    haze_ctx_free(ctx);
+}
+
 static void test_bad_input(void **state) {
     (void)state;
     haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
@@ -367,6 +416,7 @@ int main(void) {
         cmocka_unit_test(test_float32_dynamic_range),
         cmocka_unit_test(test_threads_and_precision),
         cmocka_unit_test(test_stopping_rules),
+        cmocka_unit_test(test_seeds_and_progress),
         cmocka_unit_test(test_bad_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
