@@ -278,6 +278,25 @@ static void test_threads_and_precision(void **state) {
     o.single = 1;
     assert_int_equal(haze_fcm_fit(ctx, x, n, d, &o, &rf), HAZE_OK);
     assert_close(rf->centers, r1->centers, c * d, 1e-3, "float32 centres");
+    /* float data in: the same bits as double data rounded to float */
+    float *x32 = malloc(n * d * sizeof *x32);
+    for (size_t i = 0; i < n * d; i++) x32[i] = (float)x[i];
+    for (size_t i = 0; i < n * d; i++) x[i] = x32[i];
+    haze_fcm_result *ra = NULL, *rb = NULL;
+    for (int init = HAZE_FCM_INIT_RANDOM; init <= HAZE_FCM_INIT_KMEANSPP; init++) {
+        o.init = (haze_fcm_init)init;
+        o.single = 1;
+        assert_int_equal(haze_fcm_fit(ctx, x, n, d, &o, &ra), HAZE_OK);
+        o.single = 0; /* ignored by the float32 entry point */
+        assert_int_equal(haze_fcm_fit_f32(ctx, x32, n, d, &o, &rb), HAZE_OK);
+        assert_memory_equal(ra->centers, rb->centers, c * d * sizeof(double));
+        assert_memory_equal(ra->objective, rb->objective, 25 * sizeof(double));
+        haze_fcm_result_free(ra), haze_fcm_result_free(rb);
+    }
+    x32[7] = NAN;
+    assert_int_equal(haze_fcm_fit_f32(ctx, x32, n, d, &o, &rb), HAZE_ERR_DOMAIN);
+    assert_null(rb);
+    free(x32);
     haze_fcm_result_free(r1), haze_fcm_result_free(r2), haze_fcm_result_free(rf);
     free(x);
     haze_ctx_free(ctx);

@@ -91,6 +91,12 @@ typedef struct haze_fcm_result {
  */
 HAZE_API int haze_fcm_fit(haze_ctx *ctx, const double *x, size_t n, size_t d,
                           const haze_fcm_options *opt, haze_fcm_result **out);
+/*
+ * The same on float32 data (computes in float32 whatever opt->single says),
+ * without the double copy: for data sets near the host's memory size.
+ */
+HAZE_API int haze_fcm_fit_f32(haze_ctx *ctx, const float *x, size_t n, size_t d,
+                              const haze_fcm_options *opt, haze_fcm_result **out);
 HAZE_API void haze_fcm_result_free(haze_fcm_result *r);
 
 /*
