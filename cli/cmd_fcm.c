@@ -121,8 +121,7 @@ static int cmd_predict(int argc, char **argv, const cli_global *g) {
             return cli_usage_error("fcm", "bad option");
         }
     }
-    if (argc - optind != 2)
-        return cli_usage_error("fcm", "predict needs CENTERS and DATA files");
+    if (argc - optind != 2) return cli_usage_error("fcm", "predict needs CENTERS and DATA files");
     haze_ctx *ctx = NULL;
     int code = cli_ctx_new(g, &ctx);
     if (code) return code;
@@ -164,8 +163,8 @@ static void print_json(FILE *fp, const char *data, const haze_fcm_result *r, dou
         if (*s == '"' || *s == '\\') fputc('\\', fp);
         if ((unsigned char)*s >= 0x20) fputc(*s, fp);
     }
-    fprintf(fp, "\",\n  \"points\": %zu,\n  \"features\": %zu,\n  \"clusters\": %zu,\n", r->n,
-            r->d, r->c);
+    fprintf(fp, "\",\n  \"points\": %zu,\n  \"features\": %zu,\n  \"clusters\": %zu,\n", r->n, r->d,
+            r->c);
     fprintf(fp, "  \"m\": %.17g,\n  \"metric\": \"%s\",\n", r->m,
             r->metric == HAZE_FCM_GK ? "gk" : "euclidean");
     fprintf(fp, "  \"iterations\": %d,\n  \"converged\": %s,\n  \"seconds\": %.6f,\n",
@@ -296,8 +295,8 @@ int cmd_fcm(int argc, char **argv, const cli_global *g) {
         }
     }
     if (argc - optind != 1)
-        return cli_usage_error("fcm", argc - optind < 1 ? "missing DATA file"
-                                                        : "expected one DATA file");
+        return cli_usage_error("fcm",
+                               argc - optind < 1 ? "missing DATA file" : "expected one DATA file");
     if (fo.clusters == 0) return cli_usage_error("fcm", "the number of clusters -c K is required");
     const char *data = argv[optind];
 
@@ -355,8 +354,8 @@ int cmd_fcm(int argc, char **argv, const cli_global *g) {
                    r->converged ? "converged" : "not converged", secs);
             printf("objective %.10g\npartition coefficient %.6f\npartition entropy %.6f\n"
                    "Xie-Beni index %.6g\n",
-                   r->objective[r->iterations - 1], r->partition_coefficient,
-                   r->partition_entropy, r->xie_beni);
+                   r->objective[r->iterations - 1], r->partition_coefficient, r->partition_entropy,
+                   r->xie_beni);
             if (!out) {
                 printf("centres:\n");
                 for (size_t j = 0; j < r->c; j++) {

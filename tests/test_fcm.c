@@ -10,7 +10,9 @@
 
 #include "test_util.h"
 
-static int quick(void) { return getenv("HAZE_TEST_QUICK") != NULL; }
+static int quick(void) {
+    return getenv("HAZE_TEST_QUICK") != NULL;
+}
 
 static haze_table *load(haze_ctx *ctx, const char *name) {
     char path[1024];
@@ -141,7 +143,8 @@ static double *blobs(size_t n, size_t d, size_t k, double spread, unsigned seed)
     for (size_t i = 0; i < n; i++)
         for (size_t q = 0; q < d; q++) {
             double u1 = (rand() + 1.0) / (RAND_MAX + 2.0), u2 = (double)rand() / RAND_MAX;
-            x[i * d + q] = mu[(i % k) * d + q] + spread * sqrt(-2 * log(u1)) * cos(6.283185307 * u2);
+            x[i * d + q] =
+                mu[(i % k) * d + q] + spread * sqrt(-2 * log(u1)) * cos(6.283185307 * u2);
         }
     free(mu);
     return x;
@@ -150,7 +153,7 @@ static double *blobs(size_t n, size_t d, size_t k, double spread, unsigned seed)
 static void test_objective_never_increases(void **state) {
     (void)state;
     haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
-    const size_t sizes[][3] = {{50, 2, 3}, {400, 5, 4}, {1000, 3, 8}, {2000, 16, 5}};
+    const size_t sizes[][3] = {{50, 2, 3}, {400, 5, 4}, {1000, 3, 8}, {1500, 12, 5}};
     int ncase = quick() ? 2 : 4;
     for (int s = 0; s < ncase; s++)
         for (int metric = 0; metric < 2; metric++)
@@ -165,7 +168,7 @@ static void test_objective_never_increases(void **state) {
                     o.init = init ? HAZE_FCM_INIT_KMEANSPP : HAZE_FCM_INIT_RANDOM;
                     o.seed = 42 + s;
                     o.m = s % 2 ? 1.5 : 2.0;
-                    o.max_iter = 60;
+                    o.max_iter = 40;
                     o.tol = 0;
                     haze_fcm_result *r = NULL;
                     int st = haze_fcm_fit(ctx, x, n, d, &o, &r);
@@ -275,6 +278,25 @@ static void test_threads_and_precision(void **state) {
     o.single = 1;
     assert_int_equal(haze_fcm_fit(ctx, x, n, d, &o, &rf), HAZE_OK);
     assert_close(rf->centers, r1->centers, c * d, 1e-3, "float32 centres");
+    /* float data in: the same bits as double data rounded to float */
+    float *x32 = malloc(n * d * sizeof *x32);
+    for (size_t i = 0; i < n * d; i++) x32[i] = (float)x[i];
+    for (size_t i = 0; i < n * d; i++) x[i] = x32[i];
+    haze_fcm_result *ra = NULL, *rb = NULL;
+    for (int init = HAZE_FCM_INIT_RANDOM; init <= HAZE_FCM_INIT_KMEANSPP; init++) {
+        o.init = (haze_fcm_init)init;
+        o.single = 1;
+        assert_int_equal(haze_fcm_fit(ctx, x, n, d, &o, &ra), HAZE_OK);
+        o.single = 0; /* ignored by the float32 entry point */
+        assert_int_equal(haze_fcm_fit_f32(ctx, x32, n, d, &o, &rb), HAZE_OK);
+        assert_memory_equal(ra->centers, rb->centers, c * d * sizeof(double));
+        assert_memory_equal(ra->objective, rb->objective, 25 * sizeof(double));
+        haze_fcm_result_free(ra), haze_fcm_result_free(rb);
+    }
+    x32[7] = NAN;
+    assert_int_equal(haze_fcm_fit_f32(ctx, x32, n, d, &o, &rb), HAZE_ERR_DOMAIN);
+    assert_null(rb);
+    free(x32);
     haze_fcm_result_free(r1), haze_fcm_result_free(r2), haze_fcm_result_free(rf);
     free(x);
     haze_ctx_free(ctx);
@@ -309,9 +331,59 @@ static void test_stopping_rules(void **state) {
     int *lab = malloc(n * sizeof *lab);
     haze_fcm_labels(r->memberships, n, c, lab);
     for (size_t i = 0; i < n; i++)
-        for (size_t j = 0; j < c; j++) assert_true(r->memberships[i * c + j] <= r->memberships[i * c + (size_t)lab[i]]);
+        for (size_t j = 0; j < c; j++)
+            assert_true(r->memberships[i * c + j] <= r->memberships[i * c + (size_t)lab[i]]);
     free(lab);
     haze_fcm_result_free(r);
+    free(x);
+    haze_ctx_free(ctx);
+}
+
+static int stop_at_3(void *arg, int iter, double j, double change) {
+    int *calls = arg;
+    (*calls)++;
+    assert_true(isfinite(j) && change >= 0);
+    return iter >= 3;
+}
+
+/* Seeds reproduce, the progress callback sees every iteration and can stop
+ * the run, and a run cut by max_iter says it did not converge. */
+static void test_seeds_and_progress(void **state) {
+    (void)state;
+    haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
+    size_t n = 400, d = 3, c = 4;
+    double *x = blobs(n, d, c, 1.0, 21);
+    haze_fcm_options o = haze_fcm_options_default();
+    o.clusters = (int)c;
+    haze_fcm_result *a = NULL, *b = NULL;
+    for (int init = HAZE_FCM_INIT_RANDOM; init <= HAZE_FCM_INIT_KMEANSPP; init++) {
+        o.init = (haze_fcm_init)init;
+        o.seed = 5;
+        o.max_iter = 4;
+        assert_int_equal(haze_fcm_fit(ctx, x, n, d, &o, &a), HAZE_OK);
+        assert_int_equal(haze_fcm_fit(ctx, x, n, d, &o, &b), HAZE_OK);
+        assert_memory_equal(a->centers, b->centers, c * d * sizeof(double));
+        haze_fcm_result_free(b);
+        o.seed = 6;
+        assert_int_equal(haze_fcm_fit(ctx, x, n, d, &o, &b), HAZE_OK);
+        assert_true(memcmp(a->centers, b->centers, c * d * sizeof(double)) != 0);
+        haze_fcm_result_free(a), haze_fcm_result_free(b);
+    }
+    o.init = HAZE_FCM_INIT_RANDOM;
+    o.max_iter = 2;
+    o.tol = 0;
+    assert_int_equal(haze_fcm_fit(ctx, x, n, d, &o, &a), HAZE_OK);
+    assert_int_equal(a->iterations, 2);
+    assert_false(a->converged);
+    haze_fcm_result_free(a);
+    int calls = 0;
+    o.max_iter = 100;
+    o.progress = stop_at_3;
+    o.progress_arg = &calls;
+    assert_int_equal(haze_fcm_fit(ctx, x, n, d, &o, &a), HAZE_OK);
+    assert_int_equal(a->iterations, 3);
+    assert_int_equal(calls, 3);
+    haze_fcm_result_free(a);
     free(x);
     haze_ctx_free(ctx);
 }
@@ -363,6 +435,7 @@ int main(void) {
         cmocka_unit_test(test_float32_dynamic_range),
         cmocka_unit_test(test_threads_and_precision),
         cmocka_unit_test(test_stopping_rules),
+        cmocka_unit_test(test_seeds_and_progress),
         cmocka_unit_test(test_bad_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

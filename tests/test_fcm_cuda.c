@@ -72,7 +72,7 @@ static void compare(size_t n, size_t d, size_t c, int single, int metric, size_t
 
 static void test_sizes(void **state) {
     (void)state;
-    const size_t sz[][3] = {{10, 2, 2},   {1000, 3, 4},  {5000, 32, 16}, {20000, 8, 8},
+    const size_t sz[][3] = {{10, 2, 2},     {1000, 3, 4},  {5000, 32, 16},  {20000, 8, 8},
                             {3000, 130, 7}, {4000, 4, 64}, {2000, 1024, 3}, {1500, 5, 1024}};
     for (size_t s = 0; s < sizeof sz / sizeof *sz; s++)
         for (int single = 0; single < 2; single++)
@@ -92,7 +92,7 @@ static void test_streaming(void **state) {
     (void)state;
     for (int single = 0; single < 2; single++) {
         compare(300000, 8, 8, single, HAZE_FCM_EUCLIDEAN, (size_t)4 << 20);
-        compare(100000, 16, 4, single, HAZE_FCM_GK, (size_t)3 << 20);
+        compare(100000, 16, 4, single, HAZE_FCM_GK, (size_t)16 << 20);
     }
 }
 

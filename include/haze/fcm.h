@@ -32,10 +32,10 @@ typedef enum haze_fcm_metric {
 } haze_fcm_metric;
 
 typedef enum haze_fcm_init {
-    HAZE_FCM_INIT_RANDOM = 0,      /* random memberships from the seed, rows summing to 1 */
-    HAZE_FCM_INIT_KMEANSPP = 1,    /* k-means++ seeding of the centres (Arthur & Vassilvitskii) */
-    HAZE_FCM_INIT_CENTERS = 2,     /* init_data holds c x d centres */
-    HAZE_FCM_INIT_MEMBERSHIPS = 3  /* init_data holds n x c memberships (rows are normalised) */
+    HAZE_FCM_INIT_RANDOM = 0,     /* random memberships from the seed, rows summing to 1 */
+    HAZE_FCM_INIT_KMEANSPP = 1,   /* k-means++ seeding of the centres (Arthur & Vassilvitskii) */
+    HAZE_FCM_INIT_CENTERS = 2,    /* init_data holds c x d centres */
+    HAZE_FCM_INIT_MEMBERSHIPS = 3 /* init_data holds n x c memberships (rows are normalised) */
 } haze_fcm_init;
 
 typedef enum haze_fcm_stop {
@@ -91,6 +91,12 @@ typedef struct haze_fcm_result {
  */
 HAZE_API int haze_fcm_fit(haze_ctx *ctx, const double *x, size_t n, size_t d,
                           const haze_fcm_options *opt, haze_fcm_result **out);
+/*
+ * The same on float32 data (computes in float32 whatever opt->single says),
+ * without the double copy: for data sets near the host's memory size.
+ */
+HAZE_API int haze_fcm_fit_f32(haze_ctx *ctx, const float *x, size_t n, size_t d,
+                              const haze_fcm_options *opt, haze_fcm_result **out);
 HAZE_API void haze_fcm_result_free(haze_fcm_result *r);
 
 /*

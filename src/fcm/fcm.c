@@ -22,15 +22,19 @@
 #include "core/rng.h"
 #include "fcm/fcm_internal.h"
 
-static inline double pow_f64(double a, double b) { return pow(a, b); }
-static inline float pow_f32(float a, float b) { return powf(a, b); }
+static inline double pow_f64(double a, double b) {
+    return pow(a, b);
+}
+static inline float pow_f32(float a, float b) {
+    return powf(a, b);
+}
 
-#define T double
+#define T         double
 #define SFX(name) name##_f64
 #include "fcm/fcm_cpu_impl.h"
 #undef T
 #undef SFX
-#define T float
+#define T         float
 #define SFX(name) name##_f32
 #include "fcm/fcm_cpu_impl.h"
 #undef T
@@ -90,14 +94,18 @@ static int run_pass(fit_env *e, haze__fcm_pass *p) {
 /* k-means++ (Arthur and Vassilvitskii, 2007): first centre uniform, each
  * next one drawn with probability proportional to the squared distance to
  * the nearest centre chosen so far. */
-static int kmeanspp(haze_ctx *ctx, const double *x, size_t n, size_t d, size_t c, uint64_t seed,
-                    double *v) {
+static inline double xval(const double *xd, const float *xf, size_t idx) {
+    return xd ? xd[idx] : (double)xf[idx];
+}
+
+static int kmeanspp(haze_ctx *ctx, const double *x, const float *xf, size_t n, size_t d, size_t c,
+                    uint64_t seed, double *v) {
     double *dmin = malloc(n * sizeof *dmin);
     if (!dmin) return haze__error(ctx, HAZE_ERR_NOMEM, "fcm: out of memory for k-means++");
     haze__rng r;
     haze__rng_seed(&r, seed);
     size_t first = (size_t)haze__rng_below(&r, n);
-    memcpy(v, x + first * d, d * sizeof *v);
+    for (size_t q = 0; q < d; q++) v[q] = xval(x, xf, first * d + q);
     for (size_t i = 0; i < n; i++) dmin[i] = INFINITY;
     for (size_t j = 1; j < c; j++) {
         const double *vl = v + (j - 1) * d;
@@ -105,7 +113,7 @@ static int kmeanspp(haze_ctx *ctx, const double *x, size_t n, size_t d, size_t c
         for (size_t i = 0; i < n; i++) {
             double s = 0;
             for (size_t k = 0; k < d; k++) {
-                double t = x[i * d + k] - vl[k];
+                double t = xval(x, xf, i * d + k) - vl[k];
                 s += t * t;
             }
             if (s < dmin[i]) dmin[i] = s;
@@ -125,7 +133,7 @@ static int kmeanspp(haze_ctx *ctx, const double *x, size_t n, size_t d, size_t c
         } else {
             pick = (size_t)haze__rng_below(&r, n); /* all points on the centres */
         }
-        memcpy(v + j * d, x + pick * d, d * sizeof *v);
+        for (size_t q = 0; q < d; q++) v[j * d + q] = xval(x, xf, pick * d + q);
     }
     free(dmin);
     return HAZE_OK;
@@ -220,8 +228,18 @@ static int check_finite(haze_ctx *ctx, const double *x, size_t n, size_t d, cons
         for (size_t k = 0; k < d; k++)
             if (!isfinite(x[i * d + k]))
                 return haze__error(ctx, HAZE_ERR_DOMAIN,
-                                   "fcm: %s row %zu column %zu is not a finite number", what,
-                                   i + 1, k + 1);
+                                   "fcm: %s row %zu column %zu is not a finite number", what, i + 1,
+                                   k + 1);
+    return HAZE_OK;
+}
+
+static int check_finite_f32(haze_ctx *ctx, const float *x, size_t n, size_t d) {
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 0; k < d; k++)
+            if (!isfinite(x[i * d + k]))
+                return haze__error(ctx, HAZE_ERR_DOMAIN,
+                                   "fcm: data row %zu column %zu is not a finite number", i + 1,
+                                   k + 1);
     return HAZE_OK;
 }
 
@@ -239,10 +257,12 @@ static int centres_from_sums(haze_ctx *ctx, const double *sums, size_t c, size_t
     return HAZE_OK;
 }
 
-int haze_fcm_fit(haze_ctx *ctx, const double *x, size_t n, size_t d, const haze_fcm_options *opt,
-                 haze_fcm_result **out) {
+/* The fit on double data x or float data x32 (exactly one is set). */
+static int fit(haze_ctx *ctx, const double *x, const float *x32, size_t n, size_t d,
+               const haze_fcm_options *opt, haze_fcm_result **out) {
     if (out) *out = NULL;
-    if (!ctx || !x || !opt || !out) return haze__error(ctx, HAZE_ERR_INVALID, "fcm: NULL argument");
+    if (!ctx || !(x || x32) || !opt || !out)
+        return haze__error(ctx, HAZE_ERR_INVALID, "fcm: NULL argument");
     const size_t c = opt->clusters > 0 ? (size_t)opt->clusters : 0;
     if (n < 1 || d < 1) return haze__error(ctx, HAZE_ERR_INVALID, "fcm: no data (%zu x %zu)", n, d);
     if (opt->clusters < 2)
@@ -272,8 +292,9 @@ int haze_fcm_fit(haze_ctx *ctx, const double *x, size_t n, size_t d, const haze_
         return haze__error(ctx, HAZE_ERR_INVALID, "fcm: init_data is NULL");
     if (opt->init < HAZE_FCM_INIT_RANDOM || opt->init > HAZE_FCM_INIT_MEMBERSHIPS)
         return haze__error(ctx, HAZE_ERR_INVALID, "fcm: unknown init %d", (int)opt->init);
-    int st = check_finite(ctx, x, n, d, "data");
+    int st = x ? check_finite(ctx, x, n, d, "data") : check_finite_f32(ctx, x32, n, d);
     if (st) return st;
+    const int single = x32 || opt->single;
 
     const int gk = opt->metric == HAZE_FCM_GK;
     const size_t nv = c * d, na = gk ? c * d * d : 0;
@@ -292,8 +313,8 @@ int haze_fcm_fit(haze_ctx *ctx, const double *x, size_t n, size_t d, const haze_
     if (gk && !(r->norms = malloc(na * sizeof *r->norms))) goto nomem;
     double *vk = v, *vprev = v + nv, *ak = v + 2 * nv, *aprev = v + 2 * nv + na;
     double *sums = v + 2 * nv + 2 * na;
-    const void *xp = x;
-    if (opt->single) {
+    const void *xp = x ? (const void *)x : (const void *)x32;
+    if (x && single) {
         if (!(xf = malloc(n * d * sizeof *xf))) goto nomem;
         for (size_t i = 0; i < n * d; i++) xf[i] = (float)x[i];
         xp = xf;
@@ -301,7 +322,7 @@ int haze_fcm_fit(haze_ctx *ctx, const double *x, size_t n, size_t d, const haze_
 
     haze__fcm_pass p;
     memset(&p, 0, sizeof p);
-    p.x = xp, p.n = n, p.d = d, p.c = c, p.m = opt->m, p.single = opt->single != 0;
+    p.x = xp, p.n = n, p.d = d, p.c = c, p.m = opt->m, p.single = single;
     p.sums = sums;
     switch (opt->init) {
     case HAZE_FCM_INIT_RANDOM:
@@ -340,7 +361,7 @@ int haze_fcm_fit(haze_ctx *ctx, const double *x, size_t n, size_t d, const haze_
         p.vp = vprev; /* with the Euclidean norm: no covariance exists yet */
         break;
     case HAZE_FCM_INIT_KMEANSPP:
-        if ((st = kmeanspp(ctx, x, n, d, c, opt->seed, vprev))) goto fail;
+        if ((st = kmeanspp(ctx, x, x32, n, d, c, opt->seed, vprev))) goto fail;
         p.src = HAZE__FCM_SRC_CENTERS;
         p.vp = vprev;
         break;
@@ -398,8 +419,8 @@ int haze_fcm_fit(haze_ctx *ctx, const double *x, size_t n, size_t d, const haze_
     }
     if (opt->want_memberships) {
         if (!(r->memberships = malloc(n * c * sizeof *r->memberships))) {
-            st = haze__error(ctx, HAZE_ERR_NOMEM, "fcm: out of memory for %zu x %zu memberships",
-                             n, c);
+            st = haze__error(ctx, HAZE_ERR_NOMEM, "fcm: out of memory for %zu x %zu memberships", n,
+                             c);
             goto fail_env;
         }
         p.src = HAZE__FCM_SRC_CENTERS; /* source unused for the output but must be valid */
@@ -434,6 +455,24 @@ fail:
     return st;
 }
 
+int haze_fcm_fit(haze_ctx *ctx, const double *x, size_t n, size_t d, const haze_fcm_options *opt,
+                 haze_fcm_result **out) {
+    if (!x) {
+        if (out) *out = NULL;
+        return haze__error(ctx, HAZE_ERR_INVALID, "fcm: NULL argument");
+    }
+    return fit(ctx, x, NULL, n, d, opt, out);
+}
+
+int haze_fcm_fit_f32(haze_ctx *ctx, const float *x, size_t n, size_t d, const haze_fcm_options *opt,
+                     haze_fcm_result **out) {
+    if (!x) {
+        if (out) *out = NULL;
+        return haze__error(ctx, HAZE_ERR_INVALID, "fcm: NULL argument");
+    }
+    return fit(ctx, NULL, x, n, d, opt, out);
+}
+
 int haze_fcm_predict(haze_ctx *ctx, const haze_fcm_result *model, const double *x, size_t n,
                      size_t d, int single, double *u) {
     if (!ctx || !model || !x || !u) return haze__error(ctx, HAZE_ERR_INVALID, "fcm: NULL argument");
@@ -466,8 +505,8 @@ int haze_fcm_predict(haze_ctx *ctx, const haze_fcm_result *model, const double *
     memset(&env, 0, sizeof env);
     env.ctx = ctx;
 #ifdef HAZE_HAVE_CUDA
-    if (haze__use_cuda(ctx) && (st = haze__fcm_cuda_begin(ctx, p.x, n, d, c, p.single, model->metric == HAZE_FCM_GK,
-                                                  &env.gpu)))
+    if (haze__use_cuda(ctx) && (st = haze__fcm_cuda_begin(ctx, p.x, n, d, c, p.single,
+                                                          model->metric == HAZE_FCM_GK, &env.gpu)))
         goto done;
 #endif
     st = run_pass(&env, &p);

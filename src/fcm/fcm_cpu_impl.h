@@ -53,7 +53,9 @@ static void SFX(memb)(const T *xi, const T *v, const T *a, size_t d, size_t c, d
     for (size_t j = 0; j < c; j++) u[j] /= sum;
 }
 
-static inline T SFX(powm)(T u, double m) { return m == 2.0 ? u * u : SFX(pow)(u, (T)m); }
+static inline T SFX(powm)(T u, double m) {
+    return m == 2.0 ? u * u : SFX(pow)(u, (T)m);
+}
 
 static int SFX(pass)(haze_ctx *ctx, haze__fcm_pass *p) {
     const size_t n = p->n, d = p->d, c = p->c;

@@ -24,46 +24,57 @@
 
 #include "fcm/fcm_internal.h"
 
-#define TILE 128      /* points per tile = threads per block */
-#define TS (TILE + 1) /* shared-memory row stride: no bank conflicts in phase 2 */
-#define RFAN 256      /* groups summed by one thread in each level of the reduction tree */
+#define TILE           128        /* points per tile = threads per block */
+#define TS             (TILE + 1) /* shared-memory row stride: no bank conflicts in phase 2 */
+#define RFAN           256 /* groups summed by one thread in each level of the reduction tree */
 #define SCRATCH_BLOCKS 256
 
 enum { MODE_CENTRES = 0, MODE_FULL = 1, MODE_COV = 2 };
 
 template <typename T> struct pass_args {
-    const T *x;        /* this chunk's points */
-    size_t i0, np;     /* global index of the chunk's first point, points in the chunk */
-    size_t g0, ngrp;   /* global index of the chunk's first group, groups in the chunk */
+    const T *x;      /* this chunk's points */
+    size_t i0, np;   /* global index of the chunk's first point, points in the chunk */
+    size_t g0, ngrp; /* global index of the chunk's first group, groups in the chunk */
     int d, c, G, mode, src, use_smem;
     double m;
-    T e;               /* 1 / (m - 1) */
+    T e; /* 1 / (m - 1) */
     const T *v, *a, *vp, *ap;
     uint64_t seed;
-    const double *u0;  /* chunk-relative n x c, SRC_MEMORY */
-    double *u_out;     /* chunk-relative n x c, or NULL */
-    double *rows;      /* ngroups x stride */
+    const double *u0; /* chunk-relative n x c, SRC_MEMORY */
+    double *u_out;    /* chunk-relative n x c, or NULL */
+    double *rows;     /* ngroups x stride */
     size_t stride;
-    T *scratch;        /* per-block global scratch when shared memory is too small */
+    T *scratch; /* per-block global scratch when shared memory is too small */
 };
 
 /* Products and sums that the compiler may not contract into FMAs, so that
  * distances and memberships round exactly as on the CPU (built with
  * -ffp-contract=off); only the summation order of the reductions differs. */
-__device__ inline float mul(float a, float b) { return __fmul_rn(a, b); }
-__device__ inline double mul(double a, double b) { return __dmul_rn(a, b); }
-__device__ inline float add(float a, float b) { return __fadd_rn(a, b); }
-__device__ inline double add(double a, double b) { return __dadd_rn(a, b); }
+__device__ inline float mul(float a, float b) {
+    return __fmul_rn(a, b);
+}
+__device__ inline double mul(double a, double b) {
+    return __dmul_rn(a, b);
+}
+__device__ inline float add(float a, float b) {
+    return __fadd_rn(a, b);
+}
+__device__ inline double add(double a, double b) {
+    return __dadd_rn(a, b);
+}
 
-__device__ inline float powT(float a, float b) { return powf(a, b); }
-__device__ inline double powT(double a, double b) { return pow(a, b); }
+__device__ inline float powT(float a, float b) {
+    return powf(a, b);
+}
+__device__ inline double powT(double a, double b) {
+    return pow(a, b);
+}
 template <typename T> __device__ inline T powm(T u, double m) {
     return m == 2.0 ? mul(u, u) : powT(u, (T)m);
 }
 
 /* Squared distance of the point in column p of xs to centre j (Euclidean or GK). */
-template <typename T>
-__device__ T dist(const T *xs, int p, const T *v, const T *a, int j, int d) {
+template <typename T> __device__ T dist(const T *xs, int p, const T *v, const T *a, int j, int d) {
     const T *vj = v + (size_t)j * d;
     T s = 0;
     if (!a) {
@@ -113,8 +124,7 @@ __device__ memb_state<T> memb_prep(const T *xs, int p, const T *v, const T *a, i
     return s;
 }
 
-template <typename T>
-__device__ inline T memb_u(const memb_state<T> &s, T dj, double m, T e) {
+template <typename T> __device__ inline T memb_u(const memb_state<T> &s, T dj, double m, T e) {
     if (s.dmin == 0) return dj == 0 ? (T)1 / (T)s.nz : (T)0;
     T w = s.dmin / dj;
     return (m == 2.0 ? w : powT(w, e)) / s.sum;
@@ -162,8 +172,7 @@ template <typename T> __global__ void __launch_bounds__(TILE) pass_kernel(pass_a
                     for (int j = 0; j < c; j++) P[j * TS + p] = (T)A.u0[(p0 + p) * c + j];
                 } else {
                     memb_state<T> s = memb_prep(xs, p, A.vp, A.ap, d, c, A.m, A.e, D);
-                    for (int j = 0; j < c; j++)
-                        P[j * TS + p] = memb_u(s, D[j * TS + p], A.m, A.e);
+                    for (int j = 0; j < c; j++) P[j * TS + p] = memb_u(s, D[j * TS + p], A.m, A.e);
                 }
                 if (A.mode != MODE_FULL) {
                     for (int j = 0; j < c; j++) P[j * TS + p] = powm(P[j * TS + p], A.m);
@@ -291,8 +300,8 @@ static int setup(haze__fcm_gpu *g) {
     /* Groups: enough of them to fill a large GPU, few enough that their
      * partial sums stay small; a function of n, d, c only. */
     size_t G = ntiles / 2048;
-    size_t gmin = (ntiles * g->stride_max * sizeof(double) + ((size_t)256 << 20) - 1) /
-                  ((size_t)256 << 20);
+    size_t gmin =
+        (ntiles * g->stride_max * sizeof(double) + ((size_t)256 << 20) - 1) / ((size_t)256 << 20);
     if (G < gmin) G = gmin;
     if (G < 1) G = 1;
     if (G > 256 && gmin <= 256) G = 256;
@@ -395,8 +404,8 @@ template <typename T> static int upload(haze__fcm_gpu *g, void *dst, const doubl
     T *tmp = (T *)malloc(k * sizeof(T));
     if (!tmp) return haze__error(g->ctx, HAZE_ERR_NOMEM, "fcm: out of memory");
     for (size_t i = 0; i < k; i++) tmp[i] = (T)src[i];
-    cudaError_t e = cudaMemcpyAsync(dst, tmp, k * sizeof(T), cudaMemcpyHostToDevice,
-                                    haze__stream(g->ctx));
+    cudaError_t e =
+        cudaMemcpyAsync(dst, tmp, k * sizeof(T), cudaMemcpyHostToDevice, haze__stream(g->ctx));
     if (e == cudaSuccess) e = cudaStreamSynchronize(haze__stream(g->ctx));
     free(tmp);
     if (e != cudaSuccess)

@@ -29,11 +29,11 @@ enum { HAZE__FCM_SRC_RANDOM = 0, HAZE__FCM_SRC_MEMORY = 1, HAZE__FCM_SRC_CENTERS
 
 /* Scalars a pass accumulates, after the c*d sums of u^m x and the c sums of u^m. */
 enum {
-    HAZE__FCM_J = 0,  /* sum u_prev^m d: J(U(k-1), V(k)) */
-    HAZE__FCM_DU2,    /* sum (u - u_prev)^2 */
-    HAZE__FCM_PC,     /* sum u^2 */
-    HAZE__FCM_PE,     /* -sum u ln u */
-    HAZE__FCM_JSELF,  /* sum u^m d: J(U(k), V(k)), for Xie-Beni */
+    HAZE__FCM_J = 0, /* sum u_prev^m d: J(U(k-1), V(k)) */
+    HAZE__FCM_DU2,   /* sum (u - u_prev)^2 */
+    HAZE__FCM_PC,    /* sum u^2 */
+    HAZE__FCM_PE,    /* -sum u ln u */
+    HAZE__FCM_JSELF, /* sum u^m d: J(U(k), V(k)), for Xie-Beni */
     HAZE__FCM_NSCALAR
 };
 
@@ -55,15 +55,15 @@ typedef struct haze__fcm_pass {
     size_t n, d, c;
     double m;
     int single;
-    const double *v, *a; /* centres V(k) (c x d) and GK norms (c x d x d) or NULL */
-    int src;             /* HAZE__FCM_SRC_* for U(k-1) */
-    uint64_t seed;       /* SRC_RANDOM */
-    const double *u0;    /* SRC_MEMORY: n x c, rows summing to 1 */
+    const double *v, *a;   /* centres V(k) (c x d) and GK norms (c x d x d) or NULL */
+    int src;               /* HAZE__FCM_SRC_* for U(k-1) */
+    uint64_t seed;         /* SRC_RANDOM */
+    const double *u0;      /* SRC_MEMORY: n x c, rows summing to 1 */
     const double *vp, *ap; /* SRC_CENTERS: the previous centres and norms (ap may be NULL) */
-    double *u_out;       /* n x c memberships of v, or NULL */
-    int cov;             /* 1: accumulate sum u^m (x - v_j)(x - v_j)^T (c*d*d) and sum u^m (c)
-                            of the source memberships about the centres v instead */
-    double *sums;        /* out: c*d + c + HAZE__FCM_NSCALAR doubles, or c*d*d + c for cov */
+    double *u_out;         /* n x c memberships of v, or NULL */
+    int cov;               /* 1: accumulate sum u^m (x - v_j)(x - v_j)^T (c*d*d) and sum u^m (c)
+                              of the source memberships about the centres v instead */
+    double *sums;          /* out: c*d + c + HAZE__FCM_NSCALAR doubles, or c*d*d + c for cov */
 } haze__fcm_pass;
 
 /* Uniform in (0, 1] for row i, column j: SplitMix64 of a counter (reproducible anywhere). */

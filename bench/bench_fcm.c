@@ -1,0 +1,305 @@
+/*
+ * bench/bench_fcm.c - fuzzy c-means time per iteration: haze on the GPU,
+ * haze on all CPU cores, and scikit-fuzzy's cmeans (or, where scikit-fuzzy
+ * is not installed, a NumPy-vectorised reimplementation of the same
+ * iteration, labelled "numpy*") on the same data in one run.
+ *
+ * Workloads: the profiles of Tables I-VI of Anderson, Luke and Keller,
+ * "Speedup of fuzzy clustering through stream processing on graphics
+ * processing units", IEEE TFS 16(4), 2008 (points x clusters x dimensions),
+ * then 10^7 x 32 x 16 and 10^8 x 8 x 8 in float32, and the latter again
+ * with the device memory limited to 1 GiB so that the data is streamed
+ * from host memory at every iteration.
+ *
+ * Time per iteration = (time of a fit with K2 iterations - time with K1) /
+ * (K2 - K1): setup, upload and the first centre update cancel out. The
+ * hardware limit is one read of the data per iteration at the device's
+ * theoretical memory bandwidth ("floor"); "of floor" is floor / measured.
+ *
+ * Environment: HAZE_SKFUZZY_PATH = a folder holding the skfuzzy package;
+ * HAZE_PYTHON = the Python interpreter (default python3). Without Python
+ * and NumPy the competitor column reads n/a. The competitor runs on at most
+ * SUB points and is scaled linearly to N (marked "~").
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "haze/haze.h"
+
+static double now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Spherical clusters of the same size around c random centres (the paper's
+ * workload): noise = sum of three uniforms, centred (Irwin-Hall, close to a
+ * Gaussian and cheap enough for 10^9 values). */
+static double *make_data(size_t n, size_t d, size_t c, unsigned seed) {
+    double *x = malloc(n * d * sizeof *x), *mu = malloc(c * d * sizeof *mu);
+    if (!x || !mu) {
+        fprintf(stderr, "bench_fcm: out of memory for %zu x %zu points\n", n, d);
+        exit(3);
+    }
+    uint64_t s = seed * 0x9e3779b97f4a7c15ULL + 1;
+#define NEXT() (s ^= s << 13, s ^= s >> 7, s ^= s << 17, (double)(s >> 11) * 0x1.0p-53)
+    for (size_t i = 0; i < c * d; i++) mu[i] = 20.0 * NEXT();
+    for (size_t i = 0; i < n; i++) {
+        const double *m = mu + (i % c) * d;
+        for (size_t k = 0; k < d; k++) x[i * d + k] = m[k] + 2.0 * (NEXT() + NEXT() + NEXT() - 1.5);
+    }
+#undef NEXT
+    free(mu);
+    return x;
+}
+
+/* Seconds per iteration of haze_fcm_fit on ctx; < 0 on failure. */
+static double haze_iter(haze_ctx *ctx, const double *x, size_t n, size_t d, size_t c, int single,
+                        int k1, int k2) {
+    haze_fcm_options o = haze_fcm_options_default();
+    o.clusters = (int)c;
+    o.single = single;
+    o.tol = 0;
+    o.seed = 1;
+    double t[2];
+    int ks[2] = {k1, k2};
+    for (int r = 0; r < 2; r++) {
+        o.max_iter = ks[r];
+        haze_fcm_result *res = NULL;
+        double t0 = now();
+        int st = haze_fcm_fit(ctx, x, n, d, &o, &res);
+        t[r] = now() - t0;
+        if (st) {
+            fprintf(stderr, "bench_fcm: %s\n", haze_ctx_errmsg(ctx));
+            return -1;
+        }
+        haze_fcm_result_free(res);
+    }
+    double per = (t[1] - t[0]) / (k2 - k1);
+    return per > 0 ? per : t[1] / k2;
+}
+
+static const char *py_script =
+    "import sys, time\n"
+    "import numpy as np\n"
+    "path, iters = sys.argv[1], int(sys.argv[2])\n"
+    "c, m = int(sys.argv[3]), float(sys.argv[4])\n"
+    "skf = sys.argv[5] if len(sys.argv) > 5 else ''\n"
+    "x = np.load(path)\n"
+    "rng = np.random.RandomState(1)\n"
+    "u0 = rng.rand(c, x.shape[0]); u0 /= u0.sum(axis=0)\n"
+    "def run(k):\n"
+    "    if skf:\n"
+    "        import skfuzzy\n"
+    "        t = time.perf_counter()\n"
+    "        skfuzzy.cmeans(x.T, c, m, 0.0, k + 1, init=u0.copy())\n"
+    "        return time.perf_counter() - t\n"
+    "    # stand-in: the same iteration as skfuzzy.cmeans, vectorised with NumPy\n"
+    "    t = time.perf_counter(); u = u0.copy(); x2 = (x * x).sum(axis=1)\n"
+    "    for _ in range(k):\n"
+    "        up = u\n"
+    "        um = np.fmax(u, np.finfo(np.float64).eps) ** m\n"
+    "        v = um @ x / um.sum(axis=1, keepdims=True)\n"
+    "        d2 = np.fmax(x2[None, :] - 2.0 * (v @ x.T) + (v * v).sum(axis=1)[:, None], 0.0)\n"
+    "        d = np.fmax(np.sqrt(d2), np.finfo(np.float64).eps)\n"
+    "        jm = (um * d2).sum()\n"
+    "        w = d ** (-2.0 / (m - 1.0)); u = w / w.sum(axis=0, keepdims=True)\n"
+    "        du = np.linalg.norm(u - up)\n"
+    "    return time.perf_counter() - t\n"
+    "if skf: sys.path.insert(0, skf)\n"
+    "t1 = run(1); t2 = run(1 + iters)\n"
+    "print((t2 - t1) / iters if t2 > t1 else t2 / (1 + iters))\n";
+
+static char py_path[256], npy_path[256];
+static int have_python = -1;
+static const char *skf;
+
+static void py_setup(void) {
+    skf = getenv("HAZE_SKFUZZY_PATH");
+    if (skf && !*skf) skf = NULL;
+    snprintf(py_path, sizeof py_path, "/tmp/haze-bench-fcm-%d.py", (int)getpid());
+    snprintf(npy_path, sizeof npy_path, "/tmp/haze-bench-fcm-%d.npy", (int)getpid());
+    FILE *f = fopen(py_path, "w");
+    if (!f) {
+        have_python = 0;
+        return;
+    }
+    fputs(py_script, f);
+    fclose(f);
+    const char *py = getenv("HAZE_PYTHON") ? getenv("HAZE_PYTHON") : "python3";
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "%s -c 'import numpy' >/dev/null 2>&1", py);
+    have_python = system(cmd) == 0;
+    if (have_python && skf) {
+        snprintf(cmd, sizeof cmd,
+                 "%s -c 'import sys; sys.path.insert(0, \"%s\"); import skfuzzy'"
+                 " >/dev/null 2>&1",
+                 py, skf);
+        if (system(cmd) != 0) {
+            fprintf(stderr,
+                    "bench_fcm: HAZE_SKFUZZY_PATH=%s: skfuzzy does not import; using "
+                    "the NumPy stand-in\n",
+                    skf);
+            skf = NULL;
+        }
+    }
+}
+
+/* Seconds per iteration of the Python competitor on the first `sub` points. */
+static double py_iter(haze_ctx *ctx, const double *x, size_t sub, size_t d, size_t c, int iters) {
+    if (!have_python) return -1;
+    if (haze_matrix_write(ctx, npy_path, x, sub, d, NULL)) return -1;
+    const char *py = getenv("HAZE_PYTHON") ? getenv("HAZE_PYTHON") : "python3";
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "%s %s %s %d %zu 2.0 %s 2>/dev/null", py, py_path, npy_path, iters, c,
+             skf ? skf : "");
+    FILE *p = popen(cmd, "r");
+    if (!p) return -1;
+    double t = -1;
+    if (fscanf(p, "%lf", &t) != 1) t = -1;
+    pclose(p);
+    remove(npy_path);
+    return t;
+}
+
+static void fmt_time(char *buf, size_t len, double s, int approx) {
+    if (s < 0)
+        snprintf(buf, len, "n/a");
+    else if (s < 1e-3)
+        snprintf(buf, len, "%s%.1f us", approx ? "~" : "", s * 1e6);
+    else if (s < 1)
+        snprintf(buf, len, "%s%.2f ms", approx ? "~" : "", s * 1e3);
+    else
+        snprintf(buf, len, "%s%.2f s", approx ? "~" : "", s);
+}
+
+static void fmt_ratio(char *buf, size_t len, double a, double b) {
+    if (a < 0 || b <= 0)
+        snprintf(buf, len, "-");
+    else
+        snprintf(buf, len, "%.1fx", a / b);
+}
+
+typedef struct {
+    const char *label;
+    size_t n, c, d;
+    int single;
+    size_t limit; /* device memory limit (streaming), 0: none */
+    int big;      /* large workload: GPU only, fewer CPU iterations */
+} workload;
+
+int main(int argc, char **argv) {
+    int quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
+    haze_ctx_options co = haze_ctx_options_default();
+    co.backend = HAZE_BACKEND_CPU;
+    haze_ctx *cpu = NULL, *gpu = NULL;
+    if (haze_ctx_new(&cpu, &co)) {
+        fprintf(stderr, "bench_fcm: %s\n", haze_ctx_errmsg(cpu));
+        return 3;
+    }
+    haze_device_info info;
+    memset(&info, 0, sizeof info);
+    if (haze_has_cuda() && haze_cuda_device_count() > 0) {
+        co.backend = HAZE_BACKEND_CUDA;
+        if (haze_ctx_new(&gpu, &co)) {
+            haze_ctx_free(gpu);
+            gpu = NULL;
+        } else {
+            haze_device_query(haze_ctx_device(gpu), &info);
+        }
+    }
+    py_setup();
+    const char *comp = !have_python ? "competitor" : skf ? "skfuzzy" : "numpy*";
+    printf("fuzzy c-means, time per iteration (m = 2, Euclidean, tolerance 0)\n");
+    printf("GPU: %s", gpu ? info.name : "none (GPU columns skipped)");
+    if (gpu) printf(", %.0f GB/s theoretical", info.peak_bandwidth / 1e9);
+    printf("\nCPU: haze CPU backend, %d threads\n", haze_ctx_threads(cpu));
+    printf("competitor: %s\n\n",
+           !have_python ? "n/a (no python3 with numpy)"
+           : skf        ? "scikit-fuzzy cmeans (float64)"
+                        : "numpy* = NumPy-vectorised reimplementation of skfuzzy's cmeans "
+                          "iteration (float64), scikit-fuzzy not installed");
+    const workload all[] = {
+        {"Table I", 4096, 64, 4, 1, 0, 0},       {"Table II", 4096, 64, 32, 1, 0, 0},
+        {"Table III", 4096, 16, 128, 1, 0, 0},   {"Table IV", 64, 4, 4, 1, 0, 0},
+        {"Table IV", 1024, 16, 4, 1, 0, 0},      {"Table IV", 8192, 64, 4, 1, 0, 0},
+        {"Table V", 64, 4, 32, 1, 0, 0},         {"Table V", 1024, 16, 32, 1, 0, 0},
+        {"Table V", 8192, 64, 32, 1, 0, 0},      {"Table VI", 4096, 4, 128, 1, 0, 0},
+        {"Table VI", 40960, 16, 32, 1, 0, 0},    {"Table VI", 409600, 4, 8, 1, 0, 0},
+        {"Table VI f64", 409600, 4, 8, 0, 0, 0}, {"large", 10000000, 16, 32, 1, 0, 1},
+        {"large", 100000000, 8, 8, 1, 0, 1},     {"streamed", 100000000, 8, 8, 1, 1ull << 30, 1},
+    };
+    printf("%-13s %10s %4s %4s %4s | %10s %10s %10s | %8s %9s | %10s %8s\n", "workload", "points",
+           "C", "D", "type", "haze GPU", "haze CPU", comp, "CPU/GPU", "comp/GPU", "floor",
+           "of floor");
+    double *x = NULL;
+    size_t xn = 0, xd = 0, xc = 0;
+    for (size_t w = 0; w < sizeof all / sizeof *all; w++) {
+        const workload *L = &all[w];
+        if (L->big && (!gpu || quick)) {
+            printf("%-13s %10zu %4zu %4zu %4s | skipped: %s\n", L->label, L->n, L->c, L->d,
+                   L->single ? "f32" : "f64", quick ? "--quick" : "no GPU");
+            continue;
+        }
+        /* The same data for consecutive workloads of the same shape. */
+        if (!x || xn != L->n || xd != L->d || xc != L->c) {
+            free(x);
+            x = make_data(L->n, L->d, L->c, (unsigned)w + 1);
+            xn = L->n, xd = L->d, xc = L->c;
+        }
+        int k1 = L->big ? 2 : 3, k2 = L->big ? 6 : 13;
+        static double tc_prev = -1, tp_prev = -1;
+        double tg = -1, tc, tp;
+        int same = w > 0 && all[w - 1].n == L->n && all[w - 1].c == L->c && all[w - 1].d == L->d &&
+                   all[w - 1].single == L->single;
+        if (gpu) {
+            haze_ctx_set_device_memory_limit(gpu, L->limit);
+            tg = haze_iter(gpu, x, L->n, L->d, L->c, L->single, k1, k2);
+            haze_ctx_set_device_memory_limit(gpu, 0);
+        }
+        size_t sub = L->n < 100000 ? L->n : 100000;
+        int approx = sub < L->n;
+        if (same && L->big) { /* the CPU and the competitor do not stream: same times */
+            tc = tc_prev;
+            tp = tp_prev;
+        } else {
+            tc = haze_iter(cpu, x, L->n, L->d, L->c, L->single, L->big ? 1 : k1, L->big ? 2 : k2);
+            tp = py_iter(cpu, x, sub, L->d, L->c, L->n < 10000 ? 20 : 5);
+            if (tp > 0) tp *= (double)L->n / (double)sub;
+        }
+        tc_prev = tc;
+        tp_prev = tp;
+        char sg[32], sc[32], sp[32], r1[32], r2[32], fl[32], of[32];
+        fmt_time(sg, sizeof sg, tg, 0);
+        fmt_time(sc, sizeof sc, tc, 0);
+        fmt_time(sp, sizeof sp, tp, approx);
+        fmt_ratio(r1, sizeof r1, tc, tg);
+        fmt_ratio(r2, sizeof r2, tp, tg);
+        double bytes = (double)L->n * (double)L->d * (L->single ? 4.0 : 8.0);
+        double floor_s = info.peak_bandwidth > 0 ? bytes / info.peak_bandwidth : -1;
+        fmt_time(fl, sizeof fl, floor_s, 0);
+        if (floor_s > 0 && tg > 0)
+            snprintf(of, sizeof of, "%.0f%%", 100 * floor_s / tg);
+        else
+            snprintf(of, sizeof of, "-");
+        printf("%-13s %10zu %4zu %4zu %4s | %10s %10s %10s | %8s %9s | %10s %8s\n", L->label, L->n,
+               L->c, L->d, L->single ? "f32" : "f64", sg, sc, sp, r1, r2, fl, of);
+        if (L->limit && tg > 0)
+            printf("%-13s   (device memory limited to %zu MiB: %.1f GB of data streamed per "
+                   "iteration at %.1f GB/s)\n",
+                   "", L->limit >> 20, bytes / 1e9, bytes / tg / 1e9);
+        fflush(stdout);
+    }
+    free(x);
+    printf("\nfloor: one read of the data at the theoretical memory bandwidth; ~: the "
+           "competitor timed on %d points and scaled linearly.\n",
+           100000);
+    remove(py_path);
+    haze_ctx_free(gpu);
+    haze_ctx_free(cpu);
+    return 0;
+}
