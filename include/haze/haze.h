@@ -11,6 +11,8 @@
 #include "haze/core.h"
 #include "haze/io.h"
 /* certified fuzzy arithmetic */
+#include "haze/round.h"
+#include "haze/interval.h"
 
 /* fuzzy inference and edge detection */
 
