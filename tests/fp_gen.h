@@ -32,18 +32,34 @@ static inline double fp_gen_double(haze__rng *r) {
     uint64_t sign = u & 0x8000000000000000ull, mant = haze__rng_next(r) & 0xFFFFFFFFFFFFFull;
     uint64_t e;
     switch (haze__rng_below(r, 9)) {
-    case 0: e = haze__rng_below(r, 2047); break;        /* any finite exponent */
-    case 1: e = 0; break;                                /* subnormal */
-    case 2: e = 2046 - haze__rng_below(r, 30); break;   /* huge */
-    case 3: e = 1 + haze__rng_below(r, 60); break;      /* tiny normal */
-    case 4: e = 1023 - 8 + haze__rng_below(r, 16); break; /* moderate */
-    case 5: /* power of two or a neighbour */
+    case 0:
+        e = haze__rng_below(r, 2047);
+        break; /* any finite exponent */
+    case 1:
+        e = 0;
+        break; /* subnormal */
+    case 2:
+        e = 2046 - haze__rng_below(r, 30);
+        break; /* huge */
+    case 3:
+        e = 1 + haze__rng_below(r, 60);
+        break; /* tiny normal */
+    case 4:
+        e = 1023 - 8 + haze__rng_below(r, 16);
+        break; /* moderate */
+    case 5:    /* power of two or a neighbour */
         e = 1023 - 40 + haze__rng_below(r, 80);
-        mant = haze__rng_below(r, 2) ? haze__rng_below(r, 3) : 0xFFFFFFFFFFFFFull - haze__rng_below(r, 3);
+        mant = haze__rng_below(r, 2) ? haze__rng_below(r, 3)
+                                     : 0xFFFFFFFFFFFFFull - haze__rng_below(r, 3);
         break;
-    case 6: return (double)((int64_t)haze__rng_below(r, 2001) - 1000); /* small integers */
-    case 7: return sign ? -0.0 : 0.0;
-    default: e = 1023 - 2 + haze__rng_below(r, 4); mant &= ~0xFFFFFFull; break; /* few bits */
+    case 6:
+        return (double)((int64_t)haze__rng_below(r, 2001) - 1000); /* small integers */
+    case 7:
+        return sign ? -0.0 : 0.0;
+    default:
+        e = 1023 - 2 + haze__rng_below(r, 4);
+        mant &= ~0xFFFFFFull;
+        break; /* few bits */
     }
     return fp_from_bits(sign | e << 52 | mant);
 }
@@ -64,18 +80,34 @@ static inline float fp_gen_float(haze__rng *r) {
     uint32_t sign = u & 0x80000000u, mant = (uint32_t)haze__rng_next(r) & 0x7FFFFFu, e;
     float x;
     switch (haze__rng_below(r, 9)) {
-    case 0: e = (uint32_t)haze__rng_below(r, 255); break;
-    case 1: e = 0; break;
-    case 2: e = 254 - (uint32_t)haze__rng_below(r, 10); break;
-    case 3: e = 1 + (uint32_t)haze__rng_below(r, 20); break;
-    case 4: e = 127 - 8 + (uint32_t)haze__rng_below(r, 16); break;
+    case 0:
+        e = (uint32_t)haze__rng_below(r, 255);
+        break;
+    case 1:
+        e = 0;
+        break;
+    case 2:
+        e = 254 - (uint32_t)haze__rng_below(r, 10);
+        break;
+    case 3:
+        e = 1 + (uint32_t)haze__rng_below(r, 20);
+        break;
+    case 4:
+        e = 127 - 8 + (uint32_t)haze__rng_below(r, 16);
+        break;
     case 5:
         e = 127 - 20 + (uint32_t)haze__rng_below(r, 40);
-        mant = haze__rng_below(r, 2) ? (uint32_t)haze__rng_below(r, 3) : 0x7FFFFFu - (uint32_t)haze__rng_below(r, 3);
+        mant = haze__rng_below(r, 2) ? (uint32_t)haze__rng_below(r, 3)
+                                     : 0x7FFFFFu - (uint32_t)haze__rng_below(r, 3);
         break;
-    case 6: return (float)((int)haze__rng_below(r, 2001) - 1000);
-    case 7: return sign ? -0.0f : 0.0f;
-    default: e = 127 - 2 + (uint32_t)haze__rng_below(r, 4); mant &= ~0xFFFFu; break;
+    case 6:
+        return (float)((int)haze__rng_below(r, 2001) - 1000);
+    case 7:
+        return sign ? -0.0f : 0.0f;
+    default:
+        e = 127 - 2 + (uint32_t)haze__rng_below(r, 4);
+        mant &= ~0xFFFFu;
+        break;
     }
     u = sign | e << 23 | mant;
     memcpy(&x, &u, sizeof x);

@@ -22,52 +22,82 @@
 
 enum op { OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_RECIP, OP_SQR, OP_SQRT, OP_COUNT };
 static const char *op_name[] = {"add", "sub", "mul", "div", "recip", "sqr", "sqrt"};
-static int op_arity(enum op op) { return op <= OP_DIV ? 2 : 1; }
+static int op_arity(enum op op) {
+    return op <= OP_DIV ? 2 : 1;
+}
 
 /* ---------------------------------------------------------- evaluation */
 
 static haze_ivd lu_double(enum op op, haze_ivd x, haze_ivd y) {
     switch (op) {
-    case OP_ADD: return haze_ivd_add(x, y);
-    case OP_SUB: return haze_ivd_sub(x, y);
-    case OP_MUL: return haze_ivd_mul(x, y);
-    case OP_DIV: return haze_ivd_div(x, y);
-    case OP_RECIP: return haze_ivd_recip(x);
-    case OP_SQR: return haze_ivd_sqr(x);
-    default: return haze_ivd_sqrt(x);
+    case OP_ADD:
+        return haze_ivd_add(x, y);
+    case OP_SUB:
+        return haze_ivd_sub(x, y);
+    case OP_MUL:
+        return haze_ivd_mul(x, y);
+    case OP_DIV:
+        return haze_ivd_div(x, y);
+    case OP_RECIP:
+        return haze_ivd_recip(x);
+    case OP_SQR:
+        return haze_ivd_sqr(x);
+    default:
+        return haze_ivd_sqrt(x);
     }
 }
 static haze_ivf lu_float(enum op op, haze_ivf x, haze_ivf y) {
     switch (op) {
-    case OP_ADD: return haze_ivf_add(x, y);
-    case OP_SUB: return haze_ivf_sub(x, y);
-    case OP_MUL: return haze_ivf_mul(x, y);
-    case OP_DIV: return haze_ivf_div(x, y);
-    case OP_RECIP: return haze_ivf_recip(x);
-    case OP_SQR: return haze_ivf_sqr(x);
-    default: return haze_ivf_sqrt(x);
+    case OP_ADD:
+        return haze_ivf_add(x, y);
+    case OP_SUB:
+        return haze_ivf_sub(x, y);
+    case OP_MUL:
+        return haze_ivf_mul(x, y);
+    case OP_DIV:
+        return haze_ivf_div(x, y);
+    case OP_RECIP:
+        return haze_ivf_recip(x);
+    case OP_SQR:
+        return haze_ivf_sqr(x);
+    default:
+        return haze_ivf_sqrt(x);
     }
 }
 static haze_mrd mr_double(enum op op, haze_mrd x, haze_mrd y) {
     switch (op) {
-    case OP_ADD: return haze_mrd_add(x, y);
-    case OP_SUB: return haze_mrd_sub(x, y);
-    case OP_MUL: return haze_mrd_mul(x, y);
-    case OP_DIV: return haze_mrd_div(x, y);
-    case OP_RECIP: return haze_mrd_recip(x);
-    case OP_SQR: return haze_mrd_sqr(x);
-    default: return haze_mrd_sqrt(x);
+    case OP_ADD:
+        return haze_mrd_add(x, y);
+    case OP_SUB:
+        return haze_mrd_sub(x, y);
+    case OP_MUL:
+        return haze_mrd_mul(x, y);
+    case OP_DIV:
+        return haze_mrd_div(x, y);
+    case OP_RECIP:
+        return haze_mrd_recip(x);
+    case OP_SQR:
+        return haze_mrd_sqr(x);
+    default:
+        return haze_mrd_sqrt(x);
     }
 }
 static haze_mrf mr_float(enum op op, haze_mrf x, haze_mrf y) {
     switch (op) {
-    case OP_ADD: return haze_mrf_add(x, y);
-    case OP_SUB: return haze_mrf_sub(x, y);
-    case OP_MUL: return haze_mrf_mul(x, y);
-    case OP_DIV: return haze_mrf_div(x, y);
-    case OP_RECIP: return haze_mrf_recip(x);
-    case OP_SQR: return haze_mrf_sqr(x);
-    default: return haze_mrf_sqrt(x);
+    case OP_ADD:
+        return haze_mrf_add(x, y);
+    case OP_SUB:
+        return haze_mrf_sub(x, y);
+    case OP_MUL:
+        return haze_mrf_mul(x, y);
+    case OP_DIV:
+        return haze_mrf_div(x, y);
+    case OP_RECIP:
+        return haze_mrf_recip(x);
+    case OP_SQR:
+        return haze_mrf_sqr(x);
+    default:
+        return haze_mrf_sqrt(x);
     }
 }
 
@@ -251,7 +281,8 @@ static void test_itl(void **state) {
                         (double)rf.hi, k->text);
         if (exact_in) {
             float_tight++;
-            float tlo = mpfr_get_flt(k->out[0], MPFR_RNDD), thi = mpfr_get_flt(k->out[1], MPFR_RNDU);
+            float tlo = mpfr_get_flt(k->out[0], MPFR_RNDD),
+                  thi = mpfr_get_flt(k->out[1], MPFR_RNDU);
             if (!(rf.lo == tlo && rf.hi == thi) && bad++ < 10)
                 print_error("line %d: float lu [%a, %a] not tight [%a, %a]: %s", k->line,
                             (double)rf.lo, (double)rf.hi, (double)tlo, (double)thi, k->text);
@@ -264,7 +295,8 @@ static void test_itl(void **state) {
         if (mr_ok) {
             haze_ivd rm = haze_mrd_to_iv(mr_double(k->op, haze_ivd_to_mr(x), haze_ivd_to_mr(y)));
             if (!contains_mpfr(rm.lo, rm.hi, k->out[0], k->out[1]) && bad++ < 10)
-                print_error("line %d: double mr [%a, %a] misses: %s", k->line, rm.lo, rm.hi, k->text);
+                print_error("line %d: double mr [%a, %a] misses: %s", k->line, rm.lo, rm.hi,
+                            k->text);
             haze_ivf rmf = haze_mrf_to_iv(mr_float(k->op, haze_ivf_to_mr(xf), haze_ivf_to_mr(yf)));
             if (!contains_mpfr(rmf.lo, rmf.hi, k->out[0], k->out[1]) && bad++ < 10)
                 print_error("line %d: float mr [%a, %a] misses: %s", k->line, (double)rmf.lo,
@@ -287,7 +319,9 @@ static void test_itl(void **state) {
 /* A random finite interval of doubles (or of floats if fl), some of zero width. */
 static void gen_lu(haze__rng *r, int fl, double *lo, double *hi) {
     double a = fl ? fp_gen_float(r) : fp_gen_double(r);
-    double b = haze__rng_below(r, 5) == 0 ? a : fl ? fp_gen_partnerf(r, (float)a) : fp_gen_partner(r, a);
+    double b = haze__rng_below(r, 5) == 0 ? a
+               : fl                       ? fp_gen_partnerf(r, (float)a)
+                                          : fp_gen_partner(r, a);
     if (haze__rng_below(r, 3) == 0) /* narrow: a few ulps */
         b = fl ? (double)nextafterf((float)a, INFINITY) : nextafter(a, INFINITY);
     if (!isfinite(b)) b = a;
@@ -298,10 +332,18 @@ static void gen_lu(haze__rng *r, int fl, double *lo, double *hi) {
 static void gen_mr(haze__rng *r, int fl, double *m, double *rho) {
     *m = fl ? fp_gen_float(r) : fp_gen_double(r);
     switch (haze__rng_below(r, 4)) {
-    case 0: *rho = 0; break;
-    case 1: *rho = fabs(*m) * (fl ? 0x1p-20 : 0x1p-45) * (double)haze__rng_below(r, 9); break;
-    case 2: *rho = fabs(*m) * haze__rng_uniform(r); break;
-    default: *rho = fabs(fl ? fp_gen_float(r) : fp_gen_double(r)); break;
+    case 0:
+        *rho = 0;
+        break;
+    case 1:
+        *rho = fabs(*m) * (fl ? 0x1p-20 : 0x1p-45) * (double)haze__rng_below(r, 9);
+        break;
+    case 2:
+        *rho = fabs(*m) * haze__rng_uniform(r);
+        break;
+    default:
+        *rho = fabs(fl ? fp_gen_float(r) : fp_gen_double(r));
+        break;
     }
     if (fl) *rho = (double)haze_ru_mulf((float)*rho, 1.0f);
     if (!isfinite(*rho)) *rho = 0;
@@ -333,7 +375,8 @@ static void check_lu_random(enum op op, int fl, uint64_t seed) {
         exact_range(lo, hi, op, xl, xh, yl, yh);
         double glo, ghi, wlo, whi;
         if (fl) {
-            haze_ivf r = lu_float(op, haze_ivf_make((float)a, (float)b), haze_ivf_make((float)c, (float)d));
+            haze_ivf r =
+                lu_float(op, haze_ivf_make((float)a, (float)b), haze_ivf_make((float)c, (float)d));
             glo = r.lo, ghi = r.hi;
             wlo = mpfr_get_flt(lo, MPFR_RNDD), whi = mpfr_get_flt(hi, MPFR_RNDU);
         } else {
@@ -342,11 +385,13 @@ static void check_lu_random(enum op op, int fl, uint64_t seed) {
             wlo = mpfr_get_d(lo, MPFR_RNDD), whi = mpfr_get_d(hi, MPFR_RNDU);
         }
         if (!(glo == wlo && ghi == whi) && bad++ < 10)
-            print_error("%s lu %s [%a,%a] [%a,%a] = [%a,%a], want [%a,%a]\n", fl ? "float" : "double",
-                        op_name[op], a, b, c, d, glo, ghi, wlo, whi);
+            print_error("%s lu %s [%a,%a] [%a,%a] = [%a,%a], want [%a,%a]\n",
+                        fl ? "float" : "double", op_name[op], a, b, c, d, glo, ghi, wlo, whi);
     }
     mpfr_clears(xl, xh, yl, yh, lo, hi, (mpfr_ptr)0);
-    if (bad) fail_msg("%ld of %ld %s lu %s results not optimal", bad, n, fl ? "float" : "double", op_name[op]);
+    if (bad)
+        fail_msg("%ld of %ld %s lu %s results not optimal", bad, n, fl ? "float" : "double",
+                 op_name[op]);
 }
 
 /*
@@ -378,14 +423,16 @@ static void check_mr_random(enum op op, int fl, uint64_t seed) {
         }
         double gm, gr;
         if (fl) {
-            haze_mrf z = mr_float(op, haze_mrf_make((float)m1, (float)r1), haze_mrf_make((float)m2, (float)r2));
+            haze_mrf z = mr_float(op, haze_mrf_make((float)m1, (float)r1),
+                                  haze_mrf_make((float)m2, (float)r2));
             gm = z.mid, gr = z.rad;
         } else {
             haze_mrd z = mr_double(op, haze_mrd_make(m1, r1), haze_mrd_make(m2, r2));
             gm = z.mid, gr = z.rad;
         }
         if (!(gr >= 0)) {
-            if (bad++ < 10) print_error("%s mr %s: radius %a\n", fl ? "float" : "double", op_name[op], gr);
+            if (bad++ < 10)
+                print_error("%s mr %s: radius %a\n", fl ? "float" : "double", op_name[op], gr);
             continue;
         }
         if (isinf(gr)) { /* the whole line: contains everything */
@@ -443,12 +490,16 @@ static void check_mr_random(enum op op, int fl, uint64_t seed) {
             mpfr_add_d(f, f, 6 * eta, MPFR_RNDU);
             if (mpfr_cmp_d(f, gr) < 0 && bad++ < 10)
                 print_error("%s mr %s <%a,%a> <%a,%a>: radius %a above the bound %a\n",
-                            fl ? "float" : "double", op_name[op], m1, r1, m2, r2, gr, mpfr_get_d(f, MPFR_RNDU));
+                            fl ? "float" : "double", op_name[op], m1, r1, m2, r2, gr,
+                            mpfr_get_d(f, MPFR_RNDU));
         }
     }
     mpfr_clears(xl, xh, yl, yh, t, f, g, lo, hi, (mpfr_ptr)0);
-    if (bad) fail_msg("%ld of %ld %s mr %s results wrong", bad, n, fl ? "float" : "double", op_name[op]);
-    if (entire > n / 4) fail_msg("%s mr %s: %ld of %ld results unbounded", fl ? "float" : "double", op_name[op], entire, n);
+    if (bad)
+        fail_msg("%ld of %ld %s mr %s results wrong", bad, n, fl ? "float" : "double", op_name[op]);
+    if (entire > n / 4)
+        fail_msg("%s mr %s: %ld of %ld results unbounded", fl ? "float" : "double", op_name[op],
+                 entire, n);
 }
 
 static void test_lu_double(void **state) {

@@ -24,32 +24,52 @@ static void ref_op(mpfr_t r, enum op op, double a, double b, mpfr_rnd_t rnd) {
     mpfr_set_d(x, a, MPFR_RNDN);
     mpfr_set_d(y, b, MPFR_RNDN);
     switch (op) {
-    case OP_ADD: mpfr_add(r, x, y, rnd); break;
-    case OP_SUB: mpfr_sub(r, x, y, rnd); break;
-    case OP_MUL: mpfr_mul(r, x, y, rnd); break;
-    case OP_DIV: mpfr_div(r, x, y, rnd); break;
-    default: mpfr_sqrt(r, x, rnd); break;
+    case OP_ADD:
+        mpfr_add(r, x, y, rnd);
+        break;
+    case OP_SUB:
+        mpfr_sub(r, x, y, rnd);
+        break;
+    case OP_MUL:
+        mpfr_mul(r, x, y, rnd);
+        break;
+    case OP_DIV:
+        mpfr_div(r, x, y, rnd);
+        break;
+    default:
+        mpfr_sqrt(r, x, rnd);
+        break;
     }
     mpfr_clears(x, y, (mpfr_ptr)0);
 }
 
 static double haze_op(enum op op, double a, double b, int up) {
     switch (op) {
-    case OP_ADD: return up ? haze_ru_add(a, b) : haze_rd_add(a, b);
-    case OP_SUB: return up ? haze_ru_sub(a, b) : haze_rd_sub(a, b);
-    case OP_MUL: return up ? haze_ru_mul(a, b) : haze_rd_mul(a, b);
-    case OP_DIV: return up ? haze_ru_div(a, b) : haze_rd_div(a, b);
-    default: return up ? haze_ru_sqrt(a) : haze_rd_sqrt(a);
+    case OP_ADD:
+        return up ? haze_ru_add(a, b) : haze_rd_add(a, b);
+    case OP_SUB:
+        return up ? haze_ru_sub(a, b) : haze_rd_sub(a, b);
+    case OP_MUL:
+        return up ? haze_ru_mul(a, b) : haze_rd_mul(a, b);
+    case OP_DIV:
+        return up ? haze_ru_div(a, b) : haze_rd_div(a, b);
+    default:
+        return up ? haze_ru_sqrt(a) : haze_rd_sqrt(a);
     }
 }
 
 static float haze_opf(enum op op, float a, float b, int up) {
     switch (op) {
-    case OP_ADD: return up ? haze_ru_addf(a, b) : haze_rd_addf(a, b);
-    case OP_SUB: return up ? haze_ru_subf(a, b) : haze_rd_subf(a, b);
-    case OP_MUL: return up ? haze_ru_mulf(a, b) : haze_rd_mulf(a, b);
-    case OP_DIV: return up ? haze_ru_divf(a, b) : haze_rd_divf(a, b);
-    default: return up ? haze_ru_sqrtf(a) : haze_rd_sqrtf(a);
+    case OP_ADD:
+        return up ? haze_ru_addf(a, b) : haze_rd_addf(a, b);
+    case OP_SUB:
+        return up ? haze_ru_subf(a, b) : haze_rd_subf(a, b);
+    case OP_MUL:
+        return up ? haze_ru_mulf(a, b) : haze_rd_mulf(a, b);
+    case OP_DIV:
+        return up ? haze_ru_divf(a, b) : haze_rd_divf(a, b);
+    default:
+        return up ? haze_ru_sqrtf(a) : haze_rd_sqrtf(a);
     }
 }
 
@@ -75,8 +95,8 @@ static void check_double(enum op op, uint64_t seed) {
             ref_op(r, op, a, b, rnd);
             double want = mpfr_get_d(r, rnd), got = haze_op(op, a, b, up);
             if (!same_double(want, got) && bad++ < 10)
-                print_error("%s %s(%a, %a): got %a, want %a\n", up ? "RU" : "RD", op_name[op], a,
-                            b, got, want);
+                print_error("%s %s(%a, %a): got %a, want %a\n", up ? "RU" : "RD", op_name[op], a, b,
+                            got, want);
         }
     }
     mpfr_clear(r);
@@ -129,7 +149,8 @@ static void test_edges(void **state) {
     assert_true(haze_rd_mul(-0x1p-1074, 0x1p-1) == -0x1p-1074);
     assert_true(signbit(haze_rd_add(1.0, -1.0)) && !signbit(haze_ru_add(1.0, -1.0)));
     assert_true(!signbit(haze_rd_add(0.0, 0.0)) && signbit(haze_rd_add(0.0, -0.0)));
-    assert_true(haze_ru_div(1.0, 3.0) == haze__nextup(1.0 / 3.0) || haze_ru_div(1.0, 3.0) > 1.0 / 3.0);
+    assert_true(haze_ru_div(1.0, 3.0) == haze__nextup(1.0 / 3.0) ||
+                haze_ru_div(1.0, 3.0) > 1.0 / 3.0);
     assert_true(haze_rd_div(1.0, 3.0) < haze_ru_div(1.0, 3.0));
     assert_true(haze_rd_sqrt(4.0) == 2.0 && haze_ru_sqrt(4.0) == 2.0);
     assert_true(haze_rd_sqrt(2.0) < haze_ru_sqrt(2.0));

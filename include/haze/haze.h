@@ -13,6 +13,7 @@
 /* certified fuzzy arithmetic */
 #include "haze/round.h"
 #include "haze/interval.h"
+#include "haze/fuzzy.h"
 
 /* fuzzy inference and edge detection */
 
