@@ -188,7 +188,7 @@ int haze_fuzzy_set_gauss(haze_ctx *ctx, haze_fuzzy_array *a, size_t i, double mu
     double lo[HAZE_FUZZY_MAX_CUTS], hi[HAZE_FUZZY_MAX_CUTS];
     for (int k = 0; k < a->ncuts; k++) {
         double L = -log(a->alphas[k]); /* >= 0; libm's log is within 1 ulp */
-        L = L * (1 + 0x1p-50) + 0x1p-1070;
+        L = L * (1 + 0x1p-50);         /* log(1) = 0 exactly, so the kernel stays a point */
         double w = haze_ru_sqrt(haze_ru_mul(2, L));
         w = w * (1 + 0x1p-50);
         if (w > kk) w = kk;
