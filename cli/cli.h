@@ -64,6 +64,7 @@ void cli_info(const cli_global *g, const char *fmt, ...)
 int cmd_info(int argc, char **argv, const cli_global *g);
 int cmd_demo(int argc, char **argv, const cli_global *g);
 /* certified fuzzy arithmetic */
+int cmd_fuzzy(int argc, char **argv, const cli_global *g);
 
 /* fuzzy inference and edge detection */
 int cmd_fis(int argc, char **argv, const cli_global *g);

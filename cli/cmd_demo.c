@@ -21,6 +21,27 @@ static int demo_info(const cli_global *g) {
 
 /* Each module adds its demo step here: int demo_<module>(const cli_global *g). */
 /* certified fuzzy arithmetic */
+extern const unsigned char haze_demo_fuzzy[];
+extern const unsigned long haze_demo_fuzzy_size;
+static int demo_fuzzy(const cli_global *g) {
+    /* the embedded batch goes through a temporary file, as a user's would */
+    char path[] = "/tmp/haze-demo-fuzzy-XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0) return CLI_RUNTIME;
+    FILE *fp = fdopen(fd, "w");
+    if (!fp || fwrite(haze_demo_fuzzy, 1, haze_demo_fuzzy_size, fp) != haze_demo_fuzzy_size) {
+        if (fp) fclose(fp);
+        remove(path);
+        return CLI_RUNTIME;
+    }
+    fclose(fp);
+    char a0[] = "fuzzy", a1[] = "--encoding", a2[] = "mr", a3[] = "--cuts", a4[] = "3",
+         a5[] = "eval", a6[] = "--batch";
+    char *argv[] = {a0, a1, a2, a3, a4, a5, a6, path, NULL};
+    int rc = cmd_fuzzy(8, argv, g);
+    remove(path);
+    return rc;
+}
 
 /* fuzzy inference and edge detection */
 
@@ -115,6 +136,7 @@ static int demo_prec(const cli_global *g) {
 static const demo_part parts[] = {
     {"this machine (haze info)", demo_info},
     /* certified fuzzy arithmetic */
+    {"certified fuzzy arithmetic (haze fuzzy eval --batch)", demo_fuzzy},
 
     /* fuzzy inference and edge detection */
 

@@ -19,6 +19,7 @@ static const command commands[] = {
     {"info", cmd_info, "build options, backends, GPU and CPU of this machine"},
     {"demo", cmd_demo, "a tour of haze on embedded data"},
     /* certified fuzzy arithmetic */
+    {"fuzzy", cmd_fuzzy, "certified fuzzy and interval arithmetic: haze fuzzy eval EXPR"},
 
     /* fuzzy inference and edge detection */
     {"fis", cmd_fis, "fuzzy inference with MATLAB .fis models (eval, surface, info)"},

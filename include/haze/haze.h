@@ -11,6 +11,9 @@
 #include "haze/core.h"
 #include "haze/io.h"
 /* certified fuzzy arithmetic */
+#include "haze/round.h"
+#include "haze/interval.h"
+#include "haze/fuzzy.h"
 
 /* fuzzy inference and edge detection */
 #include "haze/fis.h"

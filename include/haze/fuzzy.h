@@ -1,0 +1,273 @@
+/*
+ * haze/fuzzy.h - certified fuzzy arithmetic with N alpha-cuts, after
+ * Martínez-Verdú, Nieto, Solá and Sánchez, "Certified fuzzy arithmetic on
+ * GPU" (the paper of docs/fuzzy.md): Definitions 8-11, Algorithms 1-4.
+ *
+ * Three encodings of a fuzzy number with n cuts at levels a_1 > ... > a_n:
+ *   HAZE_FUZZY_LU  lower-upper: [lo_i, hi_i] per cut, any shape;
+ *   HAZE_FUZZY_MR  midpoint-radius: one kernel m and radii rho_i (symmetric
+ *                  numbers, Theorem 1), Algorithm 1;
+ *   HAZE_FUZZY_MI  midpoint-increment: kernel and increments
+ *                  d_i = rho_i - rho_i-1 (Definition 11), Algorithms 2-4.
+ * Every cut of a result contains the exact result of the interval operation
+ * on the operands' cuts (Definition 9), in float or double.
+ *
+ * Two layers:
+ *
+ * 1. Scalar functions on one fuzzy number held in a small array (layouts in
+ *    haze/fuzzy_impl.h), header inline and __host__ __device__ under nvcc, so
+ *    a user's CUDA kernel can call them (the paper's Fig. 2):
+ *        haze_fz{lu,mr,mi}{d,f}_{add,sub,mul,div,neg,recip,sqr,sqrt}(n, c, a, b)
+ *    Called with a compile-time constant n, the loops over cuts unroll and the
+ *    number stays in registers (the paper's Table V point). C++ code gets
+ *    haze::fuzzy_mr<T, N> etc. with operators, below.
+ *
+ * 2. A library API over arrays of fuzzy numbers (haze_fuzzy_array), on the
+ *    CPU or the GPU of a context: construction from membership functions or
+ *    cut lists, element-wise operations, the AXPY series of Fig. 2,
+ *    sort-by-key (Fig. 4), conversions, read-out and defuzzification.
+ *    Memory layout: array of structures, each number's packed values
+ *    contiguous (the paper's layout; see docs/fuzzy.md).
+ */
+#ifndef HAZE_FUZZY_H
+#define HAZE_FUZZY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "haze/core.h"
+#include "haze/interval.h"
+
+/* Largest number of alpha-cuts. */
+#define HAZE_FUZZY_MAX_CUTS 64
+
+#if defined(__CUDACC__)
+#define HAZE__PRAGMA_UNROLL _Pragma("unroll")
+#else
+#define HAZE__PRAGMA_UNROLL
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------- scalar functions */
+
+#define HAZE__P d
+#define HAZE__S
+#define HAZE__T   double
+#define HAZE__INF ((double)INFINITY)
+#include "haze/fuzzy_impl.h"
+#undef HAZE__P
+#undef HAZE__S
+#undef HAZE__T
+#undef HAZE__INF
+
+#define HAZE__P   f
+#define HAZE__S   f
+#define HAZE__T   float
+#define HAZE__INF ((float)INFINITY)
+#include "haze/fuzzy_impl.h"
+#undef HAZE__P
+#undef HAZE__S
+#undef HAZE__T
+#undef HAZE__INF
+
+/* ------------------------------------------------------------- array API */
+
+typedef enum haze_fuzzy_encoding {
+    HAZE_FUZZY_LU = 0, /* lower-upper */
+    HAZE_FUZZY_MR = 1, /* midpoint-radius */
+    HAZE_FUZZY_MI = 2  /* midpoint-increment */
+} haze_fuzzy_encoding;
+
+typedef enum haze_fuzzy_precision {
+    HAZE_FUZZY_DOUBLE = 0,
+    HAZE_FUZZY_FLOAT = 1
+} haze_fuzzy_precision;
+
+typedef enum haze_fuzzy_opcode {
+    HAZE_FUZZY_ADD,
+    HAZE_FUZZY_SUB,
+    HAZE_FUZZY_MUL,
+    HAZE_FUZZY_DIV,
+    HAZE_FUZZY_NEG,
+    HAZE_FUZZY_RECIP,
+    HAZE_FUZZY_SQR,
+    HAZE_FUZZY_SQRT
+} haze_fuzzy_opcode;
+
+/* "lu", "mr", "mi" and back; parse returns HAZE_ERR_INVALID for others. */
+HAZE_API const char *haze_fuzzy_encoding_name(haze_fuzzy_encoding e);
+HAZE_API int haze_fuzzy_encoding_parse(const char *s, haze_fuzzy_encoding *out);
+
+/*
+ * An array of `count` fuzzy numbers sharing encoding, precision and levels,
+ * in host memory. Fields are read-only for the caller except through the
+ * functions below; `data` holds count * stride values of the precision's
+ * type (stride = 2 * ncuts for LU, ncuts + 1 otherwise).
+ */
+typedef struct haze_fuzzy_array {
+    haze_fuzzy_encoding encoding;
+    haze_fuzzy_precision precision;
+    int ncuts;
+    size_t count;
+    size_t stride;  /* values per number */
+    double *alphas; /* ncuts levels, strictly decreasing, in (0, 1] */
+    void *data;     /* double * or float * */
+} haze_fuzzy_array;
+
+/*
+ * Creates an array of `count` numbers, all crisp 0. `alphas` (ncuts values,
+ * strictly decreasing in (0, 1]) may be NULL for the levels 1, (n-1)/n, ...,
+ * 1/n. Ownership: *out is new; free it with haze_fuzzy_array_free().
+ * Errors: HAZE_ERR_INVALID (ncuts outside 1..HAZE_FUZZY_MAX_CUTS, bad levels),
+ * HAZE_ERR_NOMEM.
+ */
+HAZE_API int haze_fuzzy_array_new(haze_ctx *ctx, haze_fuzzy_array **out, haze_fuzzy_encoding enc,
+                                  haze_fuzzy_precision prec, int ncuts, size_t count,
+                                  const double *alphas);
+/* NULL is a no-op. */
+HAZE_API void haze_fuzzy_array_free(haze_fuzzy_array *a);
+
+/*
+ * Sets number i from its cuts: lo[k], hi[k] for level k (k = 0 is the
+ * highest level), which must be finite, lo <= hi and nested. Values are
+ * rounded outward to the precision. The symmetric encodings take the outward
+ * symmetric envelope around the midpoint of the highest cut (exact for
+ * symmetric input). Errors: HAZE_ERR_INVALID (non-finite, inverted or not
+ * nested cuts, i out of range).
+ */
+HAZE_API int haze_fuzzy_set_cuts(haze_ctx *ctx, haze_fuzzy_array *a, size_t i, const double *lo,
+                                 const double *hi);
+/* Crisp value [lo, hi] at every level (lo == hi for a number). */
+HAZE_API int haze_fuzzy_set_crisp(haze_ctx *ctx, haze_fuzzy_array *a, size_t i, double lo,
+                                  double hi);
+/*
+ * Membership functions (paper's Fig. 1), cut at the array's levels:
+ * triangular (l <= m <= u), trapezoidal (a <= b <= c <= d), and the Gaussian
+ * of mean mu and deviation sigma > 0 truncated at mu -+ k sigma (k > 0): its
+ * cut at level alpha is mu -+ sigma * min(sqrt(-2 ln alpha), k). Cut bounds
+ * are computed in double with outward rounding (the Gaussian's logarithm and
+ * square root are widened by 4 ulps, glibc's documented bound being 1-2).
+ */
+HAZE_API int haze_fuzzy_set_tri(haze_ctx *ctx, haze_fuzzy_array *a, size_t i, double l, double m,
+                                double u);
+HAZE_API int haze_fuzzy_set_trap(haze_ctx *ctx, haze_fuzzy_array *a, size_t i, double p, double q,
+                                 double r, double s);
+HAZE_API int haze_fuzzy_set_gauss(haze_ctx *ctx, haze_fuzzy_array *a, size_t i, double mu,
+                                  double sigma, double k);
+
+/* Cut k of number i as a double interval (outward; exact from the storage). */
+HAZE_API int haze_fuzzy_get_cut(const haze_fuzzy_array *a, size_t i, int k, double *lo, double *hi);
+/*
+ * Hull at any level alpha in (0, 1]: the cut of the lowest stored level that
+ * is >= alpha... more precisely the cut of the highest level a_k <= alpha,
+ * which contains the alpha-cut. HAZE_ERR_DOMAIN if alpha < a_n.
+ */
+HAZE_API int haze_fuzzy_hull(const haze_fuzzy_array *a, size_t i, double alpha, double *lo,
+                             double *hi);
+/*
+ * Centroid of the staircase membership function the cuts define
+ * (mu(x) = max{a_k : x in cut k}): sum_k w_k (lo_k + hi_k) / 2 / sum_k w_k with
+ * w_k = (a_k - a_k+1)(hi_k - lo_k), a_n+1 = 0; the kernel's midpoint when
+ * all cuts are points. Plain double arithmetic (not certified).
+ */
+HAZE_API int haze_fuzzy_centroid(const haze_fuzzy_array *a, size_t i, double *value);
+
+/*
+ * Element-wise c = a op b (b ignored by unary ops). a, b, c share encoding,
+ * precision and ncuts; b may have count 1 (broadcast); c must have a's
+ * count; c may be a or b. Runs on the context's backend; CPU and GPU give
+ * the same bits. Errors: HAZE_ERR_MISMATCH; HAZE_ERR_DOMAIN when a divisor's
+ * (or a square root's argument's) support contains 0 (or is negative): c is
+ * still complete, such elements holding the IEEE 1788 enclosure (a
+ * half-line or the whole line), and the message names the first index.
+ */
+HAZE_API int haze_fuzzy_op(haze_ctx *ctx, haze_fuzzy_opcode op, const haze_fuzzy_array *a,
+                           const haze_fuzzy_array *b, haze_fuzzy_array *c);
+
+/*
+ * The AXPY series of the paper's Fig. 2: for each element j,
+ * y_j = x_{iters} with x_0 = 0 and x_{k+1} = a_j * x_k + b (b has count 1).
+ */
+HAZE_API int haze_fuzzy_axpy(haze_ctx *ctx, const haze_fuzzy_array *a, const haze_fuzzy_array *b,
+                             int iters, haze_fuzzy_array *y);
+
+/*
+ * Sorts the array by its 32-bit keys, stably (the paper's Fig. 4); keys are
+ * sorted along. CUB's radix sort on the GPU.
+ */
+HAZE_API int haze_fuzzy_sort_by_key(haze_ctx *ctx, uint32_t *keys, haze_fuzzy_array *a);
+
+/*
+ * Converts src into dst (same count and ncuts; any encodings and
+ * precisions): outward, and to the symmetric encodings by the outward
+ * symmetric envelope.
+ */
+HAZE_API int haze_fuzzy_convert(haze_ctx *ctx, const haze_fuzzy_array *src, haze_fuzzy_array *dst);
+
+#ifdef __cplusplus
+}
+#endif
+
+/* ------------------------------------------------- C++ layer, compile-time N */
+#if defined(__cplusplus)
+namespace haze {
+namespace detail {
+template <class T> struct fz;
+#define HAZE__FZ_TRAITS(T, P)                                                                      \
+    template <> struct fz<T> {                                                                     \
+        HAZE_HD int lu_add(int n, T *c, const T *a, const T *b) {                                  \
+            return haze_fzlu##P##_add(n, c, a, b);                                                 \
+        }                                                                                          \
+        HAZE_HD int lu_mul(int n, T *c, const T *a, const T *b) {                                  \
+            return haze_fzlu##P##_mul(n, c, a, b);                                                 \
+        }                                                                                          \
+        HAZE_HD int mr_add(int n, T *c, const T *a, const T *b) {                                  \
+            return haze_fzmr##P##_add(n, c, a, b);                                                 \
+        }                                                                                          \
+        HAZE_HD int mr_mul(int n, T *c, const T *a, const T *b) {                                  \
+            return haze_fzmr##P##_mul(n, c, a, b);                                                 \
+        }                                                                                          \
+        HAZE_HD int mi_add(int n, T *c, const T *a, const T *b) {                                  \
+            return haze_fzmi##P##_add(n, c, a, b);                                                 \
+        }                                                                                          \
+        HAZE_HD int mi_mul(int n, T *c, const T *a, const T *b) {                                  \
+            return haze_fzmi##P##_mul(n, c, a, b);                                                 \
+        }                                                                                          \
+    };
+HAZE__FZ_TRAITS(double, d)
+HAZE__FZ_TRAITS(float, f)
+#undef HAZE__FZ_TRAITS
+} // namespace detail
+
+/* Fuzzy numbers with N cuts held by value (registers in a kernel). */
+template <class T, int N> struct fuzzy_lu { T v[2 * N]; };
+template <class T, int N> struct fuzzy_mr { T v[N + 1]; };
+template <class T, int N> struct fuzzy_mi { T v[N + 1]; };
+#define HAZE__FZ_OPS(K, S)                                                                         \
+    template <class T, int N> HAZE__HDI K<T, N> operator+(const K<T, N> &a, const K<T, N> &b) {    \
+        K<T, N> c;                                                                                 \
+        detail::fz<T>::S##_add(N, c.v, a.v, b.v);                                                  \
+        return c;                                                                                  \
+    }                                                                                              \
+    template <class T, int N> HAZE__HDI K<T, N> operator*(const K<T, N> &a, const K<T, N> &b) {    \
+        K<T, N> c;                                                                                 \
+        detail::fz<T>::S##_mul(N, c.v, a.v, b.v);                                                  \
+        return c;                                                                                  \
+    }
+#if defined(__CUDACC__)
+#define HAZE__HDI __host__ __device__ inline
+#else
+#define HAZE__HDI inline
+#endif
+HAZE__FZ_OPS(fuzzy_lu, lu)
+HAZE__FZ_OPS(fuzzy_mr, mr)
+HAZE__FZ_OPS(fuzzy_mi, mi)
+#undef HAZE__HDI
+#undef HAZE__FZ_OPS
+} // namespace haze
+#endif
+
+#endif /* HAZE_FUZZY_H */

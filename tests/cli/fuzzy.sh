@@ -1,0 +1,70 @@
+#!/bin/sh
+# tests/cli/fuzzy.sh HAZE - `haze fuzzy eval`: results, exit codes and messages.
+set -u
+haze=$1
+fails=0
+out=/tmp/haze-fuzzy-out.$$
+err=/tmp/haze-fuzzy-err.$$
+check() { # check WANT_CODE DESCRIPTION CMD...
+    want=$1; what=$2; shift 2
+    "$@" >$out 2>$err
+    got=$?
+    if [ "$got" != "$want" ]; then
+        echo "FAIL: $what: exit $got, want $want"; cat $err; fails=$((fails + 1))
+    else
+        echo "ok: $what"
+    fi
+}
+has() { # has FILE PATTERN DESCRIPTION
+    if ! grep -q -- "$2" "$1"; then echo "FAIL: $3: lacks '$2'"; cat "$1"; fails=$((fails + 1)); fi
+}
+check 0 "help" "$haze" fuzzy --help
+has $out "usage: haze fuzzy eval" "help text"
+check 0 "issue example" "$haze" fuzzy eval "(a*b + c)/d" --let "a=tri(1,2,3)" --let "b=gauss(5,0.5,3)" \
+    --let "c=trap(0,1,2,3)" --let d=4 --encoding mr --format csv
+has $out "alpha,lower,upper,midpoint,radius" "csv header"
+# the kernel (alpha = 1) of (2*5 + [1,2])/4 is [2.75, 3] in lower-upper, exactly
+check 0 "exact kernel" "$haze" fuzzy eval "(a*b + c)/d" --let "a=tri(1,2,3)" --let "b=gauss(5,0.5,3)" \
+    --let "c=trap(0,1,2,3)" --let d=4 --exact --format csv
+has $out "^1,0x1.6p+1,0x1.8p+1$" "lu kernel bounds"
+# 0.1 is enclosed, not rounded: the bounds differ by one ulp
+check 0 "decimal enclosure" "$haze" fuzzy eval "0.1" --cuts 1 --exact --format csv
+has $out "0x1.9999999999999p-4,0x1.999999999999ap-4" "0.1 enclosure"
+check 0 "hex float and single" "$haze" fuzzy eval "0x1p-3 * [1,2]" --precision single --cuts 2 --format json
+has $out '"precision": "single"' "json output"
+check 0 "sqrt on mi" "$haze" fuzzy eval "sqrt(tri(1,4,9))" --encoding mi
+printf 'a=tri(1,2,3); b=2; a*b\n\n# comment\nlet x=[1,2]; x-x\n' >$out.in
+check 0 "batch" "$haze" fuzzy eval --batch $out.in --format csv
+has $out "^1,4,4$" "batch first line"
+check 0 "batch from stdin" sh -c "printf '1+1\n' | '$haze' fuzzy eval --batch -"
+# bad input: exit 2 and a column
+check 2 "parse error" "$haze" fuzzy eval "1 + (2 *"
+has $err "expression:9:" "parse error column"
+check 2 "unknown name" "$haze" fuzzy eval "a + 1"
+has $err "expression:1: unknown name" "unknown name message"
+check 2 "zero in divisor" "$haze" fuzzy eval "1/[-1,2]"
+has $err "divisor" "divisor message"
+check 2 "inverted interval" "$haze" fuzzy eval "[2,1]"
+check 2 "bad membership" "$haze" fuzzy eval "tri(3,2,1)"
+check 2 "negative sigma" "$haze" fuzzy eval "gauss(0,-1,3)"
+check 2 "non-finite" "$haze" fuzzy eval "1e999"
+check 2 "bad let" "$haze" fuzzy eval "a" --let "a=tri(1,2"
+has $err "^haze: --let 1:10:" "let column"
+printf '1+1\n2*(3\n' >$out.in
+check 2 "batch error line" "$haze" fuzzy eval --batch $out.in
+has $err "$out.in:2:" "batch line number"
+check 2 "missing batch file" "$haze" fuzzy eval --batch /nonexistent/file
+# usage: exit 1
+check 1 "no action" "$haze" fuzzy
+check 1 "cuts out of range" "$haze" fuzzy eval 1 --cuts 65
+check 1 "bad encoding" "$haze" fuzzy eval 1 --encoding xy
+check 1 "bad precision" "$haze" fuzzy eval 1 --precision half
+check 1 "expr and batch" "$haze" fuzzy eval 1 --batch $out.in
+# output file written whole or not at all
+rm -f $out.res
+check 2 "failed output not created" "$haze" fuzzy eval "1/0" -o $out.res
+[ -e $out.res ] && { echo "FAIL: output file left behind"; fails=$((fails + 1)); }
+check 0 "output file" "$haze" fuzzy eval "1" -o $out.res
+has $out.res "alpha" "output file content"
+rm -f $out $err $out.in $out.res
+[ $fails -eq 0 ] || { echo "$fails failure(s)"; exit 1; }

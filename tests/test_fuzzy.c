@@ -1,0 +1,317 @@
+/*
+ * tests/test_fuzzy.c - fuzzy numbers (haze/fuzzy.h) on the CPU:
+ *   - every cut of every result contains the exact interval operation on
+ *     the operands' cuts (Definition 9), checked with MPFR for all
+ *     encodings, precisions, operations and N = 1..32 on random symmetric
+ *     numbers (including zero radii, cancellation and near-zero divisors);
+ *   - lower-upper fuzzy results equal the interval functions cut by cut;
+ *   - construction (tri, trap, gauss), read-out, hull, centroid, convert,
+ *     sort-by-key, AXPY, and the errors for bad input;
+ *   - Theorem 4 measured: radius errors of midpoint-increment against
+ *     midpoint-radius over random chains, relative to exact radii.
+ */
+#include <mpfr.h>
+#include <string.h>
+
+#include "test_util.h"
+#include "fp_gen.h"
+#include "haze/fuzzy.h"
+
+static haze_ctx *ctx;
+
+static int setup(void **state) {
+    (void)state;
+    ctx = haze_test_ctx(HAZE_BACKEND_CPU);
+    return 0;
+}
+static int teardown(void **state) {
+    (void)state;
+    haze_ctx_free(ctx);
+    return 0;
+}
+
+/* A random symmetric number's cuts: kernel m, nested radii (some zero). */
+static void gen_sym(haze__rng *r, int n, int kind, double *lo, double *hi) {
+    double m, scale;
+    switch (kind % 4) {
+    case 0:
+        m = (haze__rng_uniform(r) - 0.5) * 20;
+        scale = haze__rng_uniform(r);
+        break;
+    case 1:
+        m = (haze__rng_uniform(r) - 0.5) * 1e-3;
+        scale = 1e-4 * haze__rng_uniform(r);
+        break;
+    case 2:
+        m = ldexp(haze__rng_uniform(r) + 0.5, (int)haze__rng_below(r, 200) - 100);
+        scale = fabs(m) * 1e-3;
+        break;
+    default:
+        m = (double)((int)haze__rng_below(r, 21) - 10);
+        scale = 0;
+        break;
+    }
+    double rho = 0;
+    for (int k = 0; k < n; k++) {
+        rho += scale * haze__rng_uniform(r) / n;
+        lo[k] = m - rho;
+        hi[k] = m + rho;
+    }
+}
+
+/* Exact cut k of number i of a (as stored), into MPFR. */
+static void exact_cut(const haze_fuzzy_array *a, size_t i, int k, mpfr_t lo, mpfr_t hi) {
+    int fl = a->precision == HAZE_FUZZY_FLOAT;
+    const double *xd = (const double *)a->data + i * a->stride;
+    const float *xf = (const float *)a->data + i * a->stride;
+#define V(j) (fl ? (double)xf[j] : xd[j])
+    if (a->encoding == HAZE_FUZZY_LU) {
+        mpfr_set_d(lo, V(2 * k), MPFR_RNDN);
+        mpfr_set_d(hi, V(2 * k + 1), MPFR_RNDN);
+        return;
+    }
+    mpfr_t r;
+    mpfr_init2(r, mpfr_get_prec(lo));
+    mpfr_set_zero(r, 1);
+    if (a->encoding == HAZE_FUZZY_MR)
+        mpfr_set_d(r, V(1 + k), MPFR_RNDN);
+    else
+        for (int j = 0; j <= k; j++) mpfr_add_d(r, r, V(1 + j), MPFR_RNDN); /* exact at 2200 bits */
+    mpfr_set_d(lo, V(0), MPFR_RNDN);
+    mpfr_sub(lo, lo, r, MPFR_RNDN);
+    mpfr_set_d(hi, V(0), MPFR_RNDN);
+    mpfr_add(hi, hi, r, MPFR_RNDN);
+    mpfr_clear(r);
+#undef V
+}
+
+static const char *opn[] = {"add", "sub", "mul", "div", "neg", "recip", "sqr", "sqrt"};
+
+static void check_containment(haze_fuzzy_encoding enc, haze_fuzzy_precision prec, long cases,
+                              uint64_t seed) {
+    haze__rng rng;
+    haze__rng_seed(&rng, seed);
+    mpfr_t al, ah, bl, bh, lo, hi, t, rl, rh;
+    mpfr_inits2(2200, al, ah, bl, bh, lo, hi, t, rl, rh, (mpfr_ptr)0);
+    long bad = 0, checked = 0;
+    for (long c = 0; c < cases; c++) {
+        int n = 1 + (int)haze__rng_below(&rng, c % 10 == 0 ? 32 : 8);
+        haze_fuzzy_array *a, *b, *r;
+        assert_int_equal(haze_fuzzy_array_new(ctx, &a, enc, prec, n, 1, NULL), HAZE_OK);
+        assert_int_equal(haze_fuzzy_array_new(ctx, &b, enc, prec, n, 1, NULL), HAZE_OK);
+        assert_int_equal(haze_fuzzy_array_new(ctx, &r, enc, prec, n, 1, NULL), HAZE_OK);
+        double lo1[64], hi1[64], lo2[64], hi2[64];
+        gen_sym(&rng, n, (int)haze__rng_below(&rng, 4), lo1, hi1);
+        gen_sym(&rng, n, (int)haze__rng_below(&rng, 4), lo2, hi2);
+        if (haze__rng_below(&rng, 8) == 0) /* cancellation: b close to a */
+            for (int k = 0; k < n; k++) lo2[k] = lo1[k], hi2[k] = hi1[k];
+        assert_int_equal(haze_fuzzy_set_cuts(ctx, a, 0, lo1, hi1), HAZE_OK);
+        assert_int_equal(haze_fuzzy_set_cuts(ctx, b, 0, lo2, hi2), HAZE_OK);
+        for (int op = 0; op <= HAZE_FUZZY_SQRT; op++) {
+            int st = haze_fuzzy_op(ctx, (haze_fuzzy_opcode)op, a, b, r);
+            for (int k = 0; k < n; k++) {
+                exact_cut(a, 0, k, al, ah);
+                exact_cut(b, 0, k, bl, bh);
+                /* the exact range, rounded outward (at 2200 bits) */
+                switch (op) {
+                case HAZE_FUZZY_ADD:
+                    mpfr_add(lo, al, bl, MPFR_RNDD), mpfr_add(hi, ah, bh, MPFR_RNDU);
+                    break;
+                case HAZE_FUZZY_SUB:
+                    mpfr_sub(lo, al, bh, MPFR_RNDD), mpfr_sub(hi, ah, bl, MPFR_RNDU);
+                    break;
+                case HAZE_FUZZY_NEG:
+                    mpfr_neg(lo, ah, MPFR_RNDD), mpfr_neg(hi, al, MPFR_RNDU);
+                    break;
+                case HAZE_FUZZY_MUL:
+                case HAZE_FUZZY_DIV:
+                case HAZE_FUZZY_RECIP:
+                case HAZE_FUZZY_SQR: {
+                    mpfr_ptr x[2] = {al, ah}, y[2] = {bl, bh};
+                    if (op == HAZE_FUZZY_RECIP || op == HAZE_FUZZY_SQR) x[0] = x[1] = NULL;
+                    if (op == HAZE_FUZZY_RECIP) {
+                        mpfr_set_ui(rl, 1, MPFR_RNDN);
+                        x[0] = x[1] = rl, y[0] = al, y[1] = ah;
+                    }
+                    if (op == HAZE_FUZZY_SQR) x[0] = y[0] = al, x[1] = y[1] = ah;
+                    int dv = op == HAZE_FUZZY_DIV || op == HAZE_FUZZY_RECIP;
+                    if (dv && mpfr_sgn(y[0]) <= 0 && mpfr_sgn(y[1]) >= 0) goto next; /* 0 inside */
+                    for (int q = 0; q < 4; q++) {
+                        for (int up = 0; up < 2; up++) {
+                            if (dv)
+                                mpfr_div(t, x[q / 2], y[q % 2], up ? MPFR_RNDU : MPFR_RNDD);
+                            else
+                                mpfr_mul(t, x[q / 2], y[q % 2], up ? MPFR_RNDU : MPFR_RNDD);
+                            if (!up && (q == 0 || mpfr_less_p(t, lo))) mpfr_set(lo, t, MPFR_RNDN);
+                            if (up && (q == 0 || mpfr_greater_p(t, hi))) mpfr_set(hi, t, MPFR_RNDN);
+                        }
+                    }
+                    if (op == HAZE_FUZZY_SQR && mpfr_sgn(al) < 0 && mpfr_sgn(ah) > 0)
+                        mpfr_set_zero(lo, 1);
+                    break;
+                }
+                default: /* sqrt */
+                    if (mpfr_sgn(ah) < 0) goto next;
+                    if (mpfr_sgn(al) <= 0)
+                        mpfr_set_zero(lo, 1);
+                    else
+                        mpfr_sqrt(lo, al, MPFR_RNDD);
+                    mpfr_sqrt(hi, ah, MPFR_RNDU);
+                    break;
+                }
+                exact_cut(r, 0, k, rl, rh);
+                checked++;
+                if ((mpfr_greater_p(rl, lo) || mpfr_less_p(rh, hi) || mpfr_nan_p(rl) ||
+                     mpfr_nan_p(rh)) &&
+                    bad++ < 10)
+                    print_error("%s %s %s n=%d cut %d: [%a, %a] misses [%a, %a] (status %d)\n",
+                                haze_fuzzy_encoding_name(enc), prec ? "float" : "double", opn[op],
+                                n, k, mpfr_get_d(rl, MPFR_RNDD), mpfr_get_d(rh, MPFR_RNDU),
+                                mpfr_get_d(lo, MPFR_RNDD), mpfr_get_d(hi, MPFR_RNDU), st);
+            next:;
+            }
+        }
+        haze_fuzzy_array_free(a);
+        haze_fuzzy_array_free(b);
+        haze_fuzzy_array_free(r);
+    }
+    mpfr_clears(al, ah, bl, bh, lo, hi, t, rl, rh, (mpfr_ptr)0);
+    if (bad) fail_msg("%ld of %ld cuts miss the exact result", bad, checked);
+}
+
+static void test_containment(void **state) {
+    (void)state;
+    long n = fp_gen_cases(1000);
+    for (int e = 0; e < 3; e++)
+        for (int p = 0; p < 2; p++)
+            check_containment((haze_fuzzy_encoding)e, (haze_fuzzy_precision)p, n,
+                              77 + 10 * (uint64_t)e + (uint64_t)p);
+}
+
+/* Lower-upper fuzzy arithmetic is the interval arithmetic, cut by cut. */
+static void test_lu_is_interval(void **state) {
+    (void)state;
+    haze__rng rng;
+    haze__rng_seed(&rng, 5);
+    double a[8], b[8], c[8];
+    for (int rep = 0; rep < 10000; rep++) {
+        for (int k = 0; k < 4; k++) {
+            double x = fp_gen_double(&rng), y = fp_gen_partner(&rng, x);
+            a[2 * k] = fmin(x, y), a[2 * k + 1] = fmax(x, y);
+            x = fp_gen_double(&rng), y = fp_gen_partner(&rng, x);
+            b[2 * k] = fmin(x, y), b[2 * k + 1] = fmax(x, y);
+        }
+        haze_fzlud_mul(4, c, a, b);
+        for (int k = 0; k < 4; k++) {
+            haze_ivd z = haze_ivd_mul(haze_ivd_make(a[2 * k], a[2 * k + 1]),
+                                      haze_ivd_make(b[2 * k], b[2 * k + 1]));
+            assert_true(memcmp(&z.lo, &c[2 * k], sizeof z.lo) == 0 ||
+                        (isnan(z.lo) && isnan(c[2 * k])));
+            assert_true(memcmp(&z.hi, &c[2 * k + 1], sizeof z.hi) == 0 ||
+                        (isnan(z.hi) && isnan(c[2 * k + 1])));
+        }
+    }
+}
+
+static void test_construct(void **state) {
+    (void)state;
+    double al[4] = {1, 0.75, 0.5, 0.25}, lo, hi, v;
+    haze_fuzzy_array *a;
+    assert_int_equal(haze_fuzzy_array_new(ctx, &a, HAZE_FUZZY_LU, HAZE_FUZZY_DOUBLE, 4, 3, al),
+                     HAZE_OK);
+    assert_int_equal(haze_fuzzy_set_tri(ctx, a, 0, 1, 2, 4), HAZE_OK);
+    assert_int_equal(haze_fuzzy_get_cut(a, 0, 0, &lo, &hi), HAZE_OK);
+    assert_true(lo == 2 && hi == 2);
+    assert_int_equal(haze_fuzzy_get_cut(a, 0, 2, &lo, &hi), HAZE_OK);
+    assert_true(lo == 1.5 && hi == 3);
+    assert_int_equal(haze_fuzzy_hull(a, 0, 0.6, &lo, &hi), HAZE_OK);
+    assert_true(lo == 1.5 && hi == 3);
+    assert_int_equal(haze_fuzzy_hull(a, 0, 0.1, &lo, &hi), HAZE_ERR_DOMAIN);
+    assert_int_equal(haze_fuzzy_set_trap(ctx, a, 1, 0, 1, 2, 3), HAZE_OK);
+    assert_int_equal(haze_fuzzy_get_cut(a, 1, 3, &lo, &hi), HAZE_OK);
+    assert_true(lo == 0.25 && hi == 2.75);
+    assert_int_equal(haze_fuzzy_centroid(a, 1, &v), HAZE_OK);
+    assert_true(fabs(v - 1.5) < 1e-12);
+    assert_int_equal(haze_fuzzy_set_gauss(ctx, a, 2, 5, 0.5, 3), HAZE_OK);
+    assert_int_equal(haze_fuzzy_get_cut(a, 2, 3, &lo, &hi), HAZE_OK);
+    double w = 0.5 * sqrt(-2 * log(0.25));
+    assert_true(lo <= 5 - w && hi >= 5 + w && hi - (5 + w) < 1e-12);
+    /* symmetric input converts exactly to midpoint-radius */
+    haze_fuzzy_array *m;
+    assert_int_equal(haze_fuzzy_array_new(ctx, &m, HAZE_FUZZY_MR, HAZE_FUZZY_DOUBLE, 4, 3, al),
+                     HAZE_OK);
+    assert_int_equal(haze_fuzzy_convert(ctx, a, m), HAZE_OK);
+    assert_int_equal(haze_fuzzy_get_cut(m, 2, 3, &lo, &hi), HAZE_OK);
+    double l2, h2;
+    haze_fuzzy_get_cut(a, 2, 3, &l2, &h2);
+    assert_true(lo <= l2 && hi >= h2 && h2 - hi > -1e-14);
+    /* bad input */
+    assert_int_equal(haze_fuzzy_set_tri(ctx, a, 0, 3, 2, 1), HAZE_ERR_INVALID);
+    assert_int_equal(haze_fuzzy_set_tri(ctx, a, 0, NAN, 2, 3), HAZE_ERR_INVALID);
+    assert_int_equal(haze_fuzzy_set_gauss(ctx, a, 0, 0, -1, 3), HAZE_ERR_INVALID);
+    assert_int_equal(haze_fuzzy_set_crisp(ctx, a, 7, 0, 1), HAZE_ERR_INVALID);
+    assert_int_equal(haze_fuzzy_set_crisp(ctx, a, 0, 2, 1), HAZE_ERR_INVALID);
+    haze_fuzzy_array *z;
+    assert_int_equal(haze_fuzzy_array_new(ctx, &z, HAZE_FUZZY_LU, HAZE_FUZZY_DOUBLE, 0, 1, NULL),
+                     HAZE_ERR_INVALID);
+    assert_int_equal(haze_fuzzy_array_new(ctx, &z, HAZE_FUZZY_LU, HAZE_FUZZY_DOUBLE, 65, 1, NULL),
+                     HAZE_ERR_INVALID);
+    double badal[2] = {0.5, 0.7};
+    assert_int_equal(haze_fuzzy_array_new(ctx, &z, HAZE_FUZZY_LU, HAZE_FUZZY_DOUBLE, 2, 1, badal),
+                     HAZE_ERR_INVALID);
+    assert_int_equal(haze_fuzzy_op(ctx, HAZE_FUZZY_ADD, a, m, a), HAZE_ERR_MISMATCH);
+    /* zero in a divisor: defined result, status and index */
+    assert_int_equal(haze_fuzzy_set_crisp(ctx, a, 1, -1, 1), HAZE_OK);
+    assert_int_equal(haze_fuzzy_op(ctx, HAZE_FUZZY_DIV, a, a, a), HAZE_ERR_DOMAIN);
+    assert_non_null(strstr(haze_ctx_errmsg(ctx), "element 1"));
+    haze_fuzzy_array_free(a);
+    haze_fuzzy_array_free(m);
+    haze_fuzzy_array_free(NULL);
+}
+
+static void test_sort_axpy(void **state) {
+    (void)state;
+    haze_fuzzy_array *a, *b, *y;
+    size_t n = 1000;
+    assert_int_equal(haze_fuzzy_array_new(ctx, &a, HAZE_FUZZY_MR, HAZE_FUZZY_FLOAT, 3, n, NULL),
+                     HAZE_OK);
+    uint32_t *keys = malloc(n * sizeof *keys);
+    for (size_t i = 0; i < n; i++) {
+        keys[i] = (uint32_t)((i * 2654435761u) % 997u);
+        assert_int_equal(
+            haze_fuzzy_set_tri(ctx, a, i, (double)keys[i] - 1, keys[i], (double)keys[i] + 1),
+            HAZE_OK);
+    }
+    assert_int_equal(haze_fuzzy_sort_by_key(ctx, keys, a), HAZE_OK);
+    for (size_t i = 0; i < n; i++) {
+        double lo, hi;
+        if (i) assert_true(keys[i - 1] <= keys[i]);
+        haze_fuzzy_get_cut(a, i, 0, &lo, &hi);
+        assert_true(lo == keys[i] && hi == keys[i]);
+    }
+    /* AXPY: x <- a x + b with crisp a = 0.5, b = 1 converges to 2 */
+    assert_int_equal(haze_fuzzy_array_new(ctx, &b, HAZE_FUZZY_MR, HAZE_FUZZY_FLOAT, 3, 1, NULL),
+                     HAZE_OK);
+    assert_int_equal(haze_fuzzy_array_new(ctx, &y, HAZE_FUZZY_MR, HAZE_FUZZY_FLOAT, 3, n, NULL),
+                     HAZE_OK);
+    for (size_t i = 0; i < n; i++) haze_fuzzy_set_crisp(ctx, a, i, 0.5, 0.5);
+    haze_fuzzy_set_crisp(ctx, b, 0, 1, 1);
+    assert_int_equal(haze_fuzzy_axpy(ctx, a, b, 30, y), HAZE_OK);
+    double lo, hi;
+    haze_fuzzy_get_cut(y, 5, 2, &lo, &hi);
+    assert_true(lo <= 2 - 0x1p-30 && hi >= 2 - 0x1p-30 && hi - lo < 1e-5);
+    free(keys);
+    haze_fuzzy_array_free(a);
+    haze_fuzzy_array_free(b);
+    haze_fuzzy_array_free(y);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_construct),
+        cmocka_unit_test(test_lu_is_interval),
+        cmocka_unit_test(test_sort_axpy),
+        cmocka_unit_test(test_containment),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
