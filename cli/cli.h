@@ -67,6 +67,7 @@ int cmd_demo(int argc, char **argv, const cli_global *g);
 
 /* fuzzy inference and edge detection */
 int cmd_fis(int argc, char **argv, const cli_global *g);
+int cmd_edge(int argc, char **argv, const cli_global *g);
 
 /* fuzzy c-means */
 

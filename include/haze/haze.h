@@ -14,6 +14,8 @@
 
 /* fuzzy inference and edge detection */
 #include "haze/fis.h"
+#include "haze/image.h"
+#include "haze/edge.h"
 
 /* fuzzy c-means */
 
