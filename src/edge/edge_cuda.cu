@@ -139,7 +139,8 @@ extern "C" void haze__fire_cuda_release(haze_fire *f) {
 extern "C" int haze__fire_device(haze_ctx *ctx, haze_fire *f, haze_fire_kernel kernel,
                                  const uint8_t *d_in, uint8_t *d_out, int *d_scratch, int width,
                                  int height) {
-    int st = upload_tables(ctx, f);
+    int st = haze__cuda_begin(ctx);
+    if (!st) st = upload_tables(ctx, f);
     if (st) return st;
     cudaStream_t s = haze__stream(ctx);
     if (kernel == HAZE_FIRE_REFERENCE) {
