@@ -114,15 +114,21 @@ static size_t tables_bytes(void) {
 static int upload_tables(haze_ctx *ctx, haze_fire *f) {
     if (f->d_tables) return HAZE_OK;
     void *d = NULL;
+    cudaStream_t s = haze__stream(ctx);
     HAZE_CUDA_TRY(ctx, cudaMalloc(&d, tables_bytes()));
-    cudaError_t e = cudaMemcpy(d, f->pos, sizeof f->pos, cudaMemcpyHostToDevice);
+    /* on the context's stream, so the kernels that follow see them; the
+     * sources live in f as long as the detector */
+    cudaError_t e = cudaMemcpyAsync(d, f->pos, sizeof f->pos, cudaMemcpyHostToDevice, s);
     if (e == cudaSuccess)
-        e = cudaMemcpy((char *)d + sizeof f->pos, f->neg, sizeof f->neg, cudaMemcpyHostToDevice);
+        e = cudaMemcpyAsync((char *)d + sizeof f->pos, f->neg, sizeof f->neg,
+                            cudaMemcpyHostToDevice, s);
     if (e == cudaSuccess)
-        e = cudaMemcpy((char *)d + 2 * sizeof f->pos, f->lut, sizeof f->lut,
-                       cudaMemcpyHostToDevice);
+        e = cudaMemcpyAsync((char *)d + 2 * sizeof f->pos, f->lut, sizeof f->lut,
+                            cudaMemcpyHostToDevice, s);
     if (e == cudaSuccess)
-        e = cudaMemcpyToSymbol(c_rules, haze__fire_rules, sizeof haze__fire_rules);
+        e = cudaMemcpyToSymbolAsync(c_rules, haze__fire_rules, sizeof haze__fire_rules, 0,
+                                    cudaMemcpyHostToDevice, s);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(s);
     if (e != cudaSuccess) {
         cudaFree(d);
         return haze__error(ctx, HAZE_ERR_CUDA, "CUDA: FIRE tables: %s", cudaGetErrorString(e));
@@ -154,7 +160,7 @@ extern "C" int haze__fire_device(haze_ctx *ctx, haze_fire *f, haze_fire_kernel k
         const short *pos = (const short *)f->d_tables, *neg = pos + 511;
         const uint8_t *lut = (const uint8_t *)(neg + 511);
         dim3 b(32, 8), g((width + 31) / 32, (height + 7) / 8);
-        fire_fast<<<g, b, 0, s>>>(d_in, d_out, width, height, pos + 255, neg + 255, lut);
+        fire_fast<<<g, b, 0, s>>>(d_in, d_out, width, height, pos, neg, lut);
         HAZE_CUDA_TRY_LAUNCH(ctx);
     }
     return HAZE_OK;
