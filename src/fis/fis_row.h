@@ -79,6 +79,55 @@ HAZE__HD double haze__agg_at(const struct haze_fis *f, int o, const double *w, c
     return agg;
 }
 
+/* The common case on its own, as a plain loop over the tabulated output
+ * MFs: centroid, implication min or prod, aggregation max, no hedge or NOT
+ * in the fired consequents, at most 16 of them. The operations and their
+ * order are those of haze__agg_at and the general centroid below, so the
+ * result is the same to the bit. Returns 0 when the case does not apply. */
+#define HAZE__FAST_RULES 16
+HAZE__HD int haze__centroid_fast(const struct haze_fis *f, int o, const double *w, const double *fr,
+                                 int cnt, double *res) {
+    if (!f->grid || cnt > HAZE__FAST_RULES || f->agg_m != HAZE__N_MAX ||
+        (f->imp_m != HAZE__N_MIN && f->imp_m != HAZE__N_PROD))
+        return 0;
+    const haze__var *ov = &f->out[o];
+    const double *rows[HAZE__FAST_RULES];
+    double ws[HAZE__FAST_RULES];
+    for (int i = 0; i < cnt; i++) {
+        int r = (int)fr[i];
+        int code = f->cons[r * f->no + o];
+        if (code < 0 || f->cons_hedge[r * f->no + o] != 0.0) return 0;
+        rows[i] = f->grid + (size_t)(ov->mf0 + code - 1) * (size_t)f->points;
+        ws[i] = w[r];
+    }
+    const int n = f->points, octave = f->mode == HAZE_FIS_MODE_OCTAVE,
+              prod = f->imp_m == HAZE__N_PROD;
+    double num = 0.0, den = 0.0, xp = 0.0, yp = 0.0;
+    for (int k = 0; k < n; k++) {
+        double agg = 0.0;
+        for (int i = 0; i < cnt; i++) {
+            double mu = rows[i][k];
+            double v = prod ? ws[i] * mu : (ws[i] < mu ? ws[i] : mu);
+            agg = agg > v ? agg : v;
+        }
+        double xk = haze__linpoint(ov->lo, ov->hi, k, n);
+        if (octave) {
+            if (k > 0) {
+                double h = xk - xp;
+                num += h * (xp * yp + xk * agg) / 2.0;
+                den += h * (yp + agg) / 2.0;
+            }
+            xp = xk;
+            yp = agg;
+        } else {
+            num += xk * agg;
+            den += agg;
+        }
+    }
+    *res = den != 0.0 ? num / den : NAN;
+    return 1;
+}
+
 /* Defuzzified Mamdani output o; NaN when the aggregate is zero everywhere. */
 HAZE__HD double haze__defuzz_mamdani(const struct haze_fis *f, int o, const double *w, double *fr) {
     const haze__var *ov = &f->out[o];
@@ -89,6 +138,7 @@ HAZE__HD double haze__defuzz_mamdani(const struct haze_fis *f, int o, const doub
     double num = 0.0, den = 0.0;
     switch (f->defuzz_m) {
     case HAZE__D_CENTROID:
+        if (haze__centroid_fast(f, o, w, fr, cnt, &num)) return num;
         if (octave) {
             /* trapz(x, x.*y) / trapz(x, y), term by term as Octave's trapz */
             double xp = haze__linpoint(lo, hi, 0, n), yp = haze__agg_at(f, o, w, fr, cnt, 0, xp);
