@@ -68,6 +68,7 @@ int cmd_fuzzy(int argc, char **argv, const cli_global *g);
 
 /* fuzzy inference and edge detection */
 int cmd_fis(int argc, char **argv, const cli_global *g);
+int cmd_edge(int argc, char **argv, const cli_global *g);
 
 /* fuzzy c-means */
 int cmd_fcm(int argc, char **argv, const cli_global *g);

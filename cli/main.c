@@ -23,6 +23,7 @@ static const command commands[] = {
 
     /* fuzzy inference and edge detection */
     {"fis", cmd_fis, "fuzzy inference with MATLAB .fis models (eval, surface, info)"},
+    {"edge", cmd_edge, "FIRE fuzzy edge detection of images"},
 
     /* fuzzy c-means */
     {"fcm", cmd_fcm, "fuzzy c-means clustering (Euclidean or Gustafson-Kessel)"},

@@ -287,6 +287,76 @@ static void test_bad_input(void **s) {
     haze_ctx_free(ctx);
 }
 
+/* Every prefix of a real file, and single-byte corruptions of it: parsed
+ * or refused with a message, never a crash (run under the sanitizers). */
+static void test_truncations(void **s) {
+    (void)s;
+    haze_ctx *ctx = cpu_ctx();
+    char *buf = NULL;
+    size_t len = 0;
+    assert_int_equal(
+        haze_file_read_all(ctx, HAZE_TEST_DATA "/fis/octave/investment_portfolio.fis", &buf, &len),
+        HAZE_OK);
+    char *t = malloc(len + 1);
+    size_t step = getenv("HAZE_TEST_QUICK") ? 7 : 1;
+    for (size_t cut = 0; cut < len; cut += step) {
+        memcpy(t, buf, cut);
+        t[cut] = '\0';
+        haze_fis *f = NULL;
+        int st = haze_fis_parse(ctx, t, "cut.fis", &f);
+        if (st == HAZE_OK) {
+            double in[2] = {50, 50}, out[1];
+            assert_int_equal(haze_fis_eval(ctx, f, in, 1, out), HAZE_OK);
+            haze_fis_free(f);
+        } else {
+            assert_int_equal(st, HAZE_ERR_PARSE);
+            assert_non_null(strstr(haze_ctx_errmsg(ctx), "cut.fis:"));
+        }
+    }
+    const char junk[] = {'[', ']', ',', ':', '\'', '(', ')', '=', '-', '9', 'x', '\n', ' '};
+    for (size_t i = 0; i < len; i += step) {
+        memcpy(t, buf, len + 1);
+        t[i] = junk[i % sizeof junk];
+        haze_fis *f = NULL;
+        if (haze_fis_parse(ctx, t, "junk.fis", &f) == HAZE_OK) {
+            double in[2] = {50, 50}, out[1];
+            assert_int_equal(haze_fis_eval(ctx, f, in, 1, out), HAZE_OK);
+            haze_fis_free(f);
+        }
+    }
+    free(t);
+    free(buf);
+    haze_ctx_free(ctx);
+}
+
+/* Batches (output MFs tabulated, fast centroid path) and single rows (MFs
+ * computed at each point, general path) must agree to the bit. */
+static void test_fast_path_identical(void **s) {
+    (void)s;
+    haze_ctx *ctx = cpu_ctx();
+    const char *files[] = {"tipper.fis", "octave/mamdani_tip_calculator.fis",
+                           "octave/investment_portfolio.fis"};
+    for (int m = 0; m < 3; m++)
+        for (int mode = 0; mode < 2; mode++) {
+            haze_fis *f = load(ctx, files[m]);
+            haze_fis_set_mode(f, mode ? HAZE_FIS_MODE_OCTAVE : HAZE_FIS_MODE_MATLAB);
+            int ni = haze_fis_num_inputs(f), no = haze_fis_num_outputs(f);
+            double in[300 * 2], a[300 * 2], b[2];
+            for (int k = 0; k < 300 * ni; k++) {
+                double lo, hi;
+                haze_fis_var_range(f, 0, k % ni, &lo, &hi);
+                in[k] = lo + (hi - lo) * rand() / (double)RAND_MAX;
+            }
+            assert_int_equal(haze_fis_eval(ctx, f, in, 300, a), HAZE_OK);
+            for (int r = 0; r < 300; r++) {
+                assert_int_equal(haze_fis_eval(ctx, f, in + r * ni, 1, b), HAZE_OK);
+                assert_memory_equal(a + r * no, b, sizeof(double) * (size_t)no);
+            }
+            haze_fis_free(f);
+        }
+    haze_ctx_free(ctx);
+}
+
 /* Threads must not change results. */
 static void test_threads_identical(void **s) {
     (void)s;
@@ -316,6 +386,7 @@ int main(void) {
         cmocka_unit_test(test_octave_cubic),      cmocka_unit_test(test_membership_functions),
         cmocka_unit_test(test_no_rule_and_clamp), cmocka_unit_test(test_defuzz_methods),
         cmocka_unit_test(test_roundtrip),         cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_truncations),       cmocka_unit_test(test_fast_path_identical),
         cmocka_unit_test(test_threads_identical),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -17,6 +17,8 @@
 
 /* fuzzy inference and edge detection */
 #include "haze/fis.h"
+#include "haze/image.h"
+#include "haze/edge.h"
 
 /* fuzzy c-means */
 #include "haze/fcm.h"

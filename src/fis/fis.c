@@ -102,12 +102,35 @@ int haze_fis_mode_parse(const char *s, haze_fis_mode *out) {
     return HAZE_OK;
 }
 
-static int eval_cpu(haze_ctx *ctx, const haze_fis *f, const double *inputs, size_t n,
+double *haze__fis_grid(const haze_fis *f) {
+    const size_t n = (size_t)f->points;
+    if (f->sugeno || (size_t)f->nmfs * n > ((size_t)1 << 23)) return NULL;
+    double *g = calloc((size_t)f->nmfs * n, sizeof(double));
+    if (!g) return NULL; /* the evaluation then computes the MFs itself */
+    for (int o = 0; o < f->no; o++) {
+        const haze__var *v = &f->out[o];
+        for (int m = v->mf0; m < v->mf0 + v->nmf; m++)
+            for (size_t k = 0; k < n; k++)
+                g[(size_t)m * n + k] = haze__mf_eval(f->mfs[m].type, f->params + f->mfs[m].poff,
+                                                     haze__linpoint(v->lo, v->hi, (int)k, (int)n));
+    }
+    return g;
+}
+
+static int eval_cpu(haze_ctx *ctx, const haze_fis *model, const double *inputs, size_t n,
                     double *outputs, haze_fis_stats *stats) {
+    /* a copy that carries the tabulated output MFs for this call */
+    haze_fis copy = *model;
+    double *grid = n >= 4 ? haze__fis_grid(model) : NULL;
+    copy.grid = grid;
+    const haze_fis *f = &copy;
     size_t wl = haze__fis_scratch(f);
     int nt = haze__threads(ctx);
     double *work = malloc(sizeof(double) * wl * (size_t)nt);
-    if (!work) return haze__error(ctx, HAZE_ERR_NOMEM, "fis: out of memory for %zu doubles", wl);
+    if (!work) {
+        free(grid);
+        return haze__error(ctx, HAZE_ERR_NOMEM, "fis: out of memory for %zu doubles", wl);
+    }
     size_t clamped = 0, no_rule = 0;
 #ifdef _OPENMP
 #pragma omp parallel num_threads(nt) reduction(+ : clamped, no_rule)
@@ -130,6 +153,7 @@ static int eval_cpu(haze_ctx *ctx, const haze_fis *f, const double *inputs, size
         }
     }
     free(work);
+    free(grid);
     if (stats) {
         stats->clamped = clamped;
         stats->no_rule = no_rule;

@@ -62,6 +62,7 @@ extern "C" int haze__fis_eval_cuda(haze_ctx *ctx, const haze_fis *fis, const dou
         total += align16(sz[k] ? sz[k] : 16);
     }
     char *dmodel = NULL;
+    double *hgrid = NULL, *dgrid = NULL;
     double *din = NULL, *dout = NULL, *dscr = NULL;
     unsigned long long *dcnt = NULL, hcnt[2] = {0, 0};
     haze_fis dm = *fis;
@@ -88,6 +89,15 @@ extern "C" int haze__fis_eval_cuda(haze_ctx *ctx, const haze_fis *fis, const dou
     dm.cons_hedge = (double *)(dmodel + off[7]);
     dm.weight = (double *)(dmodel + off[8]);
     dm.conn = (int *)(dmodel + off[9]);
+    /* the output MFs tabulated on the host: the GPU then uses the very same
+     * values as the CPU for them */
+    hgrid = haze__fis_grid(fis);
+    if (hgrid) {
+        size_t gb = sizeof(double) * (size_t)fis->nmfs * (size_t)fis->points;
+        CK(cudaMalloc((void **)&dgrid, gb));
+        CK(cudaMemcpyAsync(dgrid, hgrid, gb, cudaMemcpyHostToDevice, s));
+    }
+    dm.grid = dgrid;
     CK(cudaMalloc((void **)&din, sizeof(double) * chunk * ni));
     CK(cudaMalloc((void **)&dout, sizeof(double) * chunk * no));
     CK(cudaMalloc((void **)&dscr, sizeof(double) * chunk * haze__fis_scratch(fis)));
@@ -110,6 +120,9 @@ extern "C" int haze__fis_eval_cuda(haze_ctx *ctx, const haze_fis *fis, const dou
         stats->no_rule = (size_t)hcnt[1];
     }
 done:
+    if (hgrid) cudaStreamSynchronize(s); /* before the host copy goes */
+    free(hgrid);
+    cudaFree(dgrid);
     cudaFree(dmodel);
     cudaFree(din);
     cudaFree(dout);

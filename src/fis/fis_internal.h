@@ -114,6 +114,9 @@ struct haze_fis {
     int mode;
     int points;
     int nan_if_no_rule;
+    /* during an evaluation only (on a copy of the struct): the output MFs
+     * tabulated at the points, nmfs x points, or NULL */
+    const double *grid;
 };
 
 extern const char *const haze__mf_names[HAZE__MF_COUNT];
@@ -277,6 +280,10 @@ HAZE__HD double haze__norm(int op, double a, double b) {
         return 0.0;
     }
 }
+
+/* Tabulates every output MF of a Mamdani system at its output's points:
+ * a malloc'd nmfs x points array, or NULL (Sugeno, or too large). */
+double *haze__fis_grid(const haze_fis *f);
 
 #ifdef HAZE_HAVE_CUDA
 int haze__fis_eval_cuda(haze_ctx *ctx, const haze_fis *fis, const double *inputs, size_t n,

@@ -1,0 +1,351 @@
+/*
+ * src/image/image.c - grey-level image input and output for the edge
+ * module: PNG (libpng), JPEG (libjpeg), PGM/PPM (Netpbm formats, by hand,
+ * after the Netpbm specification: "P2".."P6", maxval up to 65535).
+ *
+ * Colour becomes luminance with the BT.601 weights in integer arithmetic,
+ * Y = (299 R + 587 G + 114 B + 500) / 1000, so every reader gives the same
+ * byte for the same colour.
+ */
+#include <ctype.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jpeglib.h>
+#include <png.h>
+
+#include "core/internal.h"
+#include "haze/image.h"
+#include "haze/io.h"
+
+static uint8_t luma(unsigned r, unsigned g, unsigned b) {
+    return (uint8_t)((299u * r + 587u * g + 114u * b + 500u) / 1000u);
+}
+
+int haze_image_new(haze_ctx *ctx, int width, int height, haze_image **out) {
+    if (!out || width < 1 || height < 1 || (size_t)width > SIZE_MAX / (size_t)height)
+        return haze__error(ctx, HAZE_ERR_INVALID, "image size %d x %d is not valid", width, height);
+    haze_image *im = malloc(sizeof *im);
+    uint8_t *d = calloc((size_t)width * (size_t)height, 1);
+    if (!im || !d) {
+        free(im);
+        free(d);
+        return haze__error(ctx, HAZE_ERR_NOMEM, "out of memory for a %d x %d image", width, height);
+    }
+    im->width = width;
+    im->height = height;
+    im->data = d;
+    *out = im;
+    return HAZE_OK;
+}
+
+void haze_image_free(haze_image *img) {
+    if (!img) return;
+    free(img->data);
+    free(img);
+}
+
+/* ------------------------------------------------------------------ Netpbm */
+
+typedef struct pnm_reader {
+    const unsigned char *b;
+    size_t len, pos;
+} pnm_reader;
+
+static void pnm_skip(pnm_reader *r) {
+    for (;;) {
+        while (r->pos < r->len && isspace(r->b[r->pos])) r->pos++;
+        if (r->pos < r->len && r->b[r->pos] == '#') {
+            while (r->pos < r->len && r->b[r->pos] != '\n') r->pos++;
+            continue;
+        }
+        return;
+    }
+}
+
+static int pnm_uint(pnm_reader *r, long max, long *out) {
+    pnm_skip(r);
+    if (r->pos >= r->len || !isdigit(r->b[r->pos])) return -1;
+    long v = 0;
+    while (r->pos < r->len && isdigit(r->b[r->pos])) {
+        v = v * 10 + (r->b[r->pos++] - '0');
+        if (v > max) return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+static int load_pnm(haze_ctx *ctx, const char *path, const unsigned char *b, size_t len,
+                    haze_image **out) {
+    pnm_reader r = {b, len, 2};
+    int kind = b[1] - '0'; /* 2, 3 ascii; 5, 6 binary */
+    long w, h, maxv;
+    if (pnm_uint(&r, INT_MAX, &w) || pnm_uint(&r, INT_MAX, &h) || pnm_uint(&r, 65535, &maxv) ||
+        w < 1 || h < 1 || maxv < 1)
+        return haze__error(ctx, HAZE_ERR_PARSE,
+                           "%s: bad Netpbm header (expected width, height, maxval 1..65535)", path);
+    if ((size_t)w * (size_t)h > ((size_t)1 << 31))
+        return haze__error(ctx, HAZE_ERR_PARSE, "%s: image of %ld x %ld is too large", path, w, h);
+    int ch = (kind == 3 || kind == 6) ? 3 : 1;
+    int bytes = maxv > 255 ? 2 : 1;
+    haze_image *im;
+    int st = haze_image_new(ctx, (int)w, (int)h, &im);
+    if (st) return st;
+    size_t n = (size_t)w * (size_t)h;
+    if (kind >= 5) {
+        r.pos++; /* the single whitespace after maxval */
+        size_t need = n * (size_t)ch * (size_t)bytes;
+        if (r.pos > len || len - r.pos < need) {
+            haze_image_free(im);
+            return haze__error(ctx, HAZE_ERR_PARSE,
+                               "%s: truncated Netpbm data (%zu of %zu bytes of pixels)", path,
+                               r.pos > len ? 0 : len - r.pos, need);
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        unsigned v[3];
+        for (int c = 0; c < ch; c++) {
+            long s;
+            if (kind >= 5) {
+                const unsigned char *p = b + r.pos;
+                s = bytes == 2 ? (p[0] << 8 | p[1]) : p[0];
+                r.pos += (size_t)bytes;
+            } else if (pnm_uint(&r, maxv, &s)) {
+                haze_image_free(im);
+                return haze__error(ctx, HAZE_ERR_PARSE,
+                                   "%s: pixel %zu: expected a sample from 0 to %ld", path, i + 1,
+                                   maxv);
+            }
+            if (s > maxv) {
+                haze_image_free(im);
+                return haze__error(ctx, HAZE_ERR_PARSE, "%s: sample %ld above maxval %ld", path, s,
+                                   maxv);
+            }
+            v[c] = (unsigned)((s * 255 + maxv / 2) / maxv);
+        }
+        im->data[i] = ch == 3 ? luma(v[0], v[1], v[2]) : (uint8_t)v[0];
+    }
+    *out = im;
+    return HAZE_OK;
+}
+
+/* --------------------------------------------------------------------- PNG */
+
+typedef struct mem_src {
+    const unsigned char *b;
+    size_t len, pos;
+} mem_src;
+
+static void png_mem_read(png_structp p, png_bytep dst, png_size_t n) {
+    mem_src *m = (mem_src *)png_get_io_ptr(p);
+    if (m->len - m->pos < n) png_error(p, "truncated file");
+    memcpy(dst, m->b + m->pos, n);
+    m->pos += n;
+}
+
+typedef struct png_err {
+    char msg[200];
+} png_err;
+
+static void png_on_error(png_structp p, png_const_charp msg) {
+    png_err *e = (png_err *)png_get_error_ptr(p);
+    snprintf(e->msg, sizeof e->msg, "%s", msg);
+    png_longjmp(p, 1);
+}
+static void png_on_warning(png_structp p, png_const_charp msg) {
+    (void)p;
+    (void)msg;
+}
+
+static int load_png(haze_ctx *ctx, const char *path, const unsigned char *b, size_t len,
+                    haze_image **out) {
+    png_err err = {"unknown error"};
+    png_structp p =
+        png_create_read_struct(PNG_LIBPNG_VER_STRING, &err, png_on_error, png_on_warning);
+    png_infop info = p ? png_create_info_struct(p) : NULL;
+    if (!p || !info) {
+        png_destroy_read_struct(&p, NULL, NULL);
+        return haze__error(ctx, HAZE_ERR_NOMEM, "%s: out of memory", path);
+    }
+    mem_src m = {b, len, 0};
+    haze_image *volatile im = NULL;
+    png_bytep *volatile rows = NULL;
+    png_bytep volatile buf = NULL;
+    if (setjmp(png_jmpbuf(p))) {
+        png_destroy_read_struct(&p, &info, NULL);
+        haze_image_free(im);
+        free(rows);
+        free(buf);
+        return haze__error(ctx, HAZE_ERR_PARSE, "%s: corrupt PNG: %s", path, err.msg);
+    }
+    png_set_read_fn(p, &m, png_mem_read);
+    png_read_info(p, info);
+    png_uint_32 w = png_get_image_width(p, info), h = png_get_image_height(p, info);
+    if ((size_t)w * h > ((size_t)1 << 31)) png_error(p, "image too large");
+    png_set_strip_16(p); /* libpng rounds 16 to 8 bits */
+    png_set_strip_alpha(p);
+    png_set_palette_to_rgb(p);
+    png_set_expand_gray_1_2_4_to_8(p);
+    png_set_packing(p);
+    png_read_update_info(p, info);
+    int ch = png_get_channels(p, info);
+    size_t rowbytes = png_get_rowbytes(p, info);
+    buf = malloc(rowbytes * h);
+    rows = malloc(sizeof(png_bytep) * h);
+    haze_image *tmp = NULL;
+    if (!buf || !rows || haze_image_new(ctx, (int)w, (int)h, &tmp)) png_error(p, "out of memory");
+    im = tmp;
+    for (png_uint_32 y = 0; y < h; y++) rows[y] = buf + y * rowbytes;
+    png_read_image(p, rows);
+    png_read_end(p, NULL);
+    for (png_uint_32 y = 0; y < h; y++)
+        for (png_uint_32 x = 0; x < w; x++) {
+            const png_byte *s = rows[y] + (size_t)x * (size_t)ch;
+            im->data[(size_t)y * w + x] = ch >= 3 ? luma(s[0], s[1], s[2]) : s[0];
+        }
+    png_destroy_read_struct(&p, &info, NULL);
+    free(rows);
+    free(buf);
+    *out = im;
+    return HAZE_OK;
+}
+
+/* -------------------------------------------------------------------- JPEG */
+
+typedef struct jerr {
+    struct jpeg_error_mgr pub;
+    jmp_buf jb;
+    char msg[JMSG_LENGTH_MAX];
+} jerr;
+
+static void jpeg_on_error(j_common_ptr c) {
+    jerr *e = (jerr *)c->err;
+    (*c->err->format_message)(c, e->msg);
+    longjmp(e->jb, 1);
+}
+static void jpeg_on_message(j_common_ptr c) {
+    (void)c;
+}
+
+static int load_jpeg(haze_ctx *ctx, const char *path, const unsigned char *b, size_t len,
+                     haze_image **out) {
+    struct jpeg_decompress_struct c;
+    jerr e;
+    haze_image *volatile im = NULL;
+    unsigned char *volatile row = NULL;
+    c.err = jpeg_std_error(&e.pub);
+    e.pub.error_exit = jpeg_on_error;
+    e.pub.output_message = jpeg_on_message;
+    if (setjmp(e.jb)) {
+        jpeg_destroy_decompress(&c);
+        haze_image_free(im);
+        free(row);
+        return haze__error(ctx, HAZE_ERR_PARSE, "%s: corrupt JPEG: %s", path, e.msg);
+    }
+    jpeg_create_decompress(&c);
+    jpeg_mem_src(&c, b, (unsigned long)len);
+    jpeg_read_header(&c, TRUE);
+    c.out_color_space = c.num_components == 1 ? JCS_GRAYSCALE : JCS_RGB;
+    jpeg_start_decompress(&c);
+    int w = (int)c.output_width, h = (int)c.output_height, ch = c.output_components;
+    haze_image *tmp = NULL;
+    row = malloc((size_t)w * (size_t)ch);
+    if (!row || haze_image_new(ctx, w, h, &tmp)) {
+        jpeg_destroy_decompress(&c);
+        free(row);
+        return haze__error(ctx, HAZE_ERR_NOMEM, "%s: out of memory", path);
+    }
+    im = tmp;
+    while (c.output_scanline < c.output_height) {
+        int y = (int)c.output_scanline;
+        JSAMPROW rp = row;
+        jpeg_read_scanlines(&c, &rp, 1);
+        for (int x = 0; x < w; x++)
+            im->data[(size_t)y * (size_t)w + (size_t)x] =
+                ch == 3 ? luma(row[3 * x], row[3 * x + 1], row[3 * x + 2]) : row[x];
+    }
+    jpeg_finish_decompress(&c);
+    jpeg_destroy_decompress(&c);
+    free(row);
+    *out = im;
+    return HAZE_OK;
+}
+
+int haze_image_load(haze_ctx *ctx, const char *path, haze_image **out) {
+    if (!path || !out) return haze__error(ctx, HAZE_ERR_INVALID, "haze_image_load: NULL argument");
+    *out = NULL;
+    char *buf = NULL;
+    size_t len = 0;
+    int st = haze_file_read_all(ctx, path, &buf, &len);
+    if (st) return st;
+    const unsigned char *b = (const unsigned char *)buf;
+    if (len >= 8 && memcmp(b, "\x89PNG\r\n\x1a\n", 8) == 0)
+        st = load_png(ctx, path, b, len, out);
+    else if (len >= 3 && b[0] == 0xFF && b[1] == 0xD8 && b[2] == 0xFF)
+        st = load_jpeg(ctx, path, b, len, out);
+    else if (len >= 3 && b[0] == 'P' && (b[1] == '2' || b[1] == '3' || b[1] == '5' || b[1] == '6'))
+        st = load_pnm(ctx, path, b, len, out);
+    else
+        st = haze__error(ctx, HAZE_ERR_PARSE,
+                         "%s: not a PNG, JPEG, PGM or PPM image (unknown magic bytes)", path);
+    free(buf);
+    return st;
+}
+
+/* ----------------------------------------------------------------- writing */
+
+static void png_file_write(png_structp p, png_bytep d, png_size_t n) {
+    FILE *fp = (FILE *)png_get_io_ptr(p);
+    if (fwrite(d, 1, n, fp) != n) png_error(p, "write error");
+}
+static void png_file_flush(png_structp p) {
+    fflush((FILE *)png_get_io_ptr(p));
+}
+
+static int ends_with(const char *s, const char *suf) {
+    size_t a = strlen(s), b = strlen(suf);
+    return a >= b && strcmp(s + a - b, suf) == 0;
+}
+
+int haze_image_save(haze_ctx *ctx, const haze_image *img, const char *path) {
+    if (!img || !path) return haze__error(ctx, HAZE_ERR_INVALID, "haze_image_save: NULL argument");
+    haze_outfile of;
+    int st = haze_outfile_open(ctx, &of, path);
+    if (st) return st;
+    if (ends_with(path, ".pgm")) {
+        fprintf(of.fp, "P5\n%d %d\n255\n", img->width, img->height);
+        fwrite(img->data, 1, (size_t)img->width * (size_t)img->height, of.fp);
+    } else {
+        png_err err = {"unknown error"};
+        png_structp p =
+            png_create_write_struct(PNG_LIBPNG_VER_STRING, &err, png_on_error, png_on_warning);
+        png_infop info = p ? png_create_info_struct(p) : NULL;
+        if (!p || !info) {
+            png_destroy_write_struct(&p, NULL);
+            haze_outfile_abort(&of);
+            return haze__error(ctx, HAZE_ERR_NOMEM, "%s: out of memory", path);
+        }
+        if (setjmp(png_jmpbuf(p))) {
+            png_destroy_write_struct(&p, &info);
+            haze_outfile_abort(&of);
+            return haze__error(ctx, HAZE_ERR_IO, "%s: PNG write failed: %s", path, err.msg);
+        }
+        png_set_write_fn(p, of.fp, png_file_write, png_file_flush);
+        png_set_IHDR(p, info, (png_uint_32)img->width, (png_uint_32)img->height, 8,
+                     PNG_COLOR_TYPE_GRAY, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
+                     PNG_FILTER_TYPE_DEFAULT);
+        png_write_info(p, info);
+        for (int y = 0; y < img->height; y++)
+            png_write_row(p, img->data + (size_t)y * (size_t)img->width);
+        png_write_end(p, NULL);
+        png_destroy_write_struct(&p, &info);
+    }
+    if (ferror(of.fp)) {
+        haze_outfile_abort(&of);
+        return haze__error(ctx, HAZE_ERR_IO, "%s: write error", path);
+    }
+    return haze_outfile_commit(ctx, &of);
+}

@@ -1,0 +1,84 @@
+#!/bin/sh
+# tests/cli/fis_edge.sh HAZE DATA - exit codes, messages and outputs of
+# `haze fis` and `haze edge`; bad input must exit 2, name the file and line,
+# and leave no output behind.
+set -u
+haze=$1
+data=$2
+tmp=$(mktemp -d)
+fails=0
+check() { # check WANT_CODE DESCRIPTION CMD...
+    want=$1; what=$2; shift 2
+    "$@" >"$tmp/out" 2>"$tmp/err"
+    got=$?
+    if [ "$got" != "$want" ]; then
+        echo "FAIL: $what: exit $got, want $want"; cat "$tmp/err"; fails=$((fails + 1))
+    else
+        echo "ok: $what"
+    fi
+}
+grep_err() { # grep_err PATTERN DESCRIPTION
+    if ! grep -q "$1" "$tmp/err"; then echo "FAIL: $2: stderr lacks '$1'"; cat "$tmp/err"; fails=$((fails + 1)); fi
+}
+absent() { # absent FILE DESCRIPTION
+    if [ -e "$1" ]; then echo "FAIL: $2: $1 was written"; fails=$((fails + 1)); fi
+}
+tip=$data/fis/tipper.fis
+check 0 "fis --help" "$haze" fis --help
+check 1 "fis without subcommand" "$haze" fis
+check 1 "fis unknown subcommand" "$haze" fis frob "$tip"
+check 1 "fis eval bad --mode" "$haze" fis eval --mode excel "$tip" -
+check 1 "fis eval bad --points" "$haze" fis eval --points 1 "$tip" -
+check 0 "fis info" "$haze" fis info "$tip"
+grep -q "service" "$tmp/out" || { echo "FAIL: info lacks input name"; fails=$((fails + 1)); }
+printf '2,1\n4,5\n7,8\n1,2\n' > "$tmp/in.csv"
+check 0 "fis eval" "$haze" fis eval "$tip" "$tmp/in.csv" -o "$tmp/tips.csv"
+grep -q "^7.0168" "$tmp/tips.csv" || { echo "FAIL: tipper value"; cat "$tmp/tips.csv"; fails=$((fails + 1)); }
+printf '2 1\n' | "$haze" fis eval "$tip" > "$tmp/out" 2>/dev/null
+grep -q "^7.0168" "$tmp/out" || { echo "FAIL: eval from stdin"; fails=$((fails + 1)); }
+check 0 "fis surface" "$haze" fis surface "$tip" --grid 5 -o "$tmp/surf.csv"
+[ "$(grep -c . "$tmp/surf.csv")" = 26 ] || { echo "FAIL: surface rows"; fails=$((fails + 1)); }
+check 0 "fis convert" "$haze" fis convert "$tip" -o "$tmp/copy.fis"
+check 0 "converted model evaluates" "$haze" fis eval "$tmp/copy.fis" "$tmp/in.csv" -o "$tmp/tips2.csv"
+cmp -s "$tmp/tips.csv" "$tmp/tips2.csv" || { echo "FAIL: converted model differs"; fails=$((fails + 1)); }
+# bad input: exit 2, file and line named, nothing written
+printf '[System]\nNumInputs=1\nNumOutputs=1\n[Input1]\nRange=[0 1]\nMF1=%s\n' "'a':'trimf',[0 x 1]" > "$tmp/bad.fis"
+check 2 "malformed model" "$haze" fis eval "$tmp/bad.fis" "$tmp/in.csv" -o "$tmp/never.csv"
+grep_err "bad.fis:6:" "malformed model names the line"
+absent "$tmp/never.csv" "malformed model"
+printf '1,2,3\n' > "$tmp/three.csv"
+check 2 "wrong input columns" "$haze" fis eval "$tip" "$tmp/three.csv" -o "$tmp/never.csv"
+absent "$tmp/never.csv" "wrong input columns"
+printf '1,2\n3,abc\n' > "$tmp/badin.csv"
+check 2 "non-numeric input" "$haze" fis eval "$tip" "$tmp/badin.csv" -o "$tmp/never.csv"
+grep_err "badin.csv:2" "non-numeric input names the line"
+check 2 "missing model" "$haze" fis info "$tmp/none.fis"
+check 2 "fll not supported" "$haze" fis info "$tmp/model.fll"
+# edge
+img=$data/edge/camera.png
+check 0 "edge --help" "$haze" edge --help
+check 1 "edge without -o" "$haze" edge "$img"
+check 1 "edge bad --kernel" "$haze" edge "$img" -o "$tmp/e.png" --kernel gpu
+check 1 "edge bad --spread" "$haze" edge "$img" -o "$tmp/e.png" --spread 0
+check 0 "edge" "$haze" edge "$img" -o "$tmp/e.png"
+check 0 "edge reference kernel" "$haze" edge "$img" -o "$tmp/r.png" --kernel reference
+cmp -s "$tmp/e.png" "$tmp/r.png" || { echo "FAIL: fast and reference differ"; fails=$((fails + 1)); }
+check 0 "edge pgm" "$haze" edge "$img" -o "$tmp/e.pgm"
+cmp -s "$tmp/e.pgm" "$data/edge/camera_fire.pgm" || { echo "FAIL: edge image differs from golden"; fails=$((fails + 1)); }
+mkdir "$tmp/frames"
+check 0 "edge batch" "$haze" edge "$img" "$data/edge/coins.ppm" "$data/edge/hubble.jpg" -o "$tmp/frames"
+[ -f "$tmp/frames/coins.png" ] && [ -f "$tmp/frames/hubble.png" ] || { echo "FAIL: batch outputs"; fails=$((fails + 1)); }
+check 1 "edge batch to a file" "$haze" edge "$img" "$img" -o "$tmp/x.png"
+printf 'P5 4 4 255\nab' > "$tmp/trunc.pgm"
+check 2 "truncated image" "$haze" edge "$tmp/trunc.pgm" -o "$tmp/never.png"
+grep_err "trunc.pgm" "truncated image names the file"
+absent "$tmp/never.png" "truncated image"
+mkdir "$tmp/frames2"
+check 2 "one bad frame writes nothing" "$haze" edge "$img" "$tmp/trunc.pgm" -o "$tmp/frames2"
+absent "$tmp/frames2/camera.png" "one bad frame"
+check 2 "edge rules with the wrong model" "$haze" edge "$img" -o "$tmp/never.png" --rules "$tip"
+absent "$tmp/never.png" "wrong model"
+rm -rf "$tmp"
+[ "$fails" = 0 ] && echo "all fis/edge CLI checks passed" && exit 0
+echo "$fails fis/edge CLI checks failed"
+exit 1
