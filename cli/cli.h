@@ -70,6 +70,7 @@ int cmd_demo(int argc, char **argv, const cli_global *g);
 /* fuzzy c-means */
 
 /* neuro-fuzzy network */
+int cmd_fnn(int argc, char **argv, const cli_global *g);
 
 /* rounding-error analysis */
 

@@ -25,6 +25,7 @@ static const command commands[] = {
     /* fuzzy c-means */
 
     /* neuro-fuzzy network */
+    {"fnn", cmd_fnn, "SONFIN neuro-fuzzy network: train, predict, info, export"},
 
     /* rounding-error analysis */
 

@@ -17,6 +17,7 @@
 /* fuzzy c-means */
 
 /* neuro-fuzzy network */
+#include "haze/fnn.h"
 
 /* rounding-error analysis */
 
