@@ -14,42 +14,41 @@
 #include "cli.h"
 
 static void help(FILE *fp) {
-    fprintf(fp,
-            "usage: haze fnn train DATA --target COLUMN [options] -o MODEL\n"
-            "       haze fnn predict MODEL DATA [--head N | --tail N] [-o OUT.csv]\n"
-            "       haze fnn info MODEL\n"
-            "       haze fnn export MODEL -o MODEL.fis\n\n"
-            "SONFIN, the self-constructing neural fuzzy inference network: Gaussian\n"
-            "memberships, product rules, weighted-average outputs; rules are created\n"
-            "while training and all parameters tuned by gradient descent.\n\n"
-            "train options:\n"
-            "  --target COLUMN   the column to learn (name or 0-based index); required\n"
-            "  --classes         classification: one output per distinct label, argmax\n"
-            "                    (default: regression on the numeric target)\n"
-            "  --epochs N        passes over the data (10)\n"
-            "  --threshold T     new rule when the best per-input firing is <= T (0.35)\n"
-            "  --decay D         threshold of epoch e is T * D^e (0.5)\n"
-            "  --beta B          overlap: new widths = B * distance to nearest rule (0.5)\n"
-            "  --rate R          learning rate tau (0.05)\n"
-            "  --batch B         1: online, sample by sample (default); >1: mini-batch\n"
-            "  --max-rules N     no new rules beyond N (0: no limit)\n"
-            "  --seed S          seed of the per-epoch shuffle (1)\n"
-            "  --head N          train on the first N rows only\n"
-            "  --tail N          train on the last N rows only\n"
-            "  -o MODEL          the model file to write (required)\n\n"
-            "predict writes one prediction per row (class label, or the value); when\n"
-            "DATA holds the target column, it also reports accuracy or RMSE on stderr.\n"
-            "export writes a Sugeno .fis file (MATLAB, Octave, fuzzylite, haze fis).\n");
+    fprintf(fp, "usage: haze fnn train DATA --target COLUMN [options] -o MODEL\n"
+                "       haze fnn predict MODEL DATA [--head N | --tail N] [-o OUT.csv]\n"
+                "       haze fnn info MODEL\n"
+                "       haze fnn export MODEL -o MODEL.fis\n\n"
+                "SONFIN, the self-constructing neural fuzzy inference network: Gaussian\n"
+                "memberships, product rules, weighted-average outputs; rules are created\n"
+                "while training and all parameters tuned by gradient descent.\n\n"
+                "train options:\n"
+                "  --target COLUMN   the column to learn (name or 0-based index); required\n"
+                "  --classes         classification: one output per distinct label, argmax\n"
+                "                    (default: regression on the numeric target)\n"
+                "  --epochs N        passes over the data (10)\n"
+                "  --threshold T     new rule when the best per-input firing is <= T (0.35)\n"
+                "  --decay D         threshold of epoch e is T * D^e (0.5)\n"
+                "  --beta B          overlap: new widths = B * distance to nearest rule (0.5)\n"
+                "  --rate R          learning rate tau (0.05)\n"
+                "  --batch B         1: online, sample by sample (default); >1: mini-batch\n"
+                "  --max-rules N     no new rules beyond N (0: no limit)\n"
+                "  --seed S          seed of the per-epoch shuffle (1)\n"
+                "  --head N          train on the first N rows only\n"
+                "  --tail N          train on the last N rows only\n"
+                "  -o MODEL          the model file to write (required)\n\n"
+                "predict writes one prediction per row (class label, or the value); when\n"
+                "DATA holds the target column, it also reports accuracy or RMSE on stderr.\n"
+                "export writes a Sugeno .fis file (MATLAB, Octave, fuzzylite, haze fis).\n");
 }
 
 /* ------------------------------------------------------------ data sets */
 
 typedef struct {
     haze_table *t;
-    int target;     /* column of the target, -1 if absent */
-    size_t n, D;    /* rows used, input columns */
-    double *x;      /* n x D inputs */
-    size_t first;   /* first row used */
+    int target;   /* column of the target, -1 if absent */
+    size_t n, D;  /* rows used, input columns */
+    double *x;    /* n x D inputs */
+    size_t first; /* first row used */
 } dataset;
 
 static void dataset_free(dataset *s) {
@@ -144,29 +143,49 @@ static int on_epoch(void *arg, const haze_fnn_epoch *e) {
 }
 
 static int opt_double(const char *cmd, const char *name, const char *v, double *out) {
-    if (!cli_parse_double(v, out)) return cli_usage_error(cmd, "%s: expected a number, got '%s'", name, v);
+    if (!cli_parse_double(v, out))
+        return cli_usage_error(cmd, "%s: expected a number, got '%s'", name, v);
     return 0;
 }
 
-static int opt_count(const char *cmd, const char *name, const char *v, long lo, long hi, long *out) {
+static int opt_count(const char *cmd, const char *name, const char *v, long lo, long hi,
+                     long *out) {
     if (!cli_parse_int(v, lo, hi, out))
-        return cli_usage_error(cmd, "%s: expected a whole number from %ld to %ld, got '%s'", name, lo,
-                               hi, v);
+        return cli_usage_error(cmd, "%s: expected a whole number from %ld to %ld, got '%s'", name,
+                               lo, hi, v);
     return 0;
 }
 
 static int fnn_train(int argc, char **argv, const cli_global *g) {
-    enum { O_TARGET = 256, O_CLASSES, O_EPOCHS, O_TH, O_DECAY, O_BETA, O_RATE, O_BATCH, O_MAXR,
-           O_SEED, O_HEAD, O_TAIL };
-    static const struct option opts[] = {
-        {"help", no_argument, 0, 'h'},         {"target", required_argument, 0, O_TARGET},
-        {"classes", no_argument, 0, O_CLASSES}, {"epochs", required_argument, 0, O_EPOCHS},
-        {"threshold", required_argument, 0, O_TH}, {"decay", required_argument, 0, O_DECAY},
-        {"beta", required_argument, 0, O_BETA}, {"rate", required_argument, 0, O_RATE},
-        {"batch", required_argument, 0, O_BATCH}, {"max-rules", required_argument, 0, O_MAXR},
-        {"seed", required_argument, 0, O_SEED}, {"head", required_argument, 0, O_HEAD},
-        {"tail", required_argument, 0, O_TAIL}, {"output", required_argument, 0, 'o'},
-        {0, 0, 0, 0}};
+    enum {
+        O_TARGET = 256,
+        O_CLASSES,
+        O_EPOCHS,
+        O_TH,
+        O_DECAY,
+        O_BETA,
+        O_RATE,
+        O_BATCH,
+        O_MAXR,
+        O_SEED,
+        O_HEAD,
+        O_TAIL
+    };
+    static const struct option opts[] = {{"help", no_argument, 0, 'h'},
+                                         {"target", required_argument, 0, O_TARGET},
+                                         {"classes", no_argument, 0, O_CLASSES},
+                                         {"epochs", required_argument, 0, O_EPOCHS},
+                                         {"threshold", required_argument, 0, O_TH},
+                                         {"decay", required_argument, 0, O_DECAY},
+                                         {"beta", required_argument, 0, O_BETA},
+                                         {"rate", required_argument, 0, O_RATE},
+                                         {"batch", required_argument, 0, O_BATCH},
+                                         {"max-rules", required_argument, 0, O_MAXR},
+                                         {"seed", required_argument, 0, O_SEED},
+                                         {"head", required_argument, 0, O_HEAD},
+                                         {"tail", required_argument, 0, O_TAIL},
+                                         {"output", required_argument, 0, 'o'},
+                                         {0, 0, 0, 0}};
     haze_fnn_options o = haze_fnn_options_default();
     const char *target = NULL, *out = NULL;
     int classes = 0;
@@ -175,21 +194,54 @@ static int fnn_train(int argc, char **argv, const cli_global *g) {
     optind = 1;
     while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
         switch (c) {
-        case 'h': help(stdout); return CLI_OK;
-        case 'o': out = optarg; break;
-        case O_TARGET: target = optarg; break;
-        case O_CLASSES: classes = 1; break;
-        case O_EPOCHS: e = opt_count("fnn", "--epochs", optarg, 0, 1000000, &v); o.epochs = (int)v; break;
-        case O_TH: e = opt_double("fnn", "--threshold", optarg, &o.threshold); break;
-        case O_DECAY: e = opt_double("fnn", "--decay", optarg, &o.decay); break;
-        case O_BETA: e = opt_double("fnn", "--beta", optarg, &o.beta); break;
-        case O_RATE: e = opt_double("fnn", "--rate", optarg, &o.rate); break;
-        case O_BATCH: e = opt_count("fnn", "--batch", optarg, 1, 1L << 30, &v); o.batch = (size_t)v; break;
-        case O_MAXR: e = opt_count("fnn", "--max-rules", optarg, 0, 1L << 30, &v); o.max_rules = (size_t)v; break;
-        case O_SEED: e = opt_count("fnn", "--seed", optarg, 0, 0x7fffffffL, &v); o.seed = (uint64_t)v; break;
-        case O_HEAD: e = opt_count("fnn", "--head", optarg, 1, 1L << 40, &head); break;
-        case O_TAIL: e = opt_count("fnn", "--tail", optarg, 1, 1L << 40, &tail); break;
-        default: return cli_usage_error("fnn", "unknown option");
+        case 'h':
+            help(stdout);
+            return CLI_OK;
+        case 'o':
+            out = optarg;
+            break;
+        case O_TARGET:
+            target = optarg;
+            break;
+        case O_CLASSES:
+            classes = 1;
+            break;
+        case O_EPOCHS:
+            e = opt_count("fnn", "--epochs", optarg, 0, 1000000, &v);
+            o.epochs = (int)v;
+            break;
+        case O_TH:
+            e = opt_double("fnn", "--threshold", optarg, &o.threshold);
+            break;
+        case O_DECAY:
+            e = opt_double("fnn", "--decay", optarg, &o.decay);
+            break;
+        case O_BETA:
+            e = opt_double("fnn", "--beta", optarg, &o.beta);
+            break;
+        case O_RATE:
+            e = opt_double("fnn", "--rate", optarg, &o.rate);
+            break;
+        case O_BATCH:
+            e = opt_count("fnn", "--batch", optarg, 1, 1L << 30, &v);
+            o.batch = (size_t)v;
+            break;
+        case O_MAXR:
+            e = opt_count("fnn", "--max-rules", optarg, 0, 1L << 30, &v);
+            o.max_rules = (size_t)v;
+            break;
+        case O_SEED:
+            e = opt_count("fnn", "--seed", optarg, 0, 0x7fffffffL, &v);
+            o.seed = (uint64_t)v;
+            break;
+        case O_HEAD:
+            e = opt_count("fnn", "--head", optarg, 1, 1L << 40, &head);
+            break;
+        case O_TAIL:
+            e = opt_count("fnn", "--tail", optarg, 1, 1L << 40, &tail);
+            break;
+        default:
+            return cli_usage_error("fnn", "unknown option");
         }
         if (e) return e;
     }
@@ -271,8 +323,9 @@ static int fnn_train(int argc, char **argv, const cli_global *g) {
         if (!d) goto nomem;
         for (size_t i = 0; i < s.n; i++) {
             size_t r = s.first + i;
-            d[i] = (s.t->text_col == s.target && s.t->text) ? strtod(s.t->text[r], NULL)
-                                                            : s.t->data[r * s.t->cols + (size_t)s.target];
+            d[i] = (s.t->text_col == s.target && s.t->text)
+                       ? strtod(s.t->text[r], NULL)
+                       : s.t->data[r * s.t->cols + (size_t)s.target];
         }
         st = haze_fnn_train(ctx, net, s.x, d, s.n, &o);
     }
@@ -315,11 +368,20 @@ static int fnn_predict(int argc, char **argv, const cli_global *g) {
     optind = 1;
     while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
         switch (c) {
-        case 'h': help(stdout); return CLI_OK;
-        case 'o': out = optarg; break;
-        case O_HEAD: e = opt_count("fnn", "--head", optarg, 1, 1L << 40, &head); break;
-        case O_TAIL: e = opt_count("fnn", "--tail", optarg, 1, 1L << 40, &tail); break;
-        default: return cli_usage_error("fnn", "unknown option");
+        case 'h':
+            help(stdout);
+            return CLI_OK;
+        case 'o':
+            out = optarg;
+            break;
+        case O_HEAD:
+            e = opt_count("fnn", "--head", optarg, 1, 1L << 40, &head);
+            break;
+        case O_TAIL:
+            e = opt_count("fnn", "--tail", optarg, 1, 1L << 40, &tail);
+            break;
+        default:
+            return cli_usage_error("fnn", "unknown option");
         }
         if (e) return e;
     }
@@ -428,9 +490,8 @@ done:
 /* --------------------------------------------------------- info, export */
 
 static int fnn_info_export(int argc, char **argv, const cli_global *g, int export) {
-    static const struct option opts[] = {{"help", no_argument, 0, 'h'},
-                                         {"output", required_argument, 0, 'o'},
-                                         {0, 0, 0, 0}};
+    static const struct option opts[] = {
+        {"help", no_argument, 0, 'h'}, {"output", required_argument, 0, 'o'}, {0, 0, 0, 0}};
     const char *out = NULL;
     int c;
     optind = 1;
@@ -445,7 +506,8 @@ static int fnn_info_export(int argc, char **argv, const cli_global *g, int expor
         }
         return cli_usage_error("fnn", "unknown option");
     }
-    if (optind + 1 != argc) return cli_usage_error("fnn", "%s needs one MODEL", export ? "export" : "info");
+    if (optind + 1 != argc)
+        return cli_usage_error("fnn", "%s needs one MODEL", export ? "export" : "info");
     if (export && !out) return cli_usage_error("fnn", "export needs -o FILE.fis");
     haze_ctx *ctx = NULL;
     int code = cli_ctx_new(g, &ctx);

@@ -19,7 +19,9 @@
         if (!(fabs(a_ - b_) <= (tol))) fail_msg("%s = %.17g, want %.17g", #a, a_, b_);             \
     } while (0)
 
-static int quick(void) { return getenv("HAZE_TEST_QUICK") != NULL; }
+static int quick(void) {
+    return getenv("HAZE_TEST_QUICK") != NULL;
+}
 
 static void fill_uniform(haze__rng *r, double *v, size_t n, double lo, double hi) {
     for (size_t i = 0; i < n; i++) v[i] = lo + (hi - lo) * haze__rng_uniform(r);
@@ -120,9 +122,9 @@ static void test_online_step_is_gradient_step(void **state) {
         assert_near(haze_fnn_weights(net)[k], w0[k] - 0.1 * gw[k], 1e-15);
         for (size_t j = 0; j < D; j++) {
             assert_near(haze_fnn_centres(net)[k * D + j], m0[k * D + j] - 0.1 * gm[k * D + j],
-                                1e-15);
+                        1e-15);
             assert_near(haze_fnn_widths(net)[k * D + j], s0[k * D + j] - 0.1 * gs[k * D + j],
-                                1e-15);
+                        1e-15);
         }
     }
     haze_fnn_free(net);
@@ -175,7 +177,8 @@ static void test_regression_sine(void **state) {
     haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
     size_t n = 400;
     double *x = malloc(n * sizeof *x), *d = malloc(n * sizeof *d), *y = malloc(n * sizeof *y);
-    for (size_t i = 0; i < n; i++) x[i] = -2 + 4 * (double)i / (double)(n - 1), d[i] = sin(2 * x[i]);
+    for (size_t i = 0; i < n; i++)
+        x[i] = -2 + 4 * (double)i / (double)(n - 1), d[i] = sin(2 * x[i]);
     for (int batch = 1; batch <= 16; batch += 15) {
         haze_fnn *net;
         assert_int_equal(haze_fnn_new(ctx, 1, 1, &net), HAZE_OK);
@@ -242,7 +245,8 @@ static void test_high_dimension(void **state) {
     size_t D = 5000, n = 12;
     haze__rng r;
     haze__rng_seed(&r, 7);
-    double *x = malloc(n * D * sizeof *x), *d = malloc(n * 2 * sizeof *d), *y = malloc(n * 2 * sizeof *y);
+    double *x = malloc(n * D * sizeof *x), *d = malloc(n * 2 * sizeof *d),
+           *y = malloc(n * 2 * sizeof *y);
     fill_uniform(&r, x, n * D, 0, 1);
     for (size_t i = 0; i < n; i++) d[2 * i] = (double)(i % 2), d[2 * i + 1] = (double)(1 - i % 2);
     haze_fnn *net;
@@ -373,7 +377,8 @@ static void test_fis_golden(void **state) {
     haze_fnn *net;
     assert_int_equal(haze_fnn_load(ctx, HAZE_TEST_DATA "/fnn/golden.model", &net), HAZE_OK);
     haze_table *in, *out;
-    assert_int_equal(haze_table_read(ctx, HAZE_TEST_DATA "/fnn/golden-inputs.csv", NULL, &in), HAZE_OK);
+    assert_int_equal(haze_table_read(ctx, HAZE_TEST_DATA "/fnn/golden-inputs.csv", NULL, &in),
+                     HAZE_OK);
     assert_int_equal(haze_table_read(ctx, HAZE_TEST_DATA "/fnn/golden-octave.csv", NULL, &out),
                      HAZE_OK);
     size_t n = in->rows, L = haze_fnn_outputs(net);

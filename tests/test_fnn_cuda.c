@@ -13,7 +13,9 @@
 #include "test_util.h"
 
 #ifdef HAZE_HAVE_CUDA
-static int quick(void) { return getenv("HAZE_TEST_QUICK") != NULL; }
+static int quick(void) {
+    return getenv("HAZE_TEST_QUICK") != NULL;
+}
 
 /* Clustered random data: samples around a few centres, so rules form. */
 static void make_data(haze__rng *r, size_t n, size_t D, size_t L, double *x, int *lab) {
@@ -110,7 +112,8 @@ static void test_step_time(void **state) {
     (void)state;
     haze_ctx *gpu = haze_test_ctx(HAZE_BACKEND_CUDA);
     double f = 0, u = 0;
-    assert_int_equal(haze__fnn_cuda_step_time(gpu, 512, 256, 4, HAZE__FNN_MAP_ATM, 3, &f, &u), HAZE_OK);
+    assert_int_equal(haze__fnn_cuda_step_time(gpu, 512, 256, 4, HAZE__FNN_MAP_ATM, 3, &f, &u),
+                     HAZE_OK);
     assert_true(f > 0 && u > 0);
     assert_int_equal(haze__fnn_cuda_step_time(gpu, 2048, 64, 4, HAZE__FNN_MAP_GPUFNN, 3, &f, &u),
                      HAZE_ERR_UNSUPPORTED);

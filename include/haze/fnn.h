@@ -30,30 +30,30 @@ typedef struct haze_fnn haze_fnn;
 
 /* What one epoch of training did; passed to the progress callback. */
 typedef struct haze_fnn_epoch {
-    int epoch;          /* 0-based */
-    size_t rules;       /* rules after the epoch */
-    double loss;        /* mean E = 1/2 sum (y - d)^2 per sample, before each update */
-    double accuracy;    /* classification: share of samples whose argmax was right; else NaN */
-    double seconds;     /* wall time of the epoch */
-    double threshold;   /* firing threshold used in this epoch */
+    int epoch;        /* 0-based */
+    size_t rules;     /* rules after the epoch */
+    double loss;      /* mean E = 1/2 sum (y - d)^2 per sample, before each update */
+    double accuracy;  /* classification: share of samples whose argmax was right; else NaN */
+    double seconds;   /* wall time of the epoch */
+    double threshold; /* firing threshold used in this epoch */
 } haze_fnn_epoch;
 
 /* Called after each epoch; return non-zero to stop training early. */
 typedef int (*haze_fnn_progress_fn)(void *arg, const haze_fnn_epoch *e);
 
 typedef struct haze_fnn_options {
-    int epochs;        /* passes over the data (default 10) */
-    double threshold;  /* mu_th: a rule is made when the best per-input firing
-                          max_k mu_k^(1/dim) is <= mu_th (default 0.35) */
-    double decay;      /* mu_th of epoch e is threshold * decay^e (default 0.5) */
-    double beta;       /* overlap coefficient: new width = beta * distance to the
-                          nearest rule centre (default 0.5) */
-    double sigma0;     /* width of the first rule, standardised units (default 1) */
-    double rate;       /* learning rate tau (default 0.05) */
-    size_t batch;      /* 1: online, sample by sample (the thesis); >1: mini-batch */
-    size_t max_rules;  /* no new rule beyond this many; 0: no limit */
-    uint64_t seed;     /* seeds the shuffle of each epoch (default 1) */
-    int shuffle;       /* 1 (default): shuffle each epoch; 0: data order */
+    int epochs;                    /* passes over the data (default 10) */
+    double threshold;              /* mu_th: a rule is made when the best per-input firing
+                                      max_k mu_k^(1/dim) is <= mu_th (default 0.35) */
+    double decay;                  /* mu_th of epoch e is threshold * decay^e (default 0.5) */
+    double beta;                   /* overlap coefficient: new width = beta * distance to the
+                                      nearest rule centre (default 0.5) */
+    double sigma0;                 /* width of the first rule, standardised units (default 1) */
+    double rate;                   /* learning rate tau (default 0.05) */
+    size_t batch;                  /* 1: online, sample by sample (the thesis); >1: mini-batch */
+    size_t max_rules;              /* no new rule beyond this many; 0: no limit */
+    uint64_t seed;                 /* seeds the shuffle of each epoch (default 1) */
+    int shuffle;                   /* 1 (default): shuffle each epoch; 0: data order */
     haze_fnn_progress_fn progress; /* may be NULL */
     void *progress_arg;
 } haze_fnn_options;
@@ -77,8 +77,7 @@ HAZE_API size_t haze_fnn_rules(const haze_fnn *net);
  * white space). The pointer returned by haze_fnn_class_name() lives as long
  * as the network; NULL for a regression network or an index out of range.
  */
-HAZE_API int haze_fnn_set_classes(haze_ctx *ctx, haze_fnn *net, const char *const *names,
-                                  size_t n);
+HAZE_API int haze_fnn_set_classes(haze_ctx *ctx, haze_fnn *net, const char *const *names, size_t n);
 HAZE_API int haze_fnn_is_classifier(const haze_fnn *net);
 HAZE_API const char *haze_fnn_class_name(const haze_fnn *net, size_t k);
 
@@ -115,8 +114,8 @@ HAZE_API int haze_fnn_classify(haze_ctx *ctx, const haze_fnn *net, const double 
  * gw (rules x outputs), gm and gs (rules x inputs; centres and widths). Any
  * of the three may be NULL. Exposed for tests (finite differences).
  */
-HAZE_API int haze_fnn_gradient(haze_ctx *ctx, const haze_fnn *net, const double *x,
-                               const double *d, double *gw, double *gm, double *gs);
+HAZE_API int haze_fnn_gradient(haze_ctx *ctx, const haze_fnn *net, const double *x, const double *d,
+                               double *gw, double *gm, double *gs);
 
 /*
  * The parameters, in standardised input units: centres m and widths sigma

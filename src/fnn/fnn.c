@@ -93,15 +93,33 @@ void haze_fnn_free(haze_fnn *net) {
     free(net);
 }
 
-size_t haze_fnn_inputs(const haze_fnn *net) { return net ? net->D : 0; }
-size_t haze_fnn_outputs(const haze_fnn *net) { return net ? net->L : 0; }
-size_t haze_fnn_rules(const haze_fnn *net) { return net ? net->R : 0; }
-int haze_fnn_is_classifier(const haze_fnn *net) { return net ? net->classifier : 0; }
-double *haze_fnn_centres(haze_fnn *net) { return net ? net->m : NULL; }
-double *haze_fnn_widths(haze_fnn *net) { return net ? net->s : NULL; }
-double *haze_fnn_weights(haze_fnn *net) { return net ? net->w : NULL; }
-const double *haze_fnn_mean(const haze_fnn *net) { return net ? net->mean : NULL; }
-const double *haze_fnn_scale(const haze_fnn *net) { return net ? net->scale : NULL; }
+size_t haze_fnn_inputs(const haze_fnn *net) {
+    return net ? net->D : 0;
+}
+size_t haze_fnn_outputs(const haze_fnn *net) {
+    return net ? net->L : 0;
+}
+size_t haze_fnn_rules(const haze_fnn *net) {
+    return net ? net->R : 0;
+}
+int haze_fnn_is_classifier(const haze_fnn *net) {
+    return net ? net->classifier : 0;
+}
+double *haze_fnn_centres(haze_fnn *net) {
+    return net ? net->m : NULL;
+}
+double *haze_fnn_widths(haze_fnn *net) {
+    return net ? net->s : NULL;
+}
+double *haze_fnn_weights(haze_fnn *net) {
+    return net ? net->w : NULL;
+}
+const double *haze_fnn_mean(const haze_fnn *net) {
+    return net ? net->mean : NULL;
+}
+const double *haze_fnn_scale(const haze_fnn *net) {
+    return net ? net->scale : NULL;
+}
 
 const char *haze_fnn_class_name(const haze_fnn *net, size_t k) {
     if (!net || !net->classifier || !net->classes || k >= net->L) return NULL;
@@ -111,7 +129,9 @@ const char *haze_fnn_input_name(const haze_fnn *net, size_t j) {
     if (!net || !net->inames || j >= net->D) return NULL;
     return net->inames[j];
 }
-const char *haze_fnn_target_name(const haze_fnn *net) { return net ? net->target : NULL; }
+const char *haze_fnn_target_name(const haze_fnn *net) {
+    return net ? net->target : NULL;
+}
 
 /* A copy with white space and quotes replaced by '_' (names are single
  * tokens in the model file and quoted in .fis files). */
@@ -413,8 +433,8 @@ int haze__fnn_epoch_cpu(haze_ctx *ctx, haze_fnn *net, haze__fnn_train_args *a) {
 static int check_finite(haze_ctx *ctx, const char *what, const double *v, size_t n, size_t cols) {
     for (size_t i = 0; i < n * cols; i++)
         if (!isfinite(v[i]))
-            return haze__error(ctx, HAZE_ERR_DOMAIN, "%s: value %zu of row %zu is not finite",
-                               what, i % cols + 1, i / cols + 1);
+            return haze__error(ctx, HAZE_ERR_DOMAIN, "%s: value %zu of row %zu is not finite", what,
+                               i % cols + 1, i / cols + 1);
     return HAZE_OK;
 }
 
@@ -460,7 +480,8 @@ static int check_options(haze_ctx *ctx, const haze_fnn_options *o) {
 
 int haze_fnn_train(haze_ctx *ctx, haze_fnn *net, const double *x, const double *d, size_t n,
                    const haze_fnn_options *opt) {
-    if (!net || !x || !d) return haze__error(ctx, HAZE_ERR_INVALID, "haze_fnn_train: NULL argument");
+    if (!net || !x || !d)
+        return haze__error(ctx, HAZE_ERR_INVALID, "haze_fnn_train: NULL argument");
     if (n == 0) return haze__error(ctx, HAZE_ERR_INVALID, "haze_fnn_train: no samples");
     haze_fnn_options o = opt ? *opt : haze_fnn_options_default();
     int st = check_options(ctx, &o);
@@ -495,9 +516,12 @@ int haze_fnn_train(haze_ctx *ctx, haze_fnn *net, const double *x, const double *
 #endif
             st = haze__fnn_epoch_cpu(ctx, net, &a);
         if (st) break;
-        haze_fnn_epoch info = {e, net->R, a.loss_sum / (double)n,
+        haze_fnn_epoch info = {e,
+                               net->R,
+                               a.loss_sum / (double)n,
                                net->classifier ? (double)a.correct / (double)n : NAN,
-                               now_seconds() - t0, th};
+                               now_seconds() - t0,
+                               th};
         if (o.progress && o.progress(o.progress_arg, &info)) break;
     }
     free(z);
@@ -530,7 +554,8 @@ int haze_fnn_train_classes(haze_ctx *ctx, haze_fnn *net, const double *x, const 
 int haze_fnn_predict(haze_ctx *ctx, const haze_fnn *net, const double *x, size_t n, double *y) {
     if (!net || (!x && n) || (!y && n))
         return haze__error(ctx, HAZE_ERR_INVALID, "haze_fnn_predict: NULL argument");
-    if (net->R == 0) return haze__error(ctx, HAZE_ERR_INVALID, "fnn predict: the network has no rules");
+    if (net->R == 0)
+        return haze__error(ctx, HAZE_ERR_INVALID, "fnn predict: the network has no rules");
     if (n == 0) return HAZE_OK;
     int st = check_finite(ctx, "fnn predict inputs", x, n, net->D);
     if (st) return st;
@@ -559,8 +584,10 @@ int haze_fnn_classify(haze_ctx *ctx, const haze_fnn *net, const double *x, size_
 
 int haze_fnn_gradient(haze_ctx *ctx, const haze_fnn *net, const double *x, const double *d,
                       double *gw, double *gm, double *gs) {
-    if (!net || !x || !d) return haze__error(ctx, HAZE_ERR_INVALID, "haze_fnn_gradient: NULL argument");
-    if (net->R == 0) return haze__error(ctx, HAZE_ERR_INVALID, "fnn gradient: the network has no rules");
+    if (!net || !x || !d)
+        return haze__error(ctx, HAZE_ERR_INVALID, "haze_fnn_gradient: NULL argument");
+    if (net->R == 0)
+        return haze__error(ctx, HAZE_ERR_INVALID, "fnn gradient: the network has no rules");
     size_t D = net->D, L = net->L, R = net->R;
     double *z = standardise(net, x, 1);
     double *phi = malloc(R * sizeof *phi), *y = malloc(L * sizeof *y);

@@ -102,8 +102,8 @@ __global__ void k_fire_row(const double *__restrict__ z, const int *__restrict__
 
 /* GPU-FNN baseline: block (k, i), one thread per input, shared-memory sum. */
 __global__ void k_fire_base(const double *__restrict__ z, const int *__restrict__ idx,
-                            const double *__restrict__ m, const double *__restrict__ s, int R, int D,
-                            double *__restrict__ lm) {
+                            const double *__restrict__ m, const double *__restrict__ s, int R,
+                            int D, double *__restrict__ lm) {
     extern __shared__ double sh[];
     int k = blockIdx.x, i = blockIdx.y, j = threadIdx.x;
     const double *zi = z + (size_t)(idx ? idx[i] : i) * D;
@@ -347,9 +347,10 @@ static int choose_variant(haze_ctx *ctx, const double *z, const int *idx, int B,
     int st = HAZE_OK;
     for (int v = 0; v < N_VARIANTS && st == HAZE_OK; v++) {
         /* coarsen number n: tasks per thread */
-        long long n = (long long)((D + g_variants[v].lanes_per_row - 1) / g_variants[v].lanes_per_row) *
-                      g_variants[v].rules_per_row;
-        if (v > 0 && tasks / n < cores) continue; /* too little parallelism left */
+        long long n =
+            (long long)((D + g_variants[v].lanes_per_row - 1) / g_variants[v].lanes_per_row) *
+            g_variants[v].rules_per_row;
+        if (v > 0 && tasks / n < cores) continue;               /* too little parallelism left */
         st = variant_launch(ctx, v, z, idx, B, m, s, R, D, lm); /* warm-up */
         if (st) break;
         if (cudaEventRecord(e0, haze__stream(ctx)) != cudaSuccess) st = HAZE_ERR_CUDA;
@@ -381,7 +382,8 @@ static int fire(haze_ctx *ctx, const double *z, const int *idx, int B, const dou
                                "inputs (got %d)",
                                D);
         dim3 grid((unsigned)R, (unsigned)B);
-        k_fire_base<<<grid, D, (size_t)D * sizeof(double), haze__stream(ctx)>>>(z, idx, m, s, R, D, lm);
+        k_fire_base<<<grid, D, (size_t)D * sizeof(double), haze__stream(ctx)>>>(z, idx, m, s, R, D,
+                                                                                lm);
         HAZE_CUDA_TRY_LAUNCH(ctx);
         return HAZE_OK;
     }
@@ -404,14 +406,16 @@ static int update(haze_ctx *ctx, const double *z, const int *idx, const double *
     HAZE_CUDA_TRY_LAUNCH(ctx);
     /* m and s before w: g already holds what the old w gave */
     if (g_mapping == HAZE__FNN_MAP_GPUFNN) {
-        if (D > 1024) return haze__error(ctx, HAZE_ERR_UNSUPPORTED, "fnn: GPU-FNN needs <= 1024 inputs");
+        if (D > 1024)
+            return haze__error(ctx, HAZE_ERR_UNSUPPORTED, "fnn: GPU-FNN needs <= 1024 inputs");
         k_update_ms_base<<<(unsigned)R, D, 0, st>>>(z, idx, g, B, R, D, step, m, s);
     } else {
         long long tasks = (long long)R * D;
         int dev = 0, sms = 1, per_sm = 2048;
         HAZE_CUDA_TRY(ctx, cudaGetDevice(&dev));
         HAZE_CUDA_TRY(ctx, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-        HAZE_CUDA_TRY(ctx, cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, dev));
+        HAZE_CUDA_TRY(ctx,
+                      cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, dev));
         long long blocks = (tasks + t_ms - 1) / t_ms, full = (long long)sms * (per_sm / t_ms);
         if (blocks > full) blocks = full; /* grid-stride: one full wave of resident blocks */
         k_update_ms<<<(unsigned)blocks, t_ms, 0, st>>>(z, idx, g, B, R, D, step, m, s);
@@ -439,7 +443,8 @@ static void dev_free(dev_state *ds) {
 }
 
 /* Room for `rules` rules on the device, keeping the first `keep`. */
-static int dev_reserve(haze_ctx *ctx, dev_state *ds, size_t rules, size_t keep, size_t D, size_t L) {
+static int dev_reserve(haze_ctx *ctx, dev_state *ds, size_t rules, size_t keep, size_t D,
+                       size_t L) {
     if (rules <= ds->cap) return HAZE_OK;
     size_t cap = ds->cap ? ds->cap : 64;
     while (cap < rules) cap *= 2;
@@ -481,12 +486,12 @@ static int dev_scratch(haze_ctx *ctx, dev_state *ds, size_t B, size_t R) {
 static int upload_rules(haze_ctx *ctx, dev_state *ds, const haze_fnn *net, size_t k0, size_t k1) {
     size_t D = net->D, L = net->L;
     cudaStream_t st = haze__stream(ctx);
-    HAZE_CUDA_TRY(ctx, cudaMemcpyAsync(ds->m + k0 * D, net->m + k0 * D, (k1 - k0) * D * sizeof(double),
-                                       cudaMemcpyHostToDevice, st));
-    HAZE_CUDA_TRY(ctx, cudaMemcpyAsync(ds->s + k0 * D, net->s + k0 * D, (k1 - k0) * D * sizeof(double),
-                                       cudaMemcpyHostToDevice, st));
-    HAZE_CUDA_TRY(ctx, cudaMemcpyAsync(ds->w + k0 * L, net->w + k0 * L, (k1 - k0) * L * sizeof(double),
-                                       cudaMemcpyHostToDevice, st));
+    HAZE_CUDA_TRY(ctx, cudaMemcpyAsync(ds->m + k0 * D, net->m + k0 * D,
+                                       (k1 - k0) * D * sizeof(double), cudaMemcpyHostToDevice, st));
+    HAZE_CUDA_TRY(ctx, cudaMemcpyAsync(ds->s + k0 * D, net->s + k0 * D,
+                                       (k1 - k0) * D * sizeof(double), cudaMemcpyHostToDevice, st));
+    HAZE_CUDA_TRY(ctx, cudaMemcpyAsync(ds->w + k0 * L, net->w + k0 * L,
+                                       (k1 - k0) * L * sizeof(double), cudaMemcpyHostToDevice, st));
     HAZE_CUDA_TRY(ctx, cudaStreamSynchronize(st));
     return HAZE_OK;
 }
@@ -507,7 +512,8 @@ static int epoch(haze_ctx *ctx, haze_fnn *net, haze__fnn_train_args *a, dev_stat
     HAZE_CUDA_TRY(ctx, cudaMalloc((void **)&ds->best, B * sizeof(double)));
     HAZE_CUDA_TRY(ctx, cudaMalloc((void **)&ds->bestk, B * sizeof(int)));
     int *order = (int *)malloc(n * sizeof(int));
-    double *e = (double *)malloc(B * L * sizeof(double)), *best = (double *)malloc(B * sizeof(double));
+    double *e = (double *)malloc(B * L * sizeof(double)),
+           *best = (double *)malloc(B * sizeof(double));
     int *bestk = (int *)malloc(B * sizeof(int));
     if (!order || !e || !best || !bestk) {
         free(order), free(e), free(best), free(bestk);
@@ -570,9 +576,10 @@ static int epoch(haze_ctx *ctx, haze_fnn *net, haze__fnn_train_args *a, dev_stat
             TRY(upload_rules(ctx, ds, net, R0, R));
         }
         TRY(dev_scratch(ctx, ds, b, R));
-        if (R != R0 || R0 == 0) TRY(fire(ctx, ds->z, didx, (int)b, ds->m, ds->s, (int)R, (int)D, ds->lm));
+        if (R != R0 || R0 == 0)
+            TRY(fire(ctx, ds->z, didx, (int)b, ds->m, ds->s, (int)R, (int)D, ds->lm));
         k_normalise<<<(unsigned)b, RED_THREADS, 0, st>>>(ds->lm, (int)R, ds->w, (int)L, ds->d, didx,
-                                                          ds->e);
+                                                         ds->e);
         CTRY(cudaGetLastError());
         TRY(update(ctx, ds->z, didx, ds->d, ds->lm, ds->e, ds->g, (int)b, (int)R, (int)D, (int)L,
                    o->rate / (double)b, ds->m, ds->s, ds->w));
@@ -609,7 +616,8 @@ int haze__fnn_epoch_cuda(haze_ctx *ctx, haze_fnn *net, haze__fnn_train_args *a) 
     if (s) return s;
     if (g_mapping == HAZE__FNN_MAP_GPUFNN && net->D > 1024)
         return haze__error(ctx, HAZE_ERR_UNSUPPORTED,
-                           "fnn: the GPU-FNN mapping supports at most 1024 inputs (got %zu)", net->D);
+                           "fnn: the GPU-FNN mapping supports at most 1024 inputs (got %zu)",
+                           net->D);
     dev_state ds;
     memset(&ds, 0, sizeof ds);
     s = epoch(ctx, net, a, &ds);
@@ -627,7 +635,8 @@ int haze__fnn_forward_cuda(haze_ctx *ctx, const haze_fnn *net, const double *z, 
     size_t chunk = budget / per;
     if (chunk > 65535) chunk = 65535; /* grid.x of the per-sample kernels */
     if (chunk > n) chunk = n;
-    if (chunk == 0) return haze__error(ctx, HAZE_ERR_NOMEM, "fnn predict: not enough device memory");
+    if (chunk == 0)
+        return haze__error(ctx, HAZE_ERR_NOMEM, "fnn predict: not enough device memory");
     dev_state ds;
     memset(&ds, 0, sizeof ds);
     cudaStream_t st = haze__stream(ctx);
@@ -645,7 +654,8 @@ int haze__fnn_forward_cuda(haze_ctx *ctx, const haze_fnn *net, const double *z, 
         size_t b = n - i0 < chunk ? n - i0 : chunk;
         CTRY(cudaMemcpyAsync(ds.z, z + i0 * D, b * D * sizeof(double), cudaMemcpyHostToDevice, st));
         TRY(fire(ctx, ds.z, NULL, (int)b, ds.m, ds.s, (int)R, (int)D, ds.lm));
-        k_normalise<<<(unsigned)b, RED_THREADS, 0, st>>>(ds.lm, (int)R, ds.w, (int)L, NULL, NULL, ds.e);
+        k_normalise<<<(unsigned)b, RED_THREADS, 0, st>>>(ds.lm, (int)R, ds.w, (int)L, NULL, NULL,
+                                                         ds.e);
         CTRY(cudaGetLastError());
         CTRY(cudaMemcpyAsync(y + i0 * L, ds.e, b * L * sizeof(double), cudaMemcpyDeviceToHost, st));
         CTRY(cudaStreamSynchronize(st));

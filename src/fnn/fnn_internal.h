@@ -29,12 +29,12 @@ extern "C" {
 #define HAZE__FNN_LOG_CUTOFF (-40.0)
 
 struct haze_fnn {
-    size_t D, L; /* inputs, outputs */
-    size_t R;    /* rules */
-    size_t cap;  /* rules the arrays have room for */
-    double *m;   /* cap x D centres (standardised units) */
-    double *s;   /* cap x D widths */
-    double *w;   /* cap x L consequents */
+    size_t D, L;          /* inputs, outputs */
+    size_t R;             /* rules */
+    size_t cap;           /* rules the arrays have room for */
+    double *m;            /* cap x D centres (standardised units) */
+    double *s;            /* cap x D widths */
+    double *w;            /* cap x L consequents */
     double *mean, *scale; /* D: z_j = (x_j - mean_j) / scale_j */
     int scaled;           /* 1 once mean/scale are fixed */
     int classifier;
@@ -48,14 +48,14 @@ int haze__fnn_reserve(haze_ctx *ctx, haze_fnn *net, size_t rules);
 
 /* Training state handed to a backend: the epoch loop lives in fnn.c. */
 typedef struct haze__fnn_train_args {
-    const double *z;   /* n x D standardised inputs */
-    const double *d;   /* n x L targets */
+    const double *z; /* n x D standardised inputs */
+    const double *d; /* n x L targets */
     size_t n;
     const size_t *order; /* n sample indices in visiting order */
     double log_th;       /* log of the firing threshold (per input) */
     const haze_fnn_options *opt;
-    double loss_sum;     /* out: sum of E before each update */
-    size_t correct;      /* out: argmax hits (classifier) */
+    double loss_sum; /* out: sum of E before each update */
+    size_t correct;  /* out: argmax hits (classifier) */
 } haze__fnn_train_args;
 
 /* log mu_k of rule k for one standardised sample. */
@@ -66,8 +66,7 @@ int haze__fnn_add_rule(haze_ctx *ctx, haze_fnn *net, const double *z, const doub
                        const haze_fnn_options *o);
 
 int haze__fnn_epoch_cpu(haze_ctx *ctx, haze_fnn *net, haze__fnn_train_args *a);
-int haze__fnn_forward_cpu(haze_ctx *ctx, const haze_fnn *net, const double *z, size_t n,
-                          double *y);
+int haze__fnn_forward_cpu(haze_ctx *ctx, const haze_fnn *net, const double *z, size_t n, double *y);
 
 #ifdef HAZE_HAVE_CUDA
 int haze__fnn_epoch_cuda(haze_ctx *ctx, haze_fnn *net, haze__fnn_train_args *a);

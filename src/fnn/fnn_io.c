@@ -102,8 +102,9 @@ static char *expect(reader *r, const char *key, int *st) {
     char *s = next_line(r);
     size_t n = strlen(key);
     if (!s) {
-        *st = haze__error(r->ctx, HAZE_ERR_PARSE, "%s:%d:1: file ends early (truncated?): expected '%s'",
-                          r->path, r->line, key);
+        *st = haze__error(r->ctx, HAZE_ERR_PARSE,
+                          "%s:%d:1: file ends early (truncated?): expected '%s'", r->path, r->line,
+                          key);
         return NULL;
     }
     if (strncmp(s, key, n) != 0 || (s[n] != ' ' && s[n] != '\t' && s[n] != '\0')) {
@@ -179,8 +180,8 @@ int haze_fnn_load(haze_ctx *ctx, const char *path, haze_fnn **out) {
     char *s = next_line(&r);
     int version = 0;
     if (!s || sscanf(s, "haze-fnn %d", &version) != 1) {
-        st = haze__error(ctx, HAZE_ERR_PARSE, "%s:%d:1: not a haze SONFIN model (no 'haze-fnn' line)",
-                         path, r.line);
+        st = haze__error(ctx, HAZE_ERR_PARSE,
+                         "%s:%d:1: not a haze SONFIN model (no 'haze-fnn' line)", path, r.line);
         goto done;
     }
     if (version != HAZE_FNN_FILE_VERSION) {
@@ -233,7 +234,8 @@ int haze_fnn_load(haze_ctx *ctx, const char *path, haze_fnn **out) {
     net->scaled = 1;
     if ((st = haze__fnn_reserve(ctx, net, R))) goto done;
     for (size_t k = 0; k < R; k++) {
-        if ((st = read_row(&r, "m", net->m + k * D, D)) || (st = read_row(&r, "s", net->s + k * D, D)) ||
+        if ((st = read_row(&r, "m", net->m + k * D, D)) ||
+            (st = read_row(&r, "s", net->s + k * D, D)) ||
             (st = read_row(&r, "w", net->w + k * L, L)))
             goto done;
         for (size_t j = 0; j < D; j++)
@@ -258,8 +260,10 @@ done:
 /* ---------------------------------------------------------------- export */
 
 int haze_fnn_export_fis(haze_ctx *ctx, const haze_fnn *net, const char *path) {
-    if (!net || !path) return haze__error(ctx, HAZE_ERR_INVALID, "haze_fnn_export_fis: NULL argument");
-    if (net->R == 0) return haze__error(ctx, HAZE_ERR_INVALID, "fnn export: the network has no rules");
+    if (!net || !path)
+        return haze__error(ctx, HAZE_ERR_INVALID, "haze_fnn_export_fis: NULL argument");
+    if (net->R == 0)
+        return haze__error(ctx, HAZE_ERR_INVALID, "fnn export: the network has no rules");
     size_t D = net->D, L = net->L, R = net->R;
     haze_outfile f = {0};
     int st = haze_outfile_open(ctx, &f, path);

@@ -1,0 +1,40 @@
+#!/bin/sh
+# scripts/fnn/quality.sh [HAZE] [DATASETS] - the SONFIN quality runs of
+# docs/fnn.md: test accuracy, rules and training time on Letter (UCI split),
+# sklearn digits (first 1500 rows train, last 297 test) and MNIST (60000 /
+# 10000), each next to the 1-nearest-neighbour baseline of knn.py. Letter
+# needs only this repository; digits and MNIST need scripts/get-datasets.sh
+# first (skipped otherwise). Uses the backend HAZE_BACKEND picks (GPU if any).
+set -eu
+root=$(cd "$(dirname "$0")/../.." && pwd)
+haze=${1:-$root/build/haze}
+dir=${2:-$root/datasets}
+py=${PYTHON:-python3}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+run() { # run NAME TRAIN TEST TARGET HEAD TAIL TRAIN-OPTIONS...
+    name=$1 train=$2 test=$3 target=$4 head=$5 tail=$6
+    shift 6
+    echo "== $name"
+    start=$(date +%s.%N)
+    "$haze" fnn train "$train" --target "$target" --classes $head "$@" -o "$tmp/$name.fnn"
+    end=$(date +%s.%N)
+    "$haze" fnn predict "$tmp/$name.fnn" "$test" $tail -o "$tmp/$name.pred"
+    "$haze" fnn info "$tmp/$name.fnn" | grep '^rules'
+    echo "training time: $(echo "$end - $start" | bc) s"
+    "$py" "$root/scripts/fnn/knn.py" "$train" "$test" --target "$target" \
+        $(echo "$head" | sed 's/--head \([0-9]*\)/--head \1/') $(echo "$tail")
+}
+
+letter=$root/data/letter-recognition.csv
+run letter "$letter" "$letter" lettr "--head 16000" "--tail 4000" \
+    --epochs 15 --threshold 0.45 --beta 0.7 --rate 0.02
+if [ -f "$dir/digits.csv" ]; then
+    run digits "$dir/digits.csv" "$dir/digits.csv" label "--head 1500" "--tail 297" \
+        --epochs 20 --threshold 0.45 --beta 0.7 --rate 0.02
+fi
+if [ -f "$dir/mnist-train.npy" ]; then
+    run mnist "$dir/mnist-train.npy" "$dir/mnist-test.npy" 784 "" "" \
+        --epochs 5 --threshold 0.3 --beta 0.7 --rate 0.02 --batch 1
+fi
