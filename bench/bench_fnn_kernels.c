@@ -76,15 +76,16 @@ int main(int argc, char **argv) {
            "ATM = architecture-aware thread mapping (seed 001 ch. 3), GPU-FNN = one block per\n"
            "rule and one thread per input (the thesis's baseline). fire = layers 2-3,\n"
            "update = output layer + gradient step. bound = 4 R D doubles (read m, s; write\n"
-           "m, s) at the peak bandwidth. thesis = the 'our' column of Table I (Tesla C2050) where given.\n");
+           "m, s) at the peak bandwidth. thesis = the 'our' column of Table I (Tesla C2050) where "
+           "given.\n");
     if (!have_gpu) printf("(no GPU: GPU columns skipped)\n");
     /* The thesis's reference values (microseconds, 'our' column) where given. */
     struct {
         int D, R;
         double thesis;
-    } ref[] = {{32, 1024, 23.648}, {512, 1024, 203.104}, {1024, 1024, 394.08}, {1024, 256, 112.288},
-               {512, 256, 62.816},  {32, 256, 15.264},    {512, 512, 108.128},  {1024, 512, 203.136},
-               {32, 512, 18.112}};
+    } ref[] = {{32, 1024, 23.648},   {512, 1024, 203.104}, {1024, 1024, 394.08},
+               {1024, 256, 112.288}, {512, 256, 62.816},   {32, 256, 15.264},
+               {512, 512, 108.128},  {1024, 512, 203.136}, {32, 512, 18.112}};
     const int dims1[] = {32, 512, 1024}, rules1[] = {32, 64, 128, 256, 512, 768, 1024};
     const int rules2[] = {256, 512, 768, 1024}, dims2[] = {32, 64, 128, 256, 512, 768, 1024};
     for (int table = 1; table <= 2; table++) {
@@ -110,15 +111,17 @@ int main(int argc, char **argv) {
                         fprintf(stderr, "GPU-FNN: %s\n", haze_ctx_errmsg(gpu));
                 }
 #endif
-                double cs = cpu_step_us(cpu, (size_t)D, (size_t)R, 1, quick || !have_gpu ? 50 : 300);
+                double cs =
+                    cpu_step_us(cpu, (size_t)D, (size_t)R, 1, quick || !have_gpu ? 50 : 300);
                 double bound = bw > 0 ? 1e6 * 4.0 * R * D * 8.0 / bw : NAN;
                 double th = NAN;
                 for (size_t r = 0; r < sizeof ref / sizeof *ref; r++)
                     if (ref[r].D == D && ref[r].R == R) th = ref[r].thesis;
-                printf("%6d %6d | %10.2f %10.2f %10.2f | %10.2f %10.2f %10.2f | %8.2f %8.2f | %10.1f "
-                       "%10.1f | %8.1f\n",
-                       D, R, af, au, af + au, ff, fu, ff + fu, (ff + fu) / (af + au), bound, cs,
-                       cs / (af + au), th);
+                printf(
+                    "%6d %6d | %10.2f %10.2f %10.2f | %10.2f %10.2f %10.2f | %8.2f %8.2f | %10.1f "
+                    "%10.1f | %8.1f\n",
+                    D, R, af, au, af + au, ff, fu, ff + fu, (ff + fu) / (af + au), bound, cs,
+                    cs / (af + au), th);
                 fflush(stdout);
             }
     }

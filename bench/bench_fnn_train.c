@@ -88,11 +88,12 @@ int main(int argc, char **argv) {
         const char *name;
         size_t D, R;
         double thesis;
-    } rows[] = {{"synthetic", 32, 525, 85.01},  {"synthetic", 256, 512, 356.6},
+    } rows[] = {{"synthetic", 32, 525, 85.01},    {"synthetic", 256, 512, 356.6},
                 {"synthetic", 1024, 276, 463.28}, {"synthetic", 2048, 152, 442.5},
                 {"gisette-size", 5000, 949, 102}, {"Letter", 16, 642, 45}};
-    printf("\n%-13s %5s %5s | %9s %9s %9s %9s | %8s %8s %8s | %8s | %10s\n", "bench", "dim", "rules",
-           "ATM", "FNN", "CPU", "1T", "ATM/CPU", "ATM/1T", "ATM/FNN", "thesis", "10x2000 ATM");
+    printf("\n%-13s %5s %5s | %9s %9s %9s %9s | %8s %8s %8s | %8s | %10s\n", "bench", "dim",
+           "rules", "ATM", "FNN", "CPU", "1T", "ATM/CPU", "ATM/1T", "ATM/FNN", "thesis",
+           "10x2000 ATM");
     for (size_t w = 0; w < sizeof rows / sizeof *rows; w++) {
         size_t D = rows[w].D, R = rows[w].R, L = 2, n;
         double *x = NULL, *d = NULL;
