@@ -33,6 +33,7 @@ static void help(FILE *fp) {
                 "  --batch B         1: online, sample by sample (default); >1: mini-batch\n"
                 "  --max-rules N     no new rules beyond N (0: no limit)\n"
                 "  --seed S          seed of the per-epoch shuffle (1)\n"
+                "  --scale input|global  z-scores per input (default) or one for all inputs\n"
                 "  --head N          train on the first N rows only\n"
                 "  --tail N          train on the last N rows only\n"
                 "  -o MODEL          the model file to write (required)\n\n"
@@ -169,7 +170,8 @@ static int fnn_train(int argc, char **argv, const cli_global *g) {
         O_MAXR,
         O_SEED,
         O_HEAD,
-        O_TAIL
+        O_TAIL,
+        O_SCALE
     };
     static const struct option opts[] = {{"help", no_argument, 0, 'h'},
                                          {"target", required_argument, 0, O_TARGET},
@@ -182,6 +184,7 @@ static int fnn_train(int argc, char **argv, const cli_global *g) {
                                          {"batch", required_argument, 0, O_BATCH},
                                          {"max-rules", required_argument, 0, O_MAXR},
                                          {"seed", required_argument, 0, O_SEED},
+                                         {"scale", required_argument, 0, O_SCALE},
                                          {"head", required_argument, 0, O_HEAD},
                                          {"tail", required_argument, 0, O_TAIL},
                                          {"output", required_argument, 0, 'o'},
@@ -239,6 +242,15 @@ static int fnn_train(int argc, char **argv, const cli_global *g) {
             break;
         case O_TAIL:
             e = opt_count("fnn", "--tail", optarg, 1, 1L << 40, &tail);
+            break;
+        case O_SCALE:
+            if (strcmp(optarg, "input") == 0)
+                o.scaling = HAZE_FNN_SCALE_INPUT;
+            else if (strcmp(optarg, "global") == 0)
+                o.scaling = HAZE_FNN_SCALE_GLOBAL;
+            else
+                return cli_usage_error("fnn", "--scale: expected input or global, got '%s'",
+                                       optarg);
             break;
         default:
             return cli_usage_error("fnn", "unknown option");

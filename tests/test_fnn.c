@@ -345,6 +345,31 @@ static void test_model_file(void **state) {
     haze_ctx_free(ctx);
 }
 
+/* Global scaling: one mean and one standard deviation for all inputs. */
+static void test_global_scaling(void **state) {
+    (void)state;
+    haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
+    haze_fnn *net;
+    assert_int_equal(haze_fnn_new(ctx, 2, 1, &net), HAZE_OK);
+    double x[] = {0, 10, 2, 20}, d[] = {0, 1};
+    haze_fnn_options o = haze_fnn_options_default();
+    o.epochs = 1;
+    o.scaling = HAZE_FNN_SCALE_GLOBAL;
+    assert_int_equal(haze_fnn_train(ctx, net, x, d, 2, &o), HAZE_OK);
+    /* mean of {0, 10, 2, 20} = 8; variance (64 + 4 + 36 + 144) / 4 = 62 */
+    for (int j = 0; j < 2; j++) {
+        assert_near(haze_fnn_mean(net)[j], 8.0, 1e-15);
+        assert_near(haze_fnn_scale(net)[j], sqrt(62.0), 1e-14);
+    }
+    assert_near(haze_fnn_centres(net)[1], (10.0 - 8.0) / sqrt(62.0), 1e-15);
+    haze_fnn_free(net);
+    assert_int_equal(haze_fnn_new(ctx, 2, 1, &net), HAZE_OK);
+    o.scaling = 7;
+    assert_int_equal(haze_fnn_train(ctx, net, x, d, 2, &o), HAZE_ERR_INVALID);
+    haze_fnn_free(net);
+    haze_ctx_free(ctx);
+}
+
 static void test_bad_arguments(void **state) {
     (void)state;
     haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
@@ -417,6 +442,7 @@ int main(void) {
         cmocka_unit_test(test_letter_subset),
         cmocka_unit_test(test_high_dimension),
         cmocka_unit_test(test_model_file),
+        cmocka_unit_test(test_global_scaling),
         cmocka_unit_test(test_bad_arguments),
         cmocka_unit_test(test_fis_golden),
     };

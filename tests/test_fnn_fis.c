@@ -17,7 +17,8 @@ static void test_fis_round_trip(void **state) {
     haze_fnn *net;
     assert_int_equal(haze_fnn_load(ctx, HAZE_TEST_DATA "/fnn/golden.model", &net), HAZE_OK);
     haze_table *in;
-    assert_int_equal(haze_table_read(ctx, HAZE_TEST_DATA "/fnn/golden-inputs.csv", NULL, &in), HAZE_OK);
+    assert_int_equal(haze_table_read(ctx, HAZE_TEST_DATA "/fnn/golden-inputs.csv", NULL, &in),
+                     HAZE_OK);
     size_t n = in->rows, L = haze_fnn_outputs(net);
     char path[] = "/tmp/haze-fnn-rt-XXXXXX";
     int fd = mkstemp(path);

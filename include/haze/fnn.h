@@ -41,6 +41,12 @@ typedef struct haze_fnn_epoch {
 /* Called after each epoch; return non-zero to stop training early. */
 typedef int (*haze_fnn_progress_fn)(void *arg, const haze_fnn_epoch *e);
 
+/* How the first training call standardises inputs: each input by its own mean
+ * and standard deviation, or all inputs by one mean and one standard
+ * deviation (keeps the geometry of pixel-like data, where rare pixels would
+ * otherwise get huge z-scores). */
+enum { HAZE_FNN_SCALE_INPUT = 0, HAZE_FNN_SCALE_GLOBAL = 1 };
+
 typedef struct haze_fnn_options {
     int epochs;                    /* passes over the data (default 10) */
     double threshold;              /* mu_th: a rule is made when the best per-input firing
@@ -54,6 +60,8 @@ typedef struct haze_fnn_options {
     size_t max_rules;              /* no new rule beyond this many; 0: no limit */
     uint64_t seed;                 /* seeds the shuffle of each epoch (default 1) */
     int shuffle;                   /* 1 (default): shuffle each epoch; 0: data order */
+    int scaling;                   /* HAZE_FNN_SCALE_INPUT (default) or _GLOBAL; read by the
+                                      first training call only */
     haze_fnn_progress_fn progress; /* may be NULL */
     void *progress_arg;
 } haze_fnn_options;

@@ -449,8 +449,21 @@ static double *standardise(const haze_fnn *net, const double *x, size_t n) {
 
 /* Fixes the scaling from the training data: mean and standard deviation per
  * input; a constant input keeps scale 1. */
-static void fit_scaling(haze_fnn *net, const double *x, size_t n) {
+static void fit_scaling(haze_fnn *net, const double *x, size_t n, int global) {
     size_t D = net->D;
+    if (global) {
+        double mu = 0.0, var = 0.0;
+        for (size_t i = 0; i < n * D; i++) mu += x[i];
+        mu /= (double)(n * D);
+        for (size_t i = 0; i < n * D; i++) var += (x[i] - mu) * (x[i] - mu);
+        var /= (double)(n * D);
+        for (size_t j = 0; j < D; j++) {
+            net->mean[j] = mu;
+            net->scale[j] = var > 0.0 ? sqrt(var) : 1.0;
+        }
+        net->scaled = 1;
+        return;
+    }
     for (size_t j = 0; j < D; j++) {
         double mu = 0.0, var = 0.0;
         for (size_t i = 0; i < n; i++) mu += x[i * D + j];
@@ -473,6 +486,8 @@ static int check_options(haze_ctx *ctx, const haze_fnn_options *o) {
         return haze__error(ctx, HAZE_ERR_INVALID, "fnn: beta must be positive");
     if (!(o->sigma0 > 0.0 && isfinite(o->sigma0)))
         return haze__error(ctx, HAZE_ERR_INVALID, "fnn: sigma0 must be positive");
+    if (o->scaling != HAZE_FNN_SCALE_INPUT && o->scaling != HAZE_FNN_SCALE_GLOBAL)
+        return haze__error(ctx, HAZE_ERR_INVALID, "fnn: unknown scaling %d", o->scaling);
     if (!(o->rate >= 0.0 && isfinite(o->rate)))
         return haze__error(ctx, HAZE_ERR_INVALID, "fnn: the learning rate must be >= 0");
     return HAZE_OK;
@@ -488,7 +503,7 @@ int haze_fnn_train(haze_ctx *ctx, haze_fnn *net, const double *x, const double *
     if (st) return st;
     if ((st = check_finite(ctx, "fnn train inputs", x, n, net->D))) return st;
     if ((st = check_finite(ctx, "fnn train targets", d, n, net->L))) return st;
-    if (!net->scaled && net->R == 0) fit_scaling(net, x, n);
+    if (!net->scaled && net->R == 0) fit_scaling(net, x, n, o.scaling == HAZE_FNN_SCALE_GLOBAL);
     double *z = standardise(net, x, n);
     size_t *order = malloc(n * sizeof *order);
     if (!z || !order) {

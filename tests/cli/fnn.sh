@@ -45,6 +45,9 @@ check 0 "info" "$haze" fnn info "$tmp/m"
 grep -q "^rules" "$tmp/out" || { echo "FAIL: info lacks rules"; fails=$((fails + 1)); }
 check 0 "export" "$haze" fnn export "$tmp/m" -o "$tmp/m.fis"
 grep -q "DefuzzMethod='wtaver'" "$tmp/m.fis" || { echo "FAIL: fis text"; fails=$((fails + 1)); }
+check 0 "train with --scale global" "$haze" fnn train "$tmp/train.csv" --target lettr --classes --epochs 1 \
+    --scale global -o "$tmp/g"
+check 1 "bad --scale" "$haze" fnn train "$tmp/train.csv" --target lettr --classes --scale odd -o "$tmp/bad0"
 check 0 "regression train" "$haze" fnn train "$tmp/features.csv" --target 0 --epochs 2 -o "$tmp/r"
 
 # bad input: exit 2, a message naming the file, nothing written
