@@ -318,6 +318,9 @@ static int fnn_train(int argc, char **argv, const cli_global *g) {
             if ((int)j != s.target) in[k++] = s.t->names[j];
         st = haze_fnn_set_names(ctx, net, in, tname);
         free(in);
+    } else if (!st) {
+        /* no header (.npy): the target is remembered by its column number */
+        st = haze_fnn_set_names(ctx, net, NULL, tname);
     }
     if (st) {
         code = cli_fail(ctx, st);

@@ -50,6 +50,12 @@ check 0 "train with --scale global" "$haze" fnn train "$tmp/train.csv" --target 
 check 1 "bad --scale" "$haze" fnn train "$tmp/train.csv" --target lettr --classes --scale odd -o "$tmp/bad0"
 check 0 "regression train" "$haze" fnn train "$tmp/features.csv" --target 0 --epochs 2 -o "$tmp/r"
 
+# no header: the target by column number, remembered for predict
+tail -n +2 "$tmp/train.csv" | cut -d, -f2- >"$tmp/nohead.csv"
+check 0 "train without header" "$haze" fnn train "$tmp/nohead.csv" --target 15 --classes --epochs 1 -o "$tmp/nh"
+check 0 "predict without header" "$haze" fnn predict "$tmp/nh" "$tmp/nohead.csv" -o "$tmp/nh.csv"
+grep_err "accuracy" "predict without header reports accuracy"
+
 # bad input: exit 2, a message naming the file, nothing written
 check 2 "missing target column" "$haze" fnn train "$tmp/train.csv" --target nosuch --classes -o "$tmp/bad1"
 grep_err "nosuch" "missing target message"; absent "$tmp/bad1" "missing target"
