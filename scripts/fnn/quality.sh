@@ -32,7 +32,7 @@ run letter "$letter" "$letter" lettr "--head 16000" "--tail 4000" \
     --epochs 12 --threshold 0.55 --beta 0.8 --rate 0.02
 if [ -f "$dir/digits.csv" ]; then
     run digits "$dir/digits.csv" "$dir/digits.csv" label "--head 1500" "--tail 297" \
-        --epochs 20 --threshold 0.45 --beta 0.8 --rate 0.02 --scale global
+        --epochs 30 --threshold 0.6 --beta 1.2 --rate 0.02 --scale global
 fi
 if [ -f "$dir/mnist-train.npy" ]; then
     run mnist "$dir/mnist-train.npy" "$dir/mnist-test.npy" 784 "" "" \
