@@ -131,6 +131,53 @@ static void test_online_step_is_gradient_step(void **state) {
     haze_ctx_free(ctx);
 }
 
+/* A mini-batch step moves the parameters by -rate * (mean gradient of the batch). */
+static void test_batch_step_is_mean_gradient(void **state) {
+    (void)state;
+    haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
+    haze__rng r;
+    haze__rng_seed(&r, 11);
+    size_t D = 3, L = 2, n = 30, B = 7;
+    double x[90], d[60], xb[21], db[14];
+    fill_uniform(&r, x, n * D, -1, 1);
+    fill_uniform(&r, d, n * L, 0, 1);
+    haze_fnn *net;
+    assert_int_equal(haze_fnn_new(ctx, D, L, &net), HAZE_OK);
+    haze_fnn_options o = haze_fnn_options_default();
+    o.epochs = 1;
+    o.threshold = 0.8;
+    assert_int_equal(haze_fnn_train(ctx, net, x, d, n, &o), HAZE_OK);
+    size_t R = haze_fnn_rules(net);
+    fill_uniform(&r, xb, B * D, -1, 1);
+    fill_uniform(&r, db, B * L, 0, 1);
+    double *gw = calloc(R * L, sizeof *gw), *gm = calloc(R * D, sizeof *gm),
+           *gs = calloc(R * D, sizeof *gs), *tw = malloc(R * L * sizeof *tw),
+           *tm = malloc(R * D * sizeof *tm), *ts = malloc(R * D * sizeof *ts);
+    for (size_t i = 0; i < B; i++) {
+        assert_int_equal(haze_fnn_gradient(ctx, net, xb + i * D, db + i * L, tw, tm, ts), HAZE_OK);
+        for (size_t k = 0; k < R * L; k++) gw[k] += tw[k] / (double)B;
+        for (size_t k = 0; k < R * D; k++) gm[k] += tm[k] / (double)B, gs[k] += ts[k] / (double)B;
+    }
+    memcpy(tw, haze_fnn_weights(net), R * L * sizeof *tw);
+    memcpy(tm, haze_fnn_centres(net), R * D * sizeof *tm);
+    memcpy(ts, haze_fnn_widths(net), R * D * sizeof *ts);
+    o.threshold = 0.0;
+    o.batch = B;
+    o.rate = 0.2;
+    o.shuffle = 0;
+    assert_int_equal(haze_fnn_train(ctx, net, xb, db, B, &o), HAZE_OK);
+    assert_int_equal(haze_fnn_rules(net), R);
+    for (size_t k = 0; k < R * L; k++)
+        assert_near(haze_fnn_weights(net)[k], tw[k] - 0.2 * gw[k], 1e-13);
+    for (size_t k = 0; k < R * D; k++) {
+        assert_near(haze_fnn_centres(net)[k], tm[k] - 0.2 * gm[k], 1e-13);
+        assert_near(haze_fnn_widths(net)[k], ts[k] - 0.2 * gs[k], 1e-13);
+    }
+    free(gw), free(gm), free(gs), free(tw), free(tm), free(ts);
+    haze_fnn_free(net);
+    haze_ctx_free(ctx);
+}
+
 /* Structure learning: the first sample makes a rule centred on it (standardised),
  * a far sample makes another with width beta * RMS distance. */
 static void test_structure_learning(void **state) {
@@ -437,6 +484,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gradient_finite_differences),
         cmocka_unit_test(test_online_step_is_gradient_step),
+        cmocka_unit_test(test_batch_step_is_mean_gradient),
         cmocka_unit_test(test_structure_learning),
         cmocka_unit_test(test_regression_sine),
         cmocka_unit_test(test_letter_subset),
