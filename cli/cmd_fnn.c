@@ -60,13 +60,13 @@ static void dataset_free(dataset *s) {
 
 /* Reads DATA; `target` (may be NULL) names a column that may hold text and
  * is left out of the inputs. head/tail: 0 for all rows. */
-static int dataset_read(haze_ctx *ctx, const char *path, const char *target, int need_target,
-                        size_t head, size_t tail, dataset *s) {
+static int dataset_read(haze_ctx *ctx, const char *path, const char *target, int text_target,
+                        int need_target, size_t head, size_t tail, dataset *s) {
     memset(s, 0, sizeof *s);
     haze_read_options ro = haze_read_options_default();
-    ro.text_column = target;
+    ro.text_column = text_target ? target : NULL;
     int st = haze_table_read(ctx, path, &ro, &s->t);
-    if (st && !need_target && target && strstr(haze_ctx_errmsg(ctx), "no column")) {
+    if (st && !need_target && ro.text_column && strstr(haze_ctx_errmsg(ctx), "no column")) {
         /* predict: data without the target column is fine */
         ro.text_column = NULL;
         target = NULL;
@@ -271,7 +271,7 @@ static int fnn_train(int argc, char **argv, const cli_global *g) {
     int *lab = NULL;
     double *d = NULL;
     size_t nc = 0;
-    code = dataset_read(ctx, path, target, 1, (size_t)head, (size_t)tail, &s);
+    code = dataset_read(ctx, path, target, 1, 1, (size_t)head, (size_t)tail, &s);
     if (code) goto done;
     const char *tname = s.t->names ? s.t->names[s.target] : target;
     if (classes) {
@@ -420,7 +420,8 @@ static int fnn_predict(int argc, char **argv, const cli_global *g) {
     const char *tname = haze_fnn_target_name(net);
     /* The target column is used (and left out of the inputs) only when the
      * table has a header that names it. */
-    code = dataset_read(ctx, path, tname, 0, (size_t)head, (size_t)tail, &s);
+    int cls = haze_fnn_is_classifier(net);
+    code = dataset_read(ctx, path, tname, cls, 0, (size_t)head, (size_t)tail, &s);
     if (code) goto done;
     size_t D = haze_fnn_inputs(net), L = haze_fnn_outputs(net);
     if (s.D != D) {
@@ -429,7 +430,6 @@ static int fnn_predict(int argc, char **argv, const cli_global *g) {
         code = CLI_INPUT;
         goto done;
     }
-    int cls = haze_fnn_is_classifier(net);
     if (s.target >= 0 && cls) {
         truth = malloc(s.n * sizeof *truth);
         if (!truth) goto nomem;
@@ -446,10 +446,6 @@ static int fnn_predict(int argc, char **argv, const cli_global *g) {
                 goto done;
             }
         }
-    } else if (s.target >= 0 && s.t->text_col == s.target && s.t->text) {
-        cli_errorf("%s: target column '%s' holds text, but the model is a regression", path, tname);
-        code = CLI_INPUT;
-        goto done;
     }
     y = malloc(s.n * L * sizeof *y);
     if (!y) goto nomem;

@@ -49,6 +49,9 @@ check 0 "train with --scale global" "$haze" fnn train "$tmp/train.csv" --target 
     --scale global -o "$tmp/g"
 check 1 "bad --scale" "$haze" fnn train "$tmp/train.csv" --target lettr --classes --scale odd -o "$tmp/bad0"
 check 0 "regression train" "$haze" fnn train "$tmp/features.csv" --target 0 --epochs 2 -o "$tmp/r"
+check 0 "regression predict" "$haze" fnn predict "$tmp/r" "$tmp/features.csv" -o "$tmp/r.csv"
+grep_err "RMSE" "regression predict reports RMSE"
+head -1 "$tmp/r.csv" | grep -q "x.box" || { echo "FAIL: regression output header"; fails=$((fails + 1)); }
 
 # no header: the target by column number, remembered for predict
 tail -n +2 "$tmp/train.csv" | cut -d, -f2- >"$tmp/nohead.csv"
