@@ -74,6 +74,7 @@ int cmd_edge(int argc, char **argv, const cli_global *g);
 int cmd_fcm(int argc, char **argv, const cli_global *g);
 
 /* neuro-fuzzy network */
+int cmd_fnn(int argc, char **argv, const cli_global *g);
 
 /* rounding-error analysis */
 int cmd_prec(int argc, char **argv, const cli_global *g);

@@ -29,6 +29,7 @@ static const command commands[] = {
     {"fcm", cmd_fcm, "fuzzy c-means clustering (Euclidean or Gustafson-Kessel)"},
 
     /* neuro-fuzzy network */
+    {"fnn", cmd_fnn, "SONFIN neuro-fuzzy network: train, predict, info, export"},
 
     /* rounding-error analysis */
     {"prec", cmd_prec, "static rounding-error analysis of a Gappa or FPCore script"},

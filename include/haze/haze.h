@@ -24,6 +24,7 @@
 #include "haze/fcm.h"
 
 /* neuro-fuzzy network */
+#include "haze/fnn.h"
 
 /* rounding-error analysis */
 #include "haze/prec.h"

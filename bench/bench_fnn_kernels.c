@@ -1,0 +1,131 @@
+/*
+ * bench/bench_fnn_kernels.c - seed 001, Tables I and II again: kernel time of
+ * one SONFIN online training step (firing strengths + parameter update) for
+ * dim in {32, 512, 1024} x rules 32..1024 and rules in {256, 512, 768, 1024}
+ * x dim 32..1024, under the architecture-aware mapping (ATM) and the GPU-FNN
+ * baseline, side by side with one CPU step (all threads) and the memory
+ * bound of the step on this GPU.
+ *
+ * usage: bench_fnn_kernels [--quick]
+ * Without a GPU only the CPU column is measured (on fewer sizes).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "fnn/fnn_internal.h"
+#include "haze/haze.h"
+
+static double now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Microseconds per online step on the CPU: a network with R rules, no new
+ * rules (threshold 0), `steps` samples. */
+static double cpu_step_us(haze_ctx *ctx, size_t D, size_t R, size_t L, size_t steps) {
+    haze_fnn *net;
+    if (haze_fnn_new(ctx, D, L, &net)) return NAN;
+    size_t n = R > steps ? R : steps;
+    double *x = malloc(n * D * sizeof *x), *d = calloc(n * L, sizeof *d);
+    unsigned long long s = 88172645463325252ULL;
+    for (size_t i = 0; i < n * D; i++) {
+        s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+        x[i] = (double)(s >> 11) * 0x1.0p-53;
+    }
+    haze_fnn_options o = haze_fnn_options_default();
+    o.epochs = 1;
+    o.threshold = 1.0; /* every sample a rule, up to R */
+    o.max_rules = R;
+    o.shuffle = 0;
+    o.rate = 1e-9;
+    haze_fnn_train(ctx, net, x, d, R, &o); /* structure: R rules */
+    o.threshold = 0.0;
+    double t0 = now();
+    haze_fnn_train(ctx, net, x, d, steps, &o);
+    double us = 1e6 * (now() - t0) / (double)steps;
+    free(x), free(d);
+    haze_fnn_free(net);
+    return us;
+}
+
+int main(int argc, char **argv) {
+    int quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
+    haze_ctx_options co = haze_ctx_options_default();
+    co.backend = HAZE_BACKEND_CPU;
+    haze_ctx *cpu = NULL, *gpu = NULL;
+    if (haze_ctx_new(&cpu, &co)) return 3;
+    int have_gpu = 0;
+    double bw = 0;
+#ifdef HAZE_HAVE_CUDA
+    co.backend = HAZE_BACKEND_CUDA;
+    if (haze_cuda_device_count() > 0 && haze_ctx_new(&gpu, &co) == HAZE_OK) {
+        have_gpu = 1;
+        haze_device_info di;
+        if (haze_device_query(haze_ctx_device(gpu), &di) == HAZE_OK) {
+            bw = di.peak_bandwidth;
+            printf("GPU: %s, %d SMs, peak bandwidth %.0f GB/s\n", di.name, di.sm_count, bw / 1e9);
+        }
+    }
+#endif
+    printf("CPU: %d threads\n", haze_ctx_threads(cpu));
+    printf("One online training step of SONFIN (1 sample, L = 1 output), microseconds.\n"
+           "ATM = architecture-aware thread mapping (seed 001 ch. 3), GPU-FNN = one block per\n"
+           "rule and one thread per input (the thesis's baseline). fire = layers 2-3,\n"
+           "update = output layer + gradient step. bound = 4 R D doubles (read m, s; write\n"
+           "m, s) at the peak bandwidth. thesis = the 'our' column of Table I (Tesla C2050) where "
+           "given.\n");
+    if (!have_gpu) printf("(no GPU: GPU columns skipped)\n");
+    /* The thesis's reference values (microseconds, 'our' column) where given. */
+    struct {
+        int D, R;
+        double thesis;
+    } ref[] = {{32, 1024, 23.648},   {512, 1024, 203.104}, {1024, 1024, 394.08},
+               {1024, 256, 112.288}, {512, 256, 62.816},   {32, 256, 15.264},
+               {512, 512, 108.128},  {1024, 512, 203.136}, {32, 512, 18.112}};
+    const int dims1[] = {32, 512, 1024}, rules1[] = {32, 64, 128, 256, 512, 768, 1024};
+    const int rules2[] = {256, 512, 768, 1024}, dims2[] = {32, 64, 128, 256, 512, 768, 1024};
+    for (int table = 1; table <= 2; table++) {
+        printf("\nTable %s: %s\n", table == 1 ? "I" : "II",
+               table == 1 ? "fixed dim, scaled rules" : "fixed rules, scaled dim");
+        printf("%6s %6s | %10s %10s %10s | %10s %10s %10s | %8s %8s | %10s %10s | %8s\n", "dim",
+               "rules", "ATM fire", "ATM upd", "ATM step", "FNN fire", "FNN upd", "FNN step",
+               "FNN/ATM", "bound", "CPU step", "CPU/ATM", "thesis");
+        int na = table == 1 ? 3 : 4, nb = 7;
+        for (int a = 0; a < na; a++)
+            for (int b = 0; b < nb; b++) {
+                int D = table == 1 ? dims1[a] : dims2[b], R = table == 1 ? rules1[b] : rules2[a];
+                if (quick && (b % 2)) continue;
+                double af = NAN, au = NAN, ff = NAN, fu = NAN;
+#ifdef HAZE_HAVE_CUDA
+                if (have_gpu) {
+                    int reps = quick ? 20 : 200;
+                    if (haze__fnn_cuda_step_time(gpu, (size_t)D, (size_t)R, 1, HAZE__FNN_MAP_ATM,
+                                                 reps, &af, &au))
+                        fprintf(stderr, "ATM: %s\n", haze_ctx_errmsg(gpu));
+                    if (haze__fnn_cuda_step_time(gpu, (size_t)D, (size_t)R, 1, HAZE__FNN_MAP_GPUFNN,
+                                                 reps, &ff, &fu))
+                        fprintf(stderr, "GPU-FNN: %s\n", haze_ctx_errmsg(gpu));
+                }
+#endif
+                double cs =
+                    cpu_step_us(cpu, (size_t)D, (size_t)R, 1, quick || !have_gpu ? 50 : 300);
+                double bound = bw > 0 ? 1e6 * 4.0 * R * D * 8.0 / bw : NAN;
+                double th = NAN;
+                for (size_t r = 0; r < sizeof ref / sizeof *ref; r++)
+                    if (ref[r].D == D && ref[r].R == R) th = ref[r].thesis;
+                printf(
+                    "%6d %6d | %10.2f %10.2f %10.2f | %10.2f %10.2f %10.2f | %8.2f %8.2f | %10.1f "
+                    "%10.1f | %8.1f\n",
+                    D, R, af, au, af + au, ff, fu, ff + fu, (ff + fu) / (af + au), bound, cs,
+                    cs / (af + au), th);
+                fflush(stdout);
+            }
+    }
+    haze_ctx_free(gpu);
+    haze_ctx_free(cpu);
+    return 0;
+}

@@ -1,0 +1,563 @@
+/*
+ * cli/cmd_fnn.c - `haze fnn train|predict|info|export`: the SONFIN neuro-fuzzy
+ * network of seed 001 (section 2.2) from the command line.
+ *
+ * Tables are read with haze_table_read (the target column may hold text
+ * labels); models and predictions are written atomically, and every check
+ * of the input happens before anything is written.
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static void help(FILE *fp) {
+    fprintf(fp, "usage: haze fnn train DATA --target COLUMN [options] -o MODEL\n"
+                "       haze fnn predict MODEL DATA [--head N | --tail N] [-o OUT.csv]\n"
+                "       haze fnn info MODEL\n"
+                "       haze fnn export MODEL -o MODEL.fis\n\n"
+                "SONFIN, the self-constructing neural fuzzy inference network: Gaussian\n"
+                "memberships, product rules, weighted-average outputs; rules are created\n"
+                "while training and all parameters tuned by gradient descent.\n\n"
+                "train options:\n"
+                "  --target COLUMN   the column to learn (name or 0-based index); required\n"
+                "  --classes         classification: one output per distinct label, argmax\n"
+                "                    (default: regression on the numeric target)\n"
+                "  --epochs N        passes over the data (10)\n"
+                "  --threshold T     new rule when the best per-input firing is <= T (0.35)\n"
+                "  --decay D         threshold of epoch e is T * D^e (0.5)\n"
+                "  --beta B          overlap: new widths = B * distance to nearest rule (0.5)\n"
+                "  --rate R          learning rate tau (0.05)\n"
+                "  --batch B         1: online, sample by sample (default); >1: mini-batch\n"
+                "  --max-rules N     no new rules beyond N (0: no limit)\n"
+                "  --seed S          seed of the per-epoch shuffle (1)\n"
+                "  --scale input|global  z-scores per input (default) or one for all inputs\n"
+                "  --head N          train on the first N rows only\n"
+                "  --tail N          train on the last N rows only\n"
+                "  -o MODEL          the model file to write (required)\n\n"
+                "predict writes one prediction per row (class label, or the value); when\n"
+                "DATA holds the target column, it also reports accuracy or RMSE on stderr.\n"
+                "export writes a Sugeno .fis file (MATLAB, Octave, fuzzylite, haze fis).\n");
+}
+
+/* ------------------------------------------------------------ data sets */
+
+typedef struct {
+    haze_table *t;
+    int target;   /* column of the target, -1 if absent */
+    size_t n, D;  /* rows used, input columns */
+    double *x;    /* n x D inputs */
+    size_t first; /* first row used */
+} dataset;
+
+static void dataset_free(dataset *s) {
+    haze_table_free(s->t);
+    free(s->x);
+    memset(s, 0, sizeof *s);
+}
+
+/* Reads DATA; `target` (may be NULL) names a column that may hold text and
+ * is left out of the inputs. head/tail: 0 for all rows. */
+static int dataset_read(haze_ctx *ctx, const char *path, const char *target, int text_target,
+                        int need_target, size_t head, size_t tail, dataset *s) {
+    memset(s, 0, sizeof *s);
+    haze_read_options ro = haze_read_options_default();
+    ro.text_column = text_target ? target : NULL;
+    int st = haze_table_read(ctx, path, &ro, &s->t);
+    if (st && !need_target && ro.text_column && strstr(haze_ctx_errmsg(ctx), "no column")) {
+        /* predict: data without the target column is fine */
+        ro.text_column = NULL;
+        target = NULL;
+        haze_ctx_clear_error(ctx);
+        st = haze_table_read(ctx, path, &ro, &s->t);
+    }
+    if (st) return cli_fail(ctx, st);
+    s->target = target ? haze_table_column(s->t, target) : -1;
+    if (need_target && s->target < 0) {
+        cli_errorf("%s: no target column '%s'%s", path, target,
+                   s->t->names ? "" : " (the file has no header line)");
+        return CLI_INPUT;
+    }
+    size_t rows = s->t->rows;
+    s->first = 0;
+    s->n = rows;
+    if (head && head < rows) s->n = head;
+    if (tail && tail < rows) s->first = rows - tail, s->n = tail;
+    s->D = s->t->cols - (s->target >= 0 ? 1 : 0);
+    if (s->D == 0) {
+        cli_errorf("%s: no input columns besides the target", path);
+        return CLI_INPUT;
+    }
+    if (s->t->text_col >= 0 && s->t->text_col != s->target) {
+        cli_errorf("%s: column %d holds text, inputs must be numeric", path, s->t->text_col + 1);
+        return CLI_INPUT;
+    }
+    s->x = malloc(s->n * s->D * sizeof *s->x);
+    if (!s->x) {
+        cli_errorf("out of memory");
+        return CLI_RUNTIME;
+    }
+    for (size_t i = 0; i < s->n; i++) {
+        const double *row = s->t->data + (s->first + i) * s->t->cols;
+        size_t o = 0;
+        for (size_t c = 0; c < s->t->cols; c++)
+            if ((int)c != s->target) s->x[i * s->D + o++] = row[c];
+    }
+    return CLI_OK;
+}
+
+/* Label of row i of the target column as text (numbers printed shortest). */
+static const char *label_of(const dataset *s, size_t i, char *buf, size_t n) {
+    size_t r = s->first + i;
+    if (s->t->text_col == s->target && s->t->text) return s->t->text[r];
+    snprintf(buf, n, "%.17g", s->t->data[r * s->t->cols + (size_t)s->target]);
+    return buf;
+}
+
+static int cmp_label(const void *a, const void *b) {
+    const char *x = *(const char *const *)a, *y = *(const char *const *)b;
+    char *ex, *ey;
+    double dx = strtod(x, &ex), dy = strtod(y, &ey);
+    if (*x && *y && !*ex && !*ey) return (dx > dy) - (dx < dy); /* numeric labels by value */
+    return strcmp(x, y);
+}
+
+/* --------------------------------------------------------------- train */
+
+typedef struct {
+    const cli_global *g;
+    size_t n;
+} progress_state;
+
+static int on_epoch(void *arg, const haze_fnn_epoch *e) {
+    progress_state *p = arg;
+    if (isnan(e->accuracy))
+        cli_info(p->g, "epoch %3d  rules %5zu  loss %.6f  %.0f samples/s\n", e->epoch + 1, e->rules,
+                 e->loss, e->seconds > 0 ? (double)p->n / e->seconds : 0.0);
+    else
+        cli_info(p->g, "epoch %3d  rules %5zu  loss %.6f  accuracy %6.2f%%  %.0f samples/s\n",
+                 e->epoch + 1, e->rules, e->loss, 100.0 * e->accuracy,
+                 e->seconds > 0 ? (double)p->n / e->seconds : 0.0);
+    return 0;
+}
+
+static int opt_double(const char *cmd, const char *name, const char *v, double *out) {
+    if (!cli_parse_double(v, out))
+        return cli_usage_error(cmd, "%s: expected a number, got '%s'", name, v);
+    return 0;
+}
+
+static int opt_count(const char *cmd, const char *name, const char *v, long lo, long hi,
+                     long *out) {
+    if (!cli_parse_int(v, lo, hi, out))
+        return cli_usage_error(cmd, "%s: expected a whole number from %ld to %ld, got '%s'", name,
+                               lo, hi, v);
+    return 0;
+}
+
+static int fnn_train(int argc, char **argv, const cli_global *g) {
+    enum {
+        O_TARGET = 256,
+        O_CLASSES,
+        O_EPOCHS,
+        O_TH,
+        O_DECAY,
+        O_BETA,
+        O_RATE,
+        O_BATCH,
+        O_MAXR,
+        O_SEED,
+        O_HEAD,
+        O_TAIL,
+        O_SCALE
+    };
+    static const struct option opts[] = {{"help", no_argument, 0, 'h'},
+                                         {"target", required_argument, 0, O_TARGET},
+                                         {"classes", no_argument, 0, O_CLASSES},
+                                         {"epochs", required_argument, 0, O_EPOCHS},
+                                         {"threshold", required_argument, 0, O_TH},
+                                         {"decay", required_argument, 0, O_DECAY},
+                                         {"beta", required_argument, 0, O_BETA},
+                                         {"rate", required_argument, 0, O_RATE},
+                                         {"batch", required_argument, 0, O_BATCH},
+                                         {"max-rules", required_argument, 0, O_MAXR},
+                                         {"seed", required_argument, 0, O_SEED},
+                                         {"scale", required_argument, 0, O_SCALE},
+                                         {"head", required_argument, 0, O_HEAD},
+                                         {"tail", required_argument, 0, O_TAIL},
+                                         {"output", required_argument, 0, 'o'},
+                                         {0, 0, 0, 0}};
+    haze_fnn_options o = haze_fnn_options_default();
+    const char *target = NULL, *out = NULL;
+    int classes = 0;
+    long v, head = 0, tail = 0;
+    int c, e = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
+        switch (c) {
+        case 'h':
+            help(stdout);
+            return CLI_OK;
+        case 'o':
+            out = optarg;
+            break;
+        case O_TARGET:
+            target = optarg;
+            break;
+        case O_CLASSES:
+            classes = 1;
+            break;
+        case O_EPOCHS:
+            e = opt_count("fnn", "--epochs", optarg, 0, 1000000, &v);
+            o.epochs = (int)v;
+            break;
+        case O_TH:
+            e = opt_double("fnn", "--threshold", optarg, &o.threshold);
+            break;
+        case O_DECAY:
+            e = opt_double("fnn", "--decay", optarg, &o.decay);
+            break;
+        case O_BETA:
+            e = opt_double("fnn", "--beta", optarg, &o.beta);
+            break;
+        case O_RATE:
+            e = opt_double("fnn", "--rate", optarg, &o.rate);
+            break;
+        case O_BATCH:
+            e = opt_count("fnn", "--batch", optarg, 1, 1L << 30, &v);
+            o.batch = (size_t)v;
+            break;
+        case O_MAXR:
+            e = opt_count("fnn", "--max-rules", optarg, 0, 1L << 30, &v);
+            o.max_rules = (size_t)v;
+            break;
+        case O_SEED:
+            e = opt_count("fnn", "--seed", optarg, 0, 0x7fffffffL, &v);
+            o.seed = (uint64_t)v;
+            break;
+        case O_HEAD:
+            e = opt_count("fnn", "--head", optarg, 1, 1L << 40, &head);
+            break;
+        case O_TAIL:
+            e = opt_count("fnn", "--tail", optarg, 1, 1L << 40, &tail);
+            break;
+        case O_SCALE:
+            if (strcmp(optarg, "input") == 0)
+                o.scaling = HAZE_FNN_SCALE_INPUT;
+            else if (strcmp(optarg, "global") == 0)
+                o.scaling = HAZE_FNN_SCALE_GLOBAL;
+            else
+                return cli_usage_error("fnn", "--scale: expected input or global, got '%s'",
+                                       optarg);
+            break;
+        default:
+            return cli_usage_error("fnn", "unknown option");
+        }
+        if (e) return e;
+    }
+    if (optind + 1 != argc) return cli_usage_error("fnn", "train needs exactly one DATA file");
+    if (!target) return cli_usage_error("fnn", "train needs --target COLUMN");
+    if (!out) return cli_usage_error("fnn", "train needs -o MODEL");
+    if (head && tail) return cli_usage_error("fnn", "--head and --tail exclude each other");
+    const char *path = argv[optind];
+    haze_ctx *ctx = NULL;
+    int code = cli_ctx_new(g, &ctx);
+    if (code) return code;
+    dataset s;
+    haze_fnn *net = NULL;
+    char **labels = NULL, **uniq = NULL;
+    int *lab = NULL;
+    double *d = NULL;
+    size_t nc = 0;
+    code = dataset_read(ctx, path, target, 1, 1, (size_t)head, (size_t)tail, &s);
+    if (code) goto done;
+    const char *tname = s.t->names ? s.t->names[s.target] : target;
+    if (classes) {
+        labels = calloc(s.n, sizeof *labels);
+        uniq = calloc(s.n, sizeof *uniq);
+        lab = malloc(s.n * sizeof *lab);
+        if (!labels || !uniq || !lab) goto nomem;
+        char buf[64];
+        for (size_t i = 0; i < s.n; i++)
+            if (!(labels[i] = strdup(label_of(&s, i, buf, sizeof buf)))) goto nomem;
+        memcpy(uniq, labels, s.n * sizeof *uniq);
+        qsort(uniq, s.n, sizeof *uniq, cmp_label);
+        for (size_t i = 0; i < s.n; i++)
+            if (nc == 0 || strcmp(uniq[nc - 1], uniq[i]) != 0) uniq[nc++] = uniq[i];
+        if (nc < 2) {
+            cli_errorf("%s: the target column '%s' has fewer than two classes", path, tname);
+            code = CLI_INPUT;
+            goto done;
+        }
+        for (size_t i = 0; i < s.n; i++) {
+            const char **hit = bsearch(&labels[i], uniq, nc, sizeof *uniq, cmp_label);
+            lab[i] = (int)((char **)hit - uniq);
+        }
+    } else if (s.t->text_col == s.target && s.t->text) {
+        for (size_t i = 0; i < s.n; i++) {
+            char *end;
+            const char *cell = s.t->text[s.first + i];
+            double val = strtod(cell, &end);
+            if (end == cell || *end || !isfinite(val)) {
+                cli_errorf("%s:%zu: target '%s' is not a number ('%s'); use --classes for labels",
+                           path, s.first + i + 1 + (s.t->names ? 1 : 0), tname, cell);
+                code = CLI_INPUT;
+                goto done;
+            }
+        }
+    }
+    int st = haze_fnn_new(ctx, s.D, classes ? nc : 1, &net);
+    if (!st && classes) st = haze_fnn_set_classes(ctx, net, (const char *const *)uniq, nc);
+    if (!st && s.t->names) {
+        const char **in = malloc(s.D * sizeof *in);
+        if (!in) goto nomem;
+        size_t k = 0;
+        for (size_t j = 0; j < s.t->cols; j++)
+            if ((int)j != s.target) in[k++] = s.t->names[j];
+        st = haze_fnn_set_names(ctx, net, in, tname);
+        free(in);
+    } else if (!st) {
+        /* no header (.npy): the target is remembered by its column number */
+        st = haze_fnn_set_names(ctx, net, NULL, tname);
+    }
+    if (st) {
+        code = cli_fail(ctx, st);
+        goto done;
+    }
+    progress_state ps = {g, s.n};
+    o.progress = on_epoch;
+    o.progress_arg = &ps;
+    cli_info(g, "fnn: %zu samples, %zu inputs, %s, backend %s\n", s.n, s.D,
+             classes ? "classification" : "regression", haze_backend_name(haze_ctx_backend(ctx)));
+    if (classes) {
+        st = haze_fnn_train_classes(ctx, net, s.x, lab, s.n, &o);
+    } else {
+        d = malloc(s.n * sizeof *d);
+        if (!d) goto nomem;
+        for (size_t i = 0; i < s.n; i++) {
+            size_t r = s.first + i;
+            d[i] = (s.t->text_col == s.target && s.t->text)
+                       ? strtod(s.t->text[r], NULL)
+                       : s.t->data[r * s.t->cols + (size_t)s.target];
+        }
+        st = haze_fnn_train(ctx, net, s.x, d, s.n, &o);
+    }
+    if (!st) st = haze_fnn_save(ctx, net, out);
+    if (st) {
+        code = cli_fail(ctx, st);
+        goto done;
+    }
+    cli_info(g, "fnn: %zu rules, model written to %s\n", haze_fnn_rules(net), out);
+    code = CLI_OK;
+    goto done;
+nomem:
+    cli_errorf("out of memory");
+    code = CLI_RUNTIME;
+done:
+    if (labels)
+        for (size_t i = 0; i < s.n; i++) free(labels[i]);
+    free(labels);
+    free(uniq);
+    free(lab);
+    free(d);
+    haze_fnn_free(net);
+    dataset_free(&s);
+    haze_ctx_free(ctx);
+    return code;
+}
+
+/* ------------------------------------------------------------- predict */
+
+static int fnn_predict(int argc, char **argv, const cli_global *g) {
+    enum { O_HEAD = 256, O_TAIL };
+    static const struct option opts[] = {{"help", no_argument, 0, 'h'},
+                                         {"output", required_argument, 0, 'o'},
+                                         {"head", required_argument, 0, O_HEAD},
+                                         {"tail", required_argument, 0, O_TAIL},
+                                         {0, 0, 0, 0}};
+    const char *out = "-";
+    long head = 0, tail = 0;
+    int c, e = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
+        switch (c) {
+        case 'h':
+            help(stdout);
+            return CLI_OK;
+        case 'o':
+            out = optarg;
+            break;
+        case O_HEAD:
+            e = opt_count("fnn", "--head", optarg, 1, 1L << 40, &head);
+            break;
+        case O_TAIL:
+            e = opt_count("fnn", "--tail", optarg, 1, 1L << 40, &tail);
+            break;
+        default:
+            return cli_usage_error("fnn", "unknown option");
+        }
+        if (e) return e;
+    }
+    if (optind + 2 != argc) return cli_usage_error("fnn", "predict needs MODEL and DATA");
+    if (head && tail) return cli_usage_error("fnn", "--head and --tail exclude each other");
+    const char *mpath = argv[optind], *path = argv[optind + 1];
+    haze_ctx *ctx = NULL;
+    int code = cli_ctx_new(g, &ctx);
+    if (code) return code;
+    haze_fnn *net = NULL;
+    dataset s;
+    memset(&s, 0, sizeof s);
+    double *y = NULL;
+    int *truth = NULL;
+    haze_outfile f = {0};
+    int st = haze_fnn_load(ctx, mpath, &net);
+    if (st) {
+        code = cli_fail(ctx, st);
+        goto done;
+    }
+    const char *tname = haze_fnn_target_name(net);
+    /* The target column is used (and left out of the inputs) only when the
+     * table has a header that names it. */
+    int cls = haze_fnn_is_classifier(net);
+    code = dataset_read(ctx, path, tname, cls, 0, (size_t)head, (size_t)tail, &s);
+    if (code) goto done;
+    size_t D = haze_fnn_inputs(net), L = haze_fnn_outputs(net);
+    if (s.D != D) {
+        cli_errorf("%s: %zu input columns%s, but the model %s has %zu inputs", path, s.D,
+                   s.target >= 0 ? " besides the target" : "", mpath, D);
+        code = CLI_INPUT;
+        goto done;
+    }
+    if (s.target >= 0 && cls) {
+        truth = malloc(s.n * sizeof *truth);
+        if (!truth) goto nomem;
+        char buf[64];
+        for (size_t i = 0; i < s.n; i++) {
+            const char *lb = label_of(&s, i, buf, sizeof buf);
+            truth[i] = -1;
+            for (size_t k = 0; k < L; k++)
+                if (strcmp(lb, haze_fnn_class_name(net, k)) == 0) truth[i] = (int)k;
+            if (truth[i] < 0) {
+                cli_errorf("%s:%zu: class '%s' was not seen in training", path,
+                           s.first + i + 1 + (s.t->names ? 1 : 0), lb);
+                code = CLI_INPUT;
+                goto done;
+            }
+        }
+    }
+    y = malloc(s.n * L * sizeof *y);
+    if (!y) goto nomem;
+    if ((st = haze_fnn_predict(ctx, net, s.x, s.n, y)) || (st = haze_outfile_open(ctx, &f, out))) {
+        code = cli_fail(ctx, st);
+        goto done;
+    }
+    size_t hits = 0;
+    double se = 0.0;
+    if (cls) {
+        fprintf(f.fp, "%s\n", tname ? tname : "class");
+        for (size_t i = 0; i < s.n; i++) {
+            size_t b = 0;
+            for (size_t k = 1; k < L; k++)
+                if (y[i * L + k] > y[i * L + b]) b = k;
+            fprintf(f.fp, "%s\n", haze_fnn_class_name(net, b));
+            if (truth && (int)b == truth[i]) hits++;
+        }
+    } else {
+        fprintf(f.fp, "%s\n", tname ? tname : "y");
+        for (size_t i = 0; i < s.n; i++) {
+            fprintf(f.fp, "%.17g\n", y[i]);
+            if (s.target >= 0) {
+                double t = s.t->data[(s.first + i) * s.t->cols + (size_t)s.target] - y[i];
+                se += t * t;
+            }
+        }
+    }
+    if ((st = haze_outfile_commit(ctx, &f))) {
+        code = cli_fail(ctx, st);
+        goto done;
+    }
+    if (truth)
+        cli_info(g, "fnn: accuracy %.2f%% (%zu of %zu)\n", 100.0 * (double)hits / (double)s.n, hits,
+                 s.n);
+    else if (s.target >= 0)
+        cli_info(g, "fnn: RMSE %.6g over %zu rows\n", sqrt(se / (double)s.n), s.n);
+    code = CLI_OK;
+    goto done;
+nomem:
+    cli_errorf("out of memory");
+    code = CLI_RUNTIME;
+done:
+    haze_outfile_abort(&f);
+    free(y);
+    free(truth);
+    dataset_free(&s);
+    haze_fnn_free(net);
+    haze_ctx_free(ctx);
+    return code;
+}
+
+/* --------------------------------------------------------- info, export */
+
+static int fnn_info_export(int argc, char **argv, const cli_global *g, int export) {
+    static const struct option opts[] = {
+        {"help", no_argument, 0, 'h'}, {"output", required_argument, 0, 'o'}, {0, 0, 0, 0}};
+    const char *out = NULL;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, export ? "ho:" : "h", opts, NULL)) != -1) {
+        if (c == 'h') {
+            help(stdout);
+            return CLI_OK;
+        }
+        if (c == 'o' && export) {
+            out = optarg;
+            continue;
+        }
+        return cli_usage_error("fnn", "unknown option");
+    }
+    if (optind + 1 != argc)
+        return cli_usage_error("fnn", "%s needs one MODEL", export ? "export" : "info");
+    if (export && !out) return cli_usage_error("fnn", "export needs -o FILE.fis");
+    haze_ctx *ctx = NULL;
+    int code = cli_ctx_new(g, &ctx);
+    if (code) return code;
+    haze_fnn *net = NULL;
+    int st = haze_fnn_load(ctx, argv[optind], &net);
+    if (!st && export) st = haze_fnn_export_fis(ctx, net, out);
+    if (st) {
+        code = cli_fail(ctx, st);
+    } else if (!export) {
+        size_t D = haze_fnn_inputs(net), L = haze_fnn_outputs(net);
+        printf("model      %s (format version %d)\n", argv[optind], HAZE_FNN_FILE_VERSION);
+        printf("kind       %s\n", haze_fnn_is_classifier(net) ? "classification" : "regression");
+        printf("inputs     %zu\noutputs    %zu\nrules      %zu\n", D, L, haze_fnn_rules(net));
+        printf("target     %s\n", haze_fnn_target_name(net) ? haze_fnn_target_name(net) : "-");
+        if (haze_fnn_is_classifier(net)) {
+            printf("classes   ");
+            for (size_t k = 0; k < L; k++) printf(" %s", haze_fnn_class_name(net, k));
+            printf("\n");
+        }
+        printf("parameters %zu\n", haze_fnn_rules(net) * (2 * D + L));
+    } else {
+        cli_info(g, "fnn: %zu rules exported to %s\n", haze_fnn_rules(net), out);
+    }
+    haze_fnn_free(net);
+    haze_ctx_free(ctx);
+    return code;
+}
+
+int cmd_fnn(int argc, char **argv, const cli_global *g) {
+    if (argc < 2) return cli_usage_error("fnn", "expected train, predict, info or export");
+    const char *sub = argv[1];
+    if (strcmp(sub, "--help") == 0 || strcmp(sub, "-h") == 0) {
+        help(stdout);
+        return CLI_OK;
+    }
+    if (strcmp(sub, "train") == 0) return fnn_train(argc - 1, argv + 1, g);
+    if (strcmp(sub, "predict") == 0) return fnn_predict(argc - 1, argv + 1, g);
+    if (strcmp(sub, "info") == 0) return fnn_info_export(argc - 1, argv + 1, g, 0);
+    if (strcmp(sub, "export") == 0) return fnn_info_export(argc - 1, argv + 1, g, 1);
+    return cli_usage_error("fnn", "unknown subcommand '%s'", sub);
+}

@@ -1,0 +1,160 @@
+/*
+ * haze/fnn.h - SONFIN, the self-constructing neural fuzzy inference network
+ * (zero-order Takagi-Sugeno), as described in seed 001, section 2.2: Gaussian
+ * membership per rule and input, product AND, weighted-average output layer
+ * with L outputs; rules created during training (structure learning) and all
+ * parameters tuned by gradient descent (parameter learning).
+ *
+ * The network works on standardised inputs (z-scores computed from the first
+ * training set and stored in the model), so one threshold and one overlap
+ * coefficient fit every data set; the .fis export folds the scaling back into
+ * the membership functions. docs/fnn.md gives the formulas and every choice
+ * made where the thesis is ambiguous.
+ */
+#ifndef HAZE_FNN_H
+#define HAZE_FNN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "haze/core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Version of the model file format written by haze_fnn_save(). */
+#define HAZE_FNN_FILE_VERSION 1
+
+typedef struct haze_fnn haze_fnn;
+
+/* What one epoch of training did; passed to the progress callback. */
+typedef struct haze_fnn_epoch {
+    int epoch;        /* 0-based */
+    size_t rules;     /* rules after the epoch */
+    double loss;      /* mean E = 1/2 sum (y - d)^2 per sample, before each update */
+    double accuracy;  /* classification: share of samples whose argmax was right; else NaN */
+    double seconds;   /* wall time of the epoch */
+    double threshold; /* firing threshold used in this epoch */
+} haze_fnn_epoch;
+
+/* Called after each epoch; return non-zero to stop training early. */
+typedef int (*haze_fnn_progress_fn)(void *arg, const haze_fnn_epoch *e);
+
+/* How the first training call standardises inputs: each input by its own mean
+ * and standard deviation, or all inputs by one mean and one standard
+ * deviation (keeps the geometry of pixel-like data, where rare pixels would
+ * otherwise get huge z-scores). */
+enum { HAZE_FNN_SCALE_INPUT = 0, HAZE_FNN_SCALE_GLOBAL = 1 };
+
+typedef struct haze_fnn_options {
+    int epochs;                    /* passes over the data (default 10) */
+    double threshold;              /* mu_th: a rule is made when the best per-input firing
+                                      max_k mu_k^(1/dim) is <= mu_th (default 0.35) */
+    double decay;                  /* mu_th of epoch e is threshold * decay^e (default 0.5) */
+    double beta;                   /* overlap coefficient: new width = beta * distance to the
+                                      nearest rule centre (default 0.5) */
+    double sigma0;                 /* width of the first rule, standardised units (default 1) */
+    double rate;                   /* learning rate tau (default 0.05) */
+    size_t batch;                  /* 1: online, sample by sample (the thesis); >1: mini-batch */
+    size_t max_rules;              /* no new rule beyond this many; 0: no limit */
+    uint64_t seed;                 /* seeds the shuffle of each epoch (default 1) */
+    int shuffle;                   /* 1 (default): shuffle each epoch; 0: data order */
+    int scaling;                   /* HAZE_FNN_SCALE_INPUT (default) or _GLOBAL; read by the
+                                      first training call only */
+    haze_fnn_progress_fn progress; /* may be NULL */
+    void *progress_arg;
+} haze_fnn_options;
+
+HAZE_API haze_fnn_options haze_fnn_options_default(void);
+
+/*
+ * A new network with no rules for `inputs` inputs and `outputs` outputs.
+ * Ownership: *out is new, freed with haze_fnn_free().
+ */
+HAZE_API int haze_fnn_new(haze_ctx *ctx, size_t inputs, size_t outputs, haze_fnn **out);
+HAZE_API void haze_fnn_free(haze_fnn *net);
+
+HAZE_API size_t haze_fnn_inputs(const haze_fnn *net);
+HAZE_API size_t haze_fnn_outputs(const haze_fnn *net);
+HAZE_API size_t haze_fnn_rules(const haze_fnn *net);
+
+/*
+ * Marks the network as a classifier with one output per class and names the
+ * classes (n must equal the number of outputs; names are copied, without
+ * white space). The pointer returned by haze_fnn_class_name() lives as long
+ * as the network; NULL for a regression network or an index out of range.
+ */
+HAZE_API int haze_fnn_set_classes(haze_ctx *ctx, haze_fnn *net, const char *const *names, size_t n);
+HAZE_API int haze_fnn_is_classifier(const haze_fnn *net);
+HAZE_API const char *haze_fnn_class_name(const haze_fnn *net, size_t k);
+
+/* Names of the inputs and of the target column (copied; optional, used by the
+ * file formats and the CLI). NULL entries are allowed. */
+HAZE_API int haze_fnn_set_names(haze_ctx *ctx, haze_fnn *net, const char *const *inputs,
+                                const char *target);
+HAZE_API const char *haze_fnn_input_name(const haze_fnn *net, size_t j);
+HAZE_API const char *haze_fnn_target_name(const haze_fnn *net);
+
+/*
+ * Trains on n samples: x is n x inputs, d is n x outputs (row-major) with the
+ * desired outputs. The first call on a network without rules fixes the input
+ * scaling from x. Further calls continue training (new rules may appear).
+ * `opt` may be NULL for the defaults. Runs on the context's backend.
+ */
+HAZE_API int haze_fnn_train(haze_ctx *ctx, haze_fnn *net, const double *x, const double *d,
+                            size_t n, const haze_fnn_options *opt);
+/* The same for a classifier: labels[i] in [0, outputs) becomes a one-hot target. */
+HAZE_API int haze_fnn_train_classes(haze_ctx *ctx, haze_fnn *net, const double *x,
+                                    const int *labels, size_t n, const haze_fnn_options *opt);
+
+/* Network outputs y (n x outputs) for x (n x inputs). A network without rules
+ * gives HAZE_ERR_INVALID. */
+HAZE_API int haze_fnn_predict(haze_ctx *ctx, const haze_fnn *net, const double *x, size_t n,
+                              double *y);
+/* Argmax of the outputs per sample (ties: the lowest index). */
+HAZE_API int haze_fnn_classify(haze_ctx *ctx, const haze_fnn *net, const double *x, size_t n,
+                               int *labels);
+
+/*
+ * Gradient of E = 1/2 sum_l (y_l - d_l)^2 for one sample x (raw inputs) and
+ * desired output d, with respect to the parameters in standardised units:
+ * gw (rules x outputs), gm and gs (rules x inputs; centres and widths). Any
+ * of the three may be NULL. Exposed for tests (finite differences).
+ */
+HAZE_API int haze_fnn_gradient(haze_ctx *ctx, const haze_fnn *net, const double *x, const double *d,
+                               double *gw, double *gm, double *gs);
+
+/*
+ * The parameters, in standardised input units: centres m and widths sigma
+ * (rules x inputs, rule-major), consequents w (rules x outputs). Pointers
+ * stay valid until the network is trained again or freed. The scaling:
+ * standardised x_j = (raw x_j - mean_j) / scale_j.
+ */
+HAZE_API double *haze_fnn_centres(haze_fnn *net);
+HAZE_API double *haze_fnn_widths(haze_fnn *net);
+HAZE_API double *haze_fnn_weights(haze_fnn *net);
+HAZE_API const double *haze_fnn_mean(const haze_fnn *net);
+HAZE_API const double *haze_fnn_scale(const haze_fnn *net);
+
+/*
+ * Versioned text model file (docs/fnn.md, "Model file"). Save is atomic.
+ * Load reports a wrong version as HAZE_ERR_VERSION and a truncated or
+ * malformed file as HAZE_ERR_PARSE with its line. *out is new, freed with
+ * haze_fnn_free().
+ */
+HAZE_API int haze_fnn_save(haze_ctx *ctx, const haze_fnn *net, const char *path);
+HAZE_API int haze_fnn_load(haze_ctx *ctx, const char *path, haze_fnn **out);
+
+/*
+ * Writes the network as a MATLAB/Octave .fis file: Type='sugeno',
+ * AndMethod='prod', DefuzzMethod='wtaver', one gaussmf per rule and input on
+ * the raw input scale, one constant output MF per rule and output. Atomic.
+ */
+HAZE_API int haze_fnn_export_fis(haze_ctx *ctx, const haze_fnn *net, const char *path);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HAZE_FNN_H */

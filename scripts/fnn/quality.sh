@@ -1,0 +1,39 @@
+#!/bin/sh
+# scripts/fnn/quality.sh [HAZE] [DATASETS (default out/datasets)] - the SONFIN quality runs of
+# docs/fnn.md: test accuracy, rules and training time on Letter (UCI split),
+# sklearn digits (first 1500 rows train, last 297 test) and MNIST (60000 /
+# 10000), each next to the 1-nearest-neighbour baseline of knn.py. Letter
+# needs only this repository; digits and MNIST need scripts/get-datasets.sh
+# first (skipped otherwise). Uses the backend HAZE_BACKEND picks (GPU if any).
+set -eu
+root=$(cd "$(dirname "$0")/../.." && pwd)
+haze=${1:-$root/build/haze}
+dir=${2:-$root/out/datasets}
+py=${PYTHON:-python3}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+run() { # run NAME TRAIN TEST TARGET HEAD TAIL TRAIN-OPTIONS...
+    name=$1 train=$2 test=$3 target=$4 head=$5 tail=$6
+    shift 6
+    echo "== $name"
+    start=$(date +%s.%N)
+    "$haze" fnn train "$train" --target "$target" --classes $head "$@" -o "$tmp/$name.fnn"
+    end=$(date +%s.%N)
+    "$haze" fnn predict "$tmp/$name.fnn" "$test" $tail -o "$tmp/$name.pred"
+    "$haze" fnn info "$tmp/$name.fnn" | grep '^rules'
+    echo "training time: $(awk "BEGIN { print $end - $start }") s"
+    "$py" "$root/scripts/fnn/knn.py" "$train" "$test" --target "$target" $head $tail
+}
+
+letter=$root/data/letter-recognition.csv
+run letter "$letter" "$letter" lettr "--head 16000" "--tail 4000" \
+    --epochs 12 --threshold 0.55 --beta 0.8 --rate 0.02
+if [ -f "$dir/digits.csv" ]; then
+    run digits "$dir/digits.csv" "$dir/digits.csv" label "--head 1500" "--tail 297" \
+        --epochs 30 --threshold 0.6 --beta 1.2 --rate 0.02 --scale global
+fi
+if [ -f "$dir/mnist-train.npy" ]; then
+    run mnist "$dir/mnist-train.npy" "$dir/mnist-test.npy" 784 "" "" \
+        --epochs 5 --threshold 0.45 --beta 0.8 --rate 0.02 --scale global
+fi

@@ -1,0 +1,94 @@
+/*
+ * src/fnn/fnn_internal.h - the SONFIN network's layout, shared by the CPU
+ * reference (fnn.c), the model files (fnn_io.c) and the CUDA backend
+ * (fnn_cuda.cu). Not installed.
+ *
+ * Parameters are stored rule-major and contiguous along the input dimension
+ * (m[k * D + j]), the data layout of seed 001, section 3.4 (Fig. 13): rules
+ * are appended during training, so only the dimension direction stays fixed.
+ */
+#ifndef HAZE_FNN_INTERNAL_H
+#define HAZE_FNN_INTERNAL_H
+
+#include <stddef.h>
+
+#include "haze/fnn.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Widths never shrink below this (standardised units): a zero width would
+ * make the membership a spike and its gradient infinite. */
+#define HAZE__FNN_SIGMA_MIN 1e-3
+
+/* A rule whose firing is below e^-40 times the strongest one's counts as not
+ * firing (phi = 0): its share of every output is below 2^-57, under double
+ * rounding, and skipping it keeps subnormal numbers (slow on CPUs) out of
+ * the update. CPU and GPU apply the same cut. */
+#define HAZE__FNN_LOG_CUTOFF (-40.0)
+
+struct haze_fnn {
+    size_t D, L;          /* inputs, outputs */
+    size_t R;             /* rules */
+    size_t cap;           /* rules the arrays have room for */
+    double *m;            /* cap x D centres (standardised units) */
+    double *s;            /* cap x D widths */
+    double *w;            /* cap x L consequents */
+    double *mean, *scale; /* D: z_j = (x_j - mean_j) / scale_j */
+    int scaled;           /* 1 once mean/scale are fixed */
+    int classifier;
+    char **classes; /* L names, or NULL */
+    char **inames;  /* D names (entries may be NULL), or NULL */
+    char *target;   /* or NULL */
+};
+
+/* Makes room for at least `rules` rules; 0 or HAZE_ERR_NOMEM. */
+int haze__fnn_reserve(haze_ctx *ctx, haze_fnn *net, size_t rules);
+
+/* Training state handed to a backend: the epoch loop lives in fnn.c. */
+typedef struct haze__fnn_train_args {
+    const double *z; /* n x D standardised inputs */
+    const double *d; /* n x L targets */
+    size_t n;
+    const size_t *order; /* n sample indices in visiting order */
+    double log_th;       /* log of the firing threshold (per input) */
+    const haze_fnn_options *opt;
+    double loss_sum; /* out: sum of E before each update */
+    size_t correct;  /* out: argmax hits (classifier) */
+} haze__fnn_train_args;
+
+/* log mu_k of rule k for one standardised sample. */
+double haze__fnn_log_firing(const haze_fnn *net, const double *z, size_t k);
+/* Structure learning: appends a rule centred at z with consequent d, widths
+ * from the distance to rule K (sigma0 for the first rule). */
+int haze__fnn_add_rule(haze_ctx *ctx, haze_fnn *net, const double *z, const double *d, size_t K,
+                       const haze_fnn_options *o);
+
+int haze__fnn_epoch_cpu(haze_ctx *ctx, haze_fnn *net, haze__fnn_train_args *a);
+int haze__fnn_forward_cpu(haze_ctx *ctx, const haze_fnn *net, const double *z, size_t n, double *y);
+
+#ifdef HAZE_HAVE_CUDA
+int haze__fnn_epoch_cuda(haze_ctx *ctx, haze_fnn *net, haze__fnn_train_args *a);
+int haze__fnn_forward_cuda(haze_ctx *ctx, const haze_fnn *net, const double *z, size_t n,
+                           double *y);
+/* Thread mapping of the CUDA kernels: the architecture-aware mapping of
+ * seed 001 chapter 3 (default) or the GPU-FNN baseline (one block per rule,
+ * one thread per input; inputs <= 1024 only). Process-wide. */
+enum { HAZE__FNN_MAP_ATM = 0, HAZE__FNN_MAP_GPUFNN = 1 };
+void haze__fnn_cuda_set_mapping(int mapping);
+/*
+ * For the benchmarks: mean kernel time (microseconds) of one online training
+ * step (firing strengths, then the parameter update) of a network with R
+ * rules on D inputs and L outputs, with random parameters, under `mapping`.
+ * HAZE_ERR_UNSUPPORTED when the mapping cannot run that shape.
+ */
+int haze__fnn_cuda_step_time(haze_ctx *ctx, size_t D, size_t R, size_t L, int mapping, int reps,
+                             double *fire_us, double *update_us);
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,329 @@
+/*
+ * src/fnn/fnn_io.c - SONFIN model files (haze's own versioned text format,
+ * docs/fnn.md "Model file") and the export as a MATLAB/Octave Sugeno .fis
+ * file (the [System]/[Input]/[Output]/[Rules] text format of MATLAB's Fuzzy
+ * Logic Toolbox, also read by Octave's fuzzy-logic-toolkit and fuzzylite).
+ *
+ * Numbers are written with 17 significant digits so that a saved model
+ * predicts exactly what the trained one did.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/internal.h"
+#include "fnn/fnn_internal.h"
+#include "haze/io.h"
+
+static void put_row(FILE *fp, const char *key, const double *v, size_t n) {
+    fputs(key, fp);
+    for (size_t i = 0; i < n; i++) fprintf(fp, " %.17g", v[i]);
+    fputc('\n', fp);
+}
+
+int haze_fnn_save(haze_ctx *ctx, const haze_fnn *net, const char *path) {
+    if (!net || !path) return haze__error(ctx, HAZE_ERR_INVALID, "haze_fnn_save: NULL argument");
+    haze_outfile f = {0};
+    int st = haze_outfile_open(ctx, &f, path);
+    if (st) return st;
+    FILE *fp = f.fp;
+    fprintf(fp, "haze-fnn %d\n", HAZE_FNN_FILE_VERSION);
+    fprintf(fp, "# SONFIN network written by haze %s (format: docs/fnn.md)\n", haze_version());
+    fprintf(fp, "kind %s\n", net->classifier ? "classification" : "regression");
+    fprintf(fp, "inputs %zu\noutputs %zu\nrules %zu\n", net->D, net->L, net->R);
+    fprintf(fp, "target %s\n", net->target ? net->target : "-");
+    fputs("names", fp);
+    for (size_t j = 0; j < net->D; j++)
+        fprintf(fp, " %s", net->inames && net->inames[j] ? net->inames[j] : "-");
+    fputc('\n', fp);
+    if (net->classifier) {
+        fputs("classes", fp);
+        for (size_t l = 0; l < net->L; l++) {
+            if (net->classes)
+                fprintf(fp, " %s", net->classes[l]);
+            else
+                fprintf(fp, " %zu", l);
+        }
+        fputc('\n', fp);
+    }
+    put_row(fp, "mean", net->mean, net->D);
+    put_row(fp, "scale", net->scale, net->D);
+    for (size_t k = 0; k < net->R; k++) {
+        put_row(fp, "m", net->m + k * net->D, net->D);
+        put_row(fp, "s", net->s + k * net->D, net->D);
+        put_row(fp, "w", net->w + k * net->L, net->L);
+    }
+    fputs("end\n", fp);
+    if (ferror(fp)) {
+        haze_outfile_abort(&f);
+        return haze__error(ctx, HAZE_ERR_IO, "%s: write error", path);
+    }
+    return haze_outfile_commit(ctx, &f);
+}
+
+/* ------------------------------------------------------------------ load */
+
+typedef struct {
+    haze_ctx *ctx;
+    const char *path;
+    char *p;   /* next unread character */
+    int line;  /* line number of the current line */
+    char *cur; /* the current line (NUL-terminated in place) */
+} reader;
+
+/* Moves to the next line that is not blank or a comment; NULL at the end. */
+static char *next_line(reader *r) {
+    while (*r->p) {
+        char *s = r->p, *e = strchr(s, '\n');
+        if (e) {
+            *e = '\0';
+            r->p = e + 1;
+        } else {
+            r->p = s + strlen(s);
+        }
+        r->line++;
+        size_t n = strlen(s);
+        if (n && s[n - 1] == '\r') s[n - 1] = '\0';
+        while (*s == ' ' || *s == '\t') s++;
+        if (*s == '\0' || *s == '#') continue;
+        r->cur = s;
+        return s;
+    }
+    return NULL;
+}
+
+static int bad(reader *r, const char *what) {
+    return haze__error(r->ctx, HAZE_ERR_PARSE, "%s:%d:1: %s", r->path, r->line, what);
+}
+
+/* Expects a line "KEY ..." and returns what follows the key. */
+static char *expect(reader *r, const char *key, int *st) {
+    char *s = next_line(r);
+    size_t n = strlen(key);
+    if (!s) {
+        *st = haze__error(r->ctx, HAZE_ERR_PARSE,
+                          "%s:%d:1: file ends early (truncated?): expected '%s'", r->path, r->line,
+                          key);
+        return NULL;
+    }
+    if (strncmp(s, key, n) != 0 || (s[n] != ' ' && s[n] != '\t' && s[n] != '\0')) {
+        char msg[128];
+        snprintf(msg, sizeof msg, "expected '%s'", key);
+        *st = bad(r, msg);
+        return NULL;
+    }
+    return s + n;
+}
+
+static int read_size(reader *r, const char *key, size_t *out) {
+    int st = 0;
+    char *s = expect(r, key, &st);
+    if (!s) return st;
+    errno = 0;
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    while (*end == ' ' || *end == '\t') end++;
+    if (errno || end == s || *end || v > ((size_t)1 << 40)) return bad(r, "expected a count");
+    *out = (size_t)v;
+    return HAZE_OK;
+}
+
+static int read_row(reader *r, const char *key, double *v, size_t n) {
+    int st = 0;
+    char *s = expect(r, key, &st);
+    if (!s) return st;
+    for (size_t i = 0; i < n; i++) {
+        char *end;
+        errno = 0;
+        v[i] = strtod(s, &end);
+        if (end == s || !isfinite(v[i])) {
+            return haze__error(r->ctx, HAZE_ERR_PARSE, "%s:%d:%d: expected %zu numbers after '%s'",
+                               r->path, r->line, (int)(s - r->cur) + 1, n, key);
+        }
+        s = end;
+    }
+    while (*s == ' ' || *s == '\t') s++;
+    if (*s)
+        return haze__error(r->ctx, HAZE_ERR_PARSE, "%s:%d:%d: more than %zu numbers after '%s'",
+                           r->path, r->line, (int)(s - r->cur) + 1, n, key);
+    return HAZE_OK;
+}
+
+/* Splits the rest of a line into exactly n tokens (names). */
+static int read_tokens(reader *r, char *s, size_t n, char ***out) {
+    char **v = calloc(n ? n : 1, sizeof *v);
+    if (!v) return haze__error(r->ctx, HAZE_ERR_NOMEM, "out of memory");
+    size_t i = 0;
+    for (char *t = strtok(s, " \t"); t; t = strtok(NULL, " \t")) {
+        if (i == n) break;
+        if (!(v[i] = strdup(t))) break;
+        i++;
+    }
+    if (i != n || strtok(NULL, " \t")) {
+        for (size_t k = 0; k < n; k++) free(v[k]);
+        free(v);
+        return bad(r, "wrong number of names");
+    }
+    *out = v;
+    return HAZE_OK;
+}
+
+int haze_fnn_load(haze_ctx *ctx, const char *path, haze_fnn **out) {
+    if (!path || !out) return haze__error(ctx, HAZE_ERR_INVALID, "haze_fnn_load: NULL argument");
+    *out = NULL;
+    char *buf = NULL;
+    int st = haze_file_read_all(ctx, path, &buf, NULL);
+    if (st) return st;
+    reader r = {ctx, path, buf, 0, buf};
+    haze_fnn *net = NULL;
+    char *s = next_line(&r);
+    int version = 0;
+    if (!s || sscanf(s, "haze-fnn %d", &version) != 1) {
+        st = haze__error(ctx, HAZE_ERR_PARSE,
+                         "%s:%d:1: not a haze SONFIN model (no 'haze-fnn' line)", path, r.line);
+        goto done;
+    }
+    if (version != HAZE_FNN_FILE_VERSION) {
+        st = haze__error(ctx, HAZE_ERR_VERSION,
+                         "%s:%d:10: model file version %d; this haze reads version %d", path,
+                         r.line, version, HAZE_FNN_FILE_VERSION);
+        goto done;
+    }
+    if (!(s = expect(&r, "kind", &st))) goto done;
+    while (*s == ' ') s++;
+    int classifier;
+    if (strcmp(s, "classification") == 0)
+        classifier = 1;
+    else if (strcmp(s, "regression") == 0)
+        classifier = 0;
+    else {
+        st = bad(&r, "kind must be classification or regression");
+        goto done;
+    }
+    size_t D, L, R;
+    if ((st = read_size(&r, "inputs", &D)) || (st = read_size(&r, "outputs", &L)) ||
+        (st = read_size(&r, "rules", &R)))
+        goto done;
+    if ((st = haze_fnn_new(ctx, D, L, &net))) goto done;
+    net->classifier = classifier;
+    if (!(s = expect(&r, "target", &st))) goto done;
+    while (*s == ' ') s++;
+    if (strcmp(s, "-") != 0 && !(net->target = strdup(s))) {
+        st = haze__error(ctx, HAZE_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    if (!(s = expect(&r, "names", &st))) goto done;
+    if ((st = read_tokens(&r, s, D, &net->inames))) goto done;
+    for (size_t j = 0; j < D; j++)
+        if (strcmp(net->inames[j], "-") == 0) {
+            free(net->inames[j]);
+            net->inames[j] = NULL;
+        }
+    if (classifier) {
+        if (!(s = expect(&r, "classes", &st))) goto done;
+        if ((st = read_tokens(&r, s, L, &net->classes))) goto done;
+    }
+    if ((st = read_row(&r, "mean", net->mean, D)) || (st = read_row(&r, "scale", net->scale, D)))
+        goto done;
+    for (size_t j = 0; j < D; j++)
+        if (!(net->scale[j] > 0.0)) {
+            st = bad(&r, "scale values must be positive");
+            goto done;
+        }
+    net->scaled = 1;
+    if ((st = haze__fnn_reserve(ctx, net, R))) goto done;
+    for (size_t k = 0; k < R; k++) {
+        if ((st = read_row(&r, "m", net->m + k * D, D)) ||
+            (st = read_row(&r, "s", net->s + k * D, D)) ||
+            (st = read_row(&r, "w", net->w + k * L, L)))
+            goto done;
+        for (size_t j = 0; j < D; j++)
+            if (!(net->s[k * D + j] > 0.0)) {
+                st = bad(&r, "widths must be positive");
+                goto done;
+            }
+        net->R = k + 1;
+    }
+    if (!(s = expect(&r, "end", &st))) goto done;
+    if (next_line(&r)) st = bad(&r, "text after 'end'");
+done:
+    free(buf);
+    if (st) {
+        haze_fnn_free(net);
+        return st;
+    }
+    *out = net;
+    return HAZE_OK;
+}
+
+/* ---------------------------------------------------------------- export */
+
+int haze_fnn_export_fis(haze_ctx *ctx, const haze_fnn *net, const char *path) {
+    if (!net || !path)
+        return haze__error(ctx, HAZE_ERR_INVALID, "haze_fnn_export_fis: NULL argument");
+    if (net->R == 0)
+        return haze__error(ctx, HAZE_ERR_INVALID, "fnn export: the network has no rules");
+    size_t D = net->D, L = net->L, R = net->R;
+    haze_outfile f = {0};
+    int st = haze_outfile_open(ctx, &f, path);
+    if (st) return st;
+    FILE *fp = f.fp;
+    fprintf(fp, "[System]\nName='sonfin'\nType='sugeno'\nVersion=2.0\n");
+    fprintf(fp, "NumInputs=%zu\nNumOutputs=%zu\nNumRules=%zu\n", D, L, R);
+    fprintf(fp, "AndMethod='prod'\nOrMethod='probor'\nImpMethod='prod'\nAggMethod='sum'\n"
+                "DefuzzMethod='wtaver'\n");
+    for (size_t j = 0; j < D; j++) {
+        /* Raw scale: (z - m)^2 / s^2 = (x - c)^2 / (2 sd^2) with
+         * c = mean + m * scale and sd = s * scale / sqrt(2) (gaussmf). */
+        double lo = INFINITY, hi = -INFINITY;
+        for (size_t k = 0; k < R; k++) {
+            double c = net->mean[j] + net->m[k * D + j] * net->scale[j];
+            double sd = net->s[k * D + j] * net->scale[j];
+            if (c - 3 * sd < lo) lo = c - 3 * sd;
+            if (c + 3 * sd > hi) hi = c + 3 * sd;
+        }
+        fprintf(fp, "\n[Input%zu]\n", j + 1);
+        if (net->inames && net->inames[j])
+            fprintf(fp, "Name='%s'\n", net->inames[j]);
+        else
+            fprintf(fp, "Name='x%zu'\n", j + 1);
+        fprintf(fp, "Range=[%.17g %.17g]\nNumMFs=%zu\n", lo, hi, R);
+        for (size_t k = 0; k < R; k++) {
+            double c = net->mean[j] + net->m[k * D + j] * net->scale[j];
+            double sd = net->s[k * D + j] * net->scale[j] / sqrt(2.0);
+            fprintf(fp, "MF%zu='r%zu':'gaussmf',[%.17g %.17g]\n", k + 1, k + 1, sd, c);
+        }
+    }
+    for (size_t l = 0; l < L; l++) {
+        double lo = INFINITY, hi = -INFINITY;
+        for (size_t k = 0; k < R; k++) {
+            double w = net->w[k * L + l];
+            if (w < lo) lo = w;
+            if (w > hi) hi = w;
+        }
+        if (!(hi > lo)) hi = lo + 1.0;
+        fprintf(fp, "\n[Output%zu]\n", l + 1);
+        if (net->classifier && net->classes)
+            fprintf(fp, "Name='class_%s'\n", net->classes[l]);
+        else if (L == 1 && net->target)
+            fprintf(fp, "Name='%s'\n", net->target);
+        else
+            fprintf(fp, "Name='y%zu'\n", l + 1);
+        fprintf(fp, "Range=[%.17g %.17g]\nNumMFs=%zu\n", lo, hi, R);
+        for (size_t k = 0; k < R; k++)
+            fprintf(fp, "MF%zu='r%zu':'constant',[%.17g]\n", k + 1, k + 1, net->w[k * L + l]);
+    }
+    fprintf(fp, "\n[Rules]\n");
+    for (size_t k = 0; k < R; k++) {
+        for (size_t j = 0; j < D; j++) fprintf(fp, "%zu ", k + 1);
+        fputs(",", fp);
+        for (size_t l = 0; l < L; l++) fprintf(fp, " %zu", k + 1);
+        fputs(" (1) : 1\n", fp);
+    }
+    if (ferror(fp)) {
+        haze_outfile_abort(&f);
+        return haze__error(ctx, HAZE_ERR_IO, "%s: write error", path);
+    }
+    return haze_outfile_commit(ctx, &f);
+}

@@ -1,0 +1,89 @@
+#!/bin/sh
+# tests/cli/fnn.sh HAZE LETTER.csv - `haze fnn`: a small train/predict/info/
+# export round, then exit codes and messages on bad input (nothing written).
+set -u
+haze=$1
+letter=$2
+fails=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+check() { # check WANT_CODE DESCRIPTION CMD...
+    want=$1; what=$2; shift 2
+    "$@" >"$tmp/out" 2>"$tmp/err"
+    got=$?
+    if [ "$got" != "$want" ]; then
+        echo "FAIL: $what: exit $got, want $want"; cat "$tmp/err"; fails=$((fails + 1))
+    else
+        echo "ok: $what"
+    fi
+}
+grep_err() { # grep_err PATTERN DESCRIPTION
+    if ! grep -q "$1" "$tmp/err"; then echo "FAIL: $2: stderr lacks '$1'"; cat "$tmp/err"; fails=$((fails + 1)); fi
+}
+absent() { # absent FILE DESCRIPTION
+    if [ -e "$1" ]; then echo "FAIL: $2: $1 was written"; fails=$((fails + 1)); fi
+}
+head -601 "$letter" >"$tmp/train.csv"
+{ head -1 "$letter"; sed -n '16002,16201p' "$letter"; } >"$tmp/test.csv"
+
+check 0 "fnn --help" "$haze" fnn --help
+check 0 "fnn train --help" "$haze" fnn train --help
+check 1 "fnn without subcommand" "$haze" fnn
+check 1 "fnn unknown subcommand" "$haze" fnn frob
+check 1 "train without --target" "$haze" fnn train "$tmp/train.csv" -o "$tmp/m"
+check 1 "train without -o" "$haze" fnn train "$tmp/train.csv" --target lettr
+check 1 "train bad --epochs" "$haze" fnn train "$tmp/train.csv" --target lettr --epochs x -o "$tmp/m"
+check 0 "train letter subset" "$haze" --backend cpu fnn train "$tmp/train.csv" --target lettr --classes \
+    --epochs 2 -o "$tmp/m"
+grep -q "epoch   2  rules" "$tmp/err" || { echo "FAIL: no progress line per epoch"; fails=$((fails + 1)); }
+check 0 "predict with truth column" "$haze" --backend cpu fnn predict "$tmp/m" "$tmp/test.csv" -o "$tmp/p.csv"
+grep_err "accuracy" "predict reports accuracy"
+[ "$(wc -l <"$tmp/p.csv")" = 201 ] || { echo "FAIL: predict wrote $(wc -l <"$tmp/p.csv") lines"; fails=$((fails + 1)); }
+cut -d, -f2- "$tmp/test.csv" >"$tmp/features.csv"
+check 0 "predict without truth column" "$haze" fnn predict "$tmp/m" "$tmp/features.csv"
+check 0 "info" "$haze" fnn info "$tmp/m"
+grep -q "^rules" "$tmp/out" || { echo "FAIL: info lacks rules"; fails=$((fails + 1)); }
+check 0 "export" "$haze" fnn export "$tmp/m" -o "$tmp/m.fis"
+grep -q "DefuzzMethod='wtaver'" "$tmp/m.fis" || { echo "FAIL: fis text"; fails=$((fails + 1)); }
+check 0 "train with --scale global" "$haze" fnn train "$tmp/train.csv" --target lettr --classes --epochs 1 \
+    --scale global -o "$tmp/g"
+check 1 "bad --scale" "$haze" fnn train "$tmp/train.csv" --target lettr --classes --scale odd -o "$tmp/bad0"
+check 0 "regression train" "$haze" fnn train "$tmp/features.csv" --target 0 --epochs 2 -o "$tmp/r"
+check 0 "regression predict" "$haze" fnn predict "$tmp/r" "$tmp/features.csv" -o "$tmp/r.csv"
+grep_err "RMSE" "regression predict reports RMSE"
+head -1 "$tmp/r.csv" | grep -q "x.box" || { echo "FAIL: regression output header"; fails=$((fails + 1)); }
+
+# no header: the target by column number, remembered for predict
+tail -n +2 "$tmp/train.csv" | cut -d, -f2- >"$tmp/nohead.csv"
+check 0 "train without header" "$haze" fnn train "$tmp/nohead.csv" --target 15 --classes --epochs 1 -o "$tmp/nh"
+check 0 "predict without header" "$haze" fnn predict "$tmp/nh" "$tmp/nohead.csv" -o "$tmp/nh.csv"
+grep_err "accuracy" "predict without header reports accuracy"
+
+# bad input: exit 2, a message naming the file, nothing written
+check 2 "missing target column" "$haze" fnn train "$tmp/train.csv" --target nosuch --classes -o "$tmp/bad1"
+grep_err "nosuch" "missing target message"; absent "$tmp/bad1" "missing target"
+sed '5s/^\([A-Z]\),[0-9.]*,/\1,abc,/' "$tmp/train.csv" >"$tmp/nonnum.csv"
+check 2 "non-numeric value" "$haze" fnn train "$tmp/nonnum.csv" --target lettr --classes -o "$tmp/bad2"
+grep_err "nonnum.csv:5" "non-numeric message names line"; absent "$tmp/bad2" "non-numeric"
+check 2 "text target without --classes" "$haze" fnn train "$tmp/train.csv" --target lettr -o "$tmp/bad3"
+absent "$tmp/bad3" "text target"
+{ head -1 "$letter"; grep -m 20 '^Z' "$letter"; } >"$tmp/z.csv"
+{ head -1 "$letter"; grep -m 40 '^[AB],' "$letter"; } >"$tmp/ab.csv"
+check 0 "train on A and B" "$haze" fnn train "$tmp/ab.csv" --target lettr --classes --epochs 1 -o "$tmp/ab"
+check 2 "class unseen at training" "$haze" fnn predict "$tmp/ab" "$tmp/z.csv" -o "$tmp/bad4"
+grep_err "class 'Z' was not seen" "unseen class message"; absent "$tmp/bad4" "unseen class"
+cut -d, -f1-10 "$tmp/test.csv" >"$tmp/narrow.csv"
+check 2 "dimension mismatch" "$haze" fnn predict "$tmp/m" "$tmp/narrow.csv" -o "$tmp/bad5"
+grep_err "model" "mismatch message"; absent "$tmp/bad5" "dimension mismatch"
+sed '1s/haze-fnn 1/haze-fnn 7/' "$tmp/m" >"$tmp/v7"
+check 2 "model of another version" "$haze" fnn predict "$tmp/v7" "$tmp/test.csv" -o "$tmp/bad6"
+grep_err "version 7" "version message"; absent "$tmp/bad6" "version"
+head -c 3000 "$tmp/m" >"$tmp/trunc"
+check 2 "truncated model" "$haze" fnn info "$tmp/trunc"
+grep_err "trunc:" "truncated message names the file"
+check 2 "export of a truncated model" "$haze" fnn export "$tmp/trunc" -o "$tmp/bad7.fis"
+absent "$tmp/bad7.fis" "export of truncated"
+check 2 "missing data file" "$haze" fnn predict "$tmp/m" "$tmp/nosuch.csv"
+
+[ "$fails" = 0 ] || { echo "$fails failure(s)"; exit 1; }
+echo "all fnn CLI checks passed"
