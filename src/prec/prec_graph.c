@@ -259,6 +259,12 @@ static int fold(haze_prec_script *s, int op, int a, int b, int line, int col) {
 
 int haze__prec_node(haze_prec_script *s, int op, int a, int b, int c, int fmt, int line, int col) {
     if (a < 0 || (op >= OP_ADD && op <= OP_FMA && op != OP_ABS && b < 0)) return -1;
+    /* commutative operations in one order, so that a*b and b*a are one node */
+    if ((op == OP_ADD || op == OP_MUL) && a > b) {
+        int t = a;
+        a = b;
+        b = t;
+    }
     /* x - x is 0 exactly: the rewriting that isolates rounding errors */
     if (op == OP_SUB && a == b) {
         pint z;
