@@ -203,7 +203,7 @@ static void test_vs_gappa(void **state) {
         {"verhulst", 1},      {"jetEngine", 1},  {"fixed_point", 1}, {"iir_stable_10", 1}};
     haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        double glo, ghi;
+        double glo = 0, ghi = 0;
         if (gappa_bound(cases[i].name, &glo, &ghi))
             fail_msg("no golden file for %s", cases[i].name);
         char path[1024];

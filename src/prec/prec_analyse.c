@@ -360,7 +360,7 @@ static int round_rel(pint *rho, const pformat *f, const pint *va, const pint *d)
         pi_set_zero(rho);
         return 1;
     }
-    if (f->fixed || f->extra_ulps || f->extra_abs != LONG_MIN || !pi_is_bounded(d)) return 0;
+    if (f->fixed || f->extra_abs != LONG_MIN || !pi_is_bounded(d)) return 0;
     mpfr_t m;
     mpfr_init2(m, PREC_BITS);
     pi_mig(m, va);
@@ -371,6 +371,17 @@ static int round_rel(pint *rho, const pformat *f, const pint *va, const pint *d)
     if (!ok) return 0;
     int nearest = f->dir == DIR_NE || f->dir == DIR_NA;
     mpfr_set_si_2exp(rho->hi, 1, nearest ? -f->prec : 1 - f->prec, MPFR_RNDU);
+    if (f->extra_ulps) {
+        /* k ulps of the result y: at most k 2^(1-p) |y| <= k 2^(1-p) (1 + 2^-p) |v| */
+        mpfr_t k;
+        mpfr_init2(k, PREC_BITS);
+        mpfr_set_si_2exp(k, 1, -f->prec, MPFR_RNDU);
+        mpfr_add_ui(k, k, 1, MPFR_RNDU);
+        mpfr_mul_si(k, k, f->extra_ulps, MPFR_RNDU);
+        mpfr_mul_2si(k, k, 1 - f->prec, MPFR_RNDU);
+        mpfr_add(rho->hi, rho->hi, k, MPFR_RNDU);
+        mpfr_clear(k);
+    }
     mpfr_neg(rho->lo, rho->hi, MPFR_RNDD);
     return 1;
 }
@@ -590,13 +601,49 @@ static void relative(run *R, const pnode *n, nst *S, const nst *A, const nst *B,
             }
         }
         break;
+    case OP_ADD:
+    case OP_SUB:
+        /* a sum of two terms of one sign: the relative error is a weighted
+         * mean of theirs (E = Ra ia + Rb ib over ia + ib) */
+        if (A->rel_ok && B->rel_ok) {
+            const pint *ia = &R->st[R->s->nodes[n->a].strip].V;
+            const pint *ib = &R->st[R->s->nodes[n->b].strip].V;
+            int pa = mpfr_sgn(ia->lo) >= 0, na = mpfr_sgn(ia->hi) <= 0;
+            int pb = mpfr_sgn(ib->lo) >= 0, nb = mpfr_sgn(ib->hi) <= 0;
+            int same = n->op == OP_ADD ? ((pa && pb) || (na && nb)) : ((pa && nb) || (na && pb));
+            if (same) {
+                pi_hull(&x, &A->Rl, &B->Rl);
+                pi_add(&x, &x, &one);
+                ok = 1;
+            }
+        }
+        break;
+    case OP_EXP:
+    case OP_EXP2:
+        /* exp(v) / exp(i) = exp(v - i) */
+        if (n->op == OP_EXP)
+            pi_exp(&x, &A->E);
+        else
+            pi_exp2(&x, &A->E);
+        ok = pi_is_bounded(&x);
+        break;
+    case OP_SQRT:
+        if (A->rel_ok) {
+            pi_add(&x, &one, &A->Rl);
+            if (mpfr_sgn(x.lo) >= 0) {
+                pi_sqrt(&x, &x);
+                ok = 1;
+            }
+        }
+        break;
     default:
         break;
     }
     if (ok) {
         pi_sub(&S->Rl, &x, &one);
         pi_mul(&x, &S->Rl, Z);
-        pi_meet(&S->E, &S->E, &x);
+        /* the affine engine alone keeps its own errors; values use both */
+        if (R->ia) pi_meet(&S->E, &S->E, &x);
     }
     if (pi_is_bounded(Z) && !pi_has_zero(Z) && pi_is_bounded(&S->E)) {
         pi_div(&x, &S->E, Z);
@@ -795,6 +842,8 @@ static int eval_rounded(run *R, int id) {
             break;
         }
         pi_div(&t, &A->E, ia);
+        /* log(v) - log(i) = log(1 + (v - i)/i): the relative error of the argument */
+        if (A->rel_ok) pi_meet(&t, &t, &A->Rl);
         if (n->op == OP_LOG) {
             pi_log1p(&S->E, &t);
             pi_log(&direct, &A->V);
@@ -830,10 +879,16 @@ static int eval_rounded(run *R, int id) {
             else
                 pi_set(&S->E, &t);
         }
-        if (R->ia) relative(R, n, S, A, B, &rho, rho_ok);
+        relative(R, n, S, A, B, &rho, rho_ok);
         /* V = direct evaluation, met with exact value plus error */
         pi_add(&t, &Z->V, &S->E);
         pi_meet(&S->V, &direct, &t);
+        if (S->rel_ok) { /* v = i (1 + r): keeps the sign of i */
+            pi_set_d(&u, 1, 1);
+            pi_add(&u, &u, &S->Rl);
+            pi_mul(&t, &Z->V, &u);
+            pi_meet(&S->V, &S->V, &t);
+        }
     }
     pi_clear(&m1);
     pi_clear(&rho);
