@@ -759,6 +759,23 @@ static int eval_rounded(run *R, int id) {
         pi_sub(&t, &A->E, &t);
         pi_div(&S->E, &t, &B->V);
         pi_div(&direct, &A->V, &B->V);
+        {
+            /* a relative error goal (x - y) / y with x, y of one exact twin:
+             * x / y - 1 = (1 + rx) / (1 + ry) - 1 */
+            const pnode *an = &s->nodes[n->a];
+            if (an->op == OP_SUB && an->b == n->b &&
+                s->nodes[an->a].strip == s->nodes[an->b].strip && R->st[an->a].rel_ok &&
+                R->st[an->b].rel_ok) {
+                pi_set_d(&w, 1, 1);
+                pi_add(&t, &w, &R->st[an->a].Rl);
+                pi_add(&u, &w, &R->st[an->b].Rl);
+                if (!pi_has_zero(&u)) {
+                    pi_div(&t, &t, &u);
+                    pi_sub(&t, &t, &w);
+                    pi_meet(&S->E, &S->E, &t);
+                }
+            }
+        }
         if (R->aa) {
             pint inv, one;
             pi_init(&inv);

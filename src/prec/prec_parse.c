@@ -731,6 +731,7 @@ static int atom(parser *p, int hyp) {
         int d = mk(p, start, OP_SUB, a, b, -1, -1);
         node = mk(p, start, OP_DIV, d, b, -1, -1);
         kind = absolute ? GOAL_ABSREL : GOAL_REL;
+        if (absolute) node = mk(p, start, OP_ABS, node, -1, -1, -1);
     } else if (absolute) {
         node = mk(p, start, OP_ABS, a, -1, -1, -1);
         kind = GOAL_ABS;
