@@ -59,6 +59,7 @@ static int af_reserve(aform *a, int n) {
     pint *nc = realloc(a->c, (size_t)cap * sizeof *nc);
     if (!nc) return -1;
     a->c = nc;
+    for (int i = 0; i < a->n; i++) pi_fixup(&a->c[i]);
     a->cap = cap;
     return 0;
 }
@@ -97,14 +98,12 @@ static int af_add_interval(aform *a, const pint *d, int *next_sym) {
 
 /* Sum of |c_i| (upper bound). */
 static void af_rad(mpfr_t r, const aform *a) {
-    mpfr_t m;
-    mpfr_init2(m, PREC_BITS);
+    PREC_TMP(m);
     mpfr_set_zero(r, 1);
     for (int i = 0; i < a->n; i++) {
         pi_mag(m, &a->c[i]);
         mpfr_add(r, r, m, MPFR_RNDU);
     }
-    mpfr_clear(m);
 }
 
 static void af_range(pint *out, const aform *a) {
@@ -117,7 +116,9 @@ static void af_range(pint *out, const aform *a) {
 }
 
 /* r = kx*x + ky*y (kx, ky intervals; NULL means 1; y may be NULL). r is new. */
-static int af_lin(aform *r, const aform *x, const pint *kx, const aform *y, const pint *ky) {
+static int af_lin(aform *r, const aform *x, const pint *kx, const aform *y, const pint *ky,
+                  int *next_sym) {
+    PREC_TMP(junk); /* coefficient widths moved to a fresh symbol */
     pint t;
     pi_init(&t);
     int i = 0, j = 0, st = 0;
@@ -156,17 +157,45 @@ static int af_lin(aform *r, const aform *x, const pint *kx, const aform *y, cons
             pi_add(&u, &u, &t);
             j++;
         }
+        /* a coefficient that rounding has made slightly wide: keep its
+         * midpoint and move the width to a fresh symbol, shared by later
+         * operations. Widths otherwise grow like interval bounds (in long
+         * recurrences, exponentially); input-dependent wide coefficients
+         * stay intervals, where this would change nothing. */
+        if (next_sym && !pi_is_point(&u) && mpfr_regular_p(u.lo) && mpfr_regular_p(u.hi) &&
+            mpfr_sgn(u.lo) == mpfr_sgn(u.hi)) {
+            PREC_TMP(w);
+            PREC_TMP(m);
+            mpfr_sub(w, u.hi, u.lo, MPFR_RNDU);
+            mpfr_abs(m, u.lo, MPFR_RNDN);
+            mpfr_mul_2si(m, m, -(PREC_BITS / 2), MPFR_RNDN);
+            PREC_TMP(big);
+            mpfr_abs(big, u.lo, MPFR_RNDN);
+            mpfr_mul_2si(big, big, -30, MPFR_RNDN);
+            if (mpfr_cmp(w, m) > 0 && mpfr_cmp(w, big) < 0) {
+                mpfr_set(m, u.lo, MPFR_RNDN);
+                mpfr_set(u.hi, m, MPFR_RNDN);
+                mpfr_add(junk, junk, w, MPFR_RNDU); /* |c - m| <= w for c in u */
+            }
+        }
         if (!(pi_is_point(&u) && mpfr_zero_p(u.lo))) st = af_push(r, sym, &u);
         pi_clear(&u);
     }
     pi_clear(&t);
+    if (!st && !mpfr_zero_p(junk)) {
+        pint jk;
+        pi_init(&jk);
+        mpfr_set(jk.lo, junk, MPFR_RNDD);
+        mpfr_set(jk.hi, junk, MPFR_RNDU);
+        st = af_push(r, (*next_sym)++, &jk);
+    }
     return st;
 }
 
 /* Standard affine product (de Figueiredo and Stolfi, Sec. 3.10): the
  * quadratic remainder, bounded by rad(x) rad(y), becomes a new symbol. */
 static int af_mul(aform *r, const aform *x, const aform *y, int *next_sym) {
-    int st = af_lin(r, x, &y->c0, y, &x->c0);
+    int st = af_lin(r, x, &y->c0, y, &x->c0, next_sym);
     if (st) return st;
     /* the centre product was counted twice: c0 = x0*y0 + y0*x0, take one off */
     pint p;
@@ -513,18 +542,18 @@ static int eval_exact(run *R, int id, const pint *box) {
             mpfr_set_si(m1.lo, -1, MPFR_RNDN);
             mpfr_set_si(m1.hi, -1, MPFR_RNDN);
             if (n->op == OP_NEG)
-                st = af_lin(&S->A, &A->A, &m1, NULL, NULL);
+                st = af_lin(&S->A, &A->A, &m1, NULL, NULL, &R->next_sym);
             else if (n->op == OP_ADD)
-                st = af_lin(&S->A, &A->A, NULL, &B->A, NULL);
+                st = af_lin(&S->A, &A->A, NULL, &B->A, NULL, &R->next_sym);
             else if (n->op == OP_SUB)
-                st = af_lin(&S->A, &A->A, NULL, &B->A, &m1);
+                st = af_lin(&S->A, &A->A, NULL, &B->A, &m1, &R->next_sym);
             else if (n->op == OP_MUL)
                 st = af_mul(&S->A, &A->A, &B->A, &R->next_sym);
             else {
                 aform p;
                 af_init(&p);
                 st = af_mul(&p, &A->A, &B->A, &R->next_sym);
-                if (!st) st = af_lin(&S->A, &p, NULL, &C->A, NULL);
+                if (!st) st = af_lin(&S->A, &p, NULL, &C->A, NULL, &R->next_sym);
                 af_free(&p);
             }
             pi_clear(&m1);
@@ -548,13 +577,13 @@ static int has_f(const nst *x) {
 }
 
 /* F = kx * Fx + ky * Fy where an absent form is zero. */
-static int lin_f(aform *r, const nst *x, const pint *kx, const nst *y, const pint *ky) {
-    return af_lin(r, has_f(x) ? &x->F : NULL, kx, has_f(y) ? &y->F : NULL, ky);
+static int lin_f(run *R, aform *r, const nst *x, const pint *kx, const nst *y, const pint *ky) {
+    return af_lin(r, has_f(x) ? &x->F : NULL, kx, has_f(y) ? &y->F : NULL, ky, &R->next_sym);
 }
 
 /* Mean-value scaling: F = Fa * k. */
-static int scale_f(aform *r, const nst *a, const pint *k) {
-    return lin_f(r, a, k, NULL, NULL);
+static int scale_f(run *R, aform *r, const nst *a, const pint *k) {
+    return lin_f(R, r, a, k, NULL, NULL);
 }
 
 /* Relative errors compose multiplicatively through roundings, products and
@@ -692,7 +721,7 @@ static int eval_rounded(run *R, int id) {
         pi_add(&S->E, &A->E, &t);
         round_value(&direct, f, &A->V, &t);
         if (R->aa) {
-            st = lin_f(&S->F, A, NULL, NULL, NULL);
+            st = lin_f(R, &S->F, A, NULL, NULL, NULL);
             if (!st) st = af_add_interval(&S->F, &t, &R->next_sym);
         }
         break;
@@ -700,7 +729,7 @@ static int eval_rounded(run *R, int id) {
     case OP_NEG:
         pi_neg(&S->E, &A->E);
         pi_neg(&direct, &A->V);
-        if (R->aa) st = lin_f(&S->F, A, &m1, NULL, NULL);
+        if (R->aa) st = lin_f(R, &S->F, A, &m1, NULL, NULL);
         break;
     case OP_ADD:
     case OP_SUB:
@@ -711,7 +740,7 @@ static int eval_rounded(run *R, int id) {
             pi_sub(&S->E, &A->E, &B->E);
             pi_sub(&direct, &A->V, &B->V);
         }
-        if (R->aa) st = lin_f(&S->F, A, NULL, B, n->op == OP_SUB ? &m1 : NULL);
+        if (R->aa) st = lin_f(R, &S->F, A, NULL, B, n->op == OP_SUB ? &m1 : NULL);
         break;
     case OP_MUL:
     case OP_FMA:
@@ -732,7 +761,7 @@ static int eval_rounded(run *R, int id) {
         if (R->aa) {
             aform p;
             af_init(&p);
-            st = lin_f(&p, B, ia, A, ib);
+            st = lin_f(R, &p, B, ia, A, ib);
             if (!st && has_f(A) && has_f(B)) {
                 af_range(&t, &A->F);
                 af_range(&w, &B->F);
@@ -741,9 +770,9 @@ static int eval_rounded(run *R, int id) {
             }
             if (!st) {
                 if (n->op == OP_FMA)
-                    st = af_lin(&S->F, &p, NULL, has_f(C) ? &C->F : NULL, NULL);
+                    st = af_lin(&S->F, &p, NULL, has_f(C) ? &C->F : NULL, NULL, &R->next_sym);
                 else
-                    st = af_lin(&S->F, &p, NULL, NULL, NULL);
+                    st = af_lin(&S->F, &p, NULL, NULL, NULL, &R->next_sym);
             }
             af_free(&p);
         }
@@ -785,7 +814,7 @@ static int eval_rounded(run *R, int id) {
             pi_div(&inv, &one, &B->V);
             pi_neg(&u, q);
             pi_mul(&u, &u, &inv);
-            st = lin_f(&S->F, A, &inv, B, &u);
+            st = lin_f(R, &S->F, A, &inv, B, &u);
             pi_clear(&inv);
             pi_clear(&one);
         }
@@ -797,9 +826,9 @@ static int eval_rounded(run *R, int id) {
         pi_sym(&S->E, t.hi);
         if (R->aa) {
             if (mpfr_sgn(ia->lo) > 0 && mpfr_sgn(A->V.lo) > 0)
-                st = lin_f(&S->F, A, NULL, NULL, NULL);
+                st = lin_f(R, &S->F, A, NULL, NULL, NULL);
             else if (mpfr_sgn(ia->hi) < 0 && mpfr_sgn(A->V.hi) < 0)
-                st = lin_f(&S->F, A, &m1, NULL, NULL);
+                st = lin_f(R, &S->F, A, &m1, NULL, NULL);
             else
                 st = af_add_interval(&S->F, &S->E, &R->next_sym);
         }
@@ -820,7 +849,7 @@ static int eval_rounded(run *R, int id) {
             if (R->aa) {
                 pi_set_d(&u, 1, 1);
                 pi_div(&u, &u, &t);
-                st = scale_f(&S->F, A, &u);
+                st = scale_f(R, &S->F, A, &u);
             }
         }
         break;
@@ -849,7 +878,7 @@ static int eval_rounded(run *R, int id) {
                 pi_mul(&u, &u, &ln2);
                 pi_clear(&ln2);
             }
-            st = scale_f(&S->F, A, &u);
+            st = scale_f(R, &S->F, A, &u);
         }
         break;
     case OP_LOG:
@@ -880,7 +909,7 @@ static int eval_rounded(run *R, int id) {
             }
             pi_set_d(&u, 1, 1);
             pi_div(&u, &u, &w);
-            st = scale_f(&S->F, A, &u);
+            st = scale_f(R, &S->F, A, &u);
         }
         break;
     default:

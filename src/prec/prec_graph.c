@@ -183,6 +183,8 @@ static int push_node(haze_prec_script *s, const pnode *proto) {
         pnode *nn = realloc(s->nodes, (size_t)cap * sizeof *nn);
         if (!nn) return -1;
         s->nodes = nn;
+        for (int i = 0; i < s->n_nodes; i++)
+            if (nn[i].op == OP_CONST) pi_fixup(&nn[i].k);
         s->cap_nodes = cap;
     }
     int id = s->n_nodes++;
@@ -345,6 +347,7 @@ int haze__prec_add_var(haze_prec_script *s, const char *name, int line, int col)
         pvar *nv = realloc(s->vars, (size_t)cap * sizeof *nv);
         if (!nv) return -1;
         s->vars = nv;
+        for (int k = 0; k < s->n_vars; k++) pi_fixup(&nv[k].range);
         s->cap_vars = cap;
     }
     pvar *v = &s->vars[s->n_vars];
