@@ -130,7 +130,7 @@ static void sound_dir(haze_ctx *ctx, const char *dir, int samples) {
     struct dirent *e;
     int n = 0;
     while ((e = readdir(d))) {
-        if (!ends_with(e->d_name, ".g")) continue;
+        if (!ends_with(e->d_name, ".g") && !ends_with(e->d_name, ".fpcore")) continue;
         /* the long unrolled filters are sampled at 10 and 30 steps */
         if (strstr(e->d_name, "_100.g") || strstr(e->d_name, "_300.g") ||
             strstr(e->d_name, "_1000.g"))
@@ -150,6 +150,7 @@ static void test_soundness(void **state) {
     int samples = quick() ? 30 : 300;
     sound_dir(ctx, HAZE_SOURCE_DIR "/examples/prec", samples);
     sound_dir(ctx, HAZE_TEST_DATA "/prec/bench", samples);
+    sound_dir(ctx, HAZE_TEST_DATA "/prec/fpcore", samples);
     haze_ctx_free(ctx);
 }
 
@@ -309,6 +310,34 @@ static void test_bad_input(void **state) {
     haze_ctx_free(ctx);
 }
 
+/* FPCore and Gappa versions of one benchmark give the same bound. */
+static void test_fpcore(void **state) {
+    (void)state;
+    haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
+    const char *names[] = {"rigidBody1", "doppler1"};
+    for (int i = 0; i < 2; i++) {
+        char a[1024], b[1024];
+        snprintf(a, sizeof a, "%s/prec/fpcore/%s.fpcore", HAZE_TEST_DATA, names[i]);
+        snprintf(b, sizeof b, "%s/prec/bench/%s.g", HAZE_TEST_DATA, names[i]);
+        haze_prec_script *s1 = load(ctx, a), *s2 = load(ctx, b);
+        haze_prec_result *r1 = analyse(ctx, s1, HAZE_PREC_BOTH),
+                         *r2 = analyse(ctx, s2, HAZE_PREC_BOTH);
+        assert_string_equal(r1->goals[0].hi_exact, r2->goals[0].hi_exact);
+        haze_prec_result_free(r1);
+        haze_prec_result_free(r2);
+        haze_prec_free(s1);
+        haze_prec_free(s2);
+    }
+    bad(ctx, "(FPCore (x) :pre (<= 0 x 1) (if (< x 0.5) x 1))", HAZE_ERR_UNSUPPORTED,
+        "t.g:1:30: 'if'");
+    bad(ctx, "(FPCore (x) :pre (<= 0 x 1) (+ x y))", HAZE_ERR_PARSE,
+        "t.g:1:34: undefined variable 'y'");
+    bad(ctx, "(FPCore (x) :pre (<= 1 x 0) x)", HAZE_ERR_PARSE, "empty range");
+    bad(ctx, "(FPCore (x) :pre (<= 0 x 1) (+ x 1)", HAZE_ERR_PARSE, "t.g:1:1: unclosed");
+    bad(ctx, "(FPCore (x) :pre (<= -1 x 1) (/ 1 x))", HAZE_ERR_DOMAIN, "division");
+    haze_ctx_free(ctx);
+}
+
 static void test_features(void **state) {
     (void)state;
     haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
@@ -341,7 +370,7 @@ int main(void) {
         cmocka_unit_test(test_fixed_point_paper), cmocka_unit_test(test_features),
         cmocka_unit_test(test_bad_input),         cmocka_unit_test(test_filter),
         cmocka_unit_test(test_soundness),         cmocka_unit_test(test_vs_gappa),
-        cmocka_unit_test(test_vs_fptaylor),
+        cmocka_unit_test(test_vs_fptaylor),       cmocka_unit_test(test_fpcore),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
