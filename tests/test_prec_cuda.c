@@ -14,10 +14,8 @@
 
 #ifdef HAZE_HAVE_CUDA
 static const char *scripts[] = {
-    HAZE_SOURCE_DIR "/examples/prec/fixed_point.g",
-    HAZE_TEST_DATA "/prec/bench/rigidBody1.g",
-    HAZE_TEST_DATA "/prec/bench/doppler1.g",
-    HAZE_TEST_DATA "/prec/bench/turbine1.g",
+    HAZE_SOURCE_DIR "/examples/prec/fixed_point.g", HAZE_TEST_DATA "/prec/bench/rigidBody1.g",
+    HAZE_TEST_DATA "/prec/bench/doppler1.g",        HAZE_TEST_DATA "/prec/bench/turbine1.g",
     HAZE_TEST_DATA "/prec/bench/jetEngine.g",
 };
 

@@ -12,7 +12,8 @@
 int haze__prec_box_compile(haze_ctx *ctx, const haze_prec_script *s, pbox_prog *out) {
     memset(out, 0, sizeof *out);
     if (s->n_vars > PBOX_MAX_VARS)
-        return haze__error(ctx, HAZE_ERR_UNSUPPORTED, "GPU bisection: more than %d inputs", PBOX_MAX_VARS);
+        return haze__error(ctx, HAZE_ERR_UNSUPPORTED, "GPU bisection: more than %d inputs",
+                           PBOX_MAX_VARS);
     int nn = s->n_nodes;
     char *need = calloc((size_t)nn + 1, 1);
     int *map = malloc(((size_t)nn + 1) * sizeof *map);
@@ -37,20 +38,23 @@ int haze__prec_box_compile(haze_ctx *ctx, const haze_prec_script *s, pbox_prog *
         if (!need[i]) continue;
         const pnode *n = &s->nodes[i];
         if (n->op == OP_EXP || n->op == OP_LOG || n->op == OP_EXP2 || n->op == OP_LOG2) {
-            rc = haze__error(ctx, HAZE_ERR_UNSUPPORTED, "GPU bisection: no certified exp/log in double");
+            rc = haze__error(ctx, HAZE_ERR_UNSUPPORTED,
+                             "GPU bisection: no certified exp/log in double");
             break;
         }
         if (n->op == OP_RND) {
             const pformat *f = &s->fmts[n->fmt];
             if (!f->fixed && (f->emax != LONG_MAX && f->emax > 1023)) {
-                rc = haze__error(ctx, HAZE_ERR_UNSUPPORTED, "GPU bisection: format wider than double");
+                rc = haze__error(ctx, HAZE_ERR_UNSUPPORTED,
+                                 "GPU bisection: format wider than double");
                 break;
             }
         }
         map[i] = count++;
     }
     if (!rc && count > PBOX_MAX_NODES)
-        rc = haze__error(ctx, HAZE_ERR_UNSUPPORTED, "GPU bisection: more than %d nodes", PBOX_MAX_NODES);
+        rc = haze__error(ctx, HAZE_ERR_UNSUPPORTED, "GPU bisection: more than %d nodes",
+                         PBOX_MAX_NODES);
     pbox_ins *P = rc ? NULL : calloc((size_t)count + 1, sizeof *P);
     int *node_of = rc ? NULL : calloc((size_t)count + 1, sizeof *node_of);
     if (!rc && (!P || !node_of)) rc = haze__error(ctx, HAZE_ERR_NOMEM, "out of memory");
@@ -85,8 +89,8 @@ int haze__prec_box_compile(haze_ctx *ctx, const haze_prec_script *s, pbox_prog *
             I->emax = I->has_emax ? (int)f->emax : 0;
             I->extra_abs = f->extra_abs == LONG_MIN ? INT_MIN : (int)f->extra_abs;
             I->fix = a->fix == FIX_UNKNOWN || a->fix < INT_MIN / 2 ? PBOX_FIX_UNKNOWN
-                     : a->fix > INT_MAX / 2                    ? INT_MAX / 2
-                                                               : (int)a->fix;
+                     : a->fix > INT_MAX / 2                        ? INT_MAX / 2
+                                                                   : (int)a->fix;
             I->flt = a->flt == FLT_UNKNOWN || a->flt > INT_MAX / 2 ? PBOX_FLT_UNKNOWN : (int)a->flt;
         }
     }
@@ -96,9 +100,11 @@ int haze__prec_box_compile(haze_ctx *ctx, const haze_prec_script *s, pbox_prog *
         out->n = count;
         out->ng = s->n_goals;
         out->nv = s->n_vars;
-        for (int g = 0; g < s->n_goals; g++) out->goal[g < PBOX_MAX_GOALS ? g : 0] = map[s->goals[g].node];
+        for (int g = 0; g < s->n_goals; g++)
+            out->goal[g < PBOX_MAX_GOALS ? g : 0] = map[s->goals[g].node];
         if (s->n_goals > PBOX_MAX_GOALS)
-            rc = haze__error(ctx, HAZE_ERR_UNSUPPORTED, "GPU bisection: more than %d goals", PBOX_MAX_GOALS);
+            rc = haze__error(ctx, HAZE_ERR_UNSUPPORTED, "GPU bisection: more than %d goals",
+                             PBOX_MAX_GOALS);
         out->boxes = 1;
         for (int v = 0; v < s->n_vars; v++) {
             out->lo[v] = mpfr_get_d(s->vars[v].range.lo, MPFR_RNDD);

@@ -20,7 +20,7 @@
 
 #include "haze/interval.h"
 
-#define PBOX_MAX_NODES 256
+#define PBOX_MAX_NODES   256
 #define PBOX_FIX_UNKNOWN INT_MIN
 #define PBOX_FLT_UNKNOWN INT_MAX
 
@@ -60,14 +60,18 @@ HAZE_HD haze_ivd pbox_meet(haze_ivd a, haze_ivd b) {
     return haze_ivd_make(a.lo > b.lo ? a.lo : b.lo, a.hi < b.hi ? a.hi : b.hi);
 }
 
-HAZE_HD double pbox_mag(haze_ivd a) { return fabs(a.lo) > fabs(a.hi) ? fabs(a.lo) : fabs(a.hi); }
+HAZE_HD double pbox_mag(haze_ivd a) {
+    return fabs(a.lo) > fabs(a.hi) ? fabs(a.lo) : fabs(a.hi);
+}
 
 HAZE_HD double pbox_pow2(int e) {
     if (e < -1074) e = -1074; /* a larger bound is still a bound */
     return ldexp(1.0, e);
 }
 
-HAZE_HD haze_ivd pbox_sym(double m) { return haze_ivd_make(-m, m); }
+HAZE_HD haze_ivd pbox_sym(double m) {
+    return haze_ivd_make(-m, m);
+}
 
 /* The rounding error o(v) - v for v in va (prec_analyse.c: round_error). */
 HAZE_HD haze_ivd pbox_round_error(const pbox_ins *f, haze_ivd va) {
@@ -113,10 +117,18 @@ HAZE_HD haze_ivd pbox_round_error(const pbox_ins *f, haze_ivd va) {
         d = pbox_sym(h);
         break;
     }
-    case PB_UP: d = haze_ivd_make(0, u); break;
-    case PB_DN: d = haze_ivd_make(-u, 0); break;
-    case PB_ZR: d = haze_ivd_make(neg ? 0 : -u, pos ? 0 : u); break;
-    default: d = haze_ivd_make(pos ? 0 : -u, neg ? 0 : u); break;
+    case PB_UP:
+        d = haze_ivd_make(0, u);
+        break;
+    case PB_DN:
+        d = haze_ivd_make(-u, 0);
+        break;
+    case PB_ZR:
+        d = haze_ivd_make(neg ? 0 : -u, pos ? 0 : u);
+        break;
+    default:
+        d = haze_ivd_make(pos ? 0 : -u, neg ? 0 : u);
+        break;
     }
     if (!f->fixed && f->ftz) {
         double mig = haze_ivd_contains(va, 0) ? 0 : (va.lo > 0 ? va.lo : -va.hi);
@@ -151,18 +163,34 @@ HAZE_HD int pbox_run(const pbox_ins *P, int n, const haze_ivd *box, haze_ivd *V,
         haze_ivd B = I->b >= 0 ? V[I->b] : haze_ivd_make(0, 0);
         haze_ivd d, v;
         switch (I->op) {
-        case PB_CONST: v = haze_ivd_make(I->klo, I->khi); break;
-        case PB_VAR: v = box[I->var]; break;
-        case PB_NEG: v = haze_ivd_neg(A); break;
-        case PB_ADD: v = haze_ivd_add(A, B); break;
-        case PB_SUB: v = haze_ivd_sub(A, B); break;
-        case PB_MUL: v = I->a == I->b ? haze_ivd_sqr(A) : haze_ivd_mul(A, B); break;
-        case PB_FMA: v = haze_ivd_add(haze_ivd_mul(A, B), V[I->c]); break;
+        case PB_CONST:
+            v = haze_ivd_make(I->klo, I->khi);
+            break;
+        case PB_VAR:
+            v = box[I->var];
+            break;
+        case PB_NEG:
+            v = haze_ivd_neg(A);
+            break;
+        case PB_ADD:
+            v = haze_ivd_add(A, B);
+            break;
+        case PB_SUB:
+            v = haze_ivd_sub(A, B);
+            break;
+        case PB_MUL:
+            v = I->a == I->b ? haze_ivd_sqr(A) : haze_ivd_mul(A, B);
+            break;
+        case PB_FMA:
+            v = haze_ivd_add(haze_ivd_mul(A, B), V[I->c]);
+            break;
         case PB_DIV:
             if (haze_ivd_contains(B, 0)) return i + 1;
             v = haze_ivd_div(A, B);
             break;
-        case PB_ABS: v = pbox_abs(A); break;
+        case PB_ABS:
+            v = pbox_abs(A);
+            break;
         case PB_SQRT:
             if (A.lo < 0) return i + 1;
             v = haze_ivd_sqrt(A);
@@ -171,7 +199,8 @@ HAZE_HD int pbox_run(const pbox_ins *P, int n, const haze_ivd *box, haze_ivd *V,
             d = pbox_round_error(I, A);
             v = haze_ivd_add(A, d);
             break;
-        default: return i + 1;
+        default:
+            return i + 1;
         }
         if (I->strip == i) { /* exact node */
             V[i] = v;
@@ -184,10 +213,18 @@ HAZE_HD int pbox_run(const pbox_ins *P, int n, const haze_ivd *box, haze_ivd *V,
         haze_ivd ib = I->b >= 0 ? V[P[I->b].strip] : haze_ivd_make(0, 0);
         haze_ivd e;
         switch (I->op) {
-        case PB_RND: e = haze_ivd_add(Ea, d); break;
-        case PB_NEG: e = haze_ivd_neg(Ea); break;
-        case PB_ADD: e = haze_ivd_add(Ea, Eb); break;
-        case PB_SUB: e = haze_ivd_sub(Ea, Eb); break;
+        case PB_RND:
+            e = haze_ivd_add(Ea, d);
+            break;
+        case PB_NEG:
+            e = haze_ivd_neg(Ea);
+            break;
+        case PB_ADD:
+            e = haze_ivd_add(Ea, Eb);
+            break;
+        case PB_SUB:
+            e = haze_ivd_sub(Ea, Eb);
+            break;
         case PB_MUL:
         case PB_FMA:
             e = haze_ivd_add(haze_ivd_add(haze_ivd_mul(ia, Eb), haze_ivd_mul(ib, Ea)),
@@ -197,7 +234,9 @@ HAZE_HD int pbox_run(const pbox_ins *P, int n, const haze_ivd *box, haze_ivd *V,
         case PB_DIV:
             e = haze_ivd_div(haze_ivd_sub(Ea, haze_ivd_mul(V[I->strip], Eb)), B);
             break;
-        case PB_ABS: e = pbox_sym(pbox_mag(Ea)); break;
+        case PB_ABS:
+            e = pbox_sym(pbox_mag(Ea));
+            break;
         default: { /* sqrt */
             haze_ivd den = haze_ivd_add(haze_ivd_sqrt(A), haze_ivd_sqrt(ia));
             e = haze_ivd_contains(den, 0) ? haze_ivd_sub(v, V[I->strip]) : haze_ivd_div(Ea, den);
@@ -215,8 +254,8 @@ HAZE_HD haze_ivd pbox_sub_range(double lo, double hi, long k, long n) {
     if (n <= 1) return haze_ivd_make(lo, hi);
     double w = haze_ru_sub(hi, lo);
     double a = k == 0 ? lo : haze_rd_add(lo, haze_rd_div(haze_rd_mul(w, (double)k), (double)n));
-    double b = k == n - 1 ? hi
-                          : haze_ru_add(lo, haze_ru_div(haze_ru_mul(w, (double)(k + 1)), (double)n));
+    double b =
+        k == n - 1 ? hi : haze_ru_add(lo, haze_ru_div(haze_ru_mul(w, (double)(k + 1)), (double)n));
     return haze_ivd_make(a, b);
 }
 

@@ -9,7 +9,7 @@
 #include "prec/prec_box.h"
 #include "prec/prec_internal.h"
 
-#define PBOX_MAX_VARS 16
+#define PBOX_MAX_VARS  16
 #define PBOX_MAX_GOALS 16
 
 typedef struct pbox_prog {
@@ -37,7 +37,8 @@ extern "C" {
 /* HAZE_ERR_UNSUPPORTED when the script needs what the program lacks (exp, log, ...). */
 int haze__prec_box_compile(haze_ctx *ctx, const haze_prec_script *s, pbox_prog *out);
 void haze__prec_box_free(pbox_prog *p);
-/* Boxes first..first+count-1 on the CPU: out[(t*ng + g)*2 + {0,1}], err[t] (0 or 1 + instruction). */
+/* Boxes first..first+count-1 on the CPU: out[(t*ng + g)*2 + {0,1}], err[t] (0 or 1 + instruction).
+ */
 int haze__prec_boxes_host(const pbox_prog *p, long first, long count, double *out, int *err);
 /* The same on the GPU. */
 int haze__prec_boxes_cuda(haze_ctx *ctx, const pbox_prog *p, long first, long count, double *out,

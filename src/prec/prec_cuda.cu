@@ -49,7 +49,8 @@ int haze__prec_boxes_cuda(haze_ctx *ctx, const pbox_prog *p, long first, long co
     cudaError_t e3 = cudaMalloc(&d_err, (size_t)chunk * sizeof(int));
     cudaError_t ce = e1 != cudaSuccess ? e1 : e2 != cudaSuccess ? e2 : e3;
     if (ce == cudaSuccess)
-        ce = cudaMemcpyAsync(d_ins, p->ins, (size_t)p->n * sizeof *d_ins, cudaMemcpyHostToDevice, st);
+        ce = cudaMemcpyAsync(d_ins, p->ins, (size_t)p->n * sizeof *d_ins, cudaMemcpyHostToDevice,
+                             st);
     for (long done = 0; ce == cudaSuccess && done < count; done += chunk) {
         long c = count - done < chunk ? count - done : chunk;
         int threads = 128;
@@ -57,10 +58,12 @@ int haze__prec_boxes_cuda(haze_ctx *ctx, const pbox_prog *p, long first, long co
         prec_boxes_kernel<<<blocks, threads, 0, st>>>(d_ins, *p, first + done, c, d_out, d_err);
         ce = cudaGetLastError();
         if (ce == cudaSuccess)
-            ce = cudaMemcpyAsync(out + done * p->ng * 2, d_out, (size_t)c * p->ng * 2 * sizeof(double),
-                                 cudaMemcpyDeviceToHost, st);
+            ce =
+                cudaMemcpyAsync(out + done * p->ng * 2, d_out,
+                                (size_t)c * p->ng * 2 * sizeof(double), cudaMemcpyDeviceToHost, st);
         if (ce == cudaSuccess)
-            ce = cudaMemcpyAsync(err + done, d_err, (size_t)c * sizeof(int), cudaMemcpyDeviceToHost, st);
+            ce = cudaMemcpyAsync(err + done, d_err, (size_t)c * sizeof(int), cudaMemcpyDeviceToHost,
+                                 st);
         if (ce == cudaSuccess) ce = cudaStreamSynchronize(st);
     }
     cudaFree(d_ins);
@@ -88,9 +91,10 @@ int haze__prec_analyse_cuda(haze_ctx *ctx, const haze_prec_script *s, pint *acc)
         for (long t = 0; !rc && t < c; t++) {
             if (err[t]) {
                 const pnode *n = &s->nodes[p.node_of[err[t] - 1]];
-                rc = haze__error(ctx, HAZE_ERR_DOMAIN, "%s:%d:%d: %s", s->name, n->line, n->col,
-                                 n->op == OP_DIV ? "division by a range that contains zero"
-                                                 : "square root of a range that reaches below zero");
+                rc =
+                    haze__error(ctx, HAZE_ERR_DOMAIN, "%s:%d:%d: %s", s->name, n->line, n->col,
+                                n->op == OP_DIV ? "division by a range that contains zero"
+                                                : "square root of a range that reaches below zero");
                 break;
             }
             for (int g = 0; g < p.ng; g++) {
