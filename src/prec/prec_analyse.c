@@ -137,16 +137,18 @@ static int af_lin(aform *r, const aform *x, const pint *kx, const aform *y, cons
         pi_add(&r->c0, &r->c0, &t);
     }
     int nx = x ? x->n : 0, ny = y ? y->n : 0;
+    /* room for every term and the junk symbol: terms are built in place */
+    if (af_reserve(r, r->n + nx + ny + 1)) return -1;
     while (!st && (i < nx || j < ny)) {
         int sx = i < nx ? x->sym[i] : INT_MAX, sy = j < ny ? y->sym[j] : INT_MAX;
-        pint u;
-        pi_init(&u);
+        pint *up = &r->c[r->n];
+        pi_init(up);
         int sym = sx < sy ? sx : sy;
         if (sx == sym) {
             if (kx)
-                pi_mul(&u, &x->c[i], kx);
+                pi_mul(up, &x->c[i], kx);
             else
-                pi_set(&u, &x->c[i]);
+                pi_set(up, &x->c[i]);
             i++;
         }
         if (sy == sym) {
@@ -154,7 +156,7 @@ static int af_lin(aform *r, const aform *x, const pint *kx, const aform *y, cons
                 pi_mul(&t, &y->c[j], ky);
             else
                 pi_set(&t, &y->c[j]);
-            pi_add(&u, &u, &t);
+            pi_add(up, up, &t);
             j++;
         }
         /* a coefficient that rounding has made slightly wide: keep its
@@ -162,24 +164,23 @@ static int af_lin(aform *r, const aform *x, const pint *kx, const aform *y, cons
          * operations. Widths otherwise grow like interval bounds (in long
          * recurrences, exponentially); input-dependent wide coefficients
          * stay intervals, where this would change nothing. */
-        if (next_sym && !pi_is_point(&u) && mpfr_regular_p(u.lo) && mpfr_regular_p(u.hi) &&
-            mpfr_sgn(u.lo) == mpfr_sgn(u.hi)) {
+        if (next_sym && !pi_is_point(up) && mpfr_regular_p(up->lo) && mpfr_regular_p(up->hi) &&
+            mpfr_sgn(up->lo) == mpfr_sgn(up->hi)) {
             PREC_TMP(w);
             PREC_TMP(m);
-            mpfr_sub(w, u.hi, u.lo, MPFR_RNDU);
-            mpfr_abs(m, u.lo, MPFR_RNDN);
+            mpfr_sub(w, up->hi, up->lo, MPFR_RNDU);
+            mpfr_abs(m, up->lo, MPFR_RNDN);
             mpfr_mul_2si(m, m, -(PREC_BITS / 2), MPFR_RNDN);
             PREC_TMP(big);
-            mpfr_abs(big, u.lo, MPFR_RNDN);
+            mpfr_abs(big, up->lo, MPFR_RNDN);
             mpfr_mul_2si(big, big, -30, MPFR_RNDN);
             if (mpfr_cmp(w, m) > 0 && mpfr_cmp(w, big) < 0) {
-                mpfr_set(m, u.lo, MPFR_RNDN);
-                mpfr_set(u.hi, m, MPFR_RNDN);
+                mpfr_set(m, up->lo, MPFR_RNDN);
+                mpfr_set(up->hi, m, MPFR_RNDN);
                 mpfr_add(junk, junk, w, MPFR_RNDU); /* |c - m| <= w for c in u */
             }
         }
-        if (!(pi_is_point(&u) && mpfr_zero_p(u.lo))) st = af_push(r, sym, &u);
-        pi_clear(&u);
+        if (!(pi_is_point(up) && mpfr_zero_p(up->lo))) r->sym[r->n++] = sym;
     }
     pi_clear(&t);
     if (!st && !mpfr_zero_p(junk)) {
