@@ -195,10 +195,10 @@ typedef struct bench_case {
 
 static void test_vs_gappa(void **state) {
     (void)state;
-    /* Gappa 1.4.1 wins on four by up to 20% without bisection (see
+    /* Gappa 1.4.1 wins on three by up to 20% without bisection (see
      * docs/prec.md); haze is at most Gappa on every other one. */
     static const bench_case cases[] = {
-        {"carbonGas", 1.05},  {"doppler1", 1.2}, {"himmilbeau", 1},  {"kepler0", 1},
+        {"carbonGas", 1},  {"doppler1", 1.2}, {"himmilbeau", 1},  {"kepler0", 1},
         {"predatorPrey", 1},  {"rigidBody1", 1}, {"rigidBody2", 1},  {"sine", 1},
         {"sineOrder3", 1.15}, {"sqroot", 1},     {"turbine1", 1.1},  {"turbine3", 1},
         {"verhulst", 1},      {"jetEngine", 1},  {"fixed_point", 1}, {"iir_stable_10", 1}};

@@ -445,6 +445,103 @@ static int is_stripped(const haze_prec_script *s, int id) {
     return s->nodes[id].strip == id;
 }
 
+/* f(x) and f'(x) enclosed, for the min-range approximation. */
+static void fun_d(int op, pint *f, pint *df, const pint *x) {
+    pint one;
+    pi_init(&one);
+    pi_set_d(&one, 1, 1);
+    switch (op) {
+    case OP_EXP:
+        pi_exp(f, x);
+        pi_set(df, f);
+        break;
+    case OP_LOG:
+        pi_log(f, x);
+        pi_div(df, &one, x);
+        break;
+    case OP_SQRT:
+        pi_sqrt(f, x);
+        pi_add(df, f, f);
+        pi_div(df, &one, df);
+        break;
+    default: /* 1/x */
+        pi_div(f, &one, x);
+        pi_sqr(df, f);
+        pi_neg(df, df);
+        break;
+    }
+}
+
+/*
+ * Min-range linear approximation (de Figueiredo and Stolfi, 1997, Sec. 3.8)
+ * of a monotone convex or concave f over [l, h] not containing a
+ * singularity: f(x) = alpha x + d(x), alpha the slope at the end where |f'|
+ * is smallest, so d is monotone. alpha is a point near the enclosure A' of
+ * that slope, and d(x) = (f(x) - a' x) + (a' - alpha) x is bounded by the
+ * hull of its values at l and h plus (A' - alpha)[l, h]. Result alpha X + D.
+ */
+static int minrange(run *R, int op, aform *out, const aform *X, const pint *xr) {
+    pint l, h, fl, fh, dl, dh, slope, t, D;
+    pi_init(&l), pi_init(&h), pi_init(&fl), pi_init(&fh), pi_init(&dl), pi_init(&dh);
+    pi_init(&slope), pi_init(&t), pi_init(&D);
+    mpfr_set(l.lo, xr->lo, MPFR_RNDD);
+    mpfr_set(l.hi, xr->lo, MPFR_RNDU);
+    mpfr_set(h.lo, xr->hi, MPFR_RNDD);
+    mpfr_set(h.hi, xr->hi, MPFR_RNDU);
+    fun_d(op, &fl, &dl, &l);
+    fun_d(op, &fh, &dh, &h);
+    PREC_TMP(ml);
+    PREC_TMP(mh);
+    pi_mig(ml, &dl);
+    pi_mig(mh, &dh);
+    pi_set(&slope, mpfr_cmp(ml, mh) <= 0 ? &dl : &dh);
+    pint alpha;
+    pi_init(&alpha);
+    mpfr_set(alpha.lo, slope.lo, MPFR_RNDN);
+    mpfr_set(alpha.hi, alpha.lo, MPFR_RNDN);
+    pi_mul(&t, &slope, &l);
+    pi_sub(&dl, &fl, &t);
+    pi_mul(&t, &slope, &h);
+    pi_sub(&dh, &fh, &t);
+    pi_hull(&D, &dl, &dh);
+    pi_sub(&t, &slope, &alpha);
+    pi_mul(&t, &t, xr);
+    pi_add(&D, &D, &t);
+    int st = af_lin(out, X, &alpha, NULL, NULL, &R->next_sym);
+    if (!st) st = af_add_interval(out, &D, &R->next_sym);
+    return st;
+}
+
+/* Exact values of the non-linear operations as affine forms. */
+static int nonlinear(run *R, const pnode *n, nst *S, const nst *A, const nst *B) {
+    int ok = pi_is_bounded(&A->V) && A->has_a;
+    int st;
+    switch (n->op) {
+    case OP_EXP:
+        if (ok) return minrange(R, OP_EXP, &S->A, &A->A, &A->V);
+        break;
+    case OP_LOG:
+    case OP_SQRT:
+        if (ok && mpfr_sgn(A->V.lo) > 0) return minrange(R, n->op, &S->A, &A->A, &A->V);
+        break;
+    case OP_DIV:
+        /* a / b = a * (1 / b) */
+        if (B && B->has_a && pi_is_bounded(&B->V) && !pi_has_zero(&B->V) && ok) {
+            aform inv;
+            af_init(&inv);
+            st = minrange(R, OP_DIV, &inv, &B->A, &B->V);
+            if (!st) st = af_mul(&S->A, &A->A, &inv, &R->next_sym);
+            af_free(&inv);
+            return st;
+        }
+        break;
+    default:
+        break;
+    }
+    /* other functions: a fresh symbol for the enclosure */
+    return af_add_interval(&S->A, &S->V, &R->next_sym);
+}
+
 /* Value of a node without roundings. */
 static int eval_exact(run *R, int id, const pint *box) {
     const haze_prec_script *s = R->s;
@@ -564,8 +661,11 @@ static int eval_exact(run *R, int id, const pint *box) {
                 pi_meet(&S->V, &S->V, &t);
             }
         } else {
-            /* other functions: a fresh symbol for the enclosure */
-            st = af_add_interval(&S->A, &S->V, &R->next_sym);
+            st = nonlinear(R, n, S, A, B);
+            if (!st) {
+                af_range(&t, &S->A);
+                pi_meet(&S->V, &S->V, &t);
+            }
         }
         if (st > 0) st = nomem(R);
     }
