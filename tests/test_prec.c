@@ -198,7 +198,7 @@ static void test_vs_gappa(void **state) {
     /* Gappa 1.4.1 wins on three by up to 20% without bisection (see
      * docs/prec.md); haze is at most Gappa on every other one. */
     static const bench_case cases[] = {
-        {"carbonGas", 1},  {"doppler1", 1.2}, {"himmilbeau", 1},  {"kepler0", 1},
+        {"carbonGas", 1},     {"doppler1", 1.2}, {"himmilbeau", 1},  {"kepler0", 1},
         {"predatorPrey", 1},  {"rigidBody1", 1}, {"rigidBody2", 1},  {"sine", 1},
         {"sineOrder3", 1.15}, {"sqroot", 1},     {"turbine1", 1.1},  {"turbine3", 1},
         {"verhulst", 1},      {"jetEngine", 1},  {"fixed_point", 1}, {"iir_stable_10", 1}};
@@ -310,6 +310,51 @@ static void test_bad_input(void **state) {
     haze_ctx_free(ctx);
 }
 
+/* Every prefix and some byte mutations of real scripts: the readers must
+ * answer (a script or an error with a position), never crash or leak. */
+static void fuzz_file(haze_ctx *ctx, const char *path, haze__rng *rng) {
+    FILE *fp = fopen(path, "rb");
+    assert_non_null(fp);
+    char buf[8192];
+    size_t n = fread(buf, 1, sizeof buf - 1, fp);
+    fclose(fp);
+    buf[n] = 0;
+    char *t = malloc(n + 1);
+    assert_non_null(t);
+    size_t step = quick() ? 13 : 3;
+    for (size_t k = 0; k <= n; k += step) {
+        memcpy(t, buf, k);
+        t[k] = 0;
+        haze_prec_script *s = NULL;
+        if (haze_prec_parse(ctx, t, "f", &s) == HAZE_OK)
+            haze_prec_free(s);
+        else
+            assert_true(strstr(haze_ctx_errmsg(ctx), "f") != NULL);
+    }
+    static const char junk[] = "()[]{}<>;,=+-*/|$?~@#\\ 0123456789.ebpx_azin";
+    for (int k = 0; k < (quick() ? 20 : 200); k++) {
+        memcpy(t, buf, n + 1);
+        for (int m = 0; m < 3; m++)
+            t[haze__rng_next(rng) % (n ? n : 1)] = junk[haze__rng_next(rng) % (sizeof junk - 1)];
+        haze_prec_script *s = NULL;
+        if (haze_prec_parse(ctx, t, "f", &s) == HAZE_OK) haze_prec_free(s);
+    }
+    free(t);
+}
+
+static void test_fuzz_readers(void **state) {
+    (void)state;
+    haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
+    haze__rng rng;
+    haze__rng_seed(&rng, 3);
+    fuzz_file(ctx, HAZE_SOURCE_DIR "/examples/prec/fixed_point.g", &rng);
+    fuzz_file(ctx, HAZE_SOURCE_DIR "/examples/prec/fcm_membership.g", &rng);
+    fuzz_file(ctx, HAZE_TEST_DATA "/prec/bench/jetEngine.g", &rng);
+    fuzz_file(ctx, HAZE_TEST_DATA "/prec/fpcore/doppler1.fpcore", &rng);
+    fuzz_file(ctx, HAZE_TEST_DATA "/prec/fpcore/verhulst32.fpcore", &rng);
+    haze_ctx_free(ctx);
+}
+
 /* FPCore and Gappa versions of one benchmark give the same bound. */
 static void test_fpcore(void **state) {
     (void)state;
@@ -371,6 +416,7 @@ int main(void) {
         cmocka_unit_test(test_bad_input),         cmocka_unit_test(test_filter),
         cmocka_unit_test(test_soundness),         cmocka_unit_test(test_vs_gappa),
         cmocka_unit_test(test_vs_fptaylor),       cmocka_unit_test(test_fpcore),
+        cmocka_unit_test(test_fuzz_readers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
