@@ -25,7 +25,8 @@ static int quick(void) {
 
 static haze_prec_script *load(haze_ctx *ctx, const char *path) {
     haze_prec_script *s = NULL;
-    int st = haze_prec_load(ctx, path, &s);
+    haze_prec_parse_options o = {1000}; /* FPCore loops unrolled */
+    int st = haze_prec_load_ex(ctx, path, &o, &s);
     if (st) fail_msg("%s: %s", path, haze_ctx_errmsg(ctx));
     return s;
 }
@@ -380,6 +381,27 @@ static void test_fpcore(void **state) {
     bad(ctx, "(FPCore (x) :pre (<= 1 x 0) x)", HAZE_ERR_PARSE, "empty range");
     bad(ctx, "(FPCore (x) :pre (<= 0 x 1) (+ x 1)", HAZE_ERR_PARSE, "t.g:1:1: unclosed");
     bad(ctx, "(FPCore (x) :pre (<= -1 x 1) (/ 1 x))", HAZE_ERR_DOMAIN, "division");
+    /* loops: rejected without unrolling, unrolled with it */
+    const char *loop =
+        "(FPCore (x) :pre (<= 0 x 1)\n (while (< i 3) ([i 0 (+ i 1)] [s 0 (+ s x)]) s))";
+    bad(ctx, loop, HAZE_ERR_UNSUPPORTED, "t.g:2:2: loops are analysed unrolled");
+    haze_prec_parse_options o = {2};
+    haze_prec_script *s = NULL;
+    assert_int_equal(haze_prec_parse_ex(ctx, loop, "t.g", &o, &s), HAZE_ERR_UNSUPPORTED);
+    assert_non_null(strstr(haze_ctx_errmsg(ctx), "more than 2 iterations"));
+    o.unroll = 3;
+    assert_int_equal(haze_prec_parse_ex(ctx, loop, "t.g", &o, &s), HAZE_OK);
+    haze_prec_result *r = analyse(ctx, s, HAZE_PREC_BOTH);
+    double x = 0.75, v;
+    assert_int_equal(haze_prec_eval(ctx, s, &x, 256, &v), HAZE_OK); /* s = x + x + x rounded */
+    assert_true(v >= r->goals[0].lo && v <= r->goals[0].hi);
+    assert_true(r->goals[0].hi <= 0x1p-51);
+    haze_prec_result_free(r);
+    haze_prec_free(s);
+    const char *dep = "(FPCore (x) :pre (<= 0 x 1) (while (< s 3) ([s 0 (+ s x)]) s))";
+    o.unroll = 100;
+    assert_int_equal(haze_prec_parse_ex(ctx, dep, "t.g", &o, &s), HAZE_ERR_UNSUPPORTED);
+    assert_non_null(strstr(haze_ctx_errmsg(ctx), "depends on the inputs"));
     haze_ctx_free(ctx);
 }
 

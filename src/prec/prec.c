@@ -62,11 +62,18 @@ static int check_ranges(haze_ctx *ctx, const haze_prec_script *s) {
 }
 
 int haze_prec_parse(haze_ctx *ctx, const char *text, const char *name, haze_prec_script **out) {
+    return haze_prec_parse_ex(ctx, text, name, NULL, out);
+}
+
+int haze_prec_parse_ex(haze_ctx *ctx, const char *text, const char *name,
+                       const haze_prec_parse_options *opt, haze_prec_script **out) {
     if (!text || !out) return haze__error(ctx, HAZE_ERR_INVALID, "haze_prec_parse: NULL argument");
+    long unroll = opt ? opt->unroll : 0;
+    if (unroll < 0) return haze__error(ctx, HAZE_ERR_INVALID, "haze_prec_parse: unroll < 0");
     *out = NULL;
     haze_prec_script *s = haze__prec_script_new(name);
     if (!s) return haze__error(ctx, HAZE_ERR_NOMEM, "out of memory");
-    int rc = is_fpcore(text) ? haze__prec_parse_fpcore(ctx, s, text)
+    int rc = is_fpcore(text) ? haze__prec_parse_fpcore(ctx, s, text, unroll)
                              : haze__prec_parse_gappa(ctx, s, text);
     if (!rc) rc = check_ranges(ctx, s);
     if (rc) {
@@ -78,11 +85,16 @@ int haze_prec_parse(haze_ctx *ctx, const char *text, const char *name, haze_prec
 }
 
 int haze_prec_load(haze_ctx *ctx, const char *path, haze_prec_script **out) {
+    return haze_prec_load_ex(ctx, path, NULL, out);
+}
+
+int haze_prec_load_ex(haze_ctx *ctx, const char *path, const haze_prec_parse_options *opt,
+                      haze_prec_script **out) {
     if (!path || !out) return haze__error(ctx, HAZE_ERR_INVALID, "haze_prec_load: NULL argument");
     char *text = NULL;
     int rc = haze_file_read_all(ctx, path, &text, NULL);
     if (rc) return rc;
-    rc = haze_prec_parse(ctx, text, path, out);
+    rc = haze_prec_parse_ex(ctx, text, path, opt, out);
     free(text);
     return rc;
 }

@@ -35,6 +35,7 @@ typedef struct fp {
     int line, col;
     int status;
     int fmt;
+    long unroll; /* while loops: 0 rejects them, N unrolls at most N iterations */
 } fp;
 
 static int ferr(fp *p, int line, int col, int st, const char *fmt, ...)
@@ -210,6 +211,161 @@ static int node(fp *p, const sx *at, int op, int a, int b, int c, int fmt) {
     return id;
 }
 
+/* The value of a node that depends on no input, exactly; 0 if it has one. */
+static int const_eval(const haze_prec_script *s, int id, mpfr_t out) {
+    const pnode *n = &s->nodes[id];
+    if (n->op == OP_CONST) {
+        if (!pi_is_point(&n->k)) return 0;
+        mpfr_set(out, n->k.lo, MPFR_RNDN);
+        return 1;
+    }
+    if (n->op == OP_VAR || n->a < 0) return 0;
+    mpfr_t a, b;
+    mpfr_inits2(mpfr_get_prec(out), a, b, (mpfr_ptr)0);
+    int ok = const_eval(s, n->a, a) && (n->b < 0 || const_eval(s, n->b, b));
+    int inexact = 0;
+    if (ok) {
+        switch (n->op) {
+        case OP_NEG:
+            inexact = mpfr_neg(out, a, MPFR_RNDN);
+            break;
+        case OP_ADD:
+            inexact = mpfr_add(out, a, b, MPFR_RNDN);
+            break;
+        case OP_SUB:
+            inexact = mpfr_sub(out, a, b, MPFR_RNDN);
+            break;
+        case OP_MUL:
+            inexact = mpfr_mul(out, a, b, MPFR_RNDN);
+            break;
+        case OP_DIV:
+            inexact = mpfr_zero_p(b) || mpfr_div(out, a, b, MPFR_RNDN);
+            break;
+        case OP_ABS:
+            inexact = mpfr_abs(out, a, MPFR_RNDN);
+            break;
+        case OP_RND:
+            inexact = haze__prec_round_point(&s->fmts[n->fmt], out, a);
+            break;
+        default:
+            ok = 0;
+            break;
+        }
+    }
+    mpfr_clears(a, b, (mpfr_ptr)0);
+    return ok && !inexact;
+}
+
+static int expr(fp *p, const sx *e, env *en, int *r, int *x);
+
+/*
+ * Decides a loop condition at unrolling time. Its operands must not depend
+ * on the inputs, and the rounded and the exact execution must agree, else
+ * the loop cannot be unrolled statically.
+ */
+static int cond_eval(fp *p, const sx *e, env *en, int *truth) {
+    if (is_atom(e, "TRUE") || is_atom(e, "FALSE")) {
+        *truth = is_atom(e, "TRUE");
+        return 0;
+    }
+    if (!e->list || e->n < 2 || e->kids[0]->list)
+        return ferr(p, e->line, e->col, HAZE_ERR_UNSUPPORTED, "unsupported loop condition");
+    const char *op = e->kids[0]->atom;
+    if (!strcmp(op, "and") || !strcmp(op, "or") || !strcmp(op, "not")) {
+        int acc = !strcmp(op, "and"), t;
+        for (int i = 1; i < e->n; i++) {
+            if (cond_eval(p, e->kids[i], en, &t)) return -1;
+            if (!strcmp(op, "and"))
+                acc = acc && t;
+            else if (!strcmp(op, "or"))
+                acc = acc || t;
+            else
+                acc = !t;
+        }
+        *truth = acc;
+        return 0;
+    }
+    static const char *cmp[] = {"<", "<=", ">", ">=", "==", "!="};
+    int which = -1;
+    for (int i = 0; i < 6; i++)
+        if (!strcmp(op, cmp[i])) which = i;
+    if (which < 0 || e->n != 3)
+        return ferr(p, e->line, e->col, HAZE_ERR_UNSUPPORTED, "unsupported loop condition '%s'",
+                    op);
+    int ra, xa, rb, xb;
+    if (expr(p, e->kids[1], en, &ra, &xa) || expr(p, e->kids[2], en, &rb, &xb)) return -1;
+    mpfr_t v[4];
+    int ids[4] = {ra, rb, xa, xb}, ok = 1, res[2];
+    for (int i = 0; i < 4; i++) {
+        mpfr_init2(v[i], 4096);
+        ok = ok && const_eval(p->s, ids[i], v[i]);
+    }
+    for (int k = 0; ok && k < 2; k++) {
+        int c = mpfr_cmp(v[2 * k], v[2 * k + 1]);
+        res[k] = which == 0   ? c < 0
+                 : which == 1 ? c <= 0
+                 : which == 2 ? c > 0
+                 : which == 3 ? c >= 0
+                 : which == 4 ? c == 0
+                              : c != 0;
+    }
+    for (int i = 0; i < 4; i++) mpfr_clear(v[i]);
+    if (!ok)
+        return ferr(p, e->line, e->col, HAZE_ERR_UNSUPPORTED,
+                    "the loop condition depends on the inputs (or is not exact): cannot unroll");
+    if (res[0] != res[1])
+        return ferr(p, e->line, e->col, HAZE_ERR_UNSUPPORTED,
+                    "the rounded and the exact execution leave the loop at different iterations");
+    *truth = res[0];
+    return 0;
+}
+
+/* (while cond ([x init update] ...) body) and while*, unrolled. */
+static int loop(fp *p, const sx *e, env *en, int *r, int *x) {
+    int seq = !strcmp(e->kids[0]->atom, "while*");
+    if (!p->unroll)
+        return ferr(
+            p, e->line, e->col, HAZE_ERR_UNSUPPORTED,
+            "loops are analysed unrolled: use --unroll (haze_prec_parse_ex with unroll > 0)");
+    if (e->n != 4 || !e->kids[2]->list)
+        return ferr(p, e->line, e->col, HAZE_ERR_PARSE,
+                    "while takes a condition, bindings and a body");
+    const sx *bs = e->kids[2];
+    if (bs->n > 64)
+        return ferr(p, bs->line, bs->col, HAZE_ERR_UNSUPPORTED, "too many loop variables");
+    int base = en->n, nr[64], nx[64];
+    for (int i = 0; i < bs->n; i++) {
+        const sx *b = bs->kids[i];
+        if (!b->list || b->n != 3 || b->kids[0]->list)
+            return ferr(p, b->line, b->col, HAZE_ERR_PARSE, "a loop binding is [name init update]");
+        if (expr(p, b->kids[1], en, &nr[i], &nx[i])) return -1;
+        if (seq && env_push(en, b->kids[0]->atom, nr[i], nx[i]))
+            return p->status = haze__error(p->ctx, HAZE_ERR_NOMEM, "out of memory");
+    }
+    if (!seq)
+        for (int i = 0; i < bs->n; i++)
+            if (env_push(en, bs->kids[i]->kids[0]->atom, nr[i], nx[i]))
+                return p->status = haze__error(p->ctx, HAZE_ERR_NOMEM, "out of memory");
+    for (long it = 0;; it++) {
+        int t;
+        if (cond_eval(p, e->kids[1], en, &t)) return -1;
+        if (!t) break;
+        if (it == p->unroll)
+            return ferr(p, e->line, e->col, HAZE_ERR_UNSUPPORTED,
+                        "the loop runs more than %ld iterations", p->unroll);
+        for (int i = 0; i < bs->n; i++) {
+            if (expr(p, bs->kids[i]->kids[2], en, &nr[i], &nx[i])) return -1;
+            if (seq) en->b[base + i].rounded = nr[i], en->b[base + i].exact = nx[i];
+        }
+        if (!seq)
+            for (int i = 0; i < bs->n; i++)
+                en->b[base + i].rounded = nr[i], en->b[base + i].exact = nx[i];
+    }
+    int st = expr(p, e->kids[3], en, r, x);
+    en->n = base;
+    return st;
+}
+
 /* Translates an expression into its rounded (*r) and exact (*x) nodes. */
 static int expr(fp *p, const sx *e, env *en, int *r, int *x) {
     if (p->status) return -1;
@@ -233,6 +389,7 @@ static int expr(fp *p, const sx *e, env *en, int *r, int *x) {
         return ferr(p, e->line, e->col, HAZE_ERR_UNSUPPORTED, "expected an operation");
     const char *op = e->kids[0]->atom;
     int n = e->n - 1;
+    if (!strcmp(op, "while") || !strcmp(op, "while*")) return loop(p, e, en, r, x);
     if (!strcmp(op, "let") || !strcmp(op, "let*")) {
         if (n != 2 || !e->kids[1]->list)
             return ferr(p, e->line, e->col, HAZE_ERR_PARSE, "let takes bindings and a body");
@@ -348,8 +505,8 @@ static int pre(fp *p, const sx *e) {
     return 0;
 }
 
-int haze__prec_parse_fpcore(haze_ctx *ctx, haze_prec_script *s, const char *text) {
-    fp P = {ctx, s, text, 0, 1, 1, 0, -1};
+int haze__prec_parse_fpcore(haze_ctx *ctx, haze_prec_script *s, const char *text, long unroll) {
+    fp P = {ctx, s, text, 0, 1, 1, 0, -1, unroll};
     fp *p = &P;
     sx *top = read_sx(p, 0);
     if (!top) return P.status;
@@ -431,8 +588,11 @@ int haze__prec_parse_fpcore(haze_ctx *ctx, haze_prec_script *s, const char *text
             go->kind = GOAL_VALUE;
             pi_init(&go->want);
             char buf[512];
-            snprintf(buf, sizeof buf, "%s%s%s: rounded - exact (binary%d) in ?", name ? "" : "",
-                     name ? name : "FPCore", "", f.prec == 24 ? 32 : 64);
+            const char *nm = name ? name : "FPCore";
+            int nlen = (int)strlen(nm);
+            if (nlen >= 2 && nm[0] == '"') nm++, nlen -= 2; /* drop the quotes */
+            snprintf(buf, sizeof buf, "%.*s: rounded - exact (binary%d) in ?", nlen, nm,
+                     f.prec == 24 ? 32 : 64);
             go->text = strdup(buf);
             if (!go->text) P.status = haze__error(ctx, HAZE_ERR_NOMEM, "out of memory");
         }
