@@ -14,7 +14,7 @@
 static void help(FILE *fp) {
     fprintf(fp,
             "usage: haze prec SCRIPT.g|SCRIPT.fpcore [--engine ia|aa|both] [--bisect VAR=N]...\n"
-            "                 [--json] [-o FILE]\n\n"
+            "                 [--unroll[=N]] [--json] [-o FILE]\n\n"
             "Bounds the rounding errors of the script's computation: each goal\n"
             "(\"e in ?\", \"|e| <= b\", \"a -/ b in ?\") gets an enclosure that no real\n"
             "execution can leave. The script is Gappa's language (with exp, log, exp2,\n"
@@ -24,6 +24,8 @@ static void help(FILE *fp) {
             "                  (default: both, the tighter bound at every node)\n"
             "  --bisect VAR=N  split input VAR into N equal sub-ranges (replaces the\n"
             "                  script's '$ VAR in N;' hint); sub-ranges run in parallel\n"
+            "  --unroll[=N]    unroll FPCore while loops (at most N iterations, default\n"
+            "                  10000); their conditions must not depend on the inputs\n"
             "  --json          print the result as JSON\n"
             "  -o FILE         write the result to FILE instead of standard output\n"
             "  -h, --help      this text\n\n"
@@ -77,12 +79,16 @@ static void print_json(FILE *fp, const char *script, haze_prec_engine e,
 }
 
 int cmd_prec(int argc, char **argv, const cli_global *g) {
-    static const struct option opts[] = {
-        {"engine", required_argument, 0, 'e'}, {"bisect", required_argument, 0, 'b'},
-        {"json", no_argument, 0, 'j'},         {"output", required_argument, 0, 'o'},
-        {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
+    static const struct option opts[] = {{"engine", required_argument, 0, 'e'},
+                                         {"bisect", required_argument, 0, 'b'},
+                                         {"json", no_argument, 0, 'j'},
+                                         {"output", required_argument, 0, 'o'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {"unroll", optional_argument, 0, 'u'},
+                                         {0, 0, 0, 0}};
     haze_prec_engine engine = HAZE_PREC_BOTH;
     int json = 0;
+    haze_prec_parse_options popt = {0};
     const char *output = "-";
     const char *bisect[64];
     int n_bisect = 0;
@@ -103,6 +109,14 @@ int cmd_prec(int argc, char **argv, const cli_global *g) {
         case 'j':
             json = 1;
             break;
+        case 'u': {
+            long n = 10000;
+            if (optarg && !cli_parse_int(optarg, 1, 100000000, &n))
+                return cli_usage_error("prec", "--unroll: expected a count from 1 to 1e8, got '%s'",
+                                       optarg);
+            popt.unroll = n;
+            break;
+        }
         case 'o':
             output = optarg;
             break;
@@ -122,7 +136,7 @@ int cmd_prec(int argc, char **argv, const cli_global *g) {
     if (code) return code;
     haze_prec_script *s = NULL;
     haze_prec_result *r = NULL;
-    int st = haze_prec_load(ctx, path, &s);
+    int st = haze_prec_load_ex(ctx, path, &popt, &s);
     for (int i = 0; !st && i < n_bisect; i++) {
         char name[256];
         const char *eq = strchr(bisect[i], '=');

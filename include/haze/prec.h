@@ -38,6 +38,18 @@ HAZE_API int haze_prec_parse(haze_ctx *ctx, const char *text, const char *name,
                              haze_prec_script **out);
 /* The same for a file ("-" reads standard input). */
 HAZE_API int haze_prec_load(haze_ctx *ctx, const char *path, haze_prec_script **out);
+typedef struct haze_prec_parse_options {
+    /* FPCore while / while* loops: 0 rejects them; N > 0 unrolls them (at most
+     * N iterations each), which needs loop conditions that do not depend on
+     * the inputs and that the rounded and the exact execution decide alike. */
+    long unroll;
+} haze_prec_parse_options;
+
+/* haze_prec_parse / haze_prec_load with options (NULL: the defaults, all 0). */
+HAZE_API int haze_prec_parse_ex(haze_ctx *ctx, const char *text, const char *name,
+                                const haze_prec_parse_options *opt, haze_prec_script **out);
+HAZE_API int haze_prec_load_ex(haze_ctx *ctx, const char *path, const haze_prec_parse_options *opt,
+                               haze_prec_script **out);
 /* Frees a script; NULL is a no-op. */
 HAZE_API void haze_prec_free(haze_prec_script *s);
 

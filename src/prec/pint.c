@@ -9,15 +9,17 @@
 #include "prec/prec_internal.h"
 
 void pi_init(pint *x) {
-    mpfr_init2(x->lo, PREC_BITS);
-    mpfr_init2(x->hi, PREC_BITS);
-    mpfr_set_zero(x->lo, 1);
-    mpfr_set_zero(x->hi, 1);
+    mpfr_custom_init_set(x->lo, MPFR_ZERO_KIND, 0, PREC_BITS, x->llo);
+    mpfr_custom_init_set(x->hi, MPFR_ZERO_KIND, 0, PREC_BITS, x->lhi);
 }
 
 void pi_clear(pint *x) {
-    mpfr_clear(x->lo);
-    mpfr_clear(x->hi);
+    (void)x;
+}
+
+void pi_fixup(pint *x) {
+    mpfr_custom_move(x->lo, x->llo);
+    mpfr_custom_move(x->hi, x->lhi);
 }
 
 void pi_set(pint *r, const pint *a) {
@@ -59,12 +61,10 @@ static void fix_nan(pint *r) {
 }
 
 void pi_neg(pint *r, const pint *a) {
-    mpfr_t t;
-    mpfr_init2(t, PREC_BITS);
+    PREC_TMP(t);
     mpfr_neg(t, a->lo, MPFR_RNDU);
     mpfr_neg(r->lo, a->hi, MPFR_RNDD);
     mpfr_set(r->hi, t, MPFR_RNDU);
-    mpfr_clear(t);
 }
 
 void pi_add(pint *r, const pint *a, const pint *b) {
@@ -74,19 +74,18 @@ void pi_add(pint *r, const pint *a, const pint *b) {
 }
 
 void pi_sub(pint *r, const pint *a, const pint *b) {
-    mpfr_t t;
-    mpfr_init2(t, PREC_BITS);
+    PREC_TMP(t);
     mpfr_sub(t, a->hi, b->lo, MPFR_RNDU);
     mpfr_sub(r->lo, a->lo, b->hi, MPFR_RNDD);
     mpfr_set(r->hi, t, MPFR_RNDU);
-    mpfr_clear(t);
     fix_nan(r);
 }
 
 /* The general case: all four products. */
 static void mul_general(pint *r, const pint *a, const pint *b) {
-    mpfr_t lo, hi, t;
-    mpfr_inits2(PREC_BITS, lo, hi, t, (mpfr_ptr)0);
+    PREC_TMP(lo);
+    PREC_TMP(hi);
+    PREC_TMP(t);
     mpfr_set_inf(lo, 1);
     mpfr_set_inf(hi, -1);
     mpfr_srcptr xa[2] = {a->lo, a->hi}, xb[2] = {b->lo, b->hi};
@@ -108,7 +107,6 @@ static void mul_general(pint *r, const pint *a, const pint *b) {
         }
     mpfr_set(r->lo, lo, MPFR_RNDD);
     mpfr_set(r->hi, hi, MPFR_RNDU);
-    mpfr_clears(lo, hi, t, (mpfr_ptr)0);
     if (nan) pi_set_entire(r);
 }
 
@@ -138,13 +136,11 @@ void pi_mul(pint *r, const pint *a, const pint *b) {
 }
 
 void pi_sqr(pint *r, const pint *a) {
-    mpfr_t m;
-    mpfr_init2(m, PREC_BITS);
+    PREC_TMP(m);
     pi_mag(m, a);
     pi_mig(r->lo, a);
     mpfr_sqr(r->lo, r->lo, MPFR_RNDD);
     mpfr_sqr(r->hi, m, MPFR_RNDU);
-    mpfr_clear(m);
 }
 
 void pi_div(pint *r, const pint *a, const pint *b) {
@@ -170,12 +166,10 @@ void pi_sqrt(pint *r, const pint *a) {
 }
 
 void pi_abs(pint *r, const pint *a) {
-    mpfr_t m;
-    mpfr_init2(m, PREC_BITS);
+    PREC_TMP(m);
     pi_mag(m, a);
     pi_mig(r->lo, a);
     mpfr_set(r->hi, m, MPFR_RNDU);
-    mpfr_clear(m);
 }
 
 typedef int (*mfun)(mpfr_ptr, mpfr_srcptr, mpfr_rnd_t);
@@ -238,21 +232,17 @@ void pi_meet(pint *r, const pint *a, const pint *b) {
         pi_set(r, a);
         return;
     }
-    mpfr_t lo;
-    mpfr_init2(lo, PREC_BITS);
+    PREC_TMP(lo);
     mpfr_max(lo, a->lo, b->lo, MPFR_RNDD);
     mpfr_min(r->hi, a->hi, b->hi, MPFR_RNDU);
     mpfr_set(r->lo, lo, MPFR_RNDD);
-    mpfr_clear(lo);
 }
 
 void pi_mag(mpfr_t m, const pint *a) {
-    mpfr_t t;
-    mpfr_init2(t, PREC_BITS);
+    PREC_TMP(t);
     mpfr_abs(t, a->lo, MPFR_RNDU);
     mpfr_abs(m, a->hi, MPFR_RNDU);
     mpfr_max(m, m, t, MPFR_RNDU);
-    mpfr_clear(t);
 }
 
 void pi_mig(mpfr_t m, const pint *a) {

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "haze/io.h"
+#include "prec/prec_box_internal.h"
 #include "prec/prec_internal.h"
 
 #ifdef _OPENMP
@@ -61,11 +62,18 @@ static int check_ranges(haze_ctx *ctx, const haze_prec_script *s) {
 }
 
 int haze_prec_parse(haze_ctx *ctx, const char *text, const char *name, haze_prec_script **out) {
+    return haze_prec_parse_ex(ctx, text, name, NULL, out);
+}
+
+int haze_prec_parse_ex(haze_ctx *ctx, const char *text, const char *name,
+                       const haze_prec_parse_options *opt, haze_prec_script **out) {
     if (!text || !out) return haze__error(ctx, HAZE_ERR_INVALID, "haze_prec_parse: NULL argument");
+    long unroll = opt ? opt->unroll : 0;
+    if (unroll < 0) return haze__error(ctx, HAZE_ERR_INVALID, "haze_prec_parse: unroll < 0");
     *out = NULL;
     haze_prec_script *s = haze__prec_script_new(name);
     if (!s) return haze__error(ctx, HAZE_ERR_NOMEM, "out of memory");
-    int rc = is_fpcore(text) ? haze__prec_parse_fpcore(ctx, s, text)
+    int rc = is_fpcore(text) ? haze__prec_parse_fpcore(ctx, s, text, unroll)
                              : haze__prec_parse_gappa(ctx, s, text);
     if (!rc) rc = check_ranges(ctx, s);
     if (rc) {
@@ -77,11 +85,16 @@ int haze_prec_parse(haze_ctx *ctx, const char *text, const char *name, haze_prec
 }
 
 int haze_prec_load(haze_ctx *ctx, const char *path, haze_prec_script **out) {
+    return haze_prec_load_ex(ctx, path, NULL, out);
+}
+
+int haze_prec_load_ex(haze_ctx *ctx, const char *path, const haze_prec_parse_options *opt,
+                      haze_prec_script **out) {
     if (!path || !out) return haze__error(ctx, HAZE_ERR_INVALID, "haze_prec_load: NULL argument");
     char *text = NULL;
     int rc = haze_file_read_all(ctx, path, &text, NULL);
     if (rc) return rc;
-    rc = haze_prec_parse(ctx, text, path, out);
+    rc = haze_prec_parse_ex(ctx, text, path, opt, out);
     free(text);
     return rc;
 }
@@ -221,11 +234,26 @@ int haze_prec_analyse(haze_ctx *ctx, const haze_prec_script *s, haze_prec_engine
         mpfr_set_inf(acc[g].lo, 1);
         mpfr_set_inf(acc[g].hi, -1);
     }
-    int rc = 0;
+    int rc = 0, on_gpu = 0;
     char errmsg[HAZE__ERRMSG_MAX] = "";
     int threads = haze__threads(ctx);
     if (boxes < threads) threads = (int)boxes;
-#pragma omp parallel num_threads(threads)
+#ifdef HAZE_HAVE_CUDA
+    /* the interval engine bisects on the GPU when the script allows it
+     * (no exp/log); otherwise, and for the affine engine, the CPU does */
+    if (haze__use_cuda(ctx) && engine == HAZE_PREC_IA) {
+        int g = haze__prec_analyse_cuda(ctx, s, acc);
+        if (g == HAZE_OK)
+            on_gpu = 1;
+        else if (g != HAZE_ERR_UNSUPPORTED)
+            rc = g, on_gpu = 1;
+        else
+            haze_ctx_clear_error(ctx);
+        if (rc) snprintf(errmsg, sizeof errmsg, "%s", haze_ctx_errmsg(ctx));
+    }
+#endif
+    if (on_gpu) threads = 0;
+#pragma omp parallel num_threads(threads > 0 ? threads : 1) if (threads > 0)
     {
         pint *box = malloc((size_t)(nv ? nv : 1) * sizeof *box);
         pint *res = malloc((size_t)ng * sizeof *res);
@@ -243,7 +271,7 @@ int haze_prec_analyse(haze_ctx *ctx, const haze_prec_script *s, haze_prec_engine
             }
         }
 #pragma omp for schedule(dynamic, 1)
-        for (long b = 0; b < boxes; b++) {
+        for (long b = 0; b < (on_gpu ? 0 : boxes); b++) {
             int stop;
 #pragma omp atomic read
             stop = rc;

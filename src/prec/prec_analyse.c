@@ -59,6 +59,7 @@ static int af_reserve(aform *a, int n) {
     pint *nc = realloc(a->c, (size_t)cap * sizeof *nc);
     if (!nc) return -1;
     a->c = nc;
+    for (int i = 0; i < a->n; i++) pi_fixup(&a->c[i]);
     a->cap = cap;
     return 0;
 }
@@ -97,14 +98,12 @@ static int af_add_interval(aform *a, const pint *d, int *next_sym) {
 
 /* Sum of |c_i| (upper bound). */
 static void af_rad(mpfr_t r, const aform *a) {
-    mpfr_t m;
-    mpfr_init2(m, PREC_BITS);
+    PREC_TMP(m);
     mpfr_set_zero(r, 1);
     for (int i = 0; i < a->n; i++) {
         pi_mag(m, &a->c[i]);
         mpfr_add(r, r, m, MPFR_RNDU);
     }
-    mpfr_clear(m);
 }
 
 static void af_range(pint *out, const aform *a) {
@@ -117,7 +116,9 @@ static void af_range(pint *out, const aform *a) {
 }
 
 /* r = kx*x + ky*y (kx, ky intervals; NULL means 1; y may be NULL). r is new. */
-static int af_lin(aform *r, const aform *x, const pint *kx, const aform *y, const pint *ky) {
+static int af_lin(aform *r, const aform *x, const pint *kx, const aform *y, const pint *ky,
+                  int *next_sym) {
+    PREC_TMP(junk); /* coefficient widths moved to a fresh symbol */
     pint t;
     pi_init(&t);
     int i = 0, j = 0, st = 0;
@@ -136,16 +137,18 @@ static int af_lin(aform *r, const aform *x, const pint *kx, const aform *y, cons
         pi_add(&r->c0, &r->c0, &t);
     }
     int nx = x ? x->n : 0, ny = y ? y->n : 0;
+    /* room for every term and the junk symbol: terms are built in place */
+    if (af_reserve(r, r->n + nx + ny + 1)) return -1;
     while (!st && (i < nx || j < ny)) {
         int sx = i < nx ? x->sym[i] : INT_MAX, sy = j < ny ? y->sym[j] : INT_MAX;
-        pint u;
-        pi_init(&u);
+        pint *up = &r->c[r->n];
+        pi_init(up);
         int sym = sx < sy ? sx : sy;
         if (sx == sym) {
             if (kx)
-                pi_mul(&u, &x->c[i], kx);
+                pi_mul(up, &x->c[i], kx);
             else
-                pi_set(&u, &x->c[i]);
+                pi_set(up, &x->c[i]);
             i++;
         }
         if (sy == sym) {
@@ -153,20 +156,47 @@ static int af_lin(aform *r, const aform *x, const pint *kx, const aform *y, cons
                 pi_mul(&t, &y->c[j], ky);
             else
                 pi_set(&t, &y->c[j]);
-            pi_add(&u, &u, &t);
+            pi_add(up, up, &t);
             j++;
         }
-        if (!(pi_is_point(&u) && mpfr_zero_p(u.lo))) st = af_push(r, sym, &u);
-        pi_clear(&u);
+        /* a coefficient that rounding has made slightly wide: keep its
+         * midpoint and move the width to a fresh symbol, shared by later
+         * operations. Widths otherwise grow like interval bounds (in long
+         * recurrences, exponentially); input-dependent wide coefficients
+         * stay intervals, where this would change nothing. */
+        if (next_sym && !pi_is_point(up) && mpfr_regular_p(up->lo) && mpfr_regular_p(up->hi) &&
+            mpfr_sgn(up->lo) == mpfr_sgn(up->hi)) {
+            PREC_TMP(w);
+            PREC_TMP(m);
+            mpfr_sub(w, up->hi, up->lo, MPFR_RNDU);
+            mpfr_abs(m, up->lo, MPFR_RNDN);
+            mpfr_mul_2si(m, m, -(PREC_BITS / 2), MPFR_RNDN);
+            PREC_TMP(big);
+            mpfr_abs(big, up->lo, MPFR_RNDN);
+            mpfr_mul_2si(big, big, -30, MPFR_RNDN);
+            if (mpfr_cmp(w, m) > 0 && mpfr_cmp(w, big) < 0) {
+                mpfr_set(m, up->lo, MPFR_RNDN);
+                mpfr_set(up->hi, m, MPFR_RNDN);
+                mpfr_add(junk, junk, w, MPFR_RNDU); /* |c - m| <= w for c in u */
+            }
+        }
+        if (!(pi_is_point(up) && mpfr_zero_p(up->lo))) r->sym[r->n++] = sym;
     }
     pi_clear(&t);
+    if (!st && !mpfr_zero_p(junk)) {
+        pint jk;
+        pi_init(&jk);
+        mpfr_set(jk.lo, junk, MPFR_RNDD);
+        mpfr_set(jk.hi, junk, MPFR_RNDU);
+        st = af_push(r, (*next_sym)++, &jk);
+    }
     return st;
 }
 
 /* Standard affine product (de Figueiredo and Stolfi, Sec. 3.10): the
  * quadratic remainder, bounded by rad(x) rad(y), becomes a new symbol. */
 static int af_mul(aform *r, const aform *x, const aform *y, int *next_sym) {
-    int st = af_lin(r, x, &y->c0, y, &x->c0);
+    int st = af_lin(r, x, &y->c0, y, &x->c0, next_sym);
     if (st) return st;
     /* the centre product was counted twice: c0 = x0*y0 + y0*x0, take one off */
     pint p;
@@ -360,7 +390,7 @@ static int round_rel(pint *rho, const pformat *f, const pint *va, const pint *d)
         pi_set_zero(rho);
         return 1;
     }
-    if (f->fixed || f->extra_ulps || f->extra_abs != LONG_MIN || !pi_is_bounded(d)) return 0;
+    if (f->fixed || f->extra_abs != LONG_MIN || !pi_is_bounded(d)) return 0;
     mpfr_t m;
     mpfr_init2(m, PREC_BITS);
     pi_mig(m, va);
@@ -371,6 +401,17 @@ static int round_rel(pint *rho, const pformat *f, const pint *va, const pint *d)
     if (!ok) return 0;
     int nearest = f->dir == DIR_NE || f->dir == DIR_NA;
     mpfr_set_si_2exp(rho->hi, 1, nearest ? -f->prec : 1 - f->prec, MPFR_RNDU);
+    if (f->extra_ulps) {
+        /* k ulps of the result y: at most k 2^(1-p) |y| <= k 2^(1-p) (1 + 2^-p) |v| */
+        mpfr_t k;
+        mpfr_init2(k, PREC_BITS);
+        mpfr_set_si_2exp(k, 1, -f->prec, MPFR_RNDU);
+        mpfr_add_ui(k, k, 1, MPFR_RNDU);
+        mpfr_mul_si(k, k, f->extra_ulps, MPFR_RNDU);
+        mpfr_mul_2si(k, k, 1 - f->prec, MPFR_RNDU);
+        mpfr_add(rho->hi, rho->hi, k, MPFR_RNDU);
+        mpfr_clear(k);
+    }
     mpfr_neg(rho->lo, rho->hi, MPFR_RNDD);
     return 1;
 }
@@ -402,6 +443,103 @@ static void round_value(pint *r, const pformat *f, const pint *va, const pint *d
 
 static int is_stripped(const haze_prec_script *s, int id) {
     return s->nodes[id].strip == id;
+}
+
+/* f(x) and f'(x) enclosed, for the min-range approximation. */
+static void fun_d(int op, pint *f, pint *df, const pint *x) {
+    pint one;
+    pi_init(&one);
+    pi_set_d(&one, 1, 1);
+    switch (op) {
+    case OP_EXP:
+        pi_exp(f, x);
+        pi_set(df, f);
+        break;
+    case OP_LOG:
+        pi_log(f, x);
+        pi_div(df, &one, x);
+        break;
+    case OP_SQRT:
+        pi_sqrt(f, x);
+        pi_add(df, f, f);
+        pi_div(df, &one, df);
+        break;
+    default: /* 1/x */
+        pi_div(f, &one, x);
+        pi_sqr(df, f);
+        pi_neg(df, df);
+        break;
+    }
+}
+
+/*
+ * Min-range linear approximation (de Figueiredo and Stolfi, 1997, Sec. 3.8)
+ * of a monotone convex or concave f over [l, h] not containing a
+ * singularity: f(x) = alpha x + d(x), alpha the slope at the end where |f'|
+ * is smallest, so d is monotone. alpha is a point near the enclosure A' of
+ * that slope, and d(x) = (f(x) - a' x) + (a' - alpha) x is bounded by the
+ * hull of its values at l and h plus (A' - alpha)[l, h]. Result alpha X + D.
+ */
+static int minrange(run *R, int op, aform *out, const aform *X, const pint *xr) {
+    pint l, h, fl, fh, dl, dh, slope, t, D;
+    pi_init(&l), pi_init(&h), pi_init(&fl), pi_init(&fh), pi_init(&dl), pi_init(&dh);
+    pi_init(&slope), pi_init(&t), pi_init(&D);
+    mpfr_set(l.lo, xr->lo, MPFR_RNDD);
+    mpfr_set(l.hi, xr->lo, MPFR_RNDU);
+    mpfr_set(h.lo, xr->hi, MPFR_RNDD);
+    mpfr_set(h.hi, xr->hi, MPFR_RNDU);
+    fun_d(op, &fl, &dl, &l);
+    fun_d(op, &fh, &dh, &h);
+    PREC_TMP(ml);
+    PREC_TMP(mh);
+    pi_mig(ml, &dl);
+    pi_mig(mh, &dh);
+    pi_set(&slope, mpfr_cmp(ml, mh) <= 0 ? &dl : &dh);
+    pint alpha;
+    pi_init(&alpha);
+    mpfr_set(alpha.lo, slope.lo, MPFR_RNDN);
+    mpfr_set(alpha.hi, alpha.lo, MPFR_RNDN);
+    pi_mul(&t, &slope, &l);
+    pi_sub(&dl, &fl, &t);
+    pi_mul(&t, &slope, &h);
+    pi_sub(&dh, &fh, &t);
+    pi_hull(&D, &dl, &dh);
+    pi_sub(&t, &slope, &alpha);
+    pi_mul(&t, &t, xr);
+    pi_add(&D, &D, &t);
+    int st = af_lin(out, X, &alpha, NULL, NULL, &R->next_sym);
+    if (!st) st = af_add_interval(out, &D, &R->next_sym);
+    return st;
+}
+
+/* Exact values of the non-linear operations as affine forms. */
+static int nonlinear(run *R, const pnode *n, nst *S, const nst *A, const nst *B) {
+    int ok = pi_is_bounded(&A->V) && A->has_a;
+    int st;
+    switch (n->op) {
+    case OP_EXP:
+        if (ok) return minrange(R, OP_EXP, &S->A, &A->A, &A->V);
+        break;
+    case OP_LOG:
+    case OP_SQRT:
+        if (ok && mpfr_sgn(A->V.lo) > 0) return minrange(R, n->op, &S->A, &A->A, &A->V);
+        break;
+    case OP_DIV:
+        /* a / b = a * (1 / b) */
+        if (B && B->has_a && pi_is_bounded(&B->V) && !pi_has_zero(&B->V) && ok) {
+            aform inv;
+            af_init(&inv);
+            st = minrange(R, OP_DIV, &inv, &B->A, &B->V);
+            if (!st) st = af_mul(&S->A, &A->A, &inv, &R->next_sym);
+            af_free(&inv);
+            return st;
+        }
+        break;
+    default:
+        break;
+    }
+    /* other functions: a fresh symbol for the enclosure */
+    return af_add_interval(&S->A, &S->V, &R->next_sym);
 }
 
 /* Value of a node without roundings. */
@@ -502,18 +640,18 @@ static int eval_exact(run *R, int id, const pint *box) {
             mpfr_set_si(m1.lo, -1, MPFR_RNDN);
             mpfr_set_si(m1.hi, -1, MPFR_RNDN);
             if (n->op == OP_NEG)
-                st = af_lin(&S->A, &A->A, &m1, NULL, NULL);
+                st = af_lin(&S->A, &A->A, &m1, NULL, NULL, &R->next_sym);
             else if (n->op == OP_ADD)
-                st = af_lin(&S->A, &A->A, NULL, &B->A, NULL);
+                st = af_lin(&S->A, &A->A, NULL, &B->A, NULL, &R->next_sym);
             else if (n->op == OP_SUB)
-                st = af_lin(&S->A, &A->A, NULL, &B->A, &m1);
+                st = af_lin(&S->A, &A->A, NULL, &B->A, &m1, &R->next_sym);
             else if (n->op == OP_MUL)
                 st = af_mul(&S->A, &A->A, &B->A, &R->next_sym);
             else {
                 aform p;
                 af_init(&p);
                 st = af_mul(&p, &A->A, &B->A, &R->next_sym);
-                if (!st) st = af_lin(&S->A, &p, NULL, &C->A, NULL);
+                if (!st) st = af_lin(&S->A, &p, NULL, &C->A, NULL, &R->next_sym);
                 af_free(&p);
             }
             pi_clear(&m1);
@@ -523,8 +661,11 @@ static int eval_exact(run *R, int id, const pint *box) {
                 pi_meet(&S->V, &S->V, &t);
             }
         } else {
-            /* other functions: a fresh symbol for the enclosure */
-            st = af_add_interval(&S->A, &S->V, &R->next_sym);
+            st = nonlinear(R, n, S, A, B);
+            if (!st) {
+                af_range(&t, &S->A);
+                pi_meet(&S->V, &S->V, &t);
+            }
         }
         if (st > 0) st = nomem(R);
     }
@@ -537,13 +678,13 @@ static int has_f(const nst *x) {
 }
 
 /* F = kx * Fx + ky * Fy where an absent form is zero. */
-static int lin_f(aform *r, const nst *x, const pint *kx, const nst *y, const pint *ky) {
-    return af_lin(r, has_f(x) ? &x->F : NULL, kx, has_f(y) ? &y->F : NULL, ky);
+static int lin_f(run *R, aform *r, const nst *x, const pint *kx, const nst *y, const pint *ky) {
+    return af_lin(r, has_f(x) ? &x->F : NULL, kx, has_f(y) ? &y->F : NULL, ky, &R->next_sym);
 }
 
 /* Mean-value scaling: F = Fa * k. */
-static int scale_f(aform *r, const nst *a, const pint *k) {
-    return lin_f(r, a, k, NULL, NULL);
+static int scale_f(run *R, aform *r, const nst *a, const pint *k) {
+    return lin_f(R, r, a, k, NULL, NULL);
 }
 
 /* Relative errors compose multiplicatively through roundings, products and
@@ -590,13 +731,49 @@ static void relative(run *R, const pnode *n, nst *S, const nst *A, const nst *B,
             }
         }
         break;
+    case OP_ADD:
+    case OP_SUB:
+        /* a sum of two terms of one sign: the relative error is a weighted
+         * mean of theirs (E = Ra ia + Rb ib over ia + ib) */
+        if (A->rel_ok && B->rel_ok) {
+            const pint *ia = &R->st[R->s->nodes[n->a].strip].V;
+            const pint *ib = &R->st[R->s->nodes[n->b].strip].V;
+            int pa = mpfr_sgn(ia->lo) >= 0, na = mpfr_sgn(ia->hi) <= 0;
+            int pb = mpfr_sgn(ib->lo) >= 0, nb = mpfr_sgn(ib->hi) <= 0;
+            int same = n->op == OP_ADD ? ((pa && pb) || (na && nb)) : ((pa && nb) || (na && pb));
+            if (same) {
+                pi_hull(&x, &A->Rl, &B->Rl);
+                pi_add(&x, &x, &one);
+                ok = 1;
+            }
+        }
+        break;
+    case OP_EXP:
+    case OP_EXP2:
+        /* exp(v) / exp(i) = exp(v - i) */
+        if (n->op == OP_EXP)
+            pi_exp(&x, &A->E);
+        else
+            pi_exp2(&x, &A->E);
+        ok = pi_is_bounded(&x);
+        break;
+    case OP_SQRT:
+        if (A->rel_ok) {
+            pi_add(&x, &one, &A->Rl);
+            if (mpfr_sgn(x.lo) >= 0) {
+                pi_sqrt(&x, &x);
+                ok = 1;
+            }
+        }
+        break;
     default:
         break;
     }
     if (ok) {
         pi_sub(&S->Rl, &x, &one);
         pi_mul(&x, &S->Rl, Z);
-        pi_meet(&S->E, &S->E, &x);
+        /* the affine engine alone keeps its own errors; values use both */
+        if (R->ia) pi_meet(&S->E, &S->E, &x);
     }
     if (pi_is_bounded(Z) && !pi_has_zero(Z) && pi_is_bounded(&S->E)) {
         pi_div(&x, &S->E, Z);
@@ -645,7 +822,7 @@ static int eval_rounded(run *R, int id) {
         pi_add(&S->E, &A->E, &t);
         round_value(&direct, f, &A->V, &t);
         if (R->aa) {
-            st = lin_f(&S->F, A, NULL, NULL, NULL);
+            st = lin_f(R, &S->F, A, NULL, NULL, NULL);
             if (!st) st = af_add_interval(&S->F, &t, &R->next_sym);
         }
         break;
@@ -653,7 +830,7 @@ static int eval_rounded(run *R, int id) {
     case OP_NEG:
         pi_neg(&S->E, &A->E);
         pi_neg(&direct, &A->V);
-        if (R->aa) st = lin_f(&S->F, A, &m1, NULL, NULL);
+        if (R->aa) st = lin_f(R, &S->F, A, &m1, NULL, NULL);
         break;
     case OP_ADD:
     case OP_SUB:
@@ -664,7 +841,7 @@ static int eval_rounded(run *R, int id) {
             pi_sub(&S->E, &A->E, &B->E);
             pi_sub(&direct, &A->V, &B->V);
         }
-        if (R->aa) st = lin_f(&S->F, A, NULL, B, n->op == OP_SUB ? &m1 : NULL);
+        if (R->aa) st = lin_f(R, &S->F, A, NULL, B, n->op == OP_SUB ? &m1 : NULL);
         break;
     case OP_MUL:
     case OP_FMA:
@@ -685,7 +862,7 @@ static int eval_rounded(run *R, int id) {
         if (R->aa) {
             aform p;
             af_init(&p);
-            st = lin_f(&p, B, ia, A, ib);
+            st = lin_f(R, &p, B, ia, A, ib);
             if (!st && has_f(A) && has_f(B)) {
                 af_range(&t, &A->F);
                 af_range(&w, &B->F);
@@ -694,9 +871,9 @@ static int eval_rounded(run *R, int id) {
             }
             if (!st) {
                 if (n->op == OP_FMA)
-                    st = af_lin(&S->F, &p, NULL, has_f(C) ? &C->F : NULL, NULL);
+                    st = af_lin(&S->F, &p, NULL, has_f(C) ? &C->F : NULL, NULL, &R->next_sym);
                 else
-                    st = af_lin(&S->F, &p, NULL, NULL, NULL);
+                    st = af_lin(&S->F, &p, NULL, NULL, NULL, &R->next_sym);
             }
             af_free(&p);
         }
@@ -712,6 +889,23 @@ static int eval_rounded(run *R, int id) {
         pi_sub(&t, &A->E, &t);
         pi_div(&S->E, &t, &B->V);
         pi_div(&direct, &A->V, &B->V);
+        {
+            /* a relative error goal (x - y) / y with x, y of one exact twin:
+             * x / y - 1 = (1 + rx) / (1 + ry) - 1 */
+            const pnode *an = &s->nodes[n->a];
+            if (an->op == OP_SUB && an->b == n->b &&
+                s->nodes[an->a].strip == s->nodes[an->b].strip && R->st[an->a].rel_ok &&
+                R->st[an->b].rel_ok) {
+                pi_set_d(&w, 1, 1);
+                pi_add(&t, &w, &R->st[an->a].Rl);
+                pi_add(&u, &w, &R->st[an->b].Rl);
+                if (!pi_has_zero(&u)) {
+                    pi_div(&t, &t, &u);
+                    pi_sub(&t, &t, &w);
+                    pi_meet(&S->E, &S->E, &t);
+                }
+            }
+        }
         if (R->aa) {
             pint inv, one;
             pi_init(&inv);
@@ -721,7 +915,7 @@ static int eval_rounded(run *R, int id) {
             pi_div(&inv, &one, &B->V);
             pi_neg(&u, q);
             pi_mul(&u, &u, &inv);
-            st = lin_f(&S->F, A, &inv, B, &u);
+            st = lin_f(R, &S->F, A, &inv, B, &u);
             pi_clear(&inv);
             pi_clear(&one);
         }
@@ -733,9 +927,9 @@ static int eval_rounded(run *R, int id) {
         pi_sym(&S->E, t.hi);
         if (R->aa) {
             if (mpfr_sgn(ia->lo) > 0 && mpfr_sgn(A->V.lo) > 0)
-                st = lin_f(&S->F, A, NULL, NULL, NULL);
+                st = lin_f(R, &S->F, A, NULL, NULL, NULL);
             else if (mpfr_sgn(ia->hi) < 0 && mpfr_sgn(A->V.hi) < 0)
-                st = lin_f(&S->F, A, &m1, NULL, NULL);
+                st = lin_f(R, &S->F, A, &m1, NULL, NULL);
             else
                 st = af_add_interval(&S->F, &S->E, &R->next_sym);
         }
@@ -756,7 +950,7 @@ static int eval_rounded(run *R, int id) {
             if (R->aa) {
                 pi_set_d(&u, 1, 1);
                 pi_div(&u, &u, &t);
-                st = scale_f(&S->F, A, &u);
+                st = scale_f(R, &S->F, A, &u);
             }
         }
         break;
@@ -785,7 +979,7 @@ static int eval_rounded(run *R, int id) {
                 pi_mul(&u, &u, &ln2);
                 pi_clear(&ln2);
             }
-            st = scale_f(&S->F, A, &u);
+            st = scale_f(R, &S->F, A, &u);
         }
         break;
     case OP_LOG:
@@ -795,6 +989,8 @@ static int eval_rounded(run *R, int id) {
             break;
         }
         pi_div(&t, &A->E, ia);
+        /* log(v) - log(i) = log(1 + (v - i)/i): the relative error of the argument */
+        if (A->rel_ok) pi_meet(&t, &t, &A->Rl);
         if (n->op == OP_LOG) {
             pi_log1p(&S->E, &t);
             pi_log(&direct, &A->V);
@@ -814,7 +1010,7 @@ static int eval_rounded(run *R, int id) {
             }
             pi_set_d(&u, 1, 1);
             pi_div(&u, &u, &w);
-            st = scale_f(&S->F, A, &u);
+            st = scale_f(R, &S->F, A, &u);
         }
         break;
     default:
@@ -830,10 +1026,16 @@ static int eval_rounded(run *R, int id) {
             else
                 pi_set(&S->E, &t);
         }
-        if (R->ia) relative(R, n, S, A, B, &rho, rho_ok);
+        relative(R, n, S, A, B, &rho, rho_ok);
         /* V = direct evaluation, met with exact value plus error */
         pi_add(&t, &Z->V, &S->E);
         pi_meet(&S->V, &direct, &t);
+        if (S->rel_ok) { /* v = i (1 + r): keeps the sign of i */
+            pi_set_d(&u, 1, 1);
+            pi_add(&u, &u, &S->Rl);
+            pi_mul(&t, &Z->V, &u);
+            pi_meet(&S->V, &S->V, &t);
+        }
     }
     pi_clear(&m1);
     pi_clear(&rho);

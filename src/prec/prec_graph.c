@@ -147,6 +147,10 @@ static void node_facts(const haze_prec_script *s, pnode *n) {
     case OP_ADD:
     case OP_SUB:
         n->fix = fix_add(A->fix, B->fix);
+        if (n->op == OP_ADD && n->a == n->b) { /* a + a = 2a: the bits of a */
+            n->fix = A->fix == FIX_UNKNOWN ? FIX_UNKNOWN : A->fix + 1;
+            n->flt = A->flt;
+        }
         break;
     case OP_MUL:
         n->fix = fix_mul(A->fix, B->fix);
@@ -183,6 +187,8 @@ static int push_node(haze_prec_script *s, const pnode *proto) {
         pnode *nn = realloc(s->nodes, (size_t)cap * sizeof *nn);
         if (!nn) return -1;
         s->nodes = nn;
+        for (int i = 0; i < s->n_nodes; i++)
+            if (nn[i].op == OP_CONST) pi_fixup(&nn[i].k);
         s->cap_nodes = cap;
     }
     int id = s->n_nodes++;
@@ -259,6 +265,12 @@ static int fold(haze_prec_script *s, int op, int a, int b, int line, int col) {
 
 int haze__prec_node(haze_prec_script *s, int op, int a, int b, int c, int fmt, int line, int col) {
     if (a < 0 || (op >= OP_ADD && op <= OP_FMA && op != OP_ABS && b < 0)) return -1;
+    /* commutative operations in one order, so that a*b and b*a are one node */
+    if ((op == OP_ADD || op == OP_MUL) && a > b) {
+        int t = a;
+        a = b;
+        b = t;
+    }
     /* x - x is 0 exactly: the rewriting that isolates rounding errors */
     if (op == OP_SUB && a == b) {
         pint z;
@@ -266,6 +278,41 @@ int haze__prec_node(haze_prec_script *s, int op, int a, int b, int c, int fmt, i
         int id = haze__prec_const(s, &z, line, col);
         pi_clear(&z);
         return id;
+    }
+    /* rounding a constant that the format holds exactly changes nothing */
+    if (op == OP_RND && is_const(s, a) && pi_is_point(&s->nodes[a].k)) {
+        mpfr_t r;
+        mpfr_init2(r, PREC_BITS + 8);
+        int same = haze__prec_round_point(&s->fmts[fmt], r, s->nodes[a].k.lo) == 0 &&
+                   mpfr_equal_p(r, s->nodes[a].k.lo) && s->fmts[fmt].extra_ulps == 0 &&
+                   s->fmts[fmt].extra_abs == LONG_MIN;
+        mpfr_clear(r);
+        if (same) return a;
+    }
+    /* rounding what FIX/FLT already prove representable changes nothing
+     * (at any magnitude below overflow, which the analysis still checks on
+     * the rounding that made the value) */
+    if (op == OP_RND) {
+        const pformat *f = &s->fmts[fmt];
+        const pnode *x = &s->nodes[a];
+        int plain = f->extra_ulps == 0 && f->extra_abs == LONG_MIN;
+        long emin = f->ftz ? -126 : f->emin;
+        if (plain && x->fix != FIX_UNKNOWN &&
+            (f->fixed ? x->fix >= f->lsb
+                      : x->flt <= f->prec && (emin == LONG_MIN || x->fix >= emin) &&
+                            x->op == OP_RND && s->fmts[x->fmt].emax <= f->emax))
+            return a;
+    }
+    /* x + 0, x - 0 and x * 1 are x */
+    if (op == OP_ADD || op == OP_SUB || op == OP_MUL) {
+        for (int k = 0; k < 2; k++) {
+            int c0 = k ? b : a, other = k ? a : b;
+            if (op == OP_SUB && k == 0) continue;
+            if (!is_const(s, c0) || !pi_is_point(&s->nodes[c0].k)) continue;
+            if (op == OP_MUL ? mpfr_cmp_ui(s->nodes[c0].k.lo, 1) == 0
+                             : mpfr_zero_p(s->nodes[c0].k.lo))
+                return other;
+        }
     }
     /* exact constant folding keeps ideal expressions like 0.5 * x shared */
     if ((op == OP_NEG && is_const(s, a)) ||
@@ -339,6 +386,7 @@ int haze__prec_add_var(haze_prec_script *s, const char *name, int line, int col)
         pvar *nv = realloc(s->vars, (size_t)cap * sizeof *nv);
         if (!nv) return -1;
         s->vars = nv;
+        for (int k = 0; k < s->n_vars; k++) pi_fixup(&nv[k].range);
         s->cap_vars = cap;
     }
     pvar *v = &s->vars[s->n_vars];

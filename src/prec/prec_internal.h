@@ -18,13 +18,26 @@
 
 /* ------------------------------------------------------------ intervals */
 
-/* A closed interval [lo, hi] of MPFR numbers; every operation rounds outward. */
+#define PREC_LIMBS ((PREC_BITS + GMP_NUMB_BITS - 1) / GMP_NUMB_BITS)
+
+/* A closed interval [lo, hi] of MPFR numbers; every operation rounds outward.
+ * The significands live inside the struct (MPFR's custom interface): the
+ * analyser makes millions of coefficients and malloc would dominate. A pint
+ * that was moved (realloc) must be repaired with pi_fixup(). */
 typedef struct pint {
     mpfr_t lo, hi;
+    mp_limb_t llo[PREC_LIMBS], lhi[PREC_LIMBS];
 } pint;
+
+/* A temporary MPFR number on the stack, of PREC_BITS bits (no clear needed). */
+#define PREC_TMP(name)                                                                             \
+    mp_limb_t name##_limbs[PREC_LIMBS];                                                            \
+    mpfr_t name;                                                                                   \
+    mpfr_custom_init_set(name, MPFR_ZERO_KIND, 0, PREC_BITS, name##_limbs)
 
 void pi_init(pint *x);
 void pi_clear(pint *x);
+void pi_fixup(pint *x);
 void pi_set(pint *r, const pint *a);
 void pi_set_d(pint *r, double lo, double hi);
 void pi_set_zero(pint *r);
@@ -162,7 +175,7 @@ haze_prec_script *haze__prec_script_new(const char *name);
 
 /* Parsers: fill an empty script. */
 int haze__prec_parse_gappa(haze_ctx *ctx, haze_prec_script *s, const char *text);
-int haze__prec_parse_fpcore(haze_ctx *ctx, haze_prec_script *s, const char *text);
+int haze__prec_parse_fpcore(haze_ctx *ctx, haze_prec_script *s, const char *text, long unroll);
 
 /* One analysis of one box of inputs (box[i] for var i); writes the enclosure
  * of each goal into out[i] (initialised by the caller). */

@@ -550,6 +550,7 @@ static int add_goal(parser *p, const tok *start, int node, int kind) {
         pgoal *ng = realloc(s->goals, (size_t)cap * sizeof *ng);
         if (!ng) return p->status = haze__error(p->ctx, HAZE_ERR_NOMEM, "out of memory");
         s->goals = ng;
+        for (int i = 0; i < s->n_goals; i++) pi_fixup(&ng[i].want);
         s->cap_goals = cap;
     }
     pgoal *g = &s->goals[s->n_goals++];
@@ -731,6 +732,7 @@ static int atom(parser *p, int hyp) {
         int d = mk(p, start, OP_SUB, a, b, -1, -1);
         node = mk(p, start, OP_DIV, d, b, -1, -1);
         kind = absolute ? GOAL_ABSREL : GOAL_REL;
+        if (absolute) node = mk(p, start, OP_ABS, node, -1, -1, -1);
     } else if (absolute) {
         node = mk(p, start, OP_ABS, a, -1, -1, -1);
         kind = GOAL_ABS;

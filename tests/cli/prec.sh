@@ -58,4 +58,9 @@ script div.g 'y = 1 / x;\n{ x in [-1,1] -> y in ? }\n'
 check 2 "division by a range containing zero" "$haze" prec "$tmp/div.g"
 grep_err "div.g:1:7: division by a range that contains zero" "division message"
 check 2 "missing file" "$haze" prec "$tmp/none.g"
+check 2 "FPCore loop without --unroll" "$haze" prec "$src/tests/data/prec/fpcore/newton.fpcore"
+grep_err "use --unroll" "loop message"
+check 0 "FPCore loop unrolled" "$haze" prec --unroll "$src/tests/data/prec/fpcore/newton.fpcore"
+check 2 "FPCore loop beyond the unroll limit" "$haze" prec --unroll=3 "$src/tests/data/prec/fpcore/newton.fpcore"
+check 1 "bad --unroll" "$haze" prec --unroll=x "$src/tests/data/prec/fpcore/newton.fpcore"
 [ "$fails" = 0 ] || { echo "$fails failure(s)"; exit 1; }

@@ -1,0 +1,107 @@
+/*
+ * tests/test_prec_cuda.c - GPU bisection of the rounding-error analyser: the
+ * kernel runs the double-interval engine of src/prec/prec_box.h on every
+ * sub-box; its enclosures must be bit-identical to the same code run on the
+ * CPU (haze__prec_boxes_host), at several numbers of sub-boxes, and the
+ * joined GPU result must contain every sampled exact value and match the
+ * CPU backend's interval engine within a small factor.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "prec/prec_box_internal.h"
+#include "test_util.h"
+
+#ifdef HAZE_HAVE_CUDA
+static const char *scripts[] = {
+    HAZE_SOURCE_DIR "/examples/prec/fixed_point.g", HAZE_TEST_DATA "/prec/bench/rigidBody1.g",
+    HAZE_TEST_DATA "/prec/bench/doppler1.g",        HAZE_TEST_DATA "/prec/bench/turbine1.g",
+    HAZE_TEST_DATA "/prec/bench/jetEngine.g",
+};
+
+static void test_bit_identical(void **state) {
+    (void)state;
+    haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CUDA);
+    static const long splits[] = {1, 7, 64, 1000};
+    for (size_t f = 0; f < sizeof scripts / sizeof *scripts; f++) {
+        haze_prec_script *s = NULL;
+        assert_int_equal(haze_prec_load(ctx, scripts[f], &s), HAZE_OK);
+        for (size_t k = 0; k < sizeof splits / sizeof *splits; k++) {
+            for (size_t v = 0; v < haze_prec_var_count(s); v++)
+                haze_prec_set_bisect(ctx, s, haze_prec_var_name(s, v), v == 0 ? splits[k] : 3);
+            pbox_prog p;
+            assert_int_equal(haze__prec_box_compile(ctx, s, &p), HAZE_OK);
+            long n = p.boxes;
+            double *a = calloc((size_t)n * p.ng * 2, sizeof *a);
+            double *b = calloc((size_t)n * p.ng * 2, sizeof *b);
+            int *ea = calloc((size_t)n, sizeof *ea), *eb = calloc((size_t)n, sizeof *eb);
+            assert_non_null(a);
+            assert_non_null(b);
+            assert_non_null(ea);
+            assert_non_null(eb);
+            assert_int_equal(haze__prec_boxes_host(&p, 0, n, a, ea), 0);
+            int rc = haze__prec_boxes_cuda(ctx, &p, 0, n, b, eb);
+            if (rc) fail_msg("%s", haze_ctx_errmsg(ctx));
+            assert_memory_equal(ea, eb, (size_t)n * sizeof *ea);
+            assert_memory_equal(a, b, (size_t)n * p.ng * 2 * sizeof *a);
+            free(a);
+            free(b);
+            free(ea);
+            free(eb);
+            haze__prec_box_free(&p);
+        }
+        haze_prec_free(s);
+    }
+    haze_ctx_free(ctx);
+}
+
+static void test_enclosure(void **state) {
+    (void)state;
+    haze_ctx *gpu = haze_test_ctx(HAZE_BACKEND_CUDA);
+    haze_ctx *cpu = haze_test_ctx(HAZE_BACKEND_CPU);
+    for (size_t f = 0; f < sizeof scripts / sizeof *scripts; f++) {
+        haze_prec_script *s = NULL;
+        assert_int_equal(haze_prec_load(cpu, scripts[f], &s), HAZE_OK);
+        for (size_t v = 0; v < haze_prec_var_count(s); v++)
+            haze_prec_set_bisect(cpu, s, haze_prec_var_name(s, v), 16);
+        haze_prec_result *rg = NULL, *rc = NULL;
+        assert_int_equal(haze_prec_analyse(gpu, s, HAZE_PREC_IA, &rg), HAZE_OK);
+        assert_int_equal(haze_prec_analyse(cpu, s, HAZE_PREC_IA, &rc), HAZE_OK);
+        for (size_t g = 0; g < rg->n_goals; g++) {
+            double wg = fmax(fabs(rg->goals[g].lo), fabs(rg->goals[g].hi));
+            double wc = fmax(fabs(rc->goals[g].lo), fabs(rc->goals[g].hi));
+            /* double intervals without relative errors: somewhat wider, never absurd */
+            if (!(wg <= 4 * wc)) fail_msg("%s: GPU %g vs CPU %g", scripts[f], wg, wc);
+        }
+        /* sampled exact values lie inside the GPU enclosure */
+        size_t nv = haze_prec_var_count(s), ng = haze_prec_goal_count(s);
+        double x[16], out[16], lo[16], hi[16];
+        assert_true(nv <= 16 && ng <= 16);
+        for (size_t v = 0; v < nv; v++) haze_prec_var_range(s, v, &lo[v], &hi[v]);
+        for (int k = 0; k < 200; k++) {
+            for (size_t v = 0; v < nv; v++)
+                x[v] = lo[v] + (hi[v] - lo[v]) * (double)((k * 37 + (int)v * 11) % 101) / 100.0;
+            assert_int_equal(haze_prec_eval(cpu, s, x, 512, out), HAZE_OK);
+            for (size_t g = 0; g < ng; g++)
+                assert_true(out[g] >= rg->goals[g].lo && out[g] <= rg->goals[g].hi);
+        }
+        haze_prec_result_free(rg);
+        haze_prec_result_free(rc);
+        haze_prec_free(s);
+    }
+    haze_ctx_free(gpu);
+    haze_ctx_free(cpu);
+}
+
+#endif
+
+int main(void) {
+    haze_test_require_gpu();
+#ifdef HAZE_HAVE_CUDA
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_bit_identical),
+                                       cmocka_unit_test(test_enclosure)};
+    return cmocka_run_group_tests(tests, NULL, NULL);
+#else
+    return HAZE_TEST_SKIP;
+#endif
+}
