@@ -41,7 +41,7 @@
 /* Largest number of alpha-cuts. */
 #define HAZE_FUZZY_MAX_CUTS 64
 
-#if defined(__CUDACC__)
+#if defined(__CUDA_ARCH__)
 #define HAZE__PRAGMA_UNROLL _Pragma("unroll")
 #else
 #define HAZE__PRAGMA_UNROLL
