@@ -66,17 +66,23 @@ extern "C" int haze__fis_eval_cuda(haze_ctx *ctx, const haze_fis *fis, const dou
     double *din = NULL, *dout = NULL, *dscr = NULL;
     unsigned long long *dcnt = NULL, hcnt[2] = {0, 0};
     haze_fis dm = *fis;
+    /* the output MFs tabulated on the host: the GPU then uses the very same
+     * values as the CPU for them */
+    hgrid = haze__fis_grid(fis);
+    const size_t gb = hgrid ? sizeof(double) * (size_t)fis->nmfs * (size_t)fis->points : 0;
+    total += gb;
     size_t per_row = sizeof(double) * ((size_t)ni + no + haze__fis_scratch(fis));
     size_t budget = haze__cuda_budget(ctx);
     size_t chunk = budget > total + 4096 ? (budget - total - 4096) / per_row : 0;
     if (chunk > n) chunk = n;
     if (chunk > ((size_t)1 << 22)) chunk = (size_t)1 << 22;
     if (chunk == 0) {
+        free(hgrid);
         return haze__error(ctx, HAZE_ERR_NOMEM,
                            "fis: device memory limit too small for one row (%zu bytes)",
                            total + per_row);
     }
-    CK(cudaMalloc((void **)&dmodel, total));
+    CK(cudaMalloc((void **)&dmodel, total - gb));
     for (int k = 0; k < 10; k++)
         if (sz[k]) CK(cudaMemcpyAsync(dmodel + off[k], src[k], sz[k], cudaMemcpyHostToDevice, s));
     dm.in = (haze__var *)(dmodel + off[0]);
@@ -89,11 +95,7 @@ extern "C" int haze__fis_eval_cuda(haze_ctx *ctx, const haze_fis *fis, const dou
     dm.cons_hedge = (double *)(dmodel + off[7]);
     dm.weight = (double *)(dmodel + off[8]);
     dm.conn = (int *)(dmodel + off[9]);
-    /* the output MFs tabulated on the host: the GPU then uses the very same
-     * values as the CPU for them */
-    hgrid = haze__fis_grid(fis);
     if (hgrid) {
-        size_t gb = sizeof(double) * (size_t)fis->nmfs * (size_t)fis->points;
         CK(cudaMalloc((void **)&dgrid, gb));
         CK(cudaMemcpyAsync(dgrid, hgrid, gb, cudaMemcpyHostToDevice, s));
     }
