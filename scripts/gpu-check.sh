@@ -7,7 +7,8 @@
 # elsewhere with scripts/fetch-gpu-deps.sh, bring the folder along and pass it
 # as DEBS_DIR; they are unpacked into a private prefix, nothing is installed.
 # Environment: HAZE_BENCH_FILTER=regex runs only matching benchmarks;
-# HAZE_SKIP_TESTS=1 / HAZE_SKIP_BENCH=1 skip a phase; JOBS sets parallelism.
+# HAZE_SKIP_TESTS=1 / HAZE_SKIP_BENCH=1 skip a phase; HAZE_BENCH_ARGS (e.g. --quick) and
+# HAZE_BENCH_TIMEOUT (seconds, default 300) apply to every benchmark; JOBS sets parallelism.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 debs=${1:-.debs}
@@ -54,7 +55,8 @@ if [ "${HAZE_SKIP_BENCH:-0}" != 1 ] && [ -d build-gpu/bench ]; then
         name=$(basename "$b")
         if [ -n "${HAZE_BENCH_FILTER:-}" ] && ! echo "$name" | grep -Eq "$HAZE_BENCH_FILTER"; then continue; fi
         t0=$(date +%s)
-        timeout 300 "$b" >"$out/$name.txt" 2>&1
+        # shellcheck disable=SC2086
+        timeout "${HAZE_BENCH_TIMEOUT:-300}" "$b" ${HAZE_BENCH_ARGS:-} >"$out/$name.txt" 2>&1
         rc=$?
         dt=$(( $(date +%s) - t0 ))
         echo "=== $name (exit $rc, ${dt}s)"; cat "$out/$name.txt"
