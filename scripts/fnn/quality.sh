@@ -28,7 +28,7 @@ run() { # run NAME TRAIN TEST TARGET HEAD TAIL TRAIN-OPTIONS...
 
 letter=$root/data/letter-recognition.csv
 run letter "$letter" "$letter" lettr "--head 16000" "--tail 4000" \
-    --epochs 12 --threshold 0.55 --beta 0.8 --rate 0.02
+    --epochs 15 --threshold 0.6 --beta 0.8 --rate 0.02
 if [ -f "$dir/digits.csv" ]; then
     run digits "$dir/digits.csv" "$dir/digits.csv" label "--head 1500" "--tail 297" \
         --epochs 30 --threshold 0.6 --beta 1.2 --rate 0.02 --scale global

@@ -26,6 +26,7 @@
  * same network: only the order of the sums differs.
  */
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -326,8 +327,9 @@ static int next_pow2(int r) {
 }
 
 /* Coarsening configuration search (section 3.5): times each candidate. */
-static int choose_variant(haze_ctx *ctx, const double *z, const int *idx, int B, const double *m,
-                          const double *s, int R, int D, double *lm, int *out) {
+static int choose_variant_locked(haze_ctx *ctx, const double *z, const int *idx, int B,
+                                 const double *m, const double *s, int R, int D, double *lm,
+                                 int *out) {
     int Rb = next_pow2(R);
     for (int c = 0; c < g_cache_n; c++)
         if (g_cache[c].D == D && g_cache[c].Rb == Rb && g_cache[c].B == B) {
@@ -370,6 +372,17 @@ static int choose_variant(haze_ctx *ctx, const double *z, const int *idx, int B,
         g_cache[g_cache_n++] = search_entry{D, Rb, B, best};
     *out = best;
     return HAZE_OK;
+}
+
+/* The cache is shared by all contexts of the process: one search at a time. */
+static pthread_mutex_t g_cache_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int choose_variant(haze_ctx *ctx, const double *z, const int *idx, int B, const double *m,
+                          const double *s, int R, int D, double *lm, int *out) {
+    pthread_mutex_lock(&g_cache_lock);
+    int st = choose_variant_locked(ctx, z, idx, B, m, s, R, D, lm, out);
+    pthread_mutex_unlock(&g_cache_lock);
+    return st;
 }
 
 /* Layers 2-3 for B samples under the current mapping. */
