@@ -52,15 +52,15 @@ typedef struct haze_mrf {
 } haze_mrf;
 
 /* Unit roundoff u = eps/2 and the smallest subnormal eta of each format. */
-#define HAZE_U_DOUBLE 0x1p-53
+#define HAZE_U_DOUBLE   0x1p-53
 #define HAZE_ETA_DOUBLE 0x1p-1074
-#define HAZE_U_FLOAT 0x1p-24f
-#define HAZE_ETA_FLOAT 0x1p-149f
+#define HAZE_U_FLOAT    0x1p-24f
+#define HAZE_ETA_FLOAT  0x1p-149f
 
 #define HAZE__P d
 #define HAZE__S
-#define HAZE__T double
-#define HAZE__U HAZE_U_DOUBLE
+#define HAZE__T   double
+#define HAZE__U   HAZE_U_DOUBLE
 #define HAZE__ETA HAZE_ETA_DOUBLE
 #define HAZE__INF ((double)INFINITY)
 #define HAZE__NAN ((double)NAN)
@@ -73,10 +73,10 @@ typedef struct haze_mrf {
 #undef HAZE__INF
 #undef HAZE__NAN
 
-#define HAZE__P f
-#define HAZE__S f
-#define HAZE__T float
-#define HAZE__U HAZE_U_FLOAT
+#define HAZE__P   f
+#define HAZE__S   f
+#define HAZE__T   float
+#define HAZE__U   HAZE_U_FLOAT
 #define HAZE__ETA HAZE_ETA_FLOAT
 #define HAZE__INF ((float)INFINITY)
 #define HAZE__NAN ((float)NAN)

@@ -11,12 +11,12 @@
  * smallest subnormal.
  */
 #define HAZE__CAT3_(a, b, c) a##b##c
-#define HAZE__CAT3(a, b, c) HAZE__CAT3_(a, b, c)
-#define HAZE__IV HAZE__CAT3(haze_iv, HAZE__P, )
-#define HAZE__MR HAZE__CAT3(haze_mr, HAZE__P, )
-#define HAZE__IVF(name) HAZE__CAT3(haze_iv, HAZE__P, _##name)
-#define HAZE__MRF(name) HAZE__CAT3(haze_mr, HAZE__P, _##name)
-#define HAZE__R(name) HAZE__CAT3(haze_##name, HAZE__S, )
+#define HAZE__CAT3(a, b, c)  HAZE__CAT3_(a, b, c)
+#define HAZE__IV             HAZE__CAT3(haze_iv, HAZE__P, )
+#define HAZE__MR             HAZE__CAT3(haze_mr, HAZE__P, )
+#define HAZE__IVF(name)      HAZE__CAT3(haze_iv, HAZE__P, _##name)
+#define HAZE__MRF(name)      HAZE__CAT3(haze_mr, HAZE__P, _##name)
+#define HAZE__R(name)        HAZE__CAT3(haze_##name, HAZE__S, )
 
 /* ------------------------------------------------------------ lower-upper */
 
@@ -27,17 +27,29 @@ HAZE_HD HAZE__IV HAZE__IVF(make)(HAZE__T lo, HAZE__T hi) {
     return r;
 }
 /* The empty set: both bounds NaN. */
-HAZE_HD HAZE__IV HAZE__IVF(empty)(void) { return HAZE__IVF(make)(HAZE__NAN, HAZE__NAN); }
-HAZE_HD HAZE__IV HAZE__IVF(entire)(void) { return HAZE__IVF(make)(-HAZE__INF, HAZE__INF); }
-HAZE_HD int HAZE__IVF(is_empty)(HAZE__IV x) { return !(x.lo <= x.hi); }
+HAZE_HD HAZE__IV HAZE__IVF(empty)(void) {
+    return HAZE__IVF(make)(HAZE__NAN, HAZE__NAN);
+}
+HAZE_HD HAZE__IV HAZE__IVF(entire)(void) {
+    return HAZE__IVF(make)(-HAZE__INF, HAZE__INF);
+}
+HAZE_HD int HAZE__IVF(is_empty)(HAZE__IV x) {
+    return !(x.lo <= x.hi);
+}
 /* 1 if x is a valid non-empty interval with finite bounds lo <= hi. */
 HAZE_HD int HAZE__IVF(is_finite)(HAZE__IV x) {
     return x.lo <= x.hi && x.lo > -HAZE__INF && x.hi < HAZE__INF;
 }
-HAZE_HD int HAZE__IVF(contains)(HAZE__IV x, HAZE__T v) { return x.lo <= v && v <= x.hi; }
-HAZE_HD int HAZE__IVF(subset)(HAZE__IV x, HAZE__IV y) { return y.lo <= x.lo && x.hi <= y.hi; }
+HAZE_HD int HAZE__IVF(contains)(HAZE__IV x, HAZE__T v) {
+    return x.lo <= v && v <= x.hi;
+}
+HAZE_HD int HAZE__IVF(subset)(HAZE__IV x, HAZE__IV y) {
+    return y.lo <= x.lo && x.hi <= y.hi;
+}
 
-HAZE_HD HAZE__IV HAZE__IVF(neg)(HAZE__IV x) { return HAZE__IVF(make)(-x.hi, -x.lo); }
+HAZE_HD HAZE__IV HAZE__IVF(neg)(HAZE__IV x) {
+    return HAZE__IVF(make)(-x.hi, -x.lo);
+}
 
 HAZE_HD HAZE__IV HAZE__IVF(add)(HAZE__IV x, HAZE__IV y) {
     return HAZE__IVF(make)(HAZE__R(rd_add)(x.lo, y.lo), HAZE__R(ru_add)(x.hi, y.hi));
@@ -144,9 +156,15 @@ HAZE_HD HAZE__MR HAZE__MRF(make)(HAZE__T mid, HAZE__T rad) {
     return r;
 }
 /* The whole line <0, +inf>: what an operation returns when its midpoint overflows. */
-HAZE_HD HAZE__MR HAZE__MRF(entire)(void) { return HAZE__MRF(make)(0, HAZE__INF); }
-HAZE_HD HAZE__MR HAZE__MRF(empty)(void) { return HAZE__MRF(make)(HAZE__NAN, HAZE__NAN); }
-HAZE_HD int HAZE__MRF(is_empty)(HAZE__MR x) { return !(x.rad >= 0) || x.mid != x.mid; }
+HAZE_HD HAZE__MR HAZE__MRF(entire)(void) {
+    return HAZE__MRF(make)(0, HAZE__INF);
+}
+HAZE_HD HAZE__MR HAZE__MRF(empty)(void) {
+    return HAZE__MRF(make)(HAZE__NAN, HAZE__NAN);
+}
+HAZE_HD int HAZE__MRF(is_empty)(HAZE__MR x) {
+    return !(x.rad >= 0) || x.mid != x.mid;
+}
 HAZE_HD int HAZE__MRF(is_finite)(HAZE__MR x) {
     return x.rad >= 0 && x.rad < HAZE__INF && x.mid > -HAZE__INF && x.mid < HAZE__INF;
 }
@@ -157,12 +175,15 @@ HAZE_HD HAZE__T HAZE__MRF(mid_err)(HAZE__T m, int with_eta) {
     return with_eta ? HAZE__R(ru_add)(e, HAZE__ETA) : e;
 }
 
-HAZE_HD HAZE__MR HAZE__MRF(neg)(HAZE__MR x) { return HAZE__MRF(make)(-x.mid, x.rad); }
+HAZE_HD HAZE__MR HAZE__MRF(neg)(HAZE__MR x) {
+    return HAZE__MRF(make)(-x.mid, x.rad);
+}
 
 /* (5a) */
 HAZE_HD HAZE__MR HAZE__MRF(add)(HAZE__MR x, HAZE__MR y) {
     HAZE__T m = HAZE__R(rn_add)(x.mid, y.mid);
-    if (!(m > -HAZE__INF && m < HAZE__INF)) return m != m ? HAZE__MRF(empty)() : HAZE__MRF(entire)();
+    if (!(m > -HAZE__INF && m < HAZE__INF))
+        return m != m ? HAZE__MRF(empty)() : HAZE__MRF(entire)();
     HAZE__T r = HAZE__R(ru_add)(HAZE__R(ru_add)(HAZE__MRF(mid_err)(m, 0), x.rad), y.rad);
     return HAZE__MRF(make)(m, r);
 }
@@ -174,7 +195,8 @@ HAZE_HD HAZE__MR HAZE__MRF(sub)(HAZE__MR x, HAZE__MR y) {
 /* (5b) */
 HAZE_HD HAZE__MR HAZE__MRF(mul)(HAZE__MR x, HAZE__MR y) {
     HAZE__T m = HAZE__R(rn_mul)(x.mid, y.mid);
-    if (!(m > -HAZE__INF && m < HAZE__INF)) return m != m ? HAZE__MRF(empty)() : HAZE__MRF(entire)();
+    if (!(m > -HAZE__INF && m < HAZE__INF))
+        return m != m ? HAZE__MRF(empty)() : HAZE__MRF(entire)();
     HAZE__T ax = x.mid < 0 ? -x.mid : x.mid, ay = y.mid < 0 ? -y.mid : y.mid;
     HAZE__T r = HAZE__R(ru_mul)(HAZE__R(ru_add)(ax, x.rad), y.rad);
     r = HAZE__R(ru_add)(HAZE__MRF(mid_err)(m, 1), r);
@@ -195,9 +217,9 @@ HAZE_HD HAZE__MR HAZE__MRF(recip)(HAZE__MR y) {
     if (!(ay > y.rad)) return HAZE__MRF(entire)();
     HAZE__T m = HAZE__R(rn_div)(1, y.mid);
     if (!(m > -HAZE__INF && m < HAZE__INF)) return HAZE__MRF(entire)();
-    HAZE__T t = HAZE__R(ru_div)(y.rad, ay);      /* >= rho / |m| */
-    HAZE__T d = HAZE__R(ru_sub)(y.rad, ay);      /* < 0, |d| <= |m| - rho */
-    HAZE__T r = HAZE__R(ru_div)(-t, d);          /* >= t / (|m| - rho) */
+    HAZE__T t = HAZE__R(ru_div)(y.rad, ay); /* >= rho / |m| */
+    HAZE__T d = HAZE__R(ru_sub)(y.rad, ay); /* < 0, |d| <= |m| - rho */
+    HAZE__T r = HAZE__R(ru_div)(-t, d);     /* >= t / (|m| - rho) */
     r = HAZE__R(ru_add)(HAZE__MRF(mid_err)(m, 1), r);
     return HAZE__MRF(make)(m, r);
 }
@@ -232,7 +254,8 @@ HAZE_HD HAZE__IV HAZE__MRF(to_iv)(HAZE__MR x) {
 HAZE_HD HAZE__MR HAZE__IVF(to_mr)(HAZE__IV x) {
     if (HAZE__IVF(is_empty)(x)) return HAZE__MRF(empty)();
     if (!(x.lo > -HAZE__INF && x.hi < HAZE__INF)) return HAZE__MRF(entire)();
-    HAZE__T m = HAZE__R(rn_add)(HAZE__R(rn_mul)(x.lo, (HAZE__T)0.5), HAZE__R(rn_mul)(x.hi, (HAZE__T)0.5));
+    HAZE__T m =
+        HAZE__R(rn_add)(HAZE__R(rn_mul)(x.lo, (HAZE__T)0.5), HAZE__R(rn_mul)(x.hi, (HAZE__T)0.5));
     if (m < x.lo) m = x.lo;
     if (m > x.hi) m = x.hi;
     HAZE__T r1 = HAZE__R(ru_sub)(x.hi, m), r2 = HAZE__R(ru_sub)(m, x.lo);

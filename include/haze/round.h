@@ -43,10 +43,10 @@
 
 /* HAZE_HD marks header functions callable from host code and CUDA kernels. */
 #if defined(__CUDACC__)
-#define HAZE_HD static inline __host__ __device__
+#define HAZE_HD       static inline __host__ __device__
 #define HAZE_HOSTONLY static inline __host__
 #else
-#define HAZE_HD static inline
+#define HAZE_HD       static inline
 #define HAZE_HOSTONLY static inline
 #endif
 
@@ -70,7 +70,9 @@ HAZE_HOSTONLY double haze__nextup(double x) {
     memcpy(&x, &u, sizeof u);
     return x;
 }
-HAZE_HOSTONLY double haze__nextdown(double x) { return -haze__nextup(-x); }
+HAZE_HOSTONLY double haze__nextdown(double x) {
+    return -haze__nextup(-x);
+}
 
 HAZE_HOSTONLY float haze__nextupf(float x) {
     uint32_t u;
@@ -84,7 +86,9 @@ HAZE_HOSTONLY float haze__nextupf(float x) {
     memcpy(&x, &u, sizeof u);
     return x;
 }
-HAZE_HOSTONLY float haze__nextdownf(float x) { return -haze__nextupf(-x); }
+HAZE_HOSTONLY float haze__nextdownf(float x) {
+    return -haze__nextupf(-x);
+}
 
 /*
  * The exact value x = (q + t) * 2^S, where q > 0 is a double near 1 and t a
@@ -237,10 +241,10 @@ HAZE_HOSTONLY float haze__sqrtf_dir(float a, int up) {
 /* ------------------------------------------------------- public operations */
 #if defined(__CUDA_ARCH__)
 #define HAZE__DIR2(dev, host, a, b) dev(a, b)
-#define HAZE__DIR1(dev, host, a) dev(a)
+#define HAZE__DIR1(dev, host, a)    dev(a)
 #else
 #define HAZE__DIR2(dev, host, a, b) host
-#define HAZE__DIR1(dev, host, a) host
+#define HAZE__DIR1(dev, host, a)    host
 #endif
 
 HAZE_HD double haze_rd_add(double a, double b) {
@@ -249,8 +253,12 @@ HAZE_HD double haze_rd_add(double a, double b) {
 HAZE_HD double haze_ru_add(double a, double b) {
     return HAZE__DIR2(__dadd_ru, haze__add_dir(a, b, 1), a, b);
 }
-HAZE_HD double haze_rd_sub(double a, double b) { return haze_rd_add(a, -b); }
-HAZE_HD double haze_ru_sub(double a, double b) { return haze_ru_add(a, -b); }
+HAZE_HD double haze_rd_sub(double a, double b) {
+    return haze_rd_add(a, -b);
+}
+HAZE_HD double haze_ru_sub(double a, double b) {
+    return haze_ru_add(a, -b);
+}
 HAZE_HD double haze_rd_mul(double a, double b) {
     return HAZE__DIR2(__dmul_rd, haze__mul_dir(a, b, 0), a, b);
 }
@@ -263,8 +271,12 @@ HAZE_HD double haze_rd_div(double a, double b) {
 HAZE_HD double haze_ru_div(double a, double b) {
     return HAZE__DIR2(__ddiv_ru, haze__div_dir(a, b, 1), a, b);
 }
-HAZE_HD double haze_rd_sqrt(double a) { return HAZE__DIR1(__dsqrt_rd, haze__sqrt_dir(a, 0), a); }
-HAZE_HD double haze_ru_sqrt(double a) { return HAZE__DIR1(__dsqrt_ru, haze__sqrt_dir(a, 1), a); }
+HAZE_HD double haze_rd_sqrt(double a) {
+    return HAZE__DIR1(__dsqrt_rd, haze__sqrt_dir(a, 0), a);
+}
+HAZE_HD double haze_ru_sqrt(double a) {
+    return HAZE__DIR1(__dsqrt_ru, haze__sqrt_dir(a, 1), a);
+}
 
 HAZE_HD float haze_rd_addf(float a, float b) {
     return HAZE__DIR2(__fadd_rd, haze__addf_dir(a, b, 0), a, b);
@@ -272,8 +284,12 @@ HAZE_HD float haze_rd_addf(float a, float b) {
 HAZE_HD float haze_ru_addf(float a, float b) {
     return HAZE__DIR2(__fadd_ru, haze__addf_dir(a, b, 1), a, b);
 }
-HAZE_HD float haze_rd_subf(float a, float b) { return haze_rd_addf(a, -b); }
-HAZE_HD float haze_ru_subf(float a, float b) { return haze_ru_addf(a, -b); }
+HAZE_HD float haze_rd_subf(float a, float b) {
+    return haze_rd_addf(a, -b);
+}
+HAZE_HD float haze_ru_subf(float a, float b) {
+    return haze_ru_addf(a, -b);
+}
 HAZE_HD float haze_rd_mulf(float a, float b) {
     return HAZE__DIR2(__fmul_rd, haze__mulf_dir(a, b, 0), a, b);
 }
@@ -286,18 +302,38 @@ HAZE_HD float haze_rd_divf(float a, float b) {
 HAZE_HD float haze_ru_divf(float a, float b) {
     return HAZE__DIR2(__fdiv_ru, haze__divf_dir(a, b, 1), a, b);
 }
-HAZE_HD float haze_rd_sqrtf(float a) { return HAZE__DIR1(__fsqrt_rd, haze__sqrtf_dir(a, 0), a); }
-HAZE_HD float haze_ru_sqrtf(float a) { return HAZE__DIR1(__fsqrt_ru, haze__sqrtf_dir(a, 1), a); }
+HAZE_HD float haze_rd_sqrtf(float a) {
+    return HAZE__DIR1(__fsqrt_rd, haze__sqrtf_dir(a, 0), a);
+}
+HAZE_HD float haze_ru_sqrtf(float a) {
+    return HAZE__DIR1(__fsqrt_ru, haze__sqrtf_dir(a, 1), a);
+}
 
 /* Round to nearest, never contracted into an fma (nvcc contracts by default). */
-HAZE_HD double haze_rn_add(double a, double b) { return HAZE__DIR2(__dadd_rn, a + b, a, b); }
-HAZE_HD double haze_rn_sub(double a, double b) { return HAZE__DIR2(__dadd_rn, a - b, a, -b); }
-HAZE_HD double haze_rn_mul(double a, double b) { return HAZE__DIR2(__dmul_rn, a * b, a, b); }
-HAZE_HD double haze_rn_div(double a, double b) { return HAZE__DIR2(__ddiv_rn, a / b, a, b); }
-HAZE_HD float haze_rn_addf(float a, float b) { return HAZE__DIR2(__fadd_rn, a + b, a, b); }
-HAZE_HD float haze_rn_subf(float a, float b) { return HAZE__DIR2(__fadd_rn, a - b, a, -b); }
-HAZE_HD float haze_rn_mulf(float a, float b) { return HAZE__DIR2(__fmul_rn, a * b, a, b); }
-HAZE_HD float haze_rn_divf(float a, float b) { return HAZE__DIR2(__fdiv_rn, a / b, a, b); }
+HAZE_HD double haze_rn_add(double a, double b) {
+    return HAZE__DIR2(__dadd_rn, a + b, a, b);
+}
+HAZE_HD double haze_rn_sub(double a, double b) {
+    return HAZE__DIR2(__dadd_rn, a - b, a, -b);
+}
+HAZE_HD double haze_rn_mul(double a, double b) {
+    return HAZE__DIR2(__dmul_rn, a * b, a, b);
+}
+HAZE_HD double haze_rn_div(double a, double b) {
+    return HAZE__DIR2(__ddiv_rn, a / b, a, b);
+}
+HAZE_HD float haze_rn_addf(float a, float b) {
+    return HAZE__DIR2(__fadd_rn, a + b, a, b);
+}
+HAZE_HD float haze_rn_subf(float a, float b) {
+    return HAZE__DIR2(__fadd_rn, a - b, a, -b);
+}
+HAZE_HD float haze_rn_mulf(float a, float b) {
+    return HAZE__DIR2(__fmul_rn, a * b, a, b);
+}
+HAZE_HD float haze_rn_divf(float a, float b) {
+    return HAZE__DIR2(__fdiv_rn, a / b, a, b);
+}
 
 #ifdef __cplusplus
 }
