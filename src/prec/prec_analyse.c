@@ -167,16 +167,11 @@ static int af_lin(aform *r, const aform *x, const pint *kx, const aform *y, cons
         if (next_sym && !pi_is_point(up) && mpfr_regular_p(up->lo) && mpfr_regular_p(up->hi) &&
             mpfr_sgn(up->lo) == mpfr_sgn(up->hi)) {
             PREC_TMP(w);
-            PREC_TMP(m);
             mpfr_sub(w, up->hi, up->lo, MPFR_RNDU);
-            mpfr_abs(m, up->lo, MPFR_RNDN);
-            mpfr_mul_2si(m, m, -(PREC_BITS / 2), MPFR_RNDN);
-            PREC_TMP(big);
-            mpfr_abs(big, up->lo, MPFR_RNDN);
-            mpfr_mul_2si(big, big, -30, MPFR_RNDN);
-            if (mpfr_cmp(w, m) > 0 && mpfr_cmp(w, big) < 0) {
-                mpfr_set(m, up->lo, MPFR_RNDN);
-                mpfr_set(up->hi, m, MPFR_RNDN);
+            /* relative width between about 2^-80 and 2^-30, read off the exponents */
+            long gap = mpfr_zero_p(w) ? LONG_MAX : (long)(mpfr_get_exp(up->lo) - mpfr_get_exp(w));
+            if (gap > 30 && gap < PREC_BITS / 2) {
+                mpfr_set(up->hi, up->lo, MPFR_RNDN);
                 mpfr_add(junk, junk, w, MPFR_RNDU); /* |c - m| <= w for c in u */
             }
         }
