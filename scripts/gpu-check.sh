@@ -25,6 +25,7 @@ if [ -d "$debs" ] && ls "$debs"/*.deb >/dev/null 2>&1; then
     export CMAKE_LIBRARY_PATH="$prefix/usr/lib/x86_64-linux-gnu"
     export CMAKE_INCLUDE_PATH="$prefix/usr/include:$prefix/usr/include/x86_64-linux-gnu"
     export LD_LIBRARY_PATH="$prefix/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    export PATH="$PATH:$prefix/usr/bin"
     export LIBRARY_PATH="$prefix/usr/lib/x86_64-linux-gnu${LIBRARY_PATH:+:$LIBRARY_PATH}"
 fi
 
