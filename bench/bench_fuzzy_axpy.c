@@ -40,7 +40,8 @@ static double run_haze(haze_ctx *ctx, haze_fuzzy_encoding enc, haze_fuzzy_precis
         exit(3);
     }
     for (size_t i = 0; i < count; i++)
-        haze_fuzzy_set_tri(ctx, a, i, 0.45, 0.5 + 1e-3 * (double)(i % 7), 0.55 + 2e-3 * (double)(i % 7));
+        haze_fuzzy_set_tri(ctx, a, i, 0.45, 0.5 + 1e-3 * (double)(i % 7),
+                           0.55 + 2e-3 * (double)(i % 7));
     haze_fuzzy_set_tri(ctx, b, 0, 0.9, 1.0, 1.1);
     haze_fuzzy_axpy(ctx, a, b, 1, y); /* warm-up: device, context, code */
     double t0 = now();
@@ -109,15 +110,18 @@ int main(int argc, char **argv) {
            "CPU: %zu x %d; MPFI: 64 x %d)\n",
            gcount, giters, ccount, citers, citers);
     printf("%-6s %3s | %10s %10s %10s | %10s %10s %10s | %10s | %7s %7s %7s | %8s\n", "prec", "N",
-           "GPU lu", "GPU mr", "GPU mi", "CPU lu", "CPU mr", "CPU mi", "MPFI lu", "mr/lu",
-           "r_c(N)", "mi/lu", "GPU/CPU");
+           "GPU lu", "GPU mr", "GPU mi", "CPU lu", "CPU mr", "CPU mi", "MPFI lu", "mr/lu", "r_c(N)",
+           "mi/lu", "GPU/CPU");
     for (int p = 0; p < 2; p++) {
         for (size_t ni = 0; ni < sizeof ns / sizeof *ns; ni++) {
             int n = ns[ni];
             double g[3] = {0, 0, 0}, c[3], m = 0;
             for (int e = 0; e < 3; e++) {
-                if (gpu) g[e] = run_haze(gpu, (haze_fuzzy_encoding)e, (haze_fuzzy_precision)p, n, gcount, giters);
-                c[e] = run_haze(cpu, (haze_fuzzy_encoding)e, (haze_fuzzy_precision)p, n, ccount, citers);
+                if (gpu)
+                    g[e] = run_haze(gpu, (haze_fuzzy_encoding)e, (haze_fuzzy_precision)p, n, gcount,
+                                    giters);
+                c[e] = run_haze(cpu, (haze_fuzzy_encoding)e, (haze_fuzzy_precision)p, n, ccount,
+                                citers);
             }
 #ifdef HAZE_HAVE_MPFI
             m = run_mpfi(n, p ? 24 : 53, 64, citers);
@@ -125,14 +129,20 @@ int main(int argc, char **argv) {
             const double *r = gpu ? g : c;
             printf("%-6s %3d | ", p ? "single" : "double", n);
             for (int e = 0; e < 3; e++)
-                if (gpu) printf("%10.3e ", g[e]);
-                else printf("%10s ", "-");
+                if (gpu)
+                    printf("%10.3e ", g[e]);
+                else
+                    printf("%10s ", "-");
             printf("| %10.3e %10.3e %10.3e | ", c[0], c[1], c[2]);
-            if (m > 0) printf("%10.3e | ", m);
-            else printf("%10s | ", "-");
+            if (m > 0)
+                printf("%10.3e | ", m);
+            else
+                printf("%10s | ", "-");
             printf("%7.2f %7.2f %7.2f | ", r[1] / r[0], 16.0 * n / (7.0 + 7.0 * n), r[2] / r[0]);
-            if (gpu) printf("%8.1f\n", g[1] / c[1]);
-            else printf("%8s\n", "-");
+            if (gpu)
+                printf("%8.1f\n", g[1] / c[1]);
+            else
+                printf("%8s\n", "-");
             fflush(stdout);
         }
     }

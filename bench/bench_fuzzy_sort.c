@@ -73,8 +73,9 @@ int main(int argc, char **argv) {
         printf("GPU: none (GPU columns '-')\n");
     }
     size_t gcount = quick ? (1u << 20) : (1u << 24), ccount = quick ? (1u << 16) : (1u << 20);
-    printf("sort-by-key of single-precision fuzzy numbers: elements per second (GPU %zu, CPU %zu)\n",
-           gcount, ccount);
+    printf(
+        "sort-by-key of single-precision fuzzy numbers: elements per second (GPU %zu, CPU %zu)\n",
+        gcount, ccount);
     printf("%3s | %10s %10s | %10s %10s | %6s %6s | %12s %6s\n", "N", "GPU lu", "GPU mr", "CPU lu",
            "CPU mr", "mr/lu", "r_m(N)", "device GB/s", "%peak");
     for (int n = 1; n <= 16; n++) {
@@ -85,8 +86,10 @@ int main(int argc, char **argv) {
         }
         const double *r = gpu ? g : c;
         printf("%3d | ", n);
-        if (gpu) printf("%10.3e %10.3e | ", g[0], g[1]);
-        else printf("%10s %10s | ", "-", "-");
+        if (gpu)
+            printf("%10.3e %10.3e | ", g[0], g[1]);
+        else
+            printf("%10s %10s | ", "-", "-");
         printf("%10.3e %10.3e | %6.2f %6.2f | ", c[0], c[1], r[1] / r[0], 2.0 * n / (1.0 + n));
         if (gpu) {
             double bytes = 8 * 16.0 + 2.0 * (n + 1) * 4; /* per element, mr */

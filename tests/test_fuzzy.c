@@ -306,7 +306,6 @@ static void test_sort_axpy(void **state) {
     haze_fuzzy_array_free(y);
 }
 
-
 /*
  * Theorem 4 measured: chains of 20 random additions and multiplications on
  * symmetric numbers with N = 8 cuts, in midpoint-radius and in
@@ -373,7 +372,8 @@ static void test_theorem4(void **state) {
             mpfr_sub(u, u, er[k], MPFR_RNDN);
             mpfr_div(u, u, er[k], MPFR_RNDN);
             double ei = mpfr_get_d(t, MPFR_RNDN), ed = mpfr_get_d(u, MPFR_RNDN);
-            if (ei < 0 || ed < 0) fail_msg("radius below the exact radius (chain %ld, cut %d)", c, k);
+            if (ei < 0 || ed < 0)
+                fail_msg("radius below the exact radius (chain %ld, cut %d)", c, k);
             sum_inc[k] += ei, sum_rad[k] += ed;
             tot_inc += ei, tot_rad += ed;
         }
@@ -388,7 +388,8 @@ static void test_theorem4(void **state) {
                       sum_rad[k] / chains, sum_inc[k] / chains);
         all_rad += sum_rad[k], all_inc += sum_inc[k];
     }
-    print_message("  chains where increments were more accurate: %ld, less accurate: %ld\n", better, worse);
+    print_message("  chains where increments were more accurate: %ld, less accurate: %ld\n", better,
+                  worse);
     mpfr_clears(em, bm, t, u, v, (mpfr_ptr)0);
     for (int k = 0; k < N; k++) mpfr_clears(er[k], br[k], (mpfr_ptr)0);
     assert_true(all_inc <= 1.5 * all_rad);
@@ -396,10 +397,8 @@ static void test_theorem4(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_construct),
-        cmocka_unit_test(test_lu_is_interval),
-        cmocka_unit_test(test_sort_axpy),
-        cmocka_unit_test(test_containment),
+        cmocka_unit_test(test_construct), cmocka_unit_test(test_lu_is_interval),
+        cmocka_unit_test(test_sort_axpy), cmocka_unit_test(test_containment),
         cmocka_unit_test(test_theorem4),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
