@@ -1,7 +1,8 @@
 /*
- * haze/fuzzy.h - certified fuzzy arithmetic with N alpha-cuts, after
- * Martínez-Verdú, Nieto, Solá and Sánchez, "Certified fuzzy arithmetic on
- * GPU" (the paper of docs/fuzzy.md): Definitions 8-11, Algorithms 1-4.
+ * haze/fuzzy.h - certified fuzzy arithmetic with N alpha-cuts, after Marin,
+ * Defour and Milano, "An efficient midpoint-radius representation format to
+ * deal with symmetric fuzzy numbers" (docs/fuzzy.md): Definitions 8-11,
+ * Algorithms 1-4.
  *
  * Three encodings of a fuzzy number with n cuts at levels a_1 > ... > a_n:
  *   HAZE_FUZZY_LU  lower-upper: [lo_i, hi_i] per cut, any shape;

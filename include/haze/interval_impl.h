@@ -3,8 +3,9 @@
  * included twice: for double (HAZE__P d) and for float (HAZE__P f). Do not
  * include it directly.
  *
- * Lower-upper operations: Definition 4 of the paper (Martínez-Verdú et al.,
- * "Certified fuzzy arithmetic on GPU"), made optimal as IEEE 1788 asks: each
+ * Lower-upper operations: Definition 4 of Marin, Defour and Milano, "An
+ * efficient midpoint-radius representation format to deal with symmetric
+ * fuzzy numbers" (docs/fuzzy.md), made optimal as IEEE 1788 asks: each
  * bound is the directed rounding of the exact bound. Midpoint-radius
  * operations: Definition 5 (5a-5c), after Rump, "Fast and parallel interval
  * arithmetic" (BIT 1999), with u = eps/2 the unit roundoff and eta the

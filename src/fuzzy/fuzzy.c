@@ -342,7 +342,9 @@ int haze_fuzzy_op(haze_ctx *ctx, haze_fuzzy_opcode op, const haze_fuzzy_array *a
         const char *pa = a->data, *pb = is_binary(op) ? b->data : NULL;
         char *pc = c->data;
         long long nn = (long long)n;
-#pragma omp parallel for num_threads(haze__threads(ctx)) reduction(min : first_bad) schedule(static)
+#pragma omp parallel for num_threads(haze__threads(ctx)) reduction(min                             \
+                                                                   : first_bad)                    \
+    schedule(static) if (nn > 256)
         for (long long j = 0; j < nn; j++) {
             size_t i = (size_t)j;
             if (haze__fuzzy_apply(a->encoding, a->precision, op, a->ncuts, pc + i * es, pa + i * es,
@@ -371,7 +373,7 @@ int haze_fuzzy_axpy(haze_ctx *ctx, const haze_fuzzy_array *a, const haze_fuzzy_a
 #endif
     size_t es = haze__fuzzy_elem_size(a) * a->stride;
     long long nn = (long long)a->count;
-#pragma omp parallel for num_threads(haze__threads(ctx)) schedule(static)
+#pragma omp parallel for num_threads(haze__threads(ctx)) schedule(static) if (nn > 16)
     for (long long j = 0; j < nn; j++) {
         double buf[2][2 * HAZE_FUZZY_MAX_CUTS];
         char *yc = (char *)y->data + (size_t)j * es;

@@ -24,30 +24,54 @@ template <class T> struct ops;
         static __device__ __forceinline__ int apply(int enc, int op, int n, T *c, const T *a,      \
                                                     const T *b) {                                  \
             switch (enc * 8 + op) {                                                                \
-            case 0: return haze_fzlu##P##_add(n, c, a, b);                                         \
-            case 1: return haze_fzlu##P##_sub(n, c, a, b);                                         \
-            case 2: return haze_fzlu##P##_mul(n, c, a, b);                                         \
-            case 3: return haze_fzlu##P##_div(n, c, a, b);                                         \
-            case 4: return haze_fzlu##P##_neg(n, c, a);                                            \
-            case 5: return haze_fzlu##P##_recip(n, c, a);                                          \
-            case 6: return haze_fzlu##P##_sqr(n, c, a);                                            \
-            case 7: return haze_fzlu##P##_sqrt(n, c, a);                                           \
-            case 8: return haze_fzmr##P##_add(n, c, a, b);                                         \
-            case 9: return haze_fzmr##P##_sub(n, c, a, b);                                         \
-            case 10: return haze_fzmr##P##_mul(n, c, a, b);                                        \
-            case 11: return haze_fzmr##P##_div(n, c, a, b);                                        \
-            case 12: return haze_fzmr##P##_neg(n, c, a);                                           \
-            case 13: return haze_fzmr##P##_recip(n, c, a);                                         \
-            case 14: return haze_fzmr##P##_sqr(n, c, a);                                           \
-            case 15: return haze_fzmr##P##_sqrt(n, c, a);                                          \
-            case 16: return haze_fzmi##P##_add(n, c, a, b);                                        \
-            case 17: return haze_fzmi##P##_sub(n, c, a, b);                                        \
-            case 18: return haze_fzmi##P##_mul(n, c, a, b);                                        \
-            case 19: return haze_fzmi##P##_div(n, c, a, b);                                        \
-            case 20: return haze_fzmi##P##_neg(n, c, a);                                           \
-            case 21: return haze_fzmi##P##_recip(n, c, a);                                         \
-            case 22: return haze_fzmi##P##_sqr(n, c, a);                                           \
-            default: return haze_fzmi##P##_sqrt(n, c, a);                                          \
+            case 0:                                                                                \
+                return haze_fzlu##P##_add(n, c, a, b);                                             \
+            case 1:                                                                                \
+                return haze_fzlu##P##_sub(n, c, a, b);                                             \
+            case 2:                                                                                \
+                return haze_fzlu##P##_mul(n, c, a, b);                                             \
+            case 3:                                                                                \
+                return haze_fzlu##P##_div(n, c, a, b);                                             \
+            case 4:                                                                                \
+                return haze_fzlu##P##_neg(n, c, a);                                                \
+            case 5:                                                                                \
+                return haze_fzlu##P##_recip(n, c, a);                                              \
+            case 6:                                                                                \
+                return haze_fzlu##P##_sqr(n, c, a);                                                \
+            case 7:                                                                                \
+                return haze_fzlu##P##_sqrt(n, c, a);                                               \
+            case 8:                                                                                \
+                return haze_fzmr##P##_add(n, c, a, b);                                             \
+            case 9:                                                                                \
+                return haze_fzmr##P##_sub(n, c, a, b);                                             \
+            case 10:                                                                               \
+                return haze_fzmr##P##_mul(n, c, a, b);                                             \
+            case 11:                                                                               \
+                return haze_fzmr##P##_div(n, c, a, b);                                             \
+            case 12:                                                                               \
+                return haze_fzmr##P##_neg(n, c, a);                                                \
+            case 13:                                                                               \
+                return haze_fzmr##P##_recip(n, c, a);                                              \
+            case 14:                                                                               \
+                return haze_fzmr##P##_sqr(n, c, a);                                                \
+            case 15:                                                                               \
+                return haze_fzmr##P##_sqrt(n, c, a);                                               \
+            case 16:                                                                               \
+                return haze_fzmi##P##_add(n, c, a, b);                                             \
+            case 17:                                                                               \
+                return haze_fzmi##P##_sub(n, c, a, b);                                             \
+            case 18:                                                                               \
+                return haze_fzmi##P##_mul(n, c, a, b);                                             \
+            case 19:                                                                               \
+                return haze_fzmi##P##_div(n, c, a, b);                                             \
+            case 20:                                                                               \
+                return haze_fzmi##P##_neg(n, c, a);                                                \
+            case 21:                                                                               \
+                return haze_fzmi##P##_recip(n, c, a);                                              \
+            case 22:                                                                               \
+                return haze_fzmi##P##_sqr(n, c, a);                                                \
+            default:                                                                               \
+                return haze_fzmi##P##_sqrt(n, c, a);                                               \
             }                                                                                      \
         }                                                                                          \
     };
@@ -108,13 +132,16 @@ int launch_axpy(int n, size_t count, int iters, const T *a, const T *b, T *y, cu
                 cudaError_t *err) {
     switch (n) {
 #define HAZE__CASE(N)                                                                              \
-    case N: *err = launch_axpy_n<T, ENC, N>(count, iters, a, b, y, s); return 1;
-        HAZE__CASE(1) HAZE__CASE(2) HAZE__CASE(3) HAZE__CASE(4) HAZE__CASE(5) HAZE__CASE(6)
-        HAZE__CASE(7) HAZE__CASE(8) HAZE__CASE(9) HAZE__CASE(10) HAZE__CASE(11) HAZE__CASE(12)
-        HAZE__CASE(13) HAZE__CASE(14) HAZE__CASE(15) HAZE__CASE(16) HAZE__CASE(20) HAZE__CASE(24)
-        HAZE__CASE(32)
+    case N:                                                                                        \
+        *err = launch_axpy_n<T, ENC, N>(count, iters, a, b, y, s);                                 \
+        return 1;
+        HAZE__CASE(1)
+        HAZE__CASE(2) HAZE__CASE(3) HAZE__CASE(4) HAZE__CASE(5) HAZE__CASE(6) HAZE__CASE(7)
+            HAZE__CASE(8) HAZE__CASE(9) HAZE__CASE(10) HAZE__CASE(11) HAZE__CASE(12) HAZE__CASE(13)
+                HAZE__CASE(14) HAZE__CASE(15) HAZE__CASE(16) HAZE__CASE(20) HAZE__CASE(24)
+                    HAZE__CASE(32)
 #undef HAZE__CASE
-    default: return 0;
+                        default : return 0;
     }
 }
 
@@ -125,11 +152,9 @@ __global__ void gather_kernel(size_t count, size_t bytes_per, const uint32_t *id
     const unsigned char *s = src + (size_t)idx[i] * bytes_per;
     unsigned char *d = dst + i * bytes_per;
     if (bytes_per % 8 == 0)
-        for (size_t k = 0; k < bytes_per; k += 8)
-            *(uint64_t *)(d + k) = *(const uint64_t *)(s + k);
+        for (size_t k = 0; k < bytes_per; k += 8) *(uint64_t *)(d + k) = *(const uint64_t *)(s + k);
     else
-        for (size_t k = 0; k < bytes_per; k += 4)
-            *(uint32_t *)(d + k) = *(const uint32_t *)(s + k);
+        for (size_t k = 0; k < bytes_per; k += 4) *(uint32_t *)(d + k) = *(const uint32_t *)(s + k);
 }
 
 __global__ void iota_kernel(size_t count, uint32_t *idx) {
@@ -250,13 +275,12 @@ extern "C" int haze__fuzzy_sort_cuda(haze_ctx *ctx, uint32_t *keys, haze_fuzzy_a
     if (n > UINT32_MAX)
         return haze__error(ctx, HAZE_ERR_UNSUPPORTED, "fuzzy: sort of more than 2^32 numbers");
     size_t temp = 0;
-    HAZE_CUDA_TRY(ctx, cub::DeviceRadixSort::SortPairs(nullptr, temp, (const uint32_t *)nullptr,
-                                                       (uint32_t *)nullptr,
-                                                       (const uint32_t *)nullptr,
-                                                       (uint32_t *)nullptr, (int)n, 0, 32, s));
+    HAZE_CUDA_TRY(ctx, cub::DeviceRadixSort::SortPairs(
+                           nullptr, temp, (const uint32_t *)nullptr, (uint32_t *)nullptr,
+                           (const uint32_t *)nullptr, (uint32_t *)nullptr, (int)n, 0, 32, s));
     if (2 * bytes + 4 * n * sizeof(uint32_t) + temp > haze__cuda_budget(ctx))
-        return haze__error(ctx, HAZE_ERR_NOMEM, "fuzzy: sort of %zu numbers does not fit the device",
-                           n);
+        return haze__error(ctx, HAZE_ERR_NOMEM,
+                           "fuzzy: sort of %zu numbers does not fit the device", n);
     dev_bufs m;
     HAZE_CUDA_TRY(ctx, cudaMalloc(&m.p[0], n * sizeof(uint32_t)));
     HAZE_CUDA_TRY(ctx, cudaMalloc(&m.p[1], n * sizeof(uint32_t)));
@@ -265,7 +289,8 @@ extern "C" int haze__fuzzy_sort_cuda(haze_ctx *ctx, uint32_t *keys, haze_fuzzy_a
     HAZE_CUDA_TRY(ctx, cudaMalloc(&m.p[4], bytes));
     HAZE_CUDA_TRY(ctx, cudaMalloc(&m.p[5], bytes));
     HAZE_CUDA_TRY(ctx, cudaMalloc(&m.p[6], temp ? temp : 1));
-    HAZE_CUDA_TRY(ctx, cudaMemcpyAsync(m.p[0], keys, n * sizeof(uint32_t), cudaMemcpyHostToDevice, s));
+    HAZE_CUDA_TRY(ctx,
+                  cudaMemcpyAsync(m.p[0], keys, n * sizeof(uint32_t), cudaMemcpyHostToDevice, s));
     HAZE_CUDA_TRY(ctx, cudaMemcpyAsync(m.p[4], a->data, bytes, cudaMemcpyHostToDevice, s));
     unsigned blocks = (unsigned)((n + 255) / 256);
     iota_kernel<<<blocks, 256, 0, s>>>(n, (uint32_t *)m.p[2]);
@@ -276,7 +301,8 @@ extern "C" int haze__fuzzy_sort_cuda(haze_ctx *ctx, uint32_t *keys, haze_fuzzy_a
     gather_kernel<<<blocks, 256, 0, s>>>(n, per, (const uint32_t *)m.p[3],
                                          (const unsigned char *)m.p[4], (unsigned char *)m.p[5]);
     HAZE_CUDA_TRY_LAUNCH(ctx);
-    HAZE_CUDA_TRY(ctx, cudaMemcpyAsync(keys, m.p[1], n * sizeof(uint32_t), cudaMemcpyDeviceToHost, s));
+    HAZE_CUDA_TRY(ctx,
+                  cudaMemcpyAsync(keys, m.p[1], n * sizeof(uint32_t), cudaMemcpyDeviceToHost, s));
     HAZE_CUDA_TRY(ctx, cudaMemcpyAsync(a->data, m.p[5], bytes, cudaMemcpyDeviceToHost, s));
     HAZE_CUDA_TRY(ctx, cudaStreamSynchronize(s));
     return HAZE_OK;

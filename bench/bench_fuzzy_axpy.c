@@ -1,0 +1,154 @@
+/*
+ * bench/bench_fuzzy_axpy.c - the compute-bound test of the paper's Fig. 2 /
+ * Fig. 3: every element j runs x <- a_j * x + b for `iters` iterations on
+ * fuzzy numbers with N alpha-cuts, in the three encodings and two
+ * precisions. Prints iterations per second for the GPU, the CPU backend (all
+ * cores) and MPFI (the same per-cut interval arithmetic with MPFI at 53 or
+ * 24 bits, one core), the midpoint-radius / lower-upper speedup next to the
+ * paper's r_c(N) = 16N / (7 + 7N) (eq. 17), and the ratio GPU / CPU.
+ *
+ * usage: bench_fuzzy_axpy [--quick]
+ * The GPU columns are "-" without a device. Hardware limit: the GPU rows
+ * print the achieved rate; the instruction-issue ceiling needs the
+ * instruction count per iteration from the SASS (cuobjdump -sass on
+ * libhaze's fuzzy_cuda object), see docs/fuzzy.md.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#ifdef HAZE_HAVE_MPFI
+#include <mpfi.h>
+#endif
+
+#include "haze/haze.h"
+
+static double now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Element-iterations per second of haze_fuzzy_axpy on ctx. */
+static double run_haze(haze_ctx *ctx, haze_fuzzy_encoding enc, haze_fuzzy_precision prec, int n,
+                       size_t count, int iters) {
+    haze_fuzzy_array *a, *b, *y;
+    if (haze_fuzzy_array_new(ctx, &a, enc, prec, n, count, NULL) ||
+        haze_fuzzy_array_new(ctx, &b, enc, prec, n, 1, NULL) ||
+        haze_fuzzy_array_new(ctx, &y, enc, prec, n, count, NULL)) {
+        fprintf(stderr, "bench: %s\n", haze_ctx_errmsg(ctx));
+        exit(3);
+    }
+    for (size_t i = 0; i < count; i++)
+        haze_fuzzy_set_tri(ctx, a, i, 0.45, 0.5 + 1e-3 * (double)(i % 7),
+                           0.55 + 2e-3 * (double)(i % 7));
+    haze_fuzzy_set_tri(ctx, b, 0, 0.9, 1.0, 1.1);
+    haze_fuzzy_axpy(ctx, a, b, 1, y); /* warm-up: device, context, code */
+    double t0 = now();
+    int st = haze_fuzzy_axpy(ctx, a, b, iters, y);
+    double t = now() - t0;
+    if (st) {
+        fprintf(stderr, "bench: %s\n", haze_ctx_errmsg(ctx));
+        exit(3);
+    }
+    haze_fuzzy_array_free(a);
+    haze_fuzzy_array_free(b);
+    haze_fuzzy_array_free(y);
+    return (double)count * iters / t;
+}
+
+#ifdef HAZE_HAVE_MPFI
+/* The same series with MPFI intervals per cut (lower-upper), one core. */
+static double run_mpfi(int n, int prec_bits, size_t count, int iters) {
+    mpfi_t *a = malloc((size_t)n * sizeof *a), *x = malloc((size_t)n * sizeof *x),
+           *b = malloc((size_t)n * sizeof *b), t;
+    mpfi_init2(t, prec_bits);
+    for (int k = 0; k < n; k++) {
+        mpfi_init2(a[k], prec_bits), mpfi_init2(x[k], prec_bits), mpfi_init2(b[k], prec_bits);
+        double al = (double)(n - k) / n;
+        mpfi_interv_d(a[k], 0.45 + 0.05 * al, 0.55 - 0.05 * al);
+        mpfi_interv_d(b[k], 0.9 + 0.1 * al, 1.1 - 0.1 * al);
+    }
+    double t0 = now();
+    for (size_t j = 0; j < count; j++) {
+        for (int k = 0; k < n; k++) mpfi_set_d(x[k], 0);
+        for (int it = 0; it < iters; it++)
+            for (int k = 0; k < n; k++) {
+                mpfi_mul(t, a[k], x[k]);
+                mpfi_add(x[k], t, b[k]);
+            }
+    }
+    double el = now() - t0;
+    for (int k = 0; k < n; k++) mpfi_clear(a[k]), mpfi_clear(x[k]), mpfi_clear(b[k]);
+    mpfi_clear(t);
+    free(a), free(x), free(b);
+    return (double)count * iters / el;
+}
+#endif
+
+int main(int argc, char **argv) {
+    int quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
+    haze_ctx *cpu = NULL, *gpu = NULL;
+    haze_ctx_options o = haze_ctx_options_default();
+    o.backend = HAZE_BACKEND_CPU;
+    if (haze_ctx_new(&cpu, &o)) return 3;
+    o.backend = HAZE_BACKEND_CUDA;
+    if (haze_ctx_new(&gpu, &o)) {
+        haze_ctx_free(gpu);
+        gpu = NULL;
+    }
+    haze_device_info info;
+    if (gpu && haze_device_query(haze_ctx_device(gpu), &info) == HAZE_OK)
+        printf("GPU: %s, %d SMs; CPU backend: %d threads\n", info.name, info.sm_count,
+               haze_ctx_threads(cpu));
+    else
+        printf("GPU: none (GPU columns '-'); CPU backend: %d threads\n", haze_ctx_threads(cpu));
+    const int ns[] = {1, 2, 3, 4, 6, 8, 12, 16, 20, 24};
+    size_t gcount = quick ? (1u << 16) : (1u << 20), ccount = quick ? 256 : 2048;
+    int giters = quick ? 100 : 1000, citers = quick ? 20 : 100;
+    printf("AXPY x <- a x + b: element-iterations per second (GPU: %zu elements x %d iterations; "
+           "CPU: %zu x %d; MPFI: 64 x %d)\n",
+           gcount, giters, ccount, citers, citers);
+    printf("%-6s %3s | %10s %10s %10s | %10s %10s %10s | %10s | %7s %7s %7s | %8s\n", "prec", "N",
+           "GPU lu", "GPU mr", "GPU mi", "CPU lu", "CPU mr", "CPU mi", "MPFI lu", "mr/lu", "r_c(N)",
+           "mi/lu", "GPU/CPU");
+    for (int p = 0; p < 2; p++) {
+        for (size_t ni = 0; ni < sizeof ns / sizeof *ns; ni++) {
+            int n = ns[ni];
+            double g[3] = {0, 0, 0}, c[3], m = 0;
+            for (int e = 0; e < 3; e++) {
+                if (gpu)
+                    g[e] = run_haze(gpu, (haze_fuzzy_encoding)e, (haze_fuzzy_precision)p, n, gcount,
+                                    giters);
+                c[e] = run_haze(cpu, (haze_fuzzy_encoding)e, (haze_fuzzy_precision)p, n, ccount,
+                                citers);
+            }
+#ifdef HAZE_HAVE_MPFI
+            m = run_mpfi(n, p ? 24 : 53, 64, citers);
+#endif
+            const double *r = gpu ? g : c;
+            printf("%-6s %3d | ", p ? "single" : "double", n);
+            for (int e = 0; e < 3; e++)
+                if (gpu)
+                    printf("%10.3e ", g[e]);
+                else
+                    printf("%10s ", "-");
+            printf("| %10.3e %10.3e %10.3e | ", c[0], c[1], c[2]);
+            if (m > 0)
+                printf("%10.3e | ", m);
+            else
+                printf("%10s | ", "-");
+            printf("%7.2f %7.2f %7.2f | ", r[1] / r[0], 16.0 * n / (7.0 + 7.0 * n), r[2] / r[0]);
+            if (gpu)
+                printf("%8.1f\n", g[1] / c[1]);
+            else
+                printf("%8s\n", "-");
+            fflush(stdout);
+        }
+    }
+    printf("mr/lu and mi/lu: speedup over lower-upper on the GPU (CPU without one); r_c(N): the "
+           "paper's operation-count ratio (eq. 17).\n");
+    haze_ctx_free(cpu);
+    haze_ctx_free(gpu);
+    return 0;
+}
