@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fis/fis_internal.h"
 #include "test_util.h"
 
 static haze_ctx *cpu_ctx(void) {
@@ -357,6 +358,29 @@ static void test_fast_path_identical(void **s) {
     haze_ctx_free(ctx);
 }
 
+/* Every norm stays in [0, 1] and is stable where its textbook form cancels:
+ * hamacher_sum(1, b) is exactly 1 for any b (the old form gave 0.91 or 1.2
+ * for b one ulp apart, which made CPU and GPU disagree), and near a = 1 the
+ * result matches the formula evaluated in long double. */
+static void test_norms_stable(void **s) {
+    (void)s;
+    for (int op = 0; op < HAZE__N_SUM; op++)
+        for (int i = 0; i <= 40; i++)
+            for (int j = 0; j <= 40; j++) {
+                double a = i / 40.0, b = j / 40.0, v = haze__norm(op, a, b);
+                assert_true(v >= 0.0 && v <= 1.0);
+                assert_true(v == haze__norm(op, b, a) || fabs(v - haze__norm(op, b, a)) < 1e-15);
+            }
+    double b = 0.90800530770396803;
+    for (int k = 0; k < 64; k++, b = nextafter(b, 1.0)) {
+        assert_true(haze__norm(HAZE__N_HSUM, 1.0, b) == 1.0);
+        double a = 1.0 - 1e-9 * (k + 1);
+        long double la = a, lb = b, ref = (la + lb - 2 * la * lb) / (1 - la * lb);
+        assert_true(fabsl((long double)haze__norm(HAZE__N_HSUM, a, b) - ref) < 1e-15L);
+    }
+    assert_true(haze__norm(HAZE__N_HSUM, 1.0, 1.0) == 1.0);
+}
+
 /* Threads must not change results. */
 static void test_threads_identical(void **s) {
     (void)s;
@@ -387,7 +411,7 @@ int main(void) {
         cmocka_unit_test(test_no_rule_and_clamp), cmocka_unit_test(test_defuzz_methods),
         cmocka_unit_test(test_roundtrip),         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_truncations),       cmocka_unit_test(test_fast_path_identical),
-        cmocka_unit_test(test_threads_identical),
+        cmocka_unit_test(test_threads_identical), cmocka_unit_test(test_norms_stable),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

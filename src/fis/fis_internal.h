@@ -270,8 +270,16 @@ HAZE__HD double haze__norm(int op, double a, double b) {
         return a == 0.0 ? b : (b == 0.0 ? a : 1.0);
     case HAZE__N_ESUM:
         return (a + b) / (1.0 + a * b);
-    case HAZE__N_HSUM:
-        return (a * b == 1.0) ? 1.0 : (a + b - 2.0 * a * b) / (1.0 - a * b);
+    case HAZE__N_HSUM: {
+        /* (a + b - 2ab) / (1 - ab) written as 1 - (1-a)(1-b) / (1-ab): the
+         * textbook form cancels catastrophically near a = 1 (a one-ulp
+         * change of b moved hamacher_sum(1, b) between 0.91 and 1.2), this
+         * one is exact at a = 1 and stays in [0, 1]. fl(ab) <= min(a, b),
+         * so the divisor is positive unless a = b = 1. */
+        double ab = a * b;
+        if (ab == 1.0) return 1.0;
+        return 1.0 - ((1.0 - a) * (1.0 - b)) / (1.0 - ab);
+    }
     case HAZE__N_NMAX:
         return a + b < 1.0 ? (a > b ? a : b) : 1.0;
     case HAZE__N_SUM:
