@@ -49,15 +49,24 @@ extern "C" int haze__fis_eval_cuda(haze_ctx *ctx, const haze_fis *fis, const dou
     cudaStream_t s = haze__stream(ctx);
     const int ni = fis->ni, no = fis->no, nr = fis->nr;
     /* the model in one device block */
-    const size_t sz[10] = {sizeof(haze__var) * ni,           sizeof(haze__var) * no,
-                           sizeof(haze__mf) * fis->nmfs,     sizeof(double) * fis->nparams,
-                           sizeof(int) * (size_t)nr * ni,    sizeof(int) * (size_t)nr * no,
-                           sizeof(double) * (size_t)nr * ni, sizeof(double) * (size_t)nr * no,
-                           sizeof(double) * (size_t)nr,      sizeof(int) * (size_t)nr};
-    const void *src[10] = {fis->in,   fis->out,        fis->mfs,        fis->params, fis->ante,
-                           fis->cons, fis->ante_hedge, fis->cons_hedge, fis->weight, fis->conn};
-    size_t off[10], total = 0;
-    for (int k = 0; k < 10; k++) {
+    const size_t nrr = (size_t)nr;
+    const size_t sz[12] = {sizeof(int) * (fis->ante_fl ? nrr * ni : 0),
+                           sizeof(int) * (fis->cons_fl ? nrr * no : 0),
+                           sizeof(haze__var) * ni,
+                           sizeof(haze__var) * no,
+                           sizeof(haze__mf) * fis->nmfs,
+                           sizeof(double) * fis->nparams,
+                           sizeof(int) * (size_t)nr * ni,
+                           sizeof(int) * (size_t)nr * no,
+                           sizeof(double) * (size_t)nr * ni,
+                           sizeof(double) * (size_t)nr * no,
+                           sizeof(double) * (size_t)nr,
+                           sizeof(int) * (size_t)nr};
+    const void *src[12] = {fis->ante_fl,    fis->cons_fl,    fis->in,     fis->out,
+                           fis->mfs,        fis->params,     fis->ante,   fis->cons,
+                           fis->ante_hedge, fis->cons_hedge, fis->weight, fis->conn};
+    size_t off[12], total = 0;
+    for (int k = 0; k < 12; k++) {
         off[k] = total;
         total += align16(sz[k] ? sz[k] : 16);
     }
@@ -69,7 +78,8 @@ extern "C" int haze__fis_eval_cuda(haze_ctx *ctx, const haze_fis *fis, const dou
     /* the output MFs tabulated on the host: the GPU then uses the very same
      * values as the CPU for them */
     hgrid = haze__fis_grid(fis);
-    const size_t gb = hgrid ? sizeof(double) * (size_t)fis->nmfs * (size_t)fis->points : 0;
+    dm.gstride = haze__fis_gstride(fis);
+    const size_t gb = hgrid ? sizeof(double) * (size_t)fis->nmfs * (size_t)dm.gstride : 0;
     total += gb;
     size_t per_row = sizeof(double) * ((size_t)ni + no + haze__fis_scratch(fis));
     size_t budget = haze__cuda_budget(ctx);
@@ -83,18 +93,20 @@ extern "C" int haze__fis_eval_cuda(haze_ctx *ctx, const haze_fis *fis, const dou
                            total + per_row);
     }
     CK(cudaMalloc((void **)&dmodel, total - gb));
-    for (int k = 0; k < 10; k++)
+    for (int k = 0; k < 12; k++)
         if (sz[k]) CK(cudaMemcpyAsync(dmodel + off[k], src[k], sz[k], cudaMemcpyHostToDevice, s));
-    dm.in = (haze__var *)(dmodel + off[0]);
-    dm.out = (haze__var *)(dmodel + off[1]);
-    dm.mfs = (haze__mf *)(dmodel + off[2]);
-    dm.params = (double *)(dmodel + off[3]);
-    dm.ante = (int *)(dmodel + off[4]);
-    dm.cons = (int *)(dmodel + off[5]);
-    dm.ante_hedge = (double *)(dmodel + off[6]);
-    dm.cons_hedge = (double *)(dmodel + off[7]);
-    dm.weight = (double *)(dmodel + off[8]);
-    dm.conn = (int *)(dmodel + off[9]);
+    dm.in = (haze__var *)(dmodel + off[2]);
+    dm.out = (haze__var *)(dmodel + off[3]);
+    dm.mfs = (haze__mf *)(dmodel + off[4]);
+    dm.params = (double *)(dmodel + off[5]);
+    dm.ante = (int *)(dmodel + off[6]);
+    dm.cons = (int *)(dmodel + off[7]);
+    dm.ante_hedge = (double *)(dmodel + off[8]);
+    dm.cons_hedge = (double *)(dmodel + off[9]);
+    dm.weight = (double *)(dmodel + off[10]);
+    dm.conn = (int *)(dmodel + off[11]);
+    dm.ante_fl = fis->ante_fl ? (int *)(dmodel + off[0]) : NULL;
+    dm.cons_fl = fis->cons_fl ? (int *)(dmodel + off[1]) : NULL;
     if (hgrid) {
         CK(cudaMalloc((void **)&dgrid, gb));
         CK(cudaMemcpyAsync(dgrid, hgrid, gb, cudaMemcpyHostToDevice, s));

@@ -218,7 +218,7 @@ static int parse_mf(parser *ps, int line, char *val, mf_spec *m) {
     if (unquote(s, m->name, sizeof m->name)) return PERR(line, "MF name too long");
     char tname[64];
     if (unquote(rest, tname, sizeof tname)) return PERR(line, "MF type too long");
-    m->type = lookup(haze__mf_names, HAZE__MF_COUNT, tname);
+    m->type = lookup(haze__mf_names, HAZE__MF_LINEAR + 1, tname); /* MATLAB's types only */
     if (m->type < 0) return PERR(line, "unknown MF type '%s' (expected trimf, trapmf, ...)", tname);
     int rc = parse_vector(br, &m->p, &m->np);
     if (rc == -2)
@@ -699,13 +699,11 @@ static int ends_with(const char *s, const char *suf) {
 int haze_fis_load(haze_ctx *ctx, const char *path, haze_fis **out) {
     if (!path || !out) return haze__error(ctx, HAZE_ERR_INVALID, "haze_fis_load: NULL argument");
     *out = NULL;
-    if (ends_with(path, ".fll"))
-        return haze__error(ctx, HAZE_ERR_UNSUPPORTED,
-                           "%s: fuzzylite .fll files are not supported by this version", path);
     char *buf = NULL;
     int st = haze_file_read_all(ctx, path, &buf, NULL);
     if (st) return st;
-    st = parse_text(ctx, buf, path, out);
+    st = ends_with(path, ".fll") ? haze__fll_parse(ctx, buf, path, out)
+                                 : parse_text(ctx, buf, path, out);
     free(buf);
     return st;
 }
@@ -722,6 +720,8 @@ void haze_fis_free(haze_fis *f) {
     free(f->cons_hedge);
     free(f->weight);
     free(f->conn);
+    free(f->ante_fl);
+    free(f->cons_fl);
     free(f);
 }
 
