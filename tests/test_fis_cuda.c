@@ -193,6 +193,9 @@ static void test_tipper_gpu(void **state) {
 static void test_fuzzylite_engines(void **state) {
     (void)state;
     static const char *const names[] = {"hybrid_ObstacleAvoidance",
+                                        "mamdani_Laundry",
+                                        "mamdani_SimpleDimmerChained",
+                                        "mamdani_SimpleDimmerInverse",
                                         "hybrid_tipper",
                                         "mamdani_AllTerms",
                                         "mamdani_ObstacleAvoidance",

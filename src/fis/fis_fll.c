@@ -9,11 +9,11 @@
  * implication, activation General, rule); the terms listed in
  * fis_internal.h plus Constant and Linear; hedges not, very, somewhat,
  * seldom, extremely, any (after a term); rules "if A is [h..] t and|or ...
- * then B is [h..] t and ... [with w]". Not supported, refused naming the
- * line: Function terms, parentheses and rules that mix "and" with "or",
- * propositions on output variables (chained engines), lock-previous: true,
- * activation methods other than General, NormalizedSum, rule blocks that
- * disagree on their norms.
+ * then B is [h..] t and ... [with w]"; A may be an output variable (a
+ * chained engine: the degree its term has reached from the rules before). Not supported, refused
+ * naming the line: Function terms, parentheses and rules that mix "and" with "or", lock-previous:
+ * true, activation methods other than General, NormalizedSum, rule blocks that disagree on their
+ * norms.
  */
 #include <ctype.h>
 #include <math.h>
@@ -53,6 +53,7 @@ typedef struct fl_parser {
     int norm[3], norm_line[3]; /* conjunction disjunction implication, -1 unset */
     fl_rule *rules;
     int nr, cr;
+    int nprops, cprops, need_props;
 } fl_parser;
 
 static int ferr(fl_parser *ps, int status, int line, const char *fmt, ...)
@@ -263,14 +264,11 @@ static int proposition(fl_parser *ps, int line, char **tok, int ntok, int k, int
         return PARSE_ERR(line, "expected 'VARIABLE is [HEDGE..] TERM' at '%s'",
                          ntok ? tok[0] : "end of rule");
     fl_var *v = find_var(ps, k, tok[0], var);
+    if (!v && k == 0 && (v = find_var(ps, 1, tok[0], var))) *var += ps->nv[0]; /* chained */
     if (!v) {
         int dummy;
-        if (find_var(ps, 1 - k, tok[0], &dummy))
-            return k == 0 ? UNSUP(line,
-                                  "'%s' is an output: propositions on output variables "
-                                  "(chained engines) are not supported",
-                                  tok[0])
-                          : PARSE_ERR(line, "'%s' is an input, expected an output", tok[0]);
+        if (find_var(ps, 0, tok[0], &dummy))
+            return PARSE_ERR(line, "'%s' is an input, expected an output", tok[0]);
         return PARSE_ERR(line, "unknown variable '%s'", tok[0]);
     }
     int i = 2, hedges[HAZE__H_MAX], nh = 0;
@@ -318,14 +316,29 @@ static int parse_rule(fl_parser *ps, haze_fis *f, int r, const fl_rule *fr) {
             return PARSE_ERR(line, "expected 'with WEIGHT' at the end of the rule");
     }
     int conn = 0;
+    f->prop_off[r] = ps->nprops;
     for (int i = 1; i < then;) {
         int var, term, chain;
         int used = proposition(ps, line, tok + i, then - i, 0, &var, &term, &chain);
         if (used < 0) return used;
-        if (f->ante[r * f->ni + var] != 0)
-            return UNSUP(line, "input '%s' appears twice in one rule", f->in[var].name);
-        f->ante[r * f->ni + var] = term + 1;
-        f->ante_fl[r * f->ni + var] = chain;
+        if (ps->nprops == ps->cprops) {
+            int cap = ps->cprops ? 2 * ps->cprops : 64;
+            int *np = realloc(f->props, sizeof(int) * 3 * (size_t)cap);
+            if (!np) return haze__error(ps->ctx, HAZE_ERR_NOMEM, "out of memory");
+            f->props = np;
+            ps->cprops = cap;
+        }
+        f->props[3 * ps->nprops] = var;
+        f->props[3 * ps->nprops + 1] = term + 1;
+        f->props[3 * ps->nprops + 2] = chain;
+        ps->nprops++;
+        /* an output, or an input named twice, needs the proposition lists */
+        if (var >= f->ni || f->ante[r * f->ni + var] != 0) {
+            ps->need_props = 1;
+        } else {
+            f->ante[r * f->ni + var] = term + 1;
+            f->ante_fl[r * f->ni + var] = chain;
+        }
         i += used;
         if (i < then) {
             int c = strcmp(tok[i], "and") == 0 ? 1 : (strcmp(tok[i], "or") == 0 ? 2 : 0);
@@ -339,6 +352,7 @@ static int parse_rule(fl_parser *ps, haze_fis *f, int r, const fl_rule *fr) {
     }
     if (then == 1) return PARSE_ERR(line, "expected a proposition after 'if'");
     f->conn[r] = conn ? conn : 1;
+    f->prop_off[r + 1] = ps->nprops;
     /* conclusions: fuzzylite hedges the degree cumulatively from one
      * conclusion to the next (Consequent::modify), so each keeps the chain of
      * the ones before it */
@@ -446,7 +460,7 @@ static int build(fl_parser *ps, haze_fis **out) {
             hv->lock = v->lock;
             hv->wtd = v->wtd;
             hv->defuzz = v->defuzz;
-            hv->agg = v->agg < 0 ? HAZE__N_MAX : v->agg;
+            hv->agg = v->agg; /* -1: none (weighted outputs) */
             hv->res = v->res;
             hv->dflt = v->dflt;
             for (int t = 0; t < v->nt; t++) {
@@ -469,11 +483,17 @@ static int build(fl_parser *ps, haze_fis **out) {
     f->cons_fl = calloc(nrr * (size_t)f->no, sizeof(int));
     f->weight = calloc(nrr, sizeof(double));
     f->conn = calloc(nrr, sizeof(int));
+    f->prop_off = calloc(nrr + 1, sizeof(int));
     if (!f->ante || !f->cons || !f->ante_hedge || !f->cons_hedge || !f->ante_fl || !f->cons_fl ||
-        !f->weight || !f->conn)
+        !f->weight || !f->conn || !f->prop_off)
         goto nomem;
     for (int r = 0; r < f->nr; r++)
         if ((st = parse_rule(ps, f, r, &ps->rules[r]))) goto fail;
+    if (!ps->need_props) { /* the antecedent codes say it all */
+        free(f->props);
+        free(f->prop_off);
+        f->props = f->prop_off = NULL;
+    }
     f->mode = HAZE_FIS_MODE_FUZZYLITE;
     f->points = 100;
     *out = f;

@@ -157,6 +157,11 @@ struct haze_fis {
      * as HAZE__H_* codes; NULL for .fis systems */
     int fl;
     int *ante_fl, *cons_fl;
+    /* fuzzylite rules that name an output variable (a chained engine) or a
+     * variable twice: each rule's propositions as (variable, term, hedge
+     * chain) triples, rule r's at props[3 * prop_off[r] ..], variables
+     * numbered inputs first, then outputs; NULL when ante says it all */
+    int *props, *prop_off;
     /* evaluation settings */
     int mode;
     int points;

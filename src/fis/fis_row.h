@@ -49,7 +49,7 @@ HAZE__HD double haze__xpoint(const struct haze_fis *f, const haze__var *ov, int 
     return haze__linpoint(ov->lo, ov->hi, k, n);
 }
 HAZE__HD int haze__oagg(const struct haze_fis *f, int o) {
-    return f->fl ? f->out[o].agg : f->agg_m;
+    return f->fl ? (f->out[o].agg >= 0 ? f->out[o].agg : HAZE__N_MAX) : f->agg_m;
 }
 HAZE__HD int haze__odefuzz(const struct haze_fis *f, int o) {
     return f->fl ? f->out[o].defuzz : f->defuzz_m;
@@ -60,9 +60,42 @@ HAZE__HD int haze__fires(const struct haze_fis *f, double w) {
     return f->fl ? haze__fl_gt(w, 0.0) : w != 0.0;
 }
 
-/* Firing strength (before the weight) of rule r for input vector x. */
-HAZE__HD double haze__rule_firing(const struct haze_fis *f, int r, const double *x) {
+/* fuzzylite's activation degree of term t (1-based) of output o after the
+ * rules before r (Aggregated::activationDegree: the output's aggregation,
+ * or the sum without one, over the conclusions on that term so far). */
+HAZE__HD double haze__fl_out_degree(const struct haze_fis *f, int o, int t, int r,
+                                    const double *w) {
+    const int agg = f->out[o].agg;
+    double acc = 0.0;
+    for (int q = 0; q < r; q++) {
+        if (f->cons[q * f->no + o] != t || !haze__fires(f, w[q])) continue;
+        double d = haze__fl_hedges(f->cons_fl[q * f->no + o], w[q]);
+        acc = agg >= 0 ? haze__norm(agg, acc, d) : acc + d;
+    }
+    return acc;
+}
+
+/* Firing strength (before the weight) of rule r for input vector x; w holds
+ * the degrees of the rules before r (for chained fuzzylite engines). */
+HAZE__HD double haze__rule_firing(const struct haze_fis *f, int r, const double *x,
+                                  const double *w) {
     int op = f->conn[r] == 2 ? f->or_m : f->and_m;
+    if (f->props) {
+        double acc = 0.0;
+        for (int k = f->prop_off[r]; k < f->prop_off[r + 1]; k++) {
+            const int v = f->props[3 * k], t = f->props[3 * k + 1], chain = f->props[3 * k + 2];
+            double mu;
+            if (v < f->ni) {
+                const haze__mf *m = &f->mfs[f->in[v].mf0 + t - 1];
+                mu = haze__mf_eval(m->type, f->params + m->poff, x[v]);
+            } else {
+                mu = haze__fl_out_degree(f, v - f->ni, t, r, w);
+            }
+            mu = haze__fl_hedges(chain, mu);
+            acc = k == f->prop_off[r] ? mu : haze__norm(op, acc, mu);
+        }
+        return acc;
+    }
     double acc = 0.0;
     int first = 1;
     for (int j = 0; j < f->ni; j++) {
@@ -403,7 +436,7 @@ HAZE__HD void haze__fis_eval_row(const struct haze_fis *f, const double *in, dou
         }
         x[j] = v;
     }
-    for (int r = 0; r < f->nr; r++) w[r] = f->weight[r] * haze__rule_firing(f, r, x);
+    for (int r = 0; r < f->nr; r++) w[r] = f->weight[r] * haze__rule_firing(f, r, x, w);
     for (int o = 0; o < f->no; o++) {
         const haze__var *ov = &f->out[o];
         const double *wv = w;
