@@ -338,9 +338,11 @@ static void test_fast_path_identical(void **s) {
     const char *files[] = {"tipper.fis", "octave/mamdani_tip_calculator.fis",
                            "octave/investment_portfolio.fis"};
     for (int m = 0; m < 3; m++)
-        for (int mode = 0; mode < 2; mode++) {
+        for (int mode = 0; mode < 3; mode++) {
             haze_fis *f = load(ctx, files[m]);
-            haze_fis_set_mode(f, mode ? HAZE_FIS_MODE_OCTAVE : HAZE_FIS_MODE_MATLAB);
+            haze_fis_set_mode(f, mode == 2 ? HAZE_FIS_MODE_FUZZYLITE
+                                 : mode    ? HAZE_FIS_MODE_OCTAVE
+                                           : HAZE_FIS_MODE_MATLAB);
             int ni = haze_fis_num_inputs(f), no = haze_fis_num_outputs(f);
             double in[300 * 2], a[300 * 2], b[2];
             for (int k = 0; k < 300 * ni; k++) {

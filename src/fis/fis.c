@@ -112,6 +112,10 @@ int haze_fis_mode_parse(const char *s, haze_fis_mode *out) {
     return HAZE_OK;
 }
 
+size_t haze__fis_grid_len(const haze_fis *f) {
+    return (size_t)f->nmfs * ((size_t)haze__fis_gstride(f) + 2);
+}
+
 int haze__fis_gstride(const haze_fis *f) {
     int n = 0;
     for (int o = 0; o < f->no; o++)
@@ -124,7 +128,7 @@ double *haze__fis_grid(const haze_fis *f) {
     for (int o = 0; o < f->no; o++) mamdani |= !(f->fl ? f->out[o].wtd : f->sugeno);
     const size_t n = (size_t)haze__fis_gstride(f);
     if (!mamdani || (size_t)f->nmfs * n > ((size_t)1 << 23)) return NULL;
-    double *g = calloc((size_t)f->nmfs * n, sizeof(double));
+    double *g = calloc(haze__fis_grid_len(f), sizeof(double));
     if (!g) return NULL; /* the evaluation then computes the MFs itself */
     for (int o = 0; o < f->no; o++) {
         const haze__var *v = &f->out[o];
@@ -134,6 +138,19 @@ double *haze__fis_grid(const haze_fis *f) {
             for (int k = 0; k < np; k++)
                 g[(size_t)m * n + (size_t)k] = haze__mf_eval(
                     f->mfs[m].type, f->params + f->mfs[m].poff, haze__xpoint(f, v, k, np));
+    }
+    /* after the table: each MF's support, the first and last point where it
+     * is not 0 (n and -1 if none), for the centroid's fast path */
+    double *sup = g + (size_t)f->nmfs * n;
+    for (int m = 0; m < f->nmfs; m++) {
+        int a = (int)n, b = -1;
+        for (int k = 0; k < (int)n; k++)
+            if (g[(size_t)m * n + (size_t)k] != 0.0) {
+                if (a > k) a = k;
+                b = k;
+            }
+        sup[2 * m] = a;
+        sup[2 * m + 1] = b;
     }
     return g;
 }

@@ -82,7 +82,7 @@ extern "C" int haze__fis_eval_cuda(haze_ctx *ctx, const haze_fis *fis, const dou
      * values as the CPU for them */
     hgrid = haze__fis_grid(fis);
     dm.gstride = haze__fis_gstride(fis);
-    const size_t gb = hgrid ? sizeof(double) * (size_t)fis->nmfs * (size_t)dm.gstride : 0;
+    const size_t gb = hgrid ? sizeof(double) * haze__fis_grid_len(fis) : 0;
     total += gb;
     size_t per_row = sizeof(double) * ((size_t)ni + no + haze__fis_scratch(fis));
     size_t budget = haze__cuda_budget(ctx);

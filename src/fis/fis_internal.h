@@ -547,6 +547,9 @@ HAZE__HD double haze__norm(int op, double a, double b) {
 double *haze__fis_grid(const haze_fis *f);
 /* The row length of that table: the most points of any output. */
 int haze__fis_gstride(const haze_fis *f);
+/* Doubles in that table: nmfs x gstride values, then each MF's support
+ * (first and last point where it is not 0). */
+size_t haze__fis_grid_len(const haze_fis *f);
 /* Reads a fuzzylite .fll engine (fis_fll.c); buf is modified. */
 int haze__fll_parse(haze_ctx *ctx, char *buf, const char *file, haze_fis **out);
 

@@ -162,18 +162,31 @@ HAZE__HD int haze__centroid_fast(const struct haze_fis *f, int o, const double *
         return 0;
     const haze__var *ov = &f->out[o];
     const double *rows[HAZE__FAST_RULES];
+    const double *sup = f->grid + (size_t)f->nmfs * (size_t)f->gstride;
     double ws[HAZE__FAST_RULES];
+    const int n = haze__npoints(f, o), octave = f->mode == HAZE_FIS_MODE_OCTAVE,
+              prod = f->imp_m == HAZE__N_PROD;
+    int k0 = n, k1 = -1;
     for (int i = 0; i < cnt; i++) {
         int r = (int)fr[i];
         int code = f->cons[r * f->no + o];
         if (code < 0 || f->cons_hedge[r * f->no + o] != 0.0) return 0;
-        rows[i] = f->grid + (size_t)(ov->mf0 + code - 1) * (size_t)f->gstride;
+        int m = ov->mf0 + code - 1;
+        rows[i] = f->grid + (size_t)m * (size_t)f->gstride;
         ws[i] = w[r];
+        if ((int)sup[2 * m] < k0) k0 = (int)sup[2 * m];
+        if ((int)sup[2 * m + 1] > k1) k1 = (int)sup[2 * m + 1];
     }
-    const int n = haze__npoints(f, o), octave = f->mode == HAZE_FIS_MODE_OCTAVE,
-              prod = f->imp_m == HAZE__N_PROD;
+    /* Outside the union of the fired MFs' supports the aggregate is 0 and
+     * every term added below is a zero, which leaves the sums unchanged to
+     * the bit: walk only [k0, k1] (one more point on each side for trapz). */
+    int ks = k0, ke = k1;
+    if (octave) {
+        ks = k0 > 0 ? k0 - 1 : 0;
+        ke = k1 + 1 < n ? k1 + 1 : n - 1;
+    }
     double num = 0.0, den = 0.0, xp = 0.0, yp = 0.0;
-    for (int k = 0; k < n; k++) {
+    for (int k = ks; k <= ke; k++) {
         double agg = 0.0;
         for (int i = 0; i < cnt; i++) {
             double mu = rows[i][k];
@@ -182,7 +195,7 @@ HAZE__HD int haze__centroid_fast(const struct haze_fis *f, int o, const double *
         }
         double xk = haze__xpoint(f, ov, k, n);
         if (octave) {
-            if (k > 0) {
+            if (k > ks) {
                 double h = xk - xp;
                 num += h * (xp * yp + xk * agg) / 2.0;
                 den += h * (yp + agg) / 2.0;
