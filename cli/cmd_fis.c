@@ -4,7 +4,7 @@
  *   haze fis info MODEL.fis
  *   haze fis eval MODEL.fis [INPUTS.csv|-] [-o OUT.csv] [--mode M] [--points N] [--nan]
  *   haze fis surface MODEL.fis [--grid N] -o surface.csv   (like MATLAB's gensurf)
- *   haze fis convert IN.fis -o OUT.fis
+ *   haze fis convert IN.{fis,fll} -o OUT.fis
  */
 #include <getopt.h>
 #include <math.h>
@@ -14,30 +14,35 @@
 #include "cli.h"
 
 static void help(FILE *fp) {
-    fprintf(fp,
-            "usage: haze fis info MODEL.fis\n"
-            "       haze fis eval MODEL.fis [INPUTS.csv|-] [-o OUT.csv] [--mode matlab|octave]\n"
-            "                     [--points N] [--nan]\n"
-            "       haze fis surface MODEL.fis [--grid N] [-o OUT.csv] [--mode M] [--points N]\n"
-            "       haze fis convert IN.fis -o OUT.fis\n\n"
-            "Fuzzy inference with MATLAB/Octave .fis models (Mamdani and Sugeno).\n\n"
-            "  info      inputs, outputs, membership functions and rules of a model\n"
-            "  eval      evaluates every row of INPUTS (CSV or .npy, one column per input;\n"
-            "            default: standard input) and writes one column per output\n"
-            "            (CSV, or .npy by extension; default: standard output)\n"
-            "  surface   evaluates a grid of N x N points over the first two inputs (N\n"
-            "            points for one input); other inputs sit at mid-range\n"
-            "  convert   reads a model and writes it back as a MATLAB .fis file\n\n"
-            "Options:\n"
-            "  -o, --output FILE  where to write (default '-': standard output)\n"
-            "  --mode M           matlab (default: sums over linspace points, inputs\n"
-            "                     clamped, mid-range when no rule fires) or octave\n"
-            "                     (fuzzy-logic-toolkit: trapz, no clamping, NaN)\n"
-            "  --points N         points of the output range for Mamdani (default 101)\n"
-            "  --nan              NaN instead of mid-range when no rule fires\n"
-            "  --grid N           surface points per axis (default 15)\n"
-            "  -h, --help         this text\n\n"
-            "Exit codes: 0 ok, 1 usage, 2 bad model or input (file and line named), 3 runtime.\n");
+    fprintf(
+        fp,
+        "usage: haze fis info MODEL.{fis,fll}\n"
+        "       haze fis eval MODEL.{fis,fll} [INPUTS.csv|-] [-o OUT.csv]\n"
+        "                     [--mode matlab|octave|fuzzylite] [--points N] [--nan]\n"
+        "       haze fis surface MODEL.{fis,fll} [--grid N] [-o OUT.csv] [--mode M] [--points N]\n"
+        "       haze fis convert IN.{fis,fll} -o OUT.fis\n\n"
+        "Fuzzy inference with MATLAB/Octave .fis models (Mamdani and Sugeno) and\n"
+        "fuzzylite .fll engines (also Tsukamoto and mixed outputs).\n\n"
+        "  info      inputs, outputs, membership functions and rules of a model\n"
+        "  eval      evaluates every row of INPUTS (CSV or .npy, one column per input;\n"
+        "            default: standard input) and writes one column per output\n"
+        "            (CSV, or .npy by extension; default: standard output)\n"
+        "  surface   evaluates a grid of N x N points over the first two inputs (N\n"
+        "            points for one input); other inputs sit at mid-range\n"
+        "  convert   reads a model and writes it as a MATLAB .fis file; a .fll engine\n"
+        "            that .fis cannot express is refused, saying what (exit 2)\n\n"
+        "Options:\n"
+        "  -o, --output FILE  where to write (default '-': standard output)\n"
+        "  --mode M           matlab (default: sums over linspace points, inputs\n"
+        "                     clamped, mid-range when no rule fires) or octave\n"
+        "                     (fuzzy-logic-toolkit: trapz, no clamping, NaN) or\n"
+        "                     fuzzylite (midpoints of N cells; default for .fll)\n"
+        "  --points N         points of the output range for Mamdani (default 101;\n"
+        "                     .fll: each output's resolution)\n"
+        "  --nan              NaN instead of mid-range when no rule fires\n"
+        "  --grid N           surface points per axis (default 15)\n"
+        "  -h, --help         this text\n\n"
+        "Exit codes: 0 ok, 1 usage, 2 bad model or input (file and line named), 3 runtime.\n");
 }
 
 typedef struct fis_opts {
@@ -69,8 +74,8 @@ static int parse_opts(int argc, char **argv, fis_opts *o, int *first_arg) {
             break;
         case 'm':
             if (haze_fis_mode_parse(optarg, &o->mode) != HAZE_OK)
-                return cli_usage_error("fis", "--mode: expected matlab or octave, got '%s'",
-                                       optarg);
+                return cli_usage_error(
+                    "fis", "--mode: expected matlab, octave or fuzzylite, got '%s'", optarg);
             o->have_mode = 1;
             break;
         case 'p':

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fis/fis_internal.h"
 #include "test_util.h"
 
 static haze_ctx *cpu_ctx(void) {
@@ -337,9 +338,11 @@ static void test_fast_path_identical(void **s) {
     const char *files[] = {"tipper.fis", "octave/mamdani_tip_calculator.fis",
                            "octave/investment_portfolio.fis"};
     for (int m = 0; m < 3; m++)
-        for (int mode = 0; mode < 2; mode++) {
+        for (int mode = 0; mode < 3; mode++) {
             haze_fis *f = load(ctx, files[m]);
-            haze_fis_set_mode(f, mode ? HAZE_FIS_MODE_OCTAVE : HAZE_FIS_MODE_MATLAB);
+            haze_fis_set_mode(f, mode == 2 ? HAZE_FIS_MODE_FUZZYLITE
+                                 : mode    ? HAZE_FIS_MODE_OCTAVE
+                                           : HAZE_FIS_MODE_MATLAB);
             int ni = haze_fis_num_inputs(f), no = haze_fis_num_outputs(f);
             double in[300 * 2], a[300 * 2], b[2];
             for (int k = 0; k < 300 * ni; k++) {
@@ -354,6 +357,176 @@ static void test_fast_path_identical(void **s) {
             }
             haze_fis_free(f);
         }
+    haze_ctx_free(ctx);
+}
+
+/* Every norm stays in [0, 1] and is stable where its textbook form cancels:
+ * hamacher_sum(1, b) is exactly 1 for any b (the old form gave 0.91 or 1.2
+ * for b one ulp apart, which made CPU and GPU disagree), and near a = 1 the
+ * result matches the formula evaluated in long double. */
+static void test_norms_stable(void **s) {
+    (void)s;
+    for (int op = 0; op < HAZE__N_SUM; op++)
+        for (int i = 0; i <= 40; i++)
+            for (int j = 0; j <= 40; j++) {
+                double a = i / 40.0, b = j / 40.0, v = haze__norm(op, a, b);
+                assert_true(v >= 0.0 && v <= 1.0);
+                assert_true(v == haze__norm(op, b, a) || fabs(v - haze__norm(op, b, a)) < 1e-15);
+            }
+    double b = 0.90800530770396803;
+    for (int k = 0; k < 64; k++, b = nextafter(b, 1.0)) {
+        assert_true(haze__norm(HAZE__N_HSUM, 1.0, b) == 1.0);
+        double a = 1.0 - 1e-9 * (k + 1);
+        long double la = a, lb = b, ref = (la + lb - 2 * la * lb) / (1 - la * lb);
+        assert_true(fabsl((long double)haze__norm(HAZE__N_HSUM, a, b) - ref) < 1e-15L);
+    }
+    assert_true(haze__norm(HAZE__N_HSUM, 1.0, 1.0) == 1.0);
+}
+
+/* fuzzylite's 18 example engines with its own reference outputs (.fld):
+ * every value within 1e-6 of the output range in FUZZYLITE mode. The ones
+ * haze cannot express are refused with HAZE_ERR_UNSUPPORTED naming the
+ * line; docs/fis.md lists them. */
+static const struct {
+    const char *name, *unsupported;
+} fl_examples[] = {
+    {"hybrid_ObstacleAvoidance", NULL},
+    {"hybrid_tipper", NULL},
+    {"mamdani_AllTerms", NULL},
+    {"mamdani_Laundry", NULL},
+    {"mamdani_ObstacleAvoidance", NULL},
+    {"mamdani_SimpleDimmer", NULL},
+    {"mamdani_SimpleDimmerChained", NULL},
+    {"mamdani_SimpleDimmerInverse", NULL},
+    {"mamdani_octave_investment_portfolio", NULL},
+    {"mamdani_octave_mamdani_tip_calculator", NULL},
+    {"takagi-sugeno_ObstacleAvoidance", NULL},
+    {"takagi-sugeno_SimpleDimmer", NULL},
+    {"takagi-sugeno_approximation", "lock-previous"},
+    {"takagi-sugeno_octave_cubic_approximator", NULL},
+    {"takagi-sugeno_octave_heart_disease_risk", NULL},
+    {"takagi-sugeno_octave_linear_tip_calculator", NULL},
+    {"takagi-sugeno_octave_sugeno_tip_calculator", NULL},
+    {"tsukamoto_tsukamoto", NULL},
+};
+
+static void test_fuzzylite_examples(void **s) {
+    (void)s;
+    haze_ctx *ctx = cpu_ctx();
+    int checked = 0;
+    for (size_t e = 0; e < sizeof fl_examples / sizeof *fl_examples; e++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/fis/fuzzylite/%s.fll", HAZE_TEST_DATA, fl_examples[e].name);
+        haze_fis *f = NULL;
+        int st = haze_fis_load(ctx, path, &f);
+        if (fl_examples[e].unsupported) {
+            assert_int_equal(st, HAZE_ERR_UNSUPPORTED);
+            assert_non_null(strstr(haze_ctx_errmsg(ctx), fl_examples[e].unsupported));
+            assert_non_null(strstr(haze_ctx_errmsg(ctx), ".fll:"));
+            continue;
+        }
+        if (st) fail_msg("%s: %s", path, haze_ctx_errmsg(ctx));
+        assert_int_equal(haze_fis_get_mode(f), HAZE_FIS_MODE_FUZZYLITE);
+        snprintf(path, sizeof path, "%s/fis/fuzzylite/%s.fld", HAZE_TEST_DATA, fl_examples[e].name);
+        FILE *fp = fopen(path, "r");
+        assert_non_null(fp);
+        char line[4096];
+        assert_non_null(fgets(line, sizeof line, fp)); /* header */
+        int ni = haze_fis_num_inputs(f), no = haze_fis_num_outputs(f), rows = 0;
+        while (fgets(line, sizeof line, fp)) {
+            double v[16], out[8];
+            int n = 0;
+            char *p = line, *end;
+            while (n < 16) {
+                double d = strtod(p, &end);
+                if (end == p) break;
+                v[n++] = d;
+                p = end;
+            }
+            assert_int_equal(n, ni + no);
+            assert_int_equal(haze_fis_eval(ctx, f, v, 1, out), HAZE_OK);
+            for (int o = 0; o < no; o++) {
+                double lo, hi;
+                haze_fis_var_range(f, 1, o, &lo, &hi);
+                if (isnan(v[ni + o]) && isnan(out[o])) continue;
+                if (!(fabs(out[o] - v[ni + o]) <= 1e-6 * (hi - lo)))
+                    fail_msg("%s row %d output %d: fuzzylite %.9g haze %.9g", fl_examples[e].name,
+                             rows + 1, o, v[ni + o], out[o]);
+            }
+            rows++;
+        }
+        fclose(fp);
+        assert_true(rows >= 100);
+        checked++;
+        haze_fis_free(f);
+    }
+    assert_int_equal(checked, 17);
+    haze_ctx_free(ctx);
+}
+
+/* Malformed and unsupported .fll text: the status and the line. */
+static void test_fll_bad_input(void **s) {
+    (void)s;
+    haze_ctx *ctx = cpu_ctx();
+    static const struct {
+        const char *text, *want;
+        int status;
+    } bad[] = {
+        {"Engine: e\nInputVariable: a\n  range: 0 1\n  term: t Triangle 0 1\n",
+         ":4:", HAZE_ERR_PARSE},
+        {"Engine: e\nInputVariable: a\n  term: t Wiggle 0 1\n", "unknown term type",
+         HAZE_ERR_PARSE},
+        {"InputVariable: a\n  term: t Triangle 0 x 1\n", "'x' is not a number", HAZE_ERR_PARSE},
+        {"InputVariable: a\n  term: t Triangle 0 .5 1\nOutputVariable: b\n  term: u Triangle 0 "
+         ".5 1\n  aggregation: Maximum\nRuleBlock: r\n  rule: if a is q then b is u\n",
+         ":7: 'a' has no term 'q'", HAZE_ERR_PARSE},
+        {"InputVariable: a\n  term: t Triangle 0 .5 1\nOutputVariable: b\n  term: u Triangle 0 "
+         ".5 1\n  aggregation: Maximum\nRuleBlock: r\n  rule: if a is t and a is t or a is t then "
+         "b is u\n",
+         "mix 'and' and 'or'", HAZE_ERR_UNSUPPORTED},
+        {"InputVariable: a\n  term: t Function x*x\n", "Function", HAZE_ERR_UNSUPPORTED},
+        {"RuleBlock: r\n  activation: Highest 2\n", ":2: activation", HAZE_ERR_UNSUPPORTED},
+        {"InputVariable: a\n  bogus: 1\n", ":2: unexpected key", HAZE_ERR_PARSE},
+        {"InputVariable: a\n  term: t Triangle 0 .5 1\nOutputVariable: b\n  term: u Triangle 0 "
+         ".5 1\n  aggregation: Maximum\nRuleBlock: r\n  rule: if a is t\n",
+         ":7: expected 'then'", HAZE_ERR_PARSE},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        haze_fis *f = NULL;
+        int st = haze_fis_parse_fll(ctx, bad[i].text, "bad.fll", &f);
+        if (st != bad[i].status || !strstr(haze_ctx_errmsg(ctx), bad[i].want))
+            fail_msg("case %zu: status %d message '%s'", i, st, haze_ctx_errmsg(ctx));
+        assert_null(f);
+    }
+    haze_ctx_free(ctx);
+}
+
+/* Hedges: fuzzylite's definitions, applied last-written first, and the
+ * conclusions' hedges carried from one conclusion to the next. */
+static void test_fll_hedges(void **s) {
+    (void)s;
+    assert_true(haze__fl_hedges(HAZE__H_VERY, 0.5) == 0.25);
+    assert_true(haze__fl_hedges(HAZE__H_SOMEWHAT, 0.25) == 0.5);
+    assert_true(haze__fl_hedges(HAZE__H_EXTREMELY, 0.25) == 0.125);
+    assert_true(haze__fl_hedges(HAZE__H_EXTREMELY, 0.75) == 0.875);
+    assert_true(haze__fl_hedges(HAZE__H_SELDOM, 0.5) == 0.5);
+    assert_true(haze__fl_hedges(HAZE__H_ANY, 0.1) == 1.0);
+    /* "not very": very first, then not */
+    assert_true(haze__fl_hedges(HAZE__H_VERY | HAZE__H_NOT << 3, 0.5) == 0.75);
+    haze_ctx *ctx = cpu_ctx();
+    const char *text = "InputVariable: a\n  range: 0 1\n  term: t Ramp 0 1\n"
+                       "OutputVariable: b\n  range: 0 1\n  defuzzifier: WeightedAverage\n"
+                       "  term: one Constant 1\n"
+                       "OutputVariable: c\n  range: 0 1\n  defuzzifier: WeightedSum\n"
+                       "  term: one Constant 1\n"
+                       "RuleBlock: r\n  rule: if a is not t then b is very one and c is one\n";
+    haze_fis *f = NULL;
+    if (haze_fis_parse_fll(ctx, text, "h.fll", &f)) fail_msg("%s", haze_ctx_errmsg(ctx));
+    double x = 0.25, y[2];
+    assert_int_equal(haze_fis_eval(ctx, f, &x, 1, y), HAZE_OK);
+    assert_true(y[0] == 1.0);                 /* weighted average of one rule */
+    assert_true(fabs(y[1] - 0.5625) < 1e-15); /* c inherits "very": 0.75^2 */
+    haze_fis_free(f);
     haze_ctx_free(ctx);
 }
 
@@ -380,14 +553,16 @@ static void test_threads_identical(void **s) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_tipper_matlab),     cmocka_unit_test(test_octave_mamdani_tip),
-        cmocka_unit_test(test_octave_investment), cmocka_unit_test(test_octave_heart),
-        cmocka_unit_test(test_octave_linear_tip), cmocka_unit_test(test_octave_sugeno_tip),
-        cmocka_unit_test(test_octave_cubic),      cmocka_unit_test(test_membership_functions),
-        cmocka_unit_test(test_no_rule_and_clamp), cmocka_unit_test(test_defuzz_methods),
-        cmocka_unit_test(test_roundtrip),         cmocka_unit_test(test_bad_input),
-        cmocka_unit_test(test_truncations),       cmocka_unit_test(test_fast_path_identical),
-        cmocka_unit_test(test_threads_identical),
+        cmocka_unit_test(test_tipper_matlab),      cmocka_unit_test(test_octave_mamdani_tip),
+        cmocka_unit_test(test_octave_investment),  cmocka_unit_test(test_octave_heart),
+        cmocka_unit_test(test_octave_linear_tip),  cmocka_unit_test(test_octave_sugeno_tip),
+        cmocka_unit_test(test_octave_cubic),       cmocka_unit_test(test_membership_functions),
+        cmocka_unit_test(test_no_rule_and_clamp),  cmocka_unit_test(test_defuzz_methods),
+        cmocka_unit_test(test_roundtrip),          cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_truncations),        cmocka_unit_test(test_fast_path_identical),
+        cmocka_unit_test(test_threads_identical),  cmocka_unit_test(test_norms_stable),
+        cmocka_unit_test(test_fuzzylite_examples), cmocka_unit_test(test_fll_bad_input),
+        cmocka_unit_test(test_fll_hedges),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

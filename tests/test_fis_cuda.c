@@ -188,11 +188,77 @@ static void test_tipper_gpu(void **state) {
     haze_ctx_free(gpu);
 }
 
+/* fuzzylite engines (.fll, FUZZYLITE mode: midpoint cells, hedges, Tsukamoto,
+ * mixed outputs, fuzzylite's maximum defuzzifiers) on random inputs. */
+static void test_fuzzylite_engines(void **state) {
+    (void)state;
+    static const char *const names[] = {"hybrid_ObstacleAvoidance",
+                                        "mamdani_Laundry",
+                                        "mamdani_SimpleDimmerChained",
+                                        "mamdani_SimpleDimmerInverse",
+                                        "hybrid_tipper",
+                                        "mamdani_AllTerms",
+                                        "mamdani_ObstacleAvoidance",
+                                        "mamdani_SimpleDimmer",
+                                        "mamdani_octave_investment_portfolio",
+                                        "mamdani_octave_mamdani_tip_calculator",
+                                        "takagi-sugeno_ObstacleAvoidance",
+                                        "takagi-sugeno_SimpleDimmer",
+                                        "takagi-sugeno_octave_cubic_approximator",
+                                        "takagi-sugeno_octave_heart_disease_risk",
+                                        "takagi-sugeno_octave_linear_tip_calculator",
+                                        "takagi-sugeno_octave_sugeno_tip_calculator",
+                                        "tsukamoto_tsukamoto"};
+    haze_ctx *cpu = haze_test_ctx(HAZE_BACKEND_CPU), *gpu = haze_test_ctx(HAZE_BACKEND_CUDA);
+    haze__rng r;
+    haze__rng_seed(&r, 77);
+    for (size_t e = 0; e < sizeof names / sizeof *names; e++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/fis/fuzzylite/%s.fll", HAZE_TEST_DATA, names[e]);
+        haze_fis *f = NULL;
+        if (haze_fis_load(cpu, path, &f)) fail_msg("%s", haze_ctx_errmsg(cpu));
+        int ni = haze_fis_num_inputs(f), no = haze_fis_num_outputs(f);
+        size_t n = 3000;
+        double *in = malloc(sizeof(double) * n * (size_t)ni);
+        double *a = malloc(sizeof(double) * n * (size_t)no),
+               *b = malloc(sizeof(double) * n * (size_t)no);
+        for (size_t k = 0; k < n; k++)
+            for (int j = 0; j < ni; j++) {
+                double lo, hi;
+                haze_fis_var_range(f, 0, j, &lo, &hi);
+                in[k * (size_t)ni + (size_t)j] = lo + (hi - lo) * haze__rng_uniform(&r);
+            }
+        assert_int_equal(haze_fis_eval(cpu, f, in, n, a), HAZE_OK);
+        if (haze_fis_eval(gpu, f, in, n, b)) fail_msg("%s", haze_ctx_errmsg(gpu));
+        size_t steps = 0;
+        for (size_t k = 0; k < n * (size_t)no; k++) {
+            double lo, hi;
+            haze_fis_var_range(f, 1, (int)(k % (size_t)no), &lo, &hi);
+            if (isnan(a[k]) && isnan(b[k])) continue;
+            double d = fabs(a[k] - b[k]);
+            if (d <= 1e-9 * (hi - lo)) continue;
+            if (d <= (hi - lo) / 50) { /* a maximum defuzzifier moved by a cell at a tie */
+                steps++;
+                continue;
+            }
+            fail_msg("%s row %zu: cpu %.17g gpu %.17g", names[e], k / (size_t)no, a[k], b[k]);
+        }
+        if (steps > n / 100 + 1) fail_msg("%s: %zu differences of a cell", names[e], steps);
+        free(in);
+        free(a);
+        free(b);
+        haze_fis_free(f);
+    }
+    haze_ctx_free(cpu);
+    haze_ctx_free(gpu);
+}
+
 int main(void) {
     haze_test_require_gpu();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tipper_gpu),
         cmocka_unit_test(test_random_systems),
+        cmocka_unit_test(test_fuzzylite_engines),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

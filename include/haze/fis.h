@@ -31,27 +31,41 @@ typedef struct haze_fis haze_fis;
  *             trapz, no clamping, Sugeno outputs with equal locations merged
  *             by the aggregation method, and NaN when no rule fires.
  */
-typedef enum haze_fis_mode { HAZE_FIS_MODE_MATLAB = 0, HAZE_FIS_MODE_OCTAVE = 1 } haze_fis_mode;
+typedef enum haze_fis_mode {
+    HAZE_FIS_MODE_MATLAB = 0,
+    HAZE_FIS_MODE_OCTAVE = 1,
+    HAZE_FIS_MODE_FUZZYLITE = 2
+} haze_fis_mode;
 
 /*
  * Reads a MATLAB/Octave .fis file. Tolerant as MATLAB is: "%" and "#"
  * comments, keys in any order, defaults for missing keys, parameter lists
  * padded with zeros (only the first n parameters of a type are used), rule
  * codes with hedges (2.3: MF 2 with hedge exponent 3, Octave's convention).
- * A path ending in ".fll" (fuzzylite) is refused with HAZE_ERR_UNSUPPORTED in
- * this version. Errors name file, line and what was expected.
+ * A path ending in ".fll" is read as a fuzzylite 6 engine (its terms, hedges,
+ * norms, activation General, per-output defuzzifiers and resolutions, mixed
+ * Mamdani / Takagi-Sugeno / Tsukamoto outputs) and evaluated in FUZZYLITE
+ * mode; docs/fis.md lists what of fuzzylite is not supported (refused with
+ * HAZE_ERR_UNSUPPORTED, naming the line). Errors name file, line and what was
+ * expected.
  *
  * Ownership: *out is new, freed with haze_fis_free().
  */
 HAZE_API int haze_fis_load(haze_ctx *ctx, const char *path, haze_fis **out);
 /* The same from a NUL-terminated buffer; `name` is used in messages. */
 HAZE_API int haze_fis_parse(haze_ctx *ctx, const char *text, const char *name, haze_fis **out);
+/* A fuzzylite .fll engine from a NUL-terminated buffer (haze_fis_load picks
+ * this for paths ending in ".fll"). */
+HAZE_API int haze_fis_parse_fll(haze_ctx *ctx, const char *text, const char *name, haze_fis **out);
 /* Frees a system; NULL is a no-op. */
 HAZE_API void haze_fis_free(haze_fis *fis);
 
 /*
  * Writes the system as a MATLAB .fis file (through haze_outfile: whole or
- * not at all; "-" for standard output). It reads back identical.
+ * not at all; "-" for standard output). It reads back identical. A system
+ * read from .fll is written where .fis can say the same (fuzzylite terms
+ * with a MATLAB twin, one defuzzifier and aggregation for all outputs, ...);
+ * anything else is HAZE_ERR_UNSUPPORTED with a message saying what.
  */
 HAZE_API int haze_fis_save(haze_ctx *ctx, const haze_fis *fis, const char *path);
 
@@ -73,7 +87,7 @@ HAZE_API int haze_fis_set_points(haze_fis *fis, int points);
 HAZE_API int haze_fis_get_points(const haze_fis *fis);
 /* 1: an output for which no rule fired is NaN (instead of mid-range). */
 HAZE_API void haze_fis_set_nan_if_no_rule(haze_fis *fis, int on);
-/* Parses "matlab" or "octave". */
+/* Parses "matlab", "octave" or "fuzzylite". */
 HAZE_API int haze_fis_mode_parse(const char *s, haze_fis_mode *out);
 
 /* Counts from the last haze_fis_eval on this system. */

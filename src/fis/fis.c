@@ -23,9 +23,15 @@
 #include "fis/fis_row.h"
 
 const char *const haze__mf_names[HAZE__MF_COUNT] = {
-    "trimf", "trapmf", "gaussmf", "gauss2mf", "gbellmf", "sigmf",    "dsigmf", "psigmf",
-    "pimf",  "smf",    "zmf",     "linsmf",   "linzmf",  "constant", "linear"};
-const int haze__mf_nparams[HAZE__MF_COUNT] = {3, 4, 2, 4, 3, 2, 4, 4, 4, 2, 2, 2, 2, 1, -1};
+    "trimf", "trapmf", "gaussmf", "gauss2mf", "gbellmf", "sigmf", "dsigmf", "psigmf", "pimf", "smf",
+    "zmf", "linsmf", "linzmf", "constant", "linear",
+    /* fuzzylite's class names */
+    "Triangle", "Trapezoid", "Gaussian", "GaussianProduct", "Bell", "Sigmoid", "SigmoidDifference",
+    "SigmoidProduct", "SShape", "ZShape", "PiShape", "Ramp", "Rectangle", "Cosine", "Concave",
+    "Spike", "Binary", "Discrete"};
+/* parameters without the height; -1: variable */
+const int haze__mf_nparams[HAZE__MF_COUNT] = {3, 4, 2, 4, 3, 2, 4, 4, 4, 2, 2, 2, 2, 1, -1, 3, 4,
+                                              2, 4, 3, 2, 4, 4, 2, 2, 4, 2, 2, 2, 2, 2, 2,  -1};
 const char *const haze__norm_names[HAZE__N_COUNT] = {"min",
                                                      "prod",
                                                      "bounded_difference",
@@ -72,7 +78,8 @@ int haze_fis_var_range(const haze_fis *fis, int is_output, int i, double *lo, do
 }
 
 int haze_fis_set_mode(haze_fis *fis, haze_fis_mode mode) {
-    if (!fis || (mode != HAZE_FIS_MODE_MATLAB && mode != HAZE_FIS_MODE_OCTAVE))
+    if (!fis || (mode != HAZE_FIS_MODE_MATLAB && mode != HAZE_FIS_MODE_OCTAVE &&
+                 mode != HAZE_FIS_MODE_FUZZYLITE))
         return HAZE_ERR_INVALID;
     fis->mode = (int)mode;
     return HAZE_OK;
@@ -83,6 +90,7 @@ haze_fis_mode haze_fis_get_mode(const haze_fis *fis) {
 int haze_fis_set_points(haze_fis *fis, int points) {
     if (!fis || points < 2 || points > 1000000) return HAZE_ERR_INVALID;
     fis->points = points;
+    for (int o = 0; o < fis->no; o++) fis->out[o].res = 0; /* overrides .fll resolutions */
     return HAZE_OK;
 }
 int haze_fis_get_points(const haze_fis *fis) {
@@ -97,22 +105,52 @@ int haze_fis_mode_parse(const char *s, haze_fis_mode *out) {
         *out = HAZE_FIS_MODE_MATLAB;
     else if (strcmp(s, "octave") == 0)
         *out = HAZE_FIS_MODE_OCTAVE;
+    else if (strcmp(s, "fuzzylite") == 0)
+        *out = HAZE_FIS_MODE_FUZZYLITE;
     else
         return HAZE_ERR_INVALID;
     return HAZE_OK;
 }
 
+size_t haze__fis_grid_len(const haze_fis *f) {
+    return (size_t)f->nmfs * ((size_t)haze__fis_gstride(f) + 2);
+}
+
+int haze__fis_gstride(const haze_fis *f) {
+    int n = 0;
+    for (int o = 0; o < f->no; o++)
+        if (haze__npoints(f, o) > n) n = haze__npoints(f, o);
+    return n;
+}
+
 double *haze__fis_grid(const haze_fis *f) {
-    const size_t n = (size_t)f->points;
-    if (f->sugeno || (size_t)f->nmfs * n > ((size_t)1 << 23)) return NULL;
-    double *g = calloc((size_t)f->nmfs * n, sizeof(double));
+    int mamdani = 0;
+    for (int o = 0; o < f->no; o++) mamdani |= !(f->fl ? f->out[o].wtd : f->sugeno);
+    const size_t n = (size_t)haze__fis_gstride(f);
+    if (!mamdani || (size_t)f->nmfs * n > ((size_t)1 << 23)) return NULL;
+    double *g = calloc(haze__fis_grid_len(f), sizeof(double));
     if (!g) return NULL; /* the evaluation then computes the MFs itself */
     for (int o = 0; o < f->no; o++) {
         const haze__var *v = &f->out[o];
+        const int np = haze__npoints(f, o);
+        if (f->fl ? v->wtd : f->sugeno) continue;
         for (int m = v->mf0; m < v->mf0 + v->nmf; m++)
-            for (size_t k = 0; k < n; k++)
-                g[(size_t)m * n + k] = haze__mf_eval(f->mfs[m].type, f->params + f->mfs[m].poff,
-                                                     haze__linpoint(v->lo, v->hi, (int)k, (int)n));
+            for (int k = 0; k < np; k++)
+                g[(size_t)m * n + (size_t)k] = haze__mf_eval(
+                    f->mfs[m].type, f->params + f->mfs[m].poff, haze__xpoint(f, v, k, np));
+    }
+    /* after the table: each MF's support, the first and last point where it
+     * is not 0 (n and -1 if none), for the centroid's fast path */
+    double *sup = g + (size_t)f->nmfs * n;
+    for (int m = 0; m < f->nmfs; m++) {
+        int a = (int)n, b = -1;
+        for (int k = 0; k < (int)n; k++)
+            if (g[(size_t)m * n + (size_t)k] != 0.0) {
+                if (a > k) a = k;
+                b = k;
+            }
+        sup[2 * m] = a;
+        sup[2 * m + 1] = b;
     }
     return g;
 }
@@ -123,6 +161,7 @@ static int eval_cpu(haze_ctx *ctx, const haze_fis *model, const double *inputs, 
     haze_fis copy = *model;
     double *grid = n >= 4 ? haze__fis_grid(model) : NULL;
     copy.grid = grid;
+    copy.gstride = haze__fis_gstride(model);
     const haze_fis *f = &copy;
     size_t wl = haze__fis_scratch(f);
     int nt = haze__threads(ctx);

@@ -49,15 +49,27 @@ extern "C" int haze__fis_eval_cuda(haze_ctx *ctx, const haze_fis *fis, const dou
     cudaStream_t s = haze__stream(ctx);
     const int ni = fis->ni, no = fis->no, nr = fis->nr;
     /* the model in one device block */
-    const size_t sz[10] = {sizeof(haze__var) * ni,           sizeof(haze__var) * no,
-                           sizeof(haze__mf) * fis->nmfs,     sizeof(double) * fis->nparams,
-                           sizeof(int) * (size_t)nr * ni,    sizeof(int) * (size_t)nr * no,
-                           sizeof(double) * (size_t)nr * ni, sizeof(double) * (size_t)nr * no,
-                           sizeof(double) * (size_t)nr,      sizeof(int) * (size_t)nr};
-    const void *src[10] = {fis->in,   fis->out,        fis->mfs,        fis->params, fis->ante,
-                           fis->cons, fis->ante_hedge, fis->cons_hedge, fis->weight, fis->conn};
-    size_t off[10], total = 0;
-    for (int k = 0; k < 10; k++) {
+    const size_t nrr = (size_t)nr, nprops = fis->props ? (size_t)fis->prop_off[nr] : 0;
+    enum { NB = 14 };
+    const size_t sz[NB] = {sizeof(haze__var) * ni,
+                           sizeof(haze__var) * no,
+                           sizeof(haze__mf) * fis->nmfs,
+                           sizeof(double) * fis->nparams,
+                           sizeof(int) * nrr * ni,
+                           sizeof(int) * nrr * no,
+                           sizeof(double) * nrr * ni,
+                           sizeof(double) * nrr * no,
+                           sizeof(double) * nrr,
+                           sizeof(int) * nrr,
+                           sizeof(int) * (fis->ante_fl ? nrr * ni : 0),
+                           sizeof(int) * (fis->cons_fl ? nrr * no : 0),
+                           sizeof(int) * 3 * nprops,
+                           sizeof(int) * (fis->prop_off ? nrr + 1 : 0)};
+    const void *src[NB] = {fis->in,      fis->out,        fis->mfs,        fis->params,  fis->ante,
+                           fis->cons,    fis->ante_hedge, fis->cons_hedge, fis->weight,  fis->conn,
+                           fis->ante_fl, fis->cons_fl,    fis->props,      fis->prop_off};
+    size_t off[NB], total = 0;
+    for (int k = 0; k < NB; k++) {
         off[k] = total;
         total += align16(sz[k] ? sz[k] : 16);
     }
@@ -69,7 +81,8 @@ extern "C" int haze__fis_eval_cuda(haze_ctx *ctx, const haze_fis *fis, const dou
     /* the output MFs tabulated on the host: the GPU then uses the very same
      * values as the CPU for them */
     hgrid = haze__fis_grid(fis);
-    const size_t gb = hgrid ? sizeof(double) * (size_t)fis->nmfs * (size_t)fis->points : 0;
+    dm.gstride = haze__fis_gstride(fis);
+    const size_t gb = hgrid ? sizeof(double) * haze__fis_grid_len(fis) : 0;
     total += gb;
     size_t per_row = sizeof(double) * ((size_t)ni + no + haze__fis_scratch(fis));
     size_t budget = haze__cuda_budget(ctx);
@@ -83,7 +96,7 @@ extern "C" int haze__fis_eval_cuda(haze_ctx *ctx, const haze_fis *fis, const dou
                            total + per_row);
     }
     CK(cudaMalloc((void **)&dmodel, total - gb));
-    for (int k = 0; k < 10; k++)
+    for (int k = 0; k < NB; k++)
         if (sz[k]) CK(cudaMemcpyAsync(dmodel + off[k], src[k], sz[k], cudaMemcpyHostToDevice, s));
     dm.in = (haze__var *)(dmodel + off[0]);
     dm.out = (haze__var *)(dmodel + off[1]);
@@ -95,6 +108,10 @@ extern "C" int haze__fis_eval_cuda(haze_ctx *ctx, const haze_fis *fis, const dou
     dm.cons_hedge = (double *)(dmodel + off[7]);
     dm.weight = (double *)(dmodel + off[8]);
     dm.conn = (int *)(dmodel + off[9]);
+    dm.ante_fl = fis->ante_fl ? (int *)(dmodel + off[10]) : NULL;
+    dm.cons_fl = fis->cons_fl ? (int *)(dmodel + off[11]) : NULL;
+    dm.props = fis->props ? (int *)(dmodel + off[12]) : NULL;
+    dm.prop_off = fis->prop_off ? (int *)(dmodel + off[13]) : NULL;
     if (hgrid) {
         CK(cudaMalloc((void **)&dgrid, gb));
         CK(cudaMemcpyAsync(dgrid, hgrid, gb, cudaMemcpyHostToDevice, s));

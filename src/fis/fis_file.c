@@ -218,7 +218,7 @@ static int parse_mf(parser *ps, int line, char *val, mf_spec *m) {
     if (unquote(s, m->name, sizeof m->name)) return PERR(line, "MF name too long");
     char tname[64];
     if (unquote(rest, tname, sizeof tname)) return PERR(line, "MF type too long");
-    m->type = lookup(haze__mf_names, HAZE__MF_COUNT, tname);
+    m->type = lookup(haze__mf_names, HAZE__MF_LINEAR + 1, tname); /* MATLAB's types only */
     if (m->type < 0) return PERR(line, "unknown MF type '%s' (expected trimf, trapmf, ...)", tname);
     int rc = parse_vector(br, &m->p, &m->np);
     if (rc == -2)
@@ -699,13 +699,11 @@ static int ends_with(const char *s, const char *suf) {
 int haze_fis_load(haze_ctx *ctx, const char *path, haze_fis **out) {
     if (!path || !out) return haze__error(ctx, HAZE_ERR_INVALID, "haze_fis_load: NULL argument");
     *out = NULL;
-    if (ends_with(path, ".fll"))
-        return haze__error(ctx, HAZE_ERR_UNSUPPORTED,
-                           "%s: fuzzylite .fll files are not supported by this version", path);
     char *buf = NULL;
     int st = haze_file_read_all(ctx, path, &buf, NULL);
     if (st) return st;
-    st = parse_text(ctx, buf, path, out);
+    st = ends_with(path, ".fll") ? haze__fll_parse(ctx, buf, path, out)
+                                 : parse_text(ctx, buf, path, out);
     free(buf);
     return st;
 }
@@ -722,6 +720,10 @@ void haze_fis_free(haze_fis *f) {
     free(f->cons_hedge);
     free(f->weight);
     free(f->conn);
+    free(f->ante_fl);
+    free(f->cons_fl);
+    free(f->props);
+    free(f->prop_off);
     free(f);
 }
 
@@ -734,8 +736,96 @@ static void put_code(FILE *fp, int mf, double hedge) {
         fprintf(fp, "%d", mf);
 }
 
+/* A fuzzylite term as a MATLAB MF with the same values: its type and
+ * parameters in q, or -1 when MATLAB has no such MF (or the height is not 1). */
+static int fl_to_fis(const haze__mf *m, const double *p, double *q, int *nq) {
+    static const struct {
+        int from, to, n, perm[4];
+    } map[] = {{HAZE__MF_FL_TRIANGLE, HAZE__MF_TRI, 3, {0, 1, 2, 0}},
+               {HAZE__MF_FL_TRAPEZOID, HAZE__MF_TRAP, 4, {0, 1, 2, 3}},
+               {HAZE__MF_FL_GAUSSIAN, HAZE__MF_GAUSS, 2, {1, 0, 0, 0}},
+               {HAZE__MF_FL_GAUSSPROD, HAZE__MF_GAUSS2, 4, {1, 0, 3, 2}},
+               {HAZE__MF_FL_BELL, HAZE__MF_GBELL, 3, {1, 2, 0, 0}},
+               {HAZE__MF_FL_SIGMOID, HAZE__MF_SIG, 2, {1, 0, 0, 0}},
+               {HAZE__MF_FL_SIGDIFF, HAZE__MF_DSIG, 4, {1, 0, 2, 3}},
+               {HAZE__MF_FL_SIGPROD, HAZE__MF_PSIG, 4, {1, 0, 2, 3}},
+               {HAZE__MF_FL_SSHAPE, HAZE__MF_S, 2, {0, 1, 0, 0}},
+               {HAZE__MF_FL_ZSHAPE, HAZE__MF_Z, 2, {0, 1, 0, 0}},
+               {HAZE__MF_FL_PISHAPE, HAZE__MF_PI, 4, {0, 1, 2, 3}},
+               {HAZE__MF_FL_RECT, HAZE__MF_TRAP, 4, {0, 0, 1, 1}}};
+    if (m->type == HAZE__MF_CONSTANT || m->type == HAZE__MF_LINEAR) {
+        memcpy(q, p, sizeof(double) * (size_t)m->np);
+        *nq = m->np;
+        return m->type;
+    }
+    if (p[haze__fl_hidx(m->type, p)] != 1.0) return -1;
+    if (m->type == HAZE__MF_FL_RAMP && p[0] != p[1]) {
+        q[0] = p[0] < p[1] ? p[0] : p[1];
+        q[1] = p[0] < p[1] ? p[1] : p[0];
+        *nq = 2;
+        return p[0] < p[1] ? HAZE__MF_LINS : HAZE__MF_LINZ;
+    }
+    for (size_t i = 0; i < sizeof map / sizeof *map; i++)
+        if (map[i].from == m->type) {
+            for (int k = 0; k < map[i].n; k++) q[k] = p[map[i].perm[k]];
+            *nq = map[i].n;
+            return map[i].to;
+        }
+    return -1;
+}
+
+/* Why a fuzzylite engine cannot be written as .fis, or NULL when it can. */
+static const char *fl_inexpressible(const haze_fis *f, char *why, size_t cap) {
+    const haze__var *o0 = &f->out[0];
+    for (int o = 0; o < f->no; o++) {
+        const haze__var *v = &f->out[o];
+        if (!v->wtd != !o0->wtd)
+            return "outputs mixing Mamdani and weighted (Takagi-Sugeno) defuzzifiers";
+        if (v->defuzz != o0->defuzz || (!v->wtd && v->agg != o0->agg))
+            return "outputs with different defuzzifiers or aggregations";
+        if (v->lock) return "lock-range on an output";
+        if (!isnan(v->dflt)) return "a default output value other than nan";
+    }
+    if (f->props) return "rules on output variables (a chained engine) or naming a variable twice";
+    double q[HAZE__FL_MAXP];
+    int nq;
+    for (int i = 0; i < f->nmfs; i++) {
+        const haze__mf *m = &f->mfs[i];
+        if (fl_to_fis(m, f->params + m->poff, q, &nq) < 0) {
+            snprintf(why, cap, "term '%s' (%s%s), which has no MATLAB twin", m->name,
+                     haze__mf_names[m->type],
+                     m->type != HAZE__MF_FL_DISCRETE &&
+                             f->params[m->poff + haze__fl_hidx(m->type, f->params + m->poff)] != 1.0
+                         ? " with a height other than 1"
+                         : "");
+            return why;
+        }
+        int in_wtd = 0;
+        for (int o = 0; o < f->no; o++)
+            if (f->out[o].wtd && i >= f->out[o].mf0 && i < f->out[o].mf0 + f->out[o].nmf)
+                in_wtd = 1;
+        if (in_wtd && m->type != HAZE__MF_CONSTANT && m->type != HAZE__MF_LINEAR) {
+            snprintf(why, cap, "Tsukamoto term '%s' in a weighted output", m->name);
+            return why;
+        }
+    }
+    for (int k = 0; k < f->nr * f->ni; k++)
+        if (f->ante_fl[k] != 0 && f->ante_fl[k] != HAZE__H_NOT)
+            return "hedges other than 'not' in antecedents";
+    for (int k = 0; k < f->nr * f->no; k++)
+        if (f->cons_fl[k] != 0) return "hedges in conclusions";
+    return NULL;
+}
+
 int haze_fis_save(haze_ctx *ctx, const haze_fis *f, const char *path) {
     if (!f || !path) return haze__error(ctx, HAZE_ERR_INVALID, "haze_fis_save: NULL argument");
+    if (f->fl) {
+        char why[256];
+        const char *no = fl_inexpressible(f, why, sizeof why);
+        if (no)
+            return haze__error(ctx, HAZE_ERR_UNSUPPORTED,
+                               "%s: this fuzzylite engine cannot be written as .fis: %s", path, no);
+    }
     for (int i = 0; i < f->nr * (f->ni + f->no); i++) {
         double h = i < f->nr * f->ni ? f->ante_hedge[i] : f->cons_hedge[i - f->nr * f->ni];
         if (h != 0.0 && (h != round(h) || h < 1 || h > 9))
@@ -752,7 +842,8 @@ int haze_fis_save(haze_ctx *ctx, const haze_fis *f, const char *path) {
             "DefuzzMethod='%s'\n",
             f->name, f->sugeno ? "sugeno" : "mamdani", f->ni, f->no, f->nr,
             haze__norm_names[f->and_m], haze__norm_names[f->or_m], haze__norm_names[f->imp_m],
-            haze__norm_names[f->agg_m], haze__defuzz_names[f->defuzz_m]);
+            haze__norm_names[f->fl ? f->out[0].agg : f->agg_m],
+            haze__defuzz_names[f->fl ? f->out[0].defuzz : f->defuzz_m]);
     for (int io = 0; io < 2; io++) {
         int n = io ? f->no : f->ni;
         for (int i = 0; i < n; i++) {
@@ -761,9 +852,14 @@ int haze_fis_save(haze_ctx *ctx, const haze_fis *f, const char *path) {
                     io ? "Output" : "Input", i + 1, v->name, v->lo, v->hi, v->nmf);
             for (int k = 0; k < v->nmf; k++) {
                 const haze__mf *m = &f->mfs[v->mf0 + k];
-                fprintf(fp, "MF%d='%s':'%s',[", k + 1, m->name, haze__mf_names[m->type]);
-                for (int p = 0; p < m->np; p++)
-                    fprintf(fp, "%s%.17g", p ? " " : "", f->params[m->poff + p]);
+                double q[HAZE__FL_MAXP];
+                int nq = m->np, type = m->type;
+                if (f->fl)
+                    type = fl_to_fis(m, f->params + m->poff, q, &nq);
+                else
+                    memcpy(q, f->params + m->poff, sizeof(double) * (size_t)nq);
+                fprintf(fp, "MF%d='%s':'%s',[", k + 1, m->name, haze__mf_names[type]);
+                for (int p = 0; p < nq; p++) fprintf(fp, "%s%.17g", p ? " " : "", q[p]);
                 fprintf(fp, "]\n");
             }
         }
@@ -772,7 +868,9 @@ int haze_fis_save(haze_ctx *ctx, const haze_fis *f, const char *path) {
     for (int r = 0; r < f->nr; r++) {
         for (int j = 0; j < f->ni; j++) {
             if (j) fputc(' ', fp);
-            put_code(fp, f->ante[r * f->ni + j], f->ante_hedge[r * f->ni + j]);
+            int code = f->ante[r * f->ni + j];
+            if (f->fl && f->ante_fl[r * f->ni + j] == HAZE__H_NOT) code = -code;
+            put_code(fp, code, f->ante_hedge[r * f->ni + j]);
         }
         fputc(',', fp);
         for (int j = 0; j < f->no; j++) {

@@ -43,8 +43,43 @@ enum {
     HAZE__MF_LINZ,
     HAZE__MF_CONSTANT,
     HAZE__MF_LINEAR,
+    /* fuzzylite's terms (fl/term/NAME.cpp of fuzzylite 6.0), parameters in
+     * fuzzylite's order with the height last (1 when the file omits it) */
+    HAZE__MF_FL_TRIANGLE,  /* a b c h */
+    HAZE__MF_FL_TRAPEZOID, /* a b c d h */
+    HAZE__MF_FL_GAUSSIAN,  /* mean sd h */
+    HAZE__MF_FL_GAUSSPROD, /* meanA sdA meanB sdB h */
+    HAZE__MF_FL_BELL,      /* center width slope h */
+    HAZE__MF_FL_SIGMOID,   /* inflection slope h */
+    HAZE__MF_FL_SIGDIFF,   /* left rising falling right h */
+    HAZE__MF_FL_SIGPROD,   /* left rising falling right h */
+    HAZE__MF_FL_SSHAPE,    /* start end h */
+    HAZE__MF_FL_ZSHAPE,    /* start end h */
+    HAZE__MF_FL_PISHAPE,   /* bottomLeft topLeft topRight bottomRight h */
+    HAZE__MF_FL_RAMP,      /* start end h */
+    HAZE__MF_FL_RECT,      /* start end h */
+    HAZE__MF_FL_COSINE,    /* center width h */
+    HAZE__MF_FL_CONCAVE,   /* inflection end h */
+    HAZE__MF_FL_SPIKE,     /* center width h */
+    HAZE__MF_FL_BINARY,    /* start direction h */
+    HAZE__MF_FL_DISCRETE,  /* n x1 y1 .. xn yn h */
     HAZE__MF_COUNT
 };
+
+/* fuzzylite's hedges; a chain of them is packed 3 bits per hedge, the
+ * first to apply in the lowest bits (at most 10). */
+enum {
+    HAZE__H_NONE = 0,
+    HAZE__H_NOT,
+    HAZE__H_VERY,
+    HAZE__H_SOMEWHAT,
+    HAZE__H_SELDOM,
+    HAZE__H_EXTREMELY,
+    HAZE__H_ANY
+};
+#define HAZE__H_MAX 10
+/* most parameters of one fuzzylite term (a Discrete term: 2 per point) */
+#define HAZE__FL_MAXP 512
 
 /* Norms (t-norms, s-norms, aggregations), by code. */
 enum {
@@ -91,6 +126,13 @@ typedef struct haze__var {
     double lo, hi;
     int nmf;
     int mf0; /* index of its first MF in fis->mfs */
+    /* per-variable settings of a fuzzylite engine (used when fis->fl):
+     * lock: clamp the value to the range (inputs and outputs);
+     * outputs: wtd (weighted average/sum instead of a Mamdani set), their
+     * defuzzifier, aggregation and resolution (0: fis->points) and the value
+     * when no rule fired (dflt, NaN allowed) */
+    int lock, wtd, defuzz, agg, res;
+    double dflt;
 } haze__var;
 
 struct haze_fis {
@@ -110,13 +152,24 @@ struct haze_fis {
     double *ante_hedge, *cons_hedge;
     double *weight;
     int *conn;
+    /* fuzzylite engine (.fll): per-output settings in haze__var, the hedge
+     * chains of each antecedent (nr x ni) and consequent (nr x no), packed
+     * as HAZE__H_* codes; NULL for .fis systems */
+    int fl;
+    int *ante_fl, *cons_fl;
+    /* fuzzylite rules that name an output variable (a chained engine) or a
+     * variable twice: each rule's propositions as (variable, term, hedge
+     * chain) triples, rule r's at props[3 * prop_off[r] ..], variables
+     * numbered inputs first, then outputs; NULL when ante says it all */
+    int *props, *prop_off;
     /* evaluation settings */
     int mode;
     int points;
     int nan_if_no_rule;
     /* during an evaluation only (on a copy of the struct): the output MFs
-     * tabulated at the points, nmfs x points, or NULL */
+     * tabulated at the points, nmfs x gstride, or NULL */
     const double *grid;
+    int gstride;
 };
 
 extern const char *const haze__mf_names[HAZE__MF_COUNT];
@@ -162,6 +215,206 @@ HAZE__HD double haze__gauss(double x, double s, double c) {
     if (s == 0.0) return x == c ? 1.0 : 0.0; /* the limit of a shrinking bell */
     double t = (x - c) / s;
     return exp(-(t * t) / 2.0);
+}
+
+HAZE__HD double haze__fl_sig(double x, double infl, double slope) {
+    return 1.0 / (1.0 + exp(-slope * (x - infl)));
+}
+
+/* fuzzylite's S and Z shapes (SShape.cpp, ZShape.cpp), without height. */
+HAZE__HD double haze__fl_s(double x, double s, double e) {
+    if (x <= s) return 0.0;
+    if (x <= 0.5 * (s + e)) {
+        double t = (x - s) / (e - s);
+        return 2.0 * t * t;
+    }
+    if (x < e) {
+        double t = (x - e) / (e - s);
+        return 1.0 - 2.0 * t * t;
+    }
+    return 1.0;
+}
+HAZE__HD double haze__fl_z(double x, double s, double e) {
+    if (x <= s) return 1.0;
+    if (x <= 0.5 * (s + e)) {
+        double t = (x - s) / (e - s);
+        return 1.0 - 2.0 * t * t;
+    }
+    if (x < e) {
+        double t = (x - e) / (e - s);
+        return 2.0 * t * t;
+    }
+    return 0.0;
+}
+
+/* fuzzylite 6.0's terms (fl/term/<Name>.cpp), height excluded. fuzzylite
+ * compares with a tolerance of 1e-6 (Op::isEq); haze compares exactly, which
+ * moves a value only within 1e-6 of a corner. Divisions are guarded where
+ * fuzzylite's would divide by zero. */
+HAZE__HD double haze__fl_shape(int type, const double *p, double x) {
+    switch (type) {
+    case HAZE__MF_FL_TRIANGLE: {
+        double a = p[0], b = p[1], c = p[2];
+        if (x < a || x > c) return 0.0;
+        if (x == b) return 1.0;
+        if (x < b) return a == -INFINITY ? 1.0 : (x - a) / (b - a);
+        return c == INFINITY ? 1.0 : (c - x) / (c - b);
+    }
+    case HAZE__MF_FL_TRAPEZOID: {
+        double a = p[0], b = p[1], c = p[2], d = p[3];
+        if (x < a || x > d) return 0.0;
+        if (x < b) {
+            if (a == -INFINITY) return 1.0;
+            double v = (x - a) / (b - a);
+            return v < 1.0 ? v : 1.0;
+        }
+        if (x <= c) return 1.0;
+        if (x < d) return d == INFINITY ? 1.0 : (d - x) / (d - c);
+        return d == INFINITY ? 1.0 : 0.0;
+    }
+    case HAZE__MF_FL_GAUSSIAN: {
+        double t = x - p[0];
+        return exp(-(t * t) / (2.0 * p[1] * p[1]));
+    }
+    case HAZE__MF_FL_GAUSSPROD: {
+        double a = 1.0, b = 1.0;
+        if (x < p[0]) {
+            double t = x - p[0];
+            a = exp(-(t * t) / (2.0 * p[1] * p[1]));
+        }
+        if (x > p[2]) {
+            double t = x - p[2];
+            b = exp(-(t * t) / (2.0 * p[3] * p[3]));
+        }
+        return a * b;
+    }
+    case HAZE__MF_FL_BELL:
+        return 1.0 / (1.0 + pow(fabs((x - p[0]) / p[1]), 2.0 * p[2]));
+    case HAZE__MF_FL_SIGMOID:
+        return haze__fl_sig(x, p[0], p[1]);
+    case HAZE__MF_FL_SIGDIFF:
+        return fabs(haze__fl_sig(x, p[0], p[1]) - haze__fl_sig(x, p[3], p[2]));
+    case HAZE__MF_FL_SIGPROD:
+        return haze__fl_sig(x, p[0], p[1]) * haze__fl_sig(x, p[3], p[2]);
+    case HAZE__MF_FL_SSHAPE:
+        return haze__fl_s(x, p[0], p[1]);
+    case HAZE__MF_FL_ZSHAPE:
+        return haze__fl_z(x, p[0], p[1]);
+    case HAZE__MF_FL_PISHAPE:
+        return haze__fl_s(x, p[0], p[1]) * haze__fl_z(x, p[2], p[3]);
+    case HAZE__MF_FL_RAMP: {
+        double s = p[0], e = p[1];
+        if (s == e) return 0.0;
+        if (s < e) {
+            if (x <= s) return 0.0;
+            if (x >= e) return 1.0;
+            return (x - s) / (e - s);
+        }
+        if (x >= s) return 0.0;
+        if (x <= e) return 1.0;
+        return (s - x) / (s - e);
+    }
+    case HAZE__MF_FL_RECT:
+        return (x < p[0] || x > p[1]) ? 0.0 : 1.0;
+    case HAZE__MF_FL_COSINE: {
+        double c = p[0], w = p[1];
+        if (x < c - 0.5 * w || x > c + 0.5 * w) return 0.0;
+        const double pi = 4.0 * atan(1.0);
+        return 0.5 * (1.0 + cos(2.0 / w * pi * (x - c)));
+    }
+    case HAZE__MF_FL_CONCAVE: {
+        double i = p[0], e = p[1];
+        if (i <= e) {
+            if (x < e) return (e - i) / (2.0 * e - i - x);
+        } else if (x > e) {
+            return (i - e) / (i - 2.0 * e + x);
+        }
+        return 1.0;
+    }
+    case HAZE__MF_FL_SPIKE:
+        return exp(-fabs(10.0 / p[1] * (x - p[0])));
+    case HAZE__MF_FL_BINARY:
+        if (p[1] > p[0] && x >= p[0]) return 1.0;
+        if (p[1] < p[0] && x <= p[0]) return 1.0;
+        return 0.0;
+    case HAZE__MF_FL_DISCRETE: {
+        /* p[0] pairs sorted by x; flat outside, linear in between */
+        int n = (int)p[0];
+        const double *xy = p + 1;
+        if (x <= xy[0]) return xy[1];
+        if (x >= xy[2 * (n - 1)]) return xy[2 * (n - 1) + 1];
+        int lo = 0, hi = n - 1; /* xy[lo] < x < xy[hi] */
+        while (hi - lo > 1) {
+            int mid = (lo + hi) / 2;
+            if (xy[2 * mid] < x)
+                lo = mid;
+            else
+                hi = mid;
+        }
+        if (x == xy[2 * hi]) return xy[2 * hi + 1];
+        double x0 = xy[2 * lo], y0 = xy[2 * lo + 1], x1 = xy[2 * hi], y1 = xy[2 * hi + 1];
+        return (y1 - y0) / (x1 - x0) * (x - x0) + y0;
+    }
+    default:
+        return 0.0;
+    }
+}
+
+/* Index of the height parameter of a fuzzylite term. */
+HAZE__HD int haze__fl_hidx(int type, const double *p) {
+    switch (type) {
+    case HAZE__MF_FL_GAUSSIAN:
+    case HAZE__MF_FL_SIGMOID:
+    case HAZE__MF_FL_SSHAPE:
+    case HAZE__MF_FL_ZSHAPE:
+    case HAZE__MF_FL_RAMP:
+    case HAZE__MF_FL_RECT:
+    case HAZE__MF_FL_COSINE:
+    case HAZE__MF_FL_CONCAVE:
+    case HAZE__MF_FL_SPIKE:
+    case HAZE__MF_FL_BINARY:
+        return 2;
+    case HAZE__MF_FL_TRIANGLE:
+    case HAZE__MF_FL_BELL:
+        return 3;
+    case HAZE__MF_FL_DISCRETE:
+        return 1 + 2 * (int)p[0];
+    default:
+        return 4;
+    }
+}
+
+HAZE__HD double haze__fl_mf(int type, const double *p, double x) {
+    return p[haze__fl_hidx(type, p)] * haze__fl_shape(type, p, x);
+}
+
+/* One fuzzylite hedge (fl/hedge/NAME.cpp). */
+HAZE__HD double haze__fl_hedge1(int h, double x) {
+    switch (h) {
+    case HAZE__H_NOT:
+        return 1.0 - x;
+    case HAZE__H_VERY:
+        return x * x;
+    case HAZE__H_SOMEWHAT:
+        return sqrt(x);
+    case HAZE__H_SELDOM:
+        return x <= 0.5 ? sqrt(0.5 * x) : 1.0 - sqrt(0.5 * (1.0 - x));
+    case HAZE__H_EXTREMELY:
+        return x <= 0.5 ? 2.0 * x * x : 1.0 - 2.0 * (1.0 - x) * (1.0 - x);
+    case HAZE__H_ANY:
+        return 1.0;
+    default:
+        return x;
+    }
+}
+
+/* Applies a packed chain of hedges, lowest 3 bits first. */
+HAZE__HD double haze__fl_hedges(int chain, double x) {
+    while (chain) {
+        x = haze__fl_hedge1(chain & 7, x);
+        chain >>= 3;
+    }
+    return x;
 }
 
 /* Membership of x in an MF of type `type` with parameters p. Only input and
@@ -229,7 +482,7 @@ HAZE__HD double haze__mf_eval(int type, const double *p, double x) {
         /* as a fuzzy set: the singleton at p[0] */
         return x == p[0] ? 1.0 : 0.0;
     default:
-        return 0.0;
+        return type > HAZE__MF_LINEAR ? haze__fl_mf(type, p, x) : 0.0;
     }
 }
 
@@ -270,8 +523,16 @@ HAZE__HD double haze__norm(int op, double a, double b) {
         return a == 0.0 ? b : (b == 0.0 ? a : 1.0);
     case HAZE__N_ESUM:
         return (a + b) / (1.0 + a * b);
-    case HAZE__N_HSUM:
-        return (a * b == 1.0) ? 1.0 : (a + b - 2.0 * a * b) / (1.0 - a * b);
+    case HAZE__N_HSUM: {
+        /* (a + b - 2ab) / (1 - ab) written as 1 - (1-a)(1-b) / (1-ab): the
+         * textbook form cancels catastrophically near a = 1 (a one-ulp
+         * change of b moved hamacher_sum(1, b) between 0.91 and 1.2), this
+         * one is exact at a = 1 and stays in [0, 1]. fl(ab) <= min(a, b),
+         * so the divisor is positive unless a = b = 1. */
+        double ab = a * b;
+        if (ab == 1.0) return 1.0;
+        return 1.0 - ((1.0 - a) * (1.0 - b)) / (1.0 - ab);
+    }
     case HAZE__N_NMAX:
         return a + b < 1.0 ? (a > b ? a : b) : 1.0;
     case HAZE__N_SUM:
@@ -284,6 +545,13 @@ HAZE__HD double haze__norm(int op, double a, double b) {
 /* Tabulates every output MF of a Mamdani system at its output's points:
  * a malloc'd nmfs x points array, or NULL (Sugeno, or too large). */
 double *haze__fis_grid(const haze_fis *f);
+/* The row length of that table: the most points of any output. */
+int haze__fis_gstride(const haze_fis *f);
+/* Doubles in that table: nmfs x gstride values, then each MF's support
+ * (first and last point where it is not 0). */
+size_t haze__fis_grid_len(const haze_fis *f);
+/* Reads a fuzzylite .fll engine (fis_fll.c); buf is modified. */
+int haze__fll_parse(haze_ctx *ctx, char *buf, const char *file, haze_fis **out);
 
 #ifdef HAZE_HAVE_CUDA
 int haze__fis_eval_cuda(haze_ctx *ctx, const haze_fis *fis, const double *inputs, size_t n,

@@ -9,7 +9,10 @@
  * stored: each defuzzifier walks the N points once or twice and recomputes
  * it, so a GPU thread needs no per-point memory. OCTAVE mode follows
  * fuzzy-logic-toolkit 0.4.6 (trapz centroid; Sugeno outputs with equal
- * locations merged by the aggregation method).
+ * locations merged by the aggregation method). FUZZYLITE mode and engines
+ * read from .fll follow fuzzylite 6.0 (fl/Engine.cpp, fl/rule/,
+ * fl/defuzzifier/): midpoint cells, per-output defuzzifier, hedges,
+ * a rule fires when its degree exceeds 1e-6 (Op::isGt), Tsukamoto outputs.
  */
 #ifndef HAZE_FIS_ROW_H
 #define HAZE_FIS_ROW_H
@@ -18,7 +21,16 @@
 
 /* Doubles of scratch one row needs. */
 HAZE__HD size_t haze__fis_scratch(const struct haze_fis *f) {
-    return 3 * (size_t)f->nr + (size_t)f->ni + 1;
+    return 4 * (size_t)f->nr + (size_t)f->ni + 1;
+}
+
+/* fuzzylite's tolerant comparisons (Op::isEq and friends, macheps 1e-6). */
+#define HAZE__FL_EPS 1e-6
+HAZE__HD int haze__fl_eq(double a, double b) {
+    return a == b || fabs(a - b) < HAZE__FL_EPS;
+}
+HAZE__HD int haze__fl_gt(double a, double b) {
+    return !haze__fl_eq(a, b) && a > b;
 }
 
 /* The k-th of N points of linspace(lo, hi, N) as MATLAB computes it. */
@@ -27,9 +39,63 @@ HAZE__HD double haze__linpoint(double lo, double hi, int k, int n) {
     return lo + k * ((hi - lo) / (n - 1));
 }
 
-/* Firing strength (before the weight) of rule r for input vector x. */
-HAZE__HD double haze__rule_firing(const struct haze_fis *f, int r, const double *x) {
+/* Points of output o, and the x of point k: MATLAB's linspace, or the
+ * midpoints of fuzzylite's cells (Centroid.cpp: min + (i + 0.5) dx). */
+HAZE__HD int haze__npoints(const struct haze_fis *f, int o) {
+    return f->fl && f->out[o].res > 0 ? f->out[o].res : f->points;
+}
+HAZE__HD double haze__xpoint(const struct haze_fis *f, const haze__var *ov, int k, int n) {
+    if (f->mode == HAZE_FIS_MODE_FUZZYLITE) return ov->lo + (k + 0.5) * ((ov->hi - ov->lo) / n);
+    return haze__linpoint(ov->lo, ov->hi, k, n);
+}
+HAZE__HD int haze__oagg(const struct haze_fis *f, int o) {
+    return f->fl ? (f->out[o].agg >= 0 ? f->out[o].agg : HAZE__N_MAX) : f->agg_m;
+}
+HAZE__HD int haze__odefuzz(const struct haze_fis *f, int o) {
+    return f->fl ? f->out[o].defuzz : f->defuzz_m;
+}
+/* Does rule degree w fire? fuzzylite triggers a rule only when its degree
+ * is greater than 0 by more than its tolerance (General.cpp, Op::isGt). */
+HAZE__HD int haze__fires(const struct haze_fis *f, double w) {
+    return f->fl ? haze__fl_gt(w, 0.0) : w != 0.0;
+}
+
+/* fuzzylite's activation degree of term t (1-based) of output o after the
+ * rules before r (Aggregated::activationDegree: the output's aggregation,
+ * or the sum without one, over the conclusions on that term so far). */
+HAZE__HD double haze__fl_out_degree(const struct haze_fis *f, int o, int t, int r,
+                                    const double *w) {
+    const int agg = f->out[o].agg;
+    double acc = 0.0;
+    for (int q = 0; q < r; q++) {
+        if (f->cons[q * f->no + o] != t || !haze__fires(f, w[q])) continue;
+        double d = haze__fl_hedges(f->cons_fl[q * f->no + o], w[q]);
+        acc = agg >= 0 ? haze__norm(agg, acc, d) : acc + d;
+    }
+    return acc;
+}
+
+/* Firing strength (before the weight) of rule r for input vector x; w holds
+ * the degrees of the rules before r (for chained fuzzylite engines). */
+HAZE__HD double haze__rule_firing(const struct haze_fis *f, int r, const double *x,
+                                  const double *w) {
     int op = f->conn[r] == 2 ? f->or_m : f->and_m;
+    if (f->props) {
+        double acc = 0.0;
+        for (int k = f->prop_off[r]; k < f->prop_off[r + 1]; k++) {
+            const int v = f->props[3 * k], t = f->props[3 * k + 1], chain = f->props[3 * k + 2];
+            double mu;
+            if (v < f->ni) {
+                const haze__mf *m = &f->mfs[f->in[v].mf0 + t - 1];
+                mu = haze__mf_eval(m->type, f->params + m->poff, x[v]);
+            } else {
+                mu = haze__fl_out_degree(f, v - f->ni, t, r, w);
+            }
+            mu = haze__fl_hedges(chain, mu);
+            acc = k == f->prop_off[r] ? mu : haze__norm(op, acc, mu);
+        }
+        return acc;
+    }
     double acc = 0.0;
     int first = 1;
     for (int j = 0; j < f->ni; j++) {
@@ -39,7 +105,10 @@ HAZE__HD double haze__rule_firing(const struct haze_fis *f, int r, const double 
         int k = (neg ? -code : code) - 1;
         const haze__mf *m = &f->mfs[f->in[j].mf0 + k];
         double mu = haze__mf_eval(m->type, f->params + m->poff, x[j]);
-        mu = haze__hedge_not(mu, f->ante_hedge[r * f->ni + j], neg);
+        if (f->ante_fl)
+            mu = haze__fl_hedges(f->ante_fl[r * f->ni + j], mu);
+        else
+            mu = haze__hedge_not(mu, f->ante_hedge[r * f->ni + j], neg);
         acc = first ? mu : haze__norm(op, acc, mu);
         first = 0;
     }
@@ -52,7 +121,7 @@ HAZE__HD double haze__rule_firing(const struct haze_fis *f, int r, const double 
 HAZE__HD int haze__fired(const struct haze_fis *f, int o, const double *w, double *fr) {
     int c = 0;
     for (int r = 0; r < f->nr; r++)
-        if (f->cons[r * f->no + o] != 0 && w[r] != 0.0) fr[c++] = (double)r;
+        if (f->cons[r * f->no + o] != 0 && haze__fires(f, w[r])) fr[c++] = (double)r;
     return c;
 }
 
@@ -62,19 +131,20 @@ HAZE__HD int haze__fired(const struct haze_fis *f, int o, const double *w, doubl
 HAZE__HD double haze__agg_at(const struct haze_fis *f, int o, const double *w, const double *fr,
                              int cnt, int k, double xk) {
     const haze__var *ov = &f->out[o];
+    const int aggm = haze__oagg(f, o);
     double agg = 0.0;
     for (int i = 0; i < cnt; i++) {
         int r = (int)fr[i];
         int code = f->cons[r * f->no + o];
         int neg = code < 0;
         int mi = ov->mf0 + (neg ? -code : code) - 1;
-        double mu = f->grid ? f->grid[(size_t)mi * (size_t)f->points + (size_t)k]
+        double mu = f->grid ? f->grid[(size_t)mi * (size_t)f->gstride + (size_t)k]
                             : haze__mf_eval(f->mfs[mi].type, f->params + f->mfs[mi].poff, xk);
         double hg = f->cons_hedge[r * f->no + o];
         if (neg || hg != 0.0) mu = haze__hedge_not(mu, hg, neg);
         double v =
             f->imp_m == HAZE__N_MIN ? (w[r] < mu ? w[r] : mu) : haze__norm(f->imp_m, w[r], mu);
-        agg = f->agg_m == HAZE__N_MAX ? (agg > v ? agg : v) : haze__norm(f->agg_m, agg, v);
+        agg = aggm == HAZE__N_MAX ? (agg > v ? agg : v) : haze__norm(aggm, agg, v);
     }
     return agg;
 }
@@ -87,32 +157,45 @@ HAZE__HD double haze__agg_at(const struct haze_fis *f, int o, const double *w, c
 #define HAZE__FAST_RULES 16
 HAZE__HD int haze__centroid_fast(const struct haze_fis *f, int o, const double *w, const double *fr,
                                  int cnt, double *res) {
-    if (!f->grid || cnt > HAZE__FAST_RULES || f->agg_m != HAZE__N_MAX ||
+    if (!f->grid || cnt > HAZE__FAST_RULES || haze__oagg(f, o) != HAZE__N_MAX ||
         (f->imp_m != HAZE__N_MIN && f->imp_m != HAZE__N_PROD))
         return 0;
     const haze__var *ov = &f->out[o];
     const double *rows[HAZE__FAST_RULES];
+    const double *sup = f->grid + (size_t)f->nmfs * (size_t)f->gstride;
     double ws[HAZE__FAST_RULES];
+    const int n = haze__npoints(f, o), octave = f->mode == HAZE_FIS_MODE_OCTAVE,
+              prod = f->imp_m == HAZE__N_PROD;
+    int k0 = n, k1 = -1;
     for (int i = 0; i < cnt; i++) {
         int r = (int)fr[i];
         int code = f->cons[r * f->no + o];
         if (code < 0 || f->cons_hedge[r * f->no + o] != 0.0) return 0;
-        rows[i] = f->grid + (size_t)(ov->mf0 + code - 1) * (size_t)f->points;
+        int m = ov->mf0 + code - 1;
+        rows[i] = f->grid + (size_t)m * (size_t)f->gstride;
         ws[i] = w[r];
+        if ((int)sup[2 * m] < k0) k0 = (int)sup[2 * m];
+        if ((int)sup[2 * m + 1] > k1) k1 = (int)sup[2 * m + 1];
     }
-    const int n = f->points, octave = f->mode == HAZE_FIS_MODE_OCTAVE,
-              prod = f->imp_m == HAZE__N_PROD;
+    /* Outside the union of the fired MFs' supports the aggregate is 0 and
+     * every term added below is a zero, which leaves the sums unchanged to
+     * the bit: walk only [k0, k1] (one more point on each side for trapz). */
+    int ks = k0, ke = k1;
+    if (octave) {
+        ks = k0 > 0 ? k0 - 1 : 0;
+        ke = k1 + 1 < n ? k1 + 1 : n - 1;
+    }
     double num = 0.0, den = 0.0, xp = 0.0, yp = 0.0;
-    for (int k = 0; k < n; k++) {
+    for (int k = ks; k <= ke; k++) {
         double agg = 0.0;
         for (int i = 0; i < cnt; i++) {
             double mu = rows[i][k];
             double v = prod ? ws[i] * mu : (ws[i] < mu ? ws[i] : mu);
             agg = agg > v ? agg : v;
         }
-        double xk = haze__linpoint(ov->lo, ov->hi, k, n);
+        double xk = haze__xpoint(f, ov, k, n);
         if (octave) {
-            if (k > 0) {
+            if (k > ks) {
                 double h = xk - xp;
                 num += h * (xp * yp + xk * agg) / 2.0;
                 den += h * (yp + agg) / 2.0;
@@ -128,23 +211,81 @@ HAZE__HD int haze__centroid_fast(const struct haze_fis *f, int o, const double *
     return 1;
 }
 
-/* Defuzzified Mamdani output o; NaN when the aggregate is zero everywhere. */
-HAZE__HD double haze__defuzz_mamdani(const struct haze_fis *f, int o, const double *w, double *fr) {
+/* fuzzylite's Bisector and Smallest/Mean/Largest of Maximum (their .cpp
+ * files in fl/defuzzifier/ of fuzzylite 6.0) over the cell midpoints. */
+HAZE__HD double haze__defuzz_fl(const struct haze_fis *f, int o, const double *w, const double *fr,
+                                int cnt, int dm) {
     const haze__var *ov = &f->out[o];
-    const int cnt = haze__fired(f, o, w, fr);
+    const int n = haze__npoints(f, o);
+    const double lo = ov->lo, hi = ov->hi, dx = (hi - lo) / n;
+    if (dm == HAZE__D_BISECTOR) {
+        /* areas grown from both ends, the smaller one first */
+        int left = 0, right = 0;
+        double la = 0.0, ra = 0.0, xl = lo, xr = hi;
+        for (int c = n; c > 0; c--) {
+            if (haze__fl_eq(la, ra) || la < ra) {
+                xl = lo + (left + 0.5) * dx;
+                la += haze__agg_at(f, o, w, fr, cnt, left, xl);
+                left++;
+            } else {
+                xr = hi - (right + 0.5) * dx;
+                right++;
+                ra += haze__agg_at(f, o, w, fr, cnt, n - right, xr);
+            }
+        }
+        return (la * xr + ra * xl) / (la + ra);
+    }
+    double ymax = -1.0, xs = lo, xl = hi;
+    int plateau = 0;
+    for (int k = 0; k < n; k++) {
+        double x = lo + (k + 0.5) * dx, y = haze__agg_at(f, o, w, fr, cnt, k, x);
+        if (dm == HAZE__D_SOM) {
+            if (haze__fl_gt(y, ymax)) {
+                xs = x;
+                ymax = y;
+            }
+        } else if (dm == HAZE__D_LOM) {
+            if (haze__fl_eq(y, ymax) || y > ymax) {
+                xl = x;
+                ymax = y;
+            }
+        } else { /* mom: the middle of the first plateau of the maximum */
+            if (haze__fl_gt(y, ymax)) {
+                ymax = y;
+                xs = x;
+                xl = x;
+                plateau = 1;
+            } else if (haze__fl_eq(y, ymax) && plateau) {
+                xl = x;
+            } else if (!haze__fl_eq(y, ymax) && y < ymax) {
+                plateau = 0;
+            }
+        }
+    }
+    return dm == HAZE__D_SOM ? xs : (dm == HAZE__D_LOM ? xl : (xl + xs) / 2.0);
+}
+
+/* Defuzzified Mamdani output o (w: the rule degrees as this output sees
+ * them); NaN when the aggregate is zero everywhere. */
+HAZE__HD double haze__defuzz_mamdani(const struct haze_fis *f, int o, const double *wraw,
+                                     const double *w, double *fr) {
+    const haze__var *ov = &f->out[o];
+    const int cnt = haze__fired(f, o, wraw, fr);
     if (cnt == 0) return NAN;
-    const int n = f->points, octave = f->mode == HAZE_FIS_MODE_OCTAVE;
-    const double lo = ov->lo, hi = ov->hi;
+    const int n = haze__npoints(f, o), octave = f->mode == HAZE_FIS_MODE_OCTAVE,
+              dm = haze__odefuzz(f, o);
+    const double hi = ov->hi;
     double num = 0.0, den = 0.0;
-    switch (f->defuzz_m) {
+    if (f->mode == HAZE_FIS_MODE_FUZZYLITE && dm != HAZE__D_CENTROID)
+        return haze__defuzz_fl(f, o, w, fr, cnt, dm);
+    switch (dm) {
     case HAZE__D_CENTROID:
         if (haze__centroid_fast(f, o, w, fr, cnt, &num)) return num;
         if (octave) {
             /* trapz(x, x.*y) / trapz(x, y), term by term as Octave's trapz */
-            double xp = haze__linpoint(lo, hi, 0, n), yp = haze__agg_at(f, o, w, fr, cnt, 0, xp);
+            double xp = haze__xpoint(f, ov, 0, n), yp = haze__agg_at(f, o, w, fr, cnt, 0, xp);
             for (int k = 1; k < n; k++) {
-                double xk = haze__linpoint(lo, hi, k, n),
-                       yk = haze__agg_at(f, o, w, fr, cnt, k, xk);
+                double xk = haze__xpoint(f, ov, k, n), yk = haze__agg_at(f, o, w, fr, cnt, k, xk);
                 double h = xk - xp;
                 num += h * (xp * yp + xk * yk) / 2.0;
                 den += h * (yp + yk) / 2.0;
@@ -153,8 +294,7 @@ HAZE__HD double haze__defuzz_mamdani(const struct haze_fis *f, int o, const doub
             }
         } else {
             for (int k = 0; k < n; k++) {
-                double xk = haze__linpoint(lo, hi, k, n),
-                       yk = haze__agg_at(f, o, w, fr, cnt, k, xk);
+                double xk = haze__xpoint(f, ov, k, n), yk = haze__agg_at(f, o, w, fr, cnt, k, xk);
                 num += xk * yk;
                 den += yk;
             }
@@ -163,11 +303,11 @@ HAZE__HD double haze__defuzz_mamdani(const struct haze_fis *f, int o, const doub
     case HAZE__D_BISECTOR: {
         /* MATLAB: the first point where the running sum reaches half */
         for (int k = 0; k < n; k++)
-            den += haze__agg_at(f, o, w, fr, cnt, k, haze__linpoint(lo, hi, k, n));
+            den += haze__agg_at(f, o, w, fr, cnt, k, haze__xpoint(f, ov, k, n));
         if (den == 0.0) return NAN;
         double run = 0.0;
         for (int k = 0; k < n; k++) {
-            double xk = haze__linpoint(lo, hi, k, n);
+            double xk = haze__xpoint(f, ov, k, n);
             run += haze__agg_at(f, o, w, fr, cnt, k, xk);
             if (run >= den / 2.0) return xk;
         }
@@ -176,41 +316,77 @@ HAZE__HD double haze__defuzz_mamdani(const struct haze_fis *f, int o, const doub
     default: { /* mom, som, lom */
         double m = 0.0;
         for (int k = 0; k < n; k++) {
-            double yk = haze__agg_at(f, o, w, fr, cnt, k, haze__linpoint(lo, hi, k, n));
+            double yk = haze__agg_at(f, o, w, fr, cnt, k, haze__xpoint(f, ov, k, n));
             if (yk > m) m = yk;
         }
         if (m == 0.0) return NAN;
         double sum = 0.0, best = 0.0;
         int nmax = 0;
         for (int k = 0; k < n; k++) {
-            double xk = haze__linpoint(lo, hi, k, n);
+            double xk = haze__xpoint(f, ov, k, n);
             if (haze__agg_at(f, o, w, fr, cnt, k, xk) != m) continue;
             sum += xk;
             /* MATLAB's som/lom pick the maximiser smallest/largest in
              * magnitude; Octave's the smallest/largest x */
             if (nmax == 0)
                 best = xk;
-            else if (f->defuzz_m == HAZE__D_SOM)
+            else if (dm == HAZE__D_SOM)
                 best = (octave ? xk < best : fabs(xk) < fabs(best)) ? xk : best;
-            else if (f->defuzz_m == HAZE__D_LOM)
+            else if (dm == HAZE__D_LOM)
                 best = (octave ? xk > best : fabs(xk) >= fabs(best)) ? xk : best;
             nmax++;
         }
-        return f->defuzz_m == HAZE__D_MOM ? sum / nmax : best;
+        return dm == HAZE__D_MOM ? sum / nmax : best;
     }
     }
 }
 
-/* Sugeno output o: weighted average (or sum) of the rule outputs. */
-HAZE__HD double haze__defuzz_sugeno(const struct haze_fis *f, int o, const double *w,
-                                    const double *x, double *zs, double *hs) {
+/* The value z of a weighted output's term at degree w (fuzzylite 6.0,
+ * WeightedAverage.cpp: Term::tsukamoto, which is the membership at w for
+ * terms that are not monotonic; Ramp.cpp, Sigmoid.cpp, SShape.cpp,
+ * ZShape.cpp, Concave.cpp for the monotonic ones, reproduced as they are). */
+HAZE__HD double haze__fl_tsukamoto(const haze__mf *m, const double *p, double w, double lo,
+                                   double hi, int membership) {
+    double h = p[haze__fl_hidx(m->type, p)];
+    switch (membership ? -1 : m->type) {
+    case HAZE__MF_FL_RAMP:
+        return (p[1] - p[0]) * w + p[0];
+    case HAZE__MF_FL_SIGMOID:
+        if (haze__fl_eq(w, 1.0)) return p[1] >= 0.0 || haze__fl_eq(p[1], 0.0) ? hi : lo;
+        if (haze__fl_eq(w, 0.0)) return p[1] >= 0.0 || haze__fl_eq(p[1], 0.0) ? lo : hi;
+        return p[0] + log(1.0 / w - 1.0) / -p[1];
+    case HAZE__MF_FL_SSHAPE:
+    case HAZE__MF_FL_ZSHAPE: {
+        double d = p[1] - p[0], a, b;
+        if (m->type == HAZE__MF_FL_SSHAPE) {
+            a = p[0] + sqrt(0.5 * w * d * d);
+            b = p[1] + sqrt(-0.5 * (w - 1.0) * d * d);
+        } else {
+            a = p[0] + sqrt(-0.5 * (w - 1.0) * d * d);
+            b = p[1] + sqrt(0.5 * w * d * d);
+        }
+        return fabs(w - haze__fl_mf(m->type, p, a)) < fabs(w - haze__fl_mf(m->type, p, b)) ? a : b;
+    }
+    case HAZE__MF_FL_CONCAVE:
+        return (p[0] - p[1]) / haze__fl_mf(m->type, p, w) + 2.0 * p[1] - p[0];
+    default:
+        return h * haze__fl_shape(m->type, p, w);
+    }
+}
+
+/* Sugeno output o: weighted average (or sum) of the rule outputs. wraw are
+ * the rule degrees, w the degrees as this output sees them. */
+HAZE__HD double haze__defuzz_sugeno(const struct haze_fis *f, int o, const double *wraw,
+                                    const double *w, const double *x, double *zs, double *hs) {
     const int octave = f->mode == HAZE_FIS_MODE_OCTAVE;
     double num = 0.0, den = 0.0;
-    int used = 0;
+    int used = 0, any = 0;
     for (int r = 0; r < f->nr; r++) {
         int code = f->cons[r * f->no + o];
         if (code == 0) continue;
         if (w[r] == 0.0 && octave) continue;
+        if (f->fl && !haze__fires(f, wraw[r])) continue;
+        any = 1;
         int neg = code < 0;
         const haze__mf *m = &f->mfs[f->out[o].mf0 + (neg ? -code : code) - 1];
         const double *p = f->params + m->poff;
@@ -218,6 +394,9 @@ HAZE__HD double haze__defuzz_sugeno(const struct haze_fis *f, int o, const doubl
         if (m->type == HAZE__MF_LINEAR) {
             z = p[f->ni];
             for (int j = 0; j < f->ni; j++) z += p[j] * x[j];
+        } else if (m->type > HAZE__MF_LINEAR) {
+            /* wtd 2: declared TakagiSugeno, which takes the membership at w */
+            z = haze__fl_tsukamoto(m, p, w[r], f->out[o].lo, f->out[o].hi, f->out[o].wtd == 2);
         }
         double h = w[r];
         double hg = f->cons_hedge[r * f->no + o];
@@ -241,6 +420,10 @@ HAZE__HD double haze__defuzz_sugeno(const struct haze_fis *f, int o, const doubl
         num += hs[s] * zs[s];
         den += hs[s];
     }
+    if (f->fl) { /* fuzzylite: NaN only when no rule fired (0/0 otherwise) */
+        if (!any) return NAN;
+        return haze__odefuzz(f, o) == HAZE__D_WTSUM ? num : num / den;
+    }
     if (f->defuzz_m == HAZE__D_WTSUM) return den != 0.0 ? num : NAN;
     return den != 0.0 ? num / den : NAN;
 }
@@ -251,26 +434,43 @@ HAZE__HD double haze__defuzz_sugeno(const struct haze_fis *f, int o, const doubl
 HAZE__HD void haze__fis_eval_row(const struct haze_fis *f, const double *in, double *out,
                                  double *scratch, int *clamped, int *no_rule) {
     const int octave = f->mode == HAZE_FIS_MODE_OCTAVE;
-    double *w = scratch, *zs = scratch + f->nr, *hs = zs + f->nr, *x = hs + f->nr;
+    double *w = scratch, *zs = scratch + f->nr, *hs = zs + f->nr, *wo = hs + f->nr, *x = wo + f->nr;
     for (int j = 0; j < f->ni; j++) {
         double v = in[j];
-        if (!octave && v < f->in[j].lo) {
+        /* MATLAB clamps; Octave does not; fuzzylite where lock-range says */
+        int lock = f->mode == HAZE_FIS_MODE_MATLAB ||
+                   (f->mode == HAZE_FIS_MODE_FUZZYLITE && f->fl && f->in[j].lock);
+        if (lock && v < f->in[j].lo) {
             v = f->in[j].lo;
             (*clamped)++;
-        } else if (!octave && v > f->in[j].hi) {
+        } else if (lock && v > f->in[j].hi) {
             v = f->in[j].hi;
             (*clamped)++;
         }
         x[j] = v;
     }
-    for (int r = 0; r < f->nr; r++) w[r] = f->weight[r] * haze__rule_firing(f, r, x);
+    for (int r = 0; r < f->nr; r++) w[r] = f->weight[r] * haze__rule_firing(f, r, x, w);
     for (int o = 0; o < f->no; o++) {
-        double res =
-            f->sugeno ? haze__defuzz_sugeno(f, o, w, x, zs, hs) : haze__defuzz_mamdani(f, o, w, zs);
+        const haze__var *ov = &f->out[o];
+        const double *wv = w;
+        if (f->cons_fl) {
+            /* fuzzylite hedges a conclusion's degree (Consequent::modify) */
+            for (int r = 0; r < f->nr; r++)
+                wo[r] = haze__fl_hedges(f->cons_fl[r * f->no + o], w[r]);
+            wv = wo;
+        }
+        int wtd = f->fl ? ov->wtd : f->sugeno;
+        double res = wtd ? haze__defuzz_sugeno(f, o, w, wv, x, zs, hs)
+                         : haze__defuzz_mamdani(f, o, w, wv, zs);
         if (isnan(res)) {
             (*no_rule)++;
-            if (!octave && !f->nan_if_no_rule) res = (f->out[o].lo + f->out[o].hi) / 2.0;
+            if (f->fl)
+                res = f->nan_if_no_rule ? NAN : ov->dflt;
+            else if (!octave && !f->nan_if_no_rule)
+                res = (ov->lo + ov->hi) / 2.0;
         }
+        if (f->fl && ov->lock && !isnan(res))
+            res = res < ov->lo ? ov->lo : (res > ov->hi ? ov->hi : res);
         out[o] = res;
     }
 }

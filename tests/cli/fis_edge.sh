@@ -53,7 +53,23 @@ printf '1,2\n3,abc\n' > "$tmp/badin.csv"
 check 2 "non-numeric input" "$haze" fis eval "$tip" "$tmp/badin.csv" -o "$tmp/never.csv"
 grep_err "badin.csv:2" "non-numeric input names the line"
 check 2 "missing model" "$haze" fis info "$tmp/none.fis"
-check 2 "fll not supported" "$haze" fis info "$tmp/model.fll"
+check 2 "missing fll model" "$haze" fis info "$tmp/model.fll"
+# fuzzylite engines
+fl=$data/fis/fuzzylite
+printf '0.1\n0.4\n0.8\n' > "$tmp/amb.csv"
+check 0 "fis eval .fll" "$haze" fis eval "$fl/mamdani_SimpleDimmer.fll" "$tmp/amb.csv" -o "$tmp/dim.csv"
+check 0 "fis info .fll" "$haze" fis info "$fl/hybrid_tipper.fll"
+check 0 "fis convert .fll" "$haze" fis convert "$fl/mamdani_SimpleDimmer.fll" -o "$tmp/dim.fis"
+check 0 "converted .fll evaluates" "$haze" fis eval "$tmp/dim.fis" "$tmp/amb.csv" --mode fuzzylite --points 200 -o "$tmp/dim2.csv"
+cmp -s "$tmp/dim.csv" "$tmp/dim2.csv" || { echo "FAIL: converted .fll differs"; fails=$((fails + 1)); }
+check 2 "fis convert of an inexpressible .fll" "$haze" fis convert "$fl/hybrid_tipper.fll" -o "$tmp/never.fis"
+grep_err "cannot be written as .fis: outputs mixing" "inexpressible .fll says why"
+absent "$tmp/never.fis" "inexpressible .fll"
+printf 'InputVariable: a\n  term: t Triangle 0 0.5 1\n  term: u Wiggle 1 2\n' > "$tmp/bad.fll"
+check 2 "malformed .fll" "$haze" fis eval "$tmp/bad.fll" "$tmp/amb.csv" -o "$tmp/never.csv"
+grep_err "bad.fll:3:" "malformed .fll names the line"
+absent "$tmp/never.csv" "malformed .fll"
+check 1 "fis eval --mode fuzzylite accepted, bad --points" "$haze" fis eval --mode fuzzylite --points 1 "$tip" -
 # edge
 img=$data/edge/camera.png
 check 0 "edge --help" "$haze" edge --help

@@ -1,0 +1,695 @@
+/*
+ * src/fis/fis_fll.c - reading fuzzylite's .fll engines (FuzzyLite Language,
+ * fuzzylite 6.0: fl/imex/FllImporter.cpp documents the format) into haze's
+ * inference system, evaluated with fuzzylite's semantics (haze_fis.fl).
+ *
+ * Supported: InputVariable / OutputVariable / RuleBlock sections with their
+ * keys (enabled, range, lock-range, term, aggregation, defuzzifier with its
+ * resolution or weighted type, default, conjunction, disjunction,
+ * implication, activation General, rule); the terms listed in
+ * fis_internal.h plus Constant and Linear; hedges not, very, somewhat,
+ * seldom, extremely, any (after a term); rules "if A is [h..] t and|or ...
+ * then B is [h..] t and ... [with w]"; A may be an output variable (a
+ * chained engine: the degree its term has reached from the rules before). Not supported, refused
+ * naming the line: Function terms, parentheses and rules that mix "and" with "or", lock-previous:
+ * true, activation methods other than General, NormalizedSum, rule blocks that disagree on their
+ * norms.
+ */
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/internal.h"
+#include "fis/fis_internal.h"
+
+typedef struct fl_term {
+    char name[HAZE__NAME_MAX];
+    int type, line, np;
+    double p[HAZE__FL_MAXP];
+} fl_term;
+
+typedef struct fl_var {
+    char name[HAZE__NAME_MAX];
+    int line, enabled, lock, wtd, defuzz, agg, res;
+    double lo, hi, dflt;
+    fl_term *t;
+    int nt, cap;
+} fl_var;
+
+typedef struct fl_rule {
+    int line;
+    char *text;
+} fl_rule;
+
+typedef struct fl_parser {
+    haze_ctx *ctx;
+    const char *file;
+    char name[HAZE__NAME_MAX];
+    fl_var *v[2]; /* inputs, outputs */
+    int nv[2], cv[2];
+    int norm[3], norm_line[3]; /* conjunction disjunction implication, -1 unset */
+    fl_rule *rules;
+    int nr, cr;
+    int nprops, cprops, need_props;
+} fl_parser;
+
+static int ferr(fl_parser *ps, int status, int line, const char *fmt, ...)
+#ifdef __GNUC__
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+static int ferr(fl_parser *ps, int status, int line, const char *fmt, ...) {
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return haze__error(ps->ctx, status, "%s:%d: %s", ps->file, line, msg);
+}
+#define PARSE_ERR(line, ...) ferr(ps, HAZE_ERR_PARSE, line, __VA_ARGS__)
+#define UNSUP(line, ...)     ferr(ps, HAZE_ERR_UNSUPPORTED, line, __VA_ARGS__)
+
+static const struct {
+    const char *name;
+    int code;
+} fl_norms[] = {{"Minimum", HAZE__N_MIN},
+                {"AlgebraicProduct", HAZE__N_PROD},
+                {"BoundedDifference", HAZE__N_BDIFF},
+                {"DrasticProduct", HAZE__N_DPROD},
+                {"EinsteinProduct", HAZE__N_EPROD},
+                {"HamacherProduct", HAZE__N_HPROD},
+                {"NilpotentMinimum", HAZE__N_NMIN},
+                {"Maximum", HAZE__N_MAX},
+                {"AlgebraicSum", HAZE__N_PROBOR},
+                {"BoundedSum", HAZE__N_BSUM},
+                {"DrasticSum", HAZE__N_DSUM},
+                {"EinsteinSum", HAZE__N_ESUM},
+                {"HamacherSum", HAZE__N_HSUM},
+                {"NilpotentMaximum", HAZE__N_NMAX},
+                {"UnboundedSum", HAZE__N_SUM}};
+
+/* -1: "none" or empty; -2: unknown */
+static int fl_norm(const char *s) {
+    if (!*s || strcmp(s, "none") == 0) return -1;
+    for (size_t i = 0; i < sizeof fl_norms / sizeof *fl_norms; i++)
+        if (strcmp(fl_norms[i].name, s) == 0) return fl_norms[i].code;
+    return -2;
+}
+
+static int fl_hedge(const char *s) {
+    static const char *const h[] = {"", "not", "very", "somewhat", "seldom", "extremely", "any"};
+    for (int i = 1; i < 7; i++)
+        if (strcmp(h[i], s) == 0) return i;
+    return 0;
+}
+
+static char *trim(char *s) {
+    while (isspace((unsigned char)*s)) s++;
+    size_t n = strlen(s);
+    while (n && isspace((unsigned char)s[n - 1])) s[--n] = '\0';
+    return s;
+}
+
+static int parse_num(const char *s, double *out) {
+    char *end;
+    *out = strtod(s, &end);
+    return end != s && *end == '\0';
+}
+
+static int copy_name(char *dst, const char *src) {
+    if (strlen(src) >= HAZE__NAME_MAX) return -1;
+    strcpy(dst, src);
+    return 0;
+}
+
+static void fl_free(fl_parser *ps) {
+    for (int k = 0; k < 2; k++) {
+        for (int i = 0; i < ps->nv[k]; i++) free(ps->v[k][i].t);
+        free(ps->v[k]);
+    }
+    free(ps->rules);
+}
+
+/* "term: NAME TYPE p1 p2 ..." */
+static int parse_term(fl_parser *ps, fl_var *v, int line, char *val) {
+    char *save = NULL, *name = strtok_r(val, " \t", &save), *type = strtok_r(NULL, " \t", &save);
+    if (!name || !type) return PARSE_ERR(line, "expected 'term: NAME TYPE PARAMETERS'");
+    if (v->nt == v->cap) {
+        int cap = v->cap ? 2 * v->cap : 8;
+        fl_term *t = realloc(v->t, sizeof *t * (size_t)cap);
+        if (!t) return haze__error(ps->ctx, HAZE_ERR_NOMEM, "out of memory");
+        v->t = t;
+        v->cap = cap;
+    }
+    fl_term *t = &v->t[v->nt];
+    memset(t, 0, sizeof *t);
+    t->line = line;
+    if (copy_name(t->name, name)) return PARSE_ERR(line, "term name too long");
+    for (int i = 0; i < v->nt; i++)
+        if (strcmp(v->t[i].name, name) == 0)
+            return PARSE_ERR(line, "term '%s' defined twice", name);
+    int ty = -1;
+    if (strcmp(type, "Constant") == 0)
+        ty = HAZE__MF_CONSTANT;
+    else if (strcmp(type, "Linear") == 0)
+        ty = HAZE__MF_LINEAR;
+    else
+        for (int i = HAZE__MF_LINEAR + 1; i < HAZE__MF_COUNT; i++)
+            if (strcmp(haze__mf_names[i], type) == 0) ty = i;
+    if (ty < 0) {
+        if (strcmp(type, "Function") == 0)
+            return UNSUP(line, "term '%s': Function terms (expressions) are not supported", name);
+        return PARSE_ERR(line, "unknown term type '%s' (expected Triangle, Trapezoid, ...)", type);
+    }
+    t->type = ty;
+    double vals[HAZE__FL_MAXP];
+    int n = 0;
+    for (char *tok; (tok = strtok_r(NULL, " \t", &save));) {
+        if (n >= HAZE__FL_MAXP - 2) return UNSUP(line, "term '%s' has too many parameters", name);
+        if (!parse_num(tok, &vals[n])) return PARSE_ERR(line, "'%s' is not a number", tok);
+        n++;
+    }
+    if (ty == HAZE__MF_CONSTANT || ty == HAZE__MF_LINEAR) {
+        if (ty == HAZE__MF_CONSTANT && n != 1)
+            return PARSE_ERR(line, "Constant term '%s' needs 1 parameter, got %d", name, n);
+        memcpy(t->p, vals, sizeof(double) * (size_t)n);
+        t->np = n;
+        return v->nt++, 0;
+    }
+    if (ty == HAZE__MF_FL_DISCRETE) {
+        int pairs = n / 2;
+        if (pairs < 1) return PARSE_ERR(line, "Discrete term '%s' needs x y pairs", name);
+        t->p[0] = pairs;
+        memcpy(t->p + 1, vals, sizeof(double) * (size_t)(2 * pairs));
+        /* fuzzylite sorts the pairs by x (Discrete::sort), stably */
+        for (int a = 1; a < pairs; a++)
+            for (int b = a; b > 0 && t->p[1 + 2 * b] < t->p[1 + 2 * (b - 1)]; b--) {
+                double x = t->p[1 + 2 * b], y = t->p[2 + 2 * b];
+                t->p[1 + 2 * b] = t->p[1 + 2 * (b - 1)];
+                t->p[2 + 2 * b] = t->p[2 + 2 * (b - 1)];
+                t->p[1 + 2 * (b - 1)] = x;
+                t->p[2 + 2 * (b - 1)] = y;
+            }
+        t->p[1 + 2 * pairs] = n % 2 ? vals[n - 1] : 1.0;
+        t->np = 2 + 2 * pairs;
+        return v->nt++, 0;
+    }
+    int need = haze__mf_nparams[ty];
+    if (n < need || n > need + 1)
+        return PARSE_ERR(line, "%s term '%s' needs %d parameters (and an optional height), got %d",
+                         type, name, need, n);
+    memcpy(t->p, vals, sizeof(double) * (size_t)n);
+    t->p[need] = n > need ? vals[need] : 1.0;
+    t->np = need + 1;
+    v->nt++;
+    return 0;
+}
+
+static int parse_defuzzifier(fl_parser *ps, fl_var *v, int line, char *val) {
+    char *save = NULL, *name = strtok_r(val, " \t", &save), *arg = strtok_r(NULL, " \t", &save);
+    static const char *const integral[] = {"Centroid", "Bisector", "MeanOfMaximum",
+                                           "SmallestOfMaximum", "LargestOfMaximum"};
+    static const int icode[] = {HAZE__D_CENTROID, HAZE__D_BISECTOR, HAZE__D_MOM, HAZE__D_SOM,
+                                HAZE__D_LOM};
+    if (!name) return PARSE_ERR(line, "expected a defuzzifier");
+    for (int i = 0; i < 5; i++)
+        if (strcmp(name, integral[i]) == 0) {
+            v->wtd = 0;
+            v->defuzz = icode[i];
+            v->res = 100; /* IntegralDefuzzifier's default resolution */
+            if (arg) {
+                double r;
+                if (!parse_num(arg, &r) || r < 1 || r > 1000000 || r != floor(r))
+                    return PARSE_ERR(line, "resolution '%s' is not a whole number in 1..1e6", arg);
+                v->res = (int)r;
+            }
+            return 0;
+        }
+    if (strcmp(name, "WeightedAverage") == 0 || strcmp(name, "WeightedSum") == 0) {
+        v->defuzz = name[8] == 'A' ? HAZE__D_WTAVER : HAZE__D_WTSUM;
+        v->wtd = 1;
+        if (arg && strcmp(arg, "TakagiSugeno") == 0)
+            v->wtd = 2;
+        else if (arg && strcmp(arg, "Automatic") != 0 && strcmp(arg, "Tsukamoto") != 0)
+            return PARSE_ERR(line, "weighted defuzzifier type '%s' unknown", arg);
+        return 0;
+    }
+    return PARSE_ERR(line, "unknown defuzzifier '%s' (expected Centroid, Bisector, ...)", name);
+}
+
+static fl_var *find_var(fl_parser *ps, int k, const char *name, int *idx) {
+    for (int i = 0; i < ps->nv[k]; i++)
+        if (strcmp(ps->v[k][i].name, name) == 0) {
+            *idx = i;
+            return &ps->v[k][i];
+        }
+    return NULL;
+}
+
+static int find_term(const fl_var *v, const char *name) {
+    for (int i = 0; i < v->nt; i++)
+        if (strcmp(v->t[i].name, name) == 0) return i;
+    return -1;
+}
+
+/* One proposition "VAR is [hedges] TERM" from the token list; returns the
+ * number of tokens used or a negative status. chain: the hedges in the
+ * order they apply (the last written first). */
+static int proposition(fl_parser *ps, int line, char **tok, int ntok, int k, int *var, int *term,
+                       int *chain) {
+    if (ntok < 3 || strcmp(tok[1], "is") != 0)
+        return PARSE_ERR(line, "expected 'VARIABLE is [HEDGE..] TERM' at '%s'",
+                         ntok ? tok[0] : "end of rule");
+    fl_var *v = find_var(ps, k, tok[0], var);
+    if (!v && k == 0 && (v = find_var(ps, 1, tok[0], var))) *var += ps->nv[0]; /* chained */
+    if (!v) {
+        int dummy;
+        if (find_var(ps, 0, tok[0], &dummy))
+            return PARSE_ERR(line, "'%s' is an input, expected an output", tok[0]);
+        return PARSE_ERR(line, "unknown variable '%s'", tok[0]);
+    }
+    int i = 2, hedges[HAZE__H_MAX], nh = 0;
+    while (i < ntok && fl_hedge(tok[i]) && find_term(v, tok[i]) < 0) {
+        if (nh == HAZE__H_MAX) return UNSUP(line, "more than %d hedges", HAZE__H_MAX);
+        hedges[nh++] = fl_hedge(tok[i++]);
+    }
+    if (nh && hedges[nh - 1] == HAZE__H_ANY && (i >= ntok || find_term(v, tok[i]) < 0))
+        return UNSUP(line, "'%s is any' without a term is not supported", tok[0]);
+    if (i >= ntok) return PARSE_ERR(line, "expected a term of '%s'", tok[0]);
+    *term = find_term(v, tok[i]);
+    if (*term < 0) return PARSE_ERR(line, "'%s' has no term '%s'", tok[0], tok[i]);
+    *chain = 0;
+    for (int h = 0; h < nh; h++) *chain |= hedges[h] << (3 * (nh - 1 - h));
+    return i + 1;
+}
+
+static int chain_len(int c) {
+    int n = 0;
+    for (; c; c >>= 3) n++;
+    return n;
+}
+
+static int parse_rule(fl_parser *ps, haze_fis *f, int r, const fl_rule *fr) {
+    const int line = fr->line;
+    char *tok[512];
+    int nt = 0;
+    char *save = NULL;
+    for (char *t = strtok_r(fr->text, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
+        if (nt == 512) return UNSUP(line, "rule too long");
+        if (strchr(t, '(') || strchr(t, ')'))
+            return UNSUP(line, "parentheses in rules are not supported");
+        tok[nt++] = t;
+    }
+    if (nt < 1 || strcmp(tok[0], "if") != 0) return PARSE_ERR(line, "a rule starts with 'if'");
+    int then = -1, with = nt;
+    for (int i = 1; i < nt; i++)
+        if (strcmp(tok[i], "then") == 0 && then < 0) then = i;
+    if (then < 0) return PARSE_ERR(line, "expected 'then' in the rule");
+    for (int i = then + 1; i < nt; i++)
+        if (strcmp(tok[i], "with") == 0) with = i;
+    f->weight[r] = 1.0;
+    if (with < nt) {
+        if (with != nt - 2 || !parse_num(tok[nt - 1], &f->weight[r]))
+            return PARSE_ERR(line, "expected 'with WEIGHT' at the end of the rule");
+    }
+    int conn = 0;
+    f->prop_off[r] = ps->nprops;
+    for (int i = 1; i < then;) {
+        int var, term, chain;
+        int used = proposition(ps, line, tok + i, then - i, 0, &var, &term, &chain);
+        if (used < 0) return used;
+        if (ps->nprops == ps->cprops) {
+            int cap = ps->cprops ? 2 * ps->cprops : 64;
+            int *np = realloc(f->props, sizeof(int) * 3 * (size_t)cap);
+            if (!np) return haze__error(ps->ctx, HAZE_ERR_NOMEM, "out of memory");
+            f->props = np;
+            ps->cprops = cap;
+        }
+        f->props[3 * ps->nprops] = var;
+        f->props[3 * ps->nprops + 1] = term + 1;
+        f->props[3 * ps->nprops + 2] = chain;
+        ps->nprops++;
+        /* an output, or an input named twice, needs the proposition lists */
+        if (var >= f->ni || f->ante[r * f->ni + var] != 0) {
+            ps->need_props = 1;
+        } else {
+            f->ante[r * f->ni + var] = term + 1;
+            f->ante_fl[r * f->ni + var] = chain;
+        }
+        i += used;
+        if (i < then) {
+            int c = strcmp(tok[i], "and") == 0 ? 1 : (strcmp(tok[i], "or") == 0 ? 2 : 0);
+            if (!c) return PARSE_ERR(line, "expected 'and', 'or' or 'then' at '%s'", tok[i]);
+            if (conn && c != conn)
+                return UNSUP(line, "rules that mix 'and' and 'or' are not supported");
+            conn = c;
+            i++;
+            if (i >= then) return PARSE_ERR(line, "expected a proposition after '%s'", tok[i - 1]);
+        }
+    }
+    if (then == 1) return PARSE_ERR(line, "expected a proposition after 'if'");
+    f->conn[r] = conn ? conn : 1;
+    f->prop_off[r + 1] = ps->nprops;
+    /* conclusions: fuzzylite hedges the degree cumulatively from one
+     * conclusion to the next (Consequent::modify), so each keeps the chain of
+     * the ones before it */
+    int run = 0, runlen = 0;
+    for (int i = then + 1; i < with;) {
+        int var, term, chain;
+        int used = proposition(ps, line, tok + i, with - i, 1, &var, &term, &chain);
+        if (used < 0) return used;
+        if (f->cons[r * f->no + var] != 0)
+            return UNSUP(line, "output '%s' appears twice in one rule", f->out[var].name);
+        int cl = chain_len(chain);
+        if (runlen + cl > HAZE__H_MAX) return UNSUP(line, "too many hedges in the conclusions");
+        run |= chain << (3 * runlen);
+        runlen += cl;
+        f->cons[r * f->no + var] = term + 1;
+        f->cons_fl[r * f->no + var] = run;
+        i += used;
+        if (i < with) {
+            if (strcmp(tok[i], "and") != 0)
+                return PARSE_ERR(line, "expected 'and' at '%s'", tok[i]);
+            i++;
+            if (i >= with) return PARSE_ERR(line, "expected a conclusion after 'and'");
+        }
+    }
+    if (with == then + 1) return PARSE_ERR(line, "expected a conclusion after 'then'");
+    return 0;
+}
+
+static int build(fl_parser *ps, haze_fis **out) {
+    haze_ctx *ctx = ps->ctx;
+    int st = HAZE_OK;
+    haze_fis *f = calloc(1, sizeof *f);
+    if (!f) return haze__error(ctx, HAZE_ERR_NOMEM, "out of memory");
+    snprintf(f->name, sizeof f->name, "%s", ps->name);
+    f->fl = 1;
+    f->ni = ps->nv[0];
+    f->no = ps->nv[1];
+    if (f->ni < 1 || f->no < 1) {
+        st = PARSE_ERR(1, "the engine needs at least one InputVariable and one OutputVariable");
+        goto fail;
+    }
+    f->and_m = ps->norm[0] >= 0 ? ps->norm[0] : HAZE__N_MIN;
+    f->or_m = ps->norm[1] >= 0 ? ps->norm[1] : HAZE__N_MAX;
+    f->imp_m = ps->norm[2] >= 0 ? ps->norm[2] : HAZE__N_MIN;
+    f->agg_m = HAZE__N_MAX;
+    f->defuzz_m = HAZE__D_CENTROID;
+    f->in = calloc((size_t)f->ni, sizeof *f->in);
+    f->out = calloc((size_t)f->no, sizeof *f->out);
+    if (!f->in || !f->out) goto nomem;
+    int nmfs = 0, nparams = 0, allwtd = 1;
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < ps->nv[k]; i++) {
+            fl_var *v = &ps->v[k][i];
+            if (!v->enabled) {
+                st = UNSUP(v->line, "disabled variables are not supported");
+                goto fail;
+            }
+            if (v->nt == 0 && k == 1) {
+                st = PARSE_ERR(v->line, "output '%s' has no terms", v->name);
+                goto fail;
+            }
+            if (k == 1 && !v->wtd && v->agg < 0) {
+                st = PARSE_ERR(v->line, "output '%s' needs an aggregation for its defuzzifier",
+                               v->name);
+                goto fail;
+            }
+            if (k == 1) allwtd &= v->wtd != 0;
+            for (int t = 0; t < v->nt; t++) {
+                fl_term *tm = &v->t[t];
+                if ((tm->type == HAZE__MF_CONSTANT || tm->type == HAZE__MF_LINEAR) &&
+                    (k == 0 || !v->wtd)) {
+                    st = UNSUP(tm->line,
+                               "%s terms are only supported in outputs with a weighted "
+                               "defuzzifier",
+                               haze__mf_names[tm->type]);
+                    goto fail;
+                }
+                if (tm->type == HAZE__MF_LINEAR) {
+                    if (tm->np > f->ni + 1) {
+                        st = PARSE_ERR(tm->line, "Linear term has %d coefficients for %d inputs",
+                                       tm->np, f->ni);
+                        goto fail;
+                    }
+                    /* fuzzylite: missing coefficients count 0, the constant
+                     * is the one after the inputs' coefficients */
+                    tm->np = f->ni + 1;
+                }
+                nparams += tm->np;
+            }
+            nmfs += v->nt;
+        }
+    f->sugeno = allwtd;
+    f->mfs = calloc((size_t)nmfs, sizeof *f->mfs);
+    f->params = calloc((size_t)nparams, sizeof(double));
+    if (!f->mfs || !f->params) goto nomem;
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < ps->nv[k]; i++) {
+            fl_var *v = &ps->v[k][i];
+            haze__var *hv = k ? &f->out[i] : &f->in[i];
+            snprintf(hv->name, sizeof hv->name, "%s", v->name);
+            hv->lo = v->lo;
+            hv->hi = v->hi;
+            hv->nmf = v->nt;
+            hv->mf0 = f->nmfs;
+            hv->lock = v->lock;
+            hv->wtd = v->wtd;
+            hv->defuzz = v->defuzz;
+            hv->agg = v->agg; /* -1: none (weighted outputs) */
+            hv->res = v->res;
+            hv->dflt = v->dflt;
+            for (int t = 0; t < v->nt; t++) {
+                haze__mf *m = &f->mfs[f->nmfs++];
+                snprintf(m->name, sizeof m->name, "%s", v->t[t].name);
+                m->type = v->t[t].type;
+                m->np = v->t[t].np;
+                m->poff = f->nparams;
+                memcpy(f->params + f->nparams, v->t[t].p, sizeof(double) * (size_t)m->np);
+                f->nparams += m->np;
+            }
+        }
+    f->nr = ps->nr;
+    size_t nrr = (size_t)(f->nr ? f->nr : 1);
+    f->ante = calloc(nrr * (size_t)f->ni, sizeof(int));
+    f->cons = calloc(nrr * (size_t)f->no, sizeof(int));
+    f->ante_hedge = calloc(nrr * (size_t)f->ni, sizeof(double));
+    f->cons_hedge = calloc(nrr * (size_t)f->no, sizeof(double));
+    f->ante_fl = calloc(nrr * (size_t)f->ni, sizeof(int));
+    f->cons_fl = calloc(nrr * (size_t)f->no, sizeof(int));
+    f->weight = calloc(nrr, sizeof(double));
+    f->conn = calloc(nrr, sizeof(int));
+    f->prop_off = calloc(nrr + 1, sizeof(int));
+    if (!f->ante || !f->cons || !f->ante_hedge || !f->cons_hedge || !f->ante_fl || !f->cons_fl ||
+        !f->weight || !f->conn || !f->prop_off)
+        goto nomem;
+    for (int r = 0; r < f->nr; r++)
+        if ((st = parse_rule(ps, f, r, &ps->rules[r]))) goto fail;
+    if (!ps->need_props) { /* the antecedent codes say it all */
+        free(f->props);
+        free(f->prop_off);
+        f->props = f->prop_off = NULL;
+    }
+    f->mode = HAZE_FIS_MODE_FUZZYLITE;
+    f->points = 100;
+    *out = f;
+    return HAZE_OK;
+nomem:
+    st = haze__error(ctx, HAZE_ERR_NOMEM, "%s: out of memory", ps->file);
+fail:
+    haze_fis_free(f);
+    return st;
+}
+
+int haze__fll_parse(haze_ctx *ctx, char *buf, const char *file, haze_fis **out) {
+    fl_parser P;
+    memset(&P, 0, sizeof P);
+    fl_parser *ps = &P;
+    ps->ctx = ctx;
+    ps->file = file;
+    for (int i = 0; i < 3; i++) ps->norm[i] = -1;
+    int st = HAZE_OK, lineno = 0, sec = 0; /* 0 none/engine, 1 input, 2 output, 3 rule block */
+    int blk_enabled = 1, blk_norm[3] = {-1, -1, -1};
+    fl_var *cur = NULL;
+    char *next = buf;
+    while (next && *next) {
+        char *line = next;
+        next = strchr(line, '\n');
+        if (next) *next++ = '\0';
+        lineno++;
+        char *hash = strchr(line, '#');
+        if (hash) *hash = '\0';
+        char *s = trim(line);
+        if (!*s) continue;
+        char *colon = strchr(s, ':');
+        if (!colon) {
+            st = PARSE_ERR(lineno, "expected 'key: value'");
+            goto done;
+        }
+        *colon = '\0';
+        char *key = trim(s), *val = trim(colon + 1);
+        if (strcmp(key, "Engine") == 0) {
+            snprintf(ps->name, sizeof ps->name, "%s", val);
+            sec = 0;
+        } else if (strcmp(key, "InputVariable") == 0 || strcmp(key, "OutputVariable") == 0) {
+            int k = key[0] == 'O';
+            int dummy;
+            if (find_var(ps, 0, val, &dummy) || find_var(ps, 1, val, &dummy)) {
+                st = PARSE_ERR(lineno, "variable '%s' defined twice", val);
+                goto done;
+            }
+            if (ps->nv[k] == ps->cv[k]) {
+                int cap = ps->cv[k] ? 2 * ps->cv[k] : 8;
+                fl_var *nv = realloc(ps->v[k], sizeof *nv * (size_t)cap);
+                if (!nv) {
+                    st = haze__error(ctx, HAZE_ERR_NOMEM, "out of memory");
+                    goto done;
+                }
+                ps->v[k] = nv;
+                ps->cv[k] = cap;
+            }
+            cur = &ps->v[k][ps->nv[k]++];
+            memset(cur, 0, sizeof *cur);
+            if (!*val || copy_name(cur->name, val)) {
+                st = PARSE_ERR(lineno, "expected a variable name (at most %d characters)",
+                               HAZE__NAME_MAX - 1);
+                goto done;
+            }
+            cur->line = lineno;
+            cur->enabled = 1;
+            cur->lo = 0.0;
+            cur->hi = 1.0;
+            cur->agg = -1;
+            cur->dflt = NAN;
+            cur->defuzz = HAZE__D_CENTROID;
+            cur->res = 100;
+            sec = k ? 2 : 1;
+        } else if (strcmp(key, "RuleBlock") == 0) {
+            sec = 3;
+            blk_enabled = 1;
+            for (int i = 0; i < 3; i++) blk_norm[i] = -1;
+        } else if (strcmp(key, "description") == 0) {
+            /* ignored */
+        } else if (strcmp(key, "enabled") == 0 && sec) {
+            int on = strcmp(val, "true") == 0;
+            if (!on && strcmp(val, "false") != 0) {
+                st = PARSE_ERR(lineno, "expected 'true' or 'false'");
+                goto done;
+            }
+            if (sec == 3)
+                blk_enabled = on;
+            else
+                cur->enabled = on;
+        } else if ((sec == 1 || sec == 2) && strcmp(key, "range") == 0) {
+            char *save = NULL, *a = strtok_r(val, " \t", &save), *b = strtok_r(NULL, " \t", &save);
+            if (!a || !b || strtok_r(NULL, " \t", &save) || !parse_num(a, &cur->lo) ||
+                !parse_num(b, &cur->hi)) {
+                st = PARSE_ERR(lineno, "expected 'range: MIN MAX'");
+                goto done;
+            }
+        } else if ((sec == 1 || sec == 2) && strcmp(key, "lock-range") == 0) {
+            cur->lock = strcmp(val, "true") == 0;
+            if (!cur->lock && strcmp(val, "false") != 0) {
+                st = PARSE_ERR(lineno, "expected 'true' or 'false'");
+                goto done;
+            }
+        } else if ((sec == 1 || sec == 2) && strcmp(key, "term") == 0) {
+            if ((st = parse_term(ps, cur, lineno, val))) goto done;
+        } else if (sec == 2 && strcmp(key, "aggregation") == 0) {
+            cur->agg = fl_norm(val);
+            if (cur->agg == -2 || (cur->agg >= 0 && cur->agg < HAZE__N_MAX)) {
+                st = strcmp(val, "NormalizedSum") == 0
+                         ? UNSUP(lineno, "NormalizedSum aggregation is not supported")
+                         : PARSE_ERR(lineno, "'%s' is not an s-norm (Maximum, AlgebraicSum, ...)",
+                                     val);
+                goto done;
+            }
+        } else if (sec == 2 && strcmp(key, "defuzzifier") == 0) {
+            if ((st = parse_defuzzifier(ps, cur, lineno, val))) goto done;
+        } else if (sec == 2 && strcmp(key, "default") == 0) {
+            if (!parse_num(val, &cur->dflt)) {
+                st = PARSE_ERR(lineno, "expected a number (or nan) for the default");
+                goto done;
+            }
+        } else if (sec == 2 && strcmp(key, "lock-previous") == 0) {
+            if (strcmp(val, "true") == 0) {
+                st = UNSUP(lineno, "lock-previous: true (a value carried from one evaluation to "
+                                   "the next) does not fit batch evaluation");
+                goto done;
+            }
+            if (strcmp(val, "false") != 0) {
+                st = PARSE_ERR(lineno, "expected 'true' or 'false'");
+                goto done;
+            }
+        } else if (sec == 3 &&
+                   (strcmp(key, "conjunction") == 0 || strcmp(key, "disjunction") == 0 ||
+                    strcmp(key, "implication") == 0)) {
+            int which = key[0] == 'c' ? 0 : (key[0] == 'd' ? 1 : 2);
+            int c = fl_norm(val);
+            int tnorm = which != 1;
+            if (c == -2 || (c >= 0 && (tnorm ? c >= HAZE__N_MAX : c < HAZE__N_MAX))) {
+                st = PARSE_ERR(lineno, "'%s' is not a %s", val,
+                               tnorm ? "t-norm (Minimum, AlgebraicProduct, ...)"
+                                     : "s-norm (Maximum, AlgebraicSum, ...)");
+                goto done;
+            }
+            blk_norm[which] = c;
+            if (c >= 0 && blk_enabled) {
+                if (ps->norm[which] >= 0 && ps->norm[which] != c) {
+                    st = UNSUP(lineno,
+                               "rule blocks with different %ss (here %s, line %d another) "
+                               "are not supported",
+                               key, val, ps->norm_line[which]);
+                    goto done;
+                }
+                ps->norm[which] = c;
+                ps->norm_line[which] = lineno;
+            }
+        } else if (sec == 3 && strcmp(key, "activation") == 0) {
+            if (*val && strcmp(val, "none") != 0 && strcmp(val, "General") != 0) {
+                st = UNSUP(lineno, "activation '%s' is not supported (only General)", val);
+                goto done;
+            }
+        } else if (sec == 3 && strcmp(key, "rule") == 0) {
+            if (!blk_enabled) continue;
+            if (ps->nr == ps->cr) {
+                int cap = ps->cr ? 2 * ps->cr : 16;
+                fl_rule *nr = realloc(ps->rules, sizeof *nr * (size_t)cap);
+                if (!nr) {
+                    st = haze__error(ctx, HAZE_ERR_NOMEM, "out of memory");
+                    goto done;
+                }
+                ps->rules = nr;
+                ps->cr = cap;
+            }
+            ps->rules[ps->nr].line = lineno;
+            ps->rules[ps->nr++].text = val; /* points into buf, which outlives the parse */
+        } else {
+            st = PARSE_ERR(lineno, "unexpected key '%s'%s", key,
+                           sec == 0 ? " outside a variable or rule block" : "");
+            goto done;
+        }
+    }
+    (void)blk_norm;
+    st = build(ps, out);
+done:
+    fl_free(ps);
+    return st;
+}
+
+int haze_fis_parse_fll(haze_ctx *ctx, const char *text, const char *name, haze_fis **out) {
+    if (!text || !out)
+        return haze__error(ctx, HAZE_ERR_INVALID, "haze_fis_parse_fll: NULL argument");
+    *out = NULL;
+    size_t n = strlen(text);
+    char *buf = malloc(n + 1);
+    if (!buf) return haze__error(ctx, HAZE_ERR_NOMEM, "out of memory");
+    memcpy(buf, text, n + 1);
+    int st = haze__fll_parse(ctx, buf, name ? name : "<string>", out);
+    free(buf);
+    return st;
+}
