@@ -11,8 +11,10 @@
  * with the device memory limited to 1 GiB so that the data is streamed
  * from host memory at every iteration.
  *
- * Time per iteration = (time of a fit with K2 iterations - time with K1) /
- * (K2 - K1): setup, upload and the first centre update cancel out. The
+ * Time per iteration = (time stamp of iteration K2 - that of iteration K1) /
+ * (K2 - K1) within one fit, the stamps taken by the progress callback
+ * (called after each iteration's results are back on the host): setup,
+ * upload, kernel loading and the first centre update are left out. The
  * hardware limit is one read of the data per iteration at the device's
  * theoretical memory bandwidth ("floor"); "of floor" is floor / measured.
  *
@@ -57,30 +59,33 @@ static double *make_data(size_t n, size_t d, size_t c, unsigned seed) {
     return x;
 }
 
-/* Seconds per iteration of haze_fcm_fit on ctx; < 0 on failure. */
-static double haze_iter(haze_ctx *ctx, const double *x, size_t n, size_t d, size_t c, int single,
-                        int k1, int k2) {
+#define MAXK 64
+static int stamp(void *arg, int iter, double objective, double change) {
+    (void)objective, (void)change;
+    if (iter >= 0 && iter < MAXK) ((double *)arg)[iter] = now();
+    return 0;
+}
+
+/* Seconds per iteration of haze_fcm_fit (x) or haze_fcm_fit_f32 (xf) on ctx,
+ * between iterations k1 and k2 of one fit; < 0 on failure. */
+static double haze_iter(haze_ctx *ctx, const double *x, const float *xf, size_t n, size_t d,
+                        size_t c, int k1, int k2) {
     haze_fcm_options o = haze_fcm_options_default();
     o.clusters = (int)c;
-    o.single = single;
     o.tol = 0;
     o.seed = 1;
-    double t[2];
-    int ks[2] = {k1, k2};
-    for (int r = 0; r < 2; r++) {
-        o.max_iter = ks[r];
-        haze_fcm_result *res = NULL;
-        double t0 = now();
-        int st = haze_fcm_fit(ctx, x, n, d, &o, &res);
-        t[r] = now() - t0;
-        if (st) {
-            fprintf(stderr, "bench_fcm: %s\n", haze_ctx_errmsg(ctx));
-            return -1;
-        }
-        haze_fcm_result_free(res);
+    o.max_iter = k2;
+    double t[MAXK];
+    o.progress = stamp;
+    o.progress_arg = t;
+    haze_fcm_result *res = NULL;
+    int st = xf ? haze_fcm_fit_f32(ctx, xf, n, d, &o, &res) : haze_fcm_fit(ctx, x, n, d, &o, &res);
+    if (st) {
+        fprintf(stderr, "bench_fcm: %s\n", haze_ctx_errmsg(ctx));
+        return -1;
     }
-    double per = (t[1] - t[0]) / (k2 - k1);
-    return per > 0 ? per : t[1] / k2;
+    haze_fcm_result_free(res);
+    return (t[k2] - t[k1]) / (k2 - k1);
 }
 
 static const char *py_script =
@@ -237,6 +242,7 @@ int main(int argc, char **argv) {
            "C", "D", "type", "haze GPU", "haze CPU", comp, "CPU/GPU", "comp/GPU", "floor",
            "of floor");
     double *x = NULL;
+    float *xf = NULL;
     size_t xn = 0, xd = 0, xc = 0;
     for (size_t w = 0; w < sizeof all / sizeof *all; w++) {
         const workload *L = &all[w];
@@ -248,17 +254,25 @@ int main(int argc, char **argv) {
         /* The same data for consecutive workloads of the same shape. */
         if (!x || xn != L->n || xd != L->d || xc != L->c) {
             free(x);
+            free(xf);
             x = make_data(L->n, L->d, L->c, (unsigned)w + 1);
+            xf = malloc(L->n * L->d * sizeof *xf);
+            if (!xf) {
+                fprintf(stderr, "bench_fcm: out of memory\n");
+                return 3;
+            }
+            for (size_t i = 0; i < L->n * L->d; i++) xf[i] = (float)x[i];
             xn = L->n, xd = L->d, xc = L->c;
         }
-        int k1 = L->big ? 2 : 3, k2 = L->big ? 6 : 13;
+        const float *xs = L->single ? xf : NULL;
+        int k1 = L->big ? 2 : 3, k2 = L->big ? 6 : 23;
         static double tc_prev = -1, tp_prev = -1;
         double tg = -1, tc, tp;
         int same = w > 0 && all[w - 1].n == L->n && all[w - 1].c == L->c && all[w - 1].d == L->d &&
                    all[w - 1].single == L->single;
         if (gpu) {
             haze_ctx_set_device_memory_limit(gpu, L->limit);
-            tg = haze_iter(gpu, x, L->n, L->d, L->c, L->single, k1, k2);
+            tg = haze_iter(gpu, x, xs, L->n, L->d, L->c, k1, k2);
             haze_ctx_set_device_memory_limit(gpu, 0);
         }
         size_t sub = L->n < 100000 ? L->n : 100000;
@@ -267,7 +281,7 @@ int main(int argc, char **argv) {
             tc = tc_prev;
             tp = tp_prev;
         } else {
-            tc = haze_iter(cpu, x, L->n, L->d, L->c, L->single, L->big ? 1 : k1, L->big ? 2 : k2);
+            tc = haze_iter(cpu, x, xs, L->n, L->d, L->c, L->big ? 1 : k1, L->big ? 2 : k2);
             tp = py_iter(cpu, x, sub, L->d, L->c, L->n < 10000 ? 20 : 5);
             if (tp > 0) tp *= (double)L->n / (double)sub;
         }
@@ -295,6 +309,7 @@ int main(int argc, char **argv) {
         fflush(stdout);
     }
     free(x);
+    free(xf);
     printf("\nfloor: one read of the data at the theoretical memory bandwidth; ~: the "
            "competitor timed on %d points and scaled linearly.\n",
            100000);

@@ -36,11 +36,14 @@ static void help(FILE *fp) {
             "  -o, --output FILE      write the centres (K rows) to FILE (CSV or .npy)\n"
             "      --memberships FILE write the N x K memberships (CSV or .npy)\n"
             "      --labels FILE      write the hard labels (index of the largest membership)\n"
+            "      --norms FILE       gk: write the K norm matrices A_j, one per row (D*D values,\n"
+            "                         row-major), for `predict --norms`\n"
             "      --json             print the summary as JSON on stdout\n"
             "  -h, --help             this text\n\n"
             "Without -o the centres are printed. Progress (iteration, objective, change)\n"
             "goes to stderr when it is a terminal. `predict` writes the memberships of\n"
-            "DATA for the fixed Euclidean CENTERS (to -o FILE, default stdout).\n\n"
+            "DATA for the fixed CENTERS (to -o FILE, default stdout): Euclidean, or\n"
+            "Gustafson-Kessel with --norms FILE as written by the fit.\n\n"
             "Exit codes: 0 success, 1 usage error, 2 bad input, 3 runtime or device error.\n");
 }
 
@@ -54,7 +57,8 @@ enum {
     OPT_PREC,
     OPT_MEMB,
     OPT_LABELS,
-    OPT_JSON
+    OPT_JSON,
+    OPT_NORMS
 };
 
 static int progress(void *arg, int iter, double j, double change) {
@@ -86,11 +90,12 @@ static int cmd_predict(int argc, char **argv, const cli_global *g) {
                                          {"precision", required_argument, 0, OPT_PREC},
                                          {"output", required_argument, 0, 'o'},
                                          {"labels", required_argument, 0, OPT_LABELS},
+                                         {"norms", required_argument, 0, OPT_NORMS},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     double m = 2.0;
     int single = 0;
-    const char *out = "-", *labels = NULL;
+    const char *out = "-", *labels = NULL, *norms = NULL;
     optind = 1;
     int o;
     while ((o = getopt_long(argc, argv, "m:o:h", opts, NULL)) != -1) {
@@ -117,6 +122,9 @@ static int cmd_predict(int argc, char **argv, const cli_global *g) {
         case OPT_LABELS:
             labels = optarg;
             break;
+        case OPT_NORMS:
+            norms = optarg;
+            break;
         default:
             return cli_usage_error("fcm", "bad option");
         }
@@ -125,10 +133,30 @@ static int cmd_predict(int argc, char **argv, const cli_global *g) {
     haze_ctx *ctx = NULL;
     int code = cli_ctx_new(g, &ctx);
     if (code) return code;
-    haze_table *cv = NULL, *x = NULL;
+    haze_table *cv = NULL, *x = NULL, *nt = NULL;
     double *u = NULL;
     int st = haze_table_read(ctx, argv[optind], NULL, &cv);
     if (!st) st = haze_table_read(ctx, argv[optind + 1], NULL, &x);
+    if (!st && norms) st = haze_table_read(ctx, norms, NULL, &nt);
+    if (!st && nt && (nt->rows != cv->rows || nt->cols != cv->cols * cv->cols)) {
+        cli_errorf("%s: %zu rows of %zu values, but %zu centres of %zu features need %zu rows "
+                   "of %zu (one norm matrix A_j per row, row-major)",
+                   norms, nt->rows, nt->cols, cv->rows, cv->cols, cv->rows, cv->cols * cv->cols);
+        code = CLI_INPUT;
+        st = HAZE_ERR_MISMATCH;
+    }
+    /* a norm matrix must be positive definite: at least its diagonal is > 0 */
+    for (size_t j = 0; !st && nt && j < nt->rows; j++)
+        for (size_t k = 0; k < cv->cols; k++)
+            if (!(nt->data[j * nt->cols + k * cv->cols + k] > 0)) {
+                cli_errorf("%s: row %zu, column %zu: diagonal entry %zu of the norm matrix is "
+                           "%g; a norm matrix must be positive definite",
+                           norms, j + 1, k * cv->cols + k + 1, k + 1,
+                           nt->data[j * nt->cols + k * cv->cols + k]);
+                code = CLI_INPUT;
+                st = HAZE_ERR_DOMAIN;
+                break;
+            }
     if (!st && cv->rows < 2) {
         cli_errorf("%s: need at least 2 centres (rows), got %zu", argv[optind], cv->rows);
         code = CLI_INPUT;
@@ -145,6 +173,10 @@ static int cmd_predict(int argc, char **argv, const cli_global *g) {
         haze_fcm_result model;
         memset(&model, 0, sizeof model);
         model.d = cv->cols, model.c = cv->rows, model.m = m, model.centers = cv->data;
+        if (nt) {
+            model.metric = HAZE_FCM_GK;
+            model.norms = nt->data;
+        }
         st = haze_fcm_predict(ctx, &model, x->data, x->rows, x->cols, single, u);
         if (!st) st = haze_matrix_write(ctx, out, u, x->rows, cv->rows, NULL);
         if (!st && labels) st = write_labels(ctx, labels, u, x->rows, cv->rows);
@@ -153,6 +185,7 @@ static int cmd_predict(int argc, char **argv, const cli_global *g) {
     free(u);
     haze_table_free(cv);
     haze_table_free(x);
+    haze_table_free(nt);
     haze_ctx_free(ctx);
     return code;
 }
@@ -203,10 +236,11 @@ int cmd_fcm(int argc, char **argv, const cli_global *g) {
                                          {"memberships", required_argument, 0, OPT_MEMB},
                                          {"labels", required_argument, 0, OPT_LABELS},
                                          {"json", no_argument, 0, OPT_JSON},
+                                         {"norms", required_argument, 0, OPT_NORMS},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     haze_fcm_options fo = haze_fcm_options_default();
-    const char *init = "random", *out = NULL, *memb = NULL, *labels = NULL;
+    const char *init = "random", *out = NULL, *memb = NULL, *labels = NULL, *norms = NULL;
     int json = 0;
     long l;
     optind = 1;
@@ -287,6 +321,9 @@ int cmd_fcm(int argc, char **argv, const cli_global *g) {
         case OPT_LABELS:
             labels = optarg;
             break;
+        case OPT_NORMS:
+            norms = optarg;
+            break;
         case OPT_JSON:
             json = 1;
             break;
@@ -298,6 +335,8 @@ int cmd_fcm(int argc, char **argv, const cli_global *g) {
         return cli_usage_error("fcm",
                                argc - optind < 1 ? "missing DATA file" : "expected one DATA file");
     if (fo.clusters == 0) return cli_usage_error("fcm", "the number of clusters -c K is required");
+    if (norms && fo.metric != HAZE_FCM_GK)
+        return cli_usage_error("fcm", "--norms needs --metric gk (Euclidean has no norm matrices)");
     const char *data = argv[optind];
 
     haze_ctx *ctx = NULL;
@@ -343,6 +382,7 @@ int cmd_fcm(int argc, char **argv, const cli_global *g) {
         st = haze_matrix_write(ctx, out, r->centers, r->c, r->d, (const char *const *)x->names);
     if (!st && memb) st = haze_matrix_write(ctx, memb, r->memberships, r->n, r->c, NULL);
     if (!st && labels) st = write_labels(ctx, labels, r->memberships, r->n, r->c);
+    if (!st && norms) st = haze_matrix_write(ctx, norms, r->norms, r->c, r->d * r->d, NULL);
     if (!st) {
         if (json) {
             print_json(stdout, data, r, secs);

@@ -257,6 +257,26 @@ static int centres_from_sums(haze_ctx *ctx, const double *sums, size_t c, size_t
     return HAZE_OK;
 }
 
+/* Partition coefficient, entropy and Xie-Beni of U(K), V(K) = r->centers from
+ * the sums of a pass that computed the indices. */
+static void indices_from_sums(haze_fcm_result *r, const double *sums) {
+    const size_t n = r->n, d = r->d, c = r->c, nv = c * d;
+    const double *vk = r->centers;
+    r->partition_coefficient = sums[nv + c + HAZE__FCM_PC] / (double)n;
+    r->partition_entropy = sums[nv + c + HAZE__FCM_PE] / (double)n;
+    double sep = INFINITY;
+    for (size_t j = 0; j < c; j++)
+        for (size_t l = j + 1; l < c; l++) {
+            double s = 0;
+            for (size_t q = 0; q < d; q++) {
+                double t = vk[j * d + q] - vk[l * d + q];
+                s += t * t;
+            }
+            if (s < sep) sep = s;
+        }
+    r->xie_beni = sep > 0 ? sums[nv + c + HAZE__FCM_JSELF] / ((double)n * sep) : INFINITY;
+}
+
 /* The fit on double data x or float data x32 (exactly one is set). */
 static int fit(haze_ctx *ctx, const double *x, const float *x32, size_t n, size_t d,
                const haze_fcm_options *opt, haze_fcm_result **out) {
@@ -375,6 +395,14 @@ static int fit(haze_ctx *ctx, const double *x, const float *x32, size_t n, size_
         (st = haze__fcm_cuda_begin(ctx, xp, n, d, c, p.single, gk, &env.gpu)))
         goto fail;
 #endif
+    /* The CPU pass computes the indices at no extra cost; the GPU pass skips
+     * them during the iteration (they need a logarithm per membership) and
+     * gets them from one extra pass at the end, which computes U(K) and
+     * V(K) exactly as the last iteration did. */
+    p.indices = 1;
+#ifdef HAZE_HAVE_CUDA
+    if (env.gpu) p.indices = 0;
+#endif
     /* V(1) from U(0). */
     if ((st = run_pass(&env, &p))) goto fail_env;
     if ((st = centres_from_sums(ctx, sums, c, d, vk))) goto fail_env;
@@ -390,19 +418,7 @@ static int fit(haze_ctx *ctx, const double *x, const float *x32, size_t n, size_
         r->iterations = k;
         memcpy(r->centers, vk, nv * sizeof *vk);
         if (gk) memcpy(r->norms, ak, na * sizeof *ak);
-        r->partition_coefficient = sums[nv + c + HAZE__FCM_PC] / (double)n;
-        r->partition_entropy = sums[nv + c + HAZE__FCM_PE] / (double)n;
-        double sep = INFINITY;
-        for (size_t j = 0; j < c; j++)
-            for (size_t l = j + 1; l < c; l++) {
-                double s = 0;
-                for (size_t q = 0; q < d; q++) {
-                    double t = vk[j * d + q] - vk[l * d + q];
-                    s += t * t;
-                }
-                if (s < sep) sep = s;
-            }
-        r->xie_beni = sep > 0 ? sums[nv + c + HAZE__FCM_JSELF] / ((double)n * sep) : INFINITY;
+        if (p.indices) indices_from_sums(r, sums);
         int stop = opt->stop == HAZE_FCM_STOP_MEMBERSHIP
                        ? du < opt->tol
                        : (k >= 2 && fabs(jk - r->objective[k - 2]) < opt->tol);
@@ -417,8 +433,8 @@ static int fit(haze_ctx *ctx, const double *x, const float *x32, size_t n, size_
         p.ap = gk ? aprev : NULL;
         if ((st = centres_from_sums(ctx, sums, c, d, vk))) goto fail_env;
     }
-    if (opt->want_memberships) {
-        if (!(r->memberships = malloc(n * c * sizeof *r->memberships))) {
+    if (opt->want_memberships || !p.indices) {
+        if (opt->want_memberships && !(r->memberships = malloc(n * c * sizeof *r->memberships))) {
             st = haze__error(ctx, HAZE_ERR_NOMEM, "fcm: out of memory for %zu x %zu memberships", n,
                              c);
             goto fail_env;
@@ -429,7 +445,10 @@ static int fit(haze_ctx *ctx, const double *x, const float *x32, size_t n, size_
         p.v = r->centers;
         p.a = r->norms;
         p.u_out = r->memberships;
+        int had = p.indices;
+        p.indices = 1;
         if ((st = run_pass(&env, &p))) goto fail_env;
+        if (!had) indices_from_sums(r, sums);
     }
 #ifdef HAZE_HAVE_CUDA
     haze__fcm_cuda_end(env.gpu);
@@ -501,6 +520,7 @@ int haze_fcm_predict(haze_ctx *ctx, const haze_fcm_result *model, const double *
     p.src = HAZE__FCM_SRC_CENTERS;
     p.u_out = u;
     p.sums = sums;
+    p.indices = 1;
     fit_env env;
     memset(&env, 0, sizeof env);
     env.ctx = ctx;

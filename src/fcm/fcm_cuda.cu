@@ -12,6 +12,12 @@
  * n, d and c, never on the grid size, the chunking or the device, so the
  * result is the same on every run.
  *
+ * Two kernels compute this pass: the plain one (any d, Gustafson-Kessel,
+ * the covariance pass, the final pass with memberships and indices) rounds
+ * exactly as the CPU; the fast one (Euclidean iterations, d <= 32) keeps
+ * each point in registers, uses FMAs and sums float runs of 32 products
+ * before going to double (docs/fcm.md, "Two GPU kernels").
+ *
  * Data larger than the device budget (haze__cuda_budget) is streamed in
  * chunks of whole groups through two device buffers: the copy of chunk q+1
  * on a copy stream overlaps the kernel of chunk q on the compute stream,
@@ -35,7 +41,7 @@ template <typename T> struct pass_args {
     const T *x;      /* this chunk's points */
     size_t i0, np;   /* global index of the chunk's first point, points in the chunk */
     size_t g0, ngrp; /* global index of the chunk's first group, groups in the chunk */
-    int d, c, G, mode, src, use_smem;
+    int d, c, G, mode, src, use_smem, indices, nsplit, vec;
     double m;
     T e; /* 1 / (m - 1) */
     const T *v, *a, *vp, *ap;
@@ -186,10 +192,12 @@ template <typename T> __global__ void __launch_bounds__(TILE) pass_kernel(pass_a
                         sc[HAZE__FCM_JSELF] = add(sc[HAZE__FCM_JSELF], (double)mul(um, dj));
                         double dd = (double)u - (double)up;
                         sc[HAZE__FCM_DU2] = add(sc[HAZE__FCM_DU2], mul(dd, dd));
-                        sc[HAZE__FCM_PC] = add(sc[HAZE__FCM_PC], mul((double)u, (double)u));
-                        if (u > 0)
-                            sc[HAZE__FCM_PE] =
-                                add(sc[HAZE__FCM_PE], -mul((double)u, log((double)u)));
+                        if (A.indices) {
+                            sc[HAZE__FCM_PC] = add(sc[HAZE__FCM_PC], mul((double)u, (double)u));
+                            if (u > 0)
+                                sc[HAZE__FCM_PE] =
+                                    add(sc[HAZE__FCM_PE], -mul((double)u, log((double)u)));
+                        }
                         P[j * TS + p] = um;
                         if (A.u_out) A.u_out[(p0 + p) * c + j] = (double)u;
                     }
@@ -233,6 +241,325 @@ template <typename T> __global__ void __launch_bounds__(TILE) pass_kernel(pass_a
     }
 }
 
+/*
+ * The fast pass for the Euclidean distance with d <= DR (4, 8, 16 or 32):
+ * each thread keeps its point in registers, the centres V(k) and V(k-1) sit
+ * in shared memory padded with zeros to DR columns (a padded column adds
+ * (0 - 0)^2 = 0 exactly), and the distance is (x - v)^2 summed with FMAs.
+ * Per point the weights w_j = (d_min / d_j)^(1/(m-1)) cost one division
+ * each and the memberships one reciprocal of their sum. Phase 2 is
+ * register-blocked (2 clusters x 4 coordinates per thread) and, for small
+ * c*d, splits the tile's points over up to four threads per block of
+ * entries; in float32 the products are summed in float over runs of SUBF
+ * points and the runs in double, which removes the float-to-double
+ * conversion of every product (the bottleneck of the plain version).
+ */
+#define SUBF 32
+
+template <typename T> __device__ inline T fmaT(T a, T b, T c);
+template <> __device__ inline float fmaT<float>(float a, float b, float c) {
+    return __fmaf_rn(a, b, c);
+}
+template <> __device__ inline double fmaT<double>(double a, double b, double c) {
+    return __fma_rn(a, b, c);
+}
+
+/* Four consecutive values of a 16-byte aligned shared array (one or two
+ * vector loads; every thread reads the same address, a broadcast). */
+__device__ inline void ld4(const float *q, float (&o)[4]) {
+    const float4 t = *(const float4 *)q;
+    o[0] = t.x, o[1] = t.y, o[2] = t.z, o[3] = t.w;
+}
+__device__ inline void ld4(const double *q, double (&o)[4]) {
+    const double2 a = *(const double2 *)q, b = *(const double2 *)(q + 2);
+    o[0] = a.x, o[1] = a.y, o[2] = b.x, o[3] = b.y;
+}
+
+/* Squared distance of the point xr (registers) to the padded centre vj;
+ * two partial sums (even and odd coordinates) to halve the FMA chain. */
+template <typename T, int DR> __device__ inline T dist_reg(const T (&xr)[DR], const T *vj) {
+    T s0 = 0, s1 = 0;
+#pragma unroll
+    for (int k = 0; k < DR; k += 4) {
+        T v[4];
+        ld4(vj + k, v);
+        const T t0 = xr[k] - v[0], t1 = xr[k + 1] - v[1], t2 = xr[k + 2] - v[2],
+                t3 = xr[k + 3] - v[3];
+        s0 = fmaT(t0, t0, s0);
+        s1 = fmaT(t1, t1, s1);
+        s0 = fmaT(t2, t2, s0);
+        s1 = fmaT(t3, t3, s1);
+    }
+    return s0 + s1;
+}
+
+/* Memberships of the point xr for the padded centres vs into U (column p),
+ * max-rescaled (1); the distances go to D first, and U may be D itself (the
+ * weights and then the memberships overwrite the distances). With Pm set,
+ * *jp gets sum_j Pm[j]^m d_j (the objective term of the previous memberships). */
+template <typename T, int DR>
+__device__ void memb_reg(const T (&xr)[DR], const T *vs, int c, double m, T e, T *D, T *U,
+                         const T *Pm, T *jp, int p) {
+    T dmin = 0, J = 0;
+    for (int j = 0; j < c; j++) {
+        T dj = dist_reg<T, DR>(xr, vs + j * DR);
+        D[j * TS + p] = dj;
+        if (Pm) J = fmaT(powm(Pm[j * TS + p], m), dj, J);
+        if (j == 0 || dj < dmin) dmin = dj;
+    }
+    if (Pm) *jp = J;
+    if (dmin == 0) {
+        int nz = 0;
+        for (int j = 0; j < c; j++) nz += D[j * TS + p] == 0;
+        T inv = (T)1 / (T)nz;
+        for (int j = 0; j < c; j++) U[j * TS + p] = D[j * TS + p] == 0 ? inv : (T)0;
+        return;
+    }
+    T sum = 0;
+    for (int j = 0; j < c; j++) {
+        T w = dmin / D[j * TS + p];
+        if (m != 2.0) w = powT(w, e);
+        U[j * TS + p] = w;
+        sum += w;
+    }
+    T inv = (T)1 / sum;
+    for (int j = 0; j < c; j++) U[j * TS + p] *= inv;
+}
+
+/* Phase 2 for the Euclidean modes: row += sums over this tile of P[j][p] x[k][p]
+ * (c*d entries) and of P[j][p] (c entries), in an order fixed by n, d, c.
+ * Each thread owns a block of JB = 2 clusters x 4 coordinates (6 shared loads
+ * for 8 FMAs; 4 x 4 needs more registers and leaves fewer threads busy, which
+ * measured slower); with few blocks, split s of nsplit takes the points p = s mod
+ * nsplit (interleaved, so that the splits read different banks). */
+#define JB 2
+template <typename T>
+__device__ void tile_sums(const T *xs, const T *P, int np, int d, int c, int nsplit, double *row,
+                          double *part, int tid) {
+    const int SUB = sizeof(T) == 4 ? SUBF : TILE;
+    const int nkb = (d + 3) >> 2, njb = (c + JB - 1) / JB, neb = njb * nkb;
+    for (int it = tid; it < neb * nsplit; it += TILE) {
+        const int eb = it % neb, sp = it / neb;
+        const int j0 = (eb / nkb) * JB, k0 = (eb % nkb) * 4;
+        const T *Pj[JB], *Xk[4];
+#pragma unroll
+        for (int a = 0; a < JB; a++) Pj[a] = P + min(j0 + a, c - 1) * TS;
+#pragma unroll
+        for (int r = 0; r < 4; r++) Xk[r] = xs + min(k0 + r, d - 1) * TS;
+        double dacc[JB * 4];
+#pragma unroll
+        for (int r = 0; r < JB * 4; r++) dacc[r] = 0;
+        /* the split's points sp, sp + nsplit, ...: runs of SUB of them in T */
+        for (int s0 = sp; s0 < np; s0 += SUB * nsplit) {
+            const int s1 = min(s0 + SUB * nsplit, np);
+            T acc[JB * 4];
+#pragma unroll
+            for (int r = 0; r < JB * 4; r++) acc[r] = 0;
+#pragma unroll 2
+            for (int q = s0; q < s1; q += nsplit) {
+                T a[JB], x[4];
+#pragma unroll
+                for (int u = 0; u < JB; u++) a[u] = Pj[u][q];
+#pragma unroll
+                for (int r = 0; r < 4; r++) x[r] = Xk[r][q];
+#pragma unroll
+                for (int u = 0; u < JB; u++)
+#pragma unroll
+                    for (int r = 0; r < 4; r++) acc[u * 4 + r] = fmaT(a[u], x[r], acc[u * 4 + r]);
+            }
+#pragma unroll
+            for (int r = 0; r < JB * 4; r++) dacc[r] += (double)acc[r];
+        }
+        if (nsplit == 1) {
+#pragma unroll
+            for (int r = 0; r < JB * 4; r++)
+                if (j0 + r / 4 < c && k0 + (r & 3) < d)
+                    row[(size_t)(j0 + r / 4) * d + k0 + (r & 3)] += dacc[r];
+        } else {
+#pragma unroll
+            for (int r = 0; r < JB * 4; r++) part[(size_t)(sp * neb + eb) * (JB * 4) + r] = dacc[r];
+        }
+    }
+    const size_t nv = (size_t)c * d;
+    for (int j = tid; j < c; j += TILE) {
+        const T *Pj = P + j * TS;
+        double dacc = 0;
+        for (int s0 = 0; s0 < np; s0 += SUB) {
+            const int s1 = min(s0 + SUB, np);
+            T a0 = 0, a1 = 0, a2 = 0, a3 = 0; /* four chains: the adds do not wait on each other */
+            int q = s0;
+            for (; q + 3 < s1; q += 4) {
+                a0 += Pj[q];
+                a1 += Pj[q + 1];
+                a2 += Pj[q + 2];
+                a3 += Pj[q + 3];
+            }
+            for (; q < s1; q++) a0 += Pj[q];
+            dacc += (double)((a0 + a1) + (a2 + a3));
+        }
+        row[nv + j] += dacc;
+    }
+    if (nsplit > 1) {
+        __syncthreads();
+        for (int e = tid; e < neb * JB * 4; e += TILE) {
+            const int eb = e / (JB * 4), r = e % (JB * 4);
+            const int j = (eb / nkb) * JB + r / 4, k = (eb % nkb) * 4 + (r & 3);
+            if (j < c && k < d) {
+                double s = 0;
+                for (int sp = 0; sp < nsplit; sp++)
+                    s += part[(size_t)(sp * neb + eb) * (JB * 4) + r];
+                row[(size_t)j * d + k] += s;
+            }
+        }
+    }
+}
+
+/* The tile's points into xs (column p holds point p), 16-byte loads when possible. */
+template <typename T> __device__ inline void load_tile(const T *x, int np, int d, int vec, T *xs) {
+    const int tid = threadIdx.x;
+    if (sizeof(T) == 4 && vec) {
+        const float4 *x4 = (const float4 *)x;
+        const int n4 = np * d / 4;
+        for (int i = tid; i < n4; i += TILE) {
+            const float4 q = x4[i];
+            const int idx = 4 * i, pp = idx / d, k = idx - pp * d;
+            xs[k * TS + pp] = (T)q.x;
+            xs[(k + 1) * TS + pp] = (T)q.y;
+            xs[(k + 2) * TS + pp] = (T)q.z;
+            xs[(k + 3) * TS + pp] = (T)q.w;
+        }
+        return;
+    }
+    for (int idx = tid; idx < np * d; idx += TILE) {
+        const int pp = idx / d, k = idx - pp * d;
+        xs[k * TS + pp] = x[idx];
+    }
+}
+
+/* Fixed-order sum of a scalar over the block: shuffles within each warp,
+ * then the warps in order (by the caller). */
+__device__ inline double warp_sum(double v) {
+    for (int off = 16; off > 0; off >>= 1) v += __shfl_down_sync(0xffffffffu, v, off);
+    return v;
+}
+
+#define NWARP (TILE / 32)
+
+template <typename T, int DR> __global__ void __launch_bounds__(TILE) fast_kernel(pass_args<T> A) {
+    extern __shared__ __align__(16) double smem_f[];
+    double *smem_d = smem_f;
+    const int tid = threadIdx.x, d = A.d, c = A.c;
+    const int nkb = (d + 3) >> 2, njb = (c + JB - 1) / JB, neb = njb * nkb;
+    double *red = smem_d;                           /* HAZE__FCM_NSCALAR x NWARP */
+    double *part = red + HAZE__FCM_NSCALAR * NWARP; /* nsplit x neb x JB*4 when nsplit > 1 */
+    T *vs = (T *)(part + (A.nsplit > 1 ? A.nsplit * neb * JB * 4 : 0)); /* c x DR */
+    T *vps = vs + (size_t)c * DR;                                       /* c x DR */
+    T *xs = vps + (size_t)c * DR, *P = xs + (size_t)TS * d, *D = P + (size_t)TS * c;
+    for (int idx = tid; idx < c * DR; idx += TILE) {
+        const int j = idx / DR, k = idx - j * DR;
+        vs[idx] = A.v && k < d ? A.v[(size_t)j * d + k] : (T)0;
+        vps[idx] = A.vp && k < d ? A.vp[(size_t)j * d + k] : (T)0;
+    }
+    __syncthreads();
+    const size_t nv = (size_t)c * d;
+    const int full = A.mode == MODE_FULL;
+    for (size_t grp = blockIdx.x; grp < A.ngrp; grp += gridDim.x) {
+        double *row = A.rows + (A.g0 + grp) * A.stride;
+        for (int t = 0; t < A.G; t++) {
+            const size_t p0 = (grp * A.G + t) * TILE; /* chunk-relative */
+            if (p0 >= A.np) break;
+            const int np = A.np - p0 < TILE ? (int)(A.np - p0) : TILE;
+            load_tile(A.x + p0 * d, np, d, A.vec, xs);
+            __syncthreads();
+            T jp = 0, du = 0;
+            if (tid < np) {
+                const int p = tid;
+                const size_t i = A.i0 + p0 + p;
+                T xr[DR];
+#pragma unroll
+                for (int k = 0; k < DR; k++) xr[k] = k < d ? xs[k * TS + p] : (T)0;
+                /* U(k-1) of this point into P */
+                if (A.src == HAZE__FCM_SRC_RANDOM) {
+                    double tot = 0;
+                    for (int j = 0; j < c; j++) tot += rand_u(A.seed, i, j, c);
+                    for (int j = 0; j < c; j++) P[j * TS + p] = (T)(rand_u(A.seed, i, j, c) / tot);
+                } else if (A.src == HAZE__FCM_SRC_MEMORY) {
+                    for (int j = 0; j < c; j++) P[j * TS + p] = (T)A.u0[(p0 + p) * c + j];
+                } else {
+                    memb_reg<T, DR>(xr, vps, c, A.m, A.e, D, P, (const T *)NULL, (T *)NULL, p);
+                }
+                if (!full) {
+                    for (int j = 0; j < c; j++) P[j * TS + p] = powm(P[j * TS + p], A.m);
+                } else {
+                    /* U(k) into D (over the distances), the objective term of
+                     * U(k-1) on the way; then the change, and P = U(k)^m. */
+                    memb_reg<T, DR>(xr, vs, c, A.m, A.e, D, D, P, &jp, p);
+                    for (int j = 0; j < c; j++) {
+                        const T u = D[j * TS + p], dd = u - P[j * TS + p];
+                        du = fmaT(dd, dd, du);
+                        P[j * TS + p] = powm(u, A.m);
+                    }
+                }
+            }
+            if (full) { /* fixed order: shuffles within each warp, then the warps in order */
+                const double vj = warp_sum((double)jp), vd = warp_sum((double)du);
+                if ((tid & 31) == 0) {
+                    red[HAZE__FCM_J * NWARP + (tid >> 5)] = vj;
+                    red[HAZE__FCM_DU2 * NWARP + (tid >> 5)] = vd;
+                }
+            }
+            __syncthreads();
+            if (full && tid <= HAZE__FCM_DU2) {
+                double v = 0;
+                for (int w = 0; w < NWARP; w++) v += red[tid * NWARP + w];
+                row[nv + c + tid] += v;
+            }
+            tile_sums(xs, P, np, d, c, A.nsplit, row, part, tid);
+            __syncthreads();
+        }
+    }
+}
+
+/* Shared memory of the fast kernel. */
+static size_t fast_smem(size_t d, size_t c, size_t dr, size_t ts, int nsplit) {
+    size_t neb = ((c + JB - 1) / JB) * ((d + 3) / 4);
+    return (HAZE__FCM_NSCALAR * NWARP + (nsplit > 1 ? nsplit * neb * JB * 4 : 0)) * sizeof(double) +
+           (2 * c * dr + (size_t)TS * (d + 2 * c)) * ts;
+}
+
+template <typename T> static cudaError_t fast_attr(int dr, int smem) {
+    const cudaFuncAttribute at = cudaFuncAttributeMaxDynamicSharedMemorySize;
+    switch (dr) {
+    case 4:
+        return cudaFuncSetAttribute(fast_kernel<T, 4>, at, smem);
+    case 8:
+        return cudaFuncSetAttribute(fast_kernel<T, 8>, at, smem);
+    case 16:
+        return cudaFuncSetAttribute(fast_kernel<T, 16>, at, smem);
+    default:
+        return cudaFuncSetAttribute(fast_kernel<T, 32>, at, smem);
+    }
+}
+
+template <typename T>
+static void fast_launch(int dr, unsigned blocks, size_t smem, cudaStream_t st,
+                        const pass_args<T> &A) {
+    switch (dr) {
+    case 4:
+        fast_kernel<T, 4><<<blocks, TILE, smem, st>>>(A);
+        break;
+    case 8:
+        fast_kernel<T, 8><<<blocks, TILE, smem, st>>>(A);
+        break;
+    case 16:
+        fast_kernel<T, 16><<<blocks, TILE, smem, st>>>(A);
+        break;
+    default:
+        fast_kernel<T, 32><<<blocks, TILE, smem, st>>>(A);
+        break;
+    }
+}
+
 /* One level of the reduction tree: out[q] = sum of in[q*RFAN ...] in order. */
 __global__ void reduce_level(const double *in, double *out, size_t nrows, size_t stride) {
     size_t nq = (nrows + RFAN - 1) / RFAN;
@@ -257,6 +584,9 @@ struct haze__fcm_gpu {
     double *rows, *tree[2];
     void *dv, *dvp, *da, *dap;
     void *scratch;
+    void *stage; /* page-locked staging of the centres and norms: uploads without a sync */
+    int fast_dr, nsplit;
+    size_t fast_smem_sz;
     cudaStream_t copy;
     cudaEvent_t copied[2], freed[2];
     int have_copy, have_ev;
@@ -283,6 +613,7 @@ extern "C" void haze__fcm_cuda_end(haze__fcm_gpu *g) {
     cudaFree(g->da);
     cudaFree(g->dap);
     cudaFree(g->scratch);
+    cudaFreeHost(g->stage);
     if (g->have_copy) cudaStreamDestroy(g->copy);
     if (g->registered) cudaHostUnregister((void *)g->hx);
     cudaGetLastError(); /* the errors of a cleanup are not the caller's */
@@ -299,7 +630,7 @@ static int setup(haze__fcm_gpu *g) {
         g->stride_max = haze__fcm_stride(c, d, 1);
     /* Groups: enough of them to fill a large GPU, few enough that their
      * partial sums stay small; a function of n, d, c only. */
-    size_t G = ntiles / 2048;
+    size_t G = ntiles / 4096;
     size_t gmin =
         (ntiles * g->stride_max * sizeof(double) + ((size_t)256 << 20) - 1) / ((size_t)256 << 20);
     if (G < gmin) G = gmin;
@@ -316,6 +647,22 @@ static int setup(haze__fcm_gpu *g) {
     size_t smem_full = HAZE__FCM_NSCALAR * TILE * sizeof(double) + (size_t)TS * (d + 2 * c) * ts;
     g->use_smem = smem_full <= (size_t)smem_optin;
     g->smem = g->use_smem ? smem_full : HAZE__FCM_NSCALAR * TILE * sizeof(double);
+    /* The fast Euclidean kernel for d <= 32 when its shared memory fits. */
+    size_t neb = ((c + JB - 1) / JB) * ((d + 3) / 4);
+    g->nsplit = neb <= 32 ? 4 : neb <= 64 ? 2 : 1;
+    if (!g->gk && d <= 32) {
+        int dr = d <= 4 ? 4 : d <= 8 ? 8 : d <= 16 ? 16 : 32;
+        size_t fs = fast_smem(d, c, (size_t)dr, ts, g->nsplit);
+        if (fs <= (size_t)smem_optin) {
+            g->fast_dr = dr;
+            g->fast_smem_sz = fs;
+            if (g->single)
+                TRY(fast_attr<float>(dr, (int)fs));
+            else
+                TRY(fast_attr<double>(dr, (int)fs));
+        }
+    }
+    TRY(cudaMallocHost(&g->stage, (2 * c * d + (g->gk ? 2 * c * d * d : 0)) * ts));
 
     size_t nq = (g->ngroups + RFAN - 1) / RFAN;
     size_t fixed = g->ngroups * g->stride_max * 8 + 2 * nq * g->stride_max * 8 +
@@ -399,18 +746,14 @@ extern "C" int haze__fcm_cuda_begin(haze_ctx *ctx, const void *x, size_t n, size
     return HAZE_OK;
 }
 
-/* Copies a double matrix to the device in T. */
-template <typename T> static int upload(haze__fcm_gpu *g, void *dst, const double *src, size_t k) {
-    T *tmp = (T *)malloc(k * sizeof(T));
-    if (!tmp) return haze__error(g->ctx, HAZE_ERR_NOMEM, "fcm: out of memory");
+/* Copies a double matrix to the device in T through the page-locked staging
+ * area at element offset off: no synchronisation, since every pass ends with
+ * one before the staging area is written again. */
+template <typename T>
+static int upload(haze__fcm_gpu *g, void *dst, const double *src, size_t k, size_t off) {
+    T *tmp = (T *)g->stage + off;
     for (size_t i = 0; i < k; i++) tmp[i] = (T)src[i];
-    cudaError_t e =
-        cudaMemcpyAsync(dst, tmp, k * sizeof(T), cudaMemcpyHostToDevice, haze__stream(g->ctx));
-    if (e == cudaSuccess) e = cudaStreamSynchronize(haze__stream(g->ctx));
-    free(tmp);
-    if (e != cudaSuccess)
-        return haze__error(g->ctx, HAZE_ERR_CUDA, "CUDA: upload of centres: %s",
-                           cudaGetErrorString(e));
+    TRY(cudaMemcpyAsync(dst, tmp, k * sizeof(T), cudaMemcpyHostToDevice, haze__stream(g->ctx)));
     return HAZE_OK;
 }
 
@@ -420,12 +763,18 @@ template <typename T> static int pass_t(haze__fcm_gpu *g, haze__fcm_pass *p) {
     const size_t stride = haze__fcm_stride(c, d, p->cov);
     cudaStream_t st = haze__stream(g->ctx);
     int rc;
-    if (p->v && (rc = upload<T>(g, g->dv, p->v, c * d))) return rc;
-    if (p->a && (rc = upload<T>(g, g->da, p->a, c * d * d))) return rc;
+    if (p->v && (rc = upload<T>(g, g->dv, p->v, c * d, 0))) return rc;
+    if (p->a && (rc = upload<T>(g, g->da, p->a, c * d * d, 2 * c * d))) return rc;
     if (p->src == HAZE__FCM_SRC_CENTERS) {
-        if ((rc = upload<T>(g, g->dvp, p->vp, c * d))) return rc;
-        if (p->ap && (rc = upload<T>(g, g->dap, p->ap, c * d * d))) return rc;
+        if ((rc = upload<T>(g, g->dvp, p->vp, c * d, c * d))) return rc;
+        if (p->ap && (rc = upload<T>(g, g->dap, p->ap, c * d * d, 2 * c * d + c * d * d)))
+            return rc;
     }
+    /* The fast kernel computes what the iteration needs (J, the change, the
+     * centre sums); the indices and the membership output come from the
+     * plain kernel, in the one extra pass at the end of a fit. */
+    const int fast = g->fast_dr && mode != MODE_COV && !p->a && !p->indices && !p->u_out &&
+                     !(p->src == HAZE__FCM_SRC_CENTERS && p->ap);
     size_t cpts = g->resident ? n : g->chunk;
     if (p->src == HAZE__FCM_SRC_MEMORY && g->du0_pts < cpts) {
         for (int b = 0; b < (g->resident ? 1 : 2); b++)
@@ -442,6 +791,9 @@ template <typename T> static int pass_t(haze__fcm_gpu *g, haze__fcm_pass *p) {
     memset(&A, 0, sizeof A);
     A.d = (int)d, A.c = (int)c, A.G = (int)g->G, A.mode = mode, A.src = p->src;
     A.use_smem = g->use_smem;
+    A.indices = p->indices;
+    A.nsplit = g->nsplit;
+    A.vec = g->single && d % 4 == 0;
     A.m = p->m;
     A.e = (T)(1.0 / (p->m - 1.0));
     A.v = p->v ? (const T *)g->dv : NULL;
@@ -479,8 +831,12 @@ template <typename T> static int pass_t(haze__fcm_gpu *g, haze__fcm_pass *p) {
         A.u0 = p->src == HAZE__FCM_SRC_MEMORY ? g->du0[g->resident ? 0 : b] : NULL;
         A.u_out = p->u_out ? g->duout : NULL;
         size_t blocks = A.ngrp;
-        if (!g->use_smem && blocks > SCRATCH_BLOCKS) blocks = SCRATCH_BLOCKS;
-        pass_kernel<T><<<(unsigned)blocks, TILE, g->smem, st>>>(A);
+        if (fast) {
+            fast_launch<T>(g->fast_dr, (unsigned)blocks, g->fast_smem_sz, st, A);
+        } else {
+            if (!g->use_smem && blocks > SCRATCH_BLOCKS) blocks = SCRATCH_BLOCKS;
+            pass_kernel<T><<<(unsigned)blocks, TILE, g->smem, st>>>(A);
+        }
         HAZE_CUDA_TRY_LAUNCH(g->ctx);
         if (p->u_out)
             TRY(cudaMemcpyAsync(p->u_out + i0 * c, g->duout, np * c * sizeof(double),

@@ -61,6 +61,8 @@ typedef struct haze__fcm_pass {
     const double *u0;      /* SRC_MEMORY: n x c, rows summing to 1 */
     const double *vp, *ap; /* SRC_CENTERS: the previous centres and norms (ap may be NULL) */
     double *u_out;         /* n x c memberships of v, or NULL */
+    int indices;           /* 1: the pass must fill PC, PE and JSELF; 0: a backend may leave them
+                              0 (the GPU skips them, and their logarithms, during the iteration) */
     int cov;               /* 1: accumulate sum u^m (x - v_j)(x - v_j)^T (c*d*d) and sum u^m (c)
                               of the source memberships about the centres v instead */
     double *sums;          /* out: c*d + c + HAZE__FCM_NSCALAR doubles, or c*d*d + c for cov */

@@ -39,6 +39,24 @@ check 0 "fit with memberships as init" $H fcm "$iris" -c 3 --init "$tmp/u.csv" -
 check 0 "gk, kmeans++" $H fcm "$iris" -c 3 --metric gk --init kmeans++ --max-iter 20
 check 0 "predict" $H fcm predict "$tmp/c.csv" "$iris" -o "$tmp/p.csv"
 [ "$(wc -l <"$tmp/p.csv")" = 150 ] || { echo "FAIL: predict rows"; fails=$((fails + 1)); }
+# Gustafson-Kessel model through files: predict with the written norms gives
+# the fit's own memberships U(K) of V(K) back
+check 0 "gk fit with --norms" $H fcm "$iris" -c 3 --metric gk --max-iter 15 --tol 0 -o "$tmp/gc.csv" --norms "$tmp/gn.csv" --memberships "$tmp/gu.csv"
+[ "$(wc -l <"$tmp/gn.csv")" = 3 ] || { echo "FAIL: norms file has not 3 rows"; fails=$((fails + 1)); }
+check 0 "gk predict --norms" $H fcm predict "$tmp/gc.csv" "$iris" --norms "$tmp/gn.csv" -o "$tmp/gp.csv"
+if ! paste -d, "$tmp/gu.csv" "$tmp/gp.csv" | awk -F, '{ for (j = 1; j <= 3; j++) { e = $j - $(j + 3); if (e < 0) e = -e; if (e > 1e-9) bad = 1 } } END { exit bad }'; then
+    echo "FAIL: gk predict differs from the fit's memberships"; fails=$((fails + 1))
+fi
+check 0 "euclidean predict differs from gk" $H fcm predict "$tmp/gc.csv" "$iris" -o "$tmp/ge.csv"
+if cmp -s "$tmp/ge.csv" "$tmp/gp.csv"; then echo "FAIL: --norms was ignored"; fails=$((fails + 1)); fi
+check 1 "--norms without gk" $H fcm "$iris" -c 3 --norms "$tmp/n0.csv"
+absent "$tmp/n0.csv" "--norms without gk"
+check 2 "predict: norms of the wrong shape" $H fcm predict "$tmp/gc.csv" "$iris" --norms "$tmp/gc.csv" -o "$tmp/o8.csv"
+grep_err "need 3 rows" "norms shape message"
+absent "$tmp/o8.csv" "norms shape"
+awk -F, 'NR == 2 { $1 = -1 } { print }' OFS=, "$tmp/gn.csv" >"$tmp/gbad.csv"
+check 2 "predict: norm not positive definite" $H fcm predict "$tmp/gc.csv" "$iris" --norms "$tmp/gbad.csv"
+grep_err "row 2, column 1" "norm diagonal message"
 # usage errors: exit 1
 check 1 "no data file" $H fcm -c 3
 check 1 "no -c" $H fcm "$iris"
