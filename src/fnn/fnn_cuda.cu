@@ -275,18 +275,21 @@ __device__ void structure(const step_args &p, double *lm, size_t stride, int B) 
 }
 
 #define OUT_CHUNK 32
+#define L_SHARED  256 /* outputs kept in shared memory (beyond: read from global) */
 
 /*
  * Layer 4 for sample i by one block: the log firings of row turn into phi
  * (in place, max-shifted); out gets y - d (training) or y (d == NULL). With
  * g, g_k = phi_k sum_l e_l (w_kl - y_l); with step > 0 (online, one sample)
- * the consequents are updated here too, w_kl -= step e_l phi_k, each by the
- * thread that computed g_k from the old w_kl.
+ * the consequents are updated here too, w_kl -= step e_l phi_k, after every
+ * g_k has read the old w.
  */
 __device__ void layer4(const step_args &p, int si, double *row, int R, double *out, double *g,
                        double step) {
     __shared__ double part[OUT_CHUNK * 32];
+    __shared__ double es[L_SHARED], ys[L_SHARED];
     int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nw = (blockDim.x + 31) >> 5;
+    int L = p.L;
     double mx = -INFINITY;
     int K = 0;
     for (int k = threadIdx.x; k < R; k += blockDim.x) mx = fmax(mx, row[k]);
@@ -300,40 +303,81 @@ __device__ void layer4(const step_args &p, int si, double *row, int R, double *o
     }
     sum = block_sum(sum);
     for (int k = threadIdx.x; k < R; k += blockDim.x) row[k] /= sum; /* own k: no sync */
-    const double *di = p.d ? p.d + (size_t)si * p.L : NULL;
-    for (int l0 = 0; l0 < p.L; l0 += OUT_CHUNK) {
-        int nl = p.L - l0 < OUT_CHUNK ? p.L - l0 : OUT_CHUNK;
+    const double *di = p.d ? p.d + (size_t)si * L : NULL;
+    for (int l0 = 0; l0 < L; l0 += OUT_CHUNK) {
+        int nl = L - l0 < OUT_CHUNK ? L - l0 : OUT_CHUNK;
         for (int c = 0; c < nl; c++) {
             double acc = 0.0;
             for (int k = threadIdx.x; k < R; k += blockDim.x)
-                acc += row[k] * p.w[(size_t)k * p.L + l0 + c];
+                acc += row[k] * p.w[(size_t)k * L + l0 + c];
             for (int off = 16; off > 0; off >>= 1) acc += __shfl_down_sync(0xffffffffu, acc, off);
             if (lane == 0) part[c * 32 + warp] = acc;
         }
         __syncthreads();
         if ((int)threadIdx.x < nl) {
+            int l = l0 + threadIdx.x;
             double y = 0.0;
             for (int q = 0; q < nw; q++) y += part[threadIdx.x * 32 + q];
-            out[l0 + threadIdx.x] = di ? y - di[l0 + threadIdx.x] : y;
+            double e = di ? y - di[l] : y;
+            out[l] = e;
+            if (l < L_SHARED) es[l] = e, ys[l] = y;
         }
         __syncthreads();
     }
     if (!g) return;
     for (int k = threadIdx.x; k < R; k += blockDim.x) {
-        double *wk = p.w + (size_t)k * p.L, acc = 0.0;
-        for (int l = 0; l < p.L; l++) acc += out[l] * (wk[l] - (out[l] + di[l]));
+        const double *wk = p.w + (size_t)k * L;
+        double acc = 0.0;
+        if (L <= L_SHARED)
+            for (int l = 0; l < L; l++) acc += es[l] * (wk[l] - ys[l]);
+        else
+            for (int l = 0; l < L; l++) acc += out[l] * (wk[l] - (out[l] + di[l]));
         g[k] = row[k] * acc;
-        if (step > 0.0)
-            for (int l = 0; l < p.L; l++) wk[l] -= step * out[l] * row[k];
+    }
+    if (step > 0.0) {
+        __syncthreads(); /* every g_k has read the old w */
+        for (int t = threadIdx.x; t < R * L; t += blockDim.x) {
+            int k = t / L, l = t - k * L;
+            double e = l < L_SHARED ? es[l] : out[l];
+            p.w[t] -= step * (e * row[k]);
+        }
     }
 }
 
+/* Centres and widths of rule k, input j from the g of B samples. */
+__device__ __forceinline__ void update_one(const double *__restrict__ z,
+                                           const int *__restrict__ idx,
+                                           const double *__restrict__ g, int B, size_t stride,
+                                           int D, double step, double *__restrict__ m,
+                                           double *__restrict__ s, long long t, int k, int j) {
+    double mj = m[t], sj = s[t], inv = 1.0 / sj, gm = 0.0, gs = 0.0;
+    for (int i = 0; i < B; i++) {
+        double diff = z[(size_t)(idx ? idx[i] : i) * D + j] - mj;
+        double q = 2.0 * g[(size_t)i * stride + k] * diff * inv * inv;
+        gm += q;
+        gs += q * diff * inv;
+    }
+    m[t] = mj - step * gm;
+    double ns = sj - step * gs;
+    s[t] = ns >= HAZE__FNN_SIGMA_MIN ? ns : HAZE__FNN_SIGMA_MIN;
+}
+
 /* One online step after the firing kernel: structure learning, layer 4,
- * g and the consequent update, all by one block (no host round trip). */
-__global__ void k_step1(step_args p, double *lm, double *g, double *e, double step) {
+ * g and the consequent update, all by one block (no host round trip); for
+ * a small task matrix (fuse_ms) the centres and widths too, which saves a
+ * launch where launches cost more than the work. */
+__global__ void k_step1(step_args p, double *lm, double *g, double *e, double step, int fuse_ms) {
     structure(p, lm, 0, 1);
     int si = p.idx ? p.idx[0] : 0;
-    layer4(p, si, lm, *p.nR, e, g, step);
+    int R = *p.nR;
+    layer4(p, si, lm, R, e, g, step);
+    if (!fuse_ms) return;
+    __syncthreads(); /* g of every rule is written */
+    long long total = (long long)R * p.D;
+    for (long long t = threadIdx.x; t < total; t += blockDim.x) {
+        int k = (int)(t / p.D), j = (int)(t - (long long)k * p.D);
+        update_one(p.z, p.idx, g, 1, 0, p.D, step, p.m, p.s, t, k, j);
+    }
 }
 
 /* Mini-batch: structure learning of the whole batch by one block. */
@@ -364,16 +408,7 @@ __global__ void k_update_ms(const double *__restrict__ z, const int *__restrict_
          t += (long long)gridDim.x * blockDim.x) {
         int k = (int)(t / D), j = (int)(t % D);
         if (k >= Rn) break; /* t only grows */
-        double mj = m[t], sj = s[t], inv = 1.0 / sj, gm = 0.0, gs = 0.0;
-        for (int i = 0; i < B; i++) {
-            double diff = z[(size_t)idx[i] * D + j] - mj;
-            double q = 2.0 * g[(size_t)i * stride + k] * diff * inv * inv;
-            gm += q;
-            gs += q * diff * inv;
-        }
-        m[t] = mj - step * gm;
-        double ns = sj - step * gs;
-        s[t] = ns >= HAZE__FNN_SIGMA_MIN ? ns : HAZE__FNN_SIGMA_MIN;
+        update_one(z, idx, g, B, stride, D, step, m, s, t, k, j);
     }
 }
 
@@ -384,17 +419,7 @@ __global__ void k_update_ms_base(const double *__restrict__ z, const int *__rest
                                  const int *__restrict__ nR) {
     int k = blockIdx.x, j = threadIdx.x;
     if (k >= *nR) return;
-    size_t t = (size_t)k * D + j;
-    double mj = m[t], sj = s[t], inv = 1.0 / sj, gm = 0.0, gs = 0.0;
-    for (int i = 0; i < B; i++) {
-        double diff = z[(size_t)idx[i] * D + j] - mj;
-        double q = 2.0 * g[(size_t)i * stride + k] * diff * inv * inv;
-        gm += q;
-        gs += q * diff * inv;
-    }
-    m[t] = mj - step * gm;
-    double ns = sj - step * gs;
-    s[t] = ns >= HAZE__FNN_SIGMA_MIN ? ns : HAZE__FNN_SIGMA_MIN;
+    update_one(z, idx, g, B, stride, D, step, m, s, (long long)k * D + j, k, j);
     (void)Rg;
 }
 
@@ -598,9 +623,11 @@ static int fire(haze_ctx *ctx, const double *z, const int *idx, int B, const dou
     return variant_launch(ctx, v, z, idx, B, m, s, Rg, stride, D, lm, nR);
 }
 
-/* Block size of the per-sample kernels: enough threads for the rules. */
-static int sample_threads(int R) {
-    return R <= 256 ? 128 : R <= 1024 ? 256 : R <= 4096 ? 512 : 1024;
+/* Block size of the per-sample kernels: enough threads for the rules and
+ * their consequents (R x L products per sample). */
+static int sample_threads(int R, int L) {
+    long long work = (long long)R * (L + 2);
+    return work <= 2048 ? 128 : work <= 16384 ? 256 : work <= 65536 ? 512 : 1024;
 }
 
 /* Centres and widths of rules < Rg (those below *nR exist). */
@@ -624,6 +651,22 @@ static int update_ms(haze_ctx *ctx, const double *z, const int *idx, const doubl
     }
     HAZE_CUDA_TRY_LAUNCH(ctx);
     return HAZE_OK;
+}
+
+/* Task matrices up to this size are updated inside the step kernel. */
+#define FUSE_MS_TASKS 16384
+
+/* The online step after the firing kernel: k_step1, then the centres and
+ * widths unless k_step1 did them. */
+static int online_step(haze_ctx *ctx, const step_args &p, int Rg, double *lm, double *g, double *e,
+                       double step) {
+    int fuse = g_mapping == HAZE__FNN_MAP_ATM && (long long)Rg * p.D <= FUSE_MS_TASKS;
+    int nt = sample_threads(Rg, p.L);
+    if (fuse && nt < 512) nt = 512;
+    k_step1<<<1, nt, 0, haze__stream(ctx)>>>(p, lm, g, e, step, fuse);
+    HAZE_CUDA_TRY_LAUNCH(ctx);
+    if (fuse) return HAZE_OK;
+    return update_ms(ctx, p.z, p.idx, g, 1, Rg, 0, p.D, step, p.m, p.s, p.nR);
 }
 
 /* ------------------------------------------------------- device memory */
@@ -788,20 +831,17 @@ static int epoch(haze_ctx *ctx, haze_fnn *net, haze__fnn_train_args *a, dev_stat
             step_args p = {ds->z, ds->d,  didx,   ds->m,      ds->s,     ds->w,   ds->nR,
                            0,     (int)D, (int)L, (int)limit, a->log_th, o->beta, o->sigma0};
             double step = o->rate / (double)b;
-            int nt = sample_threads((int)limit);
+            int nt = sample_threads((int)limit, (int)L);
             if (b == 1) {
-                k_step1<<<1, nt, 0, st>>>(p, ds->lm, ds->g, ds->e + i0 * L, step);
-                CTRY(cudaGetLastError());
+                TRY(online_step(ctx, p, (int)limit, ds->lm, ds->g, ds->e + i0 * L, step));
             } else {
                 k_structure<<<1, nt, 0, st>>>(p, ds->lm, stride, (int)b);
                 CTRY(cudaGetLastError());
                 k_layer4<<<(unsigned)b, nt, 0, st>>>(p, ds->lm, stride, ds->e + i0 * L, ds->g);
                 CTRY(cudaGetLastError());
-            }
-            /* m and s, then (mini-batch) w: g already holds what the old w gave */
-            TRY(update_ms(ctx, ds->z, didx, ds->g, (int)b, (int)limit, stride, (int)D, step, ds->m,
-                          ds->s, ds->nR));
-            if (b > 1) {
+                /* m and s, then w: g already holds what the old w gave */
+                TRY(update_ms(ctx, ds->z, didx, ds->g, (int)b, (int)limit, stride, (int)D, step,
+                              ds->m, ds->s, ds->nR));
                 long long nw = (long long)limit * L;
                 k_update_w<<<(unsigned)((nw + 255) / 256), 256, 0, st>>>(
                     ds->lm, ds->e + i0 * L, (int)b, (int)limit, stride, (int)L, step, ds->w,
@@ -887,7 +927,7 @@ int haze__fnn_forward_cuda(haze_ctx *ctx, const haze_fnn *net, const double *z, 
         TRY(fire(ctx, ds.z, NULL, (int)b, ds.m, ds.s, (int)R, R, (int)D, ds.lm, NULL));
         step_args p = {ds.z,   NULL,   NULL,   ds.m,   ds.s,      ds.w, NULL,
                        (int)R, (int)D, (int)L, (int)R, -INFINITY, 0.0,  0.0};
-        k_layer4<<<(unsigned)b, sample_threads((int)R), 0, st>>>(p, ds.lm, R, ds.e, NULL);
+        k_layer4<<<(unsigned)b, sample_threads((int)R, (int)L), 0, st>>>(p, ds.lm, R, ds.e, NULL);
         CTRY(cudaGetLastError());
         CTRY(cudaMemcpyAsync(y + i0 * L, ds.e, b * L * sizeof(double), cudaMemcpyDeviceToHost, st));
         CTRY(cudaStreamSynchronize(st));
@@ -947,25 +987,25 @@ int haze__fnn_cuda_step_time(haze_ctx *ctx, size_t D, size_t R, size_t L, int ma
          * parameter-learning phase; a tiny rate keeps the network stable */
         step_args p = {ds.z, ds.d,   ds.order, ds.m,   ds.s,      ds.w, ds.nR,
                        0,    (int)D, (int)L,   (int)R, -INFINITY, 0.5,  1.0};
-        int nt = sample_threads((int)R);
         /* warm-up (and, for ATM, the configuration search) */
         TRY(fire(ctx, ds.z, ds.order, 1, ds.m, ds.s, (int)R, R, (int)D, ds.lm, ds.nR));
-        for (int r = 0; r < reps; r++) {
-            float a = 0, b = 0;
-            CTRY(cudaEventRecord(e0, st));
+        TRY(online_step(ctx, p, (int)R, ds.lm, ds.g, ds.e, 1e-9));
+        /* steps queued back to back, as in training: the firing kernel
+         * alone, then whole steps; the rest of the step is the difference */
+        CTRY(cudaEventRecord(e0, st));
+        for (int r = 0; r < reps; r++)
             TRY(fire(ctx, ds.z, ds.order, 1, ds.m, ds.s, (int)R, R, (int)D, ds.lm, ds.nR));
-            CTRY(cudaEventRecord(e1, st));
-            k_step1<<<1, nt, 0, st>>>(p, ds.lm, ds.g, ds.e, 1e-9);
-            CTRY(cudaGetLastError());
-            TRY(update_ms(ctx, ds.z, ds.order, ds.g, 1, (int)R, R, (int)D, 1e-9, ds.m, ds.s,
-                          ds.nR));
-            CTRY(cudaEventRecord(e2, st));
-            CTRY(cudaEventSynchronize(e2));
-            CTRY(cudaEventElapsedTime(&a, e0, e1));
-            CTRY(cudaEventElapsedTime(&b, e1, e2));
-            f_ms += a;
-            u_ms += b;
+        CTRY(cudaEventRecord(e1, st));
+        for (int r = 0; r < reps; r++) {
+            TRY(fire(ctx, ds.z, ds.order, 1, ds.m, ds.s, (int)R, R, (int)D, ds.lm, ds.nR));
+            TRY(online_step(ctx, p, (int)R, ds.lm, ds.g, ds.e, 1e-9));
         }
+        CTRY(cudaEventRecord(e2, st));
+        CTRY(cudaEventSynchronize(e2));
+        CTRY(cudaEventElapsedTime(&f_ms, e0, e1));
+        CTRY(cudaEventElapsedTime(&u_ms, e1, e2));
+        u_ms -= f_ms;
+        if (u_ms < 0) u_ms = 0;
     }
     *fire_us = 1000.0 * f_ms / reps;
     *update_us = 1000.0 * u_ms / reps;
