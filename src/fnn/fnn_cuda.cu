@@ -630,14 +630,14 @@ static int sample_threads(int R, int L) {
     return work <= 2048 ? 128 : work <= 16384 ? 256 : work <= 65536 ? 512 : 1024;
 }
 
-/* Centres and widths of rules < Rg (those below *nR exist). */
-static int update_ms(haze_ctx *ctx, const double *z, const int *idx, const double *g, int B, int Rg,
-                     size_t stride, int D, double step, double *m, double *s, const int *nR) {
+/* One launch of the centre/width update: variant 0 the grid-stride loop over
+ * the task matrix, 1 the GPU-FNN layout (block per rule, thread per input). */
+static int launch_ms(haze_ctx *ctx, int v, const double *z, const int *idx, const double *g, int B,
+                     int Rg, size_t stride, int D, double step, double *m, double *s,
+                     const int *nR) {
     static int t_ms = 0;
     cudaStream_t st = haze__stream(ctx);
-    if (g_mapping == HAZE__FNN_MAP_GPUFNN) {
-        if (D > 1024)
-            return haze__error(ctx, HAZE_ERR_UNSUPPORTED, "fnn: GPU-FNN needs <= 1024 inputs");
+    if (v == 1) {
         k_update_ms_base<<<(unsigned)Rg, D, 0, st>>>(z, idx, g, B, Rg, stride, D, step, m, s, nR);
     } else {
         int e = device_limits(ctx);
@@ -653,8 +653,68 @@ static int update_ms(haze_ctx *ctx, const double *z, const int *idx, const doubl
     return HAZE_OK;
 }
 
+static search_entry g_ucache[256];
+static int g_ucache_n = 0;
+
+/* The update's layout per shape, timed like the firing candidates. The
+ * candidates run with step 0, which leaves m and s unchanged
+ * (m - 0 * gm = m), so the search has no effect on training. */
+static int choose_ms_locked(haze_ctx *ctx, const double *z, const int *idx, const double *g, int B,
+                            int Rg, size_t stride, int D, double *m, double *s, const int *nR,
+                            int *out) {
+    int Rb = next_pow2(Rg);
+    for (int c = 0; c < g_ucache_n; c++)
+        if (g_ucache[c].D == D && g_ucache[c].Rb == Rb && g_ucache[c].B == B) {
+            *out = g_ucache[c].v;
+            return HAZE_OK;
+        }
+    int best = 0, st = HAZE_OK;
+    if (D <= 1024) {
+        cudaEvent_t e0, e1;
+        HAZE_CUDA_TRY(ctx, cudaEventCreate(&e0));
+        HAZE_CUDA_TRY(ctx, cudaEventCreate(&e1));
+        float best_ms = INFINITY;
+        for (int v = 0; v < 2 && st == HAZE_OK; v++) {
+            st = launch_ms(ctx, v, z, idx, g, B, Rg, stride, D, 0.0, m, s, nR);
+            if (st == HAZE_OK && cudaEventRecord(e0, haze__stream(ctx)) != cudaSuccess)
+                st = HAZE_ERR_CUDA;
+            for (int rep = 0; rep < 5 && st == HAZE_OK; rep++)
+                st = launch_ms(ctx, v, z, idx, g, B, Rg, stride, D, 0.0, m, s, nR);
+            float ms = 0;
+            if (st == HAZE_OK && (cudaEventRecord(e1, haze__stream(ctx)) != cudaSuccess ||
+                                  cudaEventSynchronize(e1) != cudaSuccess ||
+                                  cudaEventElapsedTime(&ms, e0, e1) != cudaSuccess))
+                st = haze__error(ctx, HAZE_ERR_CUDA, "fnn: timing the update candidates failed");
+            if (st == HAZE_OK && ms < best_ms) best_ms = ms, best = v;
+        }
+        cudaEventDestroy(e0);
+        cudaEventDestroy(e1);
+        if (st) return st;
+    }
+    if (g_ucache_n < (int)(sizeof g_ucache / sizeof *g_ucache))
+        g_ucache[g_ucache_n++] = search_entry{D, Rb, B, best};
+    *out = best;
+    return HAZE_OK;
+}
+
+/* Centres and widths of rules < Rg (those below *nR exist). */
+static int update_ms(haze_ctx *ctx, const double *z, const int *idx, const double *g, int B, int Rg,
+                     size_t stride, int D, double step, double *m, double *s, const int *nR) {
+    if (g_mapping == HAZE__FNN_MAP_GPUFNN) {
+        if (D > 1024)
+            return haze__error(ctx, HAZE_ERR_UNSUPPORTED, "fnn: GPU-FNN needs <= 1024 inputs");
+        return launch_ms(ctx, 1, z, idx, g, B, Rg, stride, D, step, m, s, nR);
+    }
+    int v = 0;
+    pthread_mutex_lock(&g_cache_lock);
+    int st = choose_ms_locked(ctx, z, idx, g, B, Rg, stride, D, m, s, nR, &v);
+    pthread_mutex_unlock(&g_cache_lock);
+    if (st) return st;
+    return launch_ms(ctx, v, z, idx, g, B, Rg, stride, D, step, m, s, nR);
+}
+
 /* Task matrices up to this size are updated inside the step kernel. */
-#define FUSE_MS_TASKS 16384
+#define FUSE_MS_TASKS 2048
 
 /* The online step after the firing kernel: k_step1, then the centres and
  * widths unless k_step1 did them. */
