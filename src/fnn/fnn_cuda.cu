@@ -5,9 +5,11 @@
  * per rule, one thread per input).
  *
  * Partition (section 3.2, Fig. 10): Gaussian membership and firing strengths
- * (layers 2-3), the output layer and the parameter update run on the GPU;
- * the rule-creation decision stays on the CPU, which reads back only the
- * strongest firing per sample.
+ * (layers 2-3), the output layer and the parameter update run on the GPU.
+ * Unlike the thesis, the rule-creation decision runs there too (one block,
+ * the same test as the CPU's): a device-to-host round trip per sample would
+ * cost more than the whole step, so the host only reads the rule count back
+ * now and then (see epoch()).
  * Task matrix (3.3): rules x inputs; layout (3.4): parameters rule-major and
  * contiguous along the input dimension, so neighbouring threads read
  * neighbouring inputs (coalesced).
@@ -15,10 +17,12 @@
  * takes the inputs j, j+G, j+2G... (G = 32 is one task per lane per warp
  * row; smaller G coarsens more inputs into one thread); row-based, one warp
  * takes N rules k, k+p, ..., k+(N-1)p (p = ceil(R/N)) and reads each input
- * once for all of them. A configuration search times every candidate on the
- * actual device and caches the fastest per (inputs, rules rounded up to a
- * power of two, samples), skipping coarsenings that leave fewer tasks than
- * the device has cores (the thesis's bound on n).
+ * once for all of them; for few rules and many inputs, a block of T threads
+ * per rule, and the GPU-FNN kernel itself. A configuration search times
+ * every candidate on the actual device and caches the fastest per (inputs,
+ * rules rounded up to a power of two, samples), skipping coarsenings that
+ * leave fewer tasks than the device has cores (the thesis's bound on n); the
+ * centre/width update is chosen the same way.
  * Binding (3.6): the block size is the smallest that gives full occupancy
  * according to the device's own limits (cudaOccupancy*), found at run time.
  *
