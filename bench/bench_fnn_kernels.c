@@ -75,7 +75,8 @@ int main(int argc, char **argv) {
     printf("One online training step of SONFIN (1 sample, L = 1 output), microseconds.\n"
            "ATM = architecture-aware thread mapping (seed 001 ch. 3), GPU-FNN = one block per\n"
            "rule and one thread per input (the thesis's baseline). fire = layers 2-3,\n"
-           "update = output layer + gradient step. bound = 4 R D doubles (read m, s; write\n"
+           "update = structure test + output layer + gradient step. bound = 4 R D doubles (read m, "
+           "s; write\n"
            "m, s) at the peak bandwidth. thesis = the 'our' column of Table I (Tesla C2050) where "
            "given.\n");
     if (!have_gpu) printf("(no GPU: GPU columns skipped)\n");
@@ -91,21 +92,25 @@ int main(int argc, char **argv) {
     for (int table = 1; table <= 2; table++) {
         printf("\nTable %s: %s\n", table == 1 ? "I" : "II",
                table == 1 ? "fixed dim, scaled rules" : "fixed rules, scaled dim");
-        printf("%6s %6s | %10s %10s %10s | %10s %10s %10s | %8s %8s | %10s %10s | %8s\n", "dim",
-               "rules", "ATM fire", "ATM upd", "ATM step", "FNN fire", "FNN upd", "FNN step",
-               "FNN/ATM", "bound", "CPU step", "CPU/ATM", "thesis");
+        printf("%6s %6s | %10s %10s %10s | %10s %10s %10s | %8s %8s | %10s %10s | %8s %9s | %s\n",
+               "dim", "rules", "ATM fire", "ATM upd", "ATM step", "FNN fire", "FNN upd", "FNN step",
+               "FNN/ATM", "bound", "CPU step", "CPU/ATM", "thesis", "thesis/ATM",
+               "ATM firing kernel");
         int na = table == 1 ? 3 : 4, nb = 7;
         for (int a = 0; a < na; a++)
             for (int b = 0; b < nb; b++) {
                 int D = table == 1 ? dims1[a] : dims2[b], R = table == 1 ? rules1[b] : rules2[a];
                 if (quick && (b % 2)) continue;
                 double af = NAN, au = NAN, ff = NAN, fu = NAN;
+                const char *choice = "-";
 #ifdef HAZE_HAVE_CUDA
                 if (have_gpu) {
                     int reps = quick ? 20 : 200;
                     if (haze__fnn_cuda_step_time(gpu, (size_t)D, (size_t)R, 1, HAZE__FNN_MAP_ATM,
                                                  reps, &af, &au))
                         fprintf(stderr, "ATM: %s\n", haze_ctx_errmsg(gpu));
+                    choice = haze__fnn_cuda_choice((size_t)D, (size_t)R, 1);
+                    if (!choice) choice = "?";
                     if (haze__fnn_cuda_step_time(gpu, (size_t)D, (size_t)R, 1, HAZE__FNN_MAP_GPUFNN,
                                                  reps, &ff, &fu))
                         fprintf(stderr, "GPU-FNN: %s\n", haze_ctx_errmsg(gpu));
@@ -119,9 +124,9 @@ int main(int argc, char **argv) {
                     if (ref[r].D == D && ref[r].R == R) th = ref[r].thesis;
                 printf(
                     "%6d %6d | %10.2f %10.2f %10.2f | %10.2f %10.2f %10.2f | %8.2f %8.2f | %10.1f "
-                    "%10.1f | %8.1f\n",
+                    "%10.1f | %8.1f %9.1f | %s\n",
                     D, R, af, au, af + au, ff, fu, ff + fu, (ff + fu) / (af + au), bound, cs,
-                    cs / (af + au), th);
+                    cs / (af + au), th, th / (af + au), choice);
                 fflush(stdout);
             }
     }

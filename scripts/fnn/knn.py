@@ -3,7 +3,8 @@
 1-nearest-neighbour baseline (Euclidean, on z-scores computed from the
 training set, like haze's SONFIN inputs) next to which SONFIN's accuracy is
 reported. TRAIN and TEST are CSV (header, target named by --target, default
-the last column) or .npy (target = last column); TEST may be the same file
+the last column) or .npy (target = last column); --scale global uses one
+mean and deviation for all inputs (haze's --scale global); TEST may be the same file
 as TRAIN with --head for training rows and --tail for test rows, e.g. Letter:
   knn.py data/letter-recognition.csv data/letter-recognition.csv --target lettr --head 16000 --tail 4000
 """
@@ -33,6 +34,8 @@ def main():
     ap.add_argument("--target")
     ap.add_argument("--head", type=int)
     ap.add_argument("--tail", type=int)
+    ap.add_argument("--scale", choices=["input", "global"], default="input",
+                    help="z-scores per input (default) or one mean and deviation for all inputs")
     a = ap.parse_args()
     xtr, ytr = load(a.train, a.target)
     xte, yte = load(a.test, a.target)
@@ -41,6 +44,8 @@ def main():
     if a.tail:
         xte, yte = xte[-a.tail:], yte[-a.tail:]
     mu, sd = xtr.mean(0), xtr.std(0)
+    if a.scale == "global":
+        mu, sd = np.full_like(mu, xtr.mean()), np.full_like(sd, xtr.std())
     sd[sd == 0] = 1
     xtr, xte = (xtr - mu) / sd, (xte - mu) / sd
     hits = 0

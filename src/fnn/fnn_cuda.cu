@@ -5,9 +5,11 @@
  * per rule, one thread per input).
  *
  * Partition (section 3.2, Fig. 10): Gaussian membership and firing strengths
- * (layers 2-3), the output layer and the parameter update run on the GPU;
- * the rule-creation decision stays on the CPU, which reads back only the
- * strongest firing per sample.
+ * (layers 2-3), the output layer and the parameter update run on the GPU.
+ * Unlike the thesis, the rule-creation decision runs there too (one block,
+ * the same test as the CPU's): a device-to-host round trip per sample would
+ * cost more than the whole step, so the host only reads the rule count back
+ * now and then (see epoch()).
  * Task matrix (3.3): rules x inputs; layout (3.4): parameters rule-major and
  * contiguous along the input dimension, so neighbouring threads read
  * neighbouring inputs (coalesced).
@@ -15,10 +17,12 @@
  * takes the inputs j, j+G, j+2G... (G = 32 is one task per lane per warp
  * row; smaller G coarsens more inputs into one thread); row-based, one warp
  * takes N rules k, k+p, ..., k+(N-1)p (p = ceil(R/N)) and reads each input
- * once for all of them. A configuration search times every candidate on the
- * actual device and caches the fastest per (inputs, rules rounded up to a
- * power of two, samples), skipping coarsenings that leave fewer tasks than
- * the device has cores (the thesis's bound on n).
+ * once for all of them; for few rules and many inputs, a block of T threads
+ * per rule, and the GPU-FNN kernel itself. A configuration search times
+ * every candidate on the actual device and caches the fastest per (inputs,
+ * rules rounded up to a power of two, samples), skipping coarsenings that
+ * leave fewer tasks than the device has cores (the thesis's bound on n); the
+ * centre/width update is chosen the same way.
  * Binding (3.6): the block size is the smallest that gives full occupancy
  * according to the device's own limits (cudaOccupancy*), found at run time.
  *
@@ -39,20 +43,81 @@ void haze__fnn_cuda_set_mapping(int mapping) {
     g_mapping = mapping == HAZE__FNN_MAP_GPUFNN ? HAZE__FNN_MAP_GPUFNN : HAZE__FNN_MAP_ATM;
 }
 
-/* ---------------------------------------------------------------- kernels */
+/* ------------------------------------------------------ block reductions */
+
+/* Block-wide sum; every thread gets the result. Any blockDim that is a
+ * multiple of 32, up to 1024. */
+__device__ double block_sum(double v) {
+    __shared__ double sh[32];
+    int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nw = (blockDim.x + 31) >> 5;
+    for (int off = 16; off > 0; off >>= 1) v += __shfl_down_sync(0xffffffffu, v, off);
+    __syncthreads(); /* sh may still be read by a previous call */
+    if (lane == 0) sh[warp] = v;
+    __syncthreads();
+    if (warp == 0) {
+        v = lane < nw ? sh[lane] : 0.0;
+        for (int off = 16; off > 0; off >>= 1) v += __shfl_down_sync(0xffffffffu, v, off);
+        if (lane == 0) sh[0] = v;
+    }
+    __syncthreads();
+    return sh[0];
+}
+
+/* Block-wide maximum with the lowest index among equal values (the CPU's
+ * first argmax); every thread gets both. */
+__device__ void block_maxarg(double *v, int *k) {
+    __shared__ double sv[32];
+    __shared__ int sk[32];
+    int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nw = (blockDim.x + 31) >> 5;
+    double a = *v;
+    int ka = *k;
+    for (int off = 16; off > 0; off >>= 1) {
+        double b = __shfl_down_sync(0xffffffffu, a, off);
+        int kb = __shfl_down_sync(0xffffffffu, ka, off);
+        if (b > a || (b == a && kb < ka)) a = b, ka = kb;
+    }
+    __syncthreads();
+    if (lane == 0) sv[warp] = a, sk[warp] = ka;
+    __syncthreads();
+    if (warp == 0) {
+        a = lane < nw ? sv[lane] : -INFINITY;
+        ka = lane < nw ? sk[lane] : 0x7fffffff;
+        for (int off = 16; off > 0; off >>= 1) {
+            double b = __shfl_down_sync(0xffffffffu, a, off);
+            int kb = __shfl_down_sync(0xffffffffu, ka, off);
+            if (b > a || (b == a && kb < ka)) a = b, ka = kb;
+        }
+        if (lane == 0) sv[0] = a, sk[0] = ka;
+    }
+    __syncthreads();
+    *v = sv[0];
+    *k = sk[0];
+}
+
+/* ------------------------------------------------------- firing kernels */
+
+/*
+ * All firing kernels compute lm[i * stride + k] = log mu_k(z_idx[i]) for the
+ * samples i < B and rules k < Rg (the grid's rule count, an upper bound the
+ * host knows); rules at or beyond the device's rule counter *nR (when given)
+ * do not exist yet and are skipped, so the host need not wait for the
+ * device to learn how many rules structure learning made.
+ */
+#define FIRE_PARAMS                                                                                \
+    const double *__restrict__ z, const int *__restrict__ idx, int B,                              \
+        const double *__restrict__ m, const double *__restrict__ s, int Rg, size_t stride, int D,  \
+        double *__restrict__ lm, const int *__restrict__ nR
 
 /* Column-based coarsening: G lanes per (sample, rule) row. */
-template <int G>
-__global__ void k_fire_col(const double *__restrict__ z, const int *__restrict__ idx, int B,
-                           const double *__restrict__ m, const double *__restrict__ s, int R, int D,
-                           double *__restrict__ lm) {
+template <int G> __global__ void k_fire_col(FIRE_PARAMS) {
     long long gt = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     long long row = gt / G;
     int lane = (int)(gt % G);
-    bool active = row < (long long)B * R;
+    int Rn = nR ? *nR : Rg;
+    int i = (int)(row / Rg), k = (int)(row % Rg);
+    bool active = row < (long long)B * Rg && k < Rn;
     double acc = 0.0;
     if (active) {
-        int i = (int)(row / R), k = (int)(row % R);
         const double *zi = z + (size_t)(idx ? idx[i] : i) * D;
         const double *mk = m + (size_t)k * D, *sk = s + (size_t)k * D;
         for (int j = lane; j < D; j += G) {
@@ -62,17 +127,15 @@ __global__ void k_fire_col(const double *__restrict__ z, const int *__restrict__
     }
     /* every lane of the warp reaches the shuffles (no early return) */
     for (int off = G / 2; off > 0; off >>= 1) acc += __shfl_down_sync(0xffffffffu, acc, off, G);
-    if (active && lane == 0) lm[row] = -acc;
+    if (active && lane == 0) lm[(size_t)i * stride + k] = -acc;
 }
 
 /* Row-based coarsening: one warp per sample and N rules k0, k0+p, ... */
-template <int N>
-__global__ void k_fire_row(const double *__restrict__ z, const int *__restrict__ idx, int B,
-                           const double *__restrict__ m, const double *__restrict__ s, int R, int D,
-                           double *__restrict__ lm) {
+template <int N> __global__ void k_fire_row(FIRE_PARAMS) {
     long long warp = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / 32;
     int lane = threadIdx.x & 31;
-    int p = (R + N - 1) / N;
+    int Rn = nR ? *nR : Rg;
+    int p = (Rg + N - 1) / N;
     bool active = warp < (long long)B * p;
     int i = active ? (int)(warp / p) : 0, k0 = active ? (int)(warp % p) : 0;
     double acc[N];
@@ -85,7 +148,7 @@ __global__ void k_fire_row(const double *__restrict__ z, const int *__restrict__
 #pragma unroll
             for (int r = 0; r < N; r++) {
                 int k = k0 + r * p;
-                if (k < R) {
+                if (k < Rn) {
                     double t = (x - m[(size_t)k * D + j]) / s[(size_t)k * D + j];
                     acc[r] += t * t;
                 }
@@ -97,151 +160,204 @@ __global__ void k_fire_row(const double *__restrict__ z, const int *__restrict__
         double a = acc[r];
         for (int off = 16; off > 0; off >>= 1) a += __shfl_down_sync(0xffffffffu, a, off);
         int k = k0 + r * p;
-        if (active && lane == 0 && k < R) lm[(size_t)i * R + k] = -a;
+        if (active && lane == 0 && k < Rn) lm[(size_t)i * stride + k] = -a;
     }
 }
 
-/* GPU-FNN baseline: block (k, i), one thread per input, shared-memory sum. */
-__global__ void k_fire_base(const double *__restrict__ z, const int *__restrict__ idx,
-                            const double *__restrict__ m, const double *__restrict__ s, int R,
-                            int D, double *__restrict__ lm) {
+/* Block per (sample, rule) row with T threads, each taking inputs j, j+T,
+ * ...: the GPU-FNN layout generalised to any number of inputs. It wins
+ * when there are few rows (few rules, one sample) and many inputs. */
+template <int T> __global__ void k_fire_blk(FIRE_PARAMS) {
+    long long row = blockIdx.x;
+    int i = (int)(row / Rg), k = (int)(row % Rg);
+    int Rn = nR ? *nR : Rg;
+    if (k >= Rn) return; /* uniform over the block */
+    const double *zi = z + (size_t)(idx ? idx[i] : i) * D;
+    const double *mk = m + (size_t)k * D, *sk = s + (size_t)k * D;
+    double acc = 0.0;
+    for (int j = threadIdx.x; j < D; j += T) {
+        double t = (zi[j] - mk[j]) / sk[j];
+        acc += t * t;
+    }
+    acc = block_sum(acc);
+    if (threadIdx.x == 0) lm[(size_t)i * stride + k] = -acc;
+}
+
+/* GPU-FNN baseline: block (k, i), one thread per input, shared-memory tree sum. */
+__global__ void k_fire_base(FIRE_PARAMS) {
     extern __shared__ double sh[];
     int k = blockIdx.x, i = blockIdx.y, j = threadIdx.x;
+    int Rn = nR ? *nR : Rg;
+    if (k >= Rn || i >= B) return; /* uniform over the block */
     const double *zi = z + (size_t)(idx ? idx[i] : i) * D;
     double t = (zi[j] - m[(size_t)k * D + j]) / s[(size_t)k * D + j];
     sh[j] = t * t;
     __syncthreads();
-    for (int stride = 1; stride < D; stride *= 2) {
-        if (j % (2 * stride) == 0 && j + stride < D) sh[j] += sh[j + stride];
+    for (int st = 1; st < D; st *= 2) {
+        if (j % (2 * st) == 0 && j + st < D) sh[j] += sh[j + st];
         __syncthreads();
     }
-    if (j == 0) lm[(size_t)i * R + k] = -sh[0];
+    if (j == 0) lm[(size_t)i * stride + k] = -sh[0];
 }
 
-#define RED_THREADS 256
+/* ------------------------------------------ structure and output layer */
 
-/* Block-wide max with the lowest index among equal values (the CPU's argmax). */
-__device__ void block_argmax(double *v, int *ix) {
-    int t = threadIdx.x;
-    for (int off = RED_THREADS / 2; off > 0; off >>= 1) {
-        __syncthreads();
-        if (t < off) {
-            double a = v[t], b = v[t + off];
-            if (b > a || (b == a && ix[t + off] < ix[t])) v[t] = b, ix[t] = ix[t + off];
+/* What the per-sample kernels need; passed by value. */
+typedef struct {
+    const double *z, *d; /* standardised inputs (n x D), targets (n x L) */
+    const int *idx;      /* sample of each batch position (NULL: position = sample) */
+    double *m, *s, *w;   /* parameters, room for `limit` rules */
+    int *nR;             /* the device's rule counter (NULL: Rfix rules) */
+    int Rfix;
+    int D, L;
+    int limit; /* no rule is made at or beyond this count (capacity, max_rules) */
+    double log_th, beta, sigma0;
+} step_args;
+
+/* log mu_k of one sample, block-wide. */
+__device__ double block_log_firing(const double *zi, const double *mk, const double *sk, int D) {
+    double acc = 0.0;
+    for (int j = threadIdx.x; j < D; j += blockDim.x) {
+        double t = (zi[j] - mk[j]) / sk[j];
+        acc += t * t;
+    }
+    return -block_sum(acc);
+}
+
+/*
+ * Structure learning for the B samples of a step, in order, by one block
+ * (section 2.2, Fig. 6; the same decisions as haze__fnn_add_rule on the
+ * CPU): rules made for earlier samples of the step count for later ones.
+ * Then the firing of the new rules for every sample of the step fills in
+ * their columns of lm.
+ */
+__device__ void structure(const step_args &p, double *lm, size_t stride, int B) {
+    int R0 = *p.nR, R = R0;
+    for (int i = 0; i < B; i++) {
+        int si = p.idx ? p.idx[i] : i;
+        const double *zi = p.z + (size_t)si * p.D, *di = p.d + (size_t)si * p.L;
+        const double *row = lm + (size_t)i * stride;
+        double best = -INFINITY;
+        int K = 0x7fffffff;
+        for (int k = threadIdx.x; k < R0; k += blockDim.x)
+            if (row[k] > best) best = row[k], K = k; /* k rises per thread: first max kept */
+        block_maxarg(&best, &K);
+        if (K == 0x7fffffff) K = 0;
+        for (int k = R0; k < R; k++) {
+            double v = block_log_firing(zi, p.m + (size_t)k * p.D, p.s + (size_t)k * p.D, p.D);
+            if (v > best) best = v, K = k;
+        }
+        if ((R == 0 || best / (double)p.D <= p.log_th) && R < p.limit) {
+            double width = p.sigma0;
+            if (R > 0) {
+                const double *mK = p.m + (size_t)K * p.D;
+                double acc = 0.0;
+                for (int j = threadIdx.x; j < p.D; j += blockDim.x)
+                    acc += (zi[j] - mK[j]) * (zi[j] - mK[j]);
+                width = p.beta * sqrt(block_sum(acc) / (double)p.D);
+            }
+            if (!(width >= HAZE__FNN_SIGMA_MIN)) width = HAZE__FNN_SIGMA_MIN;
+            for (int j = threadIdx.x; j < p.D; j += blockDim.x) {
+                p.m[(size_t)R * p.D + j] = zi[j];
+                p.s[(size_t)R * p.D + j] = width;
+            }
+            for (int l = threadIdx.x; l < p.L; l += blockDim.x) p.w[(size_t)R * p.L + l] = di[l];
+            R++;
+            __syncthreads(); /* the new rule is read by the next sample */
         }
     }
+    for (int k = R0; k < R; k++)
+        for (int i = 0; i < B; i++) {
+            int si = p.idx ? p.idx[i] : i;
+            double v = block_log_firing(p.z + (size_t)si * p.D, p.m + (size_t)k * p.D,
+                                        p.s + (size_t)k * p.D, p.D);
+            if (threadIdx.x == 0) lm[(size_t)i * stride + k] = v;
+        }
+    __syncthreads(); /* every thread has read *nR */
+    if (threadIdx.x == 0) *p.nR = R;
     __syncthreads();
 }
 
-__device__ double block_sum(double *v) {
-    int t = threadIdx.x;
-    for (int off = RED_THREADS / 2; off > 0; off >>= 1) {
-        __syncthreads();
-        if (t < off) v[t] += v[t + off];
-    }
-    __syncthreads();
-    double r = v[0];
-    __syncthreads();
-    return r;
-}
+#define OUT_CHUNK 32
+#define L_SHARED  256 /* outputs kept in shared memory (beyond: read from global) */
 
-/* Strongest rule per sample: best[i] = max_k lm, bestk[i] its index. */
-__global__ void k_best(const double *__restrict__ lm, int R, double *best, int *bestk) {
-    __shared__ double v[RED_THREADS];
-    __shared__ int ix[RED_THREADS];
-    int i = blockIdx.x;
-    double b = -INFINITY;
-    int bk = 0x7fffffff;
-    for (int k = threadIdx.x; k < R; k += RED_THREADS) {
-        double x = lm[(size_t)i * R + k];
-        if (x > b) b = x, bk = k; /* k rises per thread: the first max is kept */
-    }
-    v[threadIdx.x] = b;
-    ix[threadIdx.x] = bk;
-    block_argmax(v, ix);
-    if (threadIdx.x == 0) best[i] = v[0], bestk[i] = ix[0] == 0x7fffffff ? 0 : ix[0];
-}
-
-/* Layer 4 per sample: lm row -> phi (in place), out = y - d (d may be NULL). */
-__global__ void k_normalise(double *__restrict__ lm, int R, const double *__restrict__ w, int L,
-                            const double *__restrict__ d, const int *__restrict__ idx,
-                            double *__restrict__ out) {
-    __shared__ double v[RED_THREADS];
-    __shared__ int ix[RED_THREADS];
-    int i = blockIdx.x;
-    double *row = lm + (size_t)i * R;
-    double b = -INFINITY;
-    for (int k = threadIdx.x; k < R; k += RED_THREADS) b = fmax(b, row[k]);
-    v[threadIdx.x] = b;
-    ix[threadIdx.x] = 0;
-    block_argmax(v, ix);
-    double mx = v[0];
-    __syncthreads();
+/*
+ * Layer 4 for sample i by one block: the log firings of row turn into phi
+ * (in place, max-shifted); out gets y - d (training) or y (d == NULL). With
+ * g, g_k = phi_k sum_l e_l (w_kl - y_l); with step > 0 (online, one sample)
+ * the consequents are updated here too, w_kl -= step e_l phi_k, after every
+ * g_k has read the old w.
+ */
+__device__ void layer4(const step_args &p, int si, double *row, int R, double *out, double *g,
+                       double step) {
+    __shared__ double part[OUT_CHUNK * 32];
+    __shared__ double es[L_SHARED], ys[L_SHARED];
+    int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nw = (blockDim.x + 31) >> 5;
+    int L = p.L;
+    double mx = -INFINITY;
+    int K = 0;
+    for (int k = threadIdx.x; k < R; k += blockDim.x) mx = fmax(mx, row[k]);
+    block_maxarg(&mx, &K);
     double sum = 0.0;
-    for (int k = threadIdx.x; k < R; k += RED_THREADS) {
+    for (int k = threadIdx.x; k < R; k += blockDim.x) {
         double t = row[k] - mx;
         double e = t < HAZE__FNN_LOG_CUTOFF ? 0.0 : exp(t);
         row[k] = e;
         sum += e;
     }
-    v[threadIdx.x] = sum;
-    sum = block_sum(v);
-    for (int k = threadIdx.x; k < R; k += RED_THREADS) row[k] /= sum;
-    __syncthreads();
-    const double *di = d ? d + (size_t)(idx ? idx[i] : i) * L : NULL;
-    for (int l = 0; l < L; l++) {
-        double acc = 0.0;
-        for (int k = threadIdx.x; k < R; k += RED_THREADS) acc += row[k] * w[(size_t)k * L + l];
-        v[threadIdx.x] = acc;
-        double y = block_sum(v);
-        if (threadIdx.x == 0) out[(size_t)i * L + l] = di ? y - di[l] : y;
-    }
-}
-
-/* g[i, k] = phi_ik sum_l e_il (w_kl - y_il), y = e + d. */
-__global__ void k_g(const double *__restrict__ phi, const double *__restrict__ e,
-                    const double *__restrict__ d, const int *__restrict__ idx,
-                    const double *__restrict__ w, int B, int R, int L, double *__restrict__ g) {
-    long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (t >= (long long)B * R) return;
-    int i = (int)(t / R), k = (int)(t % R);
-    const double *ei = e + (size_t)i * L, *di = d + (size_t)idx[i] * L, *wk = w + (size_t)k * L;
-    double acc = 0.0;
-    for (int l = 0; l < L; l++) acc += ei[l] * (wk[l] - (ei[l] + di[l]));
-    g[t] = phi[t] * acc;
-}
-
-/* Centres and widths: one task per (rule, input), coalesced along inputs. */
-__global__ void k_update_ms(const double *__restrict__ z, const int *__restrict__ idx,
-                            const double *__restrict__ g, int B, int R, int D, double step,
-                            double *__restrict__ m, double *__restrict__ s) {
-    long long total = (long long)R * D;
-    for (long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x; t < total;
-         t += (long long)gridDim.x * blockDim.x) {
-        int k = (int)(t / D), j = (int)(t % D);
-        double mj = m[t], sj = s[t], inv = 1.0 / sj, gm = 0.0, gs = 0.0;
-        for (int i = 0; i < B; i++) {
-            double diff = z[(size_t)idx[i] * D + j] - mj;
-            double q = 2.0 * g[(size_t)i * R + k] * diff * inv * inv;
-            gm += q;
-            gs += q * diff * inv;
+    sum = block_sum(sum);
+    for (int k = threadIdx.x; k < R; k += blockDim.x) row[k] /= sum; /* own k: no sync */
+    const double *di = p.d ? p.d + (size_t)si * L : NULL;
+    for (int l0 = 0; l0 < L; l0 += OUT_CHUNK) {
+        int nl = L - l0 < OUT_CHUNK ? L - l0 : OUT_CHUNK;
+        for (int c = 0; c < nl; c++) {
+            double acc = 0.0;
+            for (int k = threadIdx.x; k < R; k += blockDim.x)
+                acc += row[k] * p.w[(size_t)k * L + l0 + c];
+            for (int off = 16; off > 0; off >>= 1) acc += __shfl_down_sync(0xffffffffu, acc, off);
+            if (lane == 0) part[c * 32 + warp] = acc;
         }
-        m[t] = mj - step * gm;
-        double ns = sj - step * gs;
-        s[t] = ns >= HAZE__FNN_SIGMA_MIN ? ns : HAZE__FNN_SIGMA_MIN;
+        __syncthreads();
+        if ((int)threadIdx.x < nl) {
+            int l = l0 + threadIdx.x;
+            double y = 0.0;
+            for (int q = 0; q < nw; q++) y += part[threadIdx.x * 32 + q];
+            double e = di ? y - di[l] : y;
+            out[l] = e;
+            if (l < L_SHARED) es[l] = e, ys[l] = y;
+        }
+        __syncthreads();
+    }
+    if (!g) return;
+    for (int k = threadIdx.x; k < R; k += blockDim.x) {
+        const double *wk = p.w + (size_t)k * L;
+        double acc = 0.0;
+        if (L <= L_SHARED)
+            for (int l = 0; l < L; l++) acc += es[l] * (wk[l] - ys[l]);
+        else
+            for (int l = 0; l < L; l++) acc += out[l] * (wk[l] - (out[l] + di[l]));
+        g[k] = row[k] * acc;
+    }
+    if (step > 0.0) {
+        __syncthreads(); /* every g_k has read the old w */
+        for (int t = threadIdx.x; t < R * L; t += blockDim.x) {
+            int k = t / L, l = t - k * L;
+            double e = l < L_SHARED ? es[l] : out[l];
+            p.w[t] -= step * (e * row[k]);
+        }
     }
 }
 
-/* GPU-FNN baseline update: block per rule, thread per input. */
-__global__ void k_update_ms_base(const double *__restrict__ z, const int *__restrict__ idx,
-                                 const double *__restrict__ g, int B, int R, int D, double step,
-                                 double *__restrict__ m, double *__restrict__ s) {
-    int k = blockIdx.x, j = threadIdx.x;
-    size_t t = (size_t)k * D + j;
+/* Centres and widths of rule k, input j from the g of B samples. */
+__device__ __forceinline__ void update_one(const double *__restrict__ z,
+                                           const int *__restrict__ idx,
+                                           const double *__restrict__ g, int B, size_t stride,
+                                           int D, double step, double *__restrict__ m,
+                                           double *__restrict__ s, long long t, int k, int j) {
     double mj = m[t], sj = s[t], inv = 1.0 / sj, gm = 0.0, gs = 0.0;
     for (int i = 0; i < B; i++) {
-        double diff = z[(size_t)idx[i] * D + j] - mj;
-        double q = 2.0 * g[(size_t)i * R + k] * diff * inv * inv;
+        double diff = z[(size_t)(idx ? idx[i] : i) * D + j] - mj;
+        double q = 2.0 * g[(size_t)i * stride + k] * diff * inv * inv;
         gm += q;
         gs += q * diff * inv;
     }
@@ -250,18 +366,96 @@ __global__ void k_update_ms_base(const double *__restrict__ z, const int *__rest
     s[t] = ns >= HAZE__FNN_SIGMA_MIN ? ns : HAZE__FNN_SIGMA_MIN;
 }
 
-/* Consequents: one task per (rule, output). */
+/* One online step after the firing kernel: structure learning, layer 4,
+ * g and the consequent update, all by one block (no host round trip); for
+ * a small task matrix (fuse_ms) the centres and widths too, which saves a
+ * launch where launches cost more than the work. */
+__global__ void k_step1(step_args p, double *lm, double *g, double *e, double step, int fuse_ms) {
+    structure(p, lm, 0, 1);
+    int si = p.idx ? p.idx[0] : 0;
+    int R = *p.nR;
+    layer4(p, si, lm, R, e, g, step);
+    if (!fuse_ms) return;
+    __syncthreads(); /* g of every rule is written */
+    long long total = (long long)R * p.D;
+    for (long long t = threadIdx.x; t < total; t += blockDim.x) {
+        int k = (int)(t / p.D), j = (int)(t - (long long)k * p.D);
+        update_one(p.z, p.idx, g, 1, 0, p.D, step, p.m, p.s, t, k, j);
+    }
+}
+
+/* Mini-batch: structure learning of the whole batch by one block. */
+__global__ void k_structure(step_args p, double *lm, size_t stride, int B) {
+    structure(p, lm, stride, B);
+}
+
+/* Mini-batch (and prediction): layer 4 and g, one block per sample. */
+__global__ void k_layer4(step_args p, double *lm, size_t stride, double *out, double *g) {
+    int i = blockIdx.x;
+    int R = p.nR ? *p.nR : p.Rfix;
+    int si = p.idx ? p.idx[i] : i;
+    layer4(p, si, lm + (size_t)i * stride, R, out + (size_t)i * p.L,
+           g ? g + (size_t)i * stride : NULL, 0.0);
+}
+
+/* ------------------------------------------------------- update kernels */
+
+/* Centres and widths: one task per (rule, input), coalesced along inputs;
+ * tasks of rules that do not exist (k >= *nR) do nothing. */
+__global__ void k_update_ms(const double *__restrict__ z, const int *__restrict__ idx,
+                            const double *__restrict__ g, int B, int Rg, size_t stride, int D,
+                            double step, double *__restrict__ m, double *__restrict__ s,
+                            const int *__restrict__ nR) {
+    long long total = (long long)Rg * D;
+    int Rn = *nR;
+    for (long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x; t < total;
+         t += (long long)gridDim.x * blockDim.x) {
+        int k = (int)(t / D), j = (int)(t % D);
+        if (k >= Rn) break; /* t only grows */
+        update_one(z, idx, g, B, stride, D, step, m, s, t, k, j);
+    }
+}
+
+/* GPU-FNN baseline update: block per rule, thread per input. */
+__global__ void k_update_ms_base(const double *__restrict__ z, const int *__restrict__ idx,
+                                 const double *__restrict__ g, int B, int Rg, size_t stride, int D,
+                                 double step, double *__restrict__ m, double *__restrict__ s,
+                                 const int *__restrict__ nR) {
+    int k = blockIdx.x, j = threadIdx.x;
+    if (k >= *nR) return;
+    update_one(z, idx, g, B, stride, D, step, m, s, (long long)k * D + j, k, j);
+    (void)Rg;
+}
+
+/* Consequents of a mini-batch: one task per (rule, output). */
 __global__ void k_update_w(const double *__restrict__ phi, const double *__restrict__ e, int B,
-                           int R, int L, double step, double *__restrict__ w) {
+                           int Rg, size_t stride, int L, double step, double *__restrict__ w,
+                           const int *__restrict__ nR) {
     long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (t >= (long long)R * L) return;
+    if (t >= (long long)Rg * L) return;
     int k = (int)(t / L), l = (int)(t % L);
+    if (k >= *nR) return;
     double gw = 0.0;
-    for (int i = 0; i < B; i++) gw += e[(size_t)i * L + l] * phi[(size_t)i * R + k];
+    for (int i = 0; i < B; i++) gw += e[(size_t)i * L + l] * phi[(size_t)i * stride + k];
     w[t] -= step * gw;
 }
 
 /* ------------------------------------------------ binding and the search */
+
+/* Device limits, read once per process (the host-side cost of a step
+ * matters when a step takes a few microseconds). */
+static int g_sms = 0, g_threads_per_sm = 2048;
+
+static int device_limits(haze_ctx *ctx) {
+    if (g_sms) return HAZE_OK;
+    int dev = 0, sms = 1, per = 2048;
+    HAZE_CUDA_TRY(ctx, cudaGetDevice(&dev));
+    HAZE_CUDA_TRY(ctx, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    HAZE_CUDA_TRY(ctx, cudaDeviceGetAttribute(&per, cudaDevAttrMaxThreadsPerMultiProcessor, dev));
+    g_threads_per_sm = per;
+    g_sms = sms;
+    return HAZE_OK;
+}
 
 /* Smallest block size with full occupancy for a kernel (section 3.6). */
 static int bind_threads(const void *kernel, size_t smem) {
@@ -281,34 +475,59 @@ static int bind_threads(const void *kernel, size_t smem) {
     return best;
 }
 
-typedef void (*fire_fn)(const double *, const int *, int, const double *, const double *, int, int,
-                        double *);
+typedef void (*fire_fn)(const double *, const int *, int, const double *, const double *, int,
+                        size_t, int, double *, const int *);
+
+enum { V_COL, V_ROW, V_BLK, V_BASE };
 
 typedef struct {
     fire_fn fn;
-    int lanes_per_row; /* column: G; row: 32 lanes for N rules */
-    int rules_per_row; /* row: N; column: 1 */
+    int kind;
+    int lanes_per_row; /* column: G; row: 32 lanes for N rules; block: T */
+    int rules_per_row; /* row: N; others 1 */
     const char *name;
     int threads; /* bound block size, 0 until computed */
 } fire_variant;
 
 static fire_variant g_variants[] = {
-    {k_fire_col<32>, 32, 1, "column G=32", 0}, {k_fire_col<16>, 16, 1, "column G=16", 0},
-    {k_fire_col<8>, 8, 1, "column G=8", 0},    {k_fire_col<4>, 4, 1, "column G=4", 0},
-    {k_fire_col<2>, 2, 1, "column G=2", 0},    {k_fire_col<1>, 1, 1, "column G=1", 0},
-    {k_fire_row<2>, 32, 2, "row N=2", 0},      {k_fire_row<4>, 32, 4, "row N=4", 0},
-    {k_fire_row<8>, 32, 8, "row N=8", 0},
+    {k_fire_col<32>, V_COL, 32, 1, "column G=32", 0},
+    {k_fire_col<16>, V_COL, 16, 1, "column G=16", 0},
+    {k_fire_col<8>, V_COL, 8, 1, "column G=8", 0},
+    {k_fire_col<4>, V_COL, 4, 1, "column G=4", 0},
+    {k_fire_col<2>, V_COL, 2, 1, "column G=2", 0},
+    {k_fire_col<1>, V_COL, 1, 1, "column G=1", 0},
+    {k_fire_row<2>, V_ROW, 32, 2, "row N=2", 0},
+    {k_fire_row<4>, V_ROW, 32, 4, "row N=4", 0},
+    {k_fire_row<8>, V_ROW, 32, 8, "row N=8", 0},
+    {k_fire_blk<64>, V_BLK, 64, 1, "block T=64", 64},
+    {k_fire_blk<128>, V_BLK, 128, 1, "block T=128", 128},
+    {k_fire_blk<256>, V_BLK, 256, 1, "block T=256", 256},
+    {k_fire_blk<1024>, V_BLK, 1024, 1, "block T=1024", 1024},
+    /* the GPU-FNN mapping itself, a candidate where it runs (D <= 1024) */
+    {k_fire_base, V_BASE, 0, 1, "GPU-FNN", 0},
 };
 #define N_VARIANTS ((int)(sizeof g_variants / sizeof *g_variants))
+#define V_BASELINE (N_VARIANTS - 1)
 
 static int variant_launch(haze_ctx *ctx, int v, const double *z, const int *idx, int B,
-                          const double *m, const double *s, int R, int D, double *lm) {
+                          const double *m, const double *s, int Rg, size_t stride, int D,
+                          double *lm, const int *nR) {
     fire_variant *fv = &g_variants[v];
-    if (!fv->threads) fv->threads = bind_threads((const void *)fv->fn, 0);
-    long long rows = (long long)B * ((R + fv->rules_per_row - 1) / fv->rules_per_row);
-    long long threads = rows * fv->lanes_per_row;
-    long long blocks = (threads + fv->threads - 1) / fv->threads;
-    fv->fn<<<(unsigned)blocks, fv->threads, 0, haze__stream(ctx)>>>(z, idx, B, m, s, R, D, lm);
+    cudaStream_t st = haze__stream(ctx);
+    if (fv->kind == V_BASE) {
+        dim3 grid((unsigned)Rg, (unsigned)B);
+        k_fire_base<<<grid, D, (size_t)D * sizeof(double), st>>>(z, idx, B, m, s, Rg, stride, D, lm,
+                                                                 nR);
+    } else if (fv->kind == V_BLK) {
+        fv->fn<<<(unsigned)((long long)B * Rg), fv->threads, 0, st>>>(z, idx, B, m, s, Rg, stride,
+                                                                      D, lm, nR);
+    } else {
+        if (!fv->threads) fv->threads = bind_threads((const void *)fv->fn, 0);
+        long long rows = (long long)B * ((Rg + fv->rules_per_row - 1) / fv->rules_per_row);
+        long long threads = rows * fv->lanes_per_row;
+        long long blocks = (threads + fv->threads - 1) / fv->threads;
+        fv->fn<<<(unsigned)blocks, fv->threads, 0, st>>>(z, idx, B, m, s, Rg, stride, D, lm, nR);
+    }
     HAZE_CUDA_TRY_LAUNCH(ctx);
     return HAZE_OK;
 }
@@ -328,36 +547,38 @@ static int next_pow2(int r) {
 
 /* Coarsening configuration search (section 3.5): times each candidate. */
 static int choose_variant_locked(haze_ctx *ctx, const double *z, const int *idx, int B,
-                                 const double *m, const double *s, int R, int D, double *lm,
-                                 int *out) {
-    int Rb = next_pow2(R);
+                                 const double *m, const double *s, int Rg, size_t stride, int D,
+                                 double *lm, const int *nR, int *out) {
+    int Rb = next_pow2(Rg);
     for (int c = 0; c < g_cache_n; c++)
         if (g_cache[c].D == D && g_cache[c].Rb == Rb && g_cache[c].B == B) {
             *out = g_cache[c].v;
             return HAZE_OK;
         }
-    int dev = 0, sms = 1;
-    HAZE_CUDA_TRY(ctx, cudaGetDevice(&dev));
-    HAZE_CUDA_TRY(ctx, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    long long cores = (long long)sms * 128; /* FP32 lanes per SM on sm_70 and later */
-    long long tasks = (long long)B * R * D;
+    int st = device_limits(ctx);
+    if (st) return st;
+    long long cores = (long long)g_sms * 128; /* FP32 lanes per SM on sm_70 and later */
+    long long tasks = (long long)B * Rg * D;
     cudaEvent_t e0, e1;
     HAZE_CUDA_TRY(ctx, cudaEventCreate(&e0));
     HAZE_CUDA_TRY(ctx, cudaEventCreate(&e1));
     int best = 0;
     float best_ms = INFINITY;
-    int st = HAZE_OK;
     for (int v = 0; v < N_VARIANTS && st == HAZE_OK; v++) {
+        fire_variant *fv = &g_variants[v];
+        if (fv->kind == V_BASE && D > 1024) continue;
+        if (fv->kind == V_BLK && fv->lanes_per_row > 2 * next_pow2(D)) continue; /* idle lanes */
         /* coarsen number n: tasks per thread */
         long long n =
-            (long long)((D + g_variants[v].lanes_per_row - 1) / g_variants[v].lanes_per_row) *
-            g_variants[v].rules_per_row;
-        if (v > 0 && tasks / n < cores) continue;               /* too little parallelism left */
-        st = variant_launch(ctx, v, z, idx, B, m, s, R, D, lm); /* warm-up */
+            fv->kind == V_BASE
+                ? 1
+                : (long long)((D + fv->lanes_per_row - 1) / fv->lanes_per_row) * fv->rules_per_row;
+        if (v > 0 && fv->kind != V_BASE && tasks / n < cores) continue; /* too little parallelism */
+        st = variant_launch(ctx, v, z, idx, B, m, s, Rg, stride, D, lm, nR); /* warm-up */
         if (st) break;
         if (cudaEventRecord(e0, haze__stream(ctx)) != cudaSuccess) st = HAZE_ERR_CUDA;
-        for (int rep = 0; rep < 3 && st == HAZE_OK; rep++)
-            st = variant_launch(ctx, v, z, idx, B, m, s, R, D, lm);
+        for (int rep = 0; rep < 5 && st == HAZE_OK; rep++)
+            st = variant_launch(ctx, v, z, idx, B, m, s, Rg, stride, D, lm, nR);
         float ms = 0;
         if (st == HAZE_OK && (cudaEventRecord(e1, haze__stream(ctx)) != cudaSuccess ||
                               cudaEventSynchronize(e1) != cudaSuccess ||
@@ -377,81 +598,153 @@ static int choose_variant_locked(haze_ctx *ctx, const double *z, const int *idx,
 /* The cache is shared by all contexts of the process: one search at a time. */
 static pthread_mutex_t g_cache_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static int choose_variant(haze_ctx *ctx, const double *z, const int *idx, int B, const double *m,
-                          const double *s, int R, int D, double *lm, int *out) {
+const char *haze__fnn_cuda_choice(size_t D, size_t R, size_t B) {
+    const char *name = NULL;
     pthread_mutex_lock(&g_cache_lock);
-    int st = choose_variant_locked(ctx, z, idx, B, m, s, R, D, lm, out);
+    for (int c = 0; c < g_cache_n; c++)
+        if (g_cache[c].D == (int)D && g_cache[c].Rb == next_pow2((int)R) && g_cache[c].B == (int)B)
+            name = g_variants[g_cache[c].v].name;
     pthread_mutex_unlock(&g_cache_lock);
-    return st;
+    return name;
 }
 
-/* Layers 2-3 for B samples under the current mapping. */
+/* Layers 2-3 for B samples and rules < Rg under the current mapping. */
 static int fire(haze_ctx *ctx, const double *z, const int *idx, int B, const double *m,
-                const double *s, int R, int D, double *lm) {
+                const double *s, int Rg, size_t stride, int D, double *lm, const int *nR) {
     if (g_mapping == HAZE__FNN_MAP_GPUFNN) {
         if (D > 1024)
             return haze__error(ctx, HAZE_ERR_UNSUPPORTED,
                                "fnn: the GPU-FNN mapping needs one thread per input, at most 1024 "
                                "inputs (got %d)",
                                D);
-        dim3 grid((unsigned)R, (unsigned)B);
-        k_fire_base<<<grid, D, (size_t)D * sizeof(double), haze__stream(ctx)>>>(z, idx, m, s, R, D,
-                                                                                lm);
-        HAZE_CUDA_TRY_LAUNCH(ctx);
-        return HAZE_OK;
+        return variant_launch(ctx, V_BASELINE, z, idx, B, m, s, Rg, stride, D, lm, nR);
     }
     int v = 0;
-    int st = choose_variant(ctx, z, idx, B, m, s, R, D, lm, &v);
+    pthread_mutex_lock(&g_cache_lock);
+    int st = choose_variant_locked(ctx, z, idx, B, m, s, Rg, stride, D, lm, nR, &v);
+    pthread_mutex_unlock(&g_cache_lock);
     if (st) return st;
-    return variant_launch(ctx, v, z, idx, B, m, s, R, D, lm);
+    return variant_launch(ctx, v, z, idx, B, m, s, Rg, stride, D, lm, nR);
 }
 
-static int update(haze_ctx *ctx, const double *z, const int *idx, const double *d, double *lm,
-                  const double *e, double *g, int B, int R, int D, int L, double step, double *m,
-                  double *s, double *w) {
-    static int t_g = 0, t_ms = 0, t_w = 0;
-    if (!t_g) t_g = bind_threads((const void *)k_g, 0);
-    if (!t_ms) t_ms = bind_threads((const void *)k_update_ms, 0);
-    if (!t_w) t_w = bind_threads((const void *)k_update_w, 0);
+/* Block size of the per-sample kernels: enough threads for the rules and
+ * their consequents (R x L products per sample). */
+static int sample_threads(int R, int L) {
+    long long work = (long long)R * (L + 2);
+    return work <= 2048 ? 128 : work <= 16384 ? 256 : work <= 65536 ? 512 : 1024;
+}
+
+/* One launch of the centre/width update: variant 0 the grid-stride loop over
+ * the task matrix, 1 the GPU-FNN layout (block per rule, thread per input). */
+static int launch_ms(haze_ctx *ctx, int v, const double *z, const int *idx, const double *g, int B,
+                     int Rg, size_t stride, int D, double step, double *m, double *s,
+                     const int *nR) {
+    static int t_ms = 0;
     cudaStream_t st = haze__stream(ctx);
-    long long n = (long long)B * R;
-    k_g<<<(unsigned)((n + t_g - 1) / t_g), t_g, 0, st>>>(lm, e, d, idx, w, B, R, L, g);
+    if (v == 1) {
+        k_update_ms_base<<<(unsigned)Rg, D, 0, st>>>(z, idx, g, B, Rg, stride, D, step, m, s, nR);
+    } else {
+        int e = device_limits(ctx);
+        if (e) return e;
+        if (!t_ms) t_ms = bind_threads((const void *)k_update_ms, 0);
+        long long tasks = (long long)Rg * D;
+        long long blocks = (tasks + t_ms - 1) / t_ms,
+                  full = (long long)g_sms * (g_threads_per_sm / t_ms);
+        if (blocks > full) blocks = full; /* grid-stride: one full wave of resident blocks */
+        k_update_ms<<<(unsigned)blocks, t_ms, 0, st>>>(z, idx, g, B, Rg, stride, D, step, m, s, nR);
+    }
     HAZE_CUDA_TRY_LAUNCH(ctx);
-    /* m and s before w: g already holds what the old w gave */
+    return HAZE_OK;
+}
+
+static search_entry g_ucache[256];
+static int g_ucache_n = 0;
+
+/* The update's layout per shape, timed like the firing candidates. The
+ * candidates run with step 0, which leaves m and s unchanged
+ * (m - 0 * gm = m), so the search has no effect on training. */
+static int choose_ms_locked(haze_ctx *ctx, const double *z, const int *idx, const double *g, int B,
+                            int Rg, size_t stride, int D, double *m, double *s, const int *nR,
+                            int *out) {
+    int Rb = next_pow2(Rg);
+    for (int c = 0; c < g_ucache_n; c++)
+        if (g_ucache[c].D == D && g_ucache[c].Rb == Rb && g_ucache[c].B == B) {
+            *out = g_ucache[c].v;
+            return HAZE_OK;
+        }
+    int best = 0, st = HAZE_OK;
+    if (D <= 1024) {
+        cudaEvent_t e0, e1;
+        HAZE_CUDA_TRY(ctx, cudaEventCreate(&e0));
+        HAZE_CUDA_TRY(ctx, cudaEventCreate(&e1));
+        float best_ms = INFINITY;
+        for (int v = 0; v < 2 && st == HAZE_OK; v++) {
+            st = launch_ms(ctx, v, z, idx, g, B, Rg, stride, D, 0.0, m, s, nR);
+            if (st == HAZE_OK && cudaEventRecord(e0, haze__stream(ctx)) != cudaSuccess)
+                st = HAZE_ERR_CUDA;
+            for (int rep = 0; rep < 5 && st == HAZE_OK; rep++)
+                st = launch_ms(ctx, v, z, idx, g, B, Rg, stride, D, 0.0, m, s, nR);
+            float ms = 0;
+            if (st == HAZE_OK && (cudaEventRecord(e1, haze__stream(ctx)) != cudaSuccess ||
+                                  cudaEventSynchronize(e1) != cudaSuccess ||
+                                  cudaEventElapsedTime(&ms, e0, e1) != cudaSuccess))
+                st = haze__error(ctx, HAZE_ERR_CUDA, "fnn: timing the update candidates failed");
+            if (st == HAZE_OK && ms < best_ms) best_ms = ms, best = v;
+        }
+        cudaEventDestroy(e0);
+        cudaEventDestroy(e1);
+        if (st) return st;
+    }
+    if (g_ucache_n < (int)(sizeof g_ucache / sizeof *g_ucache))
+        g_ucache[g_ucache_n++] = search_entry{D, Rb, B, best};
+    *out = best;
+    return HAZE_OK;
+}
+
+/* Centres and widths of rules < Rg (those below *nR exist). */
+static int update_ms(haze_ctx *ctx, const double *z, const int *idx, const double *g, int B, int Rg,
+                     size_t stride, int D, double step, double *m, double *s, const int *nR) {
     if (g_mapping == HAZE__FNN_MAP_GPUFNN) {
         if (D > 1024)
             return haze__error(ctx, HAZE_ERR_UNSUPPORTED, "fnn: GPU-FNN needs <= 1024 inputs");
-        k_update_ms_base<<<(unsigned)R, D, 0, st>>>(z, idx, g, B, R, D, step, m, s);
-    } else {
-        long long tasks = (long long)R * D;
-        int dev = 0, sms = 1, per_sm = 2048;
-        HAZE_CUDA_TRY(ctx, cudaGetDevice(&dev));
-        HAZE_CUDA_TRY(ctx, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-        HAZE_CUDA_TRY(ctx,
-                      cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, dev));
-        long long blocks = (tasks + t_ms - 1) / t_ms, full = (long long)sms * (per_sm / t_ms);
-        if (blocks > full) blocks = full; /* grid-stride: one full wave of resident blocks */
-        k_update_ms<<<(unsigned)blocks, t_ms, 0, st>>>(z, idx, g, B, R, D, step, m, s);
+        return launch_ms(ctx, 1, z, idx, g, B, Rg, stride, D, step, m, s, nR);
     }
+    int v = 0;
+    pthread_mutex_lock(&g_cache_lock);
+    int st = choose_ms_locked(ctx, z, idx, g, B, Rg, stride, D, m, s, nR, &v);
+    pthread_mutex_unlock(&g_cache_lock);
+    if (st) return st;
+    return launch_ms(ctx, v, z, idx, g, B, Rg, stride, D, step, m, s, nR);
+}
+
+/* Task matrices up to this size are updated inside the step kernel. */
+#define FUSE_MS_TASKS 2048
+
+/* The online step after the firing kernel: k_step1, then the centres and
+ * widths unless k_step1 did them. */
+static int online_step(haze_ctx *ctx, const step_args &p, int Rg, double *lm, double *g, double *e,
+                       double step) {
+    int fuse = g_mapping == HAZE__FNN_MAP_ATM && (long long)Rg * p.D <= FUSE_MS_TASKS;
+    int nt = sample_threads(Rg, p.L);
+    if (fuse && nt < 512) nt = 512;
+    k_step1<<<1, nt, 0, haze__stream(ctx)>>>(p, lm, g, e, step, fuse);
     HAZE_CUDA_TRY_LAUNCH(ctx);
-    long long nw = (long long)R * L;
-    k_update_w<<<(unsigned)((nw + t_w - 1) / t_w), t_w, 0, st>>>(lm, e, B, R, L, step, w);
-    HAZE_CUDA_TRY_LAUNCH(ctx);
-    return HAZE_OK;
+    if (fuse) return HAZE_OK;
+    return update_ms(ctx, p.z, p.idx, g, 1, Rg, 0, p.D, step, p.m, p.s, p.nR);
 }
 
 /* ------------------------------------------------------- device memory */
 
 typedef struct {
-    double *z, *d, *m, *s, *w, *lm, *e, *g, *best;
-    int *order, *bestk;
+    double *z, *d, *m, *s, *w, *lm, *e, *g;
+    int *order, *nR;
     size_t cap, lm_cap;
 } dev_state;
 
 static void dev_free(dev_state *ds) {
     cudaFree(ds->z), cudaFree(ds->d), cudaFree(ds->m), cudaFree(ds->s), cudaFree(ds->w);
-    cudaFree(ds->lm), cudaFree(ds->e), cudaFree(ds->g), cudaFree(ds->best);
-    cudaFree(ds->order), cudaFree(ds->bestk);
+    cudaFree(ds->lm), cudaFree(ds->e), cudaFree(ds->g);
+    cudaFree(ds->order), cudaFree(ds->nR);
     memset(ds, 0, sizeof *ds);
 }
 
@@ -469,27 +762,34 @@ static int dev_reserve(haze_ctx *ctx, dev_state *ds, size_t rules, size_t keep, 
         if (keep && p[a]) {
             cudaError_t e = cudaMemcpyAsync(n, p[a], keep * width[a] * sizeof(double),
                                             cudaMemcpyDeviceToDevice, haze__stream(ctx));
+            if (e == cudaSuccess) e = cudaStreamSynchronize(haze__stream(ctx));
             if (e != cudaSuccess) {
                 cudaFree(n);
                 return haze__error(ctx, HAZE_ERR_CUDA, "CUDA: copy of parameters: %s",
                                    cudaGetErrorString(e));
             }
         }
-        HAZE_CUDA_TRY(ctx, cudaStreamSynchronize(haze__stream(ctx)));
         cudaFree(p[a]);
         p[a] = n;
+        if (a == 0) ds->m = n;
+        if (a == 1) ds->s = n;
+        if (a == 2) ds->w = n;
     }
-    ds->m = p[0], ds->s = p[1], ds->w = p[2];
     ds->cap = cap;
     return HAZE_OK;
 }
 
-static int dev_scratch(haze_ctx *ctx, dev_state *ds, size_t B, size_t R) {
-    if (B * R <= ds->lm_cap) return HAZE_OK;
+/* Scratch for B x stride firing strengths and g values. */
+static int dev_scratch(haze_ctx *ctx, dev_state *ds, size_t B, size_t stride) {
+    size_t need = B * (stride ? stride : 1);
+    if (need <= ds->lm_cap) return HAZE_OK;
     size_t cap = ds->lm_cap ? ds->lm_cap : 1024;
-    while (cap < B * R) cap *= 2;
+    while (cap < need) cap *= 2;
+    /* queued kernels may still use the old scratch */
+    if (ds->lm) HAZE_CUDA_TRY(ctx, cudaStreamSynchronize(haze__stream(ctx)));
     cudaFree(ds->lm), cudaFree(ds->g);
     ds->lm = ds->g = NULL;
+    ds->lm_cap = 0;
     HAZE_CUDA_TRY(ctx, cudaMalloc((void **)&ds->lm, cap * sizeof(double)));
     HAZE_CUDA_TRY(ctx, cudaMalloc((void **)&ds->g, cap * sizeof(double)));
     ds->lm_cap = cap;
@@ -499,6 +799,7 @@ static int dev_scratch(haze_ctx *ctx, dev_state *ds, size_t B, size_t R) {
 static int upload_rules(haze_ctx *ctx, dev_state *ds, const haze_fnn *net, size_t k0, size_t k1) {
     size_t D = net->D, L = net->L;
     cudaStream_t st = haze__stream(ctx);
+    if (k1 <= k0) return HAZE_OK;
     HAZE_CUDA_TRY(ctx, cudaMemcpyAsync(ds->m + k0 * D, net->m + k0 * D,
                                        (k1 - k0) * D * sizeof(double), cudaMemcpyHostToDevice, st));
     HAZE_CUDA_TRY(ctx, cudaMemcpyAsync(ds->s + k0 * D, net->s + k0 * D,
@@ -509,8 +810,23 @@ static int upload_rules(haze_ctx *ctx, dev_state *ds, const haze_fnn *net, size_
     return HAZE_OK;
 }
 
+static int set_rule_count(haze_ctx *ctx, dev_state *ds, int R) {
+    if (!ds->nR) HAZE_CUDA_TRY(ctx, cudaMalloc((void **)&ds->nR, sizeof(int)));
+    HAZE_CUDA_TRY(ctx, cudaMemcpy(ds->nR, &R, sizeof(int), cudaMemcpyHostToDevice));
+    return HAZE_OK;
+}
+
 /* ---------------------------------------------------------------- epoch */
 
+/*
+ * The whole epoch is queued without waiting for the device: structure
+ * learning runs on the device (k_step1 / k_structure), which keeps the rule
+ * count. The host keeps an upper bound Rhi of it (each step makes at most
+ * B rules) and sizes the grids by it; kernels skip rules that do not exist.
+ * Only when the bound runs more than `slack` rules ahead of the last count
+ * read back, or the capacity runs out, does the host wait and read the
+ * count. Errors per sample come back once, at the end of the epoch.
+ */
 static int epoch(haze_ctx *ctx, haze_fnn *net, haze__fnn_train_args *a, dev_state *ds) {
     const haze_fnn_options *o = a->opt;
     size_t D = net->D, L = net->L, n = a->n;
@@ -518,18 +834,15 @@ static int epoch(haze_ctx *ctx, haze_fnn *net, haze__fnn_train_args *a, dev_stat
     if (B > n) B = n;
     cudaStream_t st = haze__stream(ctx);
     int s = HAZE_OK;
+    size_t max_rules = o->max_rules ? o->max_rules : (size_t)0x7fffffff - 1;
     HAZE_CUDA_TRY(ctx, cudaMalloc((void **)&ds->z, n * D * sizeof(double)));
     HAZE_CUDA_TRY(ctx, cudaMalloc((void **)&ds->d, n * L * sizeof(double)));
     HAZE_CUDA_TRY(ctx, cudaMalloc((void **)&ds->order, n * sizeof(int)));
-    HAZE_CUDA_TRY(ctx, cudaMalloc((void **)&ds->e, B * L * sizeof(double)));
-    HAZE_CUDA_TRY(ctx, cudaMalloc((void **)&ds->best, B * sizeof(double)));
-    HAZE_CUDA_TRY(ctx, cudaMalloc((void **)&ds->bestk, B * sizeof(int)));
+    HAZE_CUDA_TRY(ctx, cudaMalloc((void **)&ds->e, n * L * sizeof(double)));
     int *order = (int *)malloc(n * sizeof(int));
-    double *e = (double *)malloc(B * L * sizeof(double)),
-           *best = (double *)malloc(B * sizeof(double));
-    int *bestk = (int *)malloc(B * sizeof(int));
-    if (!order || !e || !best || !bestk) {
-        free(order), free(e), free(best), free(bestk);
+    double *e = (double *)malloc(n * L * sizeof(double));
+    if (!order || !e) {
+        free(order), free(e);
         return haze__error(ctx, HAZE_ERR_NOMEM, "fnn train: out of memory");
     }
     for (size_t i = 0; i < n; i++) order[i] = (int)a->order[i];
@@ -546,60 +859,80 @@ static int epoch(haze_ctx *ctx, haze_fnn *net, haze__fnn_train_args *a, dev_stat
             goto out;                                                                              \
         }                                                                                          \
     } while (0)
-    CTRY(cudaMemcpyAsync(ds->z, a->z, n * D * sizeof(double), cudaMemcpyHostToDevice, st));
-    CTRY(cudaMemcpyAsync(ds->d, a->d, n * L * sizeof(double), cudaMemcpyHostToDevice, st));
-    CTRY(cudaMemcpyAsync(ds->order, order, n * sizeof(int), cudaMemcpyHostToDevice, st));
-    TRY(dev_reserve(ctx, ds, net->R + 1, 0, D, L));
-    if (net->R) TRY(upload_rules(ctx, ds, net, 0, net->R));
-    for (size_t i0 = 0; i0 < n; i0 += B) {
-        size_t b = n - i0 < B ? n - i0 : B;
-        const size_t *hidx = a->order + i0;
-        const int *didx = ds->order + i0;
-        size_t R0 = net->R;
-        /* structure learning: the strongest rule of each sample */
-        if (R0) {
-            TRY(dev_scratch(ctx, ds, b, R0));
-            TRY(fire(ctx, ds->z, didx, (int)b, ds->m, ds->s, (int)R0, (int)D, ds->lm));
-            k_best<<<(unsigned)b, RED_THREADS, 0, st>>>(ds->lm, (int)R0, ds->best, ds->bestk);
-            CTRY(cudaGetLastError());
-            CTRY(cudaMemcpyAsync(best, ds->best, b * sizeof(double), cudaMemcpyDeviceToHost, st));
-            CTRY(cudaMemcpyAsync(bestk, ds->bestk, b * sizeof(int), cudaMemcpyDeviceToHost, st));
+    {
+        CTRY(cudaMemcpyAsync(ds->z, a->z, n * D * sizeof(double), cudaMemcpyHostToDevice, st));
+        CTRY(cudaMemcpyAsync(ds->d, a->d, n * L * sizeof(double), cudaMemcpyHostToDevice, st));
+        CTRY(cudaMemcpyAsync(ds->order, order, n * sizeof(int), cudaMemcpyHostToDevice, st));
+        size_t Rk = net->R; /* rule count last read from the device */
+        size_t Rhi = Rk;    /* upper bound of the device's count */
+        /* with threshold 0 an existing network cannot grow (log 0 = -inf) */
+        int grows = a->log_th > -INFINITY || Rk == 0;
+        TRY(dev_reserve(ctx, ds, Rk + 64 + B, 0, D, L));
+        TRY(upload_rules(ctx, ds, net, 0, Rk));
+        TRY(set_rule_count(ctx, ds, (int)Rk));
+        for (size_t i0 = 0; i0 < n; i0 += B) {
+            size_t b = n - i0 < B ? n - i0 : B;
+            size_t slack = Rk / 4 > 64 ? Rk / 4 : 64;
+            size_t add = grows ? b : 0;
+            if (Rhi + add > max_rules) add = max_rules > Rhi ? max_rules - Rhi : 0;
+            if (Rhi + add > ds->cap || Rhi + add > Rk + slack + B) {
+                int r = 0;
+                CTRY(cudaMemcpyAsync(&r, ds->nR, sizeof(int), cudaMemcpyDeviceToHost, st));
+                CTRY(cudaStreamSynchronize(st));
+                Rk = Rhi = (size_t)r;
+                grows = a->log_th > -INFINITY || Rk == 0;
+                add = grows ? b : 0;
+                if (Rhi + add > max_rules) add = max_rules > Rhi ? max_rules - Rhi : 0;
+                slack = Rk / 4 > 64 ? Rk / 4 : 64;
+                TRY(dev_reserve(ctx, ds, Rk + slack + 2 * B, Rk, D, L));
+            }
+            size_t limit = Rhi + add, stride = limit;
+            TRY(dev_scratch(ctx, ds, b, stride));
+            const int *didx = ds->order + i0;
+            if (Rhi)
+                TRY(fire(ctx, ds->z, didx, (int)b, ds->m, ds->s, (int)Rhi, stride, (int)D, ds->lm,
+                         ds->nR));
+            step_args p = {ds->z, ds->d,  didx,   ds->m,      ds->s,     ds->w,   ds->nR,
+                           0,     (int)D, (int)L, (int)limit, a->log_th, o->beta, o->sigma0};
+            double step = o->rate / (double)b;
+            int nt = sample_threads((int)limit, (int)L);
+            if (b == 1) {
+                TRY(online_step(ctx, p, (int)limit, ds->lm, ds->g, ds->e + i0 * L, step));
+            } else {
+                k_structure<<<1, nt, 0, st>>>(p, ds->lm, stride, (int)b);
+                CTRY(cudaGetLastError());
+                k_layer4<<<(unsigned)b, nt, 0, st>>>(p, ds->lm, stride, ds->e + i0 * L, ds->g);
+                CTRY(cudaGetLastError());
+                /* m and s, then w: g already holds what the old w gave */
+                TRY(update_ms(ctx, ds->z, didx, ds->g, (int)b, (int)limit, stride, (int)D, step,
+                              ds->m, ds->s, ds->nR));
+                long long nw = (long long)limit * L;
+                k_update_w<<<(unsigned)((nw + 255) / 256), 256, 0, st>>>(
+                    ds->lm, ds->e + i0 * L, (int)b, (int)limit, stride, (int)L, step, ds->w,
+                    ds->nR);
+                CTRY(cudaGetLastError());
+            }
+            Rhi = limit;
+        }
+        /* the rules and the errors back to the host */
+        int r = 0;
+        CTRY(cudaMemcpyAsync(&r, ds->nR, sizeof(int), cudaMemcpyDeviceToHost, st));
+        CTRY(cudaMemcpyAsync(e, ds->e, n * L * sizeof(double), cudaMemcpyDeviceToHost, st));
+        CTRY(cudaStreamSynchronize(st));
+        size_t R = (size_t)r;
+        TRY(haze__fnn_reserve(ctx, net, R));
+        if (R) {
+            CTRY(
+                cudaMemcpyAsync(net->m, ds->m, R * D * sizeof(double), cudaMemcpyDeviceToHost, st));
+            CTRY(
+                cudaMemcpyAsync(net->s, ds->s, R * D * sizeof(double), cudaMemcpyDeviceToHost, st));
+            CTRY(
+                cudaMemcpyAsync(net->w, ds->w, R * L * sizeof(double), cudaMemcpyDeviceToHost, st));
             CTRY(cudaStreamSynchronize(st));
         }
-        for (size_t i = 0; i < b; i++) {
-            const double *z = a->z + hidx[i] * D;
-            double bv = R0 ? best[i] : -INFINITY;
-            size_t K = R0 ? (size_t)bestk[i] : 0;
-            for (size_t k = R0; k < net->R; k++) {
-                double v = haze__fnn_log_firing(net, z, k);
-                if (v > bv) bv = v, K = k;
-            }
-            if ((net->R == 0 || bv / (double)D <= a->log_th) &&
-                (o->max_rules == 0 || net->R < o->max_rules)) {
-                /* the host copy of rule K is stale during the epoch */
-                if (K < R0)
-                    CTRY(cudaMemcpy(net->m + K * D, ds->m + K * D, D * sizeof(double),
-                                    cudaMemcpyDeviceToHost));
-                TRY(haze__fnn_add_rule(ctx, net, z, a->d + hidx[i] * L, K, o));
-            }
-        }
-        size_t R = net->R;
-        if (R != R0) {
-            TRY(dev_reserve(ctx, ds, R, R0, D, L));
-            TRY(upload_rules(ctx, ds, net, R0, R));
-        }
-        TRY(dev_scratch(ctx, ds, b, R));
-        if (R != R0 || R0 == 0)
-            TRY(fire(ctx, ds->z, didx, (int)b, ds->m, ds->s, (int)R, (int)D, ds->lm));
-        k_normalise<<<(unsigned)b, RED_THREADS, 0, st>>>(ds->lm, (int)R, ds->w, (int)L, ds->d, didx,
-                                                         ds->e);
-        CTRY(cudaGetLastError());
-        TRY(update(ctx, ds->z, didx, ds->d, ds->lm, ds->e, ds->g, (int)b, (int)R, (int)D, (int)L,
-                   o->rate / (double)b, ds->m, ds->s, ds->w));
-        CTRY(cudaMemcpyAsync(e, ds->e, b * L * sizeof(double), cudaMemcpyDeviceToHost, st));
-        CTRY(cudaStreamSynchronize(st));
-        for (size_t i = 0; i < b; i++) {
-            const double *ei = e + i * L, *d = a->d + hidx[i] * L;
+        net->R = R;
+        for (size_t i = 0; i < n; i++) {
+            const double *ei = e + i * L, *d = a->d + a->order[i] * L;
             double e2 = 0.0;
             size_t yb = 0, db = 0;
             for (size_t l = 0; l < L; l++) {
@@ -611,16 +944,8 @@ static int epoch(haze_ctx *ctx, haze_fnn *net, haze__fnn_train_args *a, dev_stat
             if (net->classifier && yb == db) a->correct++;
         }
     }
-    /* the trained parameters back to the host */
-    if (net->R) {
-        size_t R = net->R;
-        CTRY(cudaMemcpyAsync(net->m, ds->m, R * D * sizeof(double), cudaMemcpyDeviceToHost, st));
-        CTRY(cudaMemcpyAsync(net->s, ds->s, R * D * sizeof(double), cudaMemcpyDeviceToHost, st));
-        CTRY(cudaMemcpyAsync(net->w, ds->w, R * L * sizeof(double), cudaMemcpyDeviceToHost, st));
-        CTRY(cudaStreamSynchronize(st));
-    }
 out:
-    free(order), free(e), free(best), free(bestk);
+    free(order), free(e);
     return s;
 }
 
@@ -631,6 +956,8 @@ int haze__fnn_epoch_cuda(haze_ctx *ctx, haze_fnn *net, haze__fnn_train_args *a) 
         return haze__error(ctx, HAZE_ERR_UNSUPPORTED,
                            "fnn: the GPU-FNN mapping supports at most 1024 inputs (got %zu)",
                            net->D);
+    if (a->n > 0x7fffffff || net->D > 0x7fffffff)
+        return haze__error(ctx, HAZE_ERR_UNSUPPORTED, "fnn: too many samples for the GPU path");
     dev_state ds;
     memset(&ds, 0, sizeof ds);
     s = epoch(ctx, net, a, &ds);
@@ -644,20 +971,15 @@ int haze__fnn_forward_cuda(haze_ctx *ctx, const haze_fnn *net, const double *z, 
     if (s) return s;
     size_t D = net->D, L = net->L, R = net->R;
     /* samples per chunk: the firing matrix takes at most a quarter of the budget */
-    size_t budget = haze__cuda_budget(ctx) / 4, per = (R + D + L) * sizeof(double);
+    size_t budget = haze__cuda_budget(ctx) / 4, per = (2 * R + D + L) * sizeof(double);
     size_t chunk = budget / per;
-    if (chunk > 65535) chunk = 65535; /* grid.x of the per-sample kernels */
+    if (chunk > 65535) chunk = 65535;
     if (chunk > n) chunk = n;
     if (chunk == 0)
         return haze__error(ctx, HAZE_ERR_NOMEM, "fnn predict: not enough device memory");
     dev_state ds;
     memset(&ds, 0, sizeof ds);
     cudaStream_t st = haze__stream(ctx);
-#undef TRY
-#define TRY(call)                                                                                  \
-    do {                                                                                           \
-        if ((s = (call)) != HAZE_OK) goto out;                                                     \
-    } while (0)
     CTRY(cudaMalloc((void **)&ds.z, chunk * D * sizeof(double)));
     CTRY(cudaMalloc((void **)&ds.e, chunk * L * sizeof(double)));
     TRY(dev_reserve(ctx, &ds, R, 0, D, L));
@@ -666,9 +988,10 @@ int haze__fnn_forward_cuda(haze_ctx *ctx, const haze_fnn *net, const double *z, 
     for (size_t i0 = 0; i0 < n; i0 += chunk) {
         size_t b = n - i0 < chunk ? n - i0 : chunk;
         CTRY(cudaMemcpyAsync(ds.z, z + i0 * D, b * D * sizeof(double), cudaMemcpyHostToDevice, st));
-        TRY(fire(ctx, ds.z, NULL, (int)b, ds.m, ds.s, (int)R, (int)D, ds.lm));
-        k_normalise<<<(unsigned)b, RED_THREADS, 0, st>>>(ds.lm, (int)R, ds.w, (int)L, NULL, NULL,
-                                                         ds.e);
+        TRY(fire(ctx, ds.z, NULL, (int)b, ds.m, ds.s, (int)R, R, (int)D, ds.lm, NULL));
+        step_args p = {ds.z,   NULL,   NULL,   ds.m,   ds.s,      ds.w, NULL,
+                       (int)R, (int)D, (int)L, (int)R, -INFINITY, 0.0,  0.0};
+        k_layer4<<<(unsigned)b, sample_threads((int)R, (int)L), 0, st>>>(p, ds.lm, R, ds.e, NULL);
         CTRY(cudaGetLastError());
         CTRY(cudaMemcpyAsync(y + i0 * L, ds.e, b * L * sizeof(double), cudaMemcpyDeviceToHost, st));
         CTRY(cudaStreamSynchronize(st));
@@ -711,6 +1034,7 @@ int haze__fnn_cuda_step_time(haze_ctx *ctx, size_t D, size_t R, size_t L, int ma
     CTRY(cudaMemcpy(ds.order, &zero, sizeof(int), cudaMemcpyHostToDevice));
     TRY(dev_reserve(ctx, &ds, R, 0, D, L));
     TRY(dev_scratch(ctx, &ds, 1, R));
+    TRY(set_rule_count(ctx, &ds, (int)R));
     k_fill<<<(unsigned)((D + 255) / 256), 256, 0, st>>>(ds.z, D, -1, 1, 1);
     k_fill<<<(unsigned)((R * D + 255) / 256), 256, 0, st>>>(ds.m, R * D, -1, 1, 2);
     k_fill<<<(unsigned)((R * D + 255) / 256), 256, 0, st>>>(ds.s, R * D, 0.5 * sqrt((double)D),
@@ -721,24 +1045,31 @@ int haze__fnn_cuda_step_time(haze_ctx *ctx, size_t D, size_t R, size_t L, int ma
     CTRY(cudaEventCreate(&e0));
     CTRY(cudaEventCreate(&e1));
     CTRY(cudaEventCreate(&e2));
-    /* warm-up (and, for ATM, the configuration search) */
-    TRY(fire(ctx, ds.z, ds.order, 1, ds.m, ds.s, (int)R, (int)D, ds.lm));
-    for (int r = 0; r < reps; r++) {
-        float a = 0, b = 0;
+    {
+        /* a training step with threshold 0 and the network full (limit = R):
+         * structure learning looks but makes no rule, as in the thesis's
+         * parameter-learning phase; a tiny rate keeps the network stable */
+        step_args p = {ds.z, ds.d,   ds.order, ds.m,   ds.s,      ds.w, ds.nR,
+                       0,    (int)D, (int)L,   (int)R, -INFINITY, 0.5,  1.0};
+        /* warm-up (and, for ATM, the configuration search) */
+        TRY(fire(ctx, ds.z, ds.order, 1, ds.m, ds.s, (int)R, R, (int)D, ds.lm, ds.nR));
+        TRY(online_step(ctx, p, (int)R, ds.lm, ds.g, ds.e, 1e-9));
+        /* steps queued back to back, as in training: the firing kernel
+         * alone, then whole steps; the rest of the step is the difference */
         CTRY(cudaEventRecord(e0, st));
-        TRY(fire(ctx, ds.z, ds.order, 1, ds.m, ds.s, (int)R, (int)D, ds.lm));
+        for (int r = 0; r < reps; r++)
+            TRY(fire(ctx, ds.z, ds.order, 1, ds.m, ds.s, (int)R, R, (int)D, ds.lm, ds.nR));
         CTRY(cudaEventRecord(e1, st));
-        k_normalise<<<1, RED_THREADS, 0, st>>>(ds.lm, (int)R, ds.w, (int)L, ds.d, ds.order, ds.e);
-        CTRY(cudaGetLastError());
-        /* a tiny rate keeps the random network stable over the repetitions */
-        TRY(update(ctx, ds.z, ds.order, ds.d, ds.lm, ds.e, ds.g, 1, (int)R, (int)D, (int)L, 1e-9,
-                   ds.m, ds.s, ds.w));
+        for (int r = 0; r < reps; r++) {
+            TRY(fire(ctx, ds.z, ds.order, 1, ds.m, ds.s, (int)R, R, (int)D, ds.lm, ds.nR));
+            TRY(online_step(ctx, p, (int)R, ds.lm, ds.g, ds.e, 1e-9));
+        }
         CTRY(cudaEventRecord(e2, st));
         CTRY(cudaEventSynchronize(e2));
-        CTRY(cudaEventElapsedTime(&a, e0, e1));
-        CTRY(cudaEventElapsedTime(&b, e1, e2));
-        f_ms += a;
-        u_ms += b;
+        CTRY(cudaEventElapsedTime(&f_ms, e0, e1));
+        CTRY(cudaEventElapsedTime(&u_ms, e1, e2));
+        u_ms -= f_ms;
+        if (u_ms < 0) u_ms = 0;
     }
     *fire_us = 1000.0 * f_ms / reps;
     *update_us = 1000.0 * u_ms / reps;

@@ -79,10 +79,14 @@ enum { HAZE__FNN_MAP_ATM = 0, HAZE__FNN_MAP_GPUFNN = 1 };
 void haze__fnn_cuda_set_mapping(int mapping);
 /*
  * For the benchmarks: mean kernel time (microseconds) of one online training
- * step (firing strengths, then the parameter update) of a network with R
+ * step (fire_us: firing strengths; update_us: structure test, output layer,
+ * consequents, then centres and widths) of a network with R
  * rules on D inputs and L outputs, with random parameters, under `mapping`.
  * HAZE_ERR_UNSUPPORTED when the mapping cannot run that shape.
  */
+/* Name of the firing kernel the configuration search chose for a shape
+ * (inputs, rules, samples per step), NULL if none was searched yet. */
+const char *haze__fnn_cuda_choice(size_t D, size_t R, size_t B);
 int haze__fnn_cuda_step_time(haze_ctx *ctx, size_t D, size_t R, size_t L, int mapping, int reps,
                              double *fire_us, double *update_us);
 #endif
