@@ -161,6 +161,7 @@ struct haze_prec_script {
     int n_vars, cap_vars;
     pgoal *goals;
     int n_goals, cap_goals;
+    long refine; /* analyses allowed for adaptive refinement (-1: automatic) */
 };
 
 /* Node constructors (hash-consed; simplify x - x to 0 and fold exact constants). */
