@@ -73,7 +73,10 @@ static haze_prec_result *run(haze_ctx *ctx, const char *path, haze_prec_engine e
         fprintf(stderr, "bench_prec: %s\n", haze_ctx_errmsg(ctx));
         return NULL;
     }
-    if (var) haze_prec_set_bisect(ctx, s, var, n);
+    if (var) { /* throughput of the grid alone: no refinement */
+        haze_prec_set_bisect(ctx, s, var, n);
+        haze_prec_set_refine(ctx, s, 0);
+    }
     double t0 = now();
     if (haze_prec_analyse(ctx, s, e, &r)) fprintf(stderr, "bench_prec: %s\n", haze_ctx_errmsg(ctx));
     *secs = now() - t0;
