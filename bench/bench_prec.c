@@ -105,7 +105,7 @@ int main(int argc, char **argv) {
                                   "kepler0",   "predatorPrey", "rigidBody1", "rigidBody2",
                                   "sine",      "sineOrder3",   "sqroot",     "turbine1",
                                   "turbine3",  "verhulst"};
-    printf("1. analysis time per script (haze: both engines, one box)\n");
+    printf("1. analysis time per script (haze: both engines, default refinement)\n");
     printf("%-14s %12s %12s %12s %12s %9s\n", "script", "haze s", "haze bound", "gappa s",
            "gappa bound", "time g/h");
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) {

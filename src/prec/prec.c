@@ -232,9 +232,9 @@ typedef struct leaf {
 /* Inputs tried per split, at most (the widest relative to their range). */
 #define REFINE_DIMS 8
 /* A leaf whose last splits in a row did not lower its bound is left alone:
- * its bound is (nearly) attained, or the engines cannot do better there. One
- * non-improving split is allowed because a maximum on the midpoint needs two
- * splits to be isolated. */
+ * its bound is (nearly) attained, or the engines cannot do better there. A
+ * few non-improving splits are allowed because a maximum near a midpoint, or
+ * a dependency between two inputs, needs several before the bound drops. */
 #define REFINE_STALL 5
 /* Inputs halved before refinement when the script has no bisection. */
 #define REFINE_AUTO_DIMS 6
@@ -593,6 +593,17 @@ int haze_prec_analyse(haze_ctx *ctx, const haze_prec_script *s, haze_prec_engine
         free(leaves);
     }
     free(split);
+    /* roundings shared by both sides of a goal, counted once (prec_share.c);
+     * the affine engine cancels them by itself */
+    if (!rc && !s->no_share && engine != HAZE_PREC_AA) {
+        int sr = haze__prec_share_pass(ctx, s, acc);
+        if (sr == HAZE_ERR_NOMEM) {
+            rc = sr;
+            snprintf(errmsg, sizeof errmsg, "out of memory");
+        } else if (sr) {
+            haze_ctx_clear_error(ctx); /* e.g. a domain error once the values decouple */
+        }
+    }
     haze_prec_result *r = NULL;
     if (rc) {
         haze__error(ctx, rc, "%s", errmsg);
@@ -631,6 +642,8 @@ int haze_prec_analyse(haze_ctx *ctx, const haze_prec_script *s, haze_prec_engine
             r->seconds = now() - t0;
         }
     }
+    if (!rc && s->capture)
+        for (int g = 0; g < ng; g++) pi_set(&s->capture[g], &acc[g]);
     for (int g = 0; g < ng; g++) pi_clear(&acc[g]);
     free(acc);
     if (rc) {
