@@ -156,6 +156,7 @@ static void test_soundness(void **state) {
     sound_dir(ctx, HAZE_SOURCE_DIR "/examples/prec", samples);
     sound_dir(ctx, HAZE_TEST_DATA "/prec/bench", samples);
     sound_dir(ctx, HAZE_TEST_DATA "/prec/fpcore", samples);
+    sound_dir(ctx, HAZE_TEST_DATA "/prec/long", samples);
     haze_ctx_free(ctx);
 }
 

@@ -61,7 +61,8 @@ static haze_prec_script *clone(const haze_prec_script *s, const unsigned char *s
     unsigned char *need = calloc((size_t)s->n_nodes + 1, 1);
     int ok = c && map && fmap && need;
     if (ok) c->refine = 0, c->no_share = 1;
-    for (int i = 0; ok && i < s->n_fmts; i++) ok = (fmap[i] = haze__prec_add_format(c, &s->fmts[i])) >= 0;
+    for (int i = 0; ok && i < s->n_fmts; i++)
+        ok = (fmap[i] = haze__prec_add_format(c, &s->fmts[i])) >= 0;
     for (int i = 0; ok && i < s->n_vars; i++) {
         int v = haze__prec_add_var(c, s->vars[i].name, s->vars[i].line, s->vars[i].col);
         ok = v == i;
