@@ -14,7 +14,7 @@
 static void help(FILE *fp) {
     fprintf(fp,
             "usage: haze prec SCRIPT.g|SCRIPT.fpcore [--engine ia|aa|both] [--bisect VAR=N]...\n"
-            "                 [--unroll[=N]] [--json] [-o FILE]\n\n"
+            "                 [--refine N] [--unroll[=N]] [--json] [-o FILE]\n\n"
             "Bounds the rounding errors of the script's computation: each goal\n"
             "(\"e in ?\", \"|e| <= b\", \"a -/ b in ?\") gets an enclosure that no real\n"
             "execution can leave. The script is Gappa's language (with exp, log, exp2,\n"
@@ -24,6 +24,9 @@ static void help(FILE *fp) {
             "                  (default: both, the tighter bound at every node)\n"
             "  --bisect VAR=N  split input VAR into N equal sub-ranges (replaces the\n"
             "                  script's '$ VAR in N;' hint); sub-ranges run in parallel\n"
+            "  --refine N      adaptive refinement: split the sub-box that decides a\n"
+            "                  bound, up to N extra box analyses (0: off; default:\n"
+            "                  256 for scripts of at most 512 graph nodes, else 0)\n"
             "  --unroll[=N]    unroll FPCore while loops (at most N iterations, default\n"
             "                  10000); their conditions must not depend on the inputs\n"
             "  --json          print the result as JSON\n"
@@ -79,19 +82,18 @@ static void print_json(FILE *fp, const char *script, haze_prec_engine e,
 }
 
 int cmd_prec(int argc, char **argv, const cli_global *g) {
-    static const struct option opts[] = {{"engine", required_argument, 0, 'e'},
-                                         {"bisect", required_argument, 0, 'b'},
-                                         {"json", no_argument, 0, 'j'},
-                                         {"output", required_argument, 0, 'o'},
-                                         {"help", no_argument, 0, 'h'},
-                                         {"unroll", optional_argument, 0, 'u'},
-                                         {0, 0, 0, 0}};
+    static const struct option opts[] = {
+        {"engine", required_argument, 0, 'e'}, {"bisect", required_argument, 0, 'b'},
+        {"json", no_argument, 0, 'j'},         {"output", required_argument, 0, 'o'},
+        {"help", no_argument, 0, 'h'},         {"unroll", optional_argument, 0, 'u'},
+        {"refine", required_argument, 0, 'r'}, {0, 0, 0, 0}};
     haze_prec_engine engine = HAZE_PREC_BOTH;
     int json = 0;
     haze_prec_parse_options popt = {0};
     const char *output = "-";
     const char *bisect[64];
     int n_bisect = 0;
+    long refine = HAZE_PREC_REFINE_AUTO;
     optind = 1;
     int c;
     while ((c = getopt_long(argc, argv, "e:b:jo:h", opts, NULL)) != -1) {
@@ -117,6 +119,11 @@ int cmd_prec(int argc, char **argv, const cli_global *g) {
             popt.unroll = n;
             break;
         }
+        case 'r':
+            if (!cli_parse_int(optarg, 0, 100000000, &refine))
+                return cli_usage_error("prec", "--refine: expected a count from 0 to 1e8, got '%s'",
+                                       optarg);
+            break;
         case 'o':
             output = optarg;
             break;
@@ -158,6 +165,7 @@ int cmd_prec(int argc, char **argv, const cli_global *g) {
             return CLI_USAGE;
         }
     }
+    if (!st) st = haze_prec_set_refine(ctx, s, refine);
     if (!st) st = haze_prec_analyse(ctx, s, engine, &r);
     if (st) {
         code = cli_fail(ctx, st); /* domain errors are bad input: exit 2 */

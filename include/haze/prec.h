@@ -66,6 +66,20 @@ HAZE_API const char *haze_prec_var_name(const haze_prec_script *s, size_t i);
  */
 HAZE_API int haze_prec_set_bisect(haze_ctx *ctx, haze_prec_script *s, const char *var, long n);
 
+/*
+ * Adaptive refinement: after the bisection grid, the sub-box whose enclosure
+ * decides a goal's bound is split in two (along the input whose split lowers
+ * the bound most) and analysed again, up to `analyses` extra box analyses;
+ * the result is the hull of the final sub-boxes (sound: they cover the
+ * box). 0 turns it off; HAZE_PREC_REFINE_AUTO (the default of a parsed
+ * script) allows HAZE_PREC_REFINE_DEFAULT analyses for scripts of at most
+ * 512 graph nodes and none for larger ones. HAZE_ERR_INVALID if analyses <
+ * -1.
+ */
+#define HAZE_PREC_REFINE_AUTO    (-1L)
+#define HAZE_PREC_REFINE_DEFAULT 256L
+HAZE_API int haze_prec_set_refine(haze_ctx *ctx, haze_prec_script *s, long analyses);
+
 typedef enum haze_prec_engine {
     HAZE_PREC_IA = 1,  /* intervals with Gappa's rewriting and FIX/FLT reasoning */
     HAZE_PREC_AA = 2,  /* affine forms: one noise symbol per input and per rounding */
@@ -93,7 +107,7 @@ typedef struct haze_prec_goal {
 typedef struct haze_prec_result {
     size_t n_goals;
     haze_prec_goal *goals;
-    size_t boxes;   /* sub-boxes analysed (product of the bisection counts) */
+    size_t boxes;   /* sub-boxes analysed (the bisection grid plus refinement) */
     double seconds; /* wall time of the analysis */
     int all_proved; /* 1 if every goal with a stated bound is proved */
 } haze_prec_result;

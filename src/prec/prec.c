@@ -130,6 +130,15 @@ int haze_prec_set_bisect(haze_ctx *ctx, haze_prec_script *s, const char *var, lo
     return HAZE_OK;
 }
 
+int haze_prec_set_refine(haze_ctx *ctx, haze_prec_script *s, long analyses) {
+    if (!s) return haze__error(ctx, HAZE_ERR_INVALID, "haze_prec_set_refine: NULL script");
+    if (analyses < HAZE_PREC_REFINE_AUTO || analyses > MAX_BOXES)
+        return haze__error(ctx, HAZE_ERR_INVALID,
+                           "refinement budget must be -1 (automatic) or from 0 to %ld", MAX_BOXES);
+    s->refine = analyses;
+    return HAZE_OK;
+}
+
 const char *haze_prec_engine_name(haze_prec_engine e) {
     return e == HAZE_PREC_IA ? "ia" : e == HAZE_PREC_AA ? "aa" : "both";
 }
@@ -205,6 +214,211 @@ static void sub_range(pint *r, const pint *full, long k, long n) {
     mpfr_free_cache();
 }
 
+/* ------------------------------------------------------------ adaptive refinement */
+
+/* Refinement keeps every sub-box ("leaf") with its enclosures. The leaf that
+ * decides a goal's bound (the largest magnitude) is split at the midpoint of
+ * one input; the input is the one whose halves give the lowest bound, tried
+ * in parallel. This is the branch-and-bound of global optimisation (what
+ * FPTaylor does for its error model), applied to the whole analysis: the
+ * engines' overestimation shrinks with the width of the box (first order for
+ * intervals, second order for affine forms), and only where it matters. */
+typedef struct leaf {
+    pint *box; /* n_vars */
+    pint *res; /* n_goals */
+    int stall; /* splits in a row, up to this leaf, that did not lower the bound */
+} leaf;
+
+/* Inputs tried per split, at most (the widest relative to their range). */
+#define REFINE_DIMS 8
+/* A leaf whose last splits in a row did not lower its bound is left alone:
+ * its bound is (nearly) attained, or the engines cannot do better there. A
+ * few non-improving splits are allowed because a maximum near a midpoint, or
+ * a dependency between two inputs, needs several before the bound drops. */
+#define REFINE_STALL 5
+/* Inputs halved before refinement when the script has no bisection. */
+#define REFINE_AUTO_DIMS 6
+/* Refinement needs the grid's results in memory: not beyond this many boxes. */
+#define REFINE_MAX_GRID 65536L
+
+static double mag_d(const pint *x) {
+    PREC_TMP(m);
+    pi_mag(m, x);
+    return mpfr_get_d(m, MPFR_RNDU);
+}
+
+static void leaf_free(leaf *l, int nv, int ng) {
+    if (!l) return;
+    if (l->box)
+        for (int i = 0; i < nv; i++) pi_clear(&l->box[i]);
+    if (l->res)
+        for (int g = 0; g < ng; g++) pi_clear(&l->res[g]);
+    free(l->box);
+    free(l->res);
+    l->box = l->res = NULL;
+}
+
+static int leaf_alloc(leaf *l, int nv, int ng) {
+    l->stall = 0;
+    l->box = malloc((size_t)(nv ? nv : 1) * sizeof *l->box);
+    l->res = malloc((size_t)ng * sizeof *l->res);
+    if (!l->box || !l->res) {
+        free(l->box);
+        free(l->res);
+        l->box = l->res = NULL;
+        return HAZE_ERR_NOMEM;
+    }
+    for (int i = 0; i < nv; i++) pi_init(&l->box[i]);
+    for (int g = 0; g < ng; g++) pi_init(&l->res[g]);
+    return 0;
+}
+
+/* Score of an enclosure set: max over goals of mag / M (M: the current bound). */
+static double score_of(const pint *res, const double *M, int ng) {
+    double sc = 0;
+    for (int g = 0; g < ng; g++) {
+        if (!(M[g] > 0)) continue;
+        double m = mag_d(&res[g]);
+        double r = isinf(M[g]) ? (isinf(m) ? 1 : 0) : m / M[g];
+        if (r > sc) sc = r;
+    }
+    return sc;
+}
+
+/* Splits leaves until `budget` analyses are spent or every leaf that decides
+ * a bound cannot be improved. leaves/n/cap are updated; *used counts the
+ * analyses. Returns a status (only out of memory stops it: a sub-box whose
+ * analysis fails is simply not split that way). */
+static int refine(const haze_prec_script *s, haze_prec_engine engine, int threads, leaf **leaves,
+                  long *n_leaves, long *cap, long budget, long *used) {
+    int nv = s->n_vars, ng = s->n_goals;
+    double *M = malloc((size_t)ng * sizeof *M);
+    long *arg = malloc((size_t)ng * sizeof *arg);
+    int *dims = malloc((size_t)(nv ? nv : 1) * sizeof *dims);
+    /* candidate halves: 2 per tried input */
+    leaf cand[2 * REFINE_DIMS];
+    int cand_ok[2 * REFINE_DIMS];
+    memset(cand, 0, sizeof cand);
+    int rc = (!M || !arg || !dims) ? HAZE_ERR_NOMEM : 0;
+    for (int k = 0; k < 2 * REFINE_DIMS && !rc; k++) rc = leaf_alloc(&cand[k], nv, ng);
+    while (!rc && *used < budget) {
+        /* the leaf deciding each goal's bound */
+        for (int g = 0; g < ng; g++) {
+            M[g] = -1;
+            arg[g] = -1;
+            for (long i = 0; i < *n_leaves; i++) {
+                double m = mag_d(&(*leaves)[i].res[g]);
+                if (m > M[g]) M[g] = m, arg[g] = i;
+            }
+        }
+        long pick = -1;
+        for (int g = 0; g < ng && pick < 0; g++)
+            if (arg[g] >= 0 && M[g] > 0 && (*leaves)[arg[g]].stall < REFINE_STALL) pick = arg[g];
+        if (pick < 0) break;
+        leaf *L = &(*leaves)[pick];
+        double s0 = score_of(L->res, M, ng);
+        /* inputs to try: widest relative to their whole range */
+        int nd = 0;
+        for (int i = 0; i < nv; i++)
+            if (s->vars[i].has_range && !pi_is_point(&L->box[i])) dims[nd++] = i;
+        double *rel = malloc((size_t)(nd ? nd : 1) * sizeof *rel);
+        if (!rel) {
+            rc = HAZE_ERR_NOMEM;
+            break;
+        }
+        for (int k = 0; k < nd; k++) {
+            const pint *b = &L->box[dims[k]], *r = &s->vars[dims[k]].range;
+            double w = mpfr_get_d(b->hi, MPFR_RNDN) - mpfr_get_d(b->lo, MPFR_RNDN);
+            double W = mpfr_get_d(r->hi, MPFR_RNDN) - mpfr_get_d(r->lo, MPFR_RNDN);
+            rel[k] = W > 0 ? w / W : 0;
+        }
+        for (int a = 1; a < nd; a++) /* insertion sort, widest first, stable */
+            for (int b = a; b > 0 && rel[b] > rel[b - 1]; b--) {
+                double tr = rel[b];
+                rel[b] = rel[b - 1];
+                rel[b - 1] = tr;
+                int td = dims[b];
+                dims[b] = dims[b - 1];
+                dims[b - 1] = td;
+            }
+        free(rel);
+        if (nd > REFINE_DIMS) nd = REFINE_DIMS;
+        if (nd == 0) {
+            L->stall = REFINE_STALL;
+            continue;
+        }
+        int nc = 2 * nd;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads > 1 ? threads : 1)
+        for (int k = 0; k < nc; k++) {
+            leaf *C = &cand[k];
+            int d = dims[k / 2];
+            for (int i = 0; i < nv; i++) pi_set(&C->box[i], &L->box[i]);
+            /* both halves share the same midpoint, so they cover the box */
+            PREC_TMP(mid);
+            mpfr_add(mid, L->box[d].lo, L->box[d].hi, MPFR_RNDN);
+            mpfr_div_2ui(mid, mid, 1, MPFR_RNDN);
+            if (k % 2 == 0)
+                mpfr_set(C->box[d].hi, mid, MPFR_RNDU);
+            else
+                mpfr_set(C->box[d].lo, mid, MPFR_RNDD);
+            struct haze_ctx local;
+            memset(&local, 0, sizeof local);
+            cand_ok[k] = haze__prec_analyse_box(&local, s, C->box, engine, C->res) == 0;
+            /* a sub-box's values lie in the parent's enclosure too */
+            if (cand_ok[k])
+                for (int g = 0; g < ng; g++) pi_meet(&C->res[g], &C->res[g], &L->res[g]);
+            mpfr_free_cache();
+        }
+        *used += nc;
+        int best = -1;
+        double best_sc = HUGE_VAL, best_lo = HUGE_VAL;
+        for (int k = 0; k < nd; k++) {
+            if (!cand_ok[2 * k] || !cand_ok[2 * k + 1]) continue;
+            double a = score_of(cand[2 * k].res, M, ng), b = score_of(cand[2 * k + 1].res, M, ng);
+            double sc = a > b ? a : b, lo = a > b ? b : a;
+            /* the lower maximum, then the lower other half: when the maximum
+             * stays, the split that shrinks the rest of the box helps later */
+            if (sc < best_sc || (sc == best_sc && lo < best_lo))
+                best_sc = sc, best_lo = lo, best = k;
+        }
+        if (best < 0) {
+            L->stall = REFINE_STALL;
+            continue;
+        }
+        int stall = best_sc < s0 * (1 - 1e-4) ? 0 : L->stall + 1; /* a real gain */
+        if (*n_leaves == *cap) {
+            long nc2 = *cap * 2;
+            leaf *nl = realloc(*leaves, (size_t)nc2 * sizeof *nl);
+            if (!nl) {
+                rc = HAZE_ERR_NOMEM;
+                break;
+            }
+            /* the pints live in separately allocated arrays: no fixup needed */
+            *leaves = nl;
+            *cap = nc2;
+            L = &(*leaves)[pick];
+        }
+        leaf *R = &(*leaves)[*n_leaves];
+        rc = leaf_alloc(R, nv, ng);
+        if (rc) break;
+        (*n_leaves)++;
+        for (int i = 0; i < nv; i++) {
+            pi_set(&L->box[i], &cand[2 * best].box[i]);
+            pi_set(&R->box[i], &cand[2 * best + 1].box[i]);
+        }
+        for (int g = 0; g < ng; g++) {
+            pi_set(&L->res[g], &cand[2 * best].res[g]);
+            pi_set(&R->res[g], &cand[2 * best + 1].res[g]);
+        }
+        L->stall = R->stall = stall;
+    }
+    for (int k = 0; k < 2 * REFINE_DIMS; k++) leaf_free(&cand[k], nv, ng);
+    free(M);
+    free(arg);
+    free(dims);
+    return rc;
+}
+
 static double now(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -253,6 +467,44 @@ int haze_prec_analyse(haze_ctx *ctx, const haze_prec_script *s, haze_prec_engine
     }
 #endif
     if (on_gpu) threads = 0;
+    /* adaptive refinement keeps every grid box with its enclosures */
+    long budget = s->refine;
+    if (budget < 0) budget = s->n_nodes <= 512 ? HAZE_PREC_REFINE_DEFAULT : 0;
+    long *split = malloc((size_t)(nv ? nv : 1) * sizeof *split);
+    if (!split && !rc) {
+        rc = haze__error(ctx, HAZE_ERR_NOMEM, "out of memory");
+        snprintf(errmsg, sizeof errmsg, "%s", haze_ctx_errmsg(ctx));
+    }
+    for (int i = 0; split && i < nv; i++) split[i] = s->vars[i].bisect;
+    if (split && budget > 0 && !on_gpu && boxes == 1) {
+        /* Without a grid, refinement starts from the box halved along every
+         * input (up to REFINE_AUTO_DIMS of them): bisecting one input at a
+         * time often cannot lower the bound until the others are split too
+         * (doppler1: the dependency is between T and u). */
+        int k = 0;
+        for (int i = 0; i < nv; i++)
+            if (s->vars[i].has_range && !pi_is_point(&s->vars[i].range)) k++;
+        if (k >= 1 && k <= REFINE_AUTO_DIMS) {
+            for (int i = 0; i < nv; i++)
+                if (s->vars[i].has_range && !pi_is_point(&s->vars[i].range)) split[i] = 2;
+            boxes = 1L << k;
+            budget = budget > boxes ? budget - boxes : 0;
+            threads = haze__threads(ctx);
+            if (boxes < threads) threads = (int)boxes;
+        }
+    }
+    leaf *leaves = NULL;
+    long n_leaves = 0, cap_leaves = 0;
+    if (budget > 0 && !on_gpu && !rc && boxes <= REFINE_MAX_GRID) {
+        cap_leaves = boxes + 16;
+        leaves = calloc((size_t)cap_leaves, sizeof *leaves);
+        if (!leaves) rc = haze__error(ctx, HAZE_ERR_NOMEM, "out of memory");
+        for (long b = 0; b < boxes && !rc; b++, n_leaves++)
+            if (leaf_alloc(&leaves[b], nv, ng))
+                rc = haze__error(ctx, HAZE_ERR_NOMEM, "out of memory");
+        if (rc) snprintf(errmsg, sizeof errmsg, "%s", haze_ctx_errmsg(ctx));
+    }
+    int n_threads = threads;
 #pragma omp parallel num_threads(threads > 0 ? threads : 1) if (threads > 0)
     {
         pint *box = malloc((size_t)(nv ? nv : 1) * sizeof *box);
@@ -278,7 +530,7 @@ int haze_prec_analyse(haze_ctx *ctx, const haze_prec_script *s, haze_prec_engine
             if (myrc || stop) continue;
             long rest = b;
             for (int i = 0; i < nv; i++) {
-                long n = s->vars[i].bisect;
+                long n = split[i];
                 if (n > 1 && s->vars[i].has_range)
                     sub_range(&box[i], &s->vars[i].range, rest % n, n);
                 else
@@ -288,6 +540,10 @@ int haze_prec_analyse(haze_ctx *ctx, const haze_prec_script *s, haze_prec_engine
             myrc = haze__prec_analyse_box(&local, s, box, engine, res);
             if (!myrc)
                 for (int g = 0; g < ng; g++) pi_hull(&mine[g], &mine[g], &res[g]);
+            if (!myrc && leaves) {
+                for (int i = 0; i < nv; i++) pi_set(&leaves[b].box[i], &box[i]);
+                for (int g = 0; g < ng; g++) pi_set(&leaves[b].res[g], &res[g]);
+            }
         }
 #pragma omp critical(haze_prec_join)
         {
@@ -311,6 +567,43 @@ int haze_prec_analyse(haze_ctx *ctx, const haze_prec_script *s, haze_prec_engine
         free(mine);
         mpfr_free_cache();
     }
+    long final_boxes = boxes;
+    if (!rc && leaves) {
+        long used = 0;
+        int rr = refine(s, engine, n_threads, &leaves, &n_leaves, &cap_leaves, budget, &used);
+        if (rr) {
+            rc = rr;
+            snprintf(errmsg, sizeof errmsg, "out of memory");
+        } else {
+            /* the leaves cover the box; the grid's hull is sound as well */
+            for (int g = 0; g < ng; g++) {
+                pint h;
+                pi_init(&h);
+                mpfr_set_inf(h.lo, 1);
+                mpfr_set_inf(h.hi, -1);
+                for (long i = 0; i < n_leaves; i++) pi_hull(&h, &h, &leaves[i].res[g]);
+                pi_meet(&acc[g], &acc[g], &h);
+                pi_clear(&h);
+            }
+            final_boxes = n_leaves;
+        }
+    }
+    if (leaves) {
+        for (long i = 0; i < n_leaves; i++) leaf_free(&leaves[i], nv, ng);
+        free(leaves);
+    }
+    free(split);
+    /* roundings shared by both sides of a goal, counted once (prec_share.c);
+     * the affine engine cancels them by itself */
+    if (!rc && !s->no_share && engine != HAZE_PREC_AA) {
+        int sr = haze__prec_share_pass(ctx, s, acc);
+        if (sr == HAZE_ERR_NOMEM) {
+            rc = sr;
+            snprintf(errmsg, sizeof errmsg, "out of memory");
+        } else if (sr) {
+            haze_ctx_clear_error(ctx); /* e.g. a domain error once the values decouple */
+        }
+    }
     haze_prec_result *r = NULL;
     if (rc) {
         haze__error(ctx, rc, "%s", errmsg);
@@ -321,7 +614,7 @@ int haze_prec_analyse(haze_ctx *ctx, const haze_prec_script *s, haze_prec_engine
             rc = haze__error(ctx, HAZE_ERR_NOMEM, "out of memory");
         } else {
             r->n_goals = (size_t)ng;
-            r->boxes = (size_t)boxes;
+            r->boxes = (size_t)final_boxes;
             r->all_proved = 1;
             for (int g = 0; g < ng; g++) {
                 const pgoal *pg = &s->goals[g];
@@ -349,6 +642,8 @@ int haze_prec_analyse(haze_ctx *ctx, const haze_prec_script *s, haze_prec_engine
             r->seconds = now() - t0;
         }
     }
+    if (!rc && s->capture)
+        for (int g = 0; g < ng; g++) pi_set(&s->capture[g], &acc[g]);
     for (int g = 0; g < ng; g++) pi_clear(&acc[g]);
     free(acc);
     if (rc) {

@@ -10,6 +10,7 @@
  *   o(a)        : E = E(a) + (o(v) - v),  bounded from V(a) and the format,
  *                 zero when FIX/FLT facts prove the rounding exact
  *   a * b       : E = ia*Eb + ib*Ea + Ea*Eb                (ia = V(strip a))
+ *                 met with ia*Eb + vb*Ea and va*Eb + ib*Ea  (vb = V(b)), Ea*(va+ia) for a square
  *   a / b       : E = (Ea - q*Eb) / vb                     (q = ia/ib)
  *   log(a)      : E = log(1 + Ea/ia)      (log(a) - log(b) -> log(1 + (a-b)/b))
  *   exp(a)      : E = exp(ia) * (exp(Ea) - 1)  (exp(a) - exp(b) -> exp(b)(exp(a-b) - 1))
@@ -846,6 +847,32 @@ static int eval_rounded(run *R, int id) {
         pi_add(&t, &t, &u);
         pi_mul(&u, &A->E, &B->E);
         pi_add(&S->E, &t, &u);
+        {
+            /* the same difference without the second-order term, using the
+             * rounded factor's own range (a b - a'b' = Ea b + a' Eb, and for
+             * a square Ea (a + a')): rounding keeps that range on the
+             * format's numbers, so it is often no wider than ia, and Gappa's
+             * bound on squares (himmilbeau) is met exactly */
+            pint alt, alt2;
+            pi_init(&alt);
+            pi_init(&alt2);
+            if (n->a == n->b) {
+                pi_add(&alt, &A->V, ia);
+                pi_mul(&alt, &alt, &A->E);
+                pi_meet(&S->E, &S->E, &alt);
+            } else {
+                pi_mul(&alt, ia, &B->E);
+                pi_mul(&alt2, &B->V, &A->E);
+                pi_add(&alt, &alt, &alt2);
+                pi_meet(&S->E, &S->E, &alt);
+                pi_mul(&alt, &A->V, &B->E);
+                pi_mul(&alt2, ib, &A->E);
+                pi_add(&alt, &alt, &alt2);
+                pi_meet(&S->E, &S->E, &alt);
+            }
+            pi_clear(&alt);
+            pi_clear(&alt2);
+        }
         if (n->a == n->b)
             pi_sqr(&direct, &A->V);
         else

@@ -52,9 +52,9 @@ int haze__prec_box_compile(haze_ctx *ctx, const haze_prec_script *s, pbox_prog *
         }
         map[i] = count++;
     }
-    if (!rc && count > PBOX_MAX_NODES)
+    if (!rc && count > PBOX_MAX_PROGRAM)
         rc = haze__error(ctx, HAZE_ERR_UNSUPPORTED, "GPU bisection: more than %d nodes",
-                         PBOX_MAX_NODES);
+                         PBOX_MAX_PROGRAM);
     pbox_ins *P = rc ? NULL : calloc((size_t)count + 1, sizeof *P);
     int *node_of = rc ? NULL : calloc((size_t)count + 1, sizeof *node_of);
     if (!rc && (!P || !node_of)) rc = haze__error(ctx, HAZE_ERR_NOMEM, "out of memory");
@@ -130,7 +130,13 @@ void haze__prec_box_free(pbox_prog *p) {
 }
 
 int haze__prec_boxes_host(const pbox_prog *p, long first, long count, double *out, int *err) {
-    haze_ivd V[PBOX_MAX_NODES], E[PBOX_MAX_NODES];
+    haze_ivd Vs[PBOX_MAX_NODES], Es[PBOX_MAX_NODES], *V = Vs, *E = Es, *heap = NULL;
+    if (p->n > PBOX_MAX_NODES) { /* long programs: their values on the heap */
+        heap = malloc((size_t)p->n * 2 * sizeof *heap);
+        if (!heap) return HAZE_ERR_NOMEM;
+        V = heap;
+        E = heap + p->n;
+    }
     for (long t = 0; t < count; t++) {
         haze_ivd box[PBOX_MAX_VARS];
         pbox_box(p, first + t, box);
@@ -141,5 +147,6 @@ int haze__prec_boxes_host(const pbox_prog *p, long first, long count, double *ou
             out[(t * p->ng + g) * 2 + 1] = e ? 0 : V[p->goal[g]].hi;
         }
     }
+    free(heap);
     return 0;
 }

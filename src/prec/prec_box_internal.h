@@ -11,6 +11,9 @@
 
 #define PBOX_MAX_VARS  16
 #define PBOX_MAX_GOALS 16
+/* Programs up to PBOX_MAX_NODES keep their values in thread-local arrays;
+ * longer ones (up to this) in a per-thread slice of a device buffer. */
+#define PBOX_MAX_PROGRAM (1 << 20)
 
 typedef struct pbox_prog {
     pbox_ins *ins;

@@ -15,10 +15,15 @@
 #define CHUNK (1L << 20)
 
 __global__ void prec_boxes_kernel(const pbox_ins *ins, pbox_prog p, long first, long count,
-                                  double *out, int *err) {
+                                  double *out, int *err, haze_ivd *scratch) {
     long t = (long)blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= count) return;
-    haze_ivd V[PBOX_MAX_NODES], E[PBOX_MAX_NODES], box[PBOX_MAX_VARS];
+    haze_ivd Vs[PBOX_MAX_NODES], Es[PBOX_MAX_NODES], box[PBOX_MAX_VARS];
+    haze_ivd *V = Vs, *E = Es;
+    if (scratch) { /* a program longer than the local arrays: this thread's slice */
+        V = scratch + (size_t)t * 2 * (size_t)p.n;
+        E = V + p.n;
+    }
     p.ins = NULL; /* the host pointer is not valid here */
     pbox_box(&p, first + t, box);
     int e = pbox_run(ins, p.n, box, V, E);
@@ -38,16 +43,22 @@ int haze__prec_boxes_cuda(haze_ctx *ctx, const pbox_prog *p, long first, long co
     pbox_ins *d_ins = NULL;
     double *d_out = NULL;
     int *d_err = NULL;
+    haze_ivd *d_scratch = NULL;
+    int long_prog = p->n > PBOX_MAX_NODES;
     size_t per = (size_t)p->ng * 2 * sizeof(double) + sizeof(int);
+    if (long_prog) per += (size_t)p->n * 2 * sizeof(haze_ivd);
     size_t budget = haze__cuda_budget(ctx);
     long chunk = CHUNK;
     if (budget && (size_t)chunk * per > budget / 2) chunk = (long)(budget / 2 / per);
     if (chunk < 1) return haze__error(ctx, HAZE_ERR_NOMEM, "GPU bisection: no device memory");
+    if (long_prog && chunk > (1L << 16)) chunk = 1L << 16; /* enough threads to fill the GPU */
     if (chunk > count) chunk = count;
     cudaError_t e1 = cudaMalloc(&d_ins, (size_t)p->n * sizeof *d_ins);
     cudaError_t e2 = cudaMalloc(&d_out, (size_t)chunk * p->ng * 2 * sizeof(double));
     cudaError_t e3 = cudaMalloc(&d_err, (size_t)chunk * sizeof(int));
-    cudaError_t ce = e1 != cudaSuccess ? e1 : e2 != cudaSuccess ? e2 : e3;
+    cudaError_t e4 = cudaSuccess;
+    if (long_prog) e4 = cudaMalloc(&d_scratch, (size_t)chunk * 2 * (size_t)p->n * sizeof(haze_ivd));
+    cudaError_t ce = e1 != cudaSuccess ? e1 : e2 != cudaSuccess ? e2 : e3 != cudaSuccess ? e3 : e4;
     if (ce == cudaSuccess)
         ce = cudaMemcpyAsync(d_ins, p->ins, (size_t)p->n * sizeof *d_ins, cudaMemcpyHostToDevice,
                              st);
@@ -55,7 +66,8 @@ int haze__prec_boxes_cuda(haze_ctx *ctx, const pbox_prog *p, long first, long co
         long c = count - done < chunk ? count - done : chunk;
         int threads = 128;
         unsigned blocks = (unsigned)((c + threads - 1) / threads);
-        prec_boxes_kernel<<<blocks, threads, 0, st>>>(d_ins, *p, first + done, c, d_out, d_err);
+        prec_boxes_kernel<<<blocks, threads, 0, st>>>(d_ins, *p, first + done, c, d_out, d_err,
+                                                      d_scratch);
         ce = cudaGetLastError();
         if (ce == cudaSuccess)
             ce =
@@ -69,6 +81,7 @@ int haze__prec_boxes_cuda(haze_ctx *ctx, const pbox_prog *p, long first, long co
     cudaFree(d_ins);
     cudaFree(d_out);
     cudaFree(d_err);
+    cudaFree(d_scratch);
     if (ce != cudaSuccess)
         return haze__error(ctx, HAZE_ERR_CUDA, "CUDA: GPU bisection: %s", cudaGetErrorString(ce));
     return HAZE_OK;

@@ -25,6 +25,7 @@ haze_prec_script *haze__prec_script_new(const char *name) {
         free(s);
         return NULL;
     }
+    s->refine = -1;
     return s;
 }
 

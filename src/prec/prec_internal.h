@@ -161,6 +161,10 @@ struct haze_prec_script {
     int n_vars, cap_vars;
     pgoal *goals;
     int n_goals, cap_goals;
+    long refine;   /* analyses allowed for adaptive refinement (-1: automatic) */
+    int no_share;  /* 1: no second pass for roundings shared by a goal's sides */
+    pint *capture; /* when set (the share pass's copies): receives each goal's
+                    * enclosure exactly, before it is rounded to doubles */
 };
 
 /* Node constructors (hash-consed; simplify x - x to 0 and fold exact constants). */
@@ -181,5 +185,10 @@ int haze__prec_parse_fpcore(haze_ctx *ctx, haze_prec_script *s, const char *text
  * of each goal into out[i] (initialised by the caller). */
 int haze__prec_analyse_box(haze_ctx *ctx, const haze_prec_script *s, const pint *box,
                            haze_prec_engine engine, pint *out);
+
+/* Second analysis with the rounding nodes that both sides of a goal share
+ * replaced by exact inputs (prec_share.c); intersects acc[goal] with its
+ * enclosures. Returns a status (the caller ignores all but out of memory). */
+int haze__prec_share_pass(haze_ctx *ctx, const haze_prec_script *s, pint *acc);
 
 #endif

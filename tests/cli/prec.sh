@@ -39,8 +39,11 @@ grep_out "proved" "proved line"
 script unproved.g 'y = float<ieee_64,ne>(x);\n{ x in [1,2] -> |y - x| <= 1b-60 }\n'
 check 1 "a stated bound that does not hold" "$haze" prec "$tmp/unproved.g"
 grep_out "NOT PROVED" "not proved line"
-check 0 "bisection option" "$haze" prec --bisect x=4 "$tmp/proved.g"
+check 0 "bisection option" "$haze" prec --bisect x=4 --refine 0 "$tmp/proved.g"
 grep_out "4 sub-boxes" "bisection count"
+check 1 "refinement budget not a number" "$haze" prec --refine lots "$tmp/proved.g"
+check 1 "negative refinement budget" "$haze" prec --refine -3 "$tmp/proved.g"
+check 0 "refinement option" "$haze" prec --refine 16 "$tmp/proved.g"
 check 1 "bisection of an unknown variable" "$haze" prec --bisect q=4 "$tmp/proved.g"
 script syntax.g 'y = x +;\n{ x in [0,1] -> y in ? }\n'
 check 2 "syntax error" "$haze" prec "$tmp/syntax.g"
