@@ -7,11 +7,19 @@
  * 24 bits, one core), the midpoint-radius / lower-upper speedup next to the
  * paper's r_c(N) = 16N / (7 + 7N) (eq. 17), and the ratio GPU / CPU.
  *
+ * GPU columns are device-resident rates: the kernels alone, timed with CUDA
+ * events (host-device copies excluded), array of structures (the library's
+ * layout) and, for comparison, structure of arrays ("SoA"). A second table
+ * runs one iteration per element (memory-bound) to show the layouts'
+ * bandwidth. Hardware limit: the FP32 instruction-issue ceiling (SMs x 128
+ * lanes x peak clock, one instruction per lane per cycle) divided by the
+ * achieved rate gives "budget": how many SASS instructions per iteration the
+ * kernel could execute at that ceiling; the fraction of the ceiling reached is
+ * (SASS instructions per iteration) / budget (count from cuobjdump -sass,
+ * docs/fuzzy.md).
+ *
  * usage: bench_fuzzy_axpy [--quick]
- * The GPU columns are "-" without a device. Hardware limit: the GPU rows
- * print the achieved rate; the instruction-issue ceiling needs the
- * instruction count per iteration from the SASS (cuobjdump -sass on
- * libhaze's fuzzy_cuda object), see docs/fuzzy.md.
+ * The GPU columns are "-" without a device.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +30,9 @@
 #endif
 
 #include "haze/haze.h"
+#ifdef HAZE_HAVE_CUDA
+#include "fuzzy/fuzzy_internal.h"
+#endif
 
 static double now(void) {
     struct timespec t;
@@ -30,8 +41,8 @@ static double now(void) {
 }
 
 /* Element-iterations per second of haze_fuzzy_axpy on ctx. */
-static double run_haze(haze_ctx *ctx, haze_fuzzy_encoding enc, haze_fuzzy_precision prec, int n,
-                       size_t count, int iters) {
+static double run_haze(haze_ctx *ctx, int on_gpu, int soa, haze_fuzzy_encoding enc,
+                       haze_fuzzy_precision prec, int n, size_t count, int iters) {
     haze_fuzzy_array *a, *b, *y;
     if (haze_fuzzy_array_new(ctx, &a, enc, prec, n, count, NULL) ||
         haze_fuzzy_array_new(ctx, &b, enc, prec, n, 1, NULL) ||
@@ -39,14 +50,30 @@ static double run_haze(haze_ctx *ctx, haze_fuzzy_encoding enc, haze_fuzzy_precis
         fprintf(stderr, "bench: %s\n", haze_ctx_errmsg(ctx));
         exit(3);
     }
+    /* 7 distinct numbers, repeated (building millions one by one is slow) */
+    size_t per = a->stride * (prec == HAZE_FUZZY_FLOAT ? sizeof(float) : sizeof(double));
     for (size_t i = 0; i < count; i++)
-        haze_fuzzy_set_tri(ctx, a, i, 0.45, 0.5 + 1e-3 * (double)(i % 7),
-                           0.55 + 2e-3 * (double)(i % 7));
+        if (i < 7)
+            haze_fuzzy_set_tri(ctx, a, i, 0.45, 0.5 + 1e-3 * (double)i, 0.55 + 2e-3 * (double)i);
+        else
+            memcpy((char *)a->data + i * per, (const char *)a->data + (i % 7) * per, per);
     haze_fuzzy_set_tri(ctx, b, 0, 0.9, 1.0, 1.1);
-    haze_fuzzy_axpy(ctx, a, b, 1, y); /* warm-up: device, context, code */
-    double t0 = now();
-    int st = haze_fuzzy_axpy(ctx, a, b, iters, y);
-    double t = now() - t0;
+    double t = 0;
+    int st;
+    (void)soa;
+    if (on_gpu) {
+#ifdef HAZE_HAVE_CUDA
+        haze__fuzzy_axpy_cuda_ex(ctx, a, b, 1, y, soa, 1, &t); /* warm-up */
+        st = haze__fuzzy_axpy_cuda_ex(ctx, a, b, iters, y, soa, 3, &t);
+#else
+        st = HAZE_ERR_NODEVICE;
+#endif
+    } else {
+        haze_fuzzy_axpy(ctx, a, b, 1, y); /* warm-up: threads, caches */
+        double t0 = now();
+        st = haze_fuzzy_axpy(ctx, a, b, iters, y);
+        t = now() - t0;
+    }
     if (st) {
         fprintf(stderr, "bench: %s\n", haze_ctx_errmsg(ctx));
         exit(3);
@@ -98,56 +125,86 @@ int main(int argc, char **argv) {
         gpu = NULL;
     }
     haze_device_info info;
-    if (gpu && haze_device_query(haze_ctx_device(gpu), &info) == HAZE_OK)
-        printf("GPU: %s, %d SMs; CPU backend: %d threads\n", info.name, info.sm_count,
-               haze_ctx_threads(cpu));
-    else
+    double ceiling = 0; /* FP32 lane-instructions per second */
+    if (gpu && haze_device_query(haze_ctx_device(gpu), &info) == HAZE_OK) {
+#ifdef HAZE_HAVE_CUDA
+        ceiling = 128.0 * info.sm_count * 1e3 * haze__fuzzy_cuda_clock_khz(haze_ctx_device(gpu));
+#endif
+        printf("GPU: %s, %d SMs, FP32 issue ceiling %.1f T lane-instr/s (%.1f TFLOP/s FMA), peak "
+               "%.0f GB/s; CPU backend: %d threads\n",
+               info.name, info.sm_count, ceiling * 1e-12, 2 * ceiling * 1e-12,
+               info.peak_bandwidth * 1e-9, haze_ctx_threads(cpu));
+    } else
         printf("GPU: none (GPU columns '-'); CPU backend: %d threads\n", haze_ctx_threads(cpu));
     const int ns[] = {1, 2, 3, 4, 6, 8, 12, 16, 20, 24};
     size_t gcount = quick ? (1u << 16) : (1u << 20), ccount = quick ? 256 : 2048;
     int giters = quick ? 100 : 1000, citers = quick ? 20 : 100;
-    printf("AXPY x <- a x + b: element-iterations per second (GPU: %zu elements x %d iterations; "
-           "CPU: %zu x %d; MPFI: 64 x %d)\n",
+    printf("AXPY x <- a x + b: element-iterations per second (GPU: %zu elements x %d iterations, "
+           "kernel time; CPU: %zu x %d; MPFI: 64 x %d)\n",
            gcount, giters, ccount, citers, citers);
-    printf("%-6s %3s | %10s %10s %10s | %10s %10s %10s | %10s | %7s %7s %7s | %8s\n", "prec", "N",
-           "GPU lu", "GPU mr", "GPU mi", "CPU lu", "CPU mr", "CPU mi", "MPFI lu", "mr/lu", "r_c(N)",
-           "mi/lu", "GPU/CPU");
+    printf("%-6s %3s | %9s %9s %9s | %9s %9s %9s | %9s %9s %9s | %9s | %6s %6s %6s %6s | %7s | "
+           "%7s\n",
+           "prec", "N", "GPU lu", "GPU mr", "GPU mi", "SoA lu", "SoA mr", "SoA mi", "CPU lu",
+           "CPU mr", "CPU mi", "MPFI lu", "mr/lu", "r_c(N)", "mi/lu", "SoA/AoS", "GPU/CPU",
+           "budget");
     for (int p = 0; p < 2; p++) {
         for (size_t ni = 0; ni < sizeof ns / sizeof *ns; ni++) {
             int n = ns[ni];
-            double g[3] = {0, 0, 0}, c[3], m = 0;
+            double g[3] = {0, 0, 0}, gs[3] = {0, 0, 0}, c[3], m = 0;
             for (int e = 0; e < 3; e++) {
-                if (gpu)
-                    g[e] = run_haze(gpu, (haze_fuzzy_encoding)e, (haze_fuzzy_precision)p, n, gcount,
-                                    giters);
-                c[e] = run_haze(cpu, (haze_fuzzy_encoding)e, (haze_fuzzy_precision)p, n, ccount,
-                                citers);
+                if (gpu) {
+                    g[e] = run_haze(gpu, 1, 0, (haze_fuzzy_encoding)e, (haze_fuzzy_precision)p, n,
+                                    gcount, giters);
+                    gs[e] = run_haze(gpu, 1, 1, (haze_fuzzy_encoding)e, (haze_fuzzy_precision)p, n,
+                                     gcount, giters);
+                }
+                c[e] = run_haze(cpu, 0, 0, (haze_fuzzy_encoding)e, (haze_fuzzy_precision)p, n,
+                                ccount, citers);
             }
 #ifdef HAZE_HAVE_MPFI
             m = run_mpfi(n, p ? 24 : 53, 64, citers);
 #endif
             const double *r = gpu ? g : c;
             printf("%-6s %3d | ", p ? "single" : "double", n);
-            for (int e = 0; e < 3; e++)
+            for (int e = 0; e < 6; e++)
                 if (gpu)
-                    printf("%10.3e ", g[e]);
+                    printf("%9.3e %s", e < 3 ? g[e] : gs[e - 3], e == 2 ? "| " : "");
                 else
-                    printf("%10s ", "-");
-            printf("| %10.3e %10.3e %10.3e | ", c[0], c[1], c[2]);
+                    printf("%9s %s", "-", e == 2 ? "| " : "");
+            printf("| %9.3e %9.3e %9.3e | ", c[0], c[1], c[2]);
             if (m > 0)
-                printf("%10.3e | ", m);
+                printf("%9.3e | ", m);
             else
-                printf("%10s | ", "-");
-            printf("%7.2f %7.2f %7.2f | ", r[1] / r[0], 16.0 * n / (7.0 + 7.0 * n), r[2] / r[0]);
+                printf("%9s | ", "-");
+            printf("%6.2f %6.2f %6.2f ", r[1] / r[0], 16.0 * n / (7.0 + 7.0 * n), r[2] / r[0]);
             if (gpu)
-                printf("%8.1f\n", g[1] / c[1]);
+                printf("%6.2f | %7.1f | %7.0f\n", gs[1] / g[1], g[1] / c[1],
+                       ceiling > 0 ? ceiling / g[1] : 0.0);
             else
-                printf("%8s\n", "-");
+                printf("%6s | %7s | %7s\n", "-", "-", "-");
             fflush(stdout);
         }
     }
     printf("mr/lu and mi/lu: speedup over lower-upper on the GPU (CPU without one); r_c(N): the "
-           "paper's operation-count ratio (eq. 17).\n");
+           "paper's operation-count ratio (eq. 17); SoA/AoS: midpoint-radius; budget: SASS "
+           "instructions per mr iteration that the FP32 issue ceiling allows at the measured "
+           "rate.\n");
+    if (gpu) {
+        /* Memory-bound: one iteration, so the layout's load/store pattern shows. */
+        size_t mcount = quick ? (1u << 20) : (1u << 22);
+        printf("\nOne iteration per element (memory-bound), single mr, %zu elements: GB/s of a, y "
+               "traffic (kernel time)\n",
+               mcount);
+        printf("%3s | %9s %9s | %7s\n", "N", "AoS GB/s", "SoA GB/s", "SoA/AoS");
+        for (int n = 1; n <= 16; n *= 2) {
+            double bytes = 2.0 * (n + 1) * sizeof(float) * (double)mcount;
+            double ra = run_haze(gpu, 1, 0, HAZE_FUZZY_MR, HAZE_FUZZY_FLOAT, n, mcount, 1);
+            double rs = run_haze(gpu, 1, 1, HAZE_FUZZY_MR, HAZE_FUZZY_FLOAT, n, mcount, 1);
+            printf("%3d | %9.1f %9.1f | %7.2f\n", n, bytes / mcount * ra * 1e-9,
+                   bytes / mcount * rs * 1e-9, rs / ra);
+            fflush(stdout);
+        }
+    }
     haze_ctx_free(cpu);
     haze_ctx_free(gpu);
     return 0;

@@ -395,11 +395,95 @@ static void test_theorem4(void **state) {
     assert_true(all_inc <= 1.5 * all_rad);
 }
 
+/*
+ * Theorem 4 for one operation, as the theorem states it: inputs whose radii
+ * are exact in both encodings (increments are multiples of 2^-30 below 2^-7,
+ * so every running sum is exact and the mr -> mi conversion is exact), one
+ * add or mul, and the error of each encoding's radius against the exact value
+ * of the same formula (with the same computed kernel m_C, so the kernel terms
+ * eta + u|m_C| cancel and only the rounding of the radius computation is
+ * left). Prints how often E_inc <= E_rad for cuts i >= 2 (the theorem says
+ * always); asserts both radii are upper bounds of the exact formula.
+ */
+static void test_theorem4_single(void **state) {
+    (void)state;
+    enum { N = 8 };
+    haze__rng rng;
+    haze__rng_seed(&rng, 45);
+    long cases = fp_gen_cases(20000), le[2] = {0, 0}, gt[2] = {0, 0};
+    double sum_rad[2] = {0, 0}, sum_inc[2] = {0, 0};
+    mpfr_t f, t, v;
+    mpfr_inits2(1200, f, t, v, (mpfr_ptr)0);
+    for (long c = 0; c < cases; c++) {
+        double a[N + 1], b[N + 1], ai[N + 1], bi[N + 1], cr[N + 1], ci[N + 1];
+        a[0] = 0.5 + haze__rng_uniform(&rng);
+        b[0] = (haze__rng_below(&rng, 2) ? -1 : 1) * (0.5 + haze__rng_uniform(&rng));
+        double ra = 0, rb = 0;
+        for (int k = 1; k <= N; k++) {
+            a[k] = ra += ldexp((double)haze__rng_below(&rng, 1u << 23), -30);
+            b[k] = rb += ldexp((double)haze__rng_below(&rng, 1u << 23), -30);
+        }
+        haze_fzmrd_to_mi(N, ai, a);
+        haze_fzmrd_to_mi(N, bi, b);
+        int mul = (int)(c & 1);
+        if (mul) {
+            haze_fzmrd_mul(N, cr, a, b);
+            haze_fzmid_mul(N, ci, ai, bi);
+        } else {
+            haze_fzmrd_add(N, cr, a, b);
+            haze_fzmid_add(N, ci, ai, bi);
+        }
+        assert_true(cr[0] == ci[0]);
+        mpfr_set_zero(v, 1);
+        for (int k = 1; k <= N; k++) {
+            /* exact formula: u|m_C| (+ eta) + rho_A + rho_B, or + (|mA| + rA) rB + |mB| rA */
+            mpfr_set_d(f, fabs(cr[0]), MPFR_RNDN);
+            mpfr_mul_2si(f, f, -53, MPFR_RNDN);
+            if (mul) {
+                mpfr_set_d(t, 0x1p-1074, MPFR_RNDN);
+                mpfr_add(f, f, t, MPFR_RNDN);
+                mpfr_set_d(t, fabs(a[0]), MPFR_RNDN);
+                mpfr_add_d(t, t, a[k], MPFR_RNDN);
+                mpfr_mul_d(t, t, b[k], MPFR_RNDN);
+                mpfr_add(f, f, t, MPFR_RNDN);
+                mpfr_set_d(t, fabs(b[0]), MPFR_RNDN);
+                mpfr_mul_d(t, t, a[k], MPFR_RNDN);
+                mpfr_add(f, f, t, MPFR_RNDN);
+            } else {
+                mpfr_add_d(f, f, a[k], MPFR_RNDN);
+                mpfr_add_d(f, f, b[k], MPFR_RNDN);
+            }
+            mpfr_add_d(v, v, ci[k], MPFR_RNDN); /* exact radius of the mi result */
+            mpfr_sub(t, v, f, MPFR_RNDN);
+            double ei = mpfr_get_d(t, MPFR_RNDN);
+            mpfr_set_d(t, cr[k], MPFR_RNDN);
+            mpfr_sub(t, t, f, MPFR_RNDN);
+            double ed = mpfr_get_d(t, MPFR_RNDN);
+            if (ei < 0 || ed < 0)
+                fail_msg("radius below the exact formula (case %ld, cut %d)", c, k);
+            if (k >= 2) {
+                sum_inc[mul] += ei / mpfr_get_d(f, MPFR_RNDN);
+                sum_rad[mul] += ed / mpfr_get_d(f, MPFR_RNDN);
+                if (ei <= ed)
+                    le[mul]++;
+                else
+                    gt[mul]++;
+            }
+        }
+    }
+    for (int m = 0; m < 2; m++)
+        print_message("Theorem 4, single %s, N = %d, cuts 2..N: E_inc <= E_rad in %ld, E_inc > "
+                      "E_rad in %ld; mean relative error mr %.3e, mi %.3e\n",
+                      m ? "mul" : "add", N, le[m], gt[m], sum_rad[m] / (double)(le[m] + gt[m]),
+                      sum_inc[m] / (double)(le[m] + gt[m]));
+    mpfr_clears(f, t, v, (mpfr_ptr)0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_construct), cmocka_unit_test(test_lu_is_interval),
         cmocka_unit_test(test_sort_axpy), cmocka_unit_test(test_containment),
-        cmocka_unit_test(test_theorem4),
+        cmocka_unit_test(test_theorem4),  cmocka_unit_test(test_theorem4_single),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

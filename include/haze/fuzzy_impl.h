@@ -23,7 +23,23 @@
 #define HAZE__FMR(name)      HAZE__CAT3(haze_fzmr, HAZE__P, _##name)
 #define HAZE__FMI(name)      HAZE__CAT3(haze_fzmi, HAZE__P, _##name)
 #define HAZE__R(name)        HAZE__CAT3(haze_##name, HAZE__S, )
-#define HAZE__ABS(x)         ((x) < 0 ? -(x) : (x))
+/* fabs/fabsf: a free operand modifier on the GPU, where a compare and select cost 2 instructions */
+#define HAZE__ABS(x) HAZE__CAT3(fabs, HAZE__S, )(x)
+/*
+ * Radii of a product are NaN only for 0 * inf (an infinite radius meets a
+ * zero): such radii become +inf (the whole line). One NaN test on the sum of
+ * the radii replaces a test per cut (NaN propagates through the sum; the
+ * sum's rounding does not matter), so the common path costs N - 1 additions.
+ */
+#define HAZE__FIX_NAN(n, c)                                                                        \
+    do {                                                                                           \
+        HAZE__T s_ = 0;                                                                            \
+        HAZE__PRAGMA_UNROLL                                                                        \
+        for (int i_ = 1; i_ <= (n); i_++) s_ += (c)[i_];                                           \
+        if (s_ != s_)                                                                              \
+            for (int i_ = 1; i_ <= (n); i_++)                                                      \
+                if ((c)[i_] != (c)[i_]) (c)[i_] = HAZE__INF;                                       \
+    } while (0)
 
 /* ------------------------------------------------------------ lower-upper */
 
@@ -70,7 +86,7 @@ HAZE__LU_UNARY(sqrt)
 HAZE_HD int HAZE__FMR(add)(int n, HAZE__T *c, const HAZE__T *a, const HAZE__T *b) {
     HAZE__T m = HAZE__R(rn_add)(a[0], b[0]);
     HAZE__T e = HAZE__MRF(mid_err)(m, 0);
-    if (!(m > -HAZE__INF && m < HAZE__INF)) m = 0, e = HAZE__INF; /* overflow: whole line */
+    if (!(HAZE__ABS(m) < HAZE__INF)) m = 0, e = HAZE__INF; /* overflow: whole line */
     HAZE__PRAGMA_UNROLL
     for (int i = 1; i <= n; i++) c[i] = HAZE__R(ru_add)(HAZE__R(ru_add)(e, a[i]), b[i]);
     c[0] = m;
@@ -80,7 +96,7 @@ HAZE_HD int HAZE__FMR(add)(int n, HAZE__T *c, const HAZE__T *a, const HAZE__T *b
 HAZE_HD int HAZE__FMR(sub)(int n, HAZE__T *c, const HAZE__T *a, const HAZE__T *b) {
     HAZE__T m = HAZE__R(rn_sub)(a[0], b[0]);
     HAZE__T e = HAZE__MRF(mid_err)(m, 0);
-    if (!(m > -HAZE__INF && m < HAZE__INF)) m = 0, e = HAZE__INF;
+    if (!(HAZE__ABS(m) < HAZE__INF)) m = 0, e = HAZE__INF;
     HAZE__PRAGMA_UNROLL
     for (int i = 1; i <= n; i++) c[i] = HAZE__R(ru_add)(HAZE__R(ru_add)(e, a[i]), b[i]);
     c[0] = m;
@@ -99,15 +115,15 @@ HAZE_HD int HAZE__FMR(mul)(int n, HAZE__T *c, const HAZE__T *a, const HAZE__T *b
     HAZE__T ma = HAZE__ABS(a[0]), mb = HAZE__ABS(b[0]);
     HAZE__T m = HAZE__R(rn_mul)(a[0], b[0]);
     HAZE__T e = HAZE__MRF(mid_err)(m, 1);
-    if (!(m > -HAZE__INF && m < HAZE__INF)) m = 0, e = HAZE__INF;
+    if (!(HAZE__ABS(m) < HAZE__INF)) m = 0, e = HAZE__INF;
     HAZE__PRAGMA_UNROLL
     for (int i = 1; i <= n; i++) {
         HAZE__T ra = a[i], rb = b[i];
         HAZE__T r = HAZE__R(ru_mul)(HAZE__R(ru_add)(ma, ra), rb);
         r = HAZE__R(ru_add)(e, r);
-        r = HAZE__R(ru_add)(r, HAZE__R(ru_mul)(mb, ra));
-        c[i] = r != r ? HAZE__INF : r;
+        c[i] = HAZE__R(ru_add)(r, HAZE__R(ru_mul)(mb, ra));
     }
+    HAZE__FIX_NAN(n, c);
     c[0] = m;
     return 0;
 }
@@ -118,7 +134,7 @@ HAZE_HD int HAZE__FMR(recip)(int n, HAZE__T *c, const HAZE__T *a) {
     int bad = !(am > a[n]);
     HAZE__T m = HAZE__R(rn_div)((HAZE__T)1, a[0]);
     HAZE__T e = HAZE__MRF(mid_err)(m, 1);
-    if (!(m > -HAZE__INF && m < HAZE__INF)) m = 0, e = HAZE__INF, bad = 1;
+    if (!(HAZE__ABS(m) < HAZE__INF)) m = 0, e = HAZE__INF, bad = 1;
     HAZE__PRAGMA_UNROLL
     for (int i = 1; i <= n; i++) {
         HAZE__T ra = a[i], r;
@@ -142,7 +158,7 @@ HAZE_HD int HAZE__FMR(recip)(int n, HAZE__T *c, const HAZE__T *a) {
 HAZE_HD int HAZE__FMI(add)(int n, HAZE__T *c, const HAZE__T *a, const HAZE__T *b) {
     HAZE__T m = HAZE__R(rn_add)(a[0], b[0]);
     HAZE__T e = HAZE__MRF(mid_err)(m, 0);
-    if (!(m > -HAZE__INF && m < HAZE__INF)) m = 0, e = HAZE__INF;
+    if (!(HAZE__ABS(m) < HAZE__INF)) m = 0, e = HAZE__INF;
     c[1] = HAZE__R(ru_add)(HAZE__R(ru_add)(e, a[1]), b[1]);
     HAZE__PRAGMA_UNROLL
     for (int i = 2; i <= n; i++) c[i] = HAZE__R(ru_add)(a[i], b[i]);
@@ -153,7 +169,7 @@ HAZE_HD int HAZE__FMI(add)(int n, HAZE__T *c, const HAZE__T *a, const HAZE__T *b
 HAZE_HD int HAZE__FMI(sub)(int n, HAZE__T *c, const HAZE__T *a, const HAZE__T *b) {
     HAZE__T m = HAZE__R(rn_sub)(a[0], b[0]);
     HAZE__T e = HAZE__MRF(mid_err)(m, 0);
-    if (!(m > -HAZE__INF && m < HAZE__INF)) m = 0, e = HAZE__INF;
+    if (!(HAZE__ABS(m) < HAZE__INF)) m = 0, e = HAZE__INF;
     c[1] = HAZE__R(ru_add)(HAZE__R(ru_add)(e, a[1]), b[1]);
     HAZE__PRAGMA_UNROLL
     for (int i = 2; i <= n; i++) c[i] = HAZE__R(ru_add)(a[i], b[i]);
@@ -175,7 +191,7 @@ HAZE_HD int HAZE__FMI(neg)(int n, HAZE__T *c, const HAZE__T *a) {
 HAZE_HD int HAZE__FMI(mul)(int n, HAZE__T *c, const HAZE__T *a, const HAZE__T *b) {
     HAZE__T m = HAZE__R(rn_mul)(a[0], b[0]);
     HAZE__T e = HAZE__MRF(mid_err)(m, 1);
-    if (!(m > -HAZE__INF && m < HAZE__INF)) m = 0, e = HAZE__INF;
+    if (!(HAZE__ABS(m) < HAZE__INF)) m = 0, e = HAZE__INF;
     HAZE__T ta = HAZE__ABS(a[0]), tb = HAZE__ABS(b[0]), db_prev = 0;
     HAZE__PRAGMA_UNROLL
     for (int i = 1; i <= n; i++) {
@@ -183,10 +199,10 @@ HAZE_HD int HAZE__FMI(mul)(int n, HAZE__T *c, const HAZE__T *a, const HAZE__T *b
         ta = HAZE__R(ru_add)(ta, da);
         tb = HAZE__R(ru_add)(tb, db_prev);
         HAZE__T r = HAZE__R(ru_add)(HAZE__R(ru_mul)(ta, db), HAZE__R(ru_mul)(tb, da));
-        if (i == 1) r = HAZE__R(ru_add)(e, r);
-        c[i] = r != r ? HAZE__INF : r;
+        c[i] = i == 1 ? HAZE__R(ru_add)(e, r) : r;
         db_prev = db;
     }
+    HAZE__FIX_NAN(n, c);
     c[0] = m;
     return 0;
 }
@@ -200,7 +216,7 @@ HAZE_HD int HAZE__FMI(recip)(int n, HAZE__T *c, const HAZE__T *a) {
     HAZE__T m = HAZE__R(rn_div)((HAZE__T)1, a[0]);
     HAZE__T e = HAZE__MRF(mid_err)(m, 1);
     int bad = 0;
-    if (!(m > -HAZE__INF && m < HAZE__INF)) m = 0, e = HAZE__INF, bad = 1;
+    if (!(HAZE__ABS(m) < HAZE__INF)) m = 0, e = HAZE__INF, bad = 1;
     HAZE__T t = HAZE__ABS(a[0]), d_prev = 0;
     HAZE__PRAGMA_UNROLL
     for (int i = 1; i <= n; i++) {
@@ -319,5 +335,6 @@ HAZE_HD int HAZE__FMI(sqrt)(int n, HAZE__T *c, const HAZE__T *a) {
 #undef HAZE__FMI
 #undef HAZE__R
 #undef HAZE__ABS
+#undef HAZE__FIX_NAN
 #undef HAZE__CAT3
 #undef HAZE__CAT3_

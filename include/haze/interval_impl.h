@@ -172,7 +172,7 @@ HAZE_HD int HAZE__MRF(is_finite)(HAZE__MR x) {
 
 /* Rounding error bound of a midpoint m computed by one RN operation: u|m| (+ eta if a product). */
 HAZE_HD HAZE__T HAZE__MRF(mid_err)(HAZE__T m, int with_eta) {
-    HAZE__T e = HAZE__R(ru_mul)(HAZE__U, m < 0 ? -m : m);
+    HAZE__T e = HAZE__R(ru_mul)(HAZE__U, HAZE__CAT3(fabs, HAZE__S, )(m)); /* free |m| on GPU */
     return with_eta ? HAZE__R(ru_add)(e, HAZE__ETA) : e;
 }
 
