@@ -9,6 +9,6 @@ cd "$(dirname "$0")/.."
 dir=${1:-.debs}
 mkdir -p "$dir"
 cd "$dir"
-apt-get download libmpfr-dev libmpfr6 libgmp-dev libgmp10 libgmpxx4ldbl libmpfi-dev libmpfi0 \
+apt-get download libmpfr-dev libmpfr6 libgmp-dev libgmp10 libgmpxx4ldbl libmpfi-dev libmpfi-dev-common libmpfi0 \
     libcmocka-dev libcmocka0 fuzzylite libfuzzylite6.0 gappa
 ls -l
