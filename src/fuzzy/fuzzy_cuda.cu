@@ -153,9 +153,10 @@ int launch_axpy(int n, size_t count, int iters, const T *a, const T *b, T *y, in
         HAZE__CASE(1)
         HAZE__CASE(2)
         HAZE__CASE(3)
-        HAZE__CASE(4) HAZE__CASE(5) HAZE__CASE(6) HAZE__CASE(7) HAZE__CASE(8) HAZE__CASE(9)
-            HAZE__CASE(10) HAZE__CASE(11) HAZE__CASE(12) HAZE__CASE(13) HAZE__CASE(14)
-                HAZE__CASE(15) HAZE__CASE(16) HAZE__CASE(20) HAZE__CASE(24) HAZE__CASE(32)
+        HAZE__CASE(4)
+        HAZE__CASE(5) HAZE__CASE(6) HAZE__CASE(7) HAZE__CASE(8) HAZE__CASE(9) HAZE__CASE(10)
+            HAZE__CASE(11) HAZE__CASE(12) HAZE__CASE(13) HAZE__CASE(14) HAZE__CASE(15)
+                HAZE__CASE(16) HAZE__CASE(20) HAZE__CASE(24) HAZE__CASE(32)
 #undef HAZE__CASE
                     default : return 0;
     }
