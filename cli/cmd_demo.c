@@ -47,6 +47,8 @@ static int demo_fuzzy(const cli_global *g) {
 /* fuzzy inference and edge detection */
 extern const unsigned char haze_demo_tipper_fis[], haze_demo_edge_png[];
 extern const unsigned long haze_demo_tipper_fis_size, haze_demo_edge_png_size;
+extern const unsigned char haze_demo_tipper_fll[];
+extern const unsigned long haze_demo_tipper_fll_size;
 
 static int demo_fis(const cli_global *g) {
     haze_ctx *ctx = NULL;
@@ -63,6 +65,25 @@ static int demo_fis(const cli_global *g) {
                haze_backend_name(haze_ctx_backend(ctx)));
         for (int i = 0; i < 4; i++) printf("  %g, %g -> %.4f\n", in[2 * i], in[2 * i + 1], out[i]);
     }
+    haze_fis_free(f);
+    f = NULL;
+    /* fuzzylite's hybrid tipper: a Mamdani and a Takagi-Sugeno output */
+    char *fll = malloc(haze_demo_tipper_fll_size + 1);
+    if (!st && !fll) st = HAZE_ERR_NOMEM;
+    if (!st) {
+        memcpy(fll, haze_demo_tipper_fll, haze_demo_tipper_fll_size);
+        fll[haze_demo_tipper_fll_size] = '\0';
+        st = haze_fis_parse_fll(ctx, fll, "tipper_hybrid.fll", &f);
+    }
+    double out2[8];
+    if (!st) st = haze_fis_eval(ctx, f, in, 4, out2);
+    if (!st) {
+        printf("fuzzylite's hybrid tipper.fll (fuzzylite mode): service, food -> mTip, tsTip\n");
+        for (int i = 0; i < 4; i++)
+            printf("  %g, %g -> %.4f, %.4f\n", in[2 * i], in[2 * i + 1], out2[2 * i],
+                   out2[2 * i + 1]);
+    }
+    free(fll);
     haze_fis_free(f);
     rc = st ? cli_fail(ctx, st) : CLI_OK;
     haze_ctx_free(ctx);

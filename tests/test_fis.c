@@ -461,6 +461,12 @@ static void test_fuzzylite_examples(void **s) {
         haze_fis_free(f);
     }
     assert_int_equal(checked, 17);
+    /* device pointers need the CUDA backend */
+    haze_fis *f = NULL;
+    double x = 0, y = 0;
+    if (haze_fis_load(ctx, HAZE_TEST_DATA "/fis/tipper.fis", &f)) fail_msg("tipper");
+    assert_int_equal(haze_fis_eval_device(ctx, f, &x, 1, &y, NULL), HAZE_ERR_UNSUPPORTED);
+    haze_fis_free(f);
     haze_ctx_free(ctx);
 }
 

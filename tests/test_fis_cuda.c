@@ -11,6 +11,10 @@
 #include <math.h>
 #include <string.h>
 
+#ifdef HAZE_HAVE_CUDA
+#include <cuda_runtime.h>
+#endif
+
 #include "core/rng.h"
 #include "test_util.h"
 
@@ -253,12 +257,46 @@ static void test_fuzzylite_engines(void **state) {
     haze_ctx_free(gpu);
 }
 
+#ifdef HAZE_HAVE_CUDA
+/* haze_fis_eval_device on device buffers gives what haze_fis_eval gives. */
+static void test_device_pointers(void **state) {
+    (void)state;
+    haze_ctx *gpu = haze_test_ctx(HAZE_BACKEND_CUDA);
+    haze_fis *f = NULL;
+    if (haze_fis_load(gpu, HAZE_TEST_DATA "/fis/octave/investment_portfolio.fis", &f))
+        fail_msg("%s", haze_ctx_errmsg(gpu));
+    const size_t n = 5000;
+    double *in = malloc(sizeof(double) * 2 * n), *a = malloc(sizeof(double) * n),
+           *b = malloc(sizeof(double) * n);
+    for (size_t i = 0; i < 2 * n; i++) in[i] = 100.0 * (double)((i * 7919) % 1000) / 1000.0;
+    double *din = NULL, *dout = NULL;
+    assert_int_equal(cudaMalloc((void **)&din, sizeof(double) * 2 * n), cudaSuccess);
+    assert_int_equal(cudaMalloc((void **)&dout, sizeof(double) * n), cudaSuccess);
+    assert_int_equal(cudaMemcpy(din, in, sizeof(double) * 2 * n, cudaMemcpyHostToDevice),
+                     cudaSuccess);
+    assert_int_equal(haze_fis_eval(gpu, f, in, n, a), HAZE_OK);
+    if (haze_fis_eval_device(gpu, f, din, n, dout, NULL)) fail_msg("%s", haze_ctx_errmsg(gpu));
+    assert_int_equal(cudaMemcpy(b, dout, sizeof(double) * n, cudaMemcpyDeviceToHost), cudaSuccess);
+    assert_memory_equal(a, b, sizeof(double) * n);
+    cudaFree(din);
+    cudaFree(dout);
+    free(in);
+    free(a);
+    free(b);
+    haze_fis_free(f);
+    haze_ctx_free(gpu);
+}
+#endif
+
 int main(void) {
     haze_test_require_gpu();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tipper_gpu),
         cmocka_unit_test(test_random_systems),
         cmocka_unit_test(test_fuzzylite_engines),
+#ifdef HAZE_HAVE_CUDA
+        cmocka_unit_test(test_device_pointers),
+#endif
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

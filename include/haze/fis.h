@@ -106,6 +106,16 @@ HAZE_API int haze_fis_eval(haze_ctx *ctx, const haze_fis *fis, const double *inp
 HAZE_API int haze_fis_eval_stats(haze_ctx *ctx, const haze_fis *fis, const double *inputs, size_t n,
                                  double *outputs, haze_fis_stats *stats);
 
+/*
+ * The same on inputs and outputs that already live in the GPU's memory
+ * (device pointers from cudaMalloc, n x num_inputs and n x num_outputs,
+ * row-major, caller-owned): no host transfers, for pipelines that keep their
+ * data on the device. The context's backend must be CUDA, otherwise
+ * HAZE_ERR_UNSUPPORTED. Returns when the outputs are written.
+ */
+HAZE_API int haze_fis_eval_device(haze_ctx *ctx, const haze_fis *fis, const double *d_inputs,
+                                  size_t n, double *d_outputs, haze_fis_stats *stats);
+
 #ifdef __cplusplus
 }
 #endif

@@ -208,9 +208,23 @@ int haze_fis_eval_stats(haze_ctx *ctx, const haze_fis *fis, const double *inputs
     if (!inputs || !outputs)
         return haze__error(ctx, HAZE_ERR_INVALID, "haze_fis_eval: inputs or outputs is NULL");
 #ifdef HAZE_HAVE_CUDA
-    if (haze__use_cuda(ctx)) return haze__fis_eval_cuda(ctx, fis, inputs, n, outputs, stats);
+    if (haze__use_cuda(ctx)) return haze__fis_eval_cuda(ctx, fis, inputs, n, outputs, stats, 0);
 #endif
     return eval_cpu(ctx, fis, inputs, n, outputs, stats);
+}
+
+int haze_fis_eval_device(haze_ctx *ctx, const haze_fis *fis, const double *d_inputs, size_t n,
+                         double *d_outputs, haze_fis_stats *stats) {
+    if (stats) memset(stats, 0, sizeof *stats);
+    if (!fis) return haze__error(ctx, HAZE_ERR_INVALID, "haze_fis_eval_device: fis is NULL");
+    if (n == 0) return HAZE_OK;
+    if (!d_inputs || !d_outputs)
+        return haze__error(ctx, HAZE_ERR_INVALID, "haze_fis_eval_device: NULL buffer");
+#ifdef HAZE_HAVE_CUDA
+    if (haze__use_cuda(ctx)) return haze__fis_eval_cuda(ctx, fis, d_inputs, n, d_outputs, stats, 1);
+#endif
+    return haze__error(ctx, HAZE_ERR_UNSUPPORTED,
+                       "haze_fis_eval_device: the context's backend is not CUDA");
 }
 
 int haze_fis_eval(haze_ctx *ctx, const haze_fis *fis, const double *inputs, size_t n,

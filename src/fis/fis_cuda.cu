@@ -28,6 +28,37 @@ __global__ void fis_eval_kernel(haze_fis f, const double *in, double *out, doubl
     if (nr) atomicAdd(&counts[1], (unsigned long long)nr);
 }
 
+/* The same with the per-row scratch in thread-local memory, which the
+ * hardware interleaves across a warp (coalesced), for models whose scratch
+ * fits in L doubles. */
+template <int L>
+__global__ void fis_eval_kernel_local(haze_fis f, const double *in, double *out, size_t n,
+                                      unsigned long long *counts) {
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    double scratch[L];
+    int c = 0, nr = 0;
+    haze__fis_eval_row(&f, in + i * (size_t)f.ni, out + i * (size_t)f.no, scratch, &c, &nr);
+    if (c) atomicAdd(&counts[0], (unsigned long long)c);
+    if (nr) atomicAdd(&counts[1], (unsigned long long)nr);
+}
+
+/* Launches the evaluation of m rows already on the device. */
+static cudaError_t launch(const haze_fis *dm, const double *din, double *dout, double *dscr,
+                          size_t m, unsigned long long *dcnt, cudaStream_t s) {
+    const size_t wl = haze__fis_scratch(dm);
+    unsigned threads = 128, blocks = (unsigned)((m + threads - 1) / threads);
+    if (wl <= 32)
+        fis_eval_kernel_local<32><<<blocks, threads, 0, s>>>(*dm, din, dout, m, dcnt);
+    else if (wl <= 128)
+        fis_eval_kernel_local<128><<<blocks, threads, 0, s>>>(*dm, din, dout, m, dcnt);
+    else if (wl <= 512)
+        fis_eval_kernel_local<512><<<blocks, threads, 0, s>>>(*dm, din, dout, m, dcnt);
+    else
+        fis_eval_kernel<<<blocks, threads, 0, s>>>(*dm, din, dout, dscr, m, dcnt);
+    return cudaGetLastError();
+}
+
 #define CK(call)                                                                                   \
     do {                                                                                           \
         cudaError_t e_ = (call);                                                                   \
@@ -42,8 +73,10 @@ static size_t align16(size_t v) {
     return (v + 15) & ~(size_t)15;
 }
 
+/* on_device: inputs and outputs are device pointers (no copies). */
 extern "C" int haze__fis_eval_cuda(haze_ctx *ctx, const haze_fis *fis, const double *inputs,
-                                   size_t n, double *outputs, haze_fis_stats *stats) {
+                                   size_t n, double *outputs, haze_fis_stats *stats,
+                                   int on_device) {
     int st = haze__cuda_begin(ctx);
     if (st) return st;
     cudaStream_t s = haze__stream(ctx);
@@ -84,7 +117,10 @@ extern "C" int haze__fis_eval_cuda(haze_ctx *ctx, const haze_fis *fis, const dou
     dm.gstride = haze__fis_gstride(fis);
     const size_t gb = hgrid ? sizeof(double) * haze__fis_grid_len(fis) : 0;
     total += gb;
-    size_t per_row = sizeof(double) * ((size_t)ni + no + haze__fis_scratch(fis));
+    const int global_scratch = haze__fis_scratch(fis) > 512;
+    size_t per_row = sizeof(double) * ((on_device ? 0 : (size_t)ni + no) +
+                                       (global_scratch ? haze__fis_scratch(fis) : 0));
+    if (per_row == 0) per_row = 1;
     size_t budget = haze__cuda_budget(ctx);
     size_t chunk = budget > total + 4096 ? (budget - total - 4096) / per_row : 0;
     if (chunk > n) chunk = n;
@@ -117,18 +153,23 @@ extern "C" int haze__fis_eval_cuda(haze_ctx *ctx, const haze_fis *fis, const dou
         CK(cudaMemcpyAsync(dgrid, hgrid, gb, cudaMemcpyHostToDevice, s));
     }
     dm.grid = dgrid;
-    CK(cudaMalloc((void **)&din, sizeof(double) * chunk * ni));
-    CK(cudaMalloc((void **)&dout, sizeof(double) * chunk * no));
-    CK(cudaMalloc((void **)&dscr, sizeof(double) * chunk * haze__fis_scratch(fis)));
+    if (!on_device) {
+        CK(cudaMalloc((void **)&din, sizeof(double) * chunk * ni));
+        CK(cudaMalloc((void **)&dout, sizeof(double) * chunk * no));
+    }
+    if (global_scratch)
+        CK(cudaMalloc((void **)&dscr, sizeof(double) * chunk * haze__fis_scratch(fis)));
     CK(cudaMalloc((void **)&dcnt, sizeof hcnt));
     CK(cudaMemsetAsync(dcnt, 0, sizeof hcnt, s));
     for (size_t i0 = 0; i0 < n; i0 += chunk) {
         size_t m = n - i0 < chunk ? n - i0 : chunk;
+        if (on_device) {
+            CK(launch(&dm, inputs + i0 * ni, outputs + i0 * no, dscr, m, dcnt, s));
+            continue;
+        }
         CK(cudaMemcpyAsync(din, inputs + i0 * ni, sizeof(double) * m * ni, cudaMemcpyHostToDevice,
                            s));
-        unsigned threads = 128, blocks = (unsigned)((m + threads - 1) / threads);
-        fis_eval_kernel<<<blocks, threads, 0, s>>>(dm, din, dout, dscr, m, dcnt);
-        CK(cudaGetLastError());
+        CK(launch(&dm, din, dout, dscr, m, dcnt, s));
         CK(cudaMemcpyAsync(outputs + i0 * no, dout, sizeof(double) * m * no, cudaMemcpyDeviceToHost,
                            s));
     }

@@ -555,7 +555,7 @@ int haze__fll_parse(haze_ctx *ctx, char *buf, const char *file, haze_fis **out);
 
 #ifdef HAZE_HAVE_CUDA
 int haze__fis_eval_cuda(haze_ctx *ctx, const haze_fis *fis, const double *inputs, size_t n,
-                        double *outputs, haze_fis_stats *stats);
+                        double *outputs, haze_fis_stats *stats, int on_device);
 #endif
 
 #ifdef __cplusplus
