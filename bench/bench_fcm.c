@@ -30,13 +30,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
 #include "haze/haze.h"
-
-static double now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 /* Spherical clusters of the same size around c random centres (the paper's
  * workload): noise = sum of three uniforms, centred (Irwin-Hall, close to a
@@ -62,7 +57,7 @@ static double *make_data(size_t n, size_t d, size_t c, unsigned seed) {
 #define MAXK 64
 static int stamp(void *arg, int iter, double objective, double change) {
     (void)objective, (void)change;
-    if (iter >= 0 && iter < MAXK) ((double *)arg)[iter] = now();
+    if (iter >= 0 && iter < MAXK) ((double *)arg)[iter] = bench_now();
     return 0;
 }
 
@@ -209,13 +204,8 @@ int main(int argc, char **argv) {
     haze_device_info info;
     memset(&info, 0, sizeof info);
     if (haze_has_cuda() && haze_cuda_device_count() > 0) {
-        co.backend = HAZE_BACKEND_CUDA;
-        if (haze_ctx_new(&gpu, &co)) {
-            haze_ctx_free(gpu);
-            gpu = NULL;
-        } else {
-            haze_device_query(haze_ctx_device(gpu), &info);
-        }
+        gpu = bench_gpu_ctx(&co);
+        if (gpu) haze_device_query(haze_ctx_device(gpu), &info);
     }
     py_setup();
     const char *comp = !have_python ? "competitor" : skf ? "skfuzzy" : "numpy*";

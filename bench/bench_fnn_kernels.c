@@ -16,13 +16,8 @@
 #include <time.h>
 
 #include "fnn/fnn_internal.h"
+#include "bench_util.h"
 #include "haze/haze.h"
-
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* Microseconds per online step on the CPU: a network with R rules, no new
  * rules (threshold 0), `steps` samples. */
@@ -44,9 +39,9 @@ static double cpu_step_us(haze_ctx *ctx, size_t D, size_t R, size_t L, size_t st
     o.rate = 1e-9;
     haze_fnn_train(ctx, net, x, d, R, &o); /* structure: R rules */
     o.threshold = 0.0;
-    double t0 = now();
+    double t0 = bench_now();
     haze_fnn_train(ctx, net, x, d, steps, &o);
-    double us = 1e6 * (now() - t0) / (double)steps;
+    double us = 1e6 * (bench_now() - t0) / (double)steps;
     free(x), free(d);
     haze_fnn_free(net);
     return us;

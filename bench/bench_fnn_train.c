@@ -23,13 +23,8 @@
 #include <time.h>
 
 #include "fnn/fnn_internal.h"
+#include "bench_util.h"
 #include "haze/haze.h"
-
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* Samples per second of online training on ctx, after growing R rules. */
 static double speed(haze_ctx *ctx, const double *x, const double *d, size_t n, size_t D, size_t L,
@@ -47,9 +42,9 @@ static double speed(haze_ctx *ctx, const double *x, const double *d, size_t n, s
         o.threshold = 0.0;
         o.shuffle = 1;
         o.batch = batch;
-        double t0 = now();
+        double t0 = bench_now();
         if (haze_fnn_train(ctx, net, x, d, steps < n ? steps : n, &o) == HAZE_OK)
-            r = (double)(steps < n ? steps : n) / (now() - t0);
+            r = (double)(steps < n ? steps : n) / (bench_now() - t0);
         else
             fprintf(stderr, "train: %s\n", haze_ctx_errmsg(ctx));
     }

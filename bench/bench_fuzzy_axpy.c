@@ -29,16 +29,11 @@
 #include <mpfi.h>
 #endif
 
+#include "bench_util.h"
 #include "haze/haze.h"
 #ifdef HAZE_HAVE_CUDA
 #include "fuzzy/fuzzy_internal.h"
 #endif
-
-static double now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 /* Element-iterations per second of haze_fuzzy_axpy on ctx. */
 static double run_haze(haze_ctx *ctx, int on_gpu, int soa, haze_fuzzy_encoding enc,
@@ -70,9 +65,9 @@ static double run_haze(haze_ctx *ctx, int on_gpu, int soa, haze_fuzzy_encoding e
 #endif
     } else {
         haze_fuzzy_axpy(ctx, a, b, 1, y); /* warm-up: threads, caches */
-        double t0 = now();
+        double t0 = bench_now();
         st = haze_fuzzy_axpy(ctx, a, b, iters, y);
-        t = now() - t0;
+        t = bench_now() - t0;
     }
     if (st) {
         fprintf(stderr, "bench: %s\n", haze_ctx_errmsg(ctx));
@@ -96,7 +91,7 @@ static double run_mpfi(int n, int prec_bits, size_t count, int iters) {
         mpfi_interv_d(a[k], 0.45 + 0.05 * al, 0.55 - 0.05 * al);
         mpfi_interv_d(b[k], 0.9 + 0.1 * al, 1.1 - 0.1 * al);
     }
-    double t0 = now();
+    double t0 = bench_now();
     for (size_t j = 0; j < count; j++) {
         for (int k = 0; k < n; k++) mpfi_set_d(x[k], 0);
         for (int it = 0; it < iters; it++)
@@ -105,7 +100,7 @@ static double run_mpfi(int n, int prec_bits, size_t count, int iters) {
                 mpfi_add(x[k], t, b[k]);
             }
     }
-    double el = now() - t0;
+    double el = bench_now() - t0;
     for (int k = 0; k < n; k++) mpfi_clear(a[k]), mpfi_clear(x[k]), mpfi_clear(b[k]);
     mpfi_clear(t);
     free(a), free(x), free(b);
@@ -115,15 +110,11 @@ static double run_mpfi(int n, int prec_bits, size_t count, int iters) {
 
 int main(int argc, char **argv) {
     int quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
-    haze_ctx *cpu = NULL, *gpu = NULL;
+    haze_ctx *cpu = NULL;
     haze_ctx_options o = haze_ctx_options_default();
     o.backend = HAZE_BACKEND_CPU;
     if (haze_ctx_new(&cpu, &o)) return 3;
-    o.backend = HAZE_BACKEND_CUDA;
-    if (haze_ctx_new(&gpu, &o)) {
-        haze_ctx_free(gpu);
-        gpu = NULL;
-    }
+    haze_ctx *gpu = bench_gpu_ctx(&o);
     haze_device_info info;
     double ceiling = 0; /* FP32 lane-instructions per second */
     if (gpu && haze_device_query(haze_ctx_device(gpu), &info) == HAZE_OK) {

@@ -24,16 +24,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_util.h"
 #include "haze/haze.h"
 #ifdef HAZE_HAVE_CUDA
 #include "fuzzy/fuzzy_internal.h"
 #endif
-
-static double now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 /* Elements per second; *kernel_rate: the same from the kernel time (GPU). */
 static double run(haze_ctx *ctx, haze_fuzzy_encoding enc, int n, size_t count,
@@ -51,7 +46,7 @@ static double run(haze_ctx *ctx, haze_fuzzy_encoding enc, int n, size_t count,
         s ^= s << 13, s ^= s >> 7, s ^= s << 17;
         k[i] = (uint32_t)s;
     }
-    double t0 = now(), tk = 0;
+    double t0 = bench_now(), tk = 0;
     int st;
 #ifdef HAZE_HAVE_CUDA
     if (kernel_rate)
@@ -63,7 +58,7 @@ static double run(haze_ctx *ctx, haze_fuzzy_encoding enc, int n, size_t count,
         fprintf(stderr, "bench: %s\n", haze_ctx_errmsg(ctx));
         exit(3);
     }
-    double t = now() - t0;
+    double t = bench_now() - t0;
     if (kernel_rate) *kernel_rate = tk > 0 ? (double)count / tk : 0;
     free(k);
     haze_fuzzy_array_free(a);
@@ -72,15 +67,11 @@ static double run(haze_ctx *ctx, haze_fuzzy_encoding enc, int n, size_t count,
 
 int main(int argc, char **argv) {
     int quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
-    haze_ctx *cpu = NULL, *gpu = NULL;
+    haze_ctx *cpu = NULL;
     haze_ctx_options o = haze_ctx_options_default();
     o.backend = HAZE_BACKEND_CPU;
     if (haze_ctx_new(&cpu, &o)) return 3;
-    o.backend = HAZE_BACKEND_CUDA;
-    if (haze_ctx_new(&gpu, &o)) {
-        haze_ctx_free(gpu);
-        gpu = NULL;
-    }
+    haze_ctx *gpu = bench_gpu_ctx(&o);
     haze_device_info info;
     double peak = 0;
     if (gpu && haze_device_query(haze_ctx_device(gpu), &info) == HAZE_OK) {

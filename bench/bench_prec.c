@@ -16,17 +16,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_util.h"
 #include "haze/haze.h"
 
 #ifndef HAZE_SOURCE_DIR
 #define HAZE_SOURCE_DIR "."
 #endif
-
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static double bound(const haze_prec_result *r) {
     double a = r->goals[0].lo < 0 ? -r->goals[0].lo : r->goals[0].lo;
@@ -38,7 +33,7 @@ static double bound(const haze_prec_result *r) {
 static double gappa(const char *path, double *gbound) {
     char cmd[2048];
     snprintf(cmd, sizeof cmd, "gappa '%s' 2>&1", path);
-    double t0 = now();
+    double t0 = bench_now();
     FILE *fp = popen(cmd, "r");
     if (!fp) return -1;
     char line[4096];
@@ -57,7 +52,7 @@ static double gappa(const char *path, double *gbound) {
         found = 1;
     }
     int st = pclose(fp);
-    double t = now() - t0;
+    double t = bench_now() - t0;
     return st == 0 && found ? t : -1;
 }
 
@@ -77,9 +72,9 @@ static haze_prec_result *run(haze_ctx *ctx, const char *path, haze_prec_engine e
         haze_prec_set_bisect(ctx, s, var, n);
         haze_prec_set_refine(ctx, s, 0);
     }
-    double t0 = now();
+    double t0 = bench_now();
     if (haze_prec_analyse(ctx, s, e, &r)) fprintf(stderr, "bench_prec: %s\n", haze_ctx_errmsg(ctx));
-    *secs = now() - t0;
+    *secs = bench_now() - t0;
     haze_prec_free(s);
     return r;
 }
@@ -91,11 +86,7 @@ int main(int argc, char **argv) {
     haze_ctx *cpu = NULL, *gpu = NULL;
     if (haze_ctx_new(&cpu, &o)) return 1;
     if (haze_cuda_device_count() > 0) {
-        o.backend = HAZE_BACKEND_CUDA;
-        if (haze_ctx_new(&gpu, &o)) {
-            haze_ctx_free(gpu);
-            gpu = NULL;
-        }
+        gpu = bench_gpu_ctx(&o);
     }
     int g = have_gappa();
     printf("haze prec benchmark: %d CPU threads, GPU %s, gappa %s\n\n", haze_ctx_threads(cpu),

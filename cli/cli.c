@@ -3,6 +3,7 @@
  * context creation and strict number parsing.
  */
 #include <errno.h>
+#include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -56,6 +57,21 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) {
     else
         fprintf(stderr, "Run 'haze --help' for usage.\n");
     return CLI_USAGE;
+}
+
+int cli_help_only(int argc, char **argv, const char *cmd, void (*help)(FILE *fp)) {
+    static const struct option opts[] = {{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        if (c == 'h') {
+            help(stdout);
+            return CLI_OK;
+        }
+        return cli_usage_error(cmd, "unknown option");
+    }
+    if (optind < argc) return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+    return -1;
 }
 
 int cli_ctx_new(const cli_global *g, haze_ctx **out) {

@@ -53,6 +53,10 @@ int cli_ctx_new(const cli_global *g, haze_ctx **out);
 int cli_parse_int(const char *s, long lo, long hi, long *out);
 int cli_parse_double(const char *s, double *out);
 
+/* Option parsing of a subcommand that takes nothing but --help: prints the
+ * help or a usage error as needed. Returns -1 to go on, else the exit code. */
+int cli_help_only(int argc, char **argv, const char *cmd, void (*help)(FILE *fp));
+
 /* Progress and chatter go through this; silent with --quiet. */
 void cli_info(const cli_global *g, const char *fmt, ...)
 #if defined(__GNUC__)

@@ -2,7 +2,6 @@
  * cli/cmd_demo.c - `haze demo`: one short run of each capability of haze on
  * data embedded in the executable, so it works from any folder.
  */
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -303,21 +302,12 @@ static void help(FILE *fp) {
 }
 
 int cmd_demo(int argc, char **argv, const cli_global *g) {
-    static const struct option opts[] = {{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-    optind = 1;
-    int c;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        if (c == 'h') {
-            help(stdout);
-            return CLI_OK;
-        }
-        return cli_usage_error("demo", "unknown option");
-    }
-    if (optind < argc) return cli_usage_error("demo", "unexpected argument '%s'", argv[optind]);
+    int code = cli_help_only(argc, argv, "demo", help);
+    if (code >= 0) return code;
     for (size_t i = 0; i < sizeof parts / sizeof *parts; i++) {
         printf("\n== %zu. %s ==\n", i + 1, parts[i].title);
         fflush(stdout);
-        int code = parts[i].run(g);
+        code = parts[i].run(g);
         if (code) return code;
     }
     return CLI_OK;

@@ -1,7 +1,6 @@
 /*
  * cli/cmd_info.c - `haze info`: what this build of haze can do here.
  */
-#include <getopt.h>
 #include <string.h>
 
 #include <mpfr.h>
@@ -21,17 +20,8 @@ static void fmt_bytes(char *buf, size_t n, size_t bytes) {
 }
 
 int cmd_info(int argc, char **argv, const cli_global *g) {
-    static const struct option opts[] = {{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-    optind = 1;
-    int c;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        if (c == 'h') {
-            help(stdout);
-            return CLI_OK;
-        }
-        return cli_usage_error("info", "unknown option");
-    }
-    if (optind < argc) return cli_usage_error("info", "unexpected argument '%s'", argv[optind]);
+    int code = cli_help_only(argc, argv, "info", help);
+    if (code >= 0) return code;
 
     printf("haze %s\n", haze_version());
     printf("build:\n");
@@ -64,7 +54,7 @@ int cmd_info(int argc, char **argv, const cli_global *g) {
     }
 
     haze_ctx *ctx;
-    int code = cli_ctx_new(g, &ctx);
+    code = cli_ctx_new(g, &ctx);
     if (code) return code;
     haze_backend b = haze_ctx_backend(ctx);
     printf("context:\n");

@@ -78,6 +78,18 @@ static int perr(parser *p, const tok *t, int st, const char *fmt, ...) {
 
 /* ---------------------------------------------------------------- lexer */
 
+/* The kind of the two-character operator at s, or T_EOF if none starts there. */
+static int two_char_op(const char *s) {
+    static const struct {
+        char a, b;
+        int kind;
+    } ops[] = {{'/', '\\', T_AND}, {'\\', '/', T_OR}, {'-', '>', T_IMPL},
+               {'-', '/', T_RDIV}, {'<', '=', T_LE},  {'>', '=', T_GE}};
+    for (size_t k = 0; k < sizeof ops / sizeof *ops; k++)
+        if (s[0] == ops[k].a && s[1] == ops[k].b) return ops[k].kind;
+    return T_EOF;
+}
+
 static int lex(parser *p) {
     const char *x = p->text;
     size_t i = 0, cap = 256;
@@ -107,6 +119,7 @@ static int lex(parser *p) {
         t->ch = 0;
         char c = x[i];
         size_t j = i;
+        int op;
         if (!c) {
             t->kind = T_EOF;
             t->end = i;
@@ -137,23 +150,8 @@ static int lex(parser *p) {
                     }
                 }
             }
-        } else if (c == '/' && x[i + 1] == '\\') {
-            t->kind = T_AND;
-            j = i + 2;
-        } else if (c == '\\' && x[i + 1] == '/') {
-            t->kind = T_OR;
-            j = i + 2;
-        } else if (c == '-' && x[i + 1] == '>') {
-            t->kind = T_IMPL;
-            j = i + 2;
-        } else if (c == '-' && x[i + 1] == '/') {
-            t->kind = T_RDIV;
-            j = i + 2;
-        } else if (c == '<' && x[i + 1] == '=') {
-            t->kind = T_LE;
-            j = i + 2;
-        } else if (c == '>' && x[i + 1] == '=') {
-            t->kind = T_GE;
+        } else if ((op = two_char_op(x + i)) != T_EOF) {
+            t->kind = op;
             j = i + 2;
         } else if (strchr("()[]{}<>,;=+-*/|@$?~", c)) {
             t->kind = T_PUNCT;

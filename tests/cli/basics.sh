@@ -3,22 +3,12 @@
 set -u
 haze=$1
 fails=0
-check() { # check WANT_CODE DESCRIPTION CMD...
-    want=$1; what=$2; shift 2
-    "$@" >/tmp/haze-cli-out.$$ 2>/tmp/haze-cli-err.$$
-    got=$?
-    if [ "$got" != "$want" ]; then
-        echo "FAIL: $what: exit $got, want $want"; cat /tmp/haze-cli-err.$$; fails=$((fails + 1))
-    else
-        echo "ok: $what"
-    fi
-}
-grep_err() { # grep_err PATTERN DESCRIPTION
-    if ! grep -q "$1" /tmp/haze-cli-err.$$; then echo "FAIL: $2: stderr lacks '$1'"; fails=$((fails + 1)); fi
-}
+out=/tmp/haze-cli-out.$$
+err=/tmp/haze-cli-err.$$
+. "$(dirname "$0")/lib.sh"
 check 0 "--help" "$haze" --help
 check 0 "--version" "$haze" --version
-grep -q "^haze [0-9]" /tmp/haze-cli-out.$$ || { echo "FAIL: version text"; fails=$((fails + 1)); }
+grep -q "^haze [0-9]" "$out" || { echo "FAIL: version text"; fails=$((fails + 1)); }
 check 1 "no command" "$haze"
 check 1 "unknown command" "$haze" frobnicate
 grep_err "unknown command 'frobnicate'" "unknown command message"
@@ -27,7 +17,7 @@ check 1 "bad --threads" "$haze" --threads zero info
 check 0 "info" "$haze" info
 check 0 "info --help" "$haze" info --help
 check 0 "info on cpu" "$haze" --backend cpu --threads 2 info
-grep -q "backend *cpu (2 threads)" /tmp/haze-cli-out.$$ || { echo "FAIL: cpu context line"; fails=$((fails + 1)); }
+grep -q "backend *cpu (2 threads)" "$out" || { echo "FAIL: cpu context line"; fails=$((fails + 1)); }
 check 0 "global option after the command" "$haze" info --backend=cpu
 if ! "$haze" info | grep -q "available, [0-9]* device"; then
     # no usable GPU here: asking for one must fail with exit 3 and say why
@@ -38,7 +28,7 @@ if ! "$haze" info | grep -q "available, [0-9]* device"; then
 fi
 HAZE_BACKEND=bogus check 2 "HAZE_BACKEND=bogus" "$haze" info
 check 0 "demo" "$haze" --quiet demo
-rm -f /tmp/haze-cli-out.$$ /tmp/haze-cli-err.$$
+rm -f "$out" "$err"
 [ "$fails" = 0 ] && echo "all CLI checks passed" && exit 0
 echo "$fails CLI checks failed"
 exit 1

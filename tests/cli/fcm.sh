@@ -7,22 +7,9 @@ iris=$2/iris.csv
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fails=0
-check() { # check WANT_CODE DESCRIPTION CMD...
-    want=$1; what=$2; shift 2
-    "$@" >"$tmp/out" 2>"$tmp/err"
-    got=$?
-    if [ "$got" != "$want" ]; then
-        echo "FAIL: $what: exit $got, want $want"; cat "$tmp/err"; fails=$((fails + 1))
-    else
-        echo "ok: $what"
-    fi
-}
-grep_err() { # grep_err PATTERN DESCRIPTION
-    if ! grep -q "$1" "$tmp/err"; then echo "FAIL: $2: stderr lacks '$1'"; cat "$tmp/err"; fails=$((fails + 1)); fi
-}
-absent() { # absent FILE DESCRIPTION
-    if [ -e "$1" ]; then echo "FAIL: $2: $1 was written"; fails=$((fails + 1)); fi
-}
+out=$tmp/out
+err=$tmp/err
+. "$(dirname "$0")/lib.sh"
 H="$haze --backend cpu"
 check 0 "fcm --help" $H fcm --help
 grep -q "usage: haze fcm" "$tmp/out" || { echo "FAIL: help text"; fails=$((fails + 1)); }

@@ -5,16 +5,7 @@ haze=$1
 fails=0
 out=/tmp/haze-fuzzy-out.$$
 err=/tmp/haze-fuzzy-err.$$
-check() { # check WANT_CODE DESCRIPTION CMD...
-    want=$1; what=$2; shift 2
-    "$@" >$out 2>$err
-    got=$?
-    if [ "$got" != "$want" ]; then
-        echo "FAIL: $what: exit $got, want $want"; cat $err; fails=$((fails + 1))
-    else
-        echo "ok: $what"
-    fi
-}
+. "$(dirname "$0")/lib.sh"
 has() { # has FILE PATTERN DESCRIPTION
     if ! grep -q -- "$2" "$1"; then echo "FAIL: $3: lacks '$2'"; cat "$1"; fails=$((fails + 1)); fi
 }

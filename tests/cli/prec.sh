@@ -7,18 +7,9 @@ fails=0
 tmp=${TMPDIR:-/tmp}/haze-prec-cli.$$
 mkdir -p "$tmp"
 trap 'rm -rf "$tmp"' EXIT
-check() { # check WANT_CODE DESCRIPTION CMD...
-    want=$1; what=$2; shift 2
-    "$@" >"$tmp/out" 2>"$tmp/err"
-    got=$?
-    if [ "$got" != "$want" ]; then
-        echo "FAIL: $what: exit $got, want $want"; cat "$tmp/err"; fails=$((fails + 1))
-    else
-        echo "ok: $what"
-    fi
-}
-grep_out() { grep -q -- "$1" "$tmp/out" || { echo "FAIL: $2: stdout lacks '$1'"; fails=$((fails + 1)); }; }
-grep_err() { grep -q -- "$1" "$tmp/err" || { echo "FAIL: $2: stderr lacks '$1'"; fails=$((fails + 1)); }; }
+out=$tmp/out
+err=$tmp/err
+. "$(dirname "$0")/lib.sh"
 script() { printf '%b' "$2" > "$tmp/$1"; }
 
 check 0 "prec --help" "$haze" prec --help
