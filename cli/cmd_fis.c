@@ -18,7 +18,7 @@ static void help(FILE *fp) {
         fp,
         "usage: haze fis info MODEL.{fis,fll}\n"
         "       haze fis eval MODEL.{fis,fll} [INPUTS.csv|-] [-o OUT.csv]\n"
-        "                     [--mode matlab|octave|fuzzylite] [--points N] [--nan]\n"
+        "                     [--mode matlab|octave|fuzzylite|exact] [--points N] [--nan]\n"
         "       haze fis surface MODEL.{fis,fll} [--grid N] [-o OUT.csv] [--mode M] [--points N]\n"
         "       haze fis convert IN.{fis,fll} -o OUT.fis\n\n"
         "Fuzzy inference with MATLAB/Octave .fis models (Mamdani and Sugeno) and\n"
@@ -37,6 +37,9 @@ static void help(FILE *fp) {
         "                     clamped, mid-range when no rule fires) or octave\n"
         "                     (fuzzy-logic-toolkit: trapz, no clamping, NaN) or\n"
         "                     fuzzylite (midpoints of N cells; default for .fll)\n"
+        "                     or exact (closed-form integrals of piecewise-linear\n"
+        "                     output sets: trimf/trapmf/linsmf/linzmf, min/prod,\n"
+        "                     max/sum; anything else is refused, exit 2)\n"
         "  --points N         points of the output range for Mamdani (default 101;\n"
         "                     .fll: each output's resolution)\n"
         "  --nan              NaN instead of mid-range when no rule fires\n"
@@ -75,7 +78,7 @@ static int parse_opts(int argc, char **argv, fis_opts *o, int *first_arg) {
         case 'm':
             if (haze_fis_mode_parse(optarg, &o->mode) != HAZE_OK)
                 return cli_usage_error(
-                    "fis", "--mode: expected matlab, octave or fuzzylite, got '%s'", optarg);
+                    "fis", "--mode: expected matlab, octave, fuzzylite or exact, got '%s'", optarg);
             o->have_mode = 1;
             break;
         case 'p':

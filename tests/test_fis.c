@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/rng.h"
 #include "fis/fis_internal.h"
 #include "test_util.h"
 
@@ -198,6 +199,189 @@ static void test_defuzz_methods(void **s) {
         if (fabs(y - 15.0) > 1e-9) fail_msg("%s: %g", meth[i], y);
         haze_fis_free(f);
     }
+    haze_ctx_free(ctx);
+}
+
+/* EXACT mode against closed forms worked out by hand: one output trimf
+ * [2 4 12] on [0 20], fired at w = 0.5 (input trimf [0 1 2] at x = 0.5).
+ * min: the trapezoid (2,0) (3,.5) (8,.5) (12,0); prod: the triangle at .5. */
+static double exact_one(haze_ctx *ctx, const char *imp, const char *meth) {
+    char text[1024];
+    snprintf(text, sizeof text,
+             "[System]\nImpMethod='%s'\nDefuzzMethod='%s'\n[Input1]\nRange=[0 1]\nNumMFs=1\n"
+             "MF1='a':'trimf',[0 1 2]\n[Output1]\nRange=[0 20]\nNumMFs=1\n"
+             "MF1='b':'trimf',[2 4 12]\n[Rules]\n1, 1 (1) : 1\n",
+             imp, meth);
+    haze_fis *f = NULL;
+    if (haze_fis_parse(ctx, text, "t", &f)) fail_msg("%s", haze_ctx_errmsg(ctx));
+    assert_int_equal(haze_fis_set_mode(f, HAZE_FIS_MODE_EXACT), HAZE_OK);
+    double x = 0.5, y = 0;
+    if (haze_fis_eval(ctx, f, &x, 1, &y)) fail_msg("%s", haze_ctx_errmsg(ctx));
+    haze_fis_free(f);
+    return y;
+}
+
+static void test_exact_closed_forms(void **s) {
+    (void)s;
+    haze_ctx *ctx = cpu_ctx();
+    /* centroid of the trapezoid by the shoelace formula over its corners */
+    const double px[4] = {2, 3, 8, 12}, py[4] = {0, .5, .5, 0};
+    double a2 = 0, cx = 0;
+    for (int i = 0; i < 4; i++) {
+        int j = (i + 1) % 4;
+        double c = px[i] * py[j] - px[j] * py[i];
+        a2 += c;
+        cx += (px[i] + px[j]) * c;
+    }
+    const double cen = cx / (3.0 * a2);
+    /* bisector: left triangle has area .25, the plateau adds .5 per unit,
+     * half of 3.75 is reached at 3 + (1.875 - .25) / .5 = 6.25 */
+    assert_true(fabs(exact_one(ctx, "min", "centroid") - cen) < 1e-12);
+    assert_true(fabs(exact_one(ctx, "min", "bisector") - 6.25) < 1e-12);
+    assert_true(fabs(exact_one(ctx, "min", "mom") - 5.5) < 1e-12);
+    assert_true(fabs(exact_one(ctx, "min", "som") - 3.0) < 1e-12);
+    assert_true(fabs(exact_one(ctx, "min", "lom") - 8.0) < 1e-12);
+    /* prod: centroid of a triangle is the mean of its corners; the bisector
+     * leaves area 2.5 = (12 - x)^2 / 16 right of x; the peak is at 4 */
+    assert_true(fabs(exact_one(ctx, "prod", "centroid") - 6.0) < 1e-12);
+    assert_true(fabs(exact_one(ctx, "prod", "bisector") - (12.0 - sqrt(40.0))) < 1e-12);
+    assert_true(fabs(exact_one(ctx, "prod", "mom") - 4.0) < 1e-12);
+    assert_true(fabs(exact_one(ctx, "prod", "lom") - 4.0) < 1e-12);
+
+    /* two clipped triangles under max: trimf [0 4 8] at .5 and [4 8 12] at
+     * 1; the rising edge of the second meets the plateau .5 of the first at
+     * x = 6, so the aggregate is the polygon (0,0) (2,.5) (6,.5) (8,1) (12,0) */
+    const char *two = "[System]\nDefuzzMethod='centroid'\n[Input1]\nRange=[0 1]\nNumMFs=1\n"
+                      "MF1='a':'trimf',[0 1 2]\n[Input2]\nRange=[0 1]\nNumMFs=1\n"
+                      "MF1='a':'trimf',[0 1 2]\n[Output1]\nRange=[0 12]\nNumMFs=2\n"
+                      "MF1='b':'trimf',[0 4 8]\nMF2='c':'trimf',[4 8 12]\n"
+                      "[Rules]\n1 0, 1 (1) : 1\n0 1, 2 (1) : 1\n";
+    haze_fis *f = NULL;
+    if (haze_fis_parse(ctx, two, "two", &f)) fail_msg("%s", haze_ctx_errmsg(ctx));
+    assert_int_equal(haze_fis_set_mode(f, HAZE_FIS_MODE_EXACT), HAZE_OK);
+    const double qx[6] = {0, 2, 6, 8, 12, 0}, qy[6] = {0, .5, .5, 1, 0, 0};
+    a2 = cx = 0;
+    for (int i = 0; i < 5; i++) {
+        double c = qx[i] * qy[i + 1] - qx[i + 1] * qy[i];
+        a2 += c;
+        cx += (qx[i] + qx[i + 1]) * c;
+    }
+    double in[2] = {0.5, 1.0}, y = 0;
+    assert_int_equal(haze_fis_eval(ctx, f, in, 1, &y), HAZE_OK);
+    assert_true(fabs(y - cx / (3.0 * a2)) < 1e-12);
+    haze_fis_free(f);
+    haze_ctx_free(ctx);
+}
+
+/* A random system with piecewise-linear outputs (widths >= 1 on [0 10]) and
+ * three rules whose degrees are the inputs (in [0.1, 1]). */
+static void random_pl_fis(haze__rng *g, char *text, size_t cap, const char *imp, const char *agg,
+                          const char *meth) {
+    int n = snprintf(text, cap,
+                     "[System]\nImpMethod='%s'\nAggMethod='%s'\nDefuzzMethod='%s'\n"
+                     "[Input1]\nRange=[0 1]\nNumMFs=1\nMF1='a':'trimf',[0 1 2]\n"
+                     "[Input2]\nRange=[0 1]\nNumMFs=1\nMF1='a':'trimf',[0 1 2]\n"
+                     "[Input3]\nRange=[0 1]\nNumMFs=1\nMF1='a':'trimf',[0 1 2]\n"
+                     "[Output1]\nRange=[0 10]\nNumMFs=3\n",
+                     imp, agg, meth);
+    for (int k = 0; k < 3; k++) {
+        double p[4];
+        p[0] = haze__rng_uniform(g) * 5.0;
+        for (int j = 1; j < 4; j++) p[j] = p[j - 1] + 1.0 + haze__rng_uniform(g) * 1.5;
+        int t = (int)(haze__rng_uniform(g) * 4.0);
+        static const char *const types[4] = {"trimf", "trapmf", "linsmf", "linzmf"};
+        static const int np[4] = {3, 4, 2, 2};
+        n += snprintf(text + n, cap - (size_t)n, "MF%d='m%d':'%s',[", k + 1, k, types[t]);
+        for (int j = 0; j < np[t]; j++)
+            n += snprintf(text + n, cap - (size_t)n, "%s%.17g", j ? " " : "", p[j]);
+        n += snprintf(text + n, cap - (size_t)n, "]\n");
+    }
+    snprintf(text + n, cap - (size_t)n,
+             "[Rules]\n1 0 0, 1 (1) : 1\n0 1 0, 2 (1) : 1\n0 0 1, 3 (1) : 1\n");
+}
+
+/* EXACT mode is the limit of the sampling modes. With N = 10^6 points
+ * (h = 1e-5) on [0 10]: trapz (OCTAVE mode) integrates each linear piece
+ * exactly, so its error comes from the cells holding one of the K <= 40
+ * kinks, at most S h^2 / 4 each for a slope jump S <= 2 (widths >= 1,
+ * two overlapping edges); numerator and denominator then err by at most
+ * K S h^2 / 4 * 10 = 2e-8, over an area >= 0.1: a centroid within 1e-6.
+ * MATLAB's first-point bisector and sampled maximisers are off by at most
+ * a cell plus the area error over the height there: 1e-3 holds. */
+static void test_exact_limit(void **s) {
+    (void)s;
+    haze_ctx *ctx = cpu_ctx();
+    haze__rng g;
+    haze__rng_seed(&g, 4004);
+    const int reps = getenv("HAZE_TEST_QUICK") ? 1 : 3, rows = 4;
+    const char *imps[2] = {"min", "prod"}, *aggs[2] = {"max", "sum"};
+    const char *meths[5] = {"centroid", "bisector", "mom", "som", "lom"};
+    char text[4096];
+    for (int rep = 0; rep < reps; rep++)
+        for (int c = 0; c < 4; c++)
+            for (int m = 0; m < 5; m++) {
+                /* sum aggregation: only the centroid; mom etc. of a sum of
+                 * slopes have no plateau to sample exactly */
+                if (c >= 2 && m > 1) continue;
+                random_pl_fis(&g, text, sizeof text, imps[c & 1], aggs[c >> 1], meths[m]);
+                haze_fis *f = NULL;
+                if (haze_fis_parse(ctx, text, "rnd", &f)) fail_msg("%s", haze_ctx_errmsg(ctx));
+                double in[3 * 4], ye[4], ys[4];
+                for (int i = 0; i < 3 * rows; i++) in[i] = 0.1 + 0.9 * haze__rng_uniform(&g);
+                assert_int_equal(haze_fis_set_mode(f, HAZE_FIS_MODE_EXACT), HAZE_OK);
+                if (haze_fis_eval(ctx, f, in, rows, ye)) fail_msg("%s", haze_ctx_errmsg(ctx));
+                haze_fis_set_mode(f, m == 0 ? HAZE_FIS_MODE_OCTAVE : HAZE_FIS_MODE_MATLAB);
+                assert_int_equal(haze_fis_set_points(f, 1000000), HAZE_OK);
+                assert_int_equal(haze_fis_eval(ctx, f, in, rows, ys), HAZE_OK);
+                const double tol = m == 0 ? 1e-6 : 1e-3;
+                for (int r = 0; r < rows; r++)
+                    if (!(fabs(ye[r] - ys[r]) <= tol))
+                        fail_msg("%s %s %s row %d: exact %.12g sampled %.12g\n%s", imps[c & 1],
+                                 aggs[c >> 1], meths[m], r, ye[r], ys[r], text);
+                haze_fis_free(f);
+            }
+    /* MATLAB's tipper: its output set vanishes at both ends of [0 30], so
+     * MATLAB's sums are trapz there and the same bound applies (1e-5) */
+    haze_fis *t = load(ctx, "tipper.fis");
+    double in[8] = {2, 1, 4, 5, 7, 8, 1, 2}, ye[4], ys[4];
+    assert_int_equal(haze_fis_set_mode(t, HAZE_FIS_MODE_EXACT), HAZE_OK);
+    assert_int_equal(haze_fis_eval(ctx, t, in, 4, ye), HAZE_OK);
+    haze_fis_set_mode(t, HAZE_FIS_MODE_MATLAB);
+    assert_int_equal(haze_fis_set_points(t, 1000000), HAZE_OK);
+    assert_int_equal(haze_fis_eval(ctx, t, in, 4, ys), HAZE_OK);
+    for (int r = 0; r < 4; r++) assert_true(fabs(ye[r] - ys[r]) < 1e-5);
+    haze_fis_free(t);
+    haze_ctx_free(ctx);
+}
+
+/* EXACT mode refuses what is not piecewise linear, naming it. */
+static void test_exact_refused(void **s) {
+    (void)s;
+    haze_ctx *ctx = cpu_ctx();
+    haze_fis *t = load(ctx, "tipper.fis");
+    haze_fis_mode md;
+    assert_int_equal(haze_fis_mode_parse("exact", &md), HAZE_OK);
+    assert_int_equal(haze_fis_set_mode(t, md), HAZE_OK);
+    double x[2] = {1, 1}, y;
+    /* tipper has gaussmf inputs only: its outputs are trimf, so it is fine */
+    assert_int_equal(haze_fis_eval(ctx, t, x, 1, &y), HAZE_OK);
+    haze_fis_free(t);
+    const char *g = "[System]\n[Input1]\nRange=[0 1]\nNumMFs=1\nMF1='a':'trimf',[0 1 2]\n"
+                    "[Output1]\nName='out'\nRange=[0 10]\nNumMFs=1\nMF1='bump':'gaussmf',[1 5]\n"
+                    "[Rules]\n1, 1 (1) : 1\n";
+    assert_int_equal(haze_fis_parse(ctx, g, "g", &t), HAZE_OK);
+    haze_fis_set_mode(t, HAZE_FIS_MODE_EXACT);
+    assert_int_equal(haze_fis_eval(ctx, t, x, 1, &y), HAZE_ERR_UNSUPPORTED);
+    assert_non_null(strstr(haze_ctx_errmsg(ctx), "'bump'"));
+    haze_fis_free(t);
+    const char *p = "[System]\nAggMethod='probor'\n[Input1]\nRange=[0 1]\nNumMFs=1\n"
+                    "MF1='a':'trimf',[0 1 2]\n[Output1]\nRange=[0 10]\nNumMFs=1\n"
+                    "MF1='b':'trimf',[1 5 9]\n[Rules]\n1, 1 (1) : 1\n";
+    assert_int_equal(haze_fis_parse(ctx, p, "p", &t), HAZE_OK);
+    haze_fis_set_mode(t, HAZE_FIS_MODE_EXACT);
+    assert_int_equal(haze_fis_eval(ctx, t, x, 1, &y), HAZE_ERR_UNSUPPORTED);
+    assert_non_null(strstr(haze_ctx_errmsg(ctx), "probor"));
+    haze_fis_free(t);
     haze_ctx_free(ctx);
 }
 
@@ -568,7 +752,8 @@ int main(void) {
         cmocka_unit_test(test_truncations),        cmocka_unit_test(test_fast_path_identical),
         cmocka_unit_test(test_threads_identical),  cmocka_unit_test(test_norms_stable),
         cmocka_unit_test(test_fuzzylite_examples), cmocka_unit_test(test_fll_bad_input),
-        cmocka_unit_test(test_fll_hedges),
+        cmocka_unit_test(test_fll_hedges),         cmocka_unit_test(test_exact_closed_forms),
+        cmocka_unit_test(test_exact_limit),        cmocka_unit_test(test_exact_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -30,11 +30,20 @@ typedef struct haze_fis haze_fis;
  *  OCTAVE:    Octave's fuzzy-logic-toolkit 0.4.6: same points, but centroid by
  *             trapz, no clamping, Sugeno outputs with equal locations merged
  *             by the aggregation method, and NaN when no rule fires.
+ *  FUZZYLITE: fuzzylite 6: midpoints of N cells (default for .fll engines).
+ *  EXACT:     closed-form integrals of the aggregated output set, which is
+ *             piecewise linear when the Mamdani output MFs are (trimf, trapmf,
+ *             linsmf, linzmf), the implication min or prod and the
+ *             aggregation max or sum; the limit of the sampling modes as N
+ *             grows. Otherwise as MATLAB (clamping, mid-range, Sugeno). Other
+ *             MFs or methods, and .fll engines: haze_fis_eval fails with
+ *             HAZE_ERR_UNSUPPORTED naming what (docs/fis.md).
  */
 typedef enum haze_fis_mode {
     HAZE_FIS_MODE_MATLAB = 0,
     HAZE_FIS_MODE_OCTAVE = 1,
-    HAZE_FIS_MODE_FUZZYLITE = 2
+    HAZE_FIS_MODE_FUZZYLITE = 2,
+    HAZE_FIS_MODE_EXACT = 3
 } haze_fis_mode;
 
 /*
@@ -87,7 +96,7 @@ HAZE_API int haze_fis_set_points(haze_fis *fis, int points);
 HAZE_API int haze_fis_get_points(const haze_fis *fis);
 /* 1: an output for which no rule fired is NaN (instead of mid-range). */
 HAZE_API void haze_fis_set_nan_if_no_rule(haze_fis *fis, int on);
-/* Parses "matlab", "octave" or "fuzzylite". */
+/* Parses "matlab", "octave", "fuzzylite" or "exact". */
 HAZE_API int haze_fis_mode_parse(const char *s, haze_fis_mode *out);
 
 /* Counts from the last haze_fis_eval on this system. */

@@ -79,7 +79,7 @@ int haze_fis_var_range(const haze_fis *fis, int is_output, int i, double *lo, do
 
 int haze_fis_set_mode(haze_fis *fis, haze_fis_mode mode) {
     if (!fis || (mode != HAZE_FIS_MODE_MATLAB && mode != HAZE_FIS_MODE_OCTAVE &&
-                 mode != HAZE_FIS_MODE_FUZZYLITE))
+                 mode != HAZE_FIS_MODE_FUZZYLITE && mode != HAZE_FIS_MODE_EXACT))
         return HAZE_ERR_INVALID;
     fis->mode = (int)mode;
     return HAZE_OK;
@@ -107,6 +107,8 @@ int haze_fis_mode_parse(const char *s, haze_fis_mode *out) {
         *out = HAZE_FIS_MODE_OCTAVE;
     else if (strcmp(s, "fuzzylite") == 0)
         *out = HAZE_FIS_MODE_FUZZYLITE;
+    else if (strcmp(s, "exact") == 0)
+        *out = HAZE_FIS_MODE_EXACT;
     else
         return HAZE_ERR_INVALID;
     return HAZE_OK;
@@ -127,7 +129,9 @@ double *haze__fis_grid(const haze_fis *f) {
     int mamdani = 0;
     for (int o = 0; o < f->no; o++) mamdani |= !(f->fl ? f->out[o].wtd : f->sugeno);
     const size_t n = (size_t)haze__fis_gstride(f);
-    if (!mamdani || (size_t)f->nmfs * n > ((size_t)1 << 23)) return NULL;
+    /* EXACT mode samples nothing */
+    if (!mamdani || f->mode == HAZE_FIS_MODE_EXACT || (size_t)f->nmfs * n > ((size_t)1 << 23))
+        return NULL;
     double *g = calloc(haze__fis_grid_len(f), sizeof(double));
     if (!g) return NULL; /* the evaluation then computes the MFs itself */
     for (int o = 0; o < f->no; o++) {
@@ -200,6 +204,56 @@ static int eval_cpu(haze_ctx *ctx, const haze_fis *model, const double *inputs, 
     return HAZE_OK;
 }
 
+/* EXACT mode needs a piecewise-linear aggregate (see fis_row.h): refuses,
+ * naming what, a system where it is not. */
+static int exact_check(haze_ctx *ctx, const haze_fis *f) {
+    static const char *const why = "has no closed-form exact mode";
+    if (f->mode != HAZE_FIS_MODE_EXACT) return HAZE_OK;
+    if (f->fl)
+        return haze__error(ctx, HAZE_ERR_UNSUPPORTED,
+                           "%s: exact mode: fuzzylite engines (.fll) %s; use fuzzylite mode",
+                           f->name, why);
+    if (f->sugeno) return HAZE_OK; /* a weighted average is exact already */
+    if (f->imp_m != HAZE__N_MIN && f->imp_m != HAZE__N_PROD)
+        return haze__error(ctx, HAZE_ERR_UNSUPPORTED,
+                           "%s: exact mode: implication other than min or prod %s", f->name, why);
+    if (f->agg_m != HAZE__N_MAX && f->agg_m != HAZE__N_SUM)
+        return haze__error(ctx, HAZE_ERR_UNSUPPORTED,
+                           "%s: exact mode: aggregation '%s' is not piecewise linear (max and sum "
+                           "are)",
+                           f->name, f->agg_m == HAZE__N_PROBOR ? "probor" : "other than max/sum");
+    if (f->defuzz_m > HAZE__D_LOM)
+        return haze__error(ctx, HAZE_ERR_UNSUPPORTED, "%s: exact mode: defuzzification %s", f->name,
+                           why);
+    for (int o = 0; o < f->no; o++) {
+        const haze__var *v = &f->out[o];
+        for (int k = 0; k < v->nmf; k++) {
+            const haze__mf *m = &f->mfs[v->mf0 + k];
+            const double *p = f->params + m->poff;
+            int ok = m->type == HAZE__MF_TRI || m->type == HAZE__MF_TRAP ||
+                     m->type == HAZE__MF_LINS || m->type == HAZE__MF_LINZ;
+            if (!ok)
+                return haze__error(ctx, HAZE_ERR_UNSUPPORTED,
+                                   "%s: exact mode: output '%s' MF '%s' is %s, not piecewise "
+                                   "linear",
+                                   f->name, v->name, m->name, haze__mf_names[m->type]);
+            int sorted = p[0] <= p[1];
+            if (m->type == HAZE__MF_TRI || m->type == HAZE__MF_TRAP) sorted &= p[1] <= p[2];
+            if (m->type == HAZE__MF_TRAP) sorted &= p[2] <= p[3];
+            if (!sorted)
+                return haze__error(ctx, HAZE_ERR_UNSUPPORTED,
+                                   "%s: exact mode: output '%s' MF '%s' has unsorted parameters",
+                                   f->name, v->name, m->name);
+        }
+    }
+    for (int i = 0; i < f->nr * f->no; i++)
+        if (f->cons_hedge[i] != 0.0)
+            return haze__error(ctx, HAZE_ERR_UNSUPPORTED,
+                               "%s: exact mode: hedged consequent in rule %d %s", f->name,
+                               i / f->no + 1, why);
+    return HAZE_OK;
+}
+
 int haze_fis_eval_stats(haze_ctx *ctx, const haze_fis *fis, const double *inputs, size_t n,
                         double *outputs, haze_fis_stats *stats) {
     if (stats) memset(stats, 0, sizeof *stats);
@@ -207,6 +261,8 @@ int haze_fis_eval_stats(haze_ctx *ctx, const haze_fis *fis, const double *inputs
     if (n == 0) return HAZE_OK;
     if (!inputs || !outputs)
         return haze__error(ctx, HAZE_ERR_INVALID, "haze_fis_eval: inputs or outputs is NULL");
+    int est = exact_check(ctx, fis);
+    if (est != HAZE_OK) return est;
 #ifdef HAZE_HAVE_CUDA
     if (haze__use_cuda(ctx)) return haze__fis_eval_cuda(ctx, fis, inputs, n, outputs, stats, 0);
 #endif
@@ -220,6 +276,8 @@ int haze_fis_eval_device(haze_ctx *ctx, const haze_fis *fis, const double *d_inp
     if (n == 0) return HAZE_OK;
     if (!d_inputs || !d_outputs)
         return haze__error(ctx, HAZE_ERR_INVALID, "haze_fis_eval_device: NULL buffer");
+    int est = exact_check(ctx, fis);
+    if (est != HAZE_OK) return est;
 #ifdef HAZE_HAVE_CUDA
     if (haze__use_cuda(ctx)) return haze__fis_eval_cuda(ctx, fis, d_inputs, n, d_outputs, stats, 1);
 #endif

@@ -36,6 +36,14 @@ check 0 "fis eval" "$haze" fis eval "$tip" "$tmp/in.csv" -o "$tmp/tips.csv"
 grep -q "^7.0168" "$tmp/tips.csv" || { echo "FAIL: tipper value"; cat "$tmp/tips.csv"; fails=$((fails + 1)); }
 printf '2 1\n' | "$haze" fis eval "$tip" > "$tmp/out" 2>/dev/null
 grep -q "^7.0168" "$tmp/out" || { echo "FAIL: eval from stdin"; fails=$((fails + 1)); }
+check 0 "fis eval --mode exact" "$haze" fis eval --mode exact "$tip" "$tmp/in.csv" -o "$tmp/exact.csv"
+# [1 2]: the closed-form centroid (MATLAB's 101 points give 5.5586)
+grep -q "^5.55394" "$tmp/exact.csv" || { echo "FAIL: exact tipper value"; cat "$tmp/exact.csv"; fails=$((fails + 1)); }
+printf "0.5\n" > "$tmp/in1.csv"
+printf "[System]\n[Input1]\nRange=[0 1]\nNumMFs=1\nMF1='a':'trimf',[0 1 2]\n[Output1]\nRange=[0 10]\nNumMFs=1\nMF1='bump':'gaussmf',[1 5]\n[Rules]\n1, 1 (1) : 1\n" > "$tmp/g.fis"
+check 2 "fis eval --mode exact on gaussmf output" "$haze" fis eval --mode exact "$tmp/g.fis" "$tmp/in1.csv" -o "$tmp/g.csv"
+grep_err "bump" "exact refusal names the MF"
+absent "$tmp/g.csv" "exact refusal"
 check 0 "fis surface" "$haze" fis surface "$tip" --grid 5 -o "$tmp/surf.csv"
 [ "$(grep -c . "$tmp/surf.csv")" = 26 ] || { echo "FAIL: surface rows"; fails=$((fails + 1)); }
 check 0 "fis convert" "$haze" fis convert "$tip" -o "$tmp/copy.fis"
