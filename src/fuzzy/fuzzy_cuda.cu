@@ -150,15 +150,14 @@ int launch_axpy(int n, size_t count, int iters, const T *a, const T *b, T *y, in
     case N:                                                                                        \
         *err = launch_axpy_n<T, ENC, N>(count, iters, a, b, y, soa, s);                            \
         return 1;
-        HAZE__CASE(1)
-        HAZE__CASE(2)
-        HAZE__CASE(3)
-        HAZE__CASE(4)
-        HAZE__CASE(5) HAZE__CASE(6) HAZE__CASE(7) HAZE__CASE(8) HAZE__CASE(9) HAZE__CASE(10)
-            HAZE__CASE(11) HAZE__CASE(12) HAZE__CASE(13) HAZE__CASE(14) HAZE__CASE(15)
-                HAZE__CASE(16) HAZE__CASE(20) HAZE__CASE(24) HAZE__CASE(32)
+        // clang-format off
+        HAZE__CASE(1) HAZE__CASE(2) HAZE__CASE(3) HAZE__CASE(4) HAZE__CASE(5) HAZE__CASE(6)
+        HAZE__CASE(7) HAZE__CASE(8) HAZE__CASE(9) HAZE__CASE(10) HAZE__CASE(11) HAZE__CASE(12)
+        HAZE__CASE(13) HAZE__CASE(14) HAZE__CASE(15) HAZE__CASE(16) HAZE__CASE(20)
+        HAZE__CASE(24) HAZE__CASE(32)
+    default: return 0;
+        // clang-format on
 #undef HAZE__CASE
-                    default : return 0;
     }
 }
 
