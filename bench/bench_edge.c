@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_util.h"
 #include "core/rng.h"
 #include "haze/haze.h"
 #ifdef HAZE_HAVE_CUDA
@@ -23,12 +24,6 @@
 #include "core/internal.h"
 #include "edge/edge_internal.h"
 #endif
-
-static double now_s(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 /* A frame with edges, ramps and noise, like a photograph's mix. */
 static void fill(haze_image *im, haze__rng *r) {
@@ -87,15 +82,15 @@ int main(int argc, char **argv) {
         /* CPU fast, all threads */
         haze_fire_run(cpu, f, HAZE_FIRE_FAST, in, ref);
         int reps = 5;
-        double t0 = now_s();
+        double t0 = bench_now();
         for (int k = 0; k < reps; k++) haze_fire_run(cpu, f, HAZE_FIRE_FAST, in, out);
-        double cpu_fast = (now_s() - t0) / reps * 1e3;
+        double cpu_fast = (bench_now() - t0) / reps * 1e3;
         /* CPU reference, one thread, on the small frames only (it is slow) */
         double cpu_ref = -1;
         if (n <= 1280 * 720 && !quick) {
-            t0 = now_s();
+            t0 = bench_now();
             haze_fire_run(cpu, f, HAZE_FIRE_REFERENCE, in, out);
-            cpu_ref = (now_s() - t0) * 1e3;
+            cpu_ref = (bench_now() - t0) * 1e3;
             same &= memcmp(out->data, ref->data, n) == 0;
         }
         double g_ref = -1, g_fast = -1, xfer = -1, floor_ms = -1;
@@ -112,10 +107,10 @@ int main(int argc, char **argv) {
             float ms;
             /* transfers: one frame up and one down, pageable memory as the API uses */
             cudaDeviceSynchronize();
-            t0 = now_s();
+            t0 = bench_now();
             cudaMemcpy(d_in, in->data, n, cudaMemcpyHostToDevice);
             cudaMemcpy(out->data, d_out, n, cudaMemcpyDeviceToHost);
-            xfer = (now_s() - t0) * 1e3;
+            xfer = (bench_now() - t0) * 1e3;
             for (int kern = 0; kern < 2; kern++) {
                 haze_fire_kernel kk = kern ? HAZE_FIRE_REFERENCE : HAZE_FIRE_FAST;
                 /* warm-up (uploads the tables) */

@@ -22,17 +22,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
 #include "core/rng.h"
 #include "haze/haze.h"
 #ifdef HAZE_HAVE_CUDA
 #include <cuda_runtime.h>
 #endif
-
-static double now_s(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 static const char tipper[] =
     "[System]\nName='tipper'\nType='mamdani'\nNumInputs=2\nNumOutputs=1\nNumRules=3\n"
@@ -134,12 +129,12 @@ static double haze_rate(haze_ctx *ctx, haze_fis *f, const double *in, double *ou
     haze_fis_eval(ctx, f, in, n < 1000 ? n : 1000, out); /* warm-up */
     double best = 1e30;
     for (int k = 0; k < 3; k++) {
-        double t0 = now_s();
+        double t0 = bench_now();
         if (haze_fis_eval(ctx, f, in, n, out)) {
             fprintf(stderr, "%s\n", haze_ctx_errmsg(ctx));
             exit(3);
         }
-        double t = now_s() - t0;
+        double t = bench_now() - t0;
         best = t < best ? t : best;
     }
     return (double)n / best;
@@ -160,12 +155,12 @@ static double haze_rate_device(haze_ctx *ctx, haze_fis *f, const double *in, siz
     }
     haze_fis_eval_device(ctx, f, din, n < 1000 ? n : 1000, dout, NULL); /* warm-up */
     for (int k = 0; k < 5; k++) {
-        double t0 = now_s();
+        double t0 = bench_now();
         if (haze_fis_eval_device(ctx, f, din, n, dout, NULL)) {
             fprintf(stderr, "%s\n", haze_ctx_errmsg(ctx));
             exit(3);
         }
-        double t = now_s() - t0;
+        double t = bench_now() - t0;
         best = t < best ? t : best;
     }
     cudaFree(din);

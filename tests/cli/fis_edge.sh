@@ -7,22 +7,9 @@ haze=$1
 data=$2
 tmp=$(mktemp -d)
 fails=0
-check() { # check WANT_CODE DESCRIPTION CMD...
-    want=$1; what=$2; shift 2
-    "$@" >"$tmp/out" 2>"$tmp/err"
-    got=$?
-    if [ "$got" != "$want" ]; then
-        echo "FAIL: $what: exit $got, want $want"; cat "$tmp/err"; fails=$((fails + 1))
-    else
-        echo "ok: $what"
-    fi
-}
-grep_err() { # grep_err PATTERN DESCRIPTION
-    if ! grep -q "$1" "$tmp/err"; then echo "FAIL: $2: stderr lacks '$1'"; cat "$tmp/err"; fails=$((fails + 1)); fi
-}
-absent() { # absent FILE DESCRIPTION
-    if [ -e "$1" ]; then echo "FAIL: $2: $1 was written"; fails=$((fails + 1)); fi
-}
+out=$tmp/out
+err=$tmp/err
+. "$(dirname "$0")/lib.sh"
 tip=$data/fis/tipper.fis
 check 0 "fis --help" "$haze" fis --help
 check 1 "fis without subcommand" "$haze" fis
