@@ -22,7 +22,7 @@ static const command commands[] = {
     {"fuzzy", cmd_fuzzy, "certified fuzzy and interval arithmetic: haze fuzzy eval EXPR"},
 
     /* fuzzy inference and edge detection */
-    {"fis", cmd_fis, "fuzzy inference with MATLAB .fis models (eval, surface, info)"},
+    {"fis", cmd_fis, "fuzzy inference with .fis and .fll models (info, eval, surface, convert)"},
     {"edge", cmd_edge, "FIRE fuzzy edge detection of images"},
 
     /* fuzzy c-means */
