@@ -30,10 +30,18 @@ __global__ void fis_eval_kernel(haze_fis f, const double *in, double *out, doubl
 
 /* The same with the per-row scratch in thread-local memory, which the
  * hardware interleaves across a warp (coalesced), for models whose scratch
- * fits in L doubles. */
+ * fits in L doubles. The tabulated output MFs (glen doubles, 0 if none or
+ * too many) are first copied into shared memory: the centroid's inner loop
+ * reads them at every point. */
 template <int L>
 __global__ void fis_eval_kernel_local(haze_fis f, const double *in, double *out, size_t n,
-                                      unsigned long long *counts) {
+                                      unsigned long long *counts, int glen) {
+    extern __shared__ double s_grid[];
+    if (glen > 0) {
+        for (int k = threadIdx.x; k < glen; k += blockDim.x) s_grid[k] = f.grid[k];
+        __syncthreads();
+        f.grid = s_grid;
+    }
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
     double scratch[L];
@@ -43,17 +51,23 @@ __global__ void fis_eval_kernel_local(haze_fis f, const double *in, double *out,
     if (nr) atomicAdd(&counts[1], (unsigned long long)nr);
 }
 
+/* Shared memory for the tabulated MFs: up to the default 48 KiB per block. */
+#define FIS_SGRID_MAX (48 * 1024)
+
 /* Launches the evaluation of m rows already on the device. */
 static cudaError_t launch(const haze_fis *dm, const double *din, double *dout, double *dscr,
                           size_t m, unsigned long long *dcnt, cudaStream_t s) {
     const size_t wl = haze__fis_scratch(dm);
     unsigned threads = 128, blocks = (unsigned)((m + threads - 1) / threads);
+    const size_t gl = dm->grid ? haze__fis_grid_len(dm) : 0;
+    const int glen = gl * sizeof(double) <= FIS_SGRID_MAX ? (int)gl : 0;
+    const size_t sh = sizeof(double) * (size_t)glen;
     if (wl <= 32)
-        fis_eval_kernel_local<32><<<blocks, threads, 0, s>>>(*dm, din, dout, m, dcnt);
+        fis_eval_kernel_local<32><<<blocks, threads, sh, s>>>(*dm, din, dout, m, dcnt, glen);
     else if (wl <= 128)
-        fis_eval_kernel_local<128><<<blocks, threads, 0, s>>>(*dm, din, dout, m, dcnt);
+        fis_eval_kernel_local<128><<<blocks, threads, sh, s>>>(*dm, din, dout, m, dcnt, glen);
     else if (wl <= 512)
-        fis_eval_kernel_local<512><<<blocks, threads, 0, s>>>(*dm, din, dout, m, dcnt);
+        fis_eval_kernel_local<512><<<blocks, threads, sh, s>>>(*dm, din, dout, m, dcnt, glen);
     else
         fis_eval_kernel<<<blocks, threads, 0, s>>>(*dm, din, dout, dscr, m, dcnt);
     return cudaGetLastError();

@@ -21,7 +21,7 @@
 
 /* Doubles of scratch one row needs. */
 HAZE__HD size_t haze__fis_scratch(const struct haze_fis *f) {
-    return 4 * (size_t)f->nr + (size_t)f->ni + 1;
+    return 4 * (size_t)f->nr + (size_t)f->ni + 1 + (size_t)f->nmfs;
 }
 
 /* fuzzylite's tolerant comparisons (Op::isEq and friends, macheps 1e-6). */
@@ -103,8 +103,7 @@ HAZE__HD double haze__rule_firing(const struct haze_fis *f, int r, const double 
         if (code == 0) continue;
         int neg = code < 0;
         int k = (neg ? -code : code) - 1;
-        const haze__mf *m = &f->mfs[f->in[j].mf0 + k];
-        double mu = haze__mf_eval(m->type, f->params + m->poff, x[j]);
+        double mu = x[f->ni + 1 + f->in[j].mf0 + k]; /* memoised by haze__fis_eval_row */
         if (f->ante_fl)
             mu = haze__fl_hedges(f->ante_fl[r * f->ni + j], mu);
         else
@@ -153,8 +152,62 @@ HAZE__HD double haze__agg_at(const struct haze_fis *f, int o, const double *w, c
  * MFs: centroid, implication min or prod, aggregation max, no hedge or NOT
  * in the fired consequents, at most 16 of them. The operations and their
  * order are those of haze__agg_at and the general centroid below, so the
- * result is the same to the bit. Returns 0 when the case does not apply. */
+ * result is the same to the bit. Returns 0 when the case does not apply.
+ *
+ * The walk over the points is instantiated for each count of fired rules
+ * up to HAZE__FAST_RULES (haze__cwalk_N): with the count known at compile
+ * time the rule loop unrolls and the rows' pointers and degrees stay in
+ * registers, which on a GPU thread avoids local-memory traffic in the
+ * inner loop. */
 #define HAZE__FAST_RULES 16
+
+/* sums of the centroid over points ks..ke; a = agg at the previous point */
+#define HAZE__CWALK_BODY(CNT)                                                                      \
+    for (int k = ks; k <= ke; k++) {                                                               \
+        double agg = 0.0;                                                                          \
+        for (int i = 0; i < (CNT); i++) {                                                          \
+            double mu = rows[i][k];                                                                \
+            double v = prod ? ws[i] * mu : (ws[i] < mu ? ws[i] : mu);                              \
+            agg = agg > v ? agg : v;                                                               \
+        }                                                                                          \
+        double xk = haze__xpoint(f, ov, k, n);                                                     \
+        if (octave) {                                                                              \
+            if (k > ks) {                                                                          \
+                double h = xk - xp;                                                                \
+                num += h * (xp * yp + xk * agg) / 2.0;                                             \
+                den += h * (yp + agg) / 2.0;                                                       \
+            }                                                                                      \
+            xp = xk;                                                                               \
+            yp = agg;                                                                              \
+        } else {                                                                                   \
+            num += xk * agg;                                                                       \
+            den += agg;                                                                            \
+        }                                                                                          \
+    }
+
+#define HAZE__CWALK_DEF(CNT)                                                                       \
+    HAZE__HD double haze__cwalk_##CNT(const struct haze_fis *f, const haze__var *ov,               \
+                                      const double *const *rows_in, const double *ws_in, int ks,   \
+                                      int ke, int n, int octave, int prod) {                       \
+        const double *rows[CNT];                                                                   \
+        double ws[CNT];                                                                            \
+        for (int i = 0; i < (CNT); i++) {                                                          \
+            rows[i] = rows_in[i];                                                                  \
+            ws[i] = ws_in[i];                                                                      \
+        }                                                                                          \
+        double num = 0.0, den = 0.0, xp = 0.0, yp = 0.0;                                           \
+        HAZE__CWALK_BODY(CNT)                                                                      \
+        return den != 0.0 ? num / den : NAN;                                                       \
+    }
+HAZE__CWALK_DEF(1)
+HAZE__CWALK_DEF(2)
+HAZE__CWALK_DEF(3)
+HAZE__CWALK_DEF(4)
+HAZE__CWALK_DEF(5)
+HAZE__CWALK_DEF(6)
+HAZE__CWALK_DEF(7)
+HAZE__CWALK_DEF(8)
+
 HAZE__HD int haze__centroid_fast(const struct haze_fis *f, int o, const double *w, const double *fr,
                                  int cnt, double *res) {
     if (!f->grid || cnt > HAZE__FAST_RULES || haze__oagg(f, o) != HAZE__N_MAX ||
@@ -185,28 +238,25 @@ HAZE__HD int haze__centroid_fast(const struct haze_fis *f, int o, const double *
         ks = k0 > 0 ? k0 - 1 : 0;
         ke = k1 + 1 < n ? k1 + 1 : n - 1;
     }
-    double num = 0.0, den = 0.0, xp = 0.0, yp = 0.0;
-    for (int k = ks; k <= ke; k++) {
-        double agg = 0.0;
-        for (int i = 0; i < cnt; i++) {
-            double mu = rows[i][k];
-            double v = prod ? ws[i] * mu : (ws[i] < mu ? ws[i] : mu);
-            agg = agg > v ? agg : v;
-        }
-        double xk = haze__xpoint(f, ov, k, n);
-        if (octave) {
-            if (k > ks) {
-                double h = xk - xp;
-                num += h * (xp * yp + xk * agg) / 2.0;
-                den += h * (yp + agg) / 2.0;
-            }
-            xp = xk;
-            yp = agg;
-        } else {
-            num += xk * agg;
-            den += agg;
-        }
+    switch (cnt) {
+#define HAZE__CWALK_CASE(CNT)                                                                      \
+    case CNT:                                                                                      \
+        *res = haze__cwalk_##CNT(f, ov, rows, ws, ks, ke, n, octave, prod);                        \
+        return 1;
+        HAZE__CWALK_CASE(1)
+        HAZE__CWALK_CASE(2)
+        HAZE__CWALK_CASE(3)
+        HAZE__CWALK_CASE(4)
+        HAZE__CWALK_CASE(5)
+        HAZE__CWALK_CASE(6)
+        HAZE__CWALK_CASE(7)
+        HAZE__CWALK_CASE(8)
+#undef HAZE__CWALK_CASE
+    default:
+        break;
     }
+    double num = 0.0, den = 0.0, xp = 0.0, yp = 0.0;
+    HAZE__CWALK_BODY(cnt)
     *res = den != 0.0 ? num / den : NAN;
     return 1;
 }
@@ -662,6 +712,11 @@ HAZE__HD void haze__fis_eval_row(const struct haze_fis *f, const double *in, dou
         }
         x[j] = v;
     }
+    /* every input MF once, after x: rules share their antecedents */
+    if (!f->props)
+        for (int j = 0; j < f->ni; j++)
+            for (int k = f->in[j].mf0; k < f->in[j].mf0 + f->in[j].nmf; k++)
+                x[f->ni + 1 + k] = haze__mf_eval(f->mfs[k].type, f->params + f->mfs[k].poff, x[j]);
     for (int r = 0; r < f->nr; r++) w[r] = f->weight[r] * haze__rule_firing(f, r, x, w);
     for (int o = 0; o < f->no; o++) {
         const haze__var *ov = &f->out[o];
