@@ -55,11 +55,12 @@ __global__ void fis_eval_kernel_local(haze_fis f, const double *in, double *out,
 #define FIS_SGRID_MAX (48 * 1024)
 
 /* Launches the evaluation of m rows already on the device. */
+/* dm holds device pointers: gl, the length of the tabulated MFs (0 if none),
+ * comes from the host model. */
 static cudaError_t launch(const haze_fis *dm, const double *din, double *dout, double *dscr,
-                          size_t m, unsigned long long *dcnt, cudaStream_t s) {
+                          size_t m, unsigned long long *dcnt, cudaStream_t s, size_t gl) {
     const size_t wl = haze__fis_scratch(dm);
     unsigned threads = 128, blocks = (unsigned)((m + threads - 1) / threads);
-    const size_t gl = dm->grid ? haze__fis_grid_len(dm) : 0;
     const int glen = gl * sizeof(double) <= FIS_SGRID_MAX ? (int)gl : 0;
     const size_t sh = sizeof(double) * (size_t)glen;
     if (wl <= 32)
@@ -178,12 +179,13 @@ extern "C" int haze__fis_eval_cuda(haze_ctx *ctx, const haze_fis *fis, const dou
     for (size_t i0 = 0; i0 < n; i0 += chunk) {
         size_t m = n - i0 < chunk ? n - i0 : chunk;
         if (on_device) {
-            CK(launch(&dm, inputs + i0 * ni, outputs + i0 * no, dscr, m, dcnt, s));
+            CK(launch(&dm, inputs + i0 * ni, outputs + i0 * no, dscr, m, dcnt, s,
+                      gb / sizeof(double)));
             continue;
         }
         CK(cudaMemcpyAsync(din, inputs + i0 * ni, sizeof(double) * m * ni, cudaMemcpyHostToDevice,
                            s));
-        CK(launch(&dm, din, dout, dscr, m, dcnt, s));
+        CK(launch(&dm, din, dout, dscr, m, dcnt, s, gb / sizeof(double)));
         CK(cudaMemcpyAsync(outputs + i0 * no, dout, sizeof(double) * m * no, cudaMemcpyDeviceToHost,
                            s));
     }
