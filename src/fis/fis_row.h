@@ -48,6 +48,16 @@ HAZE__HD double haze__xpoint(const struct haze_fis *f, const haze__var *ov, int 
     if (f->mode == HAZE_FIS_MODE_FUZZYLITE) return ov->lo + (k + 0.5) * ((ov->hi - ov->lo) / n);
     return haze__linpoint(ov->lo, ov->hi, k, n);
 }
+/* The same with the spacing computed once by the caller (a division per
+ * point costs tens of instructions on a GPU): step = haze__xstep(...). */
+HAZE__HD double haze__xstep(const struct haze_fis *f, const haze__var *ov, int n) {
+    return f->mode == HAZE_FIS_MODE_FUZZYLITE ? (ov->hi - ov->lo) / n : (ov->hi - ov->lo) / (n - 1);
+}
+HAZE__HD double haze__xpoint_s(const struct haze_fis *f, const haze__var *ov, int k, int n,
+                               double step) {
+    if (f->mode == HAZE_FIS_MODE_FUZZYLITE) return ov->lo + (k + 0.5) * step;
+    return k == n - 1 ? ov->hi : ov->lo + k * step;
+}
 HAZE__HD int haze__oagg(const struct haze_fis *f, int o) {
     return f->fl ? (f->out[o].agg >= 0 ? f->out[o].agg : HAZE__N_MAX) : f->agg_m;
 }
@@ -170,7 +180,7 @@ HAZE__HD double haze__agg_at(const struct haze_fis *f, int o, const double *w, c
             double v = prod ? ws[i] * mu : (ws[i] < mu ? ws[i] : mu);                              \
             agg = agg > v ? agg : v;                                                               \
         }                                                                                          \
-        double xk = haze__xpoint(f, ov, k, n);                                                     \
+        double xk = haze__xpoint_s(f, ov, k, n, step);                                             \
         if (octave) {                                                                              \
             if (k > ks) {                                                                          \
                 double h = xk - xp;                                                                \
@@ -196,6 +206,7 @@ HAZE__HD double haze__agg_at(const struct haze_fis *f, int o, const double *w, c
             ws[i] = ws_in[i];                                                                      \
         }                                                                                          \
         double num = 0.0, den = 0.0, xp = 0.0, yp = 0.0;                                           \
+        const double step = haze__xstep(f, ov, n);                                                 \
         HAZE__CWALK_BODY(CNT)                                                                      \
         return den != 0.0 ? num / den : NAN;                                                       \
     }
@@ -256,6 +267,7 @@ HAZE__HD int haze__centroid_fast(const struct haze_fis *f, int o, const double *
         break;
     }
     double num = 0.0, den = 0.0, xp = 0.0, yp = 0.0;
+    const double step = haze__xstep(f, ov, n);
     HAZE__CWALK_BODY(cnt)
     *res = den != 0.0 ? num / den : NAN;
     return 1;
@@ -537,7 +549,7 @@ HAZE__HD double haze__defuzz_mamdani(const struct haze_fis *f, int o, const doub
     if (cnt == 0) return NAN;
     const int n = haze__npoints(f, o), octave = f->mode == HAZE_FIS_MODE_OCTAVE,
               dm = haze__odefuzz(f, o);
-    const double hi = ov->hi;
+    const double hi = ov->hi, step = haze__xstep(f, ov, n);
     double num = 0.0, den = 0.0;
     if (f->mode == HAZE_FIS_MODE_FUZZYLITE && dm != HAZE__D_CENTROID)
         return haze__defuzz_fl(f, o, w, fr, cnt, dm);
@@ -548,7 +560,8 @@ HAZE__HD double haze__defuzz_mamdani(const struct haze_fis *f, int o, const doub
             /* trapz(x, x.*y) / trapz(x, y), term by term as Octave's trapz */
             double xp = haze__xpoint(f, ov, 0, n), yp = haze__agg_at(f, o, w, fr, cnt, 0, xp);
             for (int k = 1; k < n; k++) {
-                double xk = haze__xpoint(f, ov, k, n), yk = haze__agg_at(f, o, w, fr, cnt, k, xk);
+                double xk = haze__xpoint_s(f, ov, k, n, step),
+                       yk = haze__agg_at(f, o, w, fr, cnt, k, xk);
                 double h = xk - xp;
                 num += h * (xp * yp + xk * yk) / 2.0;
                 den += h * (yp + yk) / 2.0;
@@ -557,7 +570,8 @@ HAZE__HD double haze__defuzz_mamdani(const struct haze_fis *f, int o, const doub
             }
         } else {
             for (int k = 0; k < n; k++) {
-                double xk = haze__xpoint(f, ov, k, n), yk = haze__agg_at(f, o, w, fr, cnt, k, xk);
+                double xk = haze__xpoint_s(f, ov, k, n, step),
+                       yk = haze__agg_at(f, o, w, fr, cnt, k, xk);
                 num += xk * yk;
                 den += yk;
             }
@@ -566,11 +580,11 @@ HAZE__HD double haze__defuzz_mamdani(const struct haze_fis *f, int o, const doub
     case HAZE__D_BISECTOR: {
         /* MATLAB: the first point where the running sum reaches half */
         for (int k = 0; k < n; k++)
-            den += haze__agg_at(f, o, w, fr, cnt, k, haze__xpoint(f, ov, k, n));
+            den += haze__agg_at(f, o, w, fr, cnt, k, haze__xpoint_s(f, ov, k, n, step));
         if (den == 0.0) return NAN;
         double run = 0.0;
         for (int k = 0; k < n; k++) {
-            double xk = haze__xpoint(f, ov, k, n);
+            double xk = haze__xpoint_s(f, ov, k, n, step);
             run += haze__agg_at(f, o, w, fr, cnt, k, xk);
             if (run >= den / 2.0) return xk;
         }
@@ -579,14 +593,14 @@ HAZE__HD double haze__defuzz_mamdani(const struct haze_fis *f, int o, const doub
     default: { /* mom, som, lom */
         double m = 0.0;
         for (int k = 0; k < n; k++) {
-            double yk = haze__agg_at(f, o, w, fr, cnt, k, haze__xpoint(f, ov, k, n));
+            double yk = haze__agg_at(f, o, w, fr, cnt, k, haze__xpoint_s(f, ov, k, n, step));
             if (yk > m) m = yk;
         }
         if (m == 0.0) return NAN;
         double sum = 0.0, best = 0.0;
         int nmax = 0;
         for (int k = 0; k < n; k++) {
-            double xk = haze__xpoint(f, ov, k, n);
+            double xk = haze__xpoint_s(f, ov, k, n, step);
             if (haze__agg_at(f, o, w, fr, cnt, k, xk) != m) continue;
             sum += xk;
             /* MATLAB's som/lom pick the maximiser smallest/largest in
