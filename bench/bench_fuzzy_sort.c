@@ -143,8 +143,7 @@ int main(int argc, char **argv) {
                     {0, 2, 1}, {0, 4, 1}, {0, 8, 1}, {0, 16, 1}};
         for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
             int n = rows[i].n, e = rows[i].enc, per = e == 0 ? 8 * n : 4 * (n + 1);
-            printf("%s N=%-2d %2dB %c |", e ? "mr" : "lu", n, per,
-                   rows[i].method == 2 ? 'r' : 'g');
+            printf("%s N=%-2d %2dB %c |", e ? "mr" : "lu", n, per, rows[i].method == 2 ? 'r' : 'g');
             for (int lg = 22; lg <= 26; lg += 2) {
                 double rate = 0, b = 0;
                 int mu = 0;

@@ -265,8 +265,8 @@ cudaError_t launch_gather_v(size_t count, size_t per, const uint32_t *idx, const
     constexpr int IT = 4;
     uint32_t cpr = (uint32_t)(per / sizeof(V)), total = (uint32_t)(count * cpr);
     unsigned blocks = (unsigned)(((size_t)total + 256 * IT - 1) / (256 * IT));
-    gather_kernel<V, IT><<<blocks, 256, 0, s>>>(total, cpr, fastdiv(cpr), idx, (const V *)src,
-                                                (V *)dst);
+    gather_kernel<V, IT>
+        <<<blocks, 256, 0, s>>>(total, cpr, fastdiv(cpr), idx, (const V *)src, (V *)dst);
     return cudaGetLastError();
 }
 
@@ -286,9 +286,7 @@ cudaError_t launch_gather(size_t count, size_t per, const uint32_t *idx, const v
 }
 
 /* A number of S bytes as a CUB value, for the records method. */
-template <int S> struct record {
-    uint32_t w[S / 4];
-};
+template <int S> struct record { uint32_t w[S / 4]; };
 
 /*
  * CUB radix sort of (key, value) in double buffers; *temp_bytes is set when
@@ -533,19 +531,19 @@ extern "C" int haze__fuzzy_sort_cuda_ex(haze_ctx *ctx, uint32_t *keys, haze_fuzz
         int b0 = __builtin_ctz(vary), b1 = 32 - __builtin_clz(vary);
         out->begin_bit = b0, out->end_bit = b1, out->passes = (b1 - b0 + 7) / 8;
         if (gather) {
-            HAZE_CUDA_TRY(ctx, radix_pairs<uint32_t>(m.p[6], &temp, k, v, (uint32_t)n, b0, b1, s,
-                                                     &sel));
+            HAZE_CUDA_TRY(ctx,
+                          radix_pairs<uint32_t>(m.p[6], &temp, k, v, (uint32_t)n, b0, b1, s, &sel));
             HAZE_CUDA_TRY(ctx, launch_gather(n, per, (const uint32_t *)v[sel], m.p[4], m.p[5], s));
             /* histogram read of the keys, passes over (key, index), the gather */
             out->bytes += 4 * dn + 16.0 * out->passes * dn + (4 + 2.0 * per) * dn;
         } else {
-            HAZE_CUDA_TRY(ctx, radix_records(per, m.p[6], &temp, k, v, (uint32_t)n, b0, b1, s,
-                                             &sel));
+            HAZE_CUDA_TRY(ctx,
+                          radix_records(per, m.p[6], &temp, k, v, (uint32_t)n, b0, b1, s, &sel));
             out->bytes += 4 * dn + 2.0 * (4 + per) * out->passes * dn;
         }
         HAZE_CUDA_TRY(ctx, cudaEventRecord(ev.e[1], s));
-        HAZE_CUDA_TRY(ctx, cudaMemcpyAsync(keys, k[sel], n * sizeof(uint32_t),
-                                           cudaMemcpyDeviceToHost, s));
+        HAZE_CUDA_TRY(
+            ctx, cudaMemcpyAsync(keys, k[sel], n * sizeof(uint32_t), cudaMemcpyDeviceToHost, s));
         HAZE_CUDA_TRY(ctx, cudaMemcpyAsync(a->data, gather ? m.p[5] : v[sel], bytes,
                                            cudaMemcpyDeviceToHost, s));
         HAZE_CUDA_TRY(ctx, cudaStreamSynchronize(s));
