@@ -1,21 +1,20 @@
 /*
  * bench/bench_fuzzy_sort.c - the memory-bound test of the paper's Fig. 4 /
  * Fig. 5: sort an array of fuzzy numbers by 32-bit keys. Prints elements per
- * second for the GPU (CUB radix sort of key/index pairs, then one gather of
- * the numbers) and the CPU backend, the midpoint-radius / lower-upper
+ * second for the GPU and the CPU backend, the midpoint-radius / lower-upper
  * speedup next to the paper's r_m(N) = 2N / (1 + N), and the bandwidth the
- * GPU achieved for the bytes the method moves on the device against the
- * device's peak.
+ * GPU achieved for the bytes the method moves on the device, against the
+ * device's theoretical peak and against a device-to-device cudaMemcpy
+ * measured in the same run.
  *
- * GPU columns are device-resident rates: the sort's kernels alone (iota,
- * CUB radix sort of key/index pairs, gather), timed with CUDA events; the
- * host-device copies of haze_fuzzy_sort_by_key are excluded ("GPU+copy"
- * shows the whole call for mr). Bytes the method moves per element, the
- * basis of "GB/s" and "%peak": CUB's onesweep sort of 32-bit keys with 32-bit
- * values makes one histogram pass (reads the keys, 4 B) and 4 digit passes of
- * 8 bits, each reading and writing key and index (16 B); iota writes the
- * index (4 B); the gather reads the index and the number and writes the
- * number (4 + 2 S B, S the number's size): 76 + 2 S bytes in all.
+ * GPU columns are device-resident rates: the sort's kernels alone (key-bits
+ * pre-pass with its read-back, CUB radix sort, gather), timed with CUDA
+ * events; the host-device copies of haze_fuzzy_sort_by_key are excluded
+ * ("GPU+copy" shows the whole call for mr). Bytes the method moves per
+ * element (S the number's size, p the radix passes, 4 for these random
+ * keys), as the library reports them (docs/fuzzy.md): records method (S = 8)
+ * 8 + 2p(4 + S); (key, index) + gather 16 + 16p + 2S. The gather's reads
+ * are counted as S bytes, not as the 32-byte sectors they touch.
  *
  * usage: bench_fuzzy_sort [--quick]
  */
@@ -30,9 +29,10 @@
 #include "fuzzy/fuzzy_internal.h"
 #endif
 
-/* Elements per second; *kernel_rate: the same from the kernel time (GPU). */
-static double run(haze_ctx *ctx, haze_fuzzy_encoding enc, int n, size_t count,
-                  double *kernel_rate) {
+/* Elements per second of the whole call; GPU (kernel_rate non-NULL): *kernel_rate
+ * from the kernel time, *bytes the bytes per element moved, *method the method. */
+static double run(haze_ctx *ctx, haze_fuzzy_encoding enc, int n, size_t count, int method,
+                  double *kernel_rate, double *bytes, int *method_used) {
     haze_fuzzy_array *a;
     if (haze_fuzzy_array_new(ctx, &a, enc, HAZE_FUZZY_FLOAT, n, count, NULL)) exit(3);
     uint32_t *k = malloc(count * sizeof *k);
@@ -46,20 +46,30 @@ static double run(haze_ctx *ctx, haze_fuzzy_encoding enc, int n, size_t count,
         s ^= s << 13, s ^= s >> 7, s ^= s << 17;
         k[i] = (uint32_t)s;
     }
-    double t0 = bench_now(), tk = 0;
+    double t0 = bench_now();
     int st;
 #ifdef HAZE_HAVE_CUDA
+    haze__sort_stats ss = {0};
     if (kernel_rate)
-        st = haze__fuzzy_sort_cuda_ex(ctx, k, a, &tk);
+        st = haze__fuzzy_sort_cuda_ex(ctx, k, a, (haze__sort_method)method, &ss);
     else
 #endif
         st = haze_fuzzy_sort_by_key(ctx, k, a);
+    (void)method;
     if (st) {
         fprintf(stderr, "bench: %s\n", haze_ctx_errmsg(ctx));
         exit(3);
     }
     double t = bench_now() - t0;
-    if (kernel_rate) *kernel_rate = tk > 0 ? (double)count / tk : 0;
+#ifdef HAZE_HAVE_CUDA
+    if (kernel_rate) {
+        *kernel_rate = ss.kernel_s > 0 ? (double)count / ss.kernel_s : 0;
+        *bytes = ss.bytes / (double)count;
+        *method_used = ss.method;
+    }
+#else
+    (void)bytes, (void)method_used;
+#endif
     free(k);
     haze_fuzzy_array_free(a);
     return (double)count / t;
@@ -73,10 +83,15 @@ int main(int argc, char **argv) {
     if (haze_ctx_new(&cpu, &o)) return 3;
     haze_ctx *gpu = bench_gpu_ctx(&o);
     haze_device_info info;
-    double peak = 0;
+    double peak = 0, copy = 0;
     if (gpu && haze_device_query(haze_ctx_device(gpu), &info) == HAZE_OK) {
         peak = info.peak_bandwidth;
-        printf("GPU: %s, peak %.0f GB/s\n", info.name, peak * 1e-9);
+#ifdef HAZE_HAVE_CUDA
+        if (haze__fuzzy_cuda_copy_bw(gpu, (size_t)1 << 30, &copy)) copy = 0;
+#endif
+        printf("GPU: %s, peak %.0f GB/s, device-to-device cudaMemcpy of 1 GiB %.0f GB/s "
+               "(read + write)\n",
+               info.name, peak * 1e-9, copy * 1e-9);
     } else {
         printf("GPU: none (GPU columns '-')\n");
     }
@@ -84,17 +99,18 @@ int main(int argc, char **argv) {
     printf(
         "sort-by-key of single-precision fuzzy numbers: elements per second (GPU %zu, CPU %zu)\n",
         gcount, ccount);
-    printf("%3s | %10s %10s %10s | %10s %10s | %6s %6s | %8s %6s %8s %6s\n", "N", "GPU lu",
-           "GPU mr", "GPU+copy", "CPU lu", "CPU mr", "mr/lu", "r_m(N)", "lu GB/s", "%peak",
-           "mr GB/s", "%peak");
+    printf("%3s | %10s %10s %10s | %10s %10s | %6s %6s | %4s %4s | %7s %5s %5s | %7s %5s %5s\n",
+           "N", "GPU lu", "GPU mr", "GPU+copy", "CPU lu", "CPU mr", "mr/lu", "r_m(N)", "B lu",
+           "B mr", "lu GB/s", "%peak", "%copy", "mr GB/s", "%peak", "%copy");
     for (int n = 1; n <= 16; n++) {
-        double g[2] = {0, 0}, gc = 0, c[2];
+        double g[2] = {0, 0}, gc = 0, c[2], by[2] = {0, 0};
+        int mu[2] = {0, 0};
         for (int e = 0; e < 2; e++) {
             if (gpu) {
-                double w = run(gpu, (haze_fuzzy_encoding)e, n, gcount, &g[e]);
+                double w = run(gpu, (haze_fuzzy_encoding)e, n, gcount, 0, &g[e], &by[e], &mu[e]);
                 if (e == 1) gc = w;
             }
-            c[e] = run(cpu, (haze_fuzzy_encoding)e, n, ccount, NULL);
+            c[e] = run(cpu, (haze_fuzzy_encoding)e, n, ccount, 0, NULL, NULL, NULL);
         }
         const double *r = gpu ? g : c;
         printf("%3d | ", n);
@@ -104,15 +120,43 @@ int main(int argc, char **argv) {
             printf("%10s %10s %10s | ", "-", "-", "-");
         printf("%10.3e %10.3e | %6.2f %6.2f | ", c[0], c[1], r[1] / r[0], 2.0 * n / (1.0 + n));
         if (gpu) {
-            /* bytes per element moved by the method, see the header comment */
-            double blu = 76 + 2.0 * (2 * n) * 4, bmr = 76 + 2.0 * (n + 1) * 4;
-            printf("%8.1f %6.1f %8.1f %6.1f\n", blu * g[0] * 1e-9,
-                   peak > 0 ? 100 * blu * g[0] / peak : 0.0, bmr * g[1] * 1e-9,
-                   peak > 0 ? 100 * bmr * g[1] / peak : 0.0);
+            printf("%3.0f%c %3.0f%c", by[0], mu[0] == 2 ? 'r' : 'g', by[1], mu[1] == 2 ? 'r' : 'g');
+            for (int e = 0; e < 2; e++) {
+                double bw = by[e] * g[e];
+                printf(" | %7.1f %5.1f %5.1f", bw * 1e-9, peak > 0 ? 100 * bw / peak : 0.0,
+                       copy > 0 ? 100 * bw / copy : 0.0);
+            }
+            printf("\n");
         } else {
-            printf("%8s %6s %8s %6s\n", "-", "-", "-", "-");
+            printf("%4s %4s | %7s %5s %5s | %7s %5s %5s\n", "-", "-", "-", "-", "-", "-", "-", "-");
         }
         fflush(stdout);
+    }
+    if (gpu && !quick) {
+        /* both methods where both apply, and the size of the array */
+        printf("\nGPU only, by method and size: elements per second, bytes per element, GB/s, "
+               "%%peak, %%copy\n");
+        printf("%-13s | %-32s | %-32s | %-32s\n", "number", "2^22", "2^24", "2^26");
+        const struct {
+            int enc, n, method;
+        } rows[] = {{0, 1, 2}, {0, 1, 1}, {1, 2, 2}, {1, 2, 1}, {0, 2, 2},
+                    {0, 2, 1}, {0, 4, 1}, {0, 8, 1}, {0, 16, 1}};
+        for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+            int n = rows[i].n, e = rows[i].enc, per = e == 0 ? 8 * n : 4 * (n + 1);
+            printf("%s N=%-2d %2dB %c |", e ? "mr" : "lu", n, per, rows[i].method == 2 ? 'r' : 'g');
+            for (int lg = 22; lg <= 26; lg += 2) {
+                double rate = 0, b = 0;
+                int mu = 0;
+                run(gpu, (haze_fuzzy_encoding)e, n, (size_t)1 << lg, rows[i].method, &rate, &b,
+                    &mu);
+                printf(" %9.3e %3.0f %6.1f %4.1f %4.1f |", rate, b, b * rate * 1e-9,
+                       peak > 0 ? 100 * b * rate / peak : 0.0,
+                       copy > 0 ? 100 * b * rate / copy : 0.0);
+            }
+            printf("\n");
+            fflush(stdout);
+        }
+        printf("method: r = records sorted as CUB values, g = (key, index) sort + gather\n");
     }
     haze_ctx_free(cpu);
     haze_ctx_free(gpu);

@@ -128,9 +128,11 @@ static void test_axpy_sort(void **state) {
                 memcpy(y2->data, y1->data, bytes_of(y1));
                 assert_int_equal(haze_fuzzy_sort_by_key(cpu, k1, y1), HAZE_OK);
 #ifdef HAZE_HAVE_CUDA
-                kt = -1;
-                assert_int_equal(haze__fuzzy_sort_cuda_ex(gpu, k2, y2, &kt), HAZE_OK);
-                assert_true(kt >= 0);
+                haze__sort_stats ss;
+                assert_int_equal(haze__fuzzy_sort_cuda_ex(gpu, k2, y2, HAZE__SORT_AUTO, &ss),
+                                 HAZE_OK);
+                assert_true(ss.kernel_s >= 0);
+                assert_int_equal(ss.passes, 4);
 #else
                 assert_int_equal(haze_fuzzy_sort_by_key(gpu, k2, y2), HAZE_OK);
 #endif
@@ -145,6 +147,86 @@ static void test_axpy_sort(void **state) {
             }
 }
 
+#ifdef HAZE_HAVE_CUDA
+/* Keys for the sort test: kind 0 full 32-bit, 1 below 2^12 (few distinct,
+ * many ties), 2 multiples of 2^16 (low bits constant), 3 all equal, 4 bits
+ * 5..20 only (one middle range). */
+static uint32_t sort_key(haze__rng *r, int kind) {
+    uint32_t x = (uint32_t)haze__rng_next(r);
+    switch (kind) {
+    case 0:
+        return x;
+    case 1:
+        return x >> 20;
+    case 2:
+        return x << 16;
+    case 3:
+        return 0x5a5a5a5au;
+    default:
+        return (x & 0xffff0u) << 1 | 0x80000001u;
+    }
+}
+#endif
+
+/*
+ * Sort-by-key on the GPU, both methods (records as CUB values, and (key,
+ * index) pairs + gather), against the CPU's LSD radix sort bit for bit, for
+ * record sizes 8 to 136 bytes and key sets that narrow the sorted bit range.
+ */
+static void test_sort_methods(void **state) {
+    (void)state;
+#ifdef HAZE_HAVE_CUDA
+    haze__rng rng;
+    haze__rng_seed(&rng, 21);
+    /* (encoding, precision, cuts): records of 8, 12, 16, 16, 24, 68, 136 bytes */
+    const int cfg[][3] = {{HAZE_FUZZY_LU, 1, 1}, {HAZE_FUZZY_MR, 1, 2}, {HAZE_FUZZY_LU, 1, 2},
+                          {HAZE_FUZZY_MR, 0, 1}, {HAZE_FUZZY_LU, 1, 3}, {HAZE_FUZZY_MR, 1, 16},
+                          {HAZE_FUZZY_MI, 0, 16}};
+    const size_t sizes[] = {2, 777, 70001};
+    const int want_bits[] = {32, 12, 16, 0, 16};
+    for (size_t c = 0; c < sizeof cfg / sizeof cfg[0]; c++)
+        for (int kind = 0; kind < 5; kind++)
+            for (int si = 0; si < 3; si++)
+                for (int method = HAZE__SORT_GATHER; method <= HAZE__SORT_RECORDS; method++) {
+                    size_t n = sizes[si];
+                    haze_fuzzy_array *y1, *y2;
+                    assert_int_equal(haze_fuzzy_array_new(cpu, &y1, (haze_fuzzy_encoding)cfg[c][0],
+                                                          (haze_fuzzy_precision)cfg[c][1],
+                                                          cfg[c][2], n, NULL),
+                                     0);
+                    assert_int_equal(haze_fuzzy_array_new(cpu, &y2, (haze_fuzzy_encoding)cfg[c][0],
+                                                          (haze_fuzzy_precision)cfg[c][1],
+                                                          cfg[c][2], n, NULL),
+                                     0);
+                    fill(&rng, y1, 0);
+                    memcpy(y2->data, y1->data, bytes_of(y1));
+                    uint32_t *k1 = malloc(n * 4), *k2 = malloc(n * 4);
+                    for (size_t i = 0; i < n; i++) k1[i] = k2[i] = sort_key(&rng, kind);
+                    assert_int_equal(haze_fuzzy_sort_by_key(cpu, k1, y1), HAZE_OK);
+                    haze__sort_stats ss;
+                    size_t per = bytes_of(y1) / n;
+                    int st = haze__fuzzy_sort_cuda_ex(gpu, k2, y2, (haze__sort_method)method, &ss);
+                    if (method == HAZE__SORT_RECORDS && per != 8 && per != 12 && per != 16) {
+                        assert_int_equal(st, HAZE_ERR_UNSUPPORTED);
+                    } else {
+                        assert_int_equal(st, HAZE_OK);
+                        assert_int_equal(ss.method, method);
+                        /* the pre-pass found the bits that vary (exactly, for these sizes) */
+                        if (n > 100) assert_int_equal(ss.end_bit - ss.begin_bit, want_bits[kind]);
+                        assert_int_equal(ss.passes, (ss.end_bit - ss.begin_bit + 7) / 8);
+                        if (memcmp(k1, k2, n * 4) != 0 ||
+                            memcmp(y1->data, y2->data, bytes_of(y1)) != 0)
+                            fail_msg("sort differs: %zu-byte numbers, keys %d, n %zu, method %d",
+                                     per, kind, n, method);
+                    }
+                    free(k1);
+                    free(k2);
+                    haze_fuzzy_array_free(y1);
+                    haze_fuzzy_array_free(y2);
+                }
+#endif
+}
+
 int main(void) {
     haze_test_require_gpu();
     cpu = haze_test_ctx(HAZE_BACKEND_CPU);
@@ -152,6 +234,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ops),
         cmocka_unit_test(test_axpy_sort),
+        cmocka_unit_test(test_sort_methods),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     haze_ctx_free(cpu);

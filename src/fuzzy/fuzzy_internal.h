@@ -34,11 +34,43 @@ int haze__fuzzy_sort_cuda(haze_ctx *ctx, uint32_t *keys, haze_fuzzy_array *a);
  * device-resident rate can be read. axpy: soa = 1 runs the
  * structure-of-arrays kernel (the host arrays are transposed before and after,
  * outside the timed part); the kernel is launched reps times and *kernel_s is
- * the mean. sort: the timed part is iota + CUB radix sort + gather.
+ * the mean.
  */
 int haze__fuzzy_axpy_cuda_ex(haze_ctx *ctx, const haze_fuzzy_array *a, const haze_fuzzy_array *b,
                              int iters, haze_fuzzy_array *y, int soa, int reps, double *kernel_s);
-int haze__fuzzy_sort_cuda_ex(haze_ctx *ctx, uint32_t *keys, haze_fuzzy_array *a, double *kernel_s);
+
+/*
+ * How the GPU sort moves the numbers (docs/fuzzy.md, "Sort-by-key"):
+ * GATHER sorts (key, index) pairs and gathers each number once; RECORDS
+ * sorts the numbers themselves as CUB values (records of 8, 12 or 16 bytes
+ * only); AUTO picks the faster one for the record size.
+ */
+typedef enum { HAZE__SORT_AUTO, HAZE__SORT_GATHER, HAZE__SORT_RECORDS } haze__sort_method;
+
+/* What one GPU sort did (for tests and benchmarks). */
+typedef struct {
+    double kernel_s; /* device time of the sort's kernels (CUDA events), copies excluded */
+    double bytes;    /* device memory bytes the method moves (docs/fuzzy.md), per call */
+    int method;      /* the method used (GATHER or RECORDS) */
+    int begin_bit;   /* key bits sorted: [begin_bit, end_bit), after the OR/AND pre-pass */
+    int end_bit;
+    int passes; /* radix digit passes (8-bit digits) */
+} haze__sort_stats;
+
+/*
+ * The GPU sort with the method chosen by the caller (AUTO: the library's
+ * choice); *stats (may be NULL) says what was done. Same result as
+ * haze_fuzzy_sort_by_key for every method.
+ */
+int haze__fuzzy_sort_cuda_ex(haze_ctx *ctx, uint32_t *keys, haze_fuzzy_array *a,
+                             haze__sort_method method, haze__sort_stats *stats);
+
+/*
+ * Device-to-device copy bandwidth of ctx's GPU (read + write bytes per
+ * second; best of a few cudaMemcpy of `bytes` bytes), the measured bound
+ * the sort benchmark compares with.
+ */
+int haze__fuzzy_cuda_copy_bw(haze_ctx *ctx, size_t bytes, double *bytes_per_s);
 /* Peak SM clock of a CUDA device in kHz (0 if unknown). */
 int haze__fuzzy_cuda_clock_khz(int device);
 
