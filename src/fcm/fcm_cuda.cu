@@ -5,7 +5,9 @@
  * programs per iteration (distances, memberships, u^q x, two reductions and
  * a division) because 2008 shaders could not do more. Here one kernel reads
  * each point once per iteration and computes its distances, its previous
- * and new memberships (max-rescaled equation (1)), its share of the
+ * (recomputed, or read back from the device copy that the fast kernel keeps
+ * when the data is resident) and new memberships (max-rescaled equation
+ * (1)), its share of the
  * objective, and adds u^m x and u^m into per-group partial sums; a tree of
  * fixed shape then reduces the groups. The partial-sum layout (tiles of
  * TILE points, groups of G tiles, reduction fan-in RFAN) depends only on
