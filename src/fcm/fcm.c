@@ -7,7 +7,8 @@
  * GPU programs): memberships of the current centres, the objective, the
  * membership change and the sums for the next centres together. The
  * previous memberships are recomputed from the previous centres inside the
- * pass instead of being stored, so no n x c matrix is kept.
+ * pass instead of being stored, so no n x c matrix is kept on the host (the
+ * GPU backend may keep one on the device, fcm_cuda.cu).
  *
  * Gustafson-Kessel (Gustafson and Kessel, 1979; Babuska, van der Veen and
  * Kaymak, 2002): d_ij = (x_i - v_j)^T A_j (x_i - v_j) with

@@ -5,7 +5,9 @@
  * programs per iteration (distances, memberships, u^q x, two reductions and
  * a division) because 2008 shaders could not do more. Here one kernel reads
  * each point once per iteration and computes its distances, its previous
- * and new memberships (max-rescaled equation (1)), its share of the
+ * (recomputed, or read back from the device copy that the fast kernel keeps
+ * when the data is resident) and new memberships (max-rescaled equation
+ * (1)), its share of the
  * objective, and adds u^m x and u^m into per-group partial sums; a tree of
  * fixed shape then reduces the groups. The partial-sum layout (tiles of
  * TILE points, groups of G tiles, reduction fan-in RFAN) depends only on
@@ -48,7 +50,13 @@ template <typename T> struct pass_args {
     uint64_t seed;
     const double *u0; /* chunk-relative n x c, SRC_MEMORY */
     double *u_out;    /* chunk-relative n x c, or NULL */
-    double *rows;     /* ngroups x stride */
+    /* Fast kernel, data resident: the memberships kept on the device between
+     * iterations, tile by tile (c x TILE per tile, column j of a tile
+     * contiguous). u_keep receives U(k) of this pass; with u_prev set, U(k-1)
+     * is read from it instead of being recomputed from vp. Same array. */
+    T *u_keep;
+    const T *u_prev;
+    double *rows; /* ngroups x stride */
     size_t stride;
     T *scratch; /* per-block global scratch when shared memory is too small */
 };
@@ -293,13 +301,15 @@ template <typename T, int DR> __device__ inline T dist_reg(const T (&xr)[DR], co
     return s0 + s1;
 }
 
-/* Memberships of the point xr for the padded centres vs into U (column p),
- * max-rescaled (1); the distances go to D first, and U may be D itself (the
- * weights and then the memberships overwrite the distances). With Pm set,
- * *jp gets sum_j Pm[j]^m d_j (the objective term of the previous memberships). */
+/* Memberships of the point xr for the padded centres vs, max-rescaled (1):
+ * the distances go to D, then the weights w_j = d_min / d_j over them; the
+ * memberships are w_j times the returned factor 1 / sum w (the caller
+ * multiplies, fused with its own use of u_j). A point on z centres gets
+ * exact memberships 1/z or 0 in D and the factor 1. With Pm set, *jp gets
+ * sum_j Pm[j]^m d_j (the objective term of the previous memberships). */
 template <typename T, int DR>
-__device__ void memb_reg(const T (&xr)[DR], const T *vs, int c, double m, T e, T *D, T *U,
-                         const T *Pm, T *jp, int p) {
+__device__ T memb_reg(const T (&xr)[DR], const T *vs, int c, double m, T e, T *D, const T *Pm,
+                      T *jp, int p) {
     T dmin = 0, J = 0;
     for (int j = 0; j < c; j++) {
         T dj = dist_reg<T, DR>(xr, vs + j * DR);
@@ -312,26 +322,36 @@ __device__ void memb_reg(const T (&xr)[DR], const T *vs, int c, double m, T e, T
         int nz = 0;
         for (int j = 0; j < c; j++) nz += D[j * TS + p] == 0;
         T inv = (T)1 / (T)nz;
-        for (int j = 0; j < c; j++) U[j * TS + p] = D[j * TS + p] == 0 ? inv : (T)0;
-        return;
+        for (int j = 0; j < c; j++) D[j * TS + p] = D[j * TS + p] == 0 ? inv : (T)0;
+        return (T)1;
     }
     T sum = 0;
-    for (int j = 0; j < c; j++) {
-        T w = dmin / D[j * TS + p];
-        if (m != 2.0) w = powT(w, e);
-        U[j * TS + p] = w;
-        sum += w;
+    if (m == 2.0) {
+        for (int j = 0; j < c; j++) {
+            T w = dmin / D[j * TS + p];
+            D[j * TS + p] = w;
+            sum += w;
+        }
+    } else {
+        for (int j = 0; j < c; j++) {
+            T w = powT(dmin / D[j * TS + p], e);
+            D[j * TS + p] = w;
+            sum += w;
+        }
     }
-    T inv = (T)1 / sum;
-    for (int j = 0; j < c; j++) U[j * TS + p] *= inv;
+    return (T)1 / sum;
 }
 
 /* Phase 2 for the Euclidean modes: row += sums over this tile of P[j][p] x[k][p]
  * (c*d entries) and of P[j][p] (c entries), in an order fixed by n, d, c.
  * Each thread owns a block of JB = 2 clusters x 4 coordinates (6 shared loads
  * for 8 FMAs; 4 x 4 needs more registers and leaves fewer threads busy, which
- * measured slower); with few blocks, split s of nsplit takes the points p = s mod
- * nsplit (interleaved, so that the splits read different banks). */
+ * measured slower; 16-byte loads of 4 points each measured slower too: they
+ * take as many shared-memory wavefronts and conflict on banks). With few
+ * blocks, split s of nsplit takes the points p = s mod nsplit (interleaved,
+ * so that the splits read different banks). The rows of a block are read at
+ * fixed offsets from one pointer: rows past c - 1 or d - 1 lie inside the
+ * shared arrays (P follows xs, D follows P) and their sums are dropped. */
 #define JB 2
 template <typename T>
 __device__ void tile_sums(const T *xs, const T *P, int np, int d, int c, int nsplit, double *row,
@@ -341,11 +361,7 @@ __device__ void tile_sums(const T *xs, const T *P, int np, int d, int c, int nsp
     for (int it = tid; it < neb * nsplit; it += TILE) {
         const int eb = it % neb, sp = it / neb;
         const int j0 = (eb / nkb) * JB, k0 = (eb % nkb) * 4;
-        const T *Pj[JB], *Xk[4];
-#pragma unroll
-        for (int a = 0; a < JB; a++) Pj[a] = P + min(j0 + a, c - 1) * TS;
-#pragma unroll
-        for (int r = 0; r < 4; r++) Xk[r] = xs + min(k0 + r, d - 1) * TS;
+        const T *pj = P + j0 * TS, *xk = xs + k0 * TS;
         double dacc[JB * 4];
 #pragma unroll
         for (int r = 0; r < JB * 4; r++) dacc[r] = 0;
@@ -355,13 +371,13 @@ __device__ void tile_sums(const T *xs, const T *P, int np, int d, int c, int nsp
             T acc[JB * 4];
 #pragma unroll
             for (int r = 0; r < JB * 4; r++) acc[r] = 0;
-#pragma unroll 2
+#pragma unroll 4
             for (int q = s0; q < s1; q += nsplit) {
                 T a[JB], x[4];
 #pragma unroll
-                for (int u = 0; u < JB; u++) a[u] = Pj[u][q];
+                for (int u = 0; u < JB; u++) a[u] = pj[u * TS + q];
 #pragma unroll
-                for (int r = 0; r < 4; r++) x[r] = Xk[r][q];
+                for (int r = 0; r < 4; r++) x[r] = xk[r * TS + q];
 #pragma unroll
                 for (int u = 0; u < JB; u++)
 #pragma unroll
@@ -445,20 +461,29 @@ __device__ inline double warp_sum(double v) {
 
 #define NWARP (TILE / 32)
 
-template <typename T, int DR> __global__ void __launch_bounds__(TILE) fast_kernel(pass_args<T> A) {
+/* Register caps (minimum blocks per SM): float d <= 8 at most 64 registers,
+ * float d <= 32 at most 80 so that 6 blocks fit an SM as the shared memory of
+ * d = 32, c = 16 allows without the previous centres; double as compiled
+ * without a cap. */
+#define FAST_MINB(T, DR) (sizeof(T) == 4 ? (DR <= 8 ? 8 : 6) : DR <= 8 ? 6 : DR == 16 ? 5 : 4)
+template <typename T, int DR>
+__global__ void __launch_bounds__(TILE, FAST_MINB(T, DR)) fast_kernel(pass_args<T> A) {
     extern __shared__ __align__(16) double smem_f[];
     double *smem_d = smem_f;
     const int tid = threadIdx.x, d = A.d, c = A.c;
-    const int nkb = (d + 3) >> 2, njb = (c + JB - 1) / JB, neb = njb * nkb;
+    /* red | vs | vps (only to recompute U(k-1)) | xs | P | D, and over D (dead
+     * by then) phase 2's split sums part: fast_smem() gives the size. */
+    const int use_vp = A.src == HAZE__FCM_SRC_CENTERS && !A.u_prev;
     double *red = smem_d;                           /* HAZE__FCM_NSCALAR x NWARP */
-    double *part = red + HAZE__FCM_NSCALAR * NWARP; /* nsplit x neb x JB*4 when nsplit > 1 */
-    T *vs = (T *)(part + (A.nsplit > 1 ? A.nsplit * neb * JB * 4 : 0)); /* c x DR */
-    T *vps = vs + (size_t)c * DR;                                       /* c x DR */
-    T *xs = vps + (size_t)c * DR, *P = xs + (size_t)TS * d, *D = P + (size_t)TS * c;
+    T *vs = (T *)(red + HAZE__FCM_NSCALAR * NWARP); /* c x DR */
+    T *vps = vs + (size_t)c * DR;                   /* c x DR */
+    T *xs = vps + (use_vp ? (size_t)c * DR : 0), *P = xs + (size_t)TS * d;
+    T *D = (T *)(((uintptr_t)(P + (size_t)TS * c) + 15) & ~(uintptr_t)15);
+    double *part = (double *)D; /* nsplit x neb x JB*4 when nsplit > 1 */
     for (int idx = tid; idx < c * DR; idx += TILE) {
         const int j = idx / DR, k = idx - j * DR;
         vs[idx] = A.v && k < d ? A.v[(size_t)j * d + k] : (T)0;
-        vps[idx] = A.vp && k < d ? A.vp[(size_t)j * d + k] : (T)0;
+        if (use_vp) vps[idx] = A.vp && k < d ? A.vp[(size_t)j * d + k] : (T)0;
     }
     __syncthreads();
     const size_t nv = (size_t)c * d;
@@ -485,19 +510,26 @@ template <typename T, int DR> __global__ void __launch_bounds__(TILE) fast_kerne
                     for (int j = 0; j < c; j++) P[j * TS + p] = (T)(rand_u(A.seed, i, j, c) / tot);
                 } else if (A.src == HAZE__FCM_SRC_MEMORY) {
                     for (int j = 0; j < c; j++) P[j * TS + p] = (T)A.u0[(p0 + p) * c + j];
+                } else if (A.u_prev) { /* kept by the previous pass: the same bits */
+                    const T *up = A.u_prev + (A.i0 + p0) * c + p;
+                    for (int j = 0; j < c; j++) P[j * TS + p] = up[(size_t)j * TILE];
                 } else {
-                    memb_reg<T, DR>(xr, vps, c, A.m, A.e, D, P, (const T *)NULL, (T *)NULL, p);
+                    const T f =
+                        memb_reg<T, DR>(xr, vps, c, A.m, A.e, D, (const T *)NULL, (T *)NULL, p);
+                    for (int j = 0; j < c; j++) P[j * TS + p] = D[j * TS + p] * f;
                 }
                 if (!full) {
                     for (int j = 0; j < c; j++) P[j * TS + p] = powm(P[j * TS + p], A.m);
                 } else {
-                    /* U(k) into D (over the distances), the objective term of
-                     * U(k-1) on the way; then the change, and P = U(k)^m. */
-                    memb_reg<T, DR>(xr, vs, c, A.m, A.e, D, D, P, &jp, p);
+                    /* the weights of U(k) into D, the objective term of U(k-1)
+                     * on the way; then U(k), the change, and P = U(k)^m. */
+                    const T f = memb_reg<T, DR>(xr, vs, c, A.m, A.e, D, P, &jp, p);
+                    T *uk = A.u_keep ? A.u_keep + (A.i0 + p0) * c + p : NULL;
                     for (int j = 0; j < c; j++) {
-                        const T u = D[j * TS + p], dd = u - P[j * TS + p];
+                        const T u = D[j * TS + p] * f, dd = u - P[j * TS + p];
                         du = fmaT(dd, dd, du);
                         P[j * TS + p] = powm(u, A.m);
+                        if (uk) uk[(size_t)j * TILE] = u;
                     }
                 }
             }
@@ -521,10 +553,14 @@ template <typename T, int DR> __global__ void __launch_bounds__(TILE) fast_kerne
 }
 
 /* Shared memory of the fast kernel. */
-static size_t fast_smem(size_t d, size_t c, size_t dr, size_t ts, int nsplit) {
+/* Shared memory of the fast kernel (the layout at the top of fast_kernel);
+ * with_vp: room for the previous centres. */
+static size_t fast_smem(size_t d, size_t c, size_t dr, size_t ts, int nsplit, int with_vp) {
     size_t neb = ((c + JB - 1) / JB) * ((d + 3) / 4);
-    return (HAZE__FCM_NSCALAR * NWARP + (nsplit > 1 ? nsplit * neb * JB * 4 : 0)) * sizeof(double) +
-           (2 * c * dr + (size_t)TS * (d + 2 * c)) * ts;
+    size_t part = nsplit > 1 ? nsplit * neb * JB * 4 * sizeof(double) : 0, dd = TS * c * ts;
+    size_t head = HAZE__FCM_NSCALAR * NWARP * sizeof(double) +
+                  ((with_vp ? 2 : 1) * c * dr + (size_t)TS * (d + c)) * ts;
+    return (head + 15) / 16 * 16 + (part > dd ? part : dd);
 }
 
 template <typename T> static cudaError_t fast_attr(int dr, int smem) {
@@ -587,6 +623,12 @@ struct haze__fcm_gpu {
     void *stage; /* page-locked staging of the centres and norms: uploads without a sync */
     int fast_dr, nsplit;
     size_t fast_smem_sz;
+    /* Memberships kept between the fast passes (resident data only, when the
+     * budget allows): dkeep holds U of the centres keep_v (c x d) with the
+     * fuzzifier keep_m, valid when keep_ok. */
+    void *dkeep;
+    double *keep_v, keep_m;
+    int keep_ok;
     cudaStream_t copy;
     cudaEvent_t copied[2], freed[2];
     int have_copy, have_ev;
@@ -607,6 +649,8 @@ extern "C" void haze__fcm_cuda_end(haze__fcm_gpu *g) {
         cudaFree(g->tree[b]);
     }
     cudaFree(g->duout);
+    cudaFree(g->dkeep);
+    free(g->keep_v);
     cudaFree(g->rows);
     cudaFree(g->dv);
     cudaFree(g->dvp);
@@ -652,7 +696,7 @@ static int setup(haze__fcm_gpu *g) {
     g->nsplit = neb <= 32 ? 4 : neb <= 64 ? 2 : 1;
     if (!g->gk && d <= 32) {
         int dr = d <= 4 ? 4 : d <= 8 ? 8 : d <= 16 ? 16 : 32;
-        size_t fs = fast_smem(d, c, (size_t)dr, ts, g->nsplit);
+        size_t fs = fast_smem(d, c, (size_t)dr, ts, g->nsplit, 1);
         if (fs <= (size_t)smem_optin) {
             g->fast_dr = dr;
             g->fast_smem_sz = fs;
@@ -670,9 +714,16 @@ static int setup(haze__fcm_gpu *g) {
     if (!g->use_smem) fixed += (size_t)SCRATCH_BLOCKS * TS * (d + 2 * c) * ts;
     size_t per_pt = d * ts + 2 * c * sizeof(double);
     size_t budget = haze__cuda_budget(g->ctx);
+    /* U kept between iterations: c values per point, tile by tile. */
+    const size_t keep = g->fast_dr ? ntiles * TILE * c * ts : 0;
     if (fixed + n * per_pt <= budget) {
         g->resident = 1;
         g->chunk = g->ngroups * g->gpts;
+        if (keep && fixed + n * per_pt + keep <= budget) {
+            TRY(cudaMalloc(&g->dkeep, keep));
+            if (!(g->keep_v = (double *)malloc(c * d * sizeof(double))))
+                return haze__error(g->ctx, HAZE_ERR_NOMEM, "fcm: out of memory");
+        }
     } else {
         size_t room = budget > fixed ? budget - fixed : 0;
         size_t ch = room / (2 * per_pt);
@@ -775,6 +826,14 @@ template <typename T> static int pass_t(haze__fcm_gpu *g, haze__fcm_pass *p) {
      * plain kernel, in the one extra pass at the end of a fit. */
     const int fast = g->fast_dr && mode != MODE_COV && !p->a && !p->indices && !p->u_out &&
                      !(p->src == HAZE__FCM_SRC_CENTERS && p->ap);
+    /* U(k-1) from the previous pass's memberships when they are those of vp
+     * (same centres, same m); U(k) kept for the next pass. The kept values are
+     * the ones the recomputation would give (same code, same centres), so
+     * keeping them changes no result. */
+    const int keep = fast && g->dkeep && mode == MODE_FULL;
+    const int reuse = keep && g->keep_ok && p->src == HAZE__FCM_SRC_CENTERS && !p->ap &&
+                      g->keep_m == p->m && memcmp(g->keep_v, p->vp, c * d * sizeof(double)) == 0;
+    if (keep) g->keep_ok = 0; /* until this pass has completed */
     size_t cpts = g->resident ? n : g->chunk;
     if (p->src == HAZE__FCM_SRC_MEMORY && g->du0_pts < cpts) {
         for (int b = 0; b < (g->resident ? 1 : 2); b++)
@@ -804,6 +863,8 @@ template <typename T> static int pass_t(haze__fcm_gpu *g, haze__fcm_pass *p) {
     A.rows = g->rows;
     A.stride = stride;
     A.scratch = (T *)g->scratch;
+    A.u_keep = keep ? (T *)g->dkeep : NULL;
+    A.u_prev = reuse ? (const T *)g->dkeep : NULL;
 
     size_t nch = g->resident ? 1 : (n + g->chunk - 1) / g->chunk;
     for (size_t q = 0; q < nch; q++) {
@@ -832,7 +893,12 @@ template <typename T> static int pass_t(haze__fcm_gpu *g, haze__fcm_pass *p) {
         A.u_out = p->u_out ? g->duout : NULL;
         size_t blocks = A.ngrp;
         if (fast) {
-            fast_launch<T>(g->fast_dr, (unsigned)blocks, g->fast_smem_sz, st, A);
+            /* without the previous centres when they are not read: less shared
+             * memory, more blocks per SM */
+            const int use_vp = p->src == HAZE__FCM_SRC_CENTERS && !reuse;
+            fast_launch<T>(g->fast_dr, (unsigned)blocks,
+                           use_vp ? g->fast_smem_sz : fast_smem(d, c, g->fast_dr, ts, g->nsplit, 0),
+                           st, A);
         } else {
             if (!g->use_smem && blocks > SCRATCH_BLOCKS) blocks = SCRATCH_BLOCKS;
             pass_kernel<T><<<(unsigned)blocks, TILE, g->smem, st>>>(A);
@@ -858,6 +924,11 @@ template <typename T> static int pass_t(haze__fcm_gpu *g, haze__fcm_pass *p) {
     }
     TRY(cudaMemcpyAsync(p->sums, in, stride * sizeof(double), cudaMemcpyDeviceToHost, st));
     TRY(cudaStreamSynchronize(st));
+    if (keep) {
+        memcpy(g->keep_v, p->v, c * d * sizeof(double));
+        g->keep_m = p->m;
+        g->keep_ok = 1;
+    }
     return HAZE_OK;
 }
 
