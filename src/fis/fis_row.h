@@ -160,7 +160,7 @@ HAZE__HD double haze__agg_at(const struct haze_fis *f, int o, const double *w, c
 
 /* The common case on its own, as a plain loop over the tabulated output
  * MFs: centroid, implication min or prod, aggregation max, no hedge or NOT
- * in the fired consequents, at most 16 of them. The operations and their
+ * in the fired consequents, at most 16 distinct MFs. The operations and their
  * order are those of haze__agg_at and the general centroid below, so the
  * result is the same to the bit. Returns 0 when the case does not apply.
  *
@@ -221,25 +221,75 @@ HAZE__CWALK_DEF(8)
 
 HAZE__HD int haze__centroid_fast(const struct haze_fis *f, int o, const double *w, const double *fr,
                                  int cnt, double *res) {
-    if (!f->grid || cnt > HAZE__FAST_RULES || haze__oagg(f, o) != HAZE__N_MAX ||
+    if (!f->grid || haze__oagg(f, o) != HAZE__N_MAX ||
         (f->imp_m != HAZE__N_MIN && f->imp_m != HAZE__N_PROD))
         return 0;
     const haze__var *ov = &f->out[o];
     const double *rows[HAZE__FAST_RULES];
     const double *sup = f->grid + (size_t)f->nmfs * (size_t)f->gstride;
     double ws[HAZE__FAST_RULES];
+    int mid[HAZE__FAST_RULES];
     const int n = haze__npoints(f, o), octave = f->mode == HAZE_FIS_MODE_OCTAVE,
               prod = f->imp_m == HAZE__N_PROD;
-    int k0 = n, k1 = -1;
+    int k0 = n, k1 = -1, nm = 0;
+    /* Fired rules that conclude the same MF merge into one term of degree
+     * max(w): max(min(w1, mu), min(w2, mu)) = min(max(w1, w2), mu) exactly,
+     * and max(w1 mu, w2 mu) = max(w1, w2) mu exactly too, rounding being
+     * monotonic; max is exact and commutative, so the order of the terms
+     * does not matter either. cnt becomes the number of distinct MFs. */
     for (int i = 0; i < cnt; i++) {
         int r = (int)fr[i];
         int code = f->cons[r * f->no + o];
         if (code < 0 || f->cons_hedge[r * f->no + o] != 0.0) return 0;
-        int m = ov->mf0 + code - 1;
-        rows[i] = f->grid + (size_t)m * (size_t)f->gstride;
-        ws[i] = w[r];
+        int m = ov->mf0 + code - 1, j = 0;
+        while (j < nm && mid[j] != m) j++;
+        if (j < nm) {
+            ws[j] = ws[j] > w[r] ? ws[j] : w[r];
+            continue;
+        }
+        if (nm == HAZE__FAST_RULES) return 0;
+        mid[nm] = m;
+        rows[nm] = f->grid + (size_t)m * (size_t)f->gstride;
+        ws[nm++] = w[r];
         if ((int)sup[2 * m] < k0) k0 = (int)sup[2 * m];
         if ((int)sup[2 * m + 1] > k1) k1 = (int)sup[2 * m + 1];
+    }
+    cnt = nm;
+    /* Disjoint supports (output sets that do not overlap, as the tipper's):
+     * at each point at most one term is non-zero, so walking each term over
+     * its own support in the order of the supports adds the same non-zero
+     * terms in the same order as the walk over all points below, which
+     * adds only zeros besides. Not for trapz, whose terms join neighbours. */
+    if (!octave && cnt > 1) {
+        int ord[HAZE__FAST_RULES], disjoint = 1;
+        for (int i = 0; i < cnt; i++) { /* insertion sort by support start */
+            int j = i;
+            while (j > 0 && sup[2 * mid[ord[j - 1]]] > sup[2 * mid[i]]) {
+                ord[j] = ord[j - 1];
+                j--;
+            }
+            ord[j] = i;
+        }
+        for (int i = 0; i + 1 < cnt && disjoint; i++)
+            disjoint = sup[2 * mid[ord[i]] + 1] < sup[2 * mid[ord[i + 1]]];
+        if (disjoint) {
+            const double step = haze__xstep(f, ov, n);
+            double num = 0.0, den = 0.0;
+            for (int i = 0; i < cnt; i++) {
+                const int t = ord[i];
+                const double *row = rows[t], wt = ws[t];
+                const int a = (int)sup[2 * mid[t]], e = (int)sup[2 * mid[t] + 1];
+                for (int k = a; k <= e; k++) {
+                    double mu = row[k];
+                    double v = prod ? wt * mu : (wt < mu ? wt : mu);
+                    double agg = 0.0 > v ? 0.0 : v;
+                    num += haze__xpoint_s(f, ov, k, n, step) * agg;
+                    den += agg;
+                }
+            }
+            *res = den != 0.0 ? num / den : NAN;
+            return 1;
+        }
     }
     /* Outside the union of the fired MFs' supports the aggregate is 0 and
      * every term added below is a zero, which leaves the sums unchanged to
