@@ -989,8 +989,8 @@ int haze__fnn_forward_cuda(haze_ctx *ctx, const haze_fnn *net, const double *z, 
         size_t b = n - i0 < chunk ? n - i0 : chunk;
         CTRY(cudaMemcpyAsync(ds.z, z + i0 * D, b * D * sizeof(double), cudaMemcpyHostToDevice, st));
         TRY(fire(ctx, ds.z, NULL, (int)b, ds.m, ds.s, (int)R, R, (int)D, ds.lm, NULL));
-        step_args p = {ds.z,   NULL,   NULL,   ds.m,   ds.s,      ds.w, NULL,
-                       (int)R, (int)D, (int)L, (int)R, -INFINITY, 0.0,  0.0};
+        step_args p = {ds.z,   NULL,   NULL,   ds.m,      ds.s, ds.w, NULL, (int)R,
+                       (int)D, (int)L, (int)R, -INFINITY, 0.0,  0.0,  0.0};
         k_layer4<<<(unsigned)b, sample_threads((int)R, (int)L), 0, st>>>(p, ds.lm, R, ds.e, NULL);
         CTRY(cudaGetLastError());
         CTRY(cudaMemcpyAsync(y + i0 * L, ds.e, b * L * sizeof(double), cudaMemcpyDeviceToHost, st));
@@ -1049,8 +1049,8 @@ int haze__fnn_cuda_step_time(haze_ctx *ctx, size_t D, size_t R, size_t L, int ma
         /* a training step with threshold 0 and the network full (limit = R):
          * structure learning looks but makes no rule, as in the thesis's
          * parameter-learning phase; a tiny rate keeps the network stable */
-        step_args p = {ds.z, ds.d,   ds.order, ds.m,   ds.s,      ds.w, ds.nR,
-                       0,    (int)D, (int)L,   (int)R, -INFINITY, 0.5,  1.0};
+        step_args p = {ds.z,   ds.d,   ds.order, ds.m,      ds.s, ds.w, ds.nR, 0,
+                       (int)D, (int)L, (int)R,   -INFINITY, 0.5,  1.0,  0.0};
         /* warm-up (and, for ATM, the configuration search) */
         TRY(fire(ctx, ds.z, ds.order, 1, ds.m, ds.s, (int)R, R, (int)D, ds.lm, ds.nR));
         TRY(online_step(ctx, p, (int)R, ds.lm, ds.g, ds.e, 1e-9));
