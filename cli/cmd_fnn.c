@@ -29,6 +29,8 @@ static void help(FILE *fp) {
                 "  --threshold T     new rule when the best per-input firing is <= T (0.35)\n"
                 "  --decay D         threshold of epoch e is T * D^e (0.5)\n"
                 "  --beta B          overlap: new widths = B * distance to nearest rule (0.5)\n"
+                "  --width W         every new rule gets width W instead (standardised units;\n"
+                "                    0: the beta rule, default)\n"
                 "  --rate R          learning rate tau (0.05)\n"
                 "  --batch B         1: online, sample by sample (default); >1: mini-batch\n"
                 "  --max-rules N     no new rules beyond N (0: no limit)\n"
@@ -165,6 +167,7 @@ static int fnn_train(int argc, char **argv, const cli_global *g) {
         O_TH,
         O_DECAY,
         O_BETA,
+        O_WIDTH,
         O_RATE,
         O_BATCH,
         O_MAXR,
@@ -180,6 +183,7 @@ static int fnn_train(int argc, char **argv, const cli_global *g) {
                                          {"threshold", required_argument, 0, O_TH},
                                          {"decay", required_argument, 0, O_DECAY},
                                          {"beta", required_argument, 0, O_BETA},
+                                         {"width", required_argument, 0, O_WIDTH},
                                          {"rate", required_argument, 0, O_RATE},
                                          {"batch", required_argument, 0, O_BATCH},
                                          {"max-rules", required_argument, 0, O_MAXR},
@@ -221,6 +225,9 @@ static int fnn_train(int argc, char **argv, const cli_global *g) {
             break;
         case O_BETA:
             e = opt_double("fnn", "--beta", optarg, &o.beta);
+            break;
+        case O_WIDTH:
+            e = opt_double("fnn", "--width", optarg, &o.width);
             break;
         case O_RATE:
             e = opt_double("fnn", "--rate", optarg, &o.rate);

@@ -215,6 +215,18 @@ static void test_structure_learning(void **state) {
     assert_int_equal(haze_fnn_train(ctx, net, x, d, 2, &o), HAZE_OK);
     assert_int_equal(haze_fnn_rules(net), 1);
     haze_fnn_free(net);
+    /* A fixed width: both rules, the first included, get it, whatever the
+     * distance, beta and sigma0. */
+    assert_int_equal(haze_fnn_new(ctx, 2, 1, &net), HAZE_OK);
+    o.threshold = 0.35;
+    o.max_rules = 0;
+    o.width = 0.7;
+    o.sigma0 = 3.0;
+    assert_int_equal(haze_fnn_train(ctx, net, x, d, 2, &o), HAZE_OK);
+    assert_int_equal(haze_fnn_rules(net), 2);
+    for (size_t k = 0; k < 4; k++) assert_near(haze_fnn_widths(net)[k], 0.7, 0);
+    assert_near(haze_fnn_centres(net)[3], 1, 0);
+    haze_fnn_free(net);
     haze_ctx_free(ctx);
 }
 
@@ -432,6 +444,11 @@ static void test_bad_arguments(void **state) {
     haze_fnn_options o = haze_fnn_options_default();
     o.threshold = 2;
     x[3] = 1;
+    assert_int_equal(haze_fnn_train_classes(ctx, net, x, lab, 2, &o), HAZE_ERR_INVALID);
+    o = haze_fnn_options_default();
+    o.width = -1;
+    assert_int_equal(haze_fnn_train_classes(ctx, net, x, lab, 2, &o), HAZE_ERR_INVALID);
+    o.width = INFINITY;
     assert_int_equal(haze_fnn_train_classes(ctx, net, x, lab, 2, &o), HAZE_ERR_INVALID);
     haze_fnn_free(net);
     haze_ctx_free(ctx);

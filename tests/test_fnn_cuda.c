@@ -37,7 +37,7 @@ static void compare(const char *what, const double *a, const double *b, size_t n
 }
 
 static void run_case_opt(size_t n, size_t D, size_t L, size_t batch, int mapping, double threshold,
-                         size_t max_rules) {
+                         size_t max_rules, double width) {
     haze_ctx *cpu = haze_test_ctx(HAZE_BACKEND_CPU), *gpu = haze_test_ctx(HAZE_BACKEND_CUDA);
     haze__rng r;
     haze__rng_seed(&r, 1000 + n + D + L + batch);
@@ -52,13 +52,14 @@ static void run_case_opt(size_t n, size_t D, size_t L, size_t batch, int mapping
     o.batch = batch;
     o.threshold = threshold;
     o.max_rules = max_rules;
+    o.width = width;
     o.rate = 0.02;
     haze__fnn_cuda_set_mapping(mapping);
     assert_int_equal(haze_fnn_train_classes(cpu, a, x, lab, n, &o), HAZE_OK);
     int st = haze_fnn_train_classes(gpu, b, x, lab, n, &o);
     if (st) fail_msg("gpu train: %s", haze_ctx_errmsg(gpu));
-    print_message("n %zu D %zu L %zu batch %zu mapping %d: %zu rules\n", n, D, L, batch, mapping,
-                  haze_fnn_rules(a));
+    print_message("n %zu D %zu L %zu batch %zu mapping %d width %g: %zu rules\n", n, D, L, batch,
+                  mapping, width, haze_fnn_rules(a));
     assert_int_equal(haze_fnn_rules(a), haze_fnn_rules(b));
     size_t R = haze_fnn_rules(a);
     compare("m", haze_fnn_centres(a), haze_fnn_centres(b), R * D);
@@ -77,7 +78,7 @@ static void run_case_opt(size_t n, size_t D, size_t L, size_t batch, int mapping
 }
 
 static void run_case(size_t n, size_t D, size_t L, size_t batch, int mapping) {
-    run_case_opt(n, D, L, batch, mapping, 0.5, 0);
+    run_case_opt(n, D, L, batch, mapping, 0.5, 0, 0.0);
 }
 
 /* Hundreds of rules: the device makes them while the host runs ahead and
@@ -85,10 +86,19 @@ static void run_case(size_t n, size_t D, size_t L, size_t batch, int mapping) {
  * and a rule cap. */
 static void test_many_rules(void **state) {
     (void)state;
-    run_case_opt(700, 6, 3, 1, HAZE__FNN_MAP_ATM, 0.97, 0);
-    run_case_opt(700, 6, 3, 16, HAZE__FNN_MAP_ATM, 0.97, 0);
-    run_case_opt(400, 40, 3, 1, HAZE__FNN_MAP_ATM, 0.97, 37);
-    run_case_opt(400, 40, 3, 8, HAZE__FNN_MAP_GPUFNN, 0.97, 37);
+    run_case_opt(700, 6, 3, 1, HAZE__FNN_MAP_ATM, 0.97, 0, 0.0);
+    run_case_opt(700, 6, 3, 16, HAZE__FNN_MAP_ATM, 0.97, 0, 0.0);
+    run_case_opt(400, 40, 3, 1, HAZE__FNN_MAP_ATM, 0.97, 37, 0.0);
+    run_case_opt(400, 40, 3, 8, HAZE__FNN_MAP_GPUFNN, 0.97, 37, 0.0);
+}
+
+/* A fixed width for every new rule (option `width`), online and mini-batch,
+ * under both mappings. */
+static void test_fixed_width(void **state) {
+    (void)state;
+    run_case_opt(300, 16, 5, 1, HAZE__FNN_MAP_ATM, 0.8, 0, 0.6);
+    run_case_opt(300, 64, 10, 16, HAZE__FNN_MAP_ATM, 0.8, 0, 1.0);
+    run_case_opt(300, 16, 5, 1, HAZE__FNN_MAP_GPUFNN, 0.8, 0, 0.6);
 }
 
 static void test_atm_online(void **state) {
@@ -148,7 +158,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_atm_online),      cmocka_unit_test(test_atm_batch),
         cmocka_unit_test(test_gpufnn_baseline), cmocka_unit_test(test_step_time),
-        cmocka_unit_test(test_many_rules),
+        cmocka_unit_test(test_many_rules),      cmocka_unit_test(test_fixed_width),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 #endif

@@ -54,6 +54,9 @@ typedef struct haze_fnn_options {
     double decay;                  /* mu_th of epoch e is threshold * decay^e (default 0.5) */
     double beta;                   /* overlap coefficient: new width = beta * distance to the
                                       nearest rule centre (default 0.5) */
+    double width;                  /* > 0: every new rule gets this width (standardised
+                                      units) instead of beta * distance and sigma0;
+                                      0 (default): the distance rule */
     double sigma0;                 /* width of the first rule, standardised units (default 1) */
     double rate;                   /* learning rate tau (default 0.05) */
     size_t batch;                  /* 1: online, sample by sample (the thesis); >1: mini-batch */

@@ -18,7 +18,7 @@
  * Structure learning (section 2.2, Fig. 6): a rule is made for x when
  * max_k mu_k^(1/D) <= mu_th(epoch) = threshold * decay^epoch; centre x,
  * widths beta * ||x - m_K|| / sqrt(D) (the root-mean-square distance per input),
- * K the strongest rule; consequent w = d.
+ * K the strongest rule (or one fixed width, option `width`); consequent w = d.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -293,8 +293,8 @@ int haze__fnn_add_rule(haze_ctx *ctx, haze_fnn *net, const double *z, const doub
     int st = haze__fnn_reserve(ctx, net, net->R + 1);
     if (st) return st;
     size_t D = net->D, R = net->R;
-    double width = o->sigma0;
-    if (R > 0) {
+    double width = o->width > 0.0 ? o->width : o->sigma0;
+    if (R > 0 && !(o->width > 0.0)) {
         const double *mK = net->m + K * D;
         double dist = 0.0;
         for (size_t j = 0; j < D; j++) dist += (z[j] - mK[j]) * (z[j] - mK[j]);
@@ -484,6 +484,8 @@ static int check_options(haze_ctx *ctx, const haze_fnn_options *o) {
         return haze__error(ctx, HAZE_ERR_INVALID, "fnn: decay must lie in (0, 1]");
     if (!(o->beta > 0.0 && isfinite(o->beta)))
         return haze__error(ctx, HAZE_ERR_INVALID, "fnn: beta must be positive");
+    if (!(o->width >= 0.0 && isfinite(o->width)))
+        return haze__error(ctx, HAZE_ERR_INVALID, "fnn: width must be >= 0 (0: beta * distance)");
     if (!(o->sigma0 > 0.0 && isfinite(o->sigma0)))
         return haze__error(ctx, HAZE_ERR_INVALID, "fnn: sigma0 must be positive");
     if (o->scaling != HAZE_FNN_SCALE_INPUT && o->scaling != HAZE_FNN_SCALE_GLOBAL)

@@ -211,7 +211,7 @@ typedef struct {
     int Rfix;
     int D, L;
     int limit; /* no rule is made at or beyond this count (capacity, max_rules) */
-    double log_th, beta, sigma0;
+    double log_th, beta, sigma0, width; /* width > 0: fixed width of new rules */
 } step_args;
 
 /* log mu_k of one sample, block-wide. */
@@ -248,8 +248,8 @@ __device__ void structure(const step_args &p, double *lm, size_t stride, int B) 
             if (v > best) best = v, K = k;
         }
         if ((R == 0 || best / (double)p.D <= p.log_th) && R < p.limit) {
-            double width = p.sigma0;
-            if (R > 0) {
+            double width = p.width > 0.0 ? p.width : p.sigma0;
+            if (R > 0 && !(p.width > 0.0)) { /* uniform over the block: block_sum is safe */
                 const double *mK = p.m + (size_t)K * p.D;
                 double acc = 0.0;
                 for (int j = threadIdx.x; j < p.D; j += blockDim.x)
@@ -892,8 +892,8 @@ static int epoch(haze_ctx *ctx, haze_fnn *net, haze__fnn_train_args *a, dev_stat
             if (Rhi)
                 TRY(fire(ctx, ds->z, didx, (int)b, ds->m, ds->s, (int)Rhi, stride, (int)D, ds->lm,
                          ds->nR));
-            step_args p = {ds->z, ds->d,  didx,   ds->m,      ds->s,     ds->w,   ds->nR,
-                           0,     (int)D, (int)L, (int)limit, a->log_th, o->beta, o->sigma0};
+            step_args p = {ds->z,  ds->d,  didx,       ds->m,     ds->s,   ds->w,     ds->nR,  0,
+                           (int)D, (int)L, (int)limit, a->log_th, o->beta, o->sigma0, o->width};
             double step = o->rate / (double)b;
             int nt = sample_threads((int)limit, (int)L);
             if (b == 1) {
@@ -989,8 +989,8 @@ int haze__fnn_forward_cuda(haze_ctx *ctx, const haze_fnn *net, const double *z, 
         size_t b = n - i0 < chunk ? n - i0 : chunk;
         CTRY(cudaMemcpyAsync(ds.z, z + i0 * D, b * D * sizeof(double), cudaMemcpyHostToDevice, st));
         TRY(fire(ctx, ds.z, NULL, (int)b, ds.m, ds.s, (int)R, R, (int)D, ds.lm, NULL));
-        step_args p = {ds.z,   NULL,   NULL,   ds.m,   ds.s,      ds.w, NULL,
-                       (int)R, (int)D, (int)L, (int)R, -INFINITY, 0.0,  0.0};
+        step_args p = {ds.z,   NULL,   NULL,   ds.m,      ds.s, ds.w, NULL, (int)R,
+                       (int)D, (int)L, (int)R, -INFINITY, 0.0,  0.0,  0.0};
         k_layer4<<<(unsigned)b, sample_threads((int)R, (int)L), 0, st>>>(p, ds.lm, R, ds.e, NULL);
         CTRY(cudaGetLastError());
         CTRY(cudaMemcpyAsync(y + i0 * L, ds.e, b * L * sizeof(double), cudaMemcpyDeviceToHost, st));
@@ -1049,8 +1049,8 @@ int haze__fnn_cuda_step_time(haze_ctx *ctx, size_t D, size_t R, size_t L, int ma
         /* a training step with threshold 0 and the network full (limit = R):
          * structure learning looks but makes no rule, as in the thesis's
          * parameter-learning phase; a tiny rate keeps the network stable */
-        step_args p = {ds.z, ds.d,   ds.order, ds.m,   ds.s,      ds.w, ds.nR,
-                       0,    (int)D, (int)L,   (int)R, -INFINITY, 0.5,  1.0};
+        step_args p = {ds.z,   ds.d,   ds.order, ds.m,      ds.s, ds.w, ds.nR, 0,
+                       (int)D, (int)L, (int)R,   -INFINITY, 0.5,  1.0,  0.0};
         /* warm-up (and, for ATM, the configuration search) */
         TRY(fire(ctx, ds.z, ds.order, 1, ds.m, ds.s, (int)R, R, (int)D, ds.lm, ds.nR));
         TRY(online_step(ctx, p, (int)R, ds.lm, ds.g, ds.e, 1e-9));

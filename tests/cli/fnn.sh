@@ -35,6 +35,13 @@ grep -q "DefuzzMethod='wtaver'" "$tmp/m.fis" || { echo "FAIL: fis text"; fails=$
 check 0 "train with --scale global" "$haze" fnn train "$tmp/train.csv" --target lettr --classes --epochs 1 \
     --scale global -o "$tmp/g"
 check 1 "bad --scale" "$haze" fnn train "$tmp/train.csv" --target lettr --classes --scale odd -o "$tmp/bad0"
+check 0 "train with --width" "$haze" --backend cpu fnn train "$tmp/train.csv" --target lettr --classes \
+    --epochs 1 --rate 0 --width 0.8 -o "$tmp/fw"
+awk '$1 == "s" { for (i = 2; i <= NF; i++) if ($i != "0.80000000000000004") bad = 1; n++ }
+     END { exit !(n > 1 && !bad) }' "$tmp/fw" || { echo "FAIL: --width not the width of every rule"; fails=$((fails + 1)); }
+check 1 "bad --width" "$haze" fnn train "$tmp/train.csv" --target lettr --classes --width x -o "$tmp/bad0"
+check 2 "negative --width" "$haze" fnn train "$tmp/train.csv" --target lettr --classes --width -1 -o "$tmp/bad0"
+absent "$tmp/bad0" "bad --width"
 check 0 "regression train" "$haze" fnn train "$tmp/features.csv" --target 0 --epochs 2 -o "$tmp/r"
 check 0 "regression predict" "$haze" fnn predict "$tmp/r" "$tmp/features.csv" -o "$tmp/r.csv"
 grep_err "RMSE" "regression predict reports RMSE"
