@@ -479,11 +479,33 @@ static void test_theorem4_single(void **state) {
     mpfr_clears(f, t, v, (mpfr_ptr)0);
 }
 
+/* Device arrays need the CUDA backend; host copies work everywhere. */
+static void test_array_copy(void **state) {
+    (void)state;
+    haze_fuzzy_array *d = NULL, *a, *b, *c;
+    assert_int_equal(
+        haze_fuzzy_array_new_device(ctx, &d, HAZE_FUZZY_MR, HAZE_FUZZY_FLOAT, 4, 10, NULL),
+        HAZE_ERR_NODEVICE);
+    assert_null(d);
+    assert_int_equal(haze_fuzzy_array_new(ctx, &a, HAZE_FUZZY_MR, HAZE_FUZZY_FLOAT, 4, 3, NULL), 0);
+    assert_int_equal(haze_fuzzy_array_new(ctx, &b, HAZE_FUZZY_MR, HAZE_FUZZY_FLOAT, 4, 3, NULL), 0);
+    assert_int_equal(haze_fuzzy_array_new(ctx, &c, HAZE_FUZZY_MR, HAZE_FUZZY_DOUBLE, 4, 3, NULL),
+                     0);
+    assert_int_equal(haze_fuzzy_set_tri(ctx, a, 1, 1, 2, 3), HAZE_OK);
+    assert_int_equal(haze_fuzzy_array_copy(ctx, b, a), HAZE_OK);
+    assert_memory_equal(a->data, b->data, 3 * a->stride * sizeof(float));
+    assert_int_equal(haze_fuzzy_array_copy(ctx, c, a), HAZE_ERR_MISMATCH);
+    haze_fuzzy_array_free(a);
+    haze_fuzzy_array_free(b);
+    haze_fuzzy_array_free(c);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_construct), cmocka_unit_test(test_lu_is_interval),
-        cmocka_unit_test(test_sort_axpy), cmocka_unit_test(test_containment),
-        cmocka_unit_test(test_theorem4),  cmocka_unit_test(test_theorem4_single),
+        cmocka_unit_test(test_array_copy),      cmocka_unit_test(test_construct),
+        cmocka_unit_test(test_lu_is_interval),  cmocka_unit_test(test_sort_axpy),
+        cmocka_unit_test(test_containment),     cmocka_unit_test(test_theorem4),
+        cmocka_unit_test(test_theorem4_single),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -227,6 +227,94 @@ static void test_sort_methods(void **state) {
 #endif
 }
 
+#ifdef HAZE_HAVE_CUDA
+/* Device-resident arrays: op, axpy and sort on device arrays give the bits
+ * of the same calls on host arrays; misuse is refused. */
+static void test_device_arrays(void **state) {
+    (void)state;
+    haze__rng rng;
+    haze__rng_seed(&rng, 13);
+    const size_t sizes[] = {1, 777, 100000};
+    for (int e = 0; e < 3; e++)
+        for (int p = 0; p < 2; p++)
+            for (int si = 0; si < 3; si++) {
+                size_t n = sizes[si];
+                int nc = si == 1 ? 8 : 3;
+                haze_fuzzy_encoding enc = (haze_fuzzy_encoding)e;
+                haze_fuzzy_precision pr = (haze_fuzzy_precision)p;
+                haze_fuzzy_array *a, *b, *b1, *c1, *c2, *da, *db, *db1, *dc;
+                assert_int_equal(haze_fuzzy_array_new(cpu, &a, enc, pr, nc, n, NULL), 0);
+                assert_int_equal(haze_fuzzy_array_new(cpu, &b, enc, pr, nc, n, NULL), 0);
+                assert_int_equal(haze_fuzzy_array_new(cpu, &b1, enc, pr, nc, 1, NULL), 0);
+                assert_int_equal(haze_fuzzy_array_new(cpu, &c1, enc, pr, nc, n, NULL), 0);
+                assert_int_equal(haze_fuzzy_array_new(cpu, &c2, enc, pr, nc, n, NULL), 0);
+                assert_int_equal(haze_fuzzy_array_new_device(gpu, &da, enc, pr, nc, n, NULL), 0);
+                assert_int_equal(haze_fuzzy_array_new_device(gpu, &db, enc, pr, nc, n, NULL), 0);
+                assert_int_equal(haze_fuzzy_array_new_device(gpu, &db1, enc, pr, nc, 1, NULL), 0);
+                assert_int_equal(haze_fuzzy_array_new_device(gpu, &dc, enc, pr, nc, n, NULL), 0);
+                assert_true(da->on_device && !a->on_device);
+                /* new device arrays hold crisp zeros, as host ones */
+                assert_int_equal(haze_fuzzy_array_copy(gpu, c2, dc), HAZE_OK);
+                assert_memory_equal(c1->data, c2->data, bytes_of(c1));
+                fill(&rng, a, 1);
+                fill(&rng, b, 1);
+                fill(&rng, b1, 0);
+                assert_int_equal(haze_fuzzy_array_copy(gpu, da, a), HAZE_OK);
+                assert_int_equal(haze_fuzzy_array_copy(gpu, db, b), HAZE_OK);
+                assert_int_equal(haze_fuzzy_array_copy(gpu, db1, b1), HAZE_OK);
+                for (int op = 0; op <= HAZE_FUZZY_SQRT; op++) {
+                    int s1 = haze_fuzzy_op(gpu, (haze_fuzzy_opcode)op, a, b, c1);
+                    int s2 = haze_fuzzy_op(gpu, (haze_fuzzy_opcode)op, da, db, dc);
+                    assert_int_equal(s1, s2);
+                    assert_int_equal(haze_fuzzy_array_copy(gpu, c2, dc), HAZE_OK);
+                    if (memcmp(c1->data, c2->data, bytes_of(c1)) != 0)
+                        fail_msg("device array op %d differs: %s %s n=%zu", op,
+                                 haze_fuzzy_encoding_name(enc), p ? "float" : "double", n);
+                }
+                /* in place, with a broadcast operand */
+                assert_int_equal(haze_fuzzy_op(gpu, HAZE_FUZZY_ADD, a, b1, c1), HAZE_OK);
+                assert_int_equal(haze_fuzzy_array_copy(gpu, dc, da), HAZE_OK);
+                assert_int_equal(haze_fuzzy_op(gpu, HAZE_FUZZY_ADD, dc, db1, dc), HAZE_OK);
+                assert_int_equal(haze_fuzzy_array_copy(gpu, c2, dc), HAZE_OK);
+                assert_memory_equal(c1->data, c2->data, bytes_of(c1));
+                /* axpy */
+                fill(&rng, a, 0);
+                assert_int_equal(haze_fuzzy_array_copy(gpu, da, a), HAZE_OK);
+                assert_int_equal(haze_fuzzy_axpy(gpu, a, b1, 20, c1), HAZE_OK);
+                assert_int_equal(haze_fuzzy_axpy(gpu, da, db1, 20, dc), HAZE_OK);
+                assert_int_equal(haze_fuzzy_array_copy(gpu, c2, dc), HAZE_OK);
+                assert_memory_equal(c1->data, c2->data, bytes_of(c1));
+                /* sort: keys in device memory too */
+                uint32_t *k1 = malloc(n * 4), *k2 = malloc(n * 4);
+                void *dk = NULL;
+                for (size_t i = 0; i < n; i++) k1[i] = (uint32_t)haze__rng_next(&rng) >> (i % 7);
+                assert_int_equal(haze__fuzzy_cuda_alloc(gpu, n * 4, &dk), HAZE_OK);
+                assert_int_equal(haze__fuzzy_cuda_copy(gpu, dk, k1, n * 4), HAZE_OK);
+                assert_int_equal(haze_fuzzy_sort_by_key(gpu, k1, c1), HAZE_OK);
+                assert_int_equal(haze_fuzzy_sort_by_key(gpu, (uint32_t *)dk, dc), HAZE_OK);
+                assert_int_equal(haze__fuzzy_cuda_copy(gpu, k2, dk, n * 4), HAZE_OK);
+                assert_int_equal(haze_fuzzy_array_copy(gpu, c2, dc), HAZE_OK);
+                assert_memory_equal(k1, k2, n * 4);
+                assert_memory_equal(c1->data, c2->data, bytes_of(c1));
+                haze__fuzzy_cuda_free(dk);
+                free(k1);
+                free(k2);
+                /* misuse */
+                double lo = 0, hi = 0;
+                assert_int_equal(haze_fuzzy_op(gpu, HAZE_FUZZY_ADD, da, b, dc), HAZE_ERR_MISMATCH);
+                assert_int_equal(haze_fuzzy_op(cpu, HAZE_FUZZY_NEG, da, NULL, dc),
+                                 HAZE_ERR_INVALID);
+                assert_int_equal(haze_fuzzy_set_crisp(gpu, da, 0, 1, 2), HAZE_ERR_INVALID);
+                assert_int_equal(haze_fuzzy_get_cut(da, 0, 0, &lo, &hi), HAZE_ERR_INVALID);
+                assert_int_equal(haze_fuzzy_convert(gpu, da, c1), HAZE_ERR_INVALID);
+                assert_int_equal(haze_fuzzy_array_copy(gpu, db1, da),
+                                 n == 1 ? HAZE_OK : HAZE_ERR_MISMATCH);
+                haze_fuzzy_array *arr[] = {a, b, b1, c1, c2, da, db, db1, dc};
+                for (int q = 0; q < 9; q++) haze_fuzzy_array_free(arr[q]);
+            }
+}
+#endif
+
 int main(void) {
     haze_test_require_gpu();
     cpu = haze_test_ctx(HAZE_BACKEND_CPU);
@@ -235,6 +323,9 @@ int main(void) {
         cmocka_unit_test(test_ops),
         cmocka_unit_test(test_axpy_sort),
         cmocka_unit_test(test_sort_methods),
+#ifdef HAZE_HAVE_CUDA
+        cmocka_unit_test(test_device_arrays),
+#endif
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     haze_ctx_free(cpu);

@@ -115,7 +115,8 @@ typedef struct haze_fuzzy_array {
     size_t count;
     size_t stride;  /* values per number */
     double *alphas; /* ncuts levels, strictly decreasing, in (0, 1] */
-    void *data;     /* double * or float * */
+    void *data;     /* double * or float *; device memory when on_device */
+    int on_device;  /* made by haze_fuzzy_array_new_device */
 } haze_fuzzy_array;
 
 /*
@@ -130,6 +131,30 @@ HAZE_API int haze_fuzzy_array_new(haze_ctx *ctx, haze_fuzzy_array **out, haze_fu
                                   const double *alphas);
 /* NULL is a no-op. */
 HAZE_API void haze_fuzzy_array_free(haze_fuzzy_array *a);
+
+/*
+ * Device-resident arrays: the same as haze_fuzzy_array_new, but `data` is
+ * device memory of the context's CUDA device (all numbers crisp 0), so that
+ * chains of haze_fuzzy_op, haze_fuzzy_axpy and haze_fuzzy_sort_by_key run
+ * without host transfers (their keys must then be device memory too), and
+ * `data` may be handed to a user's own kernels (the layout is the host's:
+ * array of structures, `stride` values per number). Operands of one call
+ * must all be on the host or all on the device, and device arrays need a
+ * context with the CUDA backend. The construction and read-out functions
+ * (set_*, get_cut, hull, centroid, convert) take host arrays: move numbers
+ * with haze_fuzzy_array_copy. Errors: HAZE_ERR_NODEVICE (no CUDA backend),
+ * HAZE_ERR_NOMEM (device memory or the context's limit), and those of
+ * haze_fuzzy_array_new.
+ */
+HAZE_API int haze_fuzzy_array_new_device(haze_ctx *ctx, haze_fuzzy_array **out,
+                                         haze_fuzzy_encoding enc, haze_fuzzy_precision prec,
+                                         int ncuts, size_t count, const double *alphas);
+/*
+ * Copies src into dst, host or device in any combination; both must have
+ * the same encoding, precision, levels and count (HAZE_ERR_MISMATCH).
+ */
+HAZE_API int haze_fuzzy_array_copy(haze_ctx *ctx, haze_fuzzy_array *dst,
+                                   const haze_fuzzy_array *src);
 
 /*
  * Sets number i from its cuts: lo[k], hi[k] for level k (k = 0 is the

@@ -82,8 +82,56 @@ int haze_fuzzy_array_new(haze_ctx *ctx, haze_fuzzy_array **out, haze_fuzzy_encod
 void haze_fuzzy_array_free(haze_fuzzy_array *a) {
     if (!a) return;
     free(a->alphas);
-    free(a->data);
+#ifdef HAZE_HAVE_CUDA
+    if (a->on_device)
+        haze__fuzzy_cuda_free(a->data);
+    else
+#endif
+        free(a->data);
     free(a);
+}
+
+static size_t array_bytes(const haze_fuzzy_array *a) {
+    return a->count * a->stride * haze__fuzzy_elem_size(a);
+}
+
+int haze_fuzzy_array_new_device(haze_ctx *ctx, haze_fuzzy_array **out, haze_fuzzy_encoding enc,
+                                haze_fuzzy_precision prec, int ncuts, size_t count,
+                                const double *alphas) {
+    if (!out) return haze__error(ctx, HAZE_ERR_INVALID, "fuzzy: NULL output pointer");
+    *out = NULL;
+    if (!haze__use_cuda(ctx))
+        return haze__error(ctx, HAZE_ERR_NODEVICE,
+                           "fuzzy: device arrays need a context with the CUDA backend");
+#ifdef HAZE_HAVE_CUDA
+    /* the shape checks and levels of the host constructor, with no numbers */
+    haze_fuzzy_array *a = NULL;
+    int st = haze_fuzzy_array_new(ctx, &a, enc, prec, ncuts, 0, alphas);
+    if (st) return st;
+    free(a->data);
+    a->data = NULL;
+    a->count = count;
+    a->on_device = 1;
+    if ((st = haze__fuzzy_cuda_alloc(ctx, array_bytes(a), &a->data))) {
+        haze_fuzzy_array_free(a);
+        return st;
+    }
+    *out = a;
+    return HAZE_OK;
+#else
+    (void)enc, (void)prec, (void)ncuts, (void)count, (void)alphas;
+    return HAZE_ERR_NODEVICE;
+#endif
+}
+
+/* Host-only functions refuse device arrays. */
+static int host_only(haze_ctx *ctx, const haze_fuzzy_array *a, const char *what) {
+    if (a && a->on_device)
+        return haze__error(ctx, HAZE_ERR_INVALID,
+                           "fuzzy: %s takes host arrays; copy the device array to one with "
+                           "haze_fuzzy_array_copy",
+                           what);
+    return HAZE_OK;
 }
 
 /* ---------------------------------------------------------- construction */
@@ -99,6 +147,7 @@ static float f_up(double x) {
 
 int haze_fuzzy_set_cuts(haze_ctx *ctx, haze_fuzzy_array *a, size_t i, const double *lo,
                         const double *hi) {
+    if (host_only(ctx, a, "haze_fuzzy_set_cuts")) return HAZE_ERR_INVALID;
     if (!a || !lo || !hi) return haze__error(ctx, HAZE_ERR_INVALID, "fuzzy: NULL argument");
     if (i >= a->count)
         return haze__error(ctx, HAZE_ERR_INVALID, "fuzzy: index %zu out of range (%zu numbers)", i,
@@ -204,7 +253,8 @@ int haze_fuzzy_set_gauss(haze_ctx *ctx, haze_fuzzy_array *a, size_t i, double mu
 /* -------------------------------------------------------------- read-out */
 
 int haze_fuzzy_get_cut(const haze_fuzzy_array *a, size_t i, int k, double *lo, double *hi) {
-    if (!a || !lo || !hi || i >= a->count || k < 0 || k >= a->ncuts) return HAZE_ERR_INVALID;
+    if (!a || !lo || !hi || i >= a->count || k < 0 || k >= a->ncuts || a->on_device)
+        return HAZE_ERR_INVALID;
     int n = a->ncuts;
     if (a->precision == HAZE_FUZZY_DOUBLE) {
         const double *x = (const double *)a->data + i * a->stride;
@@ -237,7 +287,7 @@ int haze_fuzzy_get_cut(const haze_fuzzy_array *a, size_t i, int k, double *lo, d
 }
 
 int haze_fuzzy_hull(const haze_fuzzy_array *a, size_t i, double alpha, double *lo, double *hi) {
-    if (!a || !lo || !hi || i >= a->count) return HAZE_ERR_INVALID;
+    if (!a || !lo || !hi || i >= a->count || a->on_device) return HAZE_ERR_INVALID;
     if (!(alpha > 0 && alpha <= 1)) return HAZE_ERR_DOMAIN;
     for (int k = 0; k < a->ncuts; k++)
         if (a->alphas[k] <= alpha) return haze_fuzzy_get_cut(a, i, k, lo, hi);
@@ -245,7 +295,7 @@ int haze_fuzzy_hull(const haze_fuzzy_array *a, size_t i, double alpha, double *l
 }
 
 int haze_fuzzy_centroid(const haze_fuzzy_array *a, size_t i, double *value) {
-    if (!a || !value || i >= a->count) return HAZE_ERR_INVALID;
+    if (!a || !value || i >= a->count || a->on_device) return HAZE_ERR_INVALID;
     double num = 0, den = 0, lo, hi;
     for (int k = 0; k < a->ncuts; k++) {
         haze_fuzzy_get_cut(a, i, k, &lo, &hi);
@@ -295,6 +345,10 @@ int haze__fuzzy_apply(haze_fuzzy_encoding enc, haze_fuzzy_precision prec, haze_f
 
 static int same_shape(haze_ctx *ctx, const haze_fuzzy_array *x, const haze_fuzzy_array *y,
                       const char *what) {
+    if (x->on_device != y->on_device)
+        return haze__error(ctx, HAZE_ERR_MISMATCH,
+                           "fuzzy: %s: one array is in device memory, the other in host memory",
+                           what);
     if (x->encoding != y->encoding || x->precision != y->precision || x->ncuts != y->ncuts)
         return haze__error(ctx, HAZE_ERR_MISMATCH,
                            "fuzzy: %s: operands differ in encoding (%s/%s), precision or number "
@@ -306,6 +360,34 @@ static int same_shape(haze_ctx *ctx, const haze_fuzzy_array *x, const haze_fuzzy
             return haze__error(ctx, HAZE_ERR_MISMATCH, "fuzzy: %s: operands have different levels",
                                what);
     return HAZE_OK;
+}
+
+/* Device arrays run on the CUDA backend only. */
+static int device_backend(haze_ctx *ctx, const haze_fuzzy_array *a) {
+    if (a->on_device && !haze__use_cuda(ctx))
+        return haze__error(ctx, HAZE_ERR_INVALID,
+                           "fuzzy: device arrays need a context with the CUDA backend");
+    return HAZE_OK;
+}
+
+int haze_fuzzy_array_copy(haze_ctx *ctx, haze_fuzzy_array *dst, const haze_fuzzy_array *src) {
+    if (!src || !dst) return haze__error(ctx, HAZE_ERR_INVALID, "fuzzy: NULL argument");
+    if (src->encoding != dst->encoding || src->precision != dst->precision ||
+        src->ncuts != dst->ncuts || src->count != dst->count)
+        return haze__error(ctx, HAZE_ERR_MISMATCH,
+                           "fuzzy: copy needs the same encoding, precision, cuts and count");
+    for (int k = 0; k < src->ncuts; k++)
+        if (src->alphas[k] != dst->alphas[k])
+            return haze__error(ctx, HAZE_ERR_MISMATCH, "fuzzy: copy: different levels");
+    if (!src->on_device && !dst->on_device) {
+        memmove(dst->data, src->data, array_bytes(src));
+        return HAZE_OK;
+    }
+#ifdef HAZE_HAVE_CUDA
+    return haze__fuzzy_cuda_copy(ctx, dst->data, src->data, array_bytes(src));
+#else
+    return haze__error(ctx, HAZE_ERR_NODEVICE, "fuzzy: device arrays need CUDA");
+#endif
 }
 
 static int is_binary(haze_fuzzy_opcode op) {
@@ -329,6 +411,7 @@ int haze_fuzzy_op(haze_ctx *ctx, haze_fuzzy_opcode op, const haze_fuzzy_array *a
     if (c->count != a->count)
         return haze__error(ctx, HAZE_ERR_MISMATCH, "fuzzy: result holds %zu numbers, need %zu",
                            c->count, a->count);
+    if ((st = device_backend(ctx, a))) return st;
     size_t first_bad = SIZE_MAX;
 #ifdef HAZE_HAVE_CUDA
     if (haze__use_cuda(ctx)) {
@@ -368,6 +451,7 @@ int haze_fuzzy_axpy(haze_ctx *ctx, const haze_fuzzy_array *a, const haze_fuzzy_a
     if (b->count != 1 || y->count != a->count || iters < 0)
         return haze__error(ctx, HAZE_ERR_MISMATCH,
                            "fuzzy: axpy needs b with one number, y as long as a, iters >= 0");
+    if ((st = device_backend(ctx, a))) return st;
 #ifdef HAZE_HAVE_CUDA
     if (haze__use_cuda(ctx)) return haze__fuzzy_axpy_cuda(ctx, a, b, iters, y);
 #endif
@@ -392,6 +476,8 @@ int haze_fuzzy_axpy(haze_ctx *ctx, const haze_fuzzy_array *a, const haze_fuzzy_a
 int haze_fuzzy_sort_by_key(haze_ctx *ctx, uint32_t *keys, haze_fuzzy_array *a) {
     if (!a || (!keys && a->count))
         return haze__error(ctx, HAZE_ERR_INVALID, "fuzzy: NULL argument");
+    int st = device_backend(ctx, a);
+    if (st) return st;
 #ifdef HAZE_HAVE_CUDA
     if (haze__use_cuda(ctx)) return haze__fuzzy_sort_cuda(ctx, keys, a);
 #endif
@@ -427,6 +513,8 @@ int haze_fuzzy_sort_by_key(haze_ctx *ctx, uint32_t *keys, haze_fuzzy_array *a) {
 
 int haze_fuzzy_convert(haze_ctx *ctx, const haze_fuzzy_array *src, haze_fuzzy_array *dst) {
     if (!src || !dst) return haze__error(ctx, HAZE_ERR_INVALID, "fuzzy: NULL argument");
+    if (host_only(ctx, src, "haze_fuzzy_convert") || host_only(ctx, dst, "haze_fuzzy_convert"))
+        return HAZE_ERR_INVALID;
     if (src->count != dst->count || src->ncuts != dst->ncuts)
         return haze__error(ctx, HAZE_ERR_MISMATCH, "fuzzy: convert needs the same count and cuts");
     double lo[HAZE_FUZZY_MAX_CUTS], hi[HAZE_FUZZY_MAX_CUTS];

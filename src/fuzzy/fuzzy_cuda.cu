@@ -334,31 +334,38 @@ extern "C" int haze__fuzzy_op_cuda(haze_ctx *ctx, haze_fuzzy_opcode op, const ha
     size_t bbytes = binary ? b->count * b->stride * es : 0;
     *first_bad = SIZE_MAX;
     if (a->count == 0) return HAZE_OK;
-    if (2 * bytes + bbytes + 64 > haze__cuda_budget(ctx))
+    if (!a->on_device && 2 * bytes + bbytes + 64 > haze__cuda_budget(ctx))
         return haze__error(ctx, HAZE_ERR_NOMEM, "fuzzy: %zu bytes do not fit the device budget",
                            2 * bytes + bbytes);
+    /* device arrays: the kernel works on them in place of the copies (each
+     * thread reads its element before writing it, so c may be a or b) */
+    const int dev = a->on_device;
     dev_bufs m;
-    HAZE_CUDA_TRY(ctx, cudaMalloc(&m.p[0], bytes));
-    HAZE_CUDA_TRY(ctx, cudaMalloc(&m.p[1], bytes));
+    if (!dev) {
+        HAZE_CUDA_TRY(ctx, cudaMalloc(&m.p[0], bytes));
+        HAZE_CUDA_TRY(ctx, cudaMalloc(&m.p[1], bytes));
+        if (binary) HAZE_CUDA_TRY(ctx, cudaMalloc(&m.p[2], bbytes));
+        HAZE_CUDA_TRY(ctx, cudaMemcpyAsync(m.p[0], a->data, bytes, cudaMemcpyHostToDevice, s));
+        if (binary)
+            HAZE_CUDA_TRY(ctx, cudaMemcpyAsync(m.p[2], b->data, bbytes, cudaMemcpyHostToDevice, s));
+    }
+    const void *da = dev ? a->data : m.p[0], *db = dev ? (binary ? b->data : NULL) : m.p[2];
+    void *dc = dev ? c->data : m.p[1];
     HAZE_CUDA_TRY(ctx, cudaMalloc(&m.p[3], sizeof(unsigned long long)));
-    if (binary) HAZE_CUDA_TRY(ctx, cudaMalloc(&m.p[2], bbytes));
-    HAZE_CUDA_TRY(ctx, cudaMemcpyAsync(m.p[0], a->data, bytes, cudaMemcpyHostToDevice, s));
-    if (binary)
-        HAZE_CUDA_TRY(ctx, cudaMemcpyAsync(m.p[2], b->data, bbytes, cudaMemcpyHostToDevice, s));
     unsigned long long none = ~0ull, bad = 0;
     HAZE_CUDA_TRY(ctx, cudaMemcpyAsync(m.p[3], &none, sizeof none, cudaMemcpyHostToDevice, s));
     size_t bstep = binary && b->count == a->count ? a->stride : 0;
     unsigned blocks = (unsigned)((a->count + 255) / 256);
     if (a->precision == HAZE_FUZZY_DOUBLE)
         op_kernel<double><<<blocks, 256, 0, s>>>(
-            (int)a->encoding, (int)op, a->ncuts, a->stride, a->count, (double *)m.p[1],
-            (const double *)m.p[0], (const double *)m.p[2], bstep, (unsigned long long *)m.p[3]);
+            (int)a->encoding, (int)op, a->ncuts, a->stride, a->count, (double *)dc,
+            (const double *)da, (const double *)db, bstep, (unsigned long long *)m.p[3]);
     else
         op_kernel<float><<<blocks, 256, 0, s>>>(
-            (int)a->encoding, (int)op, a->ncuts, a->stride, a->count, (float *)m.p[1],
-            (const float *)m.p[0], (const float *)m.p[2], bstep, (unsigned long long *)m.p[3]);
+            (int)a->encoding, (int)op, a->ncuts, a->stride, a->count, (float *)dc,
+            (const float *)da, (const float *)db, bstep, (unsigned long long *)m.p[3]);
     HAZE_CUDA_TRY_LAUNCH(ctx);
-    HAZE_CUDA_TRY(ctx, cudaMemcpyAsync(c->data, m.p[1], bytes, cudaMemcpyDeviceToHost, s));
+    if (!dev) HAZE_CUDA_TRY(ctx, cudaMemcpyAsync(c->data, dc, bytes, cudaMemcpyDeviceToHost, s));
     HAZE_CUDA_TRY(ctx, cudaMemcpyAsync(&bad, m.p[3], sizeof bad, cudaMemcpyDeviceToHost, s));
     HAZE_CUDA_TRY(ctx, cudaStreamSynchronize(s));
     if (bad != none) *first_bad = (size_t)bad;
@@ -391,9 +398,12 @@ extern "C" int haze__fuzzy_axpy_cuda_ex(haze_ctx *ctx, const haze_fuzzy_array *a
     if (kernel_s) *kernel_s = 0;
     if (a->count == 0) return HAZE_OK;
     if (reps < 1) reps = 1;
-    if (2 * bytes + 1024 > haze__cuda_budget(ctx))
+    const int dev = a->on_device && !soa;
+    if (!dev && 2 * bytes + 1024 > haze__cuda_budget(ctx))
         return haze__error(ctx, HAZE_ERR_NOMEM, "fuzzy: %zu bytes do not fit the device budget",
                            2 * bytes);
+    if (a->on_device && soa)
+        return haze__error(ctx, HAZE_ERR_UNSUPPORTED, "fuzzy: the SoA AXPY takes host arrays");
     /* SoA: transposed on the host, so the device sees only its own layout */
     unsigned char *tmp = NULL;
     if (soa && !(tmp = (unsigned char *)malloc(bytes)))
@@ -405,30 +415,35 @@ extern "C" int haze__fuzzy_axpy_cuda_ex(haze_ctx *ctx, const haze_fuzzy_array *a
     if (soa) transpose((const unsigned char *)a->data, tmp, a->count, a->stride, es);
     dev_bufs m;
     dev_events ev;
-    HAZE_CUDA_TRY(ctx, cudaMalloc(&m.p[0], bytes));
-    HAZE_CUDA_TRY(ctx, cudaMalloc(&m.p[1], bytes));
-    HAZE_CUDA_TRY(ctx, cudaMalloc(&m.p[2], a->stride * es));
     HAZE_CUDA_TRY(ctx, cudaEventCreate(&ev.e[0]));
     HAZE_CUDA_TRY(ctx, cudaEventCreate(&ev.e[1]));
-    HAZE_CUDA_TRY(ctx,
-                  cudaMemcpyAsync(m.p[0], soa ? tmp : a->data, bytes, cudaMemcpyHostToDevice, s));
-    HAZE_CUDA_TRY(ctx, cudaMemcpyAsync(m.p[2], b->data, a->stride * es, cudaMemcpyHostToDevice, s));
+    if (!dev) {
+        HAZE_CUDA_TRY(ctx, cudaMalloc(&m.p[0], bytes));
+        HAZE_CUDA_TRY(ctx, cudaMalloc(&m.p[1], bytes));
+        HAZE_CUDA_TRY(ctx, cudaMalloc(&m.p[2], a->stride * es));
+        HAZE_CUDA_TRY(
+            ctx, cudaMemcpyAsync(m.p[0], soa ? tmp : a->data, bytes, cudaMemcpyHostToDevice, s));
+        HAZE_CUDA_TRY(ctx,
+                      cudaMemcpyAsync(m.p[2], b->data, a->stride * es, cudaMemcpyHostToDevice, s));
+    }
+    /* device arrays in place (y must not alias a, as on the CPU) */
+    const void *pa = dev ? a->data : m.p[0], *pb = dev ? b->data : m.p[2];
+    void *py = dev ? y->data : m.p[1];
     HAZE_CUDA_TRY(ctx, cudaEventRecord(ev.e[0], s));
     for (int r = 0; r < reps; r++) {
         if (a->precision == HAZE_FUZZY_DOUBLE)
             HAZE_CUDA_TRY(ctx, launch_axpy_any<double>((int)a->encoding, a->ncuts, a->stride,
-                                                       a->count, iters, (const double *)m.p[0],
-                                                       (const double *)m.p[2], (double *)m.p[1],
-                                                       soa, s));
+                                                       a->count, iters, (const double *)pa,
+                                                       (const double *)pb, (double *)py, soa, s));
         else
-            HAZE_CUDA_TRY(ctx,
-                          launch_axpy_any<float>((int)a->encoding, a->ncuts, a->stride, a->count,
-                                                 iters, (const float *)m.p[0],
-                                                 (const float *)m.p[2], (float *)m.p[1], soa, s));
+            HAZE_CUDA_TRY(ctx, launch_axpy_any<float>((int)a->encoding, a->ncuts, a->stride,
+                                                      a->count, iters, (const float *)pa,
+                                                      (const float *)pb, (float *)py, soa, s));
     }
     HAZE_CUDA_TRY(ctx, cudaEventRecord(ev.e[1], s));
-    HAZE_CUDA_TRY(ctx,
-                  cudaMemcpyAsync(soa ? tmp : y->data, m.p[1], bytes, cudaMemcpyDeviceToHost, s));
+    if (!dev)
+        HAZE_CUDA_TRY(
+            ctx, cudaMemcpyAsync(soa ? tmp : y->data, m.p[1], bytes, cudaMemcpyDeviceToHost, s));
     HAZE_CUDA_TRY(ctx, cudaStreamSynchronize(s));
     if (soa) transpose(tmp, (unsigned char *)y->data, a->stride, a->count, es);
     if (kernel_s) {
@@ -506,9 +521,9 @@ extern "C" int haze__fuzzy_sort_cuda_ex(haze_ctx *ctx, uint32_t *keys, haze_fuzz
     k[0] = (uint32_t *)m.p[0], k[1] = (uint32_t *)m.p[1];
     v[0] = gather ? m.p[2] : m.p[4], v[1] = gather ? m.p[3] : m.p[5];
     uint32_t *or_and = (uint32_t *)m.p[7], bits[2] = {0, 0};
-    HAZE_CUDA_TRY(ctx,
-                  cudaMemcpyAsync(k[0], keys, n * sizeof(uint32_t), cudaMemcpyHostToDevice, s));
-    HAZE_CUDA_TRY(ctx, cudaMemcpyAsync(m.p[4], a->data, bytes, cudaMemcpyHostToDevice, s));
+    HAZE_CUDA_TRY(ctx, cudaMemcpyAsync(k[0], keys, n * sizeof(uint32_t), cudaMemcpyDefault, s));
+    /* host or device arrays alike (device ones are copied on the device) */
+    HAZE_CUDA_TRY(ctx, cudaMemcpyAsync(m.p[4], a->data, bytes, cudaMemcpyDefault, s));
     HAZE_CUDA_TRY(ctx, cudaEventRecord(ev.e[0], s));
     HAZE_CUDA_TRY(ctx, cudaMemsetAsync(or_and, 0, sizeof(uint32_t), s));
     HAZE_CUDA_TRY(ctx, cudaMemsetAsync(or_and + 1, 0xff, sizeof(uint32_t), s));
@@ -542,10 +557,10 @@ extern "C" int haze__fuzzy_sort_cuda_ex(haze_ctx *ctx, uint32_t *keys, haze_fuzz
             out->bytes += 4 * dn + 2.0 * (4 + per) * out->passes * dn;
         }
         HAZE_CUDA_TRY(ctx, cudaEventRecord(ev.e[1], s));
+        HAZE_CUDA_TRY(ctx,
+                      cudaMemcpyAsync(keys, k[sel], n * sizeof(uint32_t), cudaMemcpyDefault, s));
         HAZE_CUDA_TRY(
-            ctx, cudaMemcpyAsync(keys, k[sel], n * sizeof(uint32_t), cudaMemcpyDeviceToHost, s));
-        HAZE_CUDA_TRY(ctx, cudaMemcpyAsync(a->data, gather ? m.p[5] : v[sel], bytes,
-                                           cudaMemcpyDeviceToHost, s));
+            ctx, cudaMemcpyAsync(a->data, gather ? m.p[5] : v[sel], bytes, cudaMemcpyDefault, s));
         HAZE_CUDA_TRY(ctx, cudaStreamSynchronize(s));
     }
     float ms = 0;
@@ -556,6 +571,36 @@ extern "C" int haze__fuzzy_sort_cuda_ex(haze_ctx *ctx, uint32_t *keys, haze_fuzz
 
 extern "C" int haze__fuzzy_sort_cuda(haze_ctx *ctx, uint32_t *keys, haze_fuzzy_array *a) {
     return haze__fuzzy_sort_cuda_ex(ctx, keys, a, HAZE__SORT_AUTO, NULL);
+}
+
+extern "C" int haze__fuzzy_cuda_alloc(haze_ctx *ctx, size_t bytes, void **p) {
+    *p = NULL;
+    int st = haze__cuda_begin(ctx);
+    if (st) return st;
+    if (bytes > haze__cuda_budget(ctx))
+        return haze__error(ctx, HAZE_ERR_NOMEM, "fuzzy: %zu bytes do not fit the device budget",
+                           bytes);
+    HAZE_CUDA_TRY(ctx, cudaMalloc(p, bytes ? bytes : 1));
+    cudaError_t e = cudaMemset(*p, 0, bytes);
+    if (e != cudaSuccess) {
+        cudaFree(*p);
+        *p = NULL;
+        return haze__error(ctx, HAZE_ERR_CUDA, "CUDA: %s", cudaGetErrorString(e));
+    }
+    return HAZE_OK;
+}
+
+extern "C" void haze__fuzzy_cuda_free(void *p) {
+    if (p) cudaFree(p);
+}
+
+extern "C" int haze__fuzzy_cuda_copy(haze_ctx *ctx, void *dst, const void *src, size_t bytes) {
+    int st = haze__cuda_begin(ctx);
+    if (st) return st;
+    cudaStream_t s = haze__stream(ctx);
+    HAZE_CUDA_TRY(ctx, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, s));
+    HAZE_CUDA_TRY(ctx, cudaStreamSynchronize(s));
+    return HAZE_OK;
 }
 
 extern "C" int haze__fuzzy_cuda_copy_bw(haze_ctx *ctx, size_t bytes, double *bytes_per_s) {

@@ -27,6 +27,10 @@ int haze__fuzzy_op_cuda(haze_ctx *ctx, haze_fuzzy_opcode op, const haze_fuzzy_ar
 int haze__fuzzy_axpy_cuda(haze_ctx *ctx, const haze_fuzzy_array *a, const haze_fuzzy_array *b,
                           int iters, haze_fuzzy_array *y);
 int haze__fuzzy_sort_cuda(haze_ctx *ctx, uint32_t *keys, haze_fuzzy_array *a);
+/* Device memory of device-resident arrays (haze_fuzzy_array_new_device). */
+int haze__fuzzy_cuda_alloc(haze_ctx *ctx, size_t bytes, void **p);
+void haze__fuzzy_cuda_free(void *p);
+int haze__fuzzy_cuda_copy(haze_ctx *ctx, void *dst, const void *src, size_t bytes);
 
 /*
  * For benchmarks and tests: the same GPU work, with the kernels alone timed
