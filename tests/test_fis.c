@@ -567,10 +567,11 @@ static void test_norms_stable(void **s) {
     assert_true(haze__norm(HAZE__N_HSUM, 1.0, 1.0) == 1.0);
 }
 
-/* fuzzylite's 18 example engines with its own reference outputs (.fld):
- * every value within 1e-6 of the output range in FUZZYLITE mode. The ones
- * haze cannot express are refused with HAZE_ERR_UNSUPPORTED naming the
- * line; docs/fis.md lists them. */
+/* fuzzylite's 18 example engines with its own reference outputs (.fld, the
+ * rows evaluated in order by fuzzylite): every value within 1e-6 of the
+ * output range in FUZZYLITE mode, all rows in one batch (lock-previous
+ * outputs carry values from row to row). An engine haze could not express
+ * would be listed with the word its HAZE_ERR_UNSUPPORTED message names. */
 static const struct {
     const char *name, *unsupported;
 } fl_examples[] = {
@@ -586,7 +587,7 @@ static const struct {
     {"mamdani_octave_mamdani_tip_calculator", NULL},
     {"takagi-sugeno_ObstacleAvoidance", NULL},
     {"takagi-sugeno_SimpleDimmer", NULL},
-    {"takagi-sugeno_approximation", "lock-previous"},
+    {"takagi-sugeno_approximation", NULL},
     {"takagi-sugeno_octave_cubic_approximator", NULL},
     {"takagi-sugeno_octave_heart_disease_risk", NULL},
     {"takagi-sugeno_octave_linear_tip_calculator", NULL},
@@ -594,63 +595,113 @@ static const struct {
     {"tsukamoto_tsukamoto", NULL},
 };
 
+/* Evaluates dir/name.fll on the inputs of dir/name.fld in one batch and
+ * checks every output against the .fld's within tol (a fraction of the
+ * output's range when rel, else absolute). Returns the rows checked. */
+static int check_fld(haze_ctx *ctx, const char *dir, const char *name, double tol, int rel) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/fis/%s/%s.fll", HAZE_TEST_DATA, dir, name);
+    haze_fis *f = NULL;
+    if (haze_fis_load(ctx, path, &f)) fail_msg("%s: %s", path, haze_ctx_errmsg(ctx));
+    assert_int_equal(haze_fis_get_mode(f), HAZE_FIS_MODE_FUZZYLITE);
+    snprintf(path, sizeof path, "%s/fis/%s/%s.fld", HAZE_TEST_DATA, dir, name);
+    FILE *fp = fopen(path, "r");
+    assert_non_null(fp);
+    char line[4096];
+    assert_non_null(fgets(line, sizeof line, fp)); /* header */
+    const int ni = haze_fis_num_inputs(f), no = haze_fis_num_outputs(f), maxrows = 1000;
+    double *in = malloc(sizeof(double) * (size_t)(maxrows * ni)),
+           *want = malloc(sizeof(double) * (size_t)(maxrows * no)),
+           *out = malloc(sizeof(double) * (size_t)(maxrows * no));
+    int rows = 0;
+    while (fgets(line, sizeof line, fp)) {
+        double v[32];
+        int n = 0;
+        char *p = line, *end;
+        while (n < 32) {
+            double d = strtod(p, &end);
+            if (end == p) break;
+            v[n++] = d;
+            p = end;
+        }
+        assert_int_equal(n, ni + no);
+        assert_true(rows < maxrows);
+        memcpy(in + rows * ni, v, sizeof(double) * (size_t)ni);
+        memcpy(want + rows * no, v + ni, sizeof(double) * (size_t)no);
+        rows++;
+    }
+    fclose(fp);
+    assert_int_equal(haze_fis_eval(ctx, f, in, (size_t)rows, out), HAZE_OK);
+    for (int r = 0; r < rows; r++)
+        for (int o = 0; o < no; o++) {
+            double lo, hi, w = want[r * no + o], h = out[r * no + o];
+            haze_fis_var_range(f, 1, o, &lo, &hi);
+            if (isnan(w) && isnan(h)) continue;
+            if (!(fabs(h - w) <= (rel ? tol * (hi - lo) : tol)))
+                fail_msg("%s row %d output %d: fuzzylite %.9f haze %.9f", name, r + 1, o, w, h);
+        }
+    free(in);
+    free(want);
+    free(out);
+    haze_fis_free(f);
+    return rows;
+}
+
 static void test_fuzzylite_examples(void **s) {
     (void)s;
     haze_ctx *ctx = cpu_ctx();
     int checked = 0;
     for (size_t e = 0; e < sizeof fl_examples / sizeof *fl_examples; e++) {
-        char path[1024];
-        snprintf(path, sizeof path, "%s/fis/fuzzylite/%s.fll", HAZE_TEST_DATA, fl_examples[e].name);
-        haze_fis *f = NULL;
-        int st = haze_fis_load(ctx, path, &f);
         if (fl_examples[e].unsupported) {
-            assert_int_equal(st, HAZE_ERR_UNSUPPORTED);
+            char path[1024];
+            snprintf(path, sizeof path, "%s/fis/fuzzylite/%s.fll", HAZE_TEST_DATA,
+                     fl_examples[e].name);
+            haze_fis *f = NULL;
+            assert_int_equal(haze_fis_load(ctx, path, &f), HAZE_ERR_UNSUPPORTED);
             assert_non_null(strstr(haze_ctx_errmsg(ctx), fl_examples[e].unsupported));
             assert_non_null(strstr(haze_ctx_errmsg(ctx), ".fll:"));
             continue;
         }
-        if (st) fail_msg("%s: %s", path, haze_ctx_errmsg(ctx));
-        assert_int_equal(haze_fis_get_mode(f), HAZE_FIS_MODE_FUZZYLITE);
-        snprintf(path, sizeof path, "%s/fis/fuzzylite/%s.fld", HAZE_TEST_DATA, fl_examples[e].name);
-        FILE *fp = fopen(path, "r");
-        assert_non_null(fp);
-        char line[4096];
-        assert_non_null(fgets(line, sizeof line, fp)); /* header */
-        int ni = haze_fis_num_inputs(f), no = haze_fis_num_outputs(f), rows = 0;
-        while (fgets(line, sizeof line, fp)) {
-            double v[16], out[8];
-            int n = 0;
-            char *p = line, *end;
-            while (n < 16) {
-                double d = strtod(p, &end);
-                if (end == p) break;
-                v[n++] = d;
-                p = end;
-            }
-            assert_int_equal(n, ni + no);
-            assert_int_equal(haze_fis_eval(ctx, f, v, 1, out), HAZE_OK);
-            for (int o = 0; o < no; o++) {
-                double lo, hi;
-                haze_fis_var_range(f, 1, o, &lo, &hi);
-                if (isnan(v[ni + o]) && isnan(out[o])) continue;
-                if (!(fabs(out[o] - v[ni + o]) <= 1e-6 * (hi - lo)))
-                    fail_msg("%s row %d output %d: fuzzylite %.9g haze %.9g", fl_examples[e].name,
-                             rows + 1, o, v[ni + o], out[o]);
-            }
-            rows++;
-        }
-        fclose(fp);
-        assert_true(rows >= 100);
+        assert_true(check_fld(ctx, "fuzzylite", fl_examples[e].name, 1e-6, 1) >= 100);
         checked++;
-        haze_fis_free(f);
     }
-    assert_int_equal(checked, 17);
+    assert_int_equal(checked, 18);
     /* device pointers need the CUDA backend */
     haze_fis *f = NULL;
     double x = 0, y = 0;
     if (haze_fis_load(ctx, HAZE_TEST_DATA "/fis/tipper.fis", &f)) fail_msg("tipper");
     assert_int_equal(haze_fis_eval_device(ctx, f, &x, 1, &y, NULL), HAZE_ERR_UNSUPPORTED);
     haze_fis_free(f);
+    haze_ctx_free(ctx);
+}
+
+/* Engines written for these tests (scripts/golden/fis/fuzzylite_engines.sh)
+ * against the fuzzylite binary's outputs, printed with 9 decimals: every
+ * activation method, Function terms, lock-previous. */
+static const char *const own_engines[] = {"activation_general",
+                                          "activation_first",
+                                          "activation_first_2",
+                                          "activation_last",
+                                          "activation_last_3",
+                                          "activation_highest_1",
+                                          "activation_highest_3",
+                                          "activation_lowest_1",
+                                          "activation_lowest_2",
+                                          "activation_proportional",
+                                          "activation_threshold",
+                                          "activation_threshold_gt",
+                                          "activation_threshold_le",
+                                          "activation_threshold_eq",
+                                          "activation_threshold_ne",
+                                          "activation_threshold_lt",
+                                          "functions",
+                                          "lockprev"};
+
+static void test_fuzzylite_own_engines(void **s) {
+    (void)s;
+    haze_ctx *ctx = cpu_ctx();
+    for (size_t e = 0; e < sizeof own_engines / sizeof *own_engines; e++)
+        assert_true(check_fld(ctx, "fuzzylite-haze", own_engines[e], 2e-9, 0) >= 100);
     haze_ctx_free(ctx);
 }
 
@@ -674,8 +725,43 @@ static void test_fll_bad_input(void **s) {
          ".5 1\n  aggregation: Maximum\nRuleBlock: r\n  rule: if a is t and a is t or a is t then "
          "b is u\n",
          "mix 'and' and 'or'", HAZE_ERR_UNSUPPORTED},
-        {"InputVariable: a\n  term: t Function x*x\n", "Function", HAZE_ERR_UNSUPPORTED},
-        {"RuleBlock: r\n  activation: Highest 2\n", ":2: activation", HAZE_ERR_UNSUPPORTED},
+        {"InputVariable: a\n  term: t Function x*(x+\nOutputVariable: y\n  term: u Constant 1\n"
+         "  defuzzifier: WeightedAverage\n",
+         "bad.fll:2:25: Function term 't': expected a number, a name or '(' at the end",
+         HAZE_ERR_PARSE},
+        {"InputVariable: a\n  term: t Function 1 + foo(x)\nOutputVariable: y\n  term: u Constant "
+         "1\n"
+         "  defuzzifier: WeightedAverage\n",
+         "bad.fll:2:24: Function term 't': unknown function 'foo'", HAZE_ERR_PARSE},
+        {"InputVariable: a\n  term: t Function max(x) + b\nOutputVariable: y\n  term: u Constant "
+         "1\n"
+         "  defuzzifier: WeightedAverage\n",
+         ":2:20: Function term 't': function 'max' takes 2 arguments, got 1", HAZE_ERR_PARSE},
+        {"InputVariable: a\n  term: t Function x + bb\nOutputVariable: y\n  term: u Constant 1\n"
+         "  defuzzifier: WeightedAverage\n",
+         ":2:24: Function term 't': unknown variable 'bb'", HAZE_ERR_PARSE},
+        {"InputVariable: a\n  term: t Function (x + 1)) * 2\nOutputVariable: y\n  term: u Constant "
+         "1\n"
+         "  defuzzifier: WeightedAverage\n",
+         ":2:27: Function term 't': unexpected ')'", HAZE_ERR_PARSE},
+        {"InputVariable: a\n  term: t Function sin x\nOutputVariable: y\n  term: u Constant 1\n"
+         "  defuzzifier: WeightedAverage\n",
+         ":2:20: Function term 't': expected '(' after the function 'sin'", HAZE_ERR_PARSE},
+        {"InputVariable: a\n  term: t Function x * y\nOutputVariable: y\n  term: u Constant 1\n"
+         "  defuzzifier: WeightedAverage\n",
+         ":2: Function term 't' of input 'a' names output 'y'", HAZE_ERR_UNSUPPORTED},
+        {"InputVariable: a\nOutputVariable: y\n  term: u Function x * a\n  aggregation: Maximum\n"
+         "  defuzzifier: Centroid\n",
+         ":3: Function term 'u' of Mamdani output 'y' names 'a'", HAZE_ERR_UNSUPPORTED},
+        {"InputVariable: a\nOutputVariable: y\n  term: u Function z + 1\n  defuzzifier: "
+         "WeightedAverage\nOutputVariable: z\n  term: v Constant 1\n  defuzzifier: WeightedSum\n",
+         ":3: Function term 'u' of output 'y' names output 'z', which is not computed before it",
+         HAZE_ERR_UNSUPPORTED},
+
+        {"RuleBlock: r\n  activation: Highest 2 3\n", ":2: activation Highest takes",
+         HAZE_ERR_PARSE},
+        {"RuleBlock: r\n  activation: Loudest 2\n", ":2: unknown activation", HAZE_ERR_PARSE},
+        {"RuleBlock: r\n  activation: Threshold ~ 2\n", ":2: unknown comparison", HAZE_ERR_PARSE},
         {"InputVariable: a\n  bogus: 1\n", ":2: unexpected key", HAZE_ERR_PARSE},
         {"InputVariable: a\n  term: t Triangle 0 .5 1\nOutputVariable: b\n  term: u Triangle 0 "
          ".5 1\n  aggregation: Maximum\nRuleBlock: r\n  rule: if a is t\n",
@@ -720,6 +806,64 @@ static void test_fll_hedges(void **s) {
     haze_ctx_free(ctx);
 }
 
+/* The Function compiler and interpreter beyond fuzzylite's examples: "-"
+ * reads as "~", the stack and nesting limits, an input term naming another
+ * input (fuzzylite 6.0 leaves input terms without the engine's variables). */
+static void test_fll_function(void **s) {
+    (void)s;
+    static const char *const names[] = {"a", "b"};
+    const double vars[] = {3.0, -2.0};
+    double p[HAZE__FL_MAXP], q[HAZE__FL_MAXP];
+    char err[256];
+    int maxvar;
+    assert_int_equal(
+        haze__fn_compile("-a^2 - -b*x", names, 2, p, HAZE__FL_MAXP, &maxvar, err, sizeof err), 0);
+    assert_int_equal(maxvar, 1);
+    assert_int_equal(
+        haze__fn_compile("~a^2 - ~b*x", names, 2, q, HAZE__FL_MAXP, &maxvar, err, sizeof err), 0);
+    assert_memory_equal(p, q, sizeof(double) * (size_t)(p[0] + 2));
+    assert_true(haze__fn_eval(p, 0.5, vars) == 9.0 - 1.0);                   /* (-3)^2 - 2 * 0.5 */
+    assert_true(haze__fn_eval(p, 0.5, NULL) != haze__fn_eval(p, 0.5, NULL)); /* NaN */
+    /* 40 nested additions need 41 stack slots; 20 fit */
+    char text[512] = "", *t = text;
+    for (int k = 0; k < 40; k++) t += sprintf(t, "1+(");
+    t += sprintf(t, "x");
+    for (int k = 0; k < 40; k++) *t++ = ')';
+    *t = '\0';
+    assert_true(haze__fn_compile(text, names, 2, p, HAZE__FL_MAXP, &maxvar, err, sizeof err) > 0);
+    assert_non_null(strstr(err, "nested too deeply"));
+    char deep[128] = "", *d = deep;
+    for (int k = 0; k < 20; k++) d += sprintf(d, "1+(");
+    d += sprintf(d, "x");
+    for (int k = 0; k < 20; k++) *d++ = ')';
+    *d = '\0';
+    assert_int_equal(haze__fn_compile(deep, names, 2, p, HAZE__FL_MAXP, &maxvar, err, sizeof err),
+                     0);
+    assert_true(haze__fn_eval(p, 0.25, vars) == 20.25);
+    assert_int_equal(maxvar, -1);
+    /* a program longer than the parameters is refused */
+    t = text;
+    for (int k = 0; k < 120; k++) t += sprintf(t, "x+");
+    sprintf(t, "1");
+    assert_true(haze__fn_compile(text, names, 2, p, 64, &maxvar, err, sizeof err) > 0);
+    assert_non_null(strstr(err, "too long"));
+    /* an input term that names another input */
+    haze_ctx *ctx = cpu_ctx();
+    const char *fll = "InputVariable: a\n  range: 0 10\n  term: near Function exp(~((x - b)^2))\n"
+                      "InputVariable: b\n  range: 0 10\n"
+                      "OutputVariable: y\n  range: 0 1\n  defuzzifier: WeightedSum\n"
+                      "  term: one Constant 1\n"
+                      "RuleBlock: r\n  rule: if a is near then y is one\n";
+    haze_fis *f = NULL;
+    if (haze_fis_parse_fll(ctx, fll, "n.fll", &f)) fail_msg("%s", haze_ctx_errmsg(ctx));
+    double in[4] = {3.0, 2.5, 1.0, 1.0}, out[2];
+    assert_int_equal(haze_fis_eval(ctx, f, in, 2, out), HAZE_OK);
+    assert_true(out[0] == exp(-0.25));
+    assert_true(out[1] == 1.0);
+    haze_fis_free(f);
+    haze_ctx_free(ctx);
+}
+
 /* Threads must not change results. */
 static void test_threads_identical(void **s) {
     (void)s;
@@ -751,7 +895,8 @@ int main(void) {
         cmocka_unit_test(test_roundtrip),          cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_truncations),        cmocka_unit_test(test_fast_path_identical),
         cmocka_unit_test(test_threads_identical),  cmocka_unit_test(test_norms_stable),
-        cmocka_unit_test(test_fuzzylite_examples), cmocka_unit_test(test_fll_bad_input),
+        cmocka_unit_test(test_fuzzylite_examples), cmocka_unit_test(test_fuzzylite_own_engines),
+        cmocka_unit_test(test_fll_bad_input),      cmocka_unit_test(test_fll_function),
         cmocka_unit_test(test_fll_hedges),         cmocka_unit_test(test_exact_closed_forms),
         cmocka_unit_test(test_exact_limit),        cmocka_unit_test(test_exact_refused),
     };

@@ -258,7 +258,8 @@ static void test_tipper_gpu(void **state) {
 }
 
 /* fuzzylite engines (.fll, FUZZYLITE mode: midpoint cells, hedges, Tsukamoto,
- * mixed outputs, fuzzylite's maximum defuzzifiers) on random inputs. */
+ * mixed outputs, fuzzylite's maximum defuzzifiers, Function terms, activation
+ * methods, lock-previous) on random inputs. */
 static void test_fuzzylite_engines(void **state) {
     (void)state;
     static const char *const names[] = {"hybrid_ObstacleAvoidance",
@@ -277,7 +278,16 @@ static void test_fuzzylite_engines(void **state) {
                                         "takagi-sugeno_octave_heart_disease_risk",
                                         "takagi-sugeno_octave_linear_tip_calculator",
                                         "takagi-sugeno_octave_sugeno_tip_calculator",
-                                        "tsukamoto_tsukamoto"};
+                                        "tsukamoto_tsukamoto",
+                                        "takagi-sugeno_approximation",
+                                        "../fuzzylite-haze/functions",
+                                        "../fuzzylite-haze/lockprev",
+                                        "../fuzzylite-haze/activation_first_2",
+                                        "../fuzzylite-haze/activation_last_3",
+                                        "../fuzzylite-haze/activation_highest_3",
+                                        "../fuzzylite-haze/activation_lowest_2",
+                                        "../fuzzylite-haze/activation_proportional",
+                                        "../fuzzylite-haze/activation_threshold_ne"};
     haze_ctx *cpu = haze_test_ctx(HAZE_BACKEND_CPU), *gpu = haze_test_ctx(HAZE_BACKEND_CUDA);
     haze__rng r;
     haze__rng_seed(&r, 77);
@@ -296,6 +306,9 @@ static void test_fuzzylite_engines(void **state) {
                 double lo, hi;
                 haze_fis_var_range(f, 0, j, &lo, &hi);
                 in[k * (size_t)ni + (size_t)j] = lo + (hi - lo) * haze__rng_uniform(&r);
+                /* every 13th row out of range: no rule fires there, which
+                 * lock-previous outputs fill from the rows before */
+                if (k % 13 == 5) in[k * (size_t)ni + (size_t)j] = hi + (hi - lo);
             }
         assert_int_equal(haze_fis_eval(cpu, f, in, n, a), HAZE_OK);
         if (haze_fis_eval(gpu, f, in, n, b)) fail_msg("%s", haze_ctx_errmsg(gpu));
@@ -349,6 +362,37 @@ static void test_device_pointers(void **state) {
     free(a);
     free(b);
     haze_fis_free(f);
+    /* lock-previous on device buffers: the held rows are finished on the
+     * host and copied back */
+    if (haze_fis_load(gpu, HAZE_TEST_DATA "/fis/fuzzylite-haze/lockprev.fll", &f))
+        fail_msg("%s", haze_ctx_errmsg(gpu));
+    haze_ctx *cpu = haze_test_ctx(HAZE_BACKEND_CPU);
+    in = malloc(sizeof(double) * n);
+    a = malloc(sizeof(double) * 4 * n);
+    b = malloc(sizeof(double) * 4 * n);
+    for (size_t i = 0; i < n; i++) in[i] = 12.0 * (double)((i * 7919) % 1000) / 1000.0 - 1.0;
+    assert_int_equal(cudaMalloc((void **)&din, sizeof(double) * n), cudaSuccess);
+    assert_int_equal(cudaMalloc((void **)&dout, sizeof(double) * 4 * n), cudaSuccess);
+    assert_int_equal(cudaMemcpy(din, in, sizeof(double) * n, cudaMemcpyHostToDevice), cudaSuccess);
+    assert_int_equal(haze_fis_eval(cpu, f, in, n, a), HAZE_OK);
+    if (haze_fis_eval_device(gpu, f, din, n, dout, NULL)) fail_msg("%s", haze_ctx_errmsg(gpu));
+    assert_int_equal(cudaMemcpy(b, dout, sizeof(double) * 4 * n, cudaMemcpyDeviceToHost),
+                     cudaSuccess);
+    size_t held = 0;
+    for (size_t i = 0; i < 4 * n; i++) {
+        if (isnan(a[i]) && isnan(b[i])) continue;
+        if (!(fabs(a[i] - b[i]) <= 1e-9 * (1.0 + fabs(a[i]))))
+            fail_msg("lockprev row %zu: cpu %.17g gpu %.17g", i / 4, a[i], b[i]);
+    }
+    for (size_t i = 1; i < n; i++) held += a[4 * i] == a[4 * (i - 1)];
+    assert_true(held > n / 10); /* many rows carried y from the row before */
+    cudaFree(din);
+    cudaFree(dout);
+    free(in);
+    free(a);
+    free(b);
+    haze_fis_free(f);
+    haze_ctx_free(cpu);
     haze_ctx_free(gpu);
 }
 #endif

@@ -51,12 +51,12 @@ typedef enum haze_fis_mode {
  * comments, keys in any order, defaults for missing keys, parameter lists
  * padded with zeros (only the first n parameters of a type are used), rule
  * codes with hedges (2.3: MF 2 with hedge exponent 3, Octave's convention).
- * A path ending in ".fll" is read as a fuzzylite 6 engine (its terms, hedges,
- * norms, activation General, per-output defuzzifiers and resolutions, mixed
- * Mamdani / Takagi-Sugeno / Tsukamoto outputs) and evaluated in FUZZYLITE
- * mode; docs/fis.md lists what of fuzzylite is not supported (refused with
- * HAZE_ERR_UNSUPPORTED, naming the line). Errors name file, line and what was
- * expected.
+ * A path ending in ".fll" is read as a fuzzylite 6 engine (its terms with
+ * Function expressions, hedges, norms, activation methods, per-output
+ * defuzzifiers and resolutions, lock-previous carried over the rows of one
+ * evaluation in order, mixed Mamdani / Takagi-Sugeno / Tsukamoto outputs)
+ * and evaluated in FUZZYLITE mode; docs/fis.md lists what of fuzzylite is not supported (refused
+ * with HAZE_ERR_UNSUPPORTED, naming the line). Errors name file, line and what was expected.
  *
  * Ownership: *out is new, freed with haze_fis_free().
  */

@@ -28,10 +28,10 @@ const char *const haze__mf_names[HAZE__MF_COUNT] = {
     /* fuzzylite's class names */
     "Triangle", "Trapezoid", "Gaussian", "GaussianProduct", "Bell", "Sigmoid", "SigmoidDifference",
     "SigmoidProduct", "SShape", "ZShape", "PiShape", "Ramp", "Rectangle", "Cosine", "Concave",
-    "Spike", "Binary", "Discrete"};
+    "Spike", "Binary", "Discrete", "Function"};
 /* parameters without the height; -1: variable */
-const int haze__mf_nparams[HAZE__MF_COUNT] = {3, 4, 2, 4, 3, 2, 4, 4, 4, 2, 2, 2, 2, 1, -1, 3, 4,
-                                              2, 4, 3, 2, 4, 4, 2, 2, 4, 2, 2, 2, 2, 2, 2,  -1};
+const int haze__mf_nparams[HAZE__MF_COUNT] = {3, 4, 2, 4, 3, 2, 4, 4, 4, 2, 2, 2, 2, 1, -1, 3,  4,
+                                              2, 4, 3, 2, 4, 4, 2, 2, 4, 2, 2, 2, 2, 2, 2,  -1, -1};
 const char *const haze__norm_names[HAZE__N_COUNT] = {"min",
                                                      "prod",
                                                      "bounded_difference",
@@ -174,6 +174,13 @@ static int eval_cpu(haze_ctx *ctx, const haze_fis *model, const double *inputs, 
         free(grid);
         return haze__error(ctx, HAZE_ERR_NOMEM, "fis: out of memory for %zu doubles", wl);
     }
+    /* rows where a lock-previous output needs the rows before it */
+    unsigned char *held = f->lockprev ? calloc(n, 1) : NULL;
+    if (f->lockprev && !held) {
+        free(work);
+        free(grid);
+        return haze__error(ctx, HAZE_ERR_NOMEM, "fis: out of memory for %zu row flags", n);
+    }
     size_t clamped = 0, no_rule = 0;
 #ifdef _OPENMP
 #pragma omp parallel num_threads(nt) reduction(+ : clamped, no_rule)
@@ -188,19 +195,43 @@ static int eval_cpu(haze_ctx *ctx, const haze_fis *model, const double *inputs, 
 #pragma omp for schedule(static)
 #endif
         for (size_t i = 0; i < n; i++) {
-            int c = 0, nr = 0;
+            int c = 0, nr = 0, h = 0;
             haze__fis_eval_row(f, inputs + i * (size_t)f->ni, outputs + i * (size_t)f->no, wk, &c,
-                               &nr);
+                               &nr, NULL, &h);
             clamped += (size_t)c;
             no_rule += (size_t)nr;
+            if (held) held[i] = (unsigned char)h;
         }
     }
+    int st = held ? haze__fis_hold(ctx, f, inputs, n, outputs, held, work) : HAZE_OK;
+    free(held);
     free(work);
     free(grid);
+    if (st) return st;
     if (stats) {
         stats->clamped = clamped;
         stats->no_rule = no_rule;
     }
+    return HAZE_OK;
+}
+
+int haze__fis_hold(haze_ctx *ctx, const haze_fis *f, const double *in, size_t n, double *out,
+                   const unsigned char *held, double *scratch) {
+    const size_t ni = (size_t)f->ni, no = (size_t)f->no;
+    double *prev = malloc(sizeof(double) * no);
+    if (!prev) return haze__error(ctx, HAZE_ERR_NOMEM, "fis: out of memory");
+    for (size_t o = 0; o < no; o++) prev[o] = NAN; /* a new engine has none */
+    for (size_t i = 0; i < n; i++) {
+        if (held[i]) {
+            /* the counts were taken in the first pass */
+            int c = 0, nr = 0, h = 0;
+            haze__fis_eval_row(f, in + i * ni, out + i * no, scratch, &c, &nr, prev, &h);
+        }
+        /* OutputVariable::defuzzify keeps the last finite value */
+        for (size_t o = 0; o < no; o++)
+            if (isfinite(out[i * no + o])) prev[o] = out[i * no + o];
+    }
+    free(prev);
     return HAZE_OK;
 }
 

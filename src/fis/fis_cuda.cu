@@ -18,14 +18,15 @@
 #include "fis/fis_row.h"
 
 __global__ void fis_eval_kernel(haze_fis f, const double *in, double *out, double *scratch,
-                                size_t n, unsigned long long *counts) {
+                                size_t n, unsigned long long *counts, unsigned char *held) {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
-    int c = 0, nr = 0;
+    int c = 0, nr = 0, h = 0;
     haze__fis_eval_row(&f, in + i * (size_t)f.ni, out + i * (size_t)f.no,
-                       scratch + i * haze__fis_scratch(&f), &c, &nr);
+                       scratch + i * haze__fis_scratch(&f), &c, &nr, NULL, &h);
     if (c) atomicAdd(&counts[0], (unsigned long long)c);
     if (nr) atomicAdd(&counts[1], (unsigned long long)nr);
+    if (held) held[i] = (unsigned char)h;
 }
 
 /* The same with the per-row scratch in thread-local memory, which the
@@ -35,7 +36,7 @@ __global__ void fis_eval_kernel(haze_fis f, const double *in, double *out, doubl
  * reads them at every point. */
 template <int L>
 __global__ void fis_eval_kernel_local(haze_fis f, const double *in, double *out, size_t n,
-                                      unsigned long long *counts, int glen) {
+                                      unsigned long long *counts, unsigned char *held, int glen) {
     extern __shared__ double s_grid[];
     if (glen > 0) {
         for (int k = threadIdx.x; k < glen; k += blockDim.x) s_grid[k] = f.grid[k];
@@ -45,32 +46,36 @@ __global__ void fis_eval_kernel_local(haze_fis f, const double *in, double *out,
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
     double scratch[L];
-    int c = 0, nr = 0;
-    haze__fis_eval_row(&f, in + i * (size_t)f.ni, out + i * (size_t)f.no, scratch, &c, &nr);
+    int c = 0, nr = 0, h = 0;
+    haze__fis_eval_row(&f, in + i * (size_t)f.ni, out + i * (size_t)f.no, scratch, &c, &nr, NULL,
+                       &h);
     if (c) atomicAdd(&counts[0], (unsigned long long)c);
     if (nr) atomicAdd(&counts[1], (unsigned long long)nr);
+    if (held) held[i] = (unsigned char)h;
 }
 
 /* Shared memory for the tabulated MFs: up to the default 48 KiB per block. */
 #define FIS_SGRID_MAX (48 * 1024)
 
-/* Launches the evaluation of m rows already on the device. */
-/* dm holds device pointers: gl, the length of the tabulated MFs (0 if none),
- * comes from the host model. */
+/* Launches the evaluation of m rows already on the device; held (NULL
+ * without lock-previous outputs) gets each row's flag. dm holds device
+ * pointers: gl, the length of the tabulated MFs (0 if none), comes from the
+ * host model. */
 static cudaError_t launch(const haze_fis *dm, const double *din, double *dout, double *dscr,
-                          size_t m, unsigned long long *dcnt, cudaStream_t s, size_t gl) {
+                          size_t m, unsigned long long *dcnt, unsigned char *held, cudaStream_t s,
+                          size_t gl) {
     const size_t wl = haze__fis_scratch(dm);
     unsigned threads = 128, blocks = (unsigned)((m + threads - 1) / threads);
     const int glen = gl * sizeof(double) <= FIS_SGRID_MAX ? (int)gl : 0;
     const size_t sh = sizeof(double) * (size_t)glen;
     if (wl <= 32)
-        fis_eval_kernel_local<32><<<blocks, threads, sh, s>>>(*dm, din, dout, m, dcnt, glen);
+        fis_eval_kernel_local<32><<<blocks, threads, sh, s>>>(*dm, din, dout, m, dcnt, held, glen);
     else if (wl <= 128)
-        fis_eval_kernel_local<128><<<blocks, threads, sh, s>>>(*dm, din, dout, m, dcnt, glen);
+        fis_eval_kernel_local<128><<<blocks, threads, sh, s>>>(*dm, din, dout, m, dcnt, held, glen);
     else if (wl <= 512)
-        fis_eval_kernel_local<512><<<blocks, threads, sh, s>>>(*dm, din, dout, m, dcnt, glen);
+        fis_eval_kernel_local<512><<<blocks, threads, sh, s>>>(*dm, din, dout, m, dcnt, held, glen);
     else
-        fis_eval_kernel<<<blocks, threads, 0, s>>>(*dm, din, dout, dscr, m, dcnt);
+        fis_eval_kernel<<<blocks, threads, 0, s>>>(*dm, din, dout, dscr, m, dcnt, held);
     return cudaGetLastError();
 }
 
@@ -123,6 +128,11 @@ extern "C" int haze__fis_eval_cuda(haze_ctx *ctx, const haze_fis *fis, const dou
     }
     char *dmodel = NULL;
     double *hgrid = NULL, *dgrid = NULL;
+    /* lock-previous: per-row flags, brought back for the serial pass on the
+     * host (haze__fis_hold), which needs the rows in order */
+    unsigned char *hheld = NULL, *dheld = NULL;
+    double *hin = NULL, *hout = NULL, *hscr = NULL;
+    int any_held = 0;
     double *din = NULL, *dout = NULL, *dscr = NULL;
     unsigned long long *dcnt = NULL, hcnt[2] = {0, 0};
     haze_fis dm = *fis;
@@ -134,14 +144,20 @@ extern "C" int haze__fis_eval_cuda(haze_ctx *ctx, const haze_fis *fis, const dou
     total += gb;
     const int global_scratch = haze__fis_scratch(fis) > 512;
     size_t per_row = sizeof(double) * ((on_device ? 0 : (size_t)ni + no) +
-                                       (global_scratch ? haze__fis_scratch(fis) : 0));
+                                       (global_scratch ? haze__fis_scratch(fis) : 0)) +
+                     (fis->lockprev ? 1 : 0);
     if (per_row == 0) per_row = 1;
     size_t budget = haze__cuda_budget(ctx);
     size_t chunk = budget > total + 4096 ? (budget - total - 4096) / per_row : 0;
     if (chunk > n) chunk = n;
     if (chunk > ((size_t)1 << 22)) chunk = (size_t)1 << 22;
+    if (fis->lockprev && !(hheld = (unsigned char *)calloc(n, 1))) {
+        free(hgrid);
+        return haze__error(ctx, HAZE_ERR_NOMEM, "fis: out of memory for %zu row flags", n);
+    }
     if (chunk == 0) {
         free(hgrid);
+        free(hheld);
         return haze__error(ctx, HAZE_ERR_NOMEM,
                            "fis: device memory limit too small for one row (%zu bytes)",
                            total + per_row);
@@ -176,18 +192,20 @@ extern "C" int haze__fis_eval_cuda(haze_ctx *ctx, const haze_fis *fis, const dou
         CK(cudaMalloc((void **)&dscr, sizeof(double) * chunk * haze__fis_scratch(fis)));
     CK(cudaMalloc((void **)&dcnt, sizeof hcnt));
     CK(cudaMemsetAsync(dcnt, 0, sizeof hcnt, s));
+    if (hheld) CK(cudaMalloc((void **)&dheld, chunk));
     for (size_t i0 = 0; i0 < n; i0 += chunk) {
         size_t m = n - i0 < chunk ? n - i0 : chunk;
         if (on_device) {
-            CK(launch(&dm, inputs + i0 * ni, outputs + i0 * no, dscr, m, dcnt, s,
+            CK(launch(&dm, inputs + i0 * ni, outputs + i0 * no, dscr, m, dcnt, dheld, s,
                       gb / sizeof(double)));
-            continue;
+        } else {
+            CK(cudaMemcpyAsync(din, inputs + i0 * ni, sizeof(double) * m * ni,
+                               cudaMemcpyHostToDevice, s));
+            CK(launch(&dm, din, dout, dscr, m, dcnt, dheld, s, gb / sizeof(double)));
+            CK(cudaMemcpyAsync(outputs + i0 * no, dout, sizeof(double) * m * no,
+                               cudaMemcpyDeviceToHost, s));
         }
-        CK(cudaMemcpyAsync(din, inputs + i0 * ni, sizeof(double) * m * ni, cudaMemcpyHostToDevice,
-                           s));
-        CK(launch(&dm, din, dout, dscr, m, dcnt, s, gb / sizeof(double)));
-        CK(cudaMemcpyAsync(outputs + i0 * no, dout, sizeof(double) * m * no, cudaMemcpyDeviceToHost,
-                           s));
+        if (hheld) CK(cudaMemcpyAsync(hheld + i0, dheld, m, cudaMemcpyDeviceToHost, s));
     }
     CK(cudaMemcpyAsync(hcnt, dcnt, sizeof hcnt, cudaMemcpyDeviceToHost, s));
     CK(cudaStreamSynchronize(s));
@@ -195,9 +213,40 @@ extern "C" int haze__fis_eval_cuda(haze_ctx *ctx, const haze_fis *fis, const dou
         stats->clamped = (size_t)hcnt[0];
         stats->no_rule = (size_t)hcnt[1];
     }
+    for (size_t i = 0; hheld && i < n && !any_held; i++) any_held = hheld[i];
+    if (any_held) {
+        /* the rows that wait for the rows before them, in order on the host
+         * with the host's copy of the model (the same row evaluator) */
+        haze_fis hf = *fis;
+        hf.grid = hgrid;
+        hf.gstride = dm.gstride;
+        hscr = (double *)malloc(sizeof(double) * haze__fis_scratch(fis));
+        if (on_device) {
+            hin = (double *)malloc(sizeof(double) * n * ni);
+            hout = (double *)malloc(sizeof(double) * n * no);
+        }
+        if (!hscr || (on_device && (!hin || !hout))) {
+            st = haze__error(ctx, HAZE_ERR_NOMEM, "fis: out of memory for lock-previous");
+            goto done;
+        }
+        if (on_device) {
+            CK(cudaMemcpy(hin, inputs, sizeof(double) * n * ni, cudaMemcpyDeviceToHost));
+            CK(cudaMemcpy(hout, outputs, sizeof(double) * n * no, cudaMemcpyDeviceToHost));
+        }
+        st = haze__fis_hold(ctx, &hf, on_device ? hin : inputs, n, on_device ? hout : outputs,
+                            hheld, hscr);
+        if (st) goto done;
+        if (on_device)
+            CK(cudaMemcpy(outputs, hout, sizeof(double) * n * no, cudaMemcpyHostToDevice));
+    }
 done:
     if (hgrid) cudaStreamSynchronize(s); /* before the host copy goes */
     free(hgrid);
+    free(hheld);
+    free(hin);
+    free(hout);
+    free(hscr);
+    cudaFree(dheld);
     cudaFree(dgrid);
     cudaFree(dmodel);
     cudaFree(din);

@@ -784,9 +784,12 @@ static const char *fl_inexpressible(const haze_fis *f, char *why, size_t cap) {
         if (v->defuzz != o0->defuzz || (!v->wtd && v->agg != o0->agg))
             return "outputs with different defuzzifiers or aggregations";
         if (v->lock) return "lock-range on an output";
+        if (v->lockprev) return "lock-previous on an output";
         if (!isnan(v->dflt)) return "a default output value other than nan";
     }
-    if (f->props) return "rules on output variables (a chained engine) or naming a variable twice";
+    if (f->props)
+        return "rules on output variables (a chained engine), naming a variable twice or 'any'";
+    if (f->act != HAZE__ACT_GENERAL) return "an activation method other than General";
     double q[HAZE__FL_MAXP];
     int nq;
     for (int i = 0; i < f->nmfs; i++) {

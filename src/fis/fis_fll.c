@@ -6,14 +6,14 @@
  * Supported: InputVariable / OutputVariable / RuleBlock sections with their
  * keys (enabled, range, lock-range, term, aggregation, defuzzifier with its
  * resolution or weighted type, default, conjunction, disjunction,
- * implication, activation General, rule); the terms listed in
- * fis_internal.h plus Constant and Linear; hedges not, very, somewhat,
- * seldom, extremely, any (after a term); rules "if A is [h..] t and|or ...
- * then B is [h..] t and ... [with w]"; A may be an output variable (a
- * chained engine: the degree its term has reached from the rules before). Not supported, refused
- * naming the line: Function terms, parentheses and rules that mix "and" with "or", lock-previous:
- * true, activation methods other than General, NormalizedSum, rule blocks that disagree on their
- * norms.
+ * implication, activation and its parameters, rule, lock-previous); the
+ * terms listed in fis_internal.h plus Constant, Linear and Function (compiled
+ * by fis_expr.c); hedges not, very, somewhat, seldom, extremely, any; rules
+ * "if A is [h..] t and|or ... then B is [h..] t and ... [with w]", "A is
+ * any"; A may be an output variable (a chained engine: the degree its term
+ * has reached from the rules triggered before). Not supported, refused
+ * naming the line: parentheses and rules that mix "and" with "or",
+ * NormalizedSum, rule blocks that disagree on their norms or activation.
  */
 #include <ctype.h>
 #include <math.h>
@@ -29,11 +29,13 @@ typedef struct fl_term {
     char name[HAZE__NAME_MAX];
     int type, line, np;
     double p[HAZE__FL_MAXP];
+    char *fn; /* a Function's expression (compiled in build()), its column */
+    int col;
 } fl_term;
 
 typedef struct fl_var {
     char name[HAZE__NAME_MAX];
-    int line, enabled, lock, wtd, defuzz, agg, res;
+    int line, enabled, lock, wtd, defuzz, agg, res, lockprev;
     double lo, hi, dflt;
     fl_term *t;
     int nt, cap;
@@ -54,6 +56,10 @@ typedef struct fl_parser {
     fl_rule *rules;
     int nr, cr;
     int nprops, cprops, need_props;
+    /* the activation method (HAZE__ACT_*) and its parameters; the line of
+     * one other than General; rule blocks that have rules */
+    int act, act_n, act_cmp, act_line, blocks, block_has_rules;
+    double act_thr;
 } fl_parser;
 
 static int ferr(fl_parser *ps, int status, int line, const char *fmt, ...)
@@ -127,14 +133,17 @@ static int copy_name(char *dst, const char *src) {
 
 static void fl_free(fl_parser *ps) {
     for (int k = 0; k < 2; k++) {
-        for (int i = 0; i < ps->nv[k]; i++) free(ps->v[k][i].t);
+        for (int i = 0; i < ps->nv[k]; i++) {
+            for (int t = 0; t < ps->v[k][i].nt; t++) free(ps->v[k][i].t[t].fn);
+            free(ps->v[k][i].t);
+        }
         free(ps->v[k]);
     }
     free(ps->rules);
 }
 
-/* "term: NAME TYPE p1 p2 ..." */
-static int parse_term(fl_parser *ps, fl_var *v, int line, char *val) {
+/* "term: NAME TYPE p1 p2 ..." (lstart: where the line starts, for columns) */
+static int parse_term(fl_parser *ps, fl_var *v, int line, const char *lstart, char *val) {
     char *save = NULL, *name = strtok_r(val, " \t", &save), *type = strtok_r(NULL, " \t", &save);
     if (!name || !type) return PARSE_ERR(line, "expected 'term: NAME TYPE PARAMETERS'");
     if (v->nt == v->cap) {
@@ -159,12 +168,20 @@ static int parse_term(fl_parser *ps, fl_var *v, int line, char *val) {
     else
         for (int i = HAZE__MF_LINEAR + 1; i < HAZE__MF_COUNT; i++)
             if (strcmp(haze__mf_names[i], type) == 0) ty = i;
-    if (ty < 0) {
-        if (strcmp(type, "Function") == 0)
-            return UNSUP(line, "term '%s': Function terms (expressions) are not supported", name);
+    if (ty < 0)
         return PARSE_ERR(line, "unknown term type '%s' (expected Triangle, Trapezoid, ...)", type);
-    }
     t->type = ty;
+    if (ty == HAZE__MF_FL_FUNCTION) {
+        /* the rest of the line is the expression; it is compiled once all
+         * variables are known (it may name outputs defined further down) */
+        char *expr = save ? trim(save) : NULL;
+        if (!expr || !*expr) return PARSE_ERR(line, "Function term '%s' needs an expression", name);
+        t->fn = malloc(strlen(expr) + 1);
+        if (!t->fn) return haze__error(ps->ctx, HAZE_ERR_NOMEM, "out of memory");
+        strcpy(t->fn, expr);
+        t->col = (int)(expr - lstart) + 1;
+        return v->nt++, 0;
+    }
     double vals[HAZE__FL_MAXP];
     int n = 0;
     for (char *tok; (tok = strtok_r(NULL, " \t", &save));) {
@@ -272,17 +289,24 @@ static int proposition(fl_parser *ps, int line, char **tok, int ntok, int k, int
         return PARSE_ERR(line, "unknown variable '%s'", tok[0]);
     }
     int i = 2, hedges[HAZE__H_MAX], nh = 0;
-    while (i < ntok && fl_hedge(tok[i]) && find_term(v, tok[i]) < 0) {
+    /* hedge names come first, as in fuzzylite's Antecedent::load: a term
+     * named like a hedge cannot be used in a rule */
+    while (i < ntok && fl_hedge(tok[i])) {
         if (nh == HAZE__H_MAX) return UNSUP(line, "more than %d hedges", HAZE__H_MAX);
         hedges[nh++] = fl_hedge(tok[i++]);
     }
-    if (nh && hedges[nh - 1] == HAZE__H_ANY && (i >= ntok || find_term(v, tok[i]) < 0))
-        return UNSUP(line, "'%s is any' without a term is not supported", tok[0]);
+    *chain = 0;
+    for (int h = 0; h < nh; h++) *chain |= hedges[h] << (3 * (nh - 1 - h));
+    if (nh && hedges[nh - 1] == HAZE__H_ANY &&
+        (i >= ntok || strcmp(tok[i], "and") == 0 || strcmp(tok[i], "or") == 0)) {
+        /* "VAR is [HEDGE..] any": no term; any gives 1 whatever the value
+         * (fuzzylite's Antecedent applies the hedges to Any's 1) */
+        *term = -1;
+        return i;
+    }
     if (i >= ntok) return PARSE_ERR(line, "expected a term of '%s'", tok[0]);
     *term = find_term(v, tok[i]);
     if (*term < 0) return PARSE_ERR(line, "'%s' has no term '%s'", tok[0], tok[i]);
-    *chain = 0;
-    for (int h = 0; h < nh; h++) *chain |= hedges[h] << (3 * (nh - 1 - h));
     return i + 1;
 }
 
@@ -332,8 +356,9 @@ static int parse_rule(fl_parser *ps, haze_fis *f, int r, const fl_rule *fr) {
         f->props[3 * ps->nprops + 1] = term + 1;
         f->props[3 * ps->nprops + 2] = chain;
         ps->nprops++;
-        /* an output, or an input named twice, needs the proposition lists */
-        if (var >= f->ni || f->ante[r * f->ni + var] != 0) {
+        /* an output, an input named twice or "is any" needs the
+         * proposition lists */
+        if (var >= f->ni || term < 0 || f->ante[r * f->ni + var] != 0) {
             ps->need_props = 1;
         } else {
             f->ante[r * f->ni + var] = term + 1;
@@ -361,6 +386,7 @@ static int parse_rule(fl_parser *ps, haze_fis *f, int r, const fl_rule *fr) {
         int var, term, chain;
         int used = proposition(ps, line, tok + i, with - i, 1, &var, &term, &chain);
         if (used < 0) return used;
+        if (term < 0) return PARSE_ERR(line, "a conclusion needs a term, not 'any'");
         if (f->cons[r * f->no + var] != 0)
             return UNSUP(line, "output '%s' appears twice in one rule", f->out[var].name);
         int cl = chain_len(chain);
@@ -381,9 +407,104 @@ static int parse_rule(fl_parser *ps, haze_fis *f, int r, const fl_rule *fr) {
     return 0;
 }
 
+/* "activation: NAME [PARAMETERS]" with fuzzylite's parameters: First and
+ * Last: rules and threshold (both or neither: 1 and 0); Highest and Lowest:
+ * rules (required, as fuzzylite); Threshold: comparison and threshold (both
+ * or neither: >= 0). */
+static int parse_activation(fl_parser *ps, int line, char *val) {
+    static const char *const names[] = {"General", "First",        "Last",     "Highest",
+                                        "Lowest",  "Proportional", "Threshold"};
+    static const char *const cmps[] = {"<", "<=", "==", "!=", ">=", ">"};
+    char *save = NULL, *name = strtok_r(val, " \t", &save);
+    char *a = strtok_r(NULL, " \t", &save), *b = strtok_r(NULL, " \t", &save);
+    if (!name || strcmp(name, "none") == 0) return 0; /* fuzzylite then runs none; haze General */
+    int act = -1;
+    for (int i = 0; i < 7; i++)
+        if (strcmp(name, names[i]) == 0) act = i;
+    if (act < 0)
+        return PARSE_ERR(line,
+                         "unknown activation '%s' (expected General, First, Last, Highest, "
+                         "Lowest, Proportional or Threshold)",
+                         name);
+    int n = 1, cmp = HAZE__CMP_GE;
+    double thr = 0.0, v;
+    const int want = act == HAZE__ACT_GENERAL || act == HAZE__ACT_PROPORTIONAL ? 0
+                     : act == HAZE__ACT_HIGHEST || act == HAZE__ACT_LOWEST     ? 1
+                                                                               : 2;
+    if ((want == 0 && a) || (want == 1 && (!a || b)) || (want == 2 && a && !b) ||
+        strtok_r(NULL, " \t", &save))
+        return PARSE_ERR(line, "activation %s takes %s", name,
+                         want == 0   ? "no parameters"
+                         : want == 1 ? "one parameter: the number of rules"
+                         : act == HAZE__ACT_THRESHOLD
+                             ? "two parameters: a comparison (<, <=, ==, !=, >=, >) and a threshold"
+                             : "two parameters: the number of rules and a threshold");
+    if (act == HAZE__ACT_THRESHOLD && a) {
+        cmp = -1;
+        for (int i = 0; i < 6; i++)
+            if (strcmp(a, cmps[i]) == 0) cmp = i;
+        if (cmp < 0)
+            return PARSE_ERR(line, "unknown comparison '%s' (expected <, <=, ==, !=, >=, >)", a);
+        if (!parse_num(b, &thr)) return PARSE_ERR(line, "threshold '%s' is not a number", b);
+    } else if (a) {
+        /* fuzzylite reads the number of rules as a number cast to int */
+        if (!parse_num(a, &v) || !(fabs(v) < 1e9))
+            return PARSE_ERR(line, "number of rules '%s' is not a number", a);
+        n = (int)v;
+        if (b && !parse_num(b, &thr)) return PARSE_ERR(line, "threshold '%s' is not a number", b);
+    }
+    if (ps->act_line &&
+        (ps->act != act || ps->act_n != n || ps->act_cmp != cmp || ps->act_thr != thr))
+        return UNSUP(line,
+                     "rule blocks with different activations (here %s, line %d another) "
+                     "are not supported",
+                     name, ps->act_line);
+    if (act == HAZE__ACT_GENERAL && !ps->act_line) return 0;
+    ps->act = act;
+    ps->act_n = n;
+    ps->act_cmp = cmp;
+    ps->act_thr = thr;
+    ps->act_line = line;
+    return 0;
+}
+
+/* Compiles Function term tm of variable i (k: 0 input, 1 output), checking
+ * that the variables it names have their values when fuzzylite evaluates
+ * it: inputs always; outputs only in a weighted output after them (fuzzylite
+ * defuzzifies outputs in order; an output named earlier, or in an input or
+ * a Mamdani output's set, would carry the previous evaluation's value). */
+static int compile_fn(fl_parser *ps, const haze_fis *f, const char *const *names, int k, int i,
+                      const fl_var *v, fl_term *tm) {
+    char err[256];
+    int maxvar;
+    int col = haze__fn_compile(tm->fn, names, f->ni + f->no, tm->p, HAZE__FL_MAXP, &maxvar, err,
+                               sizeof err);
+    if (col)
+        return haze__error(ps->ctx, HAZE_ERR_PARSE, "%s:%d:%d: Function term '%s': %s", ps->file,
+                           tm->line, tm->col + col - 1, tm->name, err);
+    tm->np = (int)tm->p[0] + 2;
+    if (k == 0 && maxvar >= f->ni)
+        return UNSUP(tm->line,
+                     "Function term '%s' of input '%s' names output '%s', whose value is not "
+                     "known when inputs are fuzzified",
+                     tm->name, v->name, names[maxvar]);
+    if (k == 1 && !v->wtd && maxvar >= 0)
+        return UNSUP(tm->line,
+                     "Function term '%s' of Mamdani output '%s' names '%s': only x is supported "
+                     "in an output's fuzzy set",
+                     tm->name, v->name, names[maxvar]);
+    if (k == 1 && maxvar >= f->ni + i)
+        return UNSUP(tm->line,
+                     "Function term '%s' of output '%s' names output '%s', which is not computed "
+                     "before it",
+                     tm->name, v->name, names[maxvar]);
+    return HAZE_OK;
+}
+
 static int build(fl_parser *ps, haze_fis **out) {
     haze_ctx *ctx = ps->ctx;
     int st = HAZE_OK;
+    const char **names = NULL;
     haze_fis *f = calloc(1, sizeof *f);
     if (!f) return haze__error(ctx, HAZE_ERR_NOMEM, "out of memory");
     snprintf(f->name, sizeof f->name, "%s", ps->name);
@@ -403,6 +524,11 @@ static int build(fl_parser *ps, haze_fis **out) {
     f->out = calloc((size_t)f->no, sizeof *f->out);
     if (!f->in || !f->out) goto nomem;
     int nmfs = 0, nparams = 0, allwtd = 1;
+    /* the names a Function term may use: inputs, then outputs */
+    names = malloc(sizeof *names * (size_t)(f->ni + f->no));
+    if (!names) goto nomem;
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < ps->nv[k]; i++) names[k * f->ni + i] = ps->v[k][i].name;
     for (int k = 0; k < 2; k++)
         for (int i = 0; i < ps->nv[k]; i++) {
             fl_var *v = &ps->v[k][i];
@@ -430,6 +556,9 @@ static int build(fl_parser *ps, haze_fis **out) {
                                haze__mf_names[tm->type]);
                     goto fail;
                 }
+                if (tm->type == HAZE__MF_FL_FUNCTION &&
+                    (st = compile_fn(ps, f, names, k, i, v, tm)))
+                    goto fail;
                 if (tm->type == HAZE__MF_LINEAR) {
                     if (tm->np > f->ni + 1) {
                         st = PARSE_ERR(tm->line, "Linear term has %d coefficients for %d inputs",
@@ -463,6 +592,8 @@ static int build(fl_parser *ps, haze_fis **out) {
             hv->agg = v->agg; /* -1: none (weighted outputs) */
             hv->res = v->res;
             hv->dflt = v->dflt;
+            hv->lockprev = v->lockprev;
+            f->lockprev |= v->lockprev;
             for (int t = 0; t < v->nt; t++) {
                 haze__mf *m = &f->mfs[f->nmfs++];
                 snprintf(m->name, sizeof m->name, "%s", v->t[t].name);
@@ -494,13 +625,19 @@ static int build(fl_parser *ps, haze_fis **out) {
         free(f->prop_off);
         f->props = f->prop_off = NULL;
     }
+    f->act = ps->act;
+    f->act_n = ps->act_n;
+    f->act_cmp = ps->act_cmp;
+    f->act_thr = ps->act_thr;
     f->mode = HAZE_FIS_MODE_FUZZYLITE;
     f->points = 100;
+    free(names);
     *out = f;
     return HAZE_OK;
 nomem:
     st = haze__error(ctx, HAZE_ERR_NOMEM, "%s: out of memory", ps->file);
 fail:
+    free(names);
     haze_fis_free(f);
     return st;
 }
@@ -570,6 +707,7 @@ int haze__fll_parse(haze_ctx *ctx, char *buf, const char *file, haze_fis **out) 
             sec = k ? 2 : 1;
         } else if (strcmp(key, "RuleBlock") == 0) {
             sec = 3;
+            ps->block_has_rules = 0;
             blk_enabled = 1;
             for (int i = 0; i < 3; i++) blk_norm[i] = -1;
         } else if (strcmp(key, "description") == 0) {
@@ -598,7 +736,7 @@ int haze__fll_parse(haze_ctx *ctx, char *buf, const char *file, haze_fis **out) 
                 goto done;
             }
         } else if ((sec == 1 || sec == 2) && strcmp(key, "term") == 0) {
-            if ((st = parse_term(ps, cur, lineno, val))) goto done;
+            if ((st = parse_term(ps, cur, lineno, line, val))) goto done;
         } else if (sec == 2 && strcmp(key, "aggregation") == 0) {
             cur->agg = fl_norm(val);
             if (cur->agg == -2 || (cur->agg >= 0 && cur->agg < HAZE__N_MAX)) {
@@ -616,12 +754,8 @@ int haze__fll_parse(haze_ctx *ctx, char *buf, const char *file, haze_fis **out) 
                 goto done;
             }
         } else if (sec == 2 && strcmp(key, "lock-previous") == 0) {
-            if (strcmp(val, "true") == 0) {
-                st = UNSUP(lineno, "lock-previous: true (a value carried from one evaluation to "
-                                   "the next) does not fit batch evaluation");
-                goto done;
-            }
-            if (strcmp(val, "false") != 0) {
+            cur->lockprev = strcmp(val, "true") == 0;
+            if (!cur->lockprev && strcmp(val, "false") != 0) {
                 st = PARSE_ERR(lineno, "expected 'true' or 'false'");
                 goto done;
             }
@@ -650,12 +784,11 @@ int haze__fll_parse(haze_ctx *ctx, char *buf, const char *file, haze_fis **out) 
                 ps->norm_line[which] = lineno;
             }
         } else if (sec == 3 && strcmp(key, "activation") == 0) {
-            if (*val && strcmp(val, "none") != 0 && strcmp(val, "General") != 0) {
-                st = UNSUP(lineno, "activation '%s' is not supported (only General)", val);
-                goto done;
-            }
+            if (blk_enabled && (st = parse_activation(ps, lineno, val))) goto done;
         } else if (sec == 3 && strcmp(key, "rule") == 0) {
             if (!blk_enabled) continue;
+            if (!ps->block_has_rules) ps->blocks++;
+            ps->block_has_rules = 1;
             if (ps->nr == ps->cr) {
                 int cap = ps->cr ? 2 * ps->cr : 16;
                 fl_rule *nr = realloc(ps->rules, sizeof *nr * (size_t)cap);
@@ -675,6 +808,11 @@ int haze__fll_parse(haze_ctx *ctx, char *buf, const char *file, haze_fis **out) 
         }
     }
     (void)blk_norm;
+    if (ps->act != HAZE__ACT_GENERAL && ps->blocks > 1) {
+        st = UNSUP(ps->act_line, "activation methods other than General need a single rule block "
+                                 "(the rules they pick are counted per block)");
+        goto done;
+    }
     st = build(ps, out);
 done:
     fl_free(ps);

@@ -63,6 +63,7 @@ enum {
     HAZE__MF_FL_SPIKE,     /* center width h */
     HAZE__MF_FL_BINARY,    /* start direction h */
     HAZE__MF_FL_DISCRETE,  /* n x1 y1 .. xn yn h */
+    HAZE__MF_FL_FUNCTION,  /* n code_1 .. code_n 1: an expression (fis_expr.c) */
     HAZE__MF_COUNT
 };
 
@@ -80,6 +81,33 @@ enum {
 #define HAZE__H_MAX 10
 /* most parameters of one fuzzylite term (a Discrete term: 2 per point) */
 #define HAZE__FL_MAXP 512
+
+/* The bytecode of a fuzzylite Function term (compiled by fis_expr.c): a
+ * postfix program over a stack of doubles, stored in the term's parameters
+ * as p[0] = n words, p[1..n] the program, p[n + 1] = 1 (the height slot, which
+ * fuzzylite's Function ignores). Every word is a double holding a small
+ * integer, except the operand after HAZE__OP_NUM. */
+enum {
+    HAZE__OP_NUM = 1, /* push the next word */
+    HAZE__OP_VAR,     /* push vars[next word]: inputs, then outputs */
+    HAZE__OP_X,       /* push the argument x */
+    HAZE__OP_NEG,     /* unary: ~ (and -) */
+    HAZE__OP_NOT,     /* unary: ! */
+    HAZE__OP_ADD,     /* binary operators */
+    HAZE__OP_SUB,
+    HAZE__OP_MUL,
+    HAZE__OP_DIV,
+    HAZE__OP_MOD,
+    HAZE__OP_POW,
+    HAZE__OP_AND,
+    HAZE__OP_OR,
+    HAZE__OP_F1,                   /* first unary function (haze__fn1_names order) */
+    HAZE__OP_F2 = HAZE__OP_F1 + 22 /* first binary function (haze__fn2_names order) */
+};
+#define HAZE__FN1_COUNT 22
+#define HAZE__FN2_COUNT 11
+/* deepest stack a Function program may need */
+#define HAZE__FN_STACK 32
 
 /* Norms (t-norms, s-norms, aggregations), by code. */
 enum {
@@ -133,7 +161,23 @@ typedef struct haze__var {
      * when no rule fired (dflt, NaN allowed) */
     int lock, wtd, defuzz, agg, res;
     double dflt;
+    /* lock-previous (outputs of a fuzzylite engine): when no rule fired,
+     * the last finite value of the rows before (fis.c, haze__fis_hold) */
+    int lockprev;
 } haze__var;
+
+/* fuzzylite's activation methods (fl/activation/ of fuzzylite 6.0) and the
+ * comparisons of Threshold */
+enum {
+    HAZE__ACT_GENERAL = 0,
+    HAZE__ACT_FIRST,
+    HAZE__ACT_LAST,
+    HAZE__ACT_HIGHEST,
+    HAZE__ACT_LOWEST,
+    HAZE__ACT_PROPORTIONAL,
+    HAZE__ACT_THRESHOLD
+};
+enum { HAZE__CMP_LT = 0, HAZE__CMP_LE, HAZE__CMP_EQ, HAZE__CMP_NE, HAZE__CMP_GE, HAZE__CMP_GT };
 
 struct haze_fis {
     char name[HAZE__NAME_MAX];
@@ -162,6 +206,11 @@ struct haze_fis {
      * chain) triples, rule r's at props[3 * prop_off[r] ..], variables
      * numbered inputs first, then outputs; NULL when ante says it all */
     int *props, *prop_off;
+    /* fuzzylite: the activation method (HAZE__ACT_*), its number of rules,
+     * comparison and threshold; lockprev: some output has lock-previous */
+    int act, act_n, act_cmp;
+    double act_thr;
+    int lockprev;
     /* evaluation settings */
     int mode;
     int points;
@@ -219,6 +268,155 @@ HAZE__HD double haze__gauss(double x, double s, double c) {
 
 HAZE__HD double haze__fl_sig(double x, double infl, double slope) {
     return 1.0 / (1.0 + exp(-slope * (x - infl)));
+}
+
+/* fuzzylite's comparisons for Function terms (Op::isEq: equal within 1e-6,
+ * or both NaN) */
+HAZE__HD int haze__fn_eq(double a, double b) {
+    return a == b || fabs(a - b) < 1e-6 || (a != a && b != b);
+}
+
+/* Unary function k of a Function term (fuzzylite's FunctionFactory). */
+HAZE__HD double haze__fn1(int k, double a) {
+    switch (k) {
+    case 0:
+        return acos(a);
+    case 1:
+        return asin(a);
+    case 2:
+        return atan(a);
+    case 3:
+        return ceil(a);
+    case 4:
+        return cos(a);
+    case 5:
+        return cosh(a);
+    case 6:
+        return exp(a);
+    case 7: /* abs */
+    case 8:
+        return fabs(a);
+    case 9:
+        return floor(a);
+    case 10:
+        return log(a);
+    case 11:
+        return log10(a);
+    case 12: /* Op::round: half away from zero, as floor(x + 0.5) */
+        return a > 0.0 ? floor(a + 0.5) : ceil(a - 0.5);
+    case 13:
+        return sin(a);
+    case 14:
+        return sinh(a);
+    case 15:
+        return sqrt(a);
+    case 16:
+        return tan(a);
+    case 17:
+        return tanh(a);
+    case 18:
+        return log1p(a);
+    case 19:
+        return acosh(a);
+    case 20:
+        return asinh(a);
+    default:
+        return atanh(a);
+    }
+}
+
+/* Binary function k (pow atan2 fmod min max gt ge eq neq le lt). */
+HAZE__HD double haze__fn2(int k, double a, double b) {
+    switch (k) {
+    case 0:
+        return pow(a, b);
+    case 1:
+        return atan2(a, b);
+    case 2:
+        return fmod(a, b);
+    case 3: /* Op::min and Op::max ignore a NaN */
+        return a != a ? b : (b != b ? a : (a < b ? a : b));
+    case 4:
+        return a != a ? b : (b != b ? a : (a > b ? a : b));
+    case 5:
+        return !haze__fn_eq(a, b) && a > b ? 1.0 : 0.0;
+    case 6:
+        return haze__fn_eq(a, b) || a > b ? 1.0 : 0.0;
+    case 7:
+        return haze__fn_eq(a, b) ? 1.0 : 0.0;
+    case 8:
+        return haze__fn_eq(a, b) ? 0.0 : 1.0;
+    case 9:
+        return haze__fn_eq(a, b) || a < b ? 1.0 : 0.0;
+    default:
+        return !haze__fn_eq(a, b) && a < b ? 1.0 : 0.0;
+    }
+}
+
+/* Runs the program of a Function term (p as described at HAZE__OP_NUM)
+ * with argument x and the variables' values (NULL: none may be named). The
+ * compiler checked the stack depth, so the program cannot overflow st. */
+HAZE__HD double haze__fn_eval(const double *p, double x, const double *vars) {
+    const int n = (int)p[0];
+    const double *c = p + 1;
+    double st[HAZE__FN_STACK];
+    int sp = 0;
+    for (int i = 0; i < n; i++) {
+        const int op = (int)c[i];
+        if (op == HAZE__OP_NUM) {
+            st[sp++] = c[++i];
+            continue;
+        }
+        if (op == HAZE__OP_VAR) {
+            const int v = (int)c[++i];
+            st[sp++] = vars ? vars[v] : NAN;
+            continue;
+        }
+        if (op == HAZE__OP_X) {
+            st[sp++] = x;
+            continue;
+        }
+        if (op == HAZE__OP_NEG || op == HAZE__OP_NOT || (op >= HAZE__OP_F1 && op < HAZE__OP_F2)) {
+            double a = st[sp - 1];
+            st[sp - 1] = op == HAZE__OP_NEG   ? -a
+                         : op == HAZE__OP_NOT ? (haze__fn_eq(a, 1.0) ? 0.0 : 1.0)
+                                              : haze__fn1(op - HAZE__OP_F1, a);
+            continue;
+        }
+        const double b = st[--sp], a = st[sp - 1];
+        double r;
+        switch (op) {
+        case HAZE__OP_ADD:
+            r = a + b;
+            break;
+        case HAZE__OP_SUB:
+            r = a - b;
+            break;
+        case HAZE__OP_MUL:
+            r = a * b;
+            break;
+        case HAZE__OP_DIV:
+            r = a / b;
+            break;
+        case HAZE__OP_MOD:
+            r = fmod(a, b);
+            break;
+        case HAZE__OP_POW:
+            r = pow(a, b);
+            break;
+        case HAZE__OP_AND:
+            r = haze__fn_eq(a, 1.0) && haze__fn_eq(b, 1.0) ? 1.0 : 0.0;
+            break;
+        case HAZE__OP_OR:
+            r = haze__fn_eq(a, 1.0) || haze__fn_eq(b, 1.0) ? 1.0 : 0.0;
+            break;
+        default:
+            r = haze__fn2(op - HAZE__OP_F2, a, b);
+            break;
+        }
+        st[sp - 1] = r;
+    }
+    return sp == 1 ? st[0] : NAN;
 }
 
 /* fuzzylite's S and Z shapes (SShape.cpp, ZShape.cpp), without height. */
@@ -355,6 +553,8 @@ HAZE__HD double haze__fl_shape(int type, const double *p, double x) {
         double x0 = xy[2 * lo], y0 = xy[2 * lo + 1], x1 = xy[2 * hi], y1 = xy[2 * hi + 1];
         return (y1 - y0) / (x1 - x0) * (x - x0) + y0;
     }
+    case HAZE__MF_FL_FUNCTION: /* only x: the parser refuses variables here */
+        return haze__fn_eval(p, x, NULL);
     default:
         return 0.0;
     }
@@ -379,6 +579,8 @@ HAZE__HD int haze__fl_hidx(int type, const double *p) {
         return 3;
     case HAZE__MF_FL_DISCRETE:
         return 1 + 2 * (int)p[0];
+    case HAZE__MF_FL_FUNCTION:
+        return 1 + (int)p[0];
     default:
         return 4;
     }
@@ -486,6 +688,12 @@ HAZE__HD double haze__mf_eval(int type, const double *p, double x) {
     }
 }
 
+/* The same for a term that may name variables (a Function term of an
+ * input): vars holds the inputs' values, then the outputs'. */
+HAZE__HD double haze__mf_eval_v(int type, const double *p, double x, const double *vars) {
+    return type == HAZE__MF_FL_FUNCTION ? haze__fn_eval(p, x, vars) : haze__mf_eval(type, p, x);
+}
+
 /* Applies an Octave-style hedge (power) and NOT to a membership degree. */
 HAZE__HD double haze__hedge_not(double mu, double hedge, int neg) {
     if (hedge != 0.0) mu = pow(mu, hedge);
@@ -550,6 +758,22 @@ int haze__fis_gstride(const haze_fis *f);
 /* Doubles in that table: nmfs x gstride values, then each MF's support
  * (first and last point where it is not 0). */
 size_t haze__fis_grid_len(const haze_fis *f);
+/* Function terms (fis_expr.c): the names of the unary and binary functions,
+ * and the compiler. names[0..nnames) are the variables an expression may
+ * name (HAZE__OP_VAR k reads vars[k]); "x" is the argument. The program goes
+ * to p as described at HAZE__OP_NUM (at most cap doubles); *maxvar is the
+ * largest variable index named (-1: none). Returns 0, or the 1-based column
+ * in text of the error described in err. */
+extern const char *const haze__fn1_names[HAZE__FN1_COUNT];
+extern const char *const haze__fn2_names[HAZE__FN2_COUNT];
+int haze__fn_compile(const char *text, const char *const *names, int nnames, double *p, int cap,
+                     int *maxvar, char *err, size_t errcap);
+/* lock-previous over a batch (fis.c): rows flagged in held had an output
+ * with lock-previous and no rule fired; they are evaluated again, in order,
+ * with the last finite value of each output before them. f carries the grid
+ * of the evaluation; scratch holds haze__fis_scratch(f) doubles. */
+int haze__fis_hold(haze_ctx *ctx, const haze_fis *f, const double *in, size_t n, double *out,
+                   const unsigned char *held, double *scratch);
 /* Reads a fuzzylite .fll engine (fis_fll.c); buf is modified. */
 int haze__fll_parse(haze_ctx *ctx, char *buf, const char *file, haze_fis **out);
 

@@ -21,7 +21,7 @@
 
 /* Doubles of scratch one row needs. */
 HAZE__HD size_t haze__fis_scratch(const struct haze_fis *f) {
-    return 4 * (size_t)f->nr + (size_t)f->ni + 1 + (size_t)f->nmfs;
+    return 4 * (size_t)f->nr + (size_t)f->ni + (size_t)f->no + 1 + (size_t)f->nmfs;
 }
 
 /* fuzzylite's tolerant comparisons (Op::isEq and friends, macheps 1e-6). */
@@ -71,13 +71,20 @@ HAZE__HD int haze__fires(const struct haze_fis *f, double w) {
 }
 
 /* fuzzylite's activation degree of term t (1-based) of output o after the
- * rules before r (Aggregated::activationDegree: the output's aggregation,
- * or the sum without one, over the conclusions on that term so far). */
+ * rules triggered before r (Aggregated::activationDegree: the output's
+ * aggregation, or the sum without one, over the conclusions on that term so
+ * far). Rules run in order, or in reverse order with activation Last;
+ * Highest, Lowest and Proportional compute every rule's degree before they
+ * trigger any, so there the degree is 0. */
 HAZE__HD double haze__fl_out_degree(const struct haze_fis *f, int o, int t, int r,
                                     const double *w) {
     const int agg = f->out[o].agg;
     double acc = 0.0;
-    for (int q = 0; q < r; q++) {
+    if (f->act == HAZE__ACT_HIGHEST || f->act == HAZE__ACT_LOWEST ||
+        f->act == HAZE__ACT_PROPORTIONAL)
+        return 0.0;
+    const int last = f->act == HAZE__ACT_LAST;
+    for (int q = last ? r + 1 : 0; q < (last ? f->nr : r); q++) {
         if (f->cons[q * f->no + o] != t || !haze__fires(f, w[q])) continue;
         double d = haze__fl_hedges(f->cons_fl[q * f->no + o], w[q]);
         acc = agg >= 0 ? haze__norm(agg, acc, d) : acc + d;
@@ -95,9 +102,11 @@ HAZE__HD double haze__rule_firing(const struct haze_fis *f, int r, const double 
         for (int k = f->prop_off[r]; k < f->prop_off[r + 1]; k++) {
             const int v = f->props[3 * k], t = f->props[3 * k + 1], chain = f->props[3 * k + 2];
             double mu;
-            if (v < f->ni) {
+            if (t == 0) { /* "is any": the hedges alone decide */
+                mu = 0.0;
+            } else if (v < f->ni) {
                 const haze__mf *m = &f->mfs[f->in[v].mf0 + t - 1];
-                mu = haze__mf_eval(m->type, f->params + m->poff, x[v]);
+                mu = haze__mf_eval_v(m->type, f->params + m->poff, x[v], x);
             } else {
                 mu = haze__fl_out_degree(f, v - f->ni, t, r, w);
             }
@@ -113,7 +122,8 @@ HAZE__HD double haze__rule_firing(const struct haze_fis *f, int r, const double 
         if (code == 0) continue;
         int neg = code < 0;
         int k = (neg ? -code : code) - 1;
-        double mu = x[f->ni + 1 + f->in[j].mf0 + k]; /* memoised by haze__fis_eval_row */
+        /* memoised by haze__fis_eval_row, after the variables */
+        double mu = x[f->ni + f->no + 1 + f->in[j].mf0 + k];
         if (f->ante_fl)
             mu = haze__fl_hedges(f->ante_fl[r * f->ni + j], mu);
         else
@@ -122,6 +132,117 @@ HAZE__HD double haze__rule_firing(const struct haze_fis *f, int r, const double 
         first = 0;
     }
     return first ? 0.0 : acc;
+}
+
+/* The order of libstdc++'s std::priority_queue (push_heap / pop_heap), which
+ * fuzzylite's Highest and Lowest use: the rules they trigger at equal
+ * degrees depend on it. hp holds rule numbers; `low` orders by the lowest
+ * degree first. */
+HAZE__HD int haze__heap_before(const double *w, int low, double a, double b) {
+    return low ? w[(int)a] > w[(int)b] : w[(int)a] < w[(int)b];
+}
+HAZE__HD void haze__heap_up(double *hp, int hole, int top, double v, const double *w, int low) {
+    int parent = (hole - 1) / 2;
+    while (hole > top && haze__heap_before(w, low, hp[parent], v)) {
+        hp[hole] = hp[parent];
+        hole = parent;
+        parent = (hole - 1) / 2;
+    }
+    hp[hole] = v;
+}
+HAZE__HD void haze__heap_pop(double *hp, int len, const double *w, int low) {
+    if (len < 2) return;
+    const double v = hp[len - 1];
+    hp[len - 1] = hp[0];
+    len--;
+    int hole = 0, second = 0;
+    while (second < (len - 1) / 2) {
+        second = 2 * (second + 1);
+        if (haze__heap_before(w, low, hp[second], hp[second - 1])) second--;
+        hp[hole] = hp[second];
+        hole = second;
+    }
+    if ((len & 1) == 0 && second == (len - 2) / 2) {
+        second = 2 * (second + 1);
+        hp[hole] = hp[second - 1];
+        hole = second - 1;
+    }
+    haze__heap_up(hp, hole, 0, v, w, low);
+}
+
+/* Does degree d pass Threshold's comparison with fuzzylite's tolerance? */
+HAZE__HD int haze__act_cmp(int cmp, double d, double t) {
+    const int eq = haze__fl_eq(d, t);
+    switch (cmp) {
+    case HAZE__CMP_LT:
+        return !eq && d < t;
+    case HAZE__CMP_LE:
+        return eq || d < t;
+    case HAZE__CMP_EQ:
+        return eq;
+    case HAZE__CMP_NE:
+        return !eq;
+    case HAZE__CMP_GE:
+        return eq || d > t;
+    default:
+        return !eq && d > t;
+    }
+}
+
+/* The degree of every rule (weight included) after the activation method:
+ * a rule that the method does not trigger gets 0, so that no output and no
+ * chained proposition sees it (General leaves every degree, and a rule
+ * fires when its degree exceeds 0 by more than 1e-6, haze__fires).
+ * fuzzylite 6.0, fl/activation/: First and Last trigger the first / last
+ * act_n rules whose degree is > 0 and >= act_thr; Highest and Lowest the
+ * act_n of highest / lowest degree among those > 0; Proportional divides
+ * each degree by their sum; Threshold triggers the rules whose degree
+ * compares as asked with act_thr. hp, mark: nr doubles each. */
+HAZE__HD void haze__rule_degrees(const struct haze_fis *f, const double *x, double *w, double *hp,
+                                 double *mark) {
+    const int nr = f->nr, act = f->act;
+    if (act == HAZE__ACT_HIGHEST || act == HAZE__ACT_LOWEST || act == HAZE__ACT_PROPORTIONAL) {
+        double sum = 0.0;
+        for (int r = 0; r < nr; r++) {
+            w[r] = f->weight[r] * haze__rule_firing(f, r, x, w);
+            sum += w[r];
+        }
+        if (act == HAZE__ACT_PROPORTIONAL) {
+            for (int r = 0; r < nr; r++) w[r] = w[r] / sum;
+            return;
+        }
+        const int low = act == HAZE__ACT_LOWEST;
+        int len = 0;
+        for (int r = 0; r < nr; r++) {
+            mark[r] = 0.0;
+            if (haze__fl_gt(w[r], 0.0)) {
+                hp[len++] = (double)r;
+                haze__heap_up(hp, len - 1, 0, hp[len - 1], w, low);
+            }
+        }
+        for (int k = 0; k < f->act_n && len > 0; k++) {
+            mark[(int)hp[0]] = 1.0;
+            haze__heap_pop(hp, len--, w, low);
+        }
+        for (int r = 0; r < nr; r++)
+            if (mark[r] == 0.0) w[r] = 0.0;
+        return;
+    }
+    int used = 0;
+    for (int k = 0; k < nr; k++) {
+        const int r = act == HAZE__ACT_LAST ? nr - 1 - k : k;
+        double d = f->weight[r] * haze__rule_firing(f, r, x, w);
+        if (act == HAZE__ACT_FIRST || act == HAZE__ACT_LAST) {
+            if (used < f->act_n && haze__fl_gt(d, 0.0) &&
+                haze__act_cmp(HAZE__CMP_GE, d, f->act_thr))
+                used++;
+            else
+                d = 0.0;
+        } else if (act == HAZE__ACT_THRESHOLD && !haze__act_cmp(f->act_cmp, d, f->act_thr)) {
+            d = 0.0;
+        }
+        w[r] = d;
+    }
 }
 
 /* Lists in fr (as doubles, exact) the rules that take part in output o:
@@ -721,6 +842,10 @@ HAZE__HD double haze__defuzz_sugeno(const struct haze_fis *f, int o, const doubl
         if (m->type == HAZE__MF_LINEAR) {
             z = p[f->ni];
             for (int j = 0; j < f->ni; j++) z += p[j] * x[j];
+        } else if (m->type == HAZE__MF_FL_FUNCTION) {
+            /* Term::tsukamoto and membership agree: the expression at w,
+             * with the inputs and the outputs computed so far */
+            z = haze__fn_eval(p, w[r], x);
         } else if (m->type > HAZE__MF_LINEAR) {
             /* wtd 2: declared TakagiSugeno, which takes the membership at w */
             z = haze__fl_tsukamoto(m, p, w[r], f->out[o].lo, f->out[o].hi, f->out[o].wtd == 2);
@@ -757,9 +882,14 @@ HAZE__HD double haze__defuzz_sugeno(const struct haze_fis *f, int o, const doubl
 
 /* Evaluates one row: in (ni values) to out (no values). scratch holds
  * haze__fis_scratch(f) doubles. Adds the clamped inputs and the outputs for
- * which no rule fired to *clamped and *no_rule. */
+ * which no rule fired to *clamped and *no_rule. prev: for lock-previous
+ * outputs, the last finite value of each output in the rows before; NULL
+ * when unknown (a parallel pass), where such an output with no rule fired
+ * takes its default and sets *held (haze__fis_hold then evaluates the row
+ * again with prev). */
 HAZE__HD void haze__fis_eval_row(const struct haze_fis *f, const double *in, double *out,
-                                 double *scratch, int *clamped, int *no_rule) {
+                                 double *scratch, int *clamped, int *no_rule, const double *prev,
+                                 int *held) {
     const int octave = f->mode == HAZE_FIS_MODE_OCTAVE;
     double *w = scratch, *zs = scratch + f->nr, *hs = zs + f->nr, *wo = hs + f->nr, *x = wo + f->nr;
     for (int j = 0; j < f->ni; j++) {
@@ -776,12 +906,16 @@ HAZE__HD void haze__fis_eval_row(const struct haze_fis *f, const double *in, dou
         }
         x[j] = v;
     }
-    /* every input MF once, after x: rules share their antecedents */
+    /* every input MF once, after the variables: rules share their antecedents */
     if (!f->props)
         for (int j = 0; j < f->ni; j++)
             for (int k = f->in[j].mf0; k < f->in[j].mf0 + f->in[j].nmf; k++)
-                x[f->ni + 1 + k] = haze__mf_eval(f->mfs[k].type, f->params + f->mfs[k].poff, x[j]);
-    for (int r = 0; r < f->nr; r++) w[r] = f->weight[r] * haze__rule_firing(f, r, x, w);
+                x[f->ni + f->no + 1 + k] =
+                    haze__mf_eval_v(f->mfs[k].type, f->params + f->mfs[k].poff, x[j], x);
+    if (f->fl)
+        haze__rule_degrees(f, x, w, zs, hs);
+    else
+        for (int r = 0; r < f->nr; r++) w[r] = f->weight[r] * haze__rule_firing(f, r, x, w);
     for (int o = 0; o < f->no; o++) {
         const haze__var *ov = &f->out[o];
         const double *wv = w;
@@ -799,15 +933,32 @@ HAZE__HD void haze__fis_eval_row(const struct haze_fis *f, const double *in, dou
             res = haze__defuzz_exact(f, o, w, zs, hs, wo); /* no .fll here: wo is free */
         else
             res = haze__defuzz_mamdani(f, o, w, wv, zs);
-        if (isnan(res)) {
+        if (f->fl) {
+            /* fuzzylite (OutputVariable::defuzzify): the default, or with
+             * lock-previous the previous value, only when no rule fired; a
+             * defuzzifier's NaN after a fired rule stays NaN */
+            int fired = 0;
+            for (int r = 0; r < f->nr && !fired; r++)
+                fired = f->cons[r * f->no + o] != 0 && haze__fires(f, w[r]);
+            if (!fired) {
+                (*no_rule)++;
+                if (f->nan_if_no_rule) {
+                    res = NAN;
+                } else if (ov->lockprev && prev && !isnan(prev[o])) {
+                    res = prev[o];
+                } else {
+                    res = ov->dflt;
+                    if (ov->lockprev && !prev) *held = 1;
+                }
+            }
+            if (ov->lock && !isnan(res))
+                res = res < ov->lo ? ov->lo : (res > ov->hi ? ov->hi : res);
+            x[f->ni + o] = res; /* for the Function terms of the outputs after */
+        } else if (isnan(res)) {
             (*no_rule)++;
-            if (f->fl)
-                res = f->nan_if_no_rule ? NAN : ov->dflt;
-            else if (!octave && !f->nan_if_no_rule) /* MATLAB, EXACT */
+            if (!octave && !f->nan_if_no_rule) /* MATLAB, EXACT */
                 res = (ov->lo + ov->hi) / 2.0;
         }
-        if (f->fl && ov->lock && !isnan(res))
-            res = res < ov->lo ? ov->lo : (res > ov->hi ? ov->hi : res);
         out[o] = res;
     }
 }
