@@ -18,8 +18,12 @@
 
 #ifdef __CUDACC__
 #define HAZE__HD __host__ __device__ static inline
+/* Rarely taken, large: compiled once on the device instead of inlined into
+ * every kernel (keeps the kernels' registers and the build time down). */
+#define HAZE__HD_COLD __host__ __device__ static __noinline__
 #else
-#define HAZE__HD static inline
+#define HAZE__HD      static inline
+#define HAZE__HD_COLD static inline
 #endif
 
 #ifdef __cplusplus
@@ -356,7 +360,7 @@ HAZE__HD double haze__fn2(int k, double a, double b) {
 /* Runs the program of a Function term (p as described at HAZE__OP_NUM)
  * with argument x and the variables' values (NULL: none may be named). The
  * compiler checked the stack depth, so the program cannot overflow st. */
-HAZE__HD double haze__fn_eval(const double *p, double x, const double *vars) {
+HAZE__HD_COLD double haze__fn_eval(const double *p, double x, const double *vars) {
     const int n = (int)p[0];
     const double *c = p + 1;
     double st[HAZE__FN_STACK];
