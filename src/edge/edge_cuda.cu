@@ -157,16 +157,16 @@ static size_t tables_bytes(void) {
 
 static int upload_tables(haze_ctx *ctx, haze_fire *f) {
     if (f->d_tables) return HAZE_OK;
+    uint32_t packed[511]; /* copied before the synchronisation below returns */
     for (int i = 0; i < 511; i++)
-        f->packed[i] = (uint32_t)(uint16_t)f->pos[i] | (uint32_t)(uint16_t)f->neg[i] << 16;
+        packed[i] = (uint32_t)(uint16_t)f->pos[i] | (uint32_t)(uint16_t)f->neg[i] << 16;
     void *d = NULL;
     cudaStream_t s = haze__stream(ctx);
     HAZE_CUDA_TRY(ctx, cudaMalloc(&d, tables_bytes()));
-    /* on the context's stream, so the kernels that follow see them; the
-     * sources live in f as long as the detector */
-    cudaError_t e = cudaMemcpyAsync(d, f->packed, sizeof f->packed, cudaMemcpyHostToDevice, s);
+    /* on the context's stream, so the kernels that follow see them */
+    cudaError_t e = cudaMemcpyAsync(d, packed, sizeof packed, cudaMemcpyHostToDevice, s);
     if (e == cudaSuccess)
-        e = cudaMemcpyAsync((char *)d + sizeof f->packed, f->lut, sizeof f->lut,
+        e = cudaMemcpyAsync((char *)d + sizeof packed, f->lut, sizeof f->lut,
                             cudaMemcpyHostToDevice, s);
     if (e == cudaSuccess)
         e = cudaMemcpyToSymbolAsync(c_rules, haze__fire_rules, sizeof haze__fire_rules, 0,

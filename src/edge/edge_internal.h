@@ -97,7 +97,6 @@ HAZE__FHD uint8_t haze__fire_defuzz(int s, int w, int scale) {
 struct haze_fire {
     haze_fire_params p;
     short pos[511], neg[511]; /* memberships at d + 255 */
-    uint32_t packed[511];     /* pos | neg << 16, built for the GPU's fast kernel */
     uint8_t lut[HAZE__FIRE_SMAX + 1];
     void *d_tables; /* device copy of pos, neg, lut (CUDA only) */
 };

@@ -33,23 +33,15 @@ HAZE__HD int haze__fl_gt(double a, double b) {
     return !haze__fl_eq(a, b) && a > b;
 }
 
-/* The k-th of N points of linspace(lo, hi, N) as MATLAB computes it. */
-HAZE__HD double haze__linpoint(double lo, double hi, int k, int n) {
-    if (k == n - 1) return hi;
-    return lo + k * ((hi - lo) / (n - 1));
-}
-
-/* Points of output o, and the x of point k: MATLAB's linspace, or the
- * midpoints of fuzzylite's cells (Centroid.cpp: min + (i + 0.5) dx). */
+/* Points of output o, and the x of point k: MATLAB's linspace (the last
+ * point exactly hi, the others lo + k (hi - lo) / (N - 1), as MATLAB
+ * computes them), or the midpoints of fuzzylite's cells (Centroid.cpp:
+ * min + (i + 0.5) dx). Walks over the points compute the spacing once
+ * (haze__xstep; a division per point costs tens of instructions on a GPU)
+ * and pass it to haze__xpoint_s. */
 HAZE__HD int haze__npoints(const struct haze_fis *f, int o) {
     return f->fl && f->out[o].res > 0 ? f->out[o].res : f->points;
 }
-HAZE__HD double haze__xpoint(const struct haze_fis *f, const haze__var *ov, int k, int n) {
-    if (f->mode == HAZE_FIS_MODE_FUZZYLITE) return ov->lo + (k + 0.5) * ((ov->hi - ov->lo) / n);
-    return haze__linpoint(ov->lo, ov->hi, k, n);
-}
-/* The same with the spacing computed once by the caller (a division per
- * point costs tens of instructions on a GPU): step = haze__xstep(...). */
 HAZE__HD double haze__xstep(const struct haze_fis *f, const haze__var *ov, int n) {
     return f->mode == HAZE_FIS_MODE_FUZZYLITE ? (ov->hi - ov->lo) / n : (ov->hi - ov->lo) / (n - 1);
 }
@@ -57,6 +49,9 @@ HAZE__HD double haze__xpoint_s(const struct haze_fis *f, const haze__var *ov, in
                                double step) {
     if (f->mode == HAZE_FIS_MODE_FUZZYLITE) return ov->lo + (k + 0.5) * step;
     return k == n - 1 ? ov->hi : ov->lo + k * step;
+}
+HAZE__HD double haze__xpoint(const struct haze_fis *f, const haze__var *ov, int k, int n) {
+    return haze__xpoint_s(f, ov, k, n, haze__xstep(f, ov, n));
 }
 HAZE__HD int haze__oagg(const struct haze_fis *f, int o) {
     return f->fl ? (f->out[o].agg >= 0 ? f->out[o].agg : HAZE__N_MAX) : f->agg_m;
@@ -286,59 +281,62 @@ HAZE__HD double haze__agg_at(const struct haze_fis *f, int o, const double *w, c
  * result is the same to the bit. Returns 0 when the case does not apply.
  *
  * The walk over the points is instantiated for each count of fired rules
- * up to HAZE__FAST_RULES (haze__cwalk_N): with the count known at compile
+ * up to 8 (haze__cwalk_N), and once for a count given at run time
+ * (haze__cwalk_n, up to HAZE__FAST_RULES): with the count known at compile
  * time the rule loop unrolls and the rows' pointers and degrees stay in
  * registers, which on a GPU thread avoids local-memory traffic in the
- * inner loop. */
+ * inner loop. A walk adds to sum[0] (the numerator) and sum[1] (the
+ * denominator), so consecutive walks continue one sum (trapz, whose terms
+ * join neighbouring points, is only ever done in one walk). */
 #define HAZE__FAST_RULES 16
 
-/* sums of the centroid over points ks..ke; a = agg at the previous point */
-#define HAZE__CWALK_BODY(CNT)                                                                      \
-    for (int k = ks; k <= ke; k++) {                                                               \
-        double agg = 0.0;                                                                          \
-        for (int i = 0; i < (CNT); i++) {                                                          \
-            double mu = rows[i][k];                                                                \
-            double v = prod ? ws[i] * mu : (ws[i] < mu ? ws[i] : mu);                              \
-            agg = agg > v ? agg : v;                                                               \
-        }                                                                                          \
-        double xk = haze__xpoint_s(f, ov, k, n, step);                                             \
-        if (octave) {                                                                              \
-            if (k > ks) {                                                                          \
-                double h = xk - xp;                                                                \
-                num += h * (xp * yp + xk * agg) / 2.0;                                             \
-                den += h * (yp + agg) / 2.0;                                                       \
-            }                                                                                      \
-            xp = xk;                                                                               \
-            yp = agg;                                                                              \
-        } else {                                                                                   \
-            num += xk * agg;                                                                       \
-            den += agg;                                                                            \
-        }                                                                                          \
-    }
-
-#define HAZE__CWALK_DEF(CNT)                                                                       \
-    HAZE__HD double haze__cwalk_##CNT(const struct haze_fis *f, const haze__var *ov,               \
-                                      const double *const *rows_in, const double *ws_in, int ks,   \
-                                      int ke, int n, int octave, int prod) {                       \
-        const double *rows[CNT];                                                                   \
-        double ws[CNT];                                                                            \
+#define HAZE__CWALK_DEF(NAME, LEN, CNT)                                                            \
+    HAZE__HD void haze__cwalk_##NAME(const struct haze_fis *f, const haze__var *ov,                \
+                                     const double *const *rows_in, const double *ws_in, int cnt,   \
+                                     int ks, int ke, int n, int octave, int prod, double *sum) {   \
+        const double *rows[LEN];                                                                   \
+        double ws[LEN];                                                                            \
+        (void)cnt;                                                                                 \
         for (int i = 0; i < (CNT); i++) {                                                          \
             rows[i] = rows_in[i];                                                                  \
             ws[i] = ws_in[i];                                                                      \
         }                                                                                          \
-        double num = 0.0, den = 0.0, xp = 0.0, yp = 0.0;                                           \
+        double num = sum[0], den = sum[1], xp = 0.0, yp = 0.0;                                     \
         const double step = haze__xstep(f, ov, n);                                                 \
-        HAZE__CWALK_BODY(CNT)                                                                      \
-        return den != 0.0 ? num / den : NAN;                                                       \
+        for (int k = ks; k <= ke; k++) {                                                           \
+            double agg = 0.0;                                                                      \
+            for (int i = 0; i < (CNT); i++) {                                                      \
+                double mu = rows[i][k];                                                            \
+                double v = prod ? ws[i] * mu : (ws[i] < mu ? ws[i] : mu);                          \
+                agg = agg > v ? agg : v;                                                           \
+            }                                                                                      \
+            double xk = haze__xpoint_s(f, ov, k, n, step);                                         \
+            if (octave) {                                                                          \
+                if (k > ks) {                                                                      \
+                    double h = xk - xp;                                                            \
+                    num += h * (xp * yp + xk * agg) / 2.0;                                         \
+                    den += h * (yp + agg) / 2.0;                                                   \
+                }                                                                                  \
+                xp = xk;                                                                           \
+                yp = agg;                                                                          \
+            } else {                                                                               \
+                num += xk * agg;                                                                   \
+                den += agg;                                                                        \
+            }                                                                                      \
+        }                                                                                          \
+        sum[0] = num;                                                                              \
+        sum[1] = den;                                                                              \
     }
-HAZE__CWALK_DEF(1)
-HAZE__CWALK_DEF(2)
-HAZE__CWALK_DEF(3)
-HAZE__CWALK_DEF(4)
-HAZE__CWALK_DEF(5)
-HAZE__CWALK_DEF(6)
-HAZE__CWALK_DEF(7)
-HAZE__CWALK_DEF(8)
+HAZE__CWALK_DEF(1, 1, 1)
+HAZE__CWALK_DEF(2, 2, 2)
+HAZE__CWALK_DEF(3, 3, 3)
+HAZE__CWALK_DEF(4, 4, 4)
+HAZE__CWALK_DEF(5, 5, 5)
+HAZE__CWALK_DEF(6, 6, 6)
+HAZE__CWALK_DEF(7, 7, 7)
+HAZE__CWALK_DEF(8, 8, 8)
+HAZE__CWALK_DEF(n, HAZE__FAST_RULES, cnt)
+#undef HAZE__CWALK_DEF
 
 HAZE__HD int haze__centroid_fast(const struct haze_fis *f, int o, const double *w, const double *fr,
                                  int cnt, double *res) {
@@ -394,21 +392,13 @@ HAZE__HD int haze__centroid_fast(const struct haze_fis *f, int o, const double *
         for (int i = 0; i + 1 < cnt && disjoint; i++)
             disjoint = sup[2 * mid[ord[i]] + 1] < sup[2 * mid[ord[i + 1]]];
         if (disjoint) {
-            const double step = haze__xstep(f, ov, n);
-            double num = 0.0, den = 0.0;
+            double sum[2] = {0.0, 0.0};
             for (int i = 0; i < cnt; i++) {
                 const int t = ord[i];
-                const double *row = rows[t], wt = ws[t];
-                const int a = (int)sup[2 * mid[t]], e = (int)sup[2 * mid[t] + 1];
-                for (int k = a; k <= e; k++) {
-                    double mu = row[k];
-                    double v = prod ? wt * mu : (wt < mu ? wt : mu);
-                    double agg = 0.0 > v ? 0.0 : v;
-                    num += haze__xpoint_s(f, ov, k, n, step) * agg;
-                    den += agg;
-                }
+                haze__cwalk_1(f, ov, &rows[t], &ws[t], 1, (int)sup[2 * mid[t]],
+                              (int)sup[2 * mid[t] + 1], n, 0, prod, sum);
             }
-            *res = den != 0.0 ? num / den : NAN;
+            *res = sum[1] != 0.0 ? sum[0] / sum[1] : NAN;
             return 1;
         }
     }
@@ -420,11 +410,12 @@ HAZE__HD int haze__centroid_fast(const struct haze_fis *f, int o, const double *
         ks = k0 > 0 ? k0 - 1 : 0;
         ke = k1 + 1 < n ? k1 + 1 : n - 1;
     }
+    double sum[2] = {0.0, 0.0};
     switch (cnt) {
 #define HAZE__CWALK_CASE(CNT)                                                                      \
     case CNT:                                                                                      \
-        *res = haze__cwalk_##CNT(f, ov, rows, ws, ks, ke, n, octave, prod);                        \
-        return 1;
+        haze__cwalk_##CNT(f, ov, rows, ws, cnt, ks, ke, n, octave, prod, sum);                     \
+        break;
         HAZE__CWALK_CASE(1)
         HAZE__CWALK_CASE(2)
         HAZE__CWALK_CASE(3)
@@ -435,12 +426,10 @@ HAZE__HD int haze__centroid_fast(const struct haze_fis *f, int o, const double *
         HAZE__CWALK_CASE(8)
 #undef HAZE__CWALK_CASE
     default:
+        haze__cwalk_n(f, ov, rows, ws, cnt, ks, ke, n, octave, prod, sum);
         break;
     }
-    double num = 0.0, den = 0.0, xp = 0.0, yp = 0.0;
-    const double step = haze__xstep(f, ov, n);
-    HAZE__CWALK_BODY(cnt)
-    *res = den != 0.0 ? num / den : NAN;
+    *res = sum[1] != 0.0 ? sum[0] / sum[1] : NAN;
     return 1;
 }
 

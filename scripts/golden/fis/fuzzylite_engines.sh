@@ -97,7 +97,23 @@ activation threshold_eq "Threshold == 0.5"
 activation threshold_ne "Threshold != 0.25"
 activation threshold_lt "Threshold < 0.3"
 
-cat >"$dst/functions.fll" <<'END'
+# a Takagi-Sugeno output of functions.fll with one Function term f
+fn_output() { # NAME DEFUZZIFIER-TYPE "EXPRESSION"
+    cat <<END
+OutputVariable: $1
+  enabled: true
+  range: -1000.000 1000.000
+  lock-range: false
+  aggregation: none
+  defuzzifier: WeightedAverage $2
+  default: nan
+  lock-previous: false
+  term: f Function $3
+END
+}
+
+{
+    cat <<'END'
 Engine: functions
 InputVariable: a
   enabled: true
@@ -120,114 +136,20 @@ OutputVariable: mam
   lock-previous: false
   term: bump Function max(0, 1 - fabs(x - 0.3) * 4)
   term: ramp Function min(1, max(0, (x - 0.5) * 2))
-OutputVariable: o1
-  enabled: true
-  range: -1000.000 1000.000
-  lock-range: false
-  aggregation: none
-  defuzzifier: WeightedAverage TakagiSugeno
-  default: nan
-  lock-previous: false
-  term: f Function a + b * 2 - a / b
-OutputVariable: o2
-  enabled: true
-  range: -1000.000 1000.000
-  lock-range: false
-  aggregation: none
-  defuzzifier: WeightedAverage TakagiSugeno
-  default: nan
-  lock-previous: false
-  term: f Function a % b + fmod(a, b) + 2^3^0.5 - 8/2/2 - 2-3-4
-OutputVariable: o3
-  enabled: true
-  range: -1000.000 1000.000
-  lock-range: false
-  aggregation: none
-  defuzzifier: WeightedAverage TakagiSugeno
-  default: nan
-  lock-previous: false
-  term: f Function ~a^2 + ~2^2 + 2^~1 + !0 + 10-2*3^2/~4
-OutputVariable: o4
-  enabled: true
-  range: -1000.000 1000.000
-  lock-range: false
-  aggregation: none
-  defuzzifier: WeightedAverage TakagiSugeno
-  default: nan
-  lock-previous: false
-  term: f Function sin(a) * cos(b) + tan(b / 4) - atan2(a, b) + atan(a)
-OutputVariable: o5
-  enabled: true
-  range: -1000.000 1000.000
-  lock-range: false
-  aggregation: none
-  defuzzifier: WeightedAverage TakagiSugeno
-  default: nan
-  lock-previous: false
-  term: f Function exp(b) + log(b) + log10(b) + sqrt(b) + log1p(b) + acosh(b + 1) + asinh(a) + atanh(b / 5)
-OutputVariable: o6
-  enabled: true
-  range: -1000.000 1000.000
-  lock-range: false
-  aggregation: none
-  defuzzifier: WeightedAverage TakagiSugeno
-  default: nan
-  lock-previous: false
-  term: f Function abs(a) + fabs(~a) + floor(a) + ceil(a) + round(a) + round(~a * 1.5)
-OutputVariable: o7
-  enabled: true
-  range: -1000.000 1000.000
-  lock-range: false
-  aggregation: none
-  defuzzifier: WeightedAverage TakagiSugeno
-  default: nan
-  lock-previous: false
-  term: f Function min(a, b) + max(a, b) * 10 + pow(b, a / 5)
-OutputVariable: o8
-  enabled: true
-  range: -1000.000 1000.000
-  lock-range: false
-  aggregation: none
-  defuzzifier: WeightedAverage TakagiSugeno
-  default: nan
-  lock-previous: false
-  term: f Function gt(a, b) + ge(a, b) * 2 + eq(a, 1) * 4 + neq(a, b) * 8 + le(a, 0) * 16 + lt(a, b) * 32
-OutputVariable: o9
-  enabled: true
-  range: -1000.000 1000.000
-  lock-range: false
-  aggregation: none
-  defuzzifier: WeightedAverage TakagiSugeno
-  default: nan
-  lock-previous: false
-  term: f Function (gt(a, 0) and lt(a, 5) or !gt(a, ~5)) + (1 or 0 and 0) * 2 + (0 and 1 or 1) * 4
-OutputVariable: o10
-  enabled: true
-  range: -1000.000 1000.000
-  lock-range: false
-  aggregation: none
-  defuzzifier: WeightedAverage TakagiSugeno
-  default: nan
-  lock-previous: false
-  term: f Function o1 * 2 - o7 + x + mam
-OutputVariable: o11
-  enabled: true
-  range: -1000.000 1000.000
-  lock-range: false
-  aggregation: none
-  defuzzifier: WeightedAverage TakagiSugeno
-  default: nan
-  lock-previous: false
-  term: f Function sinh(b) + cosh(b / 2) + tanh(a) + acos(b / 5) + asin(b / 5)
-OutputVariable: o12
-  enabled: true
-  range: -1000.000 1000.000
-  lock-range: false
-  aggregation: none
-  defuzzifier: WeightedAverage Automatic
-  default: nan
-  lock-previous: false
-  term: f Function x * 100 + a
+END
+    fn_output o1 TakagiSugeno 'a + b * 2 - a / b'
+    fn_output o2 TakagiSugeno 'a % b + fmod(a, b) + 2^3^0.5 - 8/2/2 - 2-3-4'
+    fn_output o3 TakagiSugeno '~a^2 + ~2^2 + 2^~1 + !0 + 10-2*3^2/~4'
+    fn_output o4 TakagiSugeno 'sin(a) * cos(b) + tan(b / 4) - atan2(a, b) + atan(a)'
+    fn_output o5 TakagiSugeno 'exp(b) + log(b) + log10(b) + sqrt(b) + log1p(b) + acosh(b + 1) + asinh(a) + atanh(b / 5)'
+    fn_output o6 TakagiSugeno 'abs(a) + fabs(~a) + floor(a) + ceil(a) + round(a) + round(~a * 1.5)'
+    fn_output o7 TakagiSugeno 'min(a, b) + max(a, b) * 10 + pow(b, a / 5)'
+    fn_output o8 TakagiSugeno 'gt(a, b) + ge(a, b) * 2 + eq(a, 1) * 4 + neq(a, b) * 8 + le(a, 0) * 16 + lt(a, b) * 32'
+    fn_output o9 TakagiSugeno '(gt(a, 0) and lt(a, 5) or !gt(a, ~5)) + (1 or 0 and 0) * 2 + (0 and 1 or 1) * 4'
+    fn_output o10 TakagiSugeno 'o1 * 2 - o7 + x + mam'
+    fn_output o11 TakagiSugeno 'sinh(b) + cosh(b / 2) + tanh(a) + acos(b / 5) + asin(b / 5)'
+    fn_output o12 Automatic 'x * 100 + a'
+    cat <<'END'
 RuleBlock: rules
   enabled: true
   conjunction: Minimum
@@ -240,6 +162,7 @@ RuleBlock: rules
   rule: if b is any then o7 is f and o8 is f and o9 is f and o10 is f and o11 is f
   rule: if a is near then o12 is f with 0.5
 END
+} >"$dst/functions.fll"
 awk 'BEGIN { print "a b"
     for (i = 0; i <= 80; i++) for (j = 0; j <= 7; j++) printf "%.9f %.9f\n", -10 + i / 4, 0.5 + j / 2 }' >"$tmp"
 run functions
