@@ -544,6 +544,106 @@ static void test_fast_path_identical(void **s) {
     haze_ctx_free(ctx);
 }
 
+/* A random Mamdani system in the class of haze__fis_eval_row_plain: 1-4
+ * inputs with 1-4 MFs of MATLAB's types, 1-2 outputs with 1-6 MFs, 1-12
+ * rules with NOT, "none" antecedents, AND or OR and weights. */
+static void random_plain_fis(haze__rng *g, char *text, size_t cap, int prod) {
+    static const char *const types[] = {"trimf",   "trapmf", "gaussmf", "gauss2mf",
+                                        "gbellmf", "sigmf",  "dsigmf",  "psigmf",
+                                        "pimf",    "smf",    "zmf"};
+    static const int np[] = {3, 4, 2, 4, 3, 2, 4, 4, 4, 2, 2};
+    const int ni = 1 + (int)haze__rng_below(g, 4), no = 1 + (int)haze__rng_below(g, 2),
+              nr = 1 + (int)haze__rng_below(g, 12);
+    int nmf[6], n = 0;
+    n += snprintf(text + n, cap - (size_t)n,
+                  "[System]\nType='mamdani'\nNumInputs=%d\nNumOutputs=%d\nNumRules=%d\n"
+                  "AndMethod='%s'\nOrMethod='max'\nImpMethod='%s'\nAggMethod='max'\n"
+                  "DefuzzMethod='centroid'\n",
+                  ni, no, nr, haze__rng_below(g, 2) ? "min" : "prod", prod ? "prod" : "min");
+    for (int v = 0; v < ni + no; v++) {
+        const int out = v >= ni;
+        nmf[v] = 1 + (int)haze__rng_below(g, out ? 6 : 4);
+        n += snprintf(text + n, cap - (size_t)n, "[%s%d]\nRange=[0 10]\nNumMFs=%d\n",
+                      out ? "Output" : "Input", out ? v - ni + 1 : v + 1, nmf[v]);
+        for (int k = 0; k < nmf[v]; k++) {
+            int t = (int)haze__rng_below(g, out ? 2 : 11);
+            double p[4];
+            p[0] = haze__rng_uniform(g) * 6.0 - 1.0;
+            for (int j = 1; j < 4; j++) p[j] = p[j - 1] + 0.5 + haze__rng_uniform(g) * 3.0;
+            if (t == 2 || t == 3 || t == 4 || t == 5 || t == 6 || t == 7) { /* width, centre */
+                p[0] = 0.3 + haze__rng_uniform(g) * 2.0;
+                p[1] = haze__rng_uniform(g) * 10.0;
+                if (t == 4) p[2] = p[1], p[1] = 1.0 + haze__rng_uniform(g) * 2.0;
+                if (t >= 5) p[0] = (haze__rng_uniform(g) - 0.5) * 6.0;
+                if (t == 3 || t >= 6)
+                    p[2] = 0.3 + haze__rng_uniform(g) * 2.0,
+                    p[3] = p[1] + haze__rng_uniform(g) * 4.0;
+            }
+            n += snprintf(text + n, cap - (size_t)n, "MF%d='m%d':'%s',[", k + 1, k, types[t]);
+            for (int j = 0; j < np[t]; j++)
+                n += snprintf(text + n, cap - (size_t)n, "%s%.17g", j ? " " : "", p[j]);
+            n += snprintf(text + n, cap - (size_t)n, "]\n");
+        }
+    }
+    n += snprintf(text + n, cap - (size_t)n, "[Rules]\n");
+    for (int r = 0; r < nr; r++) {
+        for (int v = 0; v < ni + no; v++) {
+            int c = (int)haze__rng_below(g, (unsigned)nmf[v] + 1);
+            if (v < ni && c && haze__rng_below(g, 5) == 0) c = -c;
+            if (v == ni && c == 0) c = 1; /* every rule concludes something */
+            n += snprintf(text + n, cap - (size_t)n, v == ni ? ", %d" : " %d", c);
+        }
+        n += snprintf(text + n, cap - (size_t)n, " (%.3g) : %d\n",
+                      0.25 + 0.75 * haze__rng_uniform(g), 1 + (int)haze__rng_below(g, 2));
+    }
+}
+
+/* The common-class row (haze__fis_eval_row_plain, batches with the output
+ * MFs tabulated) and the general row (single rows, MFs computed at each
+ * point) agree to the bit on random models, inputs partly out of range. */
+static void test_plain_row_identical(void **s) {
+    (void)s;
+    haze_ctx *ctx = cpu_ctx();
+    haze__rng g;
+    haze__rng_seed(&g, 7007);
+    char text[8192];
+    const int models = getenv("HAZE_TEST_QUICK") ? 40 : 200, rows = 64;
+    for (int m = 0; m < models; m++) {
+        random_plain_fis(&g, text, sizeof text, m & 1);
+        haze_fis *f = NULL;
+        if (haze_fis_parse(ctx, text, "rnd", &f)) fail_msg("%s\n%s", haze_ctx_errmsg(ctx), text);
+        haze_fis_set_mode(f, (m >> 1) & 1 ? HAZE_FIS_MODE_OCTAVE : HAZE_FIS_MODE_MATLAB);
+        assert_true(haze__fis_is_plain(f, 1));
+        const int ni = haze_fis_num_inputs(f), no = haze_fis_num_outputs(f);
+        double in[64 * 4], a[64 * 2], b[2];
+        for (int k = 0; k < rows * ni; k++) in[k] = haze__rng_uniform(&g) * 12.0 - 1.0;
+        assert_int_equal(haze_fis_eval(ctx, f, in, (size_t)rows, a), HAZE_OK);
+        for (int r = 0; r < rows; r++) {
+            assert_int_equal(haze_fis_eval(ctx, f, in + r * ni, 1, b), HAZE_OK);
+            if (memcmp(a + r * no, b, sizeof(double) * (size_t)no) != 0)
+                fail_msg("model %d row %d: %.17g vs %.17g\n%s", m, r, a[r * no], b[0], text);
+        }
+        haze_fis_free(f);
+    }
+    /* outside the class: a NOT in a consequent, sum aggregation, a Sugeno system */
+    static const char *const outside[] = {"1, -1 (1) : 1", "1, 1 (1) : 1"};
+    for (int k = 0; k < 3; k++) {
+        snprintf(text, sizeof text,
+                 "[System]\nType='%s'\nAggMethod='%s'\nDefuzzMethod='%s'\n[Input1]\nRange=[0 "
+                 "1]\nNumMFs=1\n"
+                 "MF1='a':'trimf',[0 1 2]\n[Output1]\nRange=[0 1]\nNumMFs=1\nMF1='b':%s\n"
+                 "[Rules]\n%s\n",
+                 k == 2 ? "sugeno" : "mamdani", k == 1 ? "sum" : "max",
+                 k == 2 ? "wtaver" : "centroid", k == 2 ? "'constant',[0.5]" : "'trimf',[0 1 2]",
+                 outside[k != 0]);
+        haze_fis *f = NULL;
+        if (haze_fis_parse(ctx, text, "out", &f)) fail_msg("%s\n%s", haze_ctx_errmsg(ctx), text);
+        assert_false(haze__fis_is_plain(f, 1));
+        haze_fis_free(f);
+    }
+    haze_ctx_free(ctx);
+}
+
 /* Every norm stays in [0, 1] and is stable where its textbook form cancels:
  * hamacher_sum(1, b) is exactly 1 for any b (the old form gave 0.91 or 1.2
  * for b one ulp apart, which made CPU and GPU disagree), and near a = 1 the
@@ -887,18 +987,31 @@ static void test_threads_identical(void **s) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_tipper_matlab),      cmocka_unit_test(test_octave_mamdani_tip),
-        cmocka_unit_test(test_octave_investment),  cmocka_unit_test(test_octave_heart),
-        cmocka_unit_test(test_octave_linear_tip),  cmocka_unit_test(test_octave_sugeno_tip),
-        cmocka_unit_test(test_octave_cubic),       cmocka_unit_test(test_membership_functions),
-        cmocka_unit_test(test_no_rule_and_clamp),  cmocka_unit_test(test_defuzz_methods),
-        cmocka_unit_test(test_roundtrip),          cmocka_unit_test(test_bad_input),
-        cmocka_unit_test(test_truncations),        cmocka_unit_test(test_fast_path_identical),
-        cmocka_unit_test(test_threads_identical),  cmocka_unit_test(test_norms_stable),
-        cmocka_unit_test(test_fuzzylite_examples), cmocka_unit_test(test_fuzzylite_own_engines),
-        cmocka_unit_test(test_fll_bad_input),      cmocka_unit_test(test_fll_function),
-        cmocka_unit_test(test_fll_hedges),         cmocka_unit_test(test_exact_closed_forms),
-        cmocka_unit_test(test_exact_limit),        cmocka_unit_test(test_exact_refused),
+        cmocka_unit_test(test_tipper_matlab),
+        cmocka_unit_test(test_octave_mamdani_tip),
+        cmocka_unit_test(test_octave_investment),
+        cmocka_unit_test(test_octave_heart),
+        cmocka_unit_test(test_octave_linear_tip),
+        cmocka_unit_test(test_octave_sugeno_tip),
+        cmocka_unit_test(test_octave_cubic),
+        cmocka_unit_test(test_membership_functions),
+        cmocka_unit_test(test_no_rule_and_clamp),
+        cmocka_unit_test(test_defuzz_methods),
+        cmocka_unit_test(test_roundtrip),
+        cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_truncations),
+        cmocka_unit_test(test_fast_path_identical),
+        cmocka_unit_test(test_plain_row_identical),
+        cmocka_unit_test(test_threads_identical),
+        cmocka_unit_test(test_norms_stable),
+        cmocka_unit_test(test_fuzzylite_examples),
+        cmocka_unit_test(test_fuzzylite_own_engines),
+        cmocka_unit_test(test_fll_bad_input),
+        cmocka_unit_test(test_fll_function),
+        cmocka_unit_test(test_fll_hedges),
+        cmocka_unit_test(test_exact_closed_forms),
+        cmocka_unit_test(test_exact_limit),
+        cmocka_unit_test(test_exact_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

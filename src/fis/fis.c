@@ -159,6 +159,21 @@ double *haze__fis_grid(const haze_fis *f) {
     return g;
 }
 
+int haze__fis_is_plain(const haze_fis *f, int tabulated) {
+    if (!tabulated || f->fl || f->props || f->ante_fl || f->cons_fl || f->sugeno ||
+        (f->mode != HAZE_FIS_MODE_MATLAB && f->mode != HAZE_FIS_MODE_OCTAVE) ||
+        f->defuzz_m != HAZE__D_CENTROID || f->agg_m != HAZE__N_MAX ||
+        (f->imp_m != HAZE__N_MIN && f->imp_m != HAZE__N_PROD))
+        return 0;
+    for (int k = 0; k < f->nmfs; k++)
+        if (f->mfs[k].type > HAZE__MF_CONSTANT) return 0;
+    for (int o = 0; o < f->no; o++)
+        if (f->out[o].nmf > HAZE__FAST_RULES) return 0;
+    for (size_t k = 0; k < (size_t)f->nr * (size_t)f->no; k++)
+        if (f->cons[k] < 0 || f->cons_hedge[k] != 0.0) return 0;
+    return 1;
+}
+
 static int eval_cpu(haze_ctx *ctx, const haze_fis *model, const double *inputs, size_t n,
                     double *outputs, haze_fis_stats *stats) {
     /* a copy that carries the tabulated output MFs for this call */
@@ -167,6 +182,7 @@ static int eval_cpu(haze_ctx *ctx, const haze_fis *model, const double *inputs, 
     copy.grid = grid;
     copy.gstride = haze__fis_gstride(model);
     const haze_fis *f = &copy;
+    const int plain = haze__fis_is_plain(f, grid != NULL);
     size_t wl = haze__fis_scratch(f);
     int nt = haze__threads(ctx);
     double *work = malloc(sizeof(double) * wl * (size_t)nt);
@@ -196,8 +212,12 @@ static int eval_cpu(haze_ctx *ctx, const haze_fis *model, const double *inputs, 
 #endif
         for (size_t i = 0; i < n; i++) {
             int c = 0, nr = 0, h = 0;
-            haze__fis_eval_row(f, inputs + i * (size_t)f->ni, outputs + i * (size_t)f->no, wk, &c,
-                               &nr, NULL, &h);
+            if (plain)
+                haze__fis_eval_row_plain(f, inputs + i * (size_t)f->ni, outputs + i * (size_t)f->no,
+                                         wk, &c, &nr);
+            else
+                haze__fis_eval_row(f, inputs + i * (size_t)f->ni, outputs + i * (size_t)f->no, wk,
+                                   &c, &nr, NULL, &h);
             clamped += (size_t)c;
             no_rule += (size_t)nr;
             if (held) held[i] = (unsigned char)h;

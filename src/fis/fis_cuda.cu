@@ -33,8 +33,9 @@ __global__ void fis_eval_kernel(haze_fis f, const double *in, double *out, doubl
  * hardware interleaves across a warp (coalesced), for models whose scratch
  * fits in L doubles. The tabulated output MFs (glen doubles, 0 if none or
  * too many) are first copied into shared memory: the centroid's inner loop
- * reads them at every point. */
-template <int L>
+ * reads them at every point. PLAIN: the model is in the common class of
+ * haze__fis_eval_row_plain, and the kernel holds only that path. */
+template <int L, bool PLAIN>
 __global__ void fis_eval_kernel_local(haze_fis f, const double *in, double *out, size_t n,
                                       unsigned long long *counts, unsigned char *held, int glen) {
     extern __shared__ double s_grid[];
@@ -47,11 +48,15 @@ __global__ void fis_eval_kernel_local(haze_fis f, const double *in, double *out,
     if (i >= n) return;
     double scratch[L];
     int c = 0, nr = 0, h = 0;
-    haze__fis_eval_row(&f, in + i * (size_t)f.ni, out + i * (size_t)f.no, scratch, &c, &nr, NULL,
-                       &h);
+    if (PLAIN)
+        haze__fis_eval_row_plain(&f, in + i * (size_t)f.ni, out + i * (size_t)f.no, scratch, &c,
+                                 &nr);
+    else
+        haze__fis_eval_row(&f, in + i * (size_t)f.ni, out + i * (size_t)f.no, scratch, &c, &nr,
+                           NULL, &h);
     if (c) atomicAdd(&counts[0], (unsigned long long)c);
     if (nr) atomicAdd(&counts[1], (unsigned long long)nr);
-    if (held) held[i] = (unsigned char)h;
+    if (!PLAIN && held) held[i] = (unsigned char)h;
 }
 
 /* Shared memory for the tabulated MFs: up to the default 48 KiB per block. */
@@ -59,23 +64,32 @@ __global__ void fis_eval_kernel_local(haze_fis f, const double *in, double *out,
 
 /* Launches the evaluation of m rows already on the device; held (NULL
  * without lock-previous outputs) gets each row's flag. dm holds device
- * pointers: gl, the length of the tabulated MFs (0 if none), comes from the
- * host model. */
+ * pointers: gl, the length of the tabulated MFs (0 if none), and plain
+ * (haze__fis_is_plain) come from the host model. */
 static cudaError_t launch(const haze_fis *dm, const double *din, double *dout, double *dscr,
                           size_t m, unsigned long long *dcnt, unsigned char *held, cudaStream_t s,
-                          size_t gl) {
-    const size_t wl = haze__fis_scratch(dm);
+                          size_t gl, int plain) {
+    const size_t wl = haze__fis_scratch(dm), wp = haze__fis_scratch_plain(dm);
     unsigned threads = 128, blocks = (unsigned)((m + threads - 1) / threads);
     const int glen = gl * sizeof(double) <= FIS_SGRID_MAX ? (int)gl : 0;
     const size_t sh = sizeof(double) * (size_t)glen;
-    if (wl <= 32)
-        fis_eval_kernel_local<32><<<blocks, threads, sh, s>>>(*dm, din, dout, m, dcnt, held, glen);
+#define FIS_LAUNCH(L, P)                                                                           \
+    fis_eval_kernel_local<L, P><<<blocks, threads, sh, s>>>(*dm, din, dout, m, dcnt, held, glen)
+    if (plain && wp <= 32)
+        FIS_LAUNCH(32, true);
+    else if (plain && wp <= 128)
+        FIS_LAUNCH(128, true);
+    else if (plain && wp <= 512)
+        FIS_LAUNCH(512, true);
+    else if (wl <= 32)
+        FIS_LAUNCH(32, false);
     else if (wl <= 128)
-        fis_eval_kernel_local<128><<<blocks, threads, sh, s>>>(*dm, din, dout, m, dcnt, held, glen);
+        FIS_LAUNCH(128, false);
     else if (wl <= 512)
-        fis_eval_kernel_local<512><<<blocks, threads, sh, s>>>(*dm, din, dout, m, dcnt, held, glen);
+        FIS_LAUNCH(512, false);
     else
         fis_eval_kernel<<<blocks, threads, 0, s>>>(*dm, din, dout, dscr, m, dcnt, held);
+#undef FIS_LAUNCH
     return cudaGetLastError();
 }
 
@@ -139,6 +153,7 @@ extern "C" int haze__fis_eval_cuda(haze_ctx *ctx, const haze_fis *fis, const dou
     /* the output MFs tabulated on the host: the GPU then uses the very same
      * values as the CPU for them */
     hgrid = haze__fis_grid(fis);
+    const int plain = haze__fis_is_plain(fis, hgrid != NULL);
     dm.gstride = haze__fis_gstride(fis);
     const size_t gb = hgrid ? sizeof(double) * haze__fis_grid_len(fis) : 0;
     total += gb;
@@ -197,11 +212,11 @@ extern "C" int haze__fis_eval_cuda(haze_ctx *ctx, const haze_fis *fis, const dou
         size_t m = n - i0 < chunk ? n - i0 : chunk;
         if (on_device) {
             CK(launch(&dm, inputs + i0 * ni, outputs + i0 * no, dscr, m, dcnt, dheld, s,
-                      gb / sizeof(double)));
+                      gb / sizeof(double), plain));
         } else {
             CK(cudaMemcpyAsync(din, inputs + i0 * ni, sizeof(double) * m * ni,
                                cudaMemcpyHostToDevice, s));
-            CK(launch(&dm, din, dout, dscr, m, dcnt, dheld, s, gb / sizeof(double)));
+            CK(launch(&dm, din, dout, dscr, m, dcnt, dheld, s, gb / sizeof(double), plain));
             CK(cudaMemcpyAsync(outputs + i0 * no, dout, sizeof(double) * m * no,
                                cudaMemcpyDeviceToHost, s));
         }

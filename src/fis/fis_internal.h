@@ -623,9 +623,9 @@ HAZE__HD double haze__fl_hedges(int chain, double x) {
     return x;
 }
 
-/* Membership of x in an MF of type `type` with parameters p. Only input and
- * Mamdani output types: constant/linear are Sugeno outputs (see below). */
-HAZE__HD double haze__mf_eval(int type, const double *p, double x) {
+/* Membership of x in an MF of one of MATLAB's types (HAZE__MF_TRI ..
+ * HAZE__MF_CONSTANT; 0 for the others). */
+HAZE__HD double haze__mf_eval_ml(int type, const double *p, double x) {
     switch (type) {
     case HAZE__MF_TRI: {
         double a = p[0], b = p[1], c = p[2];
@@ -688,8 +688,14 @@ HAZE__HD double haze__mf_eval(int type, const double *p, double x) {
         /* as a fuzzy set: the singleton at p[0] */
         return x == p[0] ? 1.0 : 0.0;
     default:
-        return type > HAZE__MF_LINEAR ? haze__fl_mf(type, p, x) : 0.0;
+        return 0.0;
     }
+}
+
+/* Membership of x in an MF of type `type` with parameters p. Only input and
+ * Mamdani output types: constant/linear are Sugeno outputs (see below). */
+HAZE__HD double haze__mf_eval(int type, const double *p, double x) {
+    return type > HAZE__MF_LINEAR ? haze__fl_mf(type, p, x) : haze__mf_eval_ml(type, p, x);
 }
 
 /* The same for a term that may name variables (a Function term of an
@@ -772,6 +778,9 @@ extern const char *const haze__fn1_names[HAZE__FN1_COUNT];
 extern const char *const haze__fn2_names[HAZE__FN2_COUNT];
 int haze__fn_compile(const char *text, const char *const *names, int nnames, double *p, int cap,
                      int *maxvar, char *err, size_t errcap);
+/* Is f a model that haze__fis_eval_row_plain evaluates (fis.c)?
+ * tabulated: its output MFs are tabulated for the evaluation (f->grid). */
+int haze__fis_is_plain(const haze_fis *f, int tabulated);
 /* lock-previous over a batch (fis.c): rows flagged in held had an output
  * with lock-previous and no rule fired; they are evaluated again, in order,
  * with the last finite value of each output before them. f carries the grid

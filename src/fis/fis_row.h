@@ -23,6 +23,10 @@
 HAZE__HD size_t haze__fis_scratch(const struct haze_fis *f) {
     return 4 * (size_t)f->nr + (size_t)f->ni + (size_t)f->no + 1 + (size_t)f->nmfs;
 }
+/* The same for haze__fis_eval_row_plain. */
+HAZE__HD size_t haze__fis_scratch_plain(const struct haze_fis *f) {
+    return 2 * (size_t)f->nr + (size_t)f->ni + (size_t)f->no + 1 + (size_t)f->nmfs;
+}
 
 /* fuzzylite's tolerant comparisons (Op::isEq and friends, macheps 1e-6). */
 #define HAZE__FL_EPS 1e-6
@@ -87,12 +91,35 @@ HAZE__HD double haze__fl_out_degree(const struct haze_fis *f, int o, int t, int 
     return acc;
 }
 
+/* Firing strength (before the weight) of rule r of a model whose rules are
+ * a table of antecedents (no fuzzylite propositions), from the input MFs'
+ * degrees that haze__fis_eval_row memoises after the variables in x. */
+HAZE__HD double haze__rule_firing_table(const struct haze_fis *f, int r, const double *x) {
+    const int op = f->conn[r] == 2 ? f->or_m : f->and_m;
+    double acc = 0.0;
+    int first = 1;
+    for (int j = 0; j < f->ni; j++) {
+        int code = f->ante[r * f->ni + j];
+        if (code == 0) continue;
+        int neg = code < 0;
+        int k = (neg ? -code : code) - 1;
+        double mu = x[f->ni + f->no + 1 + f->in[j].mf0 + k];
+        if (f->ante_fl)
+            mu = haze__fl_hedges(f->ante_fl[r * f->ni + j], mu);
+        else
+            mu = haze__hedge_not(mu, f->ante_hedge[r * f->ni + j], neg);
+        acc = first ? mu : haze__norm(op, acc, mu);
+        first = 0;
+    }
+    return first ? 0.0 : acc;
+}
+
 /* Firing strength (before the weight) of rule r for input vector x; w holds
  * the degrees of the rules before r (for chained fuzzylite engines). */
 HAZE__HD double haze__rule_firing(const struct haze_fis *f, int r, const double *x,
                                   const double *w) {
-    int op = f->conn[r] == 2 ? f->or_m : f->and_m;
     if (f->props) {
+        const int op = f->conn[r] == 2 ? f->or_m : f->and_m;
         double acc = 0.0;
         for (int k = f->prop_off[r]; k < f->prop_off[r + 1]; k++) {
             const int v = f->props[3 * k], t = f->props[3 * k + 1], chain = f->props[3 * k + 2];
@@ -110,23 +137,7 @@ HAZE__HD double haze__rule_firing(const struct haze_fis *f, int r, const double 
         }
         return acc;
     }
-    double acc = 0.0;
-    int first = 1;
-    for (int j = 0; j < f->ni; j++) {
-        int code = f->ante[r * f->ni + j];
-        if (code == 0) continue;
-        int neg = code < 0;
-        int k = (neg ? -code : code) - 1;
-        /* memoised by haze__fis_eval_row, after the variables */
-        double mu = x[f->ni + f->no + 1 + f->in[j].mf0 + k];
-        if (f->ante_fl)
-            mu = haze__fl_hedges(f->ante_fl[r * f->ni + j], mu);
-        else
-            mu = haze__hedge_not(mu, f->ante_hedge[r * f->ni + j], neg);
-        acc = first ? mu : haze__norm(op, acc, mu);
-        first = 0;
-    }
-    return first ? 0.0 : acc;
+    return haze__rule_firing_table(f, r, x);
 }
 
 /* The order of libstdc++'s std::priority_queue (push_heap / pop_heap), which
@@ -947,6 +958,48 @@ HAZE__HD void haze__fis_eval_row(const struct haze_fis *f, const double *in, dou
             (*no_rule)++;
             if (!octave && !f->nan_if_no_rule) /* MATLAB, EXACT */
                 res = (ov->lo + ov->hi) / 2.0;
+        }
+        out[o] = res;
+    }
+}
+
+/* The same for a model in the common class that haze__fis_is_plain
+ * recognises (a MATLAB or Octave Mamdani system with centroid, max
+ * aggregation, min or prod implication, MATLAB's MF types, no NOT or hedge
+ * in the consequents, at most HAZE__FAST_RULES sets per output, its output
+ * MFs tabulated): the steps that haze__fis_eval_row takes for such a model,
+ * through the same functions, so the result is the same to the bit, without
+ * the branches for everything else. On a GPU the kernel for these models
+ * then holds the row in far fewer registers. scratch holds
+ * haze__fis_scratch_plain(f) doubles. */
+HAZE__HD void haze__fis_eval_row_plain(const struct haze_fis *f, const double *in, double *out,
+                                       double *scratch, int *clamped, int *no_rule) {
+    const int octave = f->mode == HAZE_FIS_MODE_OCTAVE;
+    double *w = scratch, *fr = scratch + f->nr, *x = fr + f->nr;
+    for (int j = 0; j < f->ni; j++) {
+        double v = in[j];
+        if (!octave && v < f->in[j].lo) {
+            v = f->in[j].lo;
+            (*clamped)++;
+        } else if (!octave && v > f->in[j].hi) {
+            v = f->in[j].hi;
+            (*clamped)++;
+        }
+        x[j] = v;
+    }
+    for (int j = 0; j < f->ni; j++)
+        for (int k = f->in[j].mf0; k < f->in[j].mf0 + f->in[j].nmf; k++)
+            x[f->ni + f->no + 1 + k] =
+                haze__mf_eval_ml(f->mfs[k].type, f->params + f->mfs[k].poff, x[j]);
+    for (int r = 0; r < f->nr; r++) w[r] = f->weight[r] * haze__rule_firing_table(f, r, x);
+    for (int o = 0; o < f->no; o++) {
+        double res = NAN;
+        const int cnt = haze__fired(f, o, w, fr);
+        /* always applies to such a model (haze__fis_is_plain) */
+        if (cnt > 0) haze__centroid_fast(f, o, w, fr, cnt, &res);
+        if (isnan(res)) {
+            (*no_rule)++;
+            if (!octave && !f->nan_if_no_rule) res = (f->out[o].lo + f->out[o].hi) / 2.0;
         }
         out[o] = res;
     }
