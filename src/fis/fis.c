@@ -159,19 +159,40 @@ double *haze__fis_grid(const haze_fis *f) {
     return g;
 }
 
-int haze__fis_is_plain(const haze_fis *f, int tabulated) {
+size_t haze__fis_plain_len(const haze_fis *f) {
+    size_t n = (size_t)f->nr + 1;
+    for (size_t k = 0; k < (size_t)f->nr * (size_t)f->ni; k++) n += f->ante[k] != 0;
+    return n;
+}
+
+int *haze__fis_plain(const haze_fis *f, int tabulated) {
     if (!tabulated || f->fl || f->props || f->ante_fl || f->cons_fl || f->sugeno ||
         (f->mode != HAZE_FIS_MODE_MATLAB && f->mode != HAZE_FIS_MODE_OCTAVE) ||
         f->defuzz_m != HAZE__D_CENTROID || f->agg_m != HAZE__N_MAX ||
         (f->imp_m != HAZE__N_MIN && f->imp_m != HAZE__N_PROD))
-        return 0;
+        return NULL;
     for (int k = 0; k < f->nmfs; k++)
-        if (f->mfs[k].type > HAZE__MF_CONSTANT) return 0;
+        if (f->mfs[k].type > HAZE__MF_CONSTANT) return NULL;
     for (int o = 0; o < f->no; o++)
-        if (f->out[o].nmf > HAZE__FAST_RULES) return 0;
+        if (f->out[o].nmf > HAZE__FAST_RULES) return NULL;
     for (size_t k = 0; k < (size_t)f->nr * (size_t)f->no; k++)
-        if (f->cons[k] < 0 || f->cons_hedge[k] != 0.0) return 0;
-    return 1;
+        if (f->cons[k] < 0 || f->cons_hedge[k] != 0.0) return NULL;
+    for (size_t k = 0; k < (size_t)f->nr * (size_t)f->ni; k++)
+        if (f->ante_hedge[k] != 0.0) return NULL;
+    int *p = malloc(sizeof(int) * haze__fis_plain_len(f));
+    if (!p) return NULL;
+    int *e = p + f->nr + 1, n = 0;
+    for (int r = 0; r < f->nr; r++) {
+        p[r] = n;
+        for (int j = 0; j < f->ni; j++) {
+            const int code = f->ante[r * f->ni + j];
+            if (code == 0) continue;
+            const int m = f->in[j].mf0 + (code < 0 ? -code : code) - 1;
+            e[n++] = code < 0 ? -1 - m : m;
+        }
+    }
+    p[f->nr] = n;
+    return p;
 }
 
 static int eval_cpu(haze_ctx *ctx, const haze_fis *model, const double *inputs, size_t n,
@@ -182,11 +203,13 @@ static int eval_cpu(haze_ctx *ctx, const haze_fis *model, const double *inputs, 
     copy.grid = grid;
     copy.gstride = haze__fis_gstride(model);
     const haze_fis *f = &copy;
-    const int plain = haze__fis_is_plain(f, grid != NULL);
+    int *plain = haze__fis_plain(f, grid != NULL);
+    copy.plain = plain;
     size_t wl = haze__fis_scratch(f);
     int nt = haze__threads(ctx);
     double *work = malloc(sizeof(double) * wl * (size_t)nt);
     if (!work) {
+        free(plain);
         free(grid);
         return haze__error(ctx, HAZE_ERR_NOMEM, "fis: out of memory for %zu doubles", wl);
     }
@@ -194,6 +217,7 @@ static int eval_cpu(haze_ctx *ctx, const haze_fis *model, const double *inputs, 
     unsigned char *held = f->lockprev ? calloc(n, 1) : NULL;
     if (f->lockprev && !held) {
         free(work);
+        free(plain);
         free(grid);
         return haze__error(ctx, HAZE_ERR_NOMEM, "fis: out of memory for %zu row flags", n);
     }
@@ -226,6 +250,7 @@ static int eval_cpu(haze_ctx *ctx, const haze_fis *model, const double *inputs, 
     int st = held ? haze__fis_hold(ctx, f, inputs, n, outputs, held, work) : HAZE_OK;
     free(held);
     free(work);
+    free(plain);
     free(grid);
     if (st) return st;
     if (stats) {

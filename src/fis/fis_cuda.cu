@@ -65,7 +65,7 @@ __global__ void fis_eval_kernel_local(haze_fis f, const double *in, double *out,
 /* Launches the evaluation of m rows already on the device; held (NULL
  * without lock-previous outputs) gets each row's flag. dm holds device
  * pointers: gl, the length of the tabulated MFs (0 if none), and plain
- * (haze__fis_is_plain) come from the host model. */
+ * (dm->plain set) come from the host model. */
 static cudaError_t launch(const haze_fis *dm, const double *din, double *dout, double *dscr,
                           size_t m, unsigned long long *dcnt, unsigned char *held, cudaStream_t s,
                           size_t gl, int plain) {
@@ -117,7 +117,11 @@ extern "C" int haze__fis_eval_cuda(haze_ctx *ctx, const haze_fis *fis, const dou
     const int ni = fis->ni, no = fis->no, nr = fis->nr;
     /* the model in one device block */
     const size_t nrr = (size_t)nr, nprops = fis->props ? (size_t)fis->prop_off[nr] : 0;
-    enum { NB = 14 };
+    /* the output MFs tabulated on the host: the GPU then uses the very same
+     * values as the CPU for them; the common class's rule program */
+    double *hgrid = haze__fis_grid(fis);
+    int *hplain = haze__fis_plain(fis, hgrid != NULL);
+    enum { NB = 15 };
     const size_t sz[NB] = {sizeof(haze__var) * ni,
                            sizeof(haze__var) * no,
                            sizeof(haze__mf) * fis->nmfs,
@@ -131,17 +135,18 @@ extern "C" int haze__fis_eval_cuda(haze_ctx *ctx, const haze_fis *fis, const dou
                            sizeof(int) * (fis->ante_fl ? nrr * ni : 0),
                            sizeof(int) * (fis->cons_fl ? nrr * no : 0),
                            sizeof(int) * 3 * nprops,
-                           sizeof(int) * (fis->prop_off ? nrr + 1 : 0)};
-    const void *src[NB] = {fis->in,      fis->out,        fis->mfs,        fis->params,  fis->ante,
-                           fis->cons,    fis->ante_hedge, fis->cons_hedge, fis->weight,  fis->conn,
-                           fis->ante_fl, fis->cons_fl,    fis->props,      fis->prop_off};
+                           sizeof(int) * (fis->prop_off ? nrr + 1 : 0),
+                           sizeof(int) * (hplain ? haze__fis_plain_len(fis) : 0)};
+    const void *src[NB] = {fis->in,      fis->out,        fis->mfs,        fis->params,   fis->ante,
+                           fis->cons,    fis->ante_hedge, fis->cons_hedge, fis->weight,   fis->conn,
+                           fis->ante_fl, fis->cons_fl,    fis->props,      fis->prop_off, hplain};
     size_t off[NB], total = 0;
     for (int k = 0; k < NB; k++) {
         off[k] = total;
         total += align16(sz[k] ? sz[k] : 16);
     }
     char *dmodel = NULL;
-    double *hgrid = NULL, *dgrid = NULL;
+    double *dgrid = NULL;
     /* lock-previous: per-row flags, brought back for the serial pass on the
      * host (haze__fis_hold), which needs the rows in order */
     unsigned char *hheld = NULL, *dheld = NULL;
@@ -150,10 +155,6 @@ extern "C" int haze__fis_eval_cuda(haze_ctx *ctx, const haze_fis *fis, const dou
     double *din = NULL, *dout = NULL, *dscr = NULL;
     unsigned long long *dcnt = NULL, hcnt[2] = {0, 0};
     haze_fis dm = *fis;
-    /* the output MFs tabulated on the host: the GPU then uses the very same
-     * values as the CPU for them */
-    hgrid = haze__fis_grid(fis);
-    const int plain = haze__fis_is_plain(fis, hgrid != NULL);
     dm.gstride = haze__fis_gstride(fis);
     const size_t gb = hgrid ? sizeof(double) * haze__fis_grid_len(fis) : 0;
     total += gb;
@@ -168,10 +169,12 @@ extern "C" int haze__fis_eval_cuda(haze_ctx *ctx, const haze_fis *fis, const dou
     if (chunk > ((size_t)1 << 22)) chunk = (size_t)1 << 22;
     if (fis->lockprev && !(hheld = (unsigned char *)calloc(n, 1))) {
         free(hgrid);
+        free(hplain);
         return haze__error(ctx, HAZE_ERR_NOMEM, "fis: out of memory for %zu row flags", n);
     }
     if (chunk == 0) {
         free(hgrid);
+        free(hplain);
         free(hheld);
         return haze__error(ctx, HAZE_ERR_NOMEM,
                            "fis: device memory limit too small for one row (%zu bytes)",
@@ -194,6 +197,7 @@ extern "C" int haze__fis_eval_cuda(haze_ctx *ctx, const haze_fis *fis, const dou
     dm.cons_fl = fis->cons_fl ? (int *)(dmodel + off[11]) : NULL;
     dm.props = fis->props ? (int *)(dmodel + off[12]) : NULL;
     dm.prop_off = fis->prop_off ? (int *)(dmodel + off[13]) : NULL;
+    dm.plain = hplain ? (const int *)(dmodel + off[14]) : NULL;
     if (hgrid) {
         CK(cudaMalloc((void **)&dgrid, gb));
         CK(cudaMemcpyAsync(dgrid, hgrid, gb, cudaMemcpyHostToDevice, s));
@@ -212,11 +216,12 @@ extern "C" int haze__fis_eval_cuda(haze_ctx *ctx, const haze_fis *fis, const dou
         size_t m = n - i0 < chunk ? n - i0 : chunk;
         if (on_device) {
             CK(launch(&dm, inputs + i0 * ni, outputs + i0 * no, dscr, m, dcnt, dheld, s,
-                      gb / sizeof(double), plain));
+                      gb / sizeof(double), hplain != NULL));
         } else {
             CK(cudaMemcpyAsync(din, inputs + i0 * ni, sizeof(double) * m * ni,
                                cudaMemcpyHostToDevice, s));
-            CK(launch(&dm, din, dout, dscr, m, dcnt, dheld, s, gb / sizeof(double), plain));
+            CK(launch(&dm, din, dout, dscr, m, dcnt, dheld, s, gb / sizeof(double),
+                      hplain != NULL));
             CK(cudaMemcpyAsync(outputs + i0 * no, dout, sizeof(double) * m * no,
                                cudaMemcpyDeviceToHost, s));
         }
@@ -255,8 +260,9 @@ extern "C" int haze__fis_eval_cuda(haze_ctx *ctx, const haze_fis *fis, const dou
             CK(cudaMemcpy(outputs, hout, sizeof(double) * n * no, cudaMemcpyHostToDevice));
     }
 done:
-    if (hgrid) cudaStreamSynchronize(s); /* before the host copy goes */
+    if (hgrid || hplain) cudaStreamSynchronize(s); /* before the host copies go */
     free(hgrid);
+    free(hplain);
     free(hheld);
     free(hin);
     free(hout);

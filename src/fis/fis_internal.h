@@ -223,6 +223,9 @@ struct haze_fis {
      * tabulated at the points, nmfs x gstride, or NULL */
     const double *grid;
     int gstride;
+    /* during an evaluation only: for a model that haze__fis_plain accepts,
+     * its rules as a program (see there), or NULL */
+    const int *plain;
 };
 
 extern const char *const haze__mf_names[HAZE__MF_COUNT];
@@ -778,9 +781,15 @@ extern const char *const haze__fn1_names[HAZE__FN1_COUNT];
 extern const char *const haze__fn2_names[HAZE__FN2_COUNT];
 int haze__fn_compile(const char *text, const char *const *names, int nnames, double *p, int cap,
                      int *maxvar, char *err, size_t errcap);
-/* Is f a model that haze__fis_eval_row_plain evaluates (fis.c)?
- * tabulated: its output MFs are tabulated for the evaluation (f->grid). */
-int haze__fis_is_plain(const haze_fis *f, int tabulated);
+/* For a model that haze__fis_eval_row_plain evaluates (fis.c; tabulated:
+ * its output MFs are tabulated for the evaluation, f->grid), its rules as a
+ * malloc'd program of haze__fis_plain_len(f) ints: for rule r, its
+ * antecedents are entries plain[r] .. plain[r + 1] - 1 of the list at
+ * plain + nr + 1, each the index of the input MF among the memoised degrees,
+ * or -1 - that index for NOT. NULL for any other model (or out of memory:
+ * the general evaluator then serves). */
+int *haze__fis_plain(const haze_fis *f, int tabulated);
+size_t haze__fis_plain_len(const haze_fis *f);
 /* lock-previous over a batch (fis.c): rows flagged in held had an output
  * with lock-previous and no rule fired; they are evaluated again, in order,
  * with the last finite value of each output before them. f carries the grid

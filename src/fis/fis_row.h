@@ -963,7 +963,7 @@ HAZE__HD void haze__fis_eval_row(const struct haze_fis *f, const double *in, dou
     }
 }
 
-/* The same for a model in the common class that haze__fis_is_plain
+/* The same for a model in the common class that haze__fis_plain
  * recognises (a MATLAB or Octave Mamdani system with centroid, max
  * aggregation, min or prod implication, MATLAB's MF types, no NOT or hedge
  * in the consequents, at most HAZE__FAST_RULES sets per output, its output
@@ -991,11 +991,25 @@ HAZE__HD void haze__fis_eval_row_plain(const struct haze_fis *f, const double *i
         for (int k = f->in[j].mf0; k < f->in[j].mf0 + f->in[j].nmf; k++)
             x[f->ni + f->no + 1 + k] =
                 haze__mf_eval_ml(f->mfs[k].type, f->params + f->mfs[k].poff, x[j]);
-    for (int r = 0; r < f->nr; r++) w[r] = f->weight[r] * haze__rule_firing_table(f, r, x);
+    /* haze__rule_firing_table over the rules' antecedents as f->plain lists
+     * them (no hedges in this class): the same operations in the same order */
+    const double *mu_in = x + f->ni + f->no + 1;
+    const int *pe = f->plain + f->nr + 1;
+    for (int r = 0; r < f->nr; r++) {
+        const int op = f->conn[r] == 2 ? f->or_m : f->and_m;
+        const int e0 = f->plain[r], e1 = f->plain[r + 1];
+        double acc = 0.0;
+        for (int e = e0; e < e1; e++) {
+            const int c = pe[e];
+            const double mu = c < 0 ? 1.0 - mu_in[-1 - c] : mu_in[c];
+            acc = e == e0 ? mu : haze__norm(op, acc, mu);
+        }
+        w[r] = f->weight[r] * acc;
+    }
     for (int o = 0; o < f->no; o++) {
         double res = NAN;
         const int cnt = haze__fired(f, o, w, fr);
-        /* always applies to such a model (haze__fis_is_plain) */
+        /* always applies to such a model (haze__fis_plain) */
         if (cnt > 0) haze__centroid_fast(f, o, w, fr, cnt, &res);
         if (isnan(res)) {
             (*no_rule)++;
