@@ -613,9 +613,11 @@ static void test_plain_row_identical(void **s) {
         haze_fis *f = NULL;
         if (haze_fis_parse(ctx, text, "rnd", &f)) fail_msg("%s\n%s", haze_ctx_errmsg(ctx), text);
         haze_fis_set_mode(f, (m >> 1) & 1 ? HAZE_FIS_MODE_OCTAVE : HAZE_FIS_MODE_MATLAB);
-        int *prog = haze__fis_plain(f, 1);
+        double *grid = haze__fis_grid(f);
+        int *prog = haze__fis_plain(f, grid);
         assert_non_null(prog);
         free(prog);
+        free(grid);
         const int ni = haze_fis_num_inputs(f), no = haze_fis_num_outputs(f);
         double in[64 * 4], a[64 * 2], b[2];
         for (int k = 0; k < rows * ni; k++) in[k] = haze__rng_uniform(&g) * 12.0 - 1.0;
@@ -640,7 +642,9 @@ static void test_plain_row_identical(void **s) {
                  outside[k != 0]);
         haze_fis *f = NULL;
         if (haze_fis_parse(ctx, text, "out", &f)) fail_msg("%s\n%s", haze_ctx_errmsg(ctx), text);
-        assert_null(haze__fis_plain(f, 1));
+        double *grid = haze__fis_grid(f);
+        assert_null(haze__fis_plain(f, grid));
+        free(grid);
         haze_fis_free(f);
     }
     haze_ctx_free(ctx);

@@ -160,13 +160,13 @@ double *haze__fis_grid(const haze_fis *f) {
 }
 
 size_t haze__fis_plain_len(const haze_fis *f) {
-    size_t n = (size_t)f->nr + 1;
+    size_t n = (size_t)f->nr + 1 + (size_t)f->no;
     for (size_t k = 0; k < (size_t)f->nr * (size_t)f->ni; k++) n += f->ante[k] != 0;
     return n;
 }
 
-int *haze__fis_plain(const haze_fis *f, int tabulated) {
-    if (!tabulated || f->fl || f->props || f->ante_fl || f->cons_fl || f->sugeno ||
+int *haze__fis_plain(const haze_fis *f, const double *grid) {
+    if (!grid || f->fl || f->props || f->ante_fl || f->cons_fl || f->sugeno ||
         (f->mode != HAZE_FIS_MODE_MATLAB && f->mode != HAZE_FIS_MODE_OCTAVE) ||
         f->defuzz_m != HAZE__D_CENTROID || f->agg_m != HAZE__N_MAX ||
         (f->imp_m != HAZE__N_MIN && f->imp_m != HAZE__N_PROD))
@@ -179,9 +179,24 @@ int *haze__fis_plain(const haze_fis *f, int tabulated) {
         if (f->cons[k] < 0 || f->cons_hedge[k] != 0.0) return NULL;
     for (size_t k = 0; k < (size_t)f->nr * (size_t)f->ni; k++)
         if (f->ante_hedge[k] != 0.0) return NULL;
+    /* the walk over every set of an output relies on memberships >= 0 */
+    const size_t gs = (size_t)haze__fis_gstride(f);
+    for (int o = 0; o < f->no; o++)
+        for (size_t k = (size_t)f->out[o].mf0 * gs;
+             k < (size_t)(f->out[o].mf0 + f->out[o].nmf) * gs; k++)
+            if (!(grid[k] >= 0.0)) return NULL;
     int *p = malloc(sizeof(int) * haze__fis_plain_len(f));
     if (!p) return NULL;
-    int *e = p + f->nr + 1, n = 0;
+    /* per output: are the supports of its sets pairwise disjoint? */
+    const double *sup = grid + (size_t)f->nmfs * gs;
+    for (int o = 0; o < f->no; o++) {
+        int dis = 1;
+        for (int a = f->out[o].mf0; a < f->out[o].mf0 + f->out[o].nmf; a++)
+            for (int b = f->out[o].mf0; b < a; b++)
+                if (sup[2 * a] <= sup[2 * b + 1] && sup[2 * b] <= sup[2 * a + 1]) dis = 0;
+        p[f->nr + 1 + o] = dis;
+    }
+    int *e = p + f->nr + 1 + f->no, n = 0;
     for (int r = 0; r < f->nr; r++) {
         p[r] = n;
         for (int j = 0; j < f->ni; j++) {
@@ -203,7 +218,7 @@ static int eval_cpu(haze_ctx *ctx, const haze_fis *model, const double *inputs, 
     copy.grid = grid;
     copy.gstride = haze__fis_gstride(model);
     const haze_fis *f = &copy;
-    int *plain = haze__fis_plain(f, grid != NULL);
+    int *plain = haze__fis_plain(f, grid);
     copy.plain = plain;
     size_t wl = haze__fis_scratch(f);
     int nt = haze__threads(ctx);

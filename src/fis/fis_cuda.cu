@@ -120,7 +120,7 @@ extern "C" int haze__fis_eval_cuda(haze_ctx *ctx, const haze_fis *fis, const dou
     /* the output MFs tabulated on the host: the GPU then uses the very same
      * values as the CPU for them; the common class's rule program */
     double *hgrid = haze__fis_grid(fis);
-    int *hplain = haze__fis_plain(fis, hgrid != NULL);
+    int *hplain = haze__fis_plain(fis, hgrid);
     enum { NB = 15 };
     const size_t sz[NB] = {sizeof(haze__var) * ni,
                            sizeof(haze__var) * no,

@@ -781,14 +781,15 @@ extern const char *const haze__fn1_names[HAZE__FN1_COUNT];
 extern const char *const haze__fn2_names[HAZE__FN2_COUNT];
 int haze__fn_compile(const char *text, const char *const *names, int nnames, double *p, int cap,
                      int *maxvar, char *err, size_t errcap);
-/* For a model that haze__fis_eval_row_plain evaluates (fis.c; tabulated:
- * its output MFs are tabulated for the evaluation, f->grid), its rules as a
+/* For a model that haze__fis_eval_row_plain evaluates (fis.c; grid: its
+ * output MFs as tabulated for the evaluation, haze__fis_grid), its rules as a
  * malloc'd program of haze__fis_plain_len(f) ints: for rule r, its
  * antecedents are entries plain[r] .. plain[r + 1] - 1 of the list at
- * plain + nr + 1, each the index of the input MF among the memoised degrees,
- * or -1 - that index for NOT. NULL for any other model (or out of memory:
+ * plain + nr + 1 + no, each the index of the input MF among the memoised
+ * degrees, or -1 - that index for NOT; plain[nr + 1 + o] is 1 where the
+ * supports of output o's sets are pairwise disjoint. NULL for any other model (or out of memory:
  * the general evaluator then serves). */
-int *haze__fis_plain(const haze_fis *f, int tabulated);
+int *haze__fis_plain(const haze_fis *f, const double *grid);
 size_t haze__fis_plain_len(const haze_fis *f);
 /* lock-previous over a batch (fis.c): rows flagged in held had an output
  * with lock-previous and no rule fired; they are evaluated again, in order,

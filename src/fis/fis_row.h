@@ -994,23 +994,102 @@ HAZE__HD void haze__fis_eval_row_plain(const struct haze_fis *f, const double *i
     /* haze__rule_firing_table over the rules' antecedents as f->plain lists
      * them (no hedges in this class): the same operations in the same order */
     const double *mu_in = x + f->ni + f->no + 1;
-    const int *pe = f->plain + f->nr + 1;
+    const int *pe = f->plain + f->nr + 1 + f->no;
     for (int r = 0; r < f->nr; r++) {
         const int op = f->conn[r] == 2 ? f->or_m : f->and_m;
         const int e0 = f->plain[r], e1 = f->plain[r + 1];
         double acc = 0.0;
-        for (int e = e0; e < e1; e++) {
-            const int c = pe[e];
-            const double mu = c < 0 ? 1.0 - mu_in[-1 - c] : mu_in[c];
-            acc = e == e0 ? mu : haze__norm(op, acc, mu);
+        if (e1 > e0) {
+            const int c0 = pe[e0];
+            acc = c0 < 0 ? 1.0 - mu_in[-1 - c0] : mu_in[c0];
+        }
+        if (op == HAZE__N_MIN) { /* haze__norm's min and max, without its switch */
+            for (int e = e0 + 1; e < e1; e++) {
+                const int c = pe[e];
+                const double mu = c < 0 ? 1.0 - mu_in[-1 - c] : mu_in[c];
+                acc = acc < mu ? acc : mu;
+            }
+        } else if (op == HAZE__N_MAX) {
+            for (int e = e0 + 1; e < e1; e++) {
+                const int c = pe[e];
+                const double mu = c < 0 ? 1.0 - mu_in[-1 - c] : mu_in[c];
+                acc = acc > mu ? acc : mu;
+            }
+        } else {
+            for (int e = e0 + 1; e < e1; e++) {
+                const int c = pe[e];
+                const double mu = c < 0 ? 1.0 - mu_in[-1 - c] : mu_in[c];
+                acc = haze__norm(op, acc, mu);
+            }
         }
         w[r] = f->weight[r] * acc;
     }
+    const double *sup = f->grid + (size_t)f->nmfs * (size_t)f->gstride;
     for (int o = 0; o < f->no; o++) {
-        double res = NAN;
-        const int cnt = haze__fired(f, o, w, fr);
-        /* always applies to such a model (haze__fis_plain) */
-        if (cnt > 0) haze__centroid_fast(f, o, w, fr, cnt, &res);
+        const haze__var *ov = &f->out[o];
+        const int n = haze__npoints(f, o), nt = ov->nmf, prod = f->imp_m == HAZE__N_PROD;
+        double res = NAN, ws[HAZE__FAST_RULES];
+        const double *rows[HAZE__FAST_RULES];
+        int k0 = n, k1 = -1, seen = 0, nan = 0;
+        /* each set's degree: the max over the fired rules that conclude it,
+         * as haze__centroid_fast merges them; 0 for the sets none concludes */
+        for (int t = 0; t < nt; t++) {
+            ws[t] = 0.0;
+            rows[t] = f->grid + (size_t)(ov->mf0 + t) * (size_t)f->gstride;
+        }
+        for (int r = 0; r < f->nr; r++) {
+            const int code = f->cons[r * f->no + o];
+            if (code == 0 || w[r] == 0.0) continue;
+            const int t = code - 1;
+            nan |= isnan(w[r]);
+            if (seen >> t & 1) {
+                ws[t] = ws[t] > w[r] ? ws[t] : w[r];
+                continue;
+            }
+            seen |= 1 << t;
+            ws[t] = w[r];
+            if ((int)sup[2 * (ov->mf0 + t)] < k0) k0 = (int)sup[2 * (ov->mf0 + t)];
+            if ((int)sup[2 * (ov->mf0 + t) + 1] > k1) k1 = (int)sup[2 * (ov->mf0 + t) + 1];
+        }
+        if (seen && (nan || f->plain[f->nr + 1 + o])) {
+            /* the order of the terms matters with a NaN degree; disjoint
+             * sets are each walked over their own support there: exactly as
+             * the general row (always applies to such a model) */
+            haze__centroid_fast(f, o, w, fr, haze__fired(f, o, w, fr), &res);
+        } else if (seen) {
+            /* One walk over every set of the output, whichever fired: a
+             * set no rule concludes adds min(0, mu) = 0 * mu = 0 (mu >= 0,
+             * haze__fis_plain) to a max of terms >= 0, which changes
+             * nothing, and max is exact and commutative, so the sums are
+             * those of haze__centroid_fast to the bit. Every thread of a GPU
+             * warp then takes the same walk, where the walks for each count
+             * of fired sets would run one after another. */
+            int ks = k0, ke = k1;
+            if (octave) {
+                ks = k0 > 0 ? k0 - 1 : 0;
+                ke = k1 + 1 < n ? k1 + 1 : n - 1;
+            }
+            double sum[2] = {0.0, 0.0};
+            switch (nt) {
+#define HAZE__CWALK_CASE(CNT)                                                                      \
+    case CNT:                                                                                      \
+        haze__cwalk_##CNT(f, ov, rows, ws, nt, ks, ke, n, octave, prod, sum);                      \
+        break;
+                HAZE__CWALK_CASE(1)
+                HAZE__CWALK_CASE(2)
+                HAZE__CWALK_CASE(3)
+                HAZE__CWALK_CASE(4)
+                HAZE__CWALK_CASE(5)
+                HAZE__CWALK_CASE(6)
+                HAZE__CWALK_CASE(7)
+                HAZE__CWALK_CASE(8)
+#undef HAZE__CWALK_CASE
+            default:
+                haze__cwalk_n(f, ov, rows, ws, nt, ks, ke, n, octave, prod, sum);
+                break;
+            }
+            res = sum[1] != 0.0 ? sum[0] / sum[1] : NAN;
+        }
         if (isnan(res)) {
             (*no_rule)++;
             if (!octave && !f->nan_if_no_rule) res = (f->out[o].lo + f->out[o].hi) / 2.0;
