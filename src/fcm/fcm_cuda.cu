@@ -37,6 +37,14 @@
 #define RFAN           256 /* groups summed by one thread in each level of the reduction tree */
 #define SCRATCH_BLOCKS 256
 
+/* The fast kernel's tile of points in shared memory is point-major: point p
+ * at xs + p * SP, coordinates padded to DR and beyond to a row of SP values
+ * whose length in 16-byte chunks is odd, so that the 16-byte loads of eight
+ * consecutive points (a quarter warp) hit distinct banks. */
+__host__ __device__ constexpr int xs_stride(int dr, int ts) {
+    return ts == 4 ? (dr == 4 ? 12 : dr + 4) : dr + 2;
+}
+
 enum { MODE_CENTRES = 0, MODE_FULL = 1, MODE_COV = 2 };
 
 template <typename T> struct pass_args {
@@ -344,8 +352,9 @@ __device__ T memb_reg(const T (&xr)[DR], const T *vs, int c, double m, T e, T *D
 
 /* Phase 2 for the Euclidean modes: row += sums over this tile of P[j][p] x[k][p]
  * (c*d entries) and of P[j][p] (c entries), in an order fixed by n, d, c.
- * Each thread owns a block of JB = 2 clusters x 4 coordinates (6 shared loads
- * for 8 FMAs; 4 x 4 needs more registers and leaves fewer threads busy, which
+ * Each thread owns a block of JB = 2 clusters x 4 coordinates (two shared
+ * loads and one 16-byte load of the point's four coordinates for 8 FMAs;
+ * 4 x 4 needs more registers and leaves fewer threads busy, which
  * measured slower; 16-byte loads of 4 points each measured slower too: they
  * take as many shared-memory wavefronts and conflict on banks). With few
  * blocks, split s of nsplit takes the points p = s mod nsplit (interleaved,
@@ -353,7 +362,7 @@ __device__ T memb_reg(const T (&xr)[DR], const T *vs, int c, double m, T e, T *D
  * fixed offsets from one pointer: rows past c - 1 or d - 1 lie inside the
  * shared arrays (P follows xs, D follows P) and their sums are dropped. */
 #define JB 2
-template <typename T>
+template <typename T, int SP>
 __device__ void tile_sums(const T *xs, const T *P, int np, int d, int c, int nsplit, double *row,
                           double *part, int tid) {
     const int SUB = sizeof(T) == 4 ? SUBF : TILE;
@@ -361,7 +370,7 @@ __device__ void tile_sums(const T *xs, const T *P, int np, int d, int c, int nsp
     for (int it = tid; it < neb * nsplit; it += TILE) {
         const int eb = it % neb, sp = it / neb;
         const int j0 = (eb / nkb) * JB, k0 = (eb % nkb) * 4;
-        const T *pj = P + j0 * TS, *xk = xs + k0 * TS;
+        const T *pj = P + j0 * TS, *xk = xs + k0;
         double dacc[JB * 4];
 #pragma unroll
         for (int r = 0; r < JB * 4; r++) dacc[r] = 0;
@@ -376,8 +385,7 @@ __device__ void tile_sums(const T *xs, const T *P, int np, int d, int c, int nsp
                 T a[JB], x[4];
 #pragma unroll
                 for (int u = 0; u < JB; u++) a[u] = pj[u * TS + q];
-#pragma unroll
-                for (int r = 0; r < 4; r++) x[r] = xk[r * TS + q];
+                ld4(xk + q * SP, x);
 #pragma unroll
                 for (int u = 0; u < JB; u++)
 #pragma unroll
@@ -430,25 +438,23 @@ __device__ void tile_sums(const T *xs, const T *P, int np, int d, int c, int nsp
     }
 }
 
-/* The tile's points into xs (column p holds point p), 16-byte loads when possible. */
-template <typename T> __device__ inline void load_tile(const T *x, int np, int d, int vec, T *xs) {
+/* The tile's points into xs (point p at xs + p * SP), 16-byte copies when
+ * possible. */
+template <typename T, int SP>
+__device__ inline void load_tile(const T *x, int np, int d, int vec, T *xs) {
     const int tid = threadIdx.x;
     if (sizeof(T) == 4 && vec) {
         const float4 *x4 = (const float4 *)x;
-        const int n4 = np * d / 4;
+        const int n4 = np * d / 4, d4 = d / 4;
         for (int i = tid; i < n4; i += TILE) {
-            const float4 q = x4[i];
-            const int idx = 4 * i, pp = idx / d, k = idx - pp * d;
-            xs[k * TS + pp] = (T)q.x;
-            xs[(k + 1) * TS + pp] = (T)q.y;
-            xs[(k + 2) * TS + pp] = (T)q.z;
-            xs[(k + 3) * TS + pp] = (T)q.w;
+            const int pp = i / d4, k = 4 * (i - pp * d4);
+            *(float4 *)(xs + pp * SP + k) = x4[i];
         }
         return;
     }
     for (int idx = tid; idx < np * d; idx += TILE) {
         const int pp = idx / d, k = idx - pp * d;
-        xs[k * TS + pp] = x[idx];
+        xs[pp * SP + k] = x[idx];
     }
 }
 
@@ -477,7 +483,8 @@ __global__ void __launch_bounds__(TILE, FAST_MINB(T, DR)) fast_kernel(pass_args<
     double *red = smem_d;                           /* HAZE__FCM_NSCALAR x NWARP */
     T *vs = (T *)(red + HAZE__FCM_NSCALAR * NWARP); /* c x DR */
     T *vps = vs + (size_t)c * DR;                   /* c x DR */
-    T *xs = vps + (use_vp ? (size_t)c * DR : 0), *P = xs + (size_t)TS * d;
+    constexpr int SP = xs_stride(DR, sizeof(T));
+    T *xs = vps + (use_vp ? (size_t)c * DR : 0), *P = xs + (size_t)TILE * SP;
     T *D = (T *)(((uintptr_t)(P + (size_t)TS * c) + 15) & ~(uintptr_t)15);
     double *part = (double *)D; /* nsplit x neb x JB*4 when nsplit > 1 */
     for (int idx = tid; idx < c * DR; idx += TILE) {
@@ -494,7 +501,7 @@ __global__ void __launch_bounds__(TILE, FAST_MINB(T, DR)) fast_kernel(pass_args<
             const size_t p0 = (grp * A.G + t) * TILE; /* chunk-relative */
             if (p0 >= A.np) break;
             const int np = A.np - p0 < TILE ? (int)(A.np - p0) : TILE;
-            load_tile(A.x + p0 * d, np, d, A.vec, xs);
+            load_tile<T, SP>(A.x + p0 * d, np, d, A.vec, xs);
             __syncthreads();
             T jp = 0, du = 0;
             if (tid < np) {
@@ -502,7 +509,12 @@ __global__ void __launch_bounds__(TILE, FAST_MINB(T, DR)) fast_kernel(pass_args<
                 const size_t i = A.i0 + p0 + p;
                 T xr[DR];
 #pragma unroll
-                for (int k = 0; k < DR; k++) xr[k] = k < d ? xs[k * TS + p] : (T)0;
+                for (int k = 0; k < DR; k += 4) {
+                    T v[4];
+                    ld4(xs + p * SP + k, v);
+#pragma unroll
+                    for (int r = 0; r < 4; r++) xr[k + r] = k + r < d ? v[r] : (T)0;
+                }
                 /* U(k-1) of this point into P */
                 if (A.src == HAZE__FCM_SRC_RANDOM) {
                     double tot = 0;
@@ -546,7 +558,7 @@ __global__ void __launch_bounds__(TILE, FAST_MINB(T, DR)) fast_kernel(pass_args<
                 for (int w = 0; w < NWARP; w++) v += red[tid * NWARP + w];
                 row[nv + c + tid] += v;
             }
-            tile_sums(xs, P, np, d, c, A.nsplit, row, part, tid);
+            tile_sums<T, SP>(xs, P, np, d, c, A.nsplit, row, part, tid);
             __syncthreads();
         }
     }
@@ -558,8 +570,10 @@ __global__ void __launch_bounds__(TILE, FAST_MINB(T, DR)) fast_kernel(pass_args<
 static size_t fast_smem(size_t d, size_t c, size_t dr, size_t ts, int nsplit, int with_vp) {
     size_t neb = ((c + JB - 1) / JB) * ((d + 3) / 4);
     size_t part = nsplit > 1 ? nsplit * neb * JB * 4 * sizeof(double) : 0, dd = TS * c * ts;
-    size_t head = HAZE__FCM_NSCALAR * NWARP * sizeof(double) +
-                  ((with_vp ? 2 : 1) * c * dr + (size_t)TS * (d + c)) * ts;
+    size_t head =
+        HAZE__FCM_NSCALAR * NWARP * sizeof(double) +
+        ((with_vp ? 2 : 1) * c * dr + (size_t)TILE * xs_stride((int)dr, (int)ts) + (size_t)TS * c) *
+            ts;
     return (head + 15) / 16 * 16 + (part > dd ? part : dd);
 }
 
