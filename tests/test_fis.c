@@ -801,7 +801,8 @@ static const char *const own_engines[] = {"activation_general",
                                           "activation_threshold_ne",
                                           "activation_threshold_lt",
                                           "functions",
-                                          "lockprev"};
+                                          "lockprev",
+                                          "connectives"};
 
 static void test_fuzzylite_own_engines(void **s) {
     (void)s;
@@ -828,9 +829,15 @@ static void test_fll_bad_input(void **s) {
          ".5 1\n  aggregation: Maximum\nRuleBlock: r\n  rule: if a is q then b is u\n",
          ":7: 'a' has no term 'q'", HAZE_ERR_PARSE},
         {"InputVariable: a\n  term: t Triangle 0 .5 1\nOutputVariable: b\n  term: u Triangle 0 "
-         ".5 1\n  aggregation: Maximum\nRuleBlock: r\n  rule: if a is t and a is t or a is t then "
+         ".5 1\n  aggregation: Maximum\nRuleBlock: r\n  rule: if (a is t and a is t or a is t then "
          "b is u\n",
-         "mix 'and' and 'or'", HAZE_ERR_UNSUPPORTED},
+         ":7: '(' without ')'", HAZE_ERR_PARSE},
+        {"InputVariable: a\n  term: t Triangle 0 .5 1\nOutputVariable: b\n  term: u Triangle 0 "
+         ".5 1\n  aggregation: Maximum\nRuleBlock: r\n  rule: if a is t) or a is t then b is u\n",
+         ":7: ')' without '('", HAZE_ERR_PARSE},
+        {"InputVariable: a\n  term: t Triangle 0 .5 1\nOutputVariable: b\n  term: u Triangle 0 "
+         ".5 1\n  aggregation: Maximum\nRuleBlock: r\n  rule: if a is t or () then b is u\n",
+         ":7: expected a proposition before ')'", HAZE_ERR_PARSE},
         {"InputVariable: a\n  term: t Function x*(x+\nOutputVariable: y\n  term: u Constant 1\n"
          "  defuzzifier: WeightedAverage\n",
          "bad.fll:2:25: Function term 't': expected a number, a name or '(' at the end",

@@ -282,6 +282,7 @@ static void test_fuzzylite_engines(void **state) {
                                         "takagi-sugeno_approximation",
                                         "../fuzzylite-haze/functions",
                                         "../fuzzylite-haze/lockprev",
+                                        "../fuzzylite-haze/connectives",
                                         "../fuzzylite-haze/activation_first_2",
                                         "../fuzzylite-haze/activation_last_3",
                                         "../fuzzylite-haze/activation_highest_3",

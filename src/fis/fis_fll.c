@@ -95,7 +95,11 @@ static const struct {
                 {"EinsteinSum", HAZE__N_ESUM},
                 {"HamacherSum", HAZE__N_HSUM},
                 {"NilpotentMaximum", HAZE__N_NMAX},
-                {"UnboundedSum", HAZE__N_SUM}};
+                {"UnboundedSum", HAZE__N_SUM},
+                /* fuzzylite 6.0's NormalizedSum, (a + b) / max(1, a + b), is
+                 * the bounded sum to the bit (x / x = 1); checked against
+                 * fuzzylite (tests/data/fis/fuzzylite-haze/connectives) */
+                {"NormalizedSum", HAZE__N_BSUM}};
 
 /* -1: "none" or empty; -2: unknown */
 static int fl_norm(const char *s) {
@@ -298,7 +302,8 @@ static int proposition(fl_parser *ps, int line, char **tok, int ntok, int k, int
     *chain = 0;
     for (int h = 0; h < nh; h++) *chain |= hedges[h] << (3 * (nh - 1 - h));
     if (nh && hedges[nh - 1] == HAZE__H_ANY &&
-        (i >= ntok || strcmp(tok[i], "and") == 0 || strcmp(tok[i], "or") == 0)) {
+        (i >= ntok || strcmp(tok[i], "and") == 0 || strcmp(tok[i], "or") == 0 ||
+         strcmp(tok[i], ")") == 0)) {
         /* "VAR is [HEDGE..] any": no term; any gives 1 whatever the value
          * (fuzzylite's Antecedent applies the hedges to Any's 1) */
         *term = -1;
@@ -316,15 +321,44 @@ static int chain_len(int c) {
     return n;
 }
 
+/* Appends a (variable, term, chain) triple to the propositions; variable
+ * HAZE__FL_AND / HAZE__FL_OR for an operator. */
+static int push_prop(fl_parser *ps, haze_fis *f, int var, int term, int chain) {
+    if (ps->nprops == ps->cprops) {
+        int cap = ps->cprops ? 2 * ps->cprops : 64;
+        int *np = realloc(f->props, sizeof(int) * 3 * (size_t)cap);
+        if (!np) return haze__error(ps->ctx, HAZE_ERR_NOMEM, "out of memory");
+        f->props = np;
+        ps->cprops = cap;
+    }
+    f->props[3 * ps->nprops] = var;
+    f->props[3 * ps->nprops + 1] = term;
+    f->props[3 * ps->nprops + 2] = chain;
+    ps->nprops++;
+    return 0;
+}
+
 static int parse_rule(fl_parser *ps, haze_fis *f, int r, const fl_rule *fr) {
     const int line = fr->line;
     char *tok[512];
     int nt = 0;
     char *save = NULL;
-    for (char *t = strtok_r(fr->text, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
+    /* parentheses are tokens of their own: "(a is x" -> "(", "a", "is", "x" */
+    char buf[4 * 1024];
+    size_t bl = 0;
+    for (const char *c = fr->text; *c; c++) {
+        if (bl + 4 >= sizeof buf) return UNSUP(line, "rule too long");
+        if (*c == '(' || *c == ')') {
+            buf[bl++] = ' ';
+            buf[bl++] = *c;
+            buf[bl++] = ' ';
+        } else {
+            buf[bl++] = *c;
+        }
+    }
+    buf[bl] = 0;
+    for (char *t = strtok_r(buf, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
         if (nt == 512) return UNSUP(line, "rule too long");
-        if (strchr(t, '(') || strchr(t, ')'))
-            return UNSUP(line, "parentheses in rules are not supported");
         tok[nt++] = t;
     }
     if (nt < 1 || strcmp(tok[0], "if") != 0) return PARSE_ERR(line, "a rule starts with 'if'");
@@ -339,23 +373,61 @@ static int parse_rule(fl_parser *ps, haze_fis *f, int r, const fl_rule *fr) {
         if (with != nt - 2 || !parse_num(tok[nt - 1], &f->weight[r]))
             return PARSE_ERR(line, "expected 'with WEIGHT' at the end of the rule");
     }
-    int conn = 0;
+    /* The antecedent to postfix (shunting-yard), as fuzzylite's
+     * Antecedent::load: 'and' binds tighter than 'or', both associate to the
+     * left, parentheses group. A rule of one connective and no parentheses
+     * also fills the antecedent table (the fast path); any other needs the
+     * proposition lists, which every rule then evaluates. */
+    int conn = 0, mixed = 0, parens = 0, depth = 0, maxdepth = 0, nops = 0, expect = 1;
+    int ops[256];
     f->prop_off[r] = ps->nprops;
     for (int i = 1; i < then;) {
+        if (strcmp(tok[i], "(") == 0) {
+            if (!expect) return PARSE_ERR(line, "expected 'and', 'or' or 'then' at '('");
+            if (nops == 256) return UNSUP(line, "rule too deeply nested");
+            ops[nops++] = 0;
+            parens = 1;
+            i++;
+            continue;
+        }
+        if (strcmp(tok[i], ")") == 0) {
+            if (expect) return PARSE_ERR(line, "expected a proposition before ')'");
+            while (nops > 0 && ops[nops - 1] != 0) {
+                int s2 = push_prop(ps, f, ops[--nops], 0, 0);
+                if (s2) return s2;
+                depth--;
+            }
+            if (nops == 0) return PARSE_ERR(line, "')' without '('");
+            nops--;
+            i++;
+            continue;
+        }
+        if (!expect) {
+            int c = strcmp(tok[i], "and") == 0 ? 1 : (strcmp(tok[i], "or") == 0 ? 2 : 0);
+            if (!c) return PARSE_ERR(line, "expected 'and', 'or' or 'then' at '%s'", tok[i]);
+            if (conn && c != conn) mixed = 1;
+            conn = c;
+            const int op = c == 1 ? HAZE__FL_AND : HAZE__FL_OR;
+            /* pop operators of higher or equal precedence (left association) */
+            while (nops > 0 && ops[nops - 1] != 0 &&
+                   (ops[nops - 1] == HAZE__FL_AND || op == HAZE__FL_OR)) {
+                int s2 = push_prop(ps, f, ops[--nops], 0, 0);
+                if (s2) return s2;
+                depth--;
+            }
+            if (nops == 256) return UNSUP(line, "rule too long");
+            ops[nops++] = op;
+            expect = 1;
+            i++;
+            if (i >= then) return PARSE_ERR(line, "expected a proposition after '%s'", tok[i - 1]);
+            continue;
+        }
         int var, term, chain;
         int used = proposition(ps, line, tok + i, then - i, 0, &var, &term, &chain);
         if (used < 0) return used;
-        if (ps->nprops == ps->cprops) {
-            int cap = ps->cprops ? 2 * ps->cprops : 64;
-            int *np = realloc(f->props, sizeof(int) * 3 * (size_t)cap);
-            if (!np) return haze__error(ps->ctx, HAZE_ERR_NOMEM, "out of memory");
-            f->props = np;
-            ps->cprops = cap;
-        }
-        f->props[3 * ps->nprops] = var;
-        f->props[3 * ps->nprops + 1] = term + 1;
-        f->props[3 * ps->nprops + 2] = chain;
-        ps->nprops++;
+        int s2 = push_prop(ps, f, var, term + 1, chain);
+        if (s2) return s2;
+        if (++depth > maxdepth) maxdepth = depth;
         /* an output, an input named twice or "is any" needs the
          * proposition lists */
         if (var >= f->ni || term < 0 || f->ante[r * f->ni + var] != 0) {
@@ -365,17 +437,19 @@ static int parse_rule(fl_parser *ps, haze_fis *f, int r, const fl_rule *fr) {
             f->ante_fl[r * f->ni + var] = chain;
         }
         i += used;
-        if (i < then) {
-            int c = strcmp(tok[i], "and") == 0 ? 1 : (strcmp(tok[i], "or") == 0 ? 2 : 0);
-            if (!c) return PARSE_ERR(line, "expected 'and', 'or' or 'then' at '%s'", tok[i]);
-            if (conn && c != conn)
-                return UNSUP(line, "rules that mix 'and' and 'or' are not supported");
-            conn = c;
-            i++;
-            if (i >= then) return PARSE_ERR(line, "expected a proposition after '%s'", tok[i - 1]);
-        }
+        expect = 0;
     }
     if (then == 1) return PARSE_ERR(line, "expected a proposition after 'if'");
+    if (expect) return PARSE_ERR(line, "expected a proposition before 'then'");
+    while (nops > 0) {
+        if (ops[nops - 1] == 0) return PARSE_ERR(line, "'(' without ')'");
+        int s2 = push_prop(ps, f, ops[--nops], 0, 0);
+        if (s2) return s2;
+        depth--;
+    }
+    if (maxdepth > HAZE__FL_STACK)
+        return UNSUP(line, "a rule nested deeper than %d propositions", HAZE__FL_STACK);
+    if (mixed || parens) ps->need_props = 1;
     f->conn[r] = conn ? conn : 1;
     f->prop_off[r + 1] = ps->nprops;
     /* conclusions: fuzzylite hedges the degree cumulatively from one

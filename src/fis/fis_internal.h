@@ -83,6 +83,10 @@ enum {
     HAZE__H_ANY
 };
 #define HAZE__H_MAX 10
+/* the operators of a postfix antecedent, and its deepest stack */
+#define HAZE__FL_AND   (-1)
+#define HAZE__FL_OR    (-2)
+#define HAZE__FL_STACK 16
 /* most parameters of one fuzzylite term (a Discrete term: 2 per point) */
 #define HAZE__FL_MAXP 512
 
@@ -206,9 +210,11 @@ struct haze_fis {
     int fl;
     int *ante_fl, *cons_fl;
     /* fuzzylite rules that name an output variable (a chained engine) or a
-     * variable twice: each rule's propositions as (variable, term, hedge
-     * chain) triples, rule r's at props[3 * prop_off[r] ..], variables
-     * numbered inputs first, then outputs; NULL when ante says it all */
+     * variable twice, mix 'and' and 'or' or group with parentheses: each
+     * rule's antecedent in postfix, rule r's at props[3 * prop_off[r] ..]:
+     * propositions as (variable, term, hedge chain) triples, variables
+     * numbered inputs first, then outputs, and the operators as
+     * (HAZE__FL_AND or HAZE__FL_OR, 0, 0); NULL when ante says it all */
     int *props, *prop_off;
     /* fuzzylite: the activation method (HAZE__ACT_*), its number of rules,
      * comparison and threshold; lockprev: some output has lock-previous */

@@ -119,10 +119,17 @@ HAZE__HD double haze__rule_firing_table(const struct haze_fis *f, int r, const d
 HAZE__HD double haze__rule_firing(const struct haze_fis *f, int r, const double *x,
                                   const double *w) {
     if (f->props) {
-        const int op = f->conn[r] == 2 ? f->or_m : f->and_m;
-        double acc = 0.0;
+        /* the postfix antecedent on a stack; a chain of one connective is
+         * ((p1 op p2) op p3) ..., as the table path below computes it */
+        double st[HAZE__FL_STACK];
+        int sp = 0;
         for (int k = f->prop_off[r]; k < f->prop_off[r + 1]; k++) {
             const int v = f->props[3 * k], t = f->props[3 * k + 1], chain = f->props[3 * k + 2];
+            if (v < 0) {
+                const double b = st[--sp], a = st[sp - 1];
+                st[sp - 1] = haze__norm(v == HAZE__FL_AND ? f->and_m : f->or_m, a, b);
+                continue;
+            }
             double mu;
             if (t == 0) { /* "is any": the hedges alone decide */
                 mu = 0.0;
@@ -132,10 +139,9 @@ HAZE__HD double haze__rule_firing(const struct haze_fis *f, int r, const double 
             } else {
                 mu = haze__fl_out_degree(f, v - f->ni, t, r, w);
             }
-            mu = haze__fl_hedges(chain, mu);
-            acc = k == f->prop_off[r] ? mu : haze__norm(op, acc, mu);
+            st[sp++] = haze__fl_hedges(chain, mu);
         }
-        return acc;
+        return sp ? st[0] : 0.0;
     }
     return haze__rule_firing_table(f, r, x);
 }

@@ -7,7 +7,10 @@
 #                     Threshold), with ties between rule degrees;
 #   functions.fll     Function terms: every operator and function, inputs,
 #                     outputs computed before, x;
-#   lockprev.fll      lock-previous outputs with rows where no rule fires.
+#   lockprev.fll      lock-previous outputs with rows where no rule fires;
+#   connectives.fll   rules mixing 'and' and 'or', with parentheses, under
+#                     norms that are not associative in floating point, and
+#                     NormalizedSum aggregation past 1.
 # Writes tests/data/fis/fuzzylite-haze/NAME.fll and NAME.fld.
 set -eu
 dst="$(cd "$(dirname "$0")/../../.." && pwd)/tests/data/fis/fuzzylite-haze"
@@ -227,4 +230,64 @@ awk 'BEGIN { print "t"; print "-1.000000000"
     for (i = 0; i <= 100; i++) printf "%.9f\n", i / 10
     for (i = 40; i >= 0; i--) printf "%.9f\n", i / 4 }' >"$tmp"
 run lockprev
+cat >"$dst/connectives.fll" <<'END'
+Engine: connectives
+InputVariable: a
+  enabled: true
+  range: 0.000 1.000
+  lock-range: false
+  term: lo Ramp 1.000 0.000
+  term: mid Triangle 0.000 0.500 1.000
+  term: hi Ramp 0.000 1.000
+InputVariable: b
+  enabled: true
+  range: 0.000 1.000
+  lock-range: false
+  term: lo Ramp 1.000 0.000
+  term: hi Ramp 0.000 1.000
+InputVariable: c
+  enabled: true
+  range: 0.000 1.000
+  lock-range: false
+  term: lo Ramp 1.000 0.000
+  term: hi Ramp 0.000 1.000
+OutputVariable: s
+  enabled: true
+  range: 0.000 100.000
+  lock-range: false
+  aggregation: none
+  defuzzifier: WeightedSum TakagiSugeno
+  default: nan
+  lock-previous: false
+  term: one Constant 1.000
+  term: ten Constant 10.000
+  term: hundred Constant 100.000
+OutputVariable: m
+  enabled: true
+  range: 0.000 1.000
+  lock-range: false
+  aggregation: NormalizedSum
+  defuzzifier: Centroid 200
+  default: nan
+  lock-previous: false
+  term: low Triangle 0.000 0.300 0.600
+  term: high Triangle 0.400 0.700 1.000
+RuleBlock: rules
+  enabled: true
+  conjunction: AlgebraicProduct
+  disjunction: EinsteinSum
+  implication: Minimum
+  activation: General
+  rule: if a is hi or b is hi and c is hi then s is one and m is high
+  rule: if (a is hi or b is hi) and c is lo then s is ten and m is low
+  rule: if a is lo and (b is hi or (c is hi and a is mid)) then s is hundred and m is high
+  rule: if ((a is mid)) then s is one and m is high
+  rule: if a is very hi or b is not lo and c is any then s is ten and m is low
+  rule: if a is hi and b is hi or c is lo or a is lo and b is lo then s is hundred and m is high
+  rule: if a is mid or b is hi or c is hi or a is hi then s is one and m is high
+END
+awk 'BEGIN { print "a b c"
+    for (i = 0; i <= 8; i++) for (j = 0; j <= 8; j++) for (k = 0; k <= 4; k++)
+        printf "%.9f %.9f %.9f\n", i / 8, j / 8, k / 4 }' >"$tmp"
+run connectives
 ls "$dst" | wc -l
