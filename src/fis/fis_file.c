@@ -788,7 +788,8 @@ static const char *fl_inexpressible(const haze_fis *f, char *why, size_t cap) {
         if (!isnan(v->dflt)) return "a default output value other than nan";
     }
     if (f->props)
-        return "rules on output variables (a chained engine), naming a variable twice or 'any'";
+        return "rules on output variables (a chained engine), naming a variable twice or 'any', "
+               "mixing 'and' with 'or' or grouping with parentheses";
     if (f->act != HAZE__ACT_GENERAL) return "an activation method other than General";
     double q[HAZE__FL_MAXP];
     int nq;
