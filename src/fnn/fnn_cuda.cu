@@ -384,54 +384,6 @@ __global__ void k_step1(step_args p, double *lm, double *g, double *e, double st
     }
 }
 
-/*
- * A run of `count` online steps by one block that stays resident: for each
- * sample in order, its firing (a warp per rule, the lanes along the inputs),
- * structure learning, layer 4 with the consequent update, and the centres
- * and widths: the steps of fire() + k_step1 + the centre/width update, with
- * no launch between them. For small task matrices, where a step's two or
- * three launches cost more than its work (docs/fnn.md). p.idx points at the
- * run's first sample; e gets each sample's L errors.
- */
-__global__ void k_online_run(step_args p, double *lm, double *g, double *e, double step,
-                             int count) {
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nw = blockDim.x >> 5, D = p.D;
-    const int *idx0 = p.idx;
-    for (int q = 0; q < count; q++) {
-        p.idx = idx0 + q;
-        const int si = p.idx[0];
-        const double *zi = p.z + (size_t)si * D;
-        const int R0 = *p.nR;
-        for (int k = warp; k < R0; k += nw) {
-            const double *mk = p.m + (size_t)k * D, *sk = p.s + (size_t)k * D;
-            double acc = 0.0;
-            for (int j = lane; j < D; j += 32) {
-                double t = (zi[j] - mk[j]) / sk[j];
-                acc += t * t;
-            }
-            for (int off = 16; off > 0; off >>= 1) acc += __shfl_down_sync(0xffffffffu, acc, off);
-            if (lane == 0) lm[k] = -acc;
-        }
-        __syncthreads();
-        structure(p, lm, 0, 1);
-        const int R = *p.nR;
-        layer4(p, si, lm, R, e + (size_t)q * p.L, g, step);
-        __syncthreads(); /* g of every rule is written */
-        const long long total = (long long)R * D;
-        for (long long t = threadIdx.x; t < total; t += blockDim.x) {
-            const int k = (int)(t / D), j = (int)(t - (long long)k * D);
-            update_one(p.z, p.idx, g, 1, 0, D, step, p.m, p.s, t, k, j);
-        }
-        __syncthreads(); /* the next sample's firing reads m and s */
-    }
-}
-
-/* Task matrices (rules x inputs, the rule count's upper bound) up to this
- * size train online by runs of k_online_run, RUN_LEN samples each. */
-#define RUN_TASKS   32768
-#define RUN_LEN     256
-#define RUN_THREADS 512
-
 /* Mini-batch: structure learning of the whole batch by one block. */
 __global__ void k_structure(step_args p, double *lm, size_t stride, int B) {
     structure(p, lm, stride, B);
@@ -921,36 +873,6 @@ static int epoch(haze_ctx *ctx, haze_fnn *net, haze__fnn_train_args *a, dev_stat
         for (size_t i0 = 0; i0 < n; i0 += B) {
             size_t b = n - i0 < B ? n - i0 : B;
             size_t slack = Rk / 4 > 64 ? Rk / 4 : 64;
-            if (B == 1 && g_mapping == HAZE__FNN_MAP_ATM) {
-                /* online, small: a run of steps in one launch; only the
-                 * capacity and the scratch depend on the host's bound */
-                size_t K = n - i0 < RUN_LEN ? n - i0 : RUN_LEN;
-                size_t add = grows ? K : 0;
-                if (Rhi + add > max_rules) add = max_rules > Rhi ? max_rules - Rhi : 0;
-                if (Rhi + add > ds->cap || (Rhi + add) * D > RUN_TASKS) {
-                    int r = 0;
-                    CTRY(cudaMemcpyAsync(&r, ds->nR, sizeof(int), cudaMemcpyDeviceToHost, st));
-                    CTRY(cudaStreamSynchronize(st));
-                    Rk = Rhi = (size_t)r;
-                    grows = a->log_th > -INFINITY || Rk == 0;
-                    add = grows ? K : 0;
-                    if (Rhi + add > max_rules) add = max_rules > Rhi ? max_rules - Rhi : 0;
-                }
-                if ((Rhi + add) * D <= RUN_TASKS) {
-                    TRY(dev_reserve(ctx, ds, Rhi + add, Rhi, D, L));
-                    size_t limit = Rhi + add;
-                    TRY(dev_scratch(ctx, ds, 1, limit));
-                    step_args p = {
-                        ds->z,  ds->d,  ds->order + i0, ds->m,     ds->s,   ds->w,     ds->nR,  0,
-                        (int)D, (int)L, (int)limit,     a->log_th, o->beta, o->sigma0, o->width};
-                    k_online_run<<<1, RUN_THREADS, 0, st>>>(p, ds->lm, ds->g, ds->e + i0 * L,
-                                                            o->rate, (int)K);
-                    CTRY(cudaGetLastError());
-                    Rhi = limit;
-                    i0 += K - 1; /* the loop adds B = 1 */
-                    continue;
-                }
-            }
             size_t add = grows ? b : 0;
             if (Rhi + add > max_rules) add = max_rules > Rhi ? max_rules - Rhi : 0;
             if (Rhi + add > ds->cap || Rhi + add > Rk + slack + B) {
@@ -1092,7 +1014,7 @@ __global__ void k_fill(double *p, size_t n, double lo, double hi, unsigned long 
 }
 
 int haze__fnn_cuda_step_time(haze_ctx *ctx, size_t D, size_t R, size_t L, int mapping, int reps,
-                             double *fire_us, double *update_us, double *run_us) {
+                             double *fire_us, double *update_us) {
     int s = haze__cuda_begin(ctx);
     if (s) return s;
     if (mapping == HAZE__FNN_MAP_GPUFNN && D > 1024)
@@ -1102,15 +1024,14 @@ int haze__fnn_cuda_step_time(haze_ctx *ctx, size_t D, size_t R, size_t L, int ma
     dev_state ds;
     memset(&ds, 0, sizeof ds);
     cudaStream_t st = haze__stream(ctx);
-    cudaEvent_t e0 = NULL, e1 = NULL, e2 = NULL, e3 = NULL;
-    float f_ms = 0, u_ms = 0, r_ms = 0;
-    if (run_us) *run_us = NAN;
+    cudaEvent_t e0 = NULL, e1 = NULL, e2 = NULL;
+    int zero = 0;
+    float f_ms = 0, u_ms = 0;
     CTRY(cudaMalloc((void **)&ds.z, D * sizeof(double)));
     CTRY(cudaMalloc((void **)&ds.d, L * sizeof(double)));
-    /* every step of a run reads sample 0 and writes its errors apart */
-    CTRY(cudaMalloc((void **)&ds.e, (size_t)reps * L * sizeof(double)));
-    CTRY(cudaMalloc((void **)&ds.order, (size_t)reps * sizeof(int)));
-    CTRY(cudaMemset(ds.order, 0, (size_t)reps * sizeof(int)));
+    CTRY(cudaMalloc((void **)&ds.e, L * sizeof(double)));
+    CTRY(cudaMalloc((void **)&ds.order, sizeof(int)));
+    CTRY(cudaMemcpy(ds.order, &zero, sizeof(int), cudaMemcpyHostToDevice));
     TRY(dev_reserve(ctx, &ds, R, 0, D, L));
     TRY(dev_scratch(ctx, &ds, 1, R));
     TRY(set_rule_count(ctx, &ds, (int)R));
@@ -1124,7 +1045,6 @@ int haze__fnn_cuda_step_time(haze_ctx *ctx, size_t D, size_t R, size_t L, int ma
     CTRY(cudaEventCreate(&e0));
     CTRY(cudaEventCreate(&e1));
     CTRY(cudaEventCreate(&e2));
-    CTRY(cudaEventCreate(&e3));
     {
         /* a training step with threshold 0 and the network full (limit = R):
          * structure learning looks but makes no rule, as in the thesis's
@@ -1145,21 +1065,11 @@ int haze__fnn_cuda_step_time(haze_ctx *ctx, size_t D, size_t R, size_t L, int ma
             TRY(online_step(ctx, p, (int)R, ds.lm, ds.g, ds.e, 1e-9));
         }
         CTRY(cudaEventRecord(e2, st));
-        /* the same steps as one run of the resident kernel, where training
-         * uses it (ATM, R x D <= RUN_TASKS) */
-        const int run = run_us && mapping == HAZE__FNN_MAP_ATM && (long long)R * D <= RUN_TASKS;
-        if (run) {
-            k_online_run<<<1, RUN_THREADS, 0, st>>>(p, ds.lm, ds.g, ds.e, 1e-9, reps);
-            CTRY(cudaGetLastError());
-        }
-        CTRY(cudaEventRecord(e3, st));
-        CTRY(cudaEventSynchronize(e3));
+        CTRY(cudaEventSynchronize(e2));
         CTRY(cudaEventElapsedTime(&f_ms, e0, e1));
         CTRY(cudaEventElapsedTime(&u_ms, e1, e2));
-        CTRY(cudaEventElapsedTime(&r_ms, e2, e3));
         u_ms -= f_ms;
         if (u_ms < 0) u_ms = 0;
-        if (run) *run_us = 1000.0 * r_ms / reps;
     }
     *fire_us = 1000.0 * f_ms / reps;
     *update_us = 1000.0 * u_ms / reps;
@@ -1167,7 +1077,6 @@ out:
     if (e0) cudaEventDestroy(e0);
     if (e1) cudaEventDestroy(e1);
     if (e2) cudaEventDestroy(e2);
-    if (e3) cudaEventDestroy(e3);
     dev_free(&ds);
     g_mapping = keep;
     return s;

@@ -88,7 +88,7 @@ void haze__fnn_cuda_set_mapping(int mapping);
  * (inputs, rules, samples per step), NULL if none was searched yet. */
 const char *haze__fnn_cuda_choice(size_t D, size_t R, size_t B);
 int haze__fnn_cuda_step_time(haze_ctx *ctx, size_t D, size_t R, size_t L, int mapping, int reps,
-                             double *fire_us, double *update_us, double *run_us);
+                             double *fire_us, double *update_us);
 #endif
 
 #ifdef __cplusplus
