@@ -355,6 +355,40 @@ HAZE__CWALK_DEF(8, 8, 8)
 HAZE__CWALK_DEF(n, HAZE__FAST_RULES, cnt)
 #undef HAZE__CWALK_DEF
 
+/* The centroid of cnt terms walked together over [k0, k1], the union of
+ * their supports: outside it the aggregate is 0 and every term added is a
+ * zero, which leaves the sums unchanged to the bit (one more point on each
+ * side for trapz, whose terms join neighbours). NaN for a zero area. */
+HAZE__HD double haze__cwalk_union(const struct haze_fis *f, const haze__var *ov,
+                                  const double *const *rows, const double *ws, int cnt, int k0,
+                                  int k1, int n, int octave, int prod) {
+    int ks = k0, ke = k1;
+    if (octave) {
+        ks = k0 > 0 ? k0 - 1 : 0;
+        ke = k1 + 1 < n ? k1 + 1 : n - 1;
+    }
+    double sum[2] = {0.0, 0.0};
+    switch (cnt) {
+#define HAZE__CWALK_CASE(CNT)                                                                      \
+    case CNT:                                                                                      \
+        haze__cwalk_##CNT(f, ov, rows, ws, cnt, ks, ke, n, octave, prod, sum);                     \
+        break;
+        HAZE__CWALK_CASE(1)
+        HAZE__CWALK_CASE(2)
+        HAZE__CWALK_CASE(3)
+        HAZE__CWALK_CASE(4)
+        HAZE__CWALK_CASE(5)
+        HAZE__CWALK_CASE(6)
+        HAZE__CWALK_CASE(7)
+        HAZE__CWALK_CASE(8)
+#undef HAZE__CWALK_CASE
+    default:
+        haze__cwalk_n(f, ov, rows, ws, cnt, ks, ke, n, octave, prod, sum);
+        break;
+    }
+    return sum[1] != 0.0 ? sum[0] / sum[1] : NAN;
+}
+
 HAZE__HD int haze__centroid_fast(const struct haze_fis *f, int o, const double *w, const double *fr,
                                  int cnt, double *res) {
     if (!f->grid || haze__oagg(f, o) != HAZE__N_MAX ||
@@ -419,34 +453,7 @@ HAZE__HD int haze__centroid_fast(const struct haze_fis *f, int o, const double *
             return 1;
         }
     }
-    /* Outside the union of the fired MFs' supports the aggregate is 0 and
-     * every term added below is a zero, which leaves the sums unchanged to
-     * the bit: walk only [k0, k1] (one more point on each side for trapz). */
-    int ks = k0, ke = k1;
-    if (octave) {
-        ks = k0 > 0 ? k0 - 1 : 0;
-        ke = k1 + 1 < n ? k1 + 1 : n - 1;
-    }
-    double sum[2] = {0.0, 0.0};
-    switch (cnt) {
-#define HAZE__CWALK_CASE(CNT)                                                                      \
-    case CNT:                                                                                      \
-        haze__cwalk_##CNT(f, ov, rows, ws, cnt, ks, ke, n, octave, prod, sum);                     \
-        break;
-        HAZE__CWALK_CASE(1)
-        HAZE__CWALK_CASE(2)
-        HAZE__CWALK_CASE(3)
-        HAZE__CWALK_CASE(4)
-        HAZE__CWALK_CASE(5)
-        HAZE__CWALK_CASE(6)
-        HAZE__CWALK_CASE(7)
-        HAZE__CWALK_CASE(8)
-#undef HAZE__CWALK_CASE
-    default:
-        haze__cwalk_n(f, ov, rows, ws, cnt, ks, ke, n, octave, prod, sum);
-        break;
-    }
-    *res = sum[1] != 0.0 ? sum[0] / sum[1] : NAN;
+    *res = haze__cwalk_union(f, ov, rows, ws, cnt, k0, k1, n, octave, prod);
     return 1;
 }
 
@@ -1070,31 +1077,7 @@ HAZE__HD void haze__fis_eval_row_plain(const struct haze_fis *f, const double *i
              * those of haze__centroid_fast to the bit. Every thread of a GPU
              * warp then takes the same walk, where the walks for each count
              * of fired sets would run one after another. */
-            int ks = k0, ke = k1;
-            if (octave) {
-                ks = k0 > 0 ? k0 - 1 : 0;
-                ke = k1 + 1 < n ? k1 + 1 : n - 1;
-            }
-            double sum[2] = {0.0, 0.0};
-            switch (nt) {
-#define HAZE__CWALK_CASE(CNT)                                                                      \
-    case CNT:                                                                                      \
-        haze__cwalk_##CNT(f, ov, rows, ws, nt, ks, ke, n, octave, prod, sum);                      \
-        break;
-                HAZE__CWALK_CASE(1)
-                HAZE__CWALK_CASE(2)
-                HAZE__CWALK_CASE(3)
-                HAZE__CWALK_CASE(4)
-                HAZE__CWALK_CASE(5)
-                HAZE__CWALK_CASE(6)
-                HAZE__CWALK_CASE(7)
-                HAZE__CWALK_CASE(8)
-#undef HAZE__CWALK_CASE
-            default:
-                haze__cwalk_n(f, ov, rows, ws, nt, ks, ke, n, octave, prod, sum);
-                break;
-            }
-            res = sum[1] != 0.0 ? sum[0] / sum[1] : NAN;
+            res = haze__cwalk_union(f, ov, rows, ws, nt, k0, k1, n, octave, prod);
         }
         if (isnan(res)) {
             (*no_rule)++;
