@@ -510,10 +510,16 @@ __global__ void __launch_bounds__(TILE, FAST_MINB(T, DR)) fast_kernel(pass_args<
                 T xr[DR];
 #pragma unroll
                 for (int k = 0; k < DR; k += 4) {
-                    T v[4];
-                    ld4(xs + p * SP + k, v);
+                    if (sizeof(T) == 4) { /* one 16-byte load per 4 coordinates */
+                        T v[4];
+                        ld4(xs + p * SP + k, v);
 #pragma unroll
-                    for (int r = 0; r < 4; r++) xr[k + r] = k + r < d ? v[r] : (T)0;
+                        for (int r = 0; r < 4; r++) xr[k + r] = k + r < d ? v[r] : (T)0;
+                    } else { /* double: 8-byte loads, none past d (fewer registers live) */
+#pragma unroll
+                        for (int r = 0; r < 4; r++)
+                            xr[k + r] = k + r < d ? xs[p * SP + k + r] : (T)0;
+                    }
                 }
                 /* U(k-1) of this point into P */
                 if (A.src == HAZE__FCM_SRC_RANDOM) {
