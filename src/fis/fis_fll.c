@@ -338,6 +338,13 @@ static int push_prop(fl_parser *ps, haze_fis *f, int var, int term, int chain) {
     return 0;
 }
 
+/* Moves the operator on top of the stack ops[0..*nops) to the postfix
+ * output; it takes two degrees off the evaluation stack and puts one back. */
+static int pop_op(fl_parser *ps, haze_fis *f, const int *ops, int *nops, int *depth) {
+    (*depth)--;
+    return push_prop(ps, f, ops[--*nops], 0, 0);
+}
+
 static int parse_rule(fl_parser *ps, haze_fis *f, int r, const fl_rule *fr) {
     const int line = fr->line;
     char *tok[512];
@@ -393,9 +400,8 @@ static int parse_rule(fl_parser *ps, haze_fis *f, int r, const fl_rule *fr) {
         if (strcmp(tok[i], ")") == 0) {
             if (expect) return PARSE_ERR(line, "expected a proposition before ')'");
             while (nops > 0 && ops[nops - 1] != 0) {
-                int s2 = push_prop(ps, f, ops[--nops], 0, 0);
+                int s2 = pop_op(ps, f, ops, &nops, &depth);
                 if (s2) return s2;
-                depth--;
             }
             if (nops == 0) return PARSE_ERR(line, "')' without '('");
             nops--;
@@ -411,9 +417,8 @@ static int parse_rule(fl_parser *ps, haze_fis *f, int r, const fl_rule *fr) {
             /* pop operators of higher or equal precedence (left association) */
             while (nops > 0 && ops[nops - 1] != 0 &&
                    (ops[nops - 1] == HAZE__FL_AND || op == HAZE__FL_OR)) {
-                int s2 = push_prop(ps, f, ops[--nops], 0, 0);
+                int s2 = pop_op(ps, f, ops, &nops, &depth);
                 if (s2) return s2;
-                depth--;
             }
             if (nops == 256) return UNSUP(line, "rule too long");
             ops[nops++] = op;
@@ -443,9 +448,8 @@ static int parse_rule(fl_parser *ps, haze_fis *f, int r, const fl_rule *fr) {
     if (expect) return PARSE_ERR(line, "expected a proposition before 'then'");
     while (nops > 0) {
         if (ops[nops - 1] == 0) return PARSE_ERR(line, "'(' without ')'");
-        int s2 = push_prop(ps, f, ops[--nops], 0, 0);
+        int s2 = pop_op(ps, f, ops, &nops, &depth);
         if (s2) return s2;
-        depth--;
     }
     if (maxdepth > HAZE__FL_STACK)
         return UNSUP(line, "a rule nested deeper than %d propositions", HAZE__FL_STACK);
