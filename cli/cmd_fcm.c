@@ -63,7 +63,10 @@ enum {
 
 static int progress(void *arg, int iter, double j, double change) {
     (void)arg;
-    fprintf(stderr, "\rfcm: iteration %5d  objective %.10g  change %.3g   ", iter, j, change);
+    if (isnan(change)) /* not computed: the stopping rule is the objective's */
+        fprintf(stderr, "\rfcm: iteration %5d  objective %.10g   ", iter, j);
+    else
+        fprintf(stderr, "\rfcm: iteration %5d  objective %.10g  change %.3g   ", iter, j, change);
     fflush(stderr);
     return 0;
 }

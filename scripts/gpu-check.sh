@@ -7,7 +7,8 @@
 # elsewhere with scripts/fetch-gpu-deps.sh, bring the folder along and pass it
 # as DEBS_DIR; they are unpacked into a private prefix, nothing is installed.
 # Environment: HAZE_BENCH_FILTER=regex runs only matching benchmarks;
-# HAZE_SKIP_TESTS=1 / HAZE_SKIP_BENCH=1 skip a phase; HAZE_BENCH_ARGS (e.g. --quick) and
+# HAZE_SKIP_TESTS=1 / HAZE_SKIP_BENCH=1 skip a phase; HAZE_TARGETS="a b" builds only
+# those targets; HAZE_TEST_FILTER=regex runs only matching tests; HAZE_BENCH_ARGS (e.g. --quick) and
 # HAZE_BENCH_TIMEOUT (seconds, default 300) apply to every benchmark; JOBS sets parallelism.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -33,7 +34,9 @@ nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>
 t0=$(date +%s)
 cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DHAZE_CUDA=ON >"$out/configure.log" 2>&1 ||
     { tail -30 "$out/configure.log"; exit 1; }
-cmake --build build-gpu -j "$jobs" >"$out/build.log" 2>&1 || { grep -E "error|Error" "$out/build.log" | head -40; exit 1; }
+# shellcheck disable=SC2086
+cmake --build build-gpu -j "$jobs" ${HAZE_TARGETS:+--target $HAZE_TARGETS} >"$out/build.log" 2>&1 ||
+    { grep -E "error|Error" "$out/build.log" | head -40; exit 1; }
 t_build=$(( $(date +%s) - t0 ))
 grep -E "registers|spill" "$out/build.log" >"$out/ptxas.txt" || true
 ./build-gpu/haze info | tee "$out/info.txt"
@@ -41,7 +44,8 @@ grep -E "registers|spill" "$out/build.log" >"$out/ptxas.txt" || true
 tests="not run"
 if [ "${HAZE_SKIP_TESTS:-0}" != 1 ]; then
     t0=$(date +%s)
-    ctest --test-dir build-gpu --output-on-failure -j 4 --timeout 900 >"$out/ctest.log" 2>&1
+    ctest --test-dir build-gpu --output-on-failure -j 4 --timeout 900 ${HAZE_TEST_FILTER:+-R "$HAZE_TEST_FILTER"} \
+        >"$out/ctest.log" 2>&1
     t_test=$(( $(date +%s) - t0 ))
     grep -E "tests passed|tests failed|\(Failed\)|\(Skipped\)|Timeout|Not Run" "$out/ctest.log" | tail -20
     tests=$(grep -E "tests passed" "$out/ctest.log" | tail -1)

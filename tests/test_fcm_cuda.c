@@ -34,7 +34,8 @@ static void close_rel(const double *a, const double *b, size_t n, double tol, co
                      single ? "f32" : "f64", a[i], b[i]);
 }
 
-static void compare(size_t n, size_t d, size_t c, int single, int metric, size_t limit) {
+static void compare_stop(size_t n, size_t d, size_t c, int single, int metric, size_t limit,
+                         haze_fcm_stop stop) {
     haze_ctx *cpu = haze_test_ctx(HAZE_BACKEND_CPU), *gpu = haze_test_ctx(HAZE_BACKEND_CUDA);
     if (limit) haze_ctx_set_device_memory_limit(gpu, limit);
     double *x = blobs(n, d, c, (unsigned)(n + d + c));
@@ -44,6 +45,7 @@ static void compare(size_t n, size_t d, size_t c, int single, int metric, size_t
     o.metric = (haze_fcm_metric)metric;
     o.seed = 77;
     o.tol = 0;
+    o.stop = stop;
     o.max_iter = 8; /* few iterations: differences grow along a chaotic path */
     o.want_memberships = 1;
     haze_fcm_result *rc = NULL, *rg = NULL, *rg2 = NULL;
@@ -57,6 +59,10 @@ static void compare(size_t n, size_t d, size_t c, int single, int metric, size_t
               single);
     close_rel(rg->memberships, rc->memberships, n * c, single ? 1e-4 : 1e-11, "memberships", n, d,
               c, single);
+    /* the change, where the stopping rule reads it (the GPU leaves it out otherwise) */
+    if (stop == HAZE_FCM_STOP_MEMBERSHIP)
+        close_rel(rg->change, rc->change, (size_t)rc->iterations, single ? 1e-4 : 1e-10, "change",
+                  n, d, c, single);
     /* the GPU takes the indices from one extra pass after the iteration */
     close_rel(&rg->partition_coefficient, &rc->partition_coefficient, 1, single ? 1e-5 : 1e-11,
               "partition coefficient", n, d, c, single);
@@ -91,6 +97,13 @@ static void compare(size_t n, size_t d, size_t c, int single, int metric, size_t
     haze_fcm_result_free(rc), haze_fcm_result_free(rg), haze_fcm_result_free(rg2);
     free(x);
     haze_ctx_free(cpu), haze_ctx_free(gpu);
+}
+
+/* Both stopping rules: with the objective's, the fast GPU kernel takes
+ * J(U(k-1), V(k)) from the previous pass (parallel axes) instead of U(k-1). */
+static void compare(size_t n, size_t d, size_t c, int single, int metric, size_t limit) {
+    compare_stop(n, d, c, single, metric, limit, HAZE_FCM_STOP_MEMBERSHIP);
+    compare_stop(n, d, c, single, metric, limit, HAZE_FCM_STOP_OBJECTIVE);
 }
 
 static void test_sizes(void **state) {

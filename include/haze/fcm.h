@@ -74,7 +74,8 @@ typedef struct haze_fcm_result {
     double *norms;       /* GK only: c x d x d norm-inducing matrices A_j; else NULL */
     double *memberships; /* n x c memberships U(K) of these centres, or NULL if not asked */
     double *objective;   /* iterations values J(U(k-1), V(k)) */
-    double *change;      /* iterations values ||U(k) - U(k-1)||_F */
+    double *change;      /* iterations values ||U(k) - U(k-1)||_F; with the objective's
+                            stopping rule the CUDA backend leaves them NaN (not computed) */
     int iterations;      /* iterations run (>= 1) */
     int converged;       /* 1 if the stopping rule was met before max_iter */
     double partition_coefficient; /* (1/n) sum u^2 of U(K), Bezdek */

@@ -258,6 +258,29 @@ static int centres_from_sums(haze_ctx *ctx, const double *sums, size_t c, size_t
     return HAZE_OK;
 }
 
+/* J(U, V') of the next iteration from the sums of the pass that computed U
+ * with the centres ref, where V' = S1 / S0 are the centres those sums give:
+ * sum_i u^m |x_i - ref_j|^2 = sum_i u^m |x_i - V'_j|^2 + S0_j |V'_j - ref_j|^2
+ * (parallel axes), so J(U, V') = JSELF - sum_j S0_j |V'_j - ref_j|^2. The
+ * difference is the centres' movement, small and without cancellation near
+ * convergence. In single precision the pass used the centres rounded to
+ * float, and so does this. Used where a backend leaves J out of a pass. */
+static double objective_next(const double *sums, const double *ref, const double *vnext, size_t c,
+                             size_t d, int single) {
+    const double *w = sums + c * d;
+    double corr = 0;
+    for (size_t j = 0; j < c; j++) {
+        double s = 0;
+        for (size_t k = 0; k < d; k++) {
+            const double a = single ? (double)(float)ref[j * d + k] : ref[j * d + k];
+            const double t = vnext[j * d + k] - a;
+            s += t * t;
+        }
+        corr += w[j] * s;
+    }
+    return sums[c * d + c + HAZE__FCM_JSELF] - corr;
+}
+
 /* Partition coefficient, entropy and Xie-Beni of U(K), V(K) = r->centers from
  * the sums of a pass that computed the indices. */
 static void indices_from_sums(haze_fcm_result *r, const double *sums) {
@@ -345,6 +368,10 @@ static int fit(haze_ctx *ctx, const double *x, const float *x32, size_t n, size_
     memset(&p, 0, sizeof p);
     p.x = xp, p.n = n, p.d = d, p.c = c, p.m = opt->m, p.single = single;
     p.sums = sums;
+    /* The change of memberships only where the stopping rule reads it (the
+     * GPU then keeps U(k-1) or recomputes it; without it J comes from the
+     * previous pass, see objective_next). */
+    p.want_du = opt->stop == HAZE_FCM_STOP_MEMBERSHIP;
     switch (opt->init) {
     case HAZE_FCM_INIT_RANDOM:
         p.src = HAZE__FCM_SRC_RANDOM;
@@ -407,6 +434,9 @@ static int fit(haze_ctx *ctx, const double *x, const float *x32, size_t n, size_
     /* V(1) from U(0). */
     if ((st = run_pass(&env, &p))) goto fail_env;
     if ((st = centres_from_sums(ctx, sums, c, d, vk))) goto fail_env;
+    double jnext = p.src == HAZE__FCM_SRC_CENTERS
+                       ? objective_next(sums, vprev, vk, c, d, single)
+                       : NAN; /* random or given U(0): the pass computes J itself */
     int k;
     for (k = 1; k <= maxit; k++) {
         if (gk && (st = gk_norms(&env, &p, vk, opt->gk_reg, ak))) goto fail_env;
@@ -414,6 +444,11 @@ static int fit(haze_ctx *ctx, const double *x, const float *x32, size_t n, size_
         p.a = gk ? ak : NULL;
         if ((st = run_pass(&env, &p))) goto fail_env;
         double jk = sums[nv + c + HAZE__FCM_J], du = sqrt(sums[nv + c + HAZE__FCM_DU2]);
+        if (isnan(jk) && !gk) jk = jnext;
+        if (isnan(jk)) {
+            st = haze__error(ctx, HAZE_ERR_INTERNAL, "fcm: iteration %d has no objective", k);
+            goto fail_env;
+        }
         r->objective[k - 1] = jk;
         r->change[k - 1] = du;
         r->iterations = k;
@@ -433,6 +468,7 @@ static int fit(haze_ctx *ctx, const double *x, const float *x32, size_t n, size_
         p.vp = vprev;
         p.ap = gk ? aprev : NULL;
         if ((st = centres_from_sums(ctx, sums, c, d, vk))) goto fail_env;
+        jnext = objective_next(sums, vprev, vk, c, d, single);
     }
     if (opt->want_memberships || !p.indices) {
         if (opt->want_memberships && !(r->memberships = malloc(n * c * sizeof *r->memberships))) {

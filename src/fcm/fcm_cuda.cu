@@ -51,7 +51,9 @@ template <typename T> struct pass_args {
     const T *x;      /* this chunk's points */
     size_t i0, np;   /* global index of the chunk's first point, points in the chunk */
     size_t g0, ngrp; /* global index of the chunk's first group, groups in the chunk */
-    int d, c, G, mode, src, use_smem, indices, nsplit, vec;
+    int d, c, G, mode, src, use_smem, indices, vec;
+    int want_du, use_vp; /* fast kernel: compute the change; the previous centres are read */
+    int l2pf;            /* fast kernel: prefetch the next run of points into L2 */
     double m;
     T e; /* 1 / (m - 1) */
     const T *v, *a, *vp, *ap;
@@ -258,19 +260,38 @@ template <typename T> __global__ void __launch_bounds__(TILE) pass_kernel(pass_a
 }
 
 /*
- * The fast pass for the Euclidean distance with d <= DR (4, 8, 16 or 32):
- * each thread keeps its point in registers, the centres V(k) and V(k-1) sit
- * in shared memory padded with zeros to DR columns (a padded column adds
- * (0 - 0)^2 = 0 exactly), and the distance is (x - v)^2 summed with FMAs.
- * Per point the weights w_j = (d_min / d_j)^(1/(m-1)) cost one division
- * each and the memberships one reciprocal of their sum. Phase 2 is
- * register-blocked (2 clusters x 4 coordinates per thread) and, for small
- * c*d, splits the tile's points over up to four threads per block of
- * entries; in float32 the products are summed in float over runs of SUBF
- * points and the runs in double, which removes the float-to-double
- * conversion of every product (the bottleneck of the plain version).
+ * The fast pass for the Euclidean distance with d <= DR (4, 8, 16 or 32).
+ * Each warp works alone on runs of 32 points (a quarter of a tile): it
+ * copies them to its own shared-memory rows, computes in phase 1 one point
+ * per lane (the point in registers, the centres V(k) in shared memory padded
+ * with zeros to DR columns, the distance (x - v)^2 summed with FMAs, the
+ * max-rescaled memberships), and in phase 2 adds u^m x into accumulators of
+ * 4 clusters x 4 coordinates per lane (one 16-byte load of four memberships
+ * and one of four coordinates per 16 FMAs). The products of the 32 points
+ * are summed in T, then added to double accumulators that the warp keeps in
+ * shared memory for the whole group; the block combines its four warps in
+ * a fixed order once per group. No barrier is needed between the warps
+ * inside a group, so the loads of one warp overlap the arithmetic of the
+ * others.
+ *
+ * What the pass leaves out when it can:
+ * - U(k-1) is needed only by the membership change (want_du) and, in the
+ *   first iteration, by J(U(k-1), V(k)) when U(0) is random or given. In the
+ *   other iterations J(U(k-1), V(k)) follows from the previous pass by the
+ *   parallel-axis identity, J = JSELF(k-1) - sum_j S0_j |V(k)_j - V(k-1)_j|^2
+ *   (fcm.c), so the pass reads or recomputes no previous memberships.
+ * - JSELF = sum_j u_j^m d_j of the point is d_min f^(m-1) in closed form
+ *   (u_j = w_j f, w_j = (d_min / d_j)^(1/(m-1)), f = 1 / sum w), one value
+ *   per point instead of c products.
  */
-#define SUBF 32
+#define WPTS 32 /* points per warp run */
+#define DS   33 /* stride of the distance columns: conflict-free per lane */
+
+/* Row stride of the memberships u^m (point-major, c rounded up to 4 columns):
+ * an odd number of 16-byte chunks, as for the points. */
+__host__ __device__ constexpr int p_stride(int c4, int ts) {
+    return ts == 4 ? ((c4 / 4) % 2 ? c4 : c4 + 4) : c4 + 2;
+}
 
 template <typename T> __device__ inline T fmaT(T a, T b, T c);
 template <> __device__ inline float fmaT<float>(float a, float b, float c) {
@@ -280,8 +301,7 @@ template <> __device__ inline double fmaT<double>(double a, double b, double c) 
     return __fma_rn(a, b, c);
 }
 
-/* Four consecutive values of a 16-byte aligned shared array (one or two
- * vector loads; every thread reads the same address, a broadcast). */
+/* Four consecutive values of a 16-byte aligned shared array. */
 __device__ inline void ld4(const float *q, float (&o)[4]) {
     const float4 t = *(const float4 *)q;
     o[0] = t.x, o[1] = t.y, o[2] = t.z, o[3] = t.w;
@@ -289,6 +309,13 @@ __device__ inline void ld4(const float *q, float (&o)[4]) {
 __device__ inline void ld4(const double *q, double (&o)[4]) {
     const double2 a = *(const double2 *)q, b = *(const double2 *)(q + 2);
     o[0] = a.x, o[1] = a.y, o[2] = b.x, o[3] = b.y;
+}
+__device__ inline void st4(float *q, const float (&o)[4]) {
+    *(float4 *)q = make_float4(o[0], o[1], o[2], o[3]);
+}
+__device__ inline void st4(double *q, const double (&o)[4]) {
+    *(double2 *)q = make_double2(o[0], o[1]);
+    *(double2 *)(q + 2) = make_double2(o[2], o[3]);
 }
 
 /* Squared distance of the point xr (registers) to the padded centre vj;
@@ -309,153 +336,56 @@ template <typename T, int DR> __device__ inline T dist_reg(const T (&xr)[DR], co
     return s0 + s1;
 }
 
-/* Memberships of the point xr for the padded centres vs, max-rescaled (1):
- * the distances go to D, then the weights w_j = d_min / d_j over them; the
- * memberships are w_j times the returned factor 1 / sum w (the caller
- * multiplies, fused with its own use of u_j). A point on z centres gets
- * exact memberships 1/z or 0 in D and the factor 1. With Pm set, *jp gets
- * sum_j Pm[j]^m d_j (the objective term of the previous memberships). */
+/* w = dmin / dj: in float one reciprocal and a product (within 2 ulps) where
+ * both are normal and below 2^126, else the division. */
+__device__ inline float ratio(float dmin, float dj, bool fast) {
+    return fast ? __fdividef(dmin, dj) : dmin / dj;
+}
+__device__ inline double ratio(double dmin, double dj, bool) {
+    return dmin / dj;
+}
+
+/* Distances of the point xr to the padded centres vs into column p of D,
+ * then the rescaled weights w_j = (d_min / d_j)^(1/(m-1)) over them; returns
+ * f = 1 / sum w (u_j = w_j f) and d_min. A point on z centres gets weights
+ * 1/z or 0 and f = 1. With Pm (U(k-1) of the point, stride 1) set, *jp gets
+ * sum_j Pm[j]^m d_j. */
 template <typename T, int DR>
-__device__ T memb_reg(const T (&xr)[DR], const T *vs, int c, double m, T e, T *D, const T *Pm,
-                      T *jp, int p) {
-    T dmin = 0, J = 0;
+__device__ T memb_w(const T (&xr)[DR], const T *vs, int c, double m, T e, T *D, int p, const T *Pm,
+                    T *jp, T *dminp) {
+    T dmin = 0, dmax = 0, J = 0;
     for (int j = 0; j < c; j++) {
-        T dj = dist_reg<T, DR>(xr, vs + j * DR);
-        D[j * TS + p] = dj;
-        if (Pm) J = fmaT(powm(Pm[j * TS + p], m), dj, J);
-        if (j == 0 || dj < dmin) dmin = dj;
+        const T dj = dist_reg<T, DR>(xr, vs + j * DR);
+        D[j * DS + p] = dj;
+        if (Pm) J = fmaT(powm(Pm[j], m), dj, J);
+        dmin = j == 0 || dj < dmin ? dj : dmin;
+        dmax = dj > dmax ? dj : dmax;
     }
     if (Pm) *jp = J;
+    *dminp = dmin;
     if (dmin == 0) {
         int nz = 0;
-        for (int j = 0; j < c; j++) nz += D[j * TS + p] == 0;
-        T inv = (T)1 / (T)nz;
-        for (int j = 0; j < c; j++) D[j * TS + p] = D[j * TS + p] == 0 ? inv : (T)0;
+        for (int j = 0; j < c; j++) nz += D[j * DS + p] == 0;
+        const T inv = (T)1 / (T)nz;
+        for (int j = 0; j < c; j++) D[j * DS + p] = D[j * DS + p] == 0 ? inv : (T)0;
         return (T)1;
     }
+    const bool fast = dmin >= (T)0x1p-126 && dmax <= (T)0x1p+126;
     T sum = 0;
     if (m == 2.0) {
         for (int j = 0; j < c; j++) {
-            T w = dmin / D[j * TS + p];
-            D[j * TS + p] = w;
+            const T w = ratio(dmin, D[j * DS + p], fast);
+            D[j * DS + p] = w;
             sum += w;
         }
     } else {
         for (int j = 0; j < c; j++) {
-            T w = powT(dmin / D[j * TS + p], e);
-            D[j * TS + p] = w;
+            const T w = powT(dmin / D[j * DS + p], e);
+            D[j * DS + p] = w;
             sum += w;
         }
     }
     return (T)1 / sum;
-}
-
-/* Phase 2 for the Euclidean modes: row += sums over this tile of P[j][p] x[k][p]
- * (c*d entries) and of P[j][p] (c entries), in an order fixed by n, d, c.
- * Each thread owns a block of JB = 2 clusters x 4 coordinates (two shared
- * loads and one 16-byte load of the point's four coordinates for 8 FMAs;
- * 4 x 4 needs more registers and leaves fewer threads busy, which
- * measured slower; 16-byte loads of 4 points each measured slower too: they
- * take as many shared-memory wavefronts and conflict on banks). With few
- * blocks, split s of nsplit takes the points p = s mod nsplit (interleaved,
- * so that the splits read different banks). The rows of a block are read at
- * fixed offsets from one pointer: rows past c - 1 or d - 1 lie inside the
- * shared arrays (P follows xs, D follows P) and their sums are dropped. */
-#define JB 2
-template <typename T, int SP>
-__device__ void tile_sums(const T *xs, const T *P, int np, int d, int c, int nsplit, double *row,
-                          double *part, int tid) {
-    const int SUB = sizeof(T) == 4 ? SUBF : TILE;
-    const int nkb = (d + 3) >> 2, njb = (c + JB - 1) / JB, neb = njb * nkb;
-    for (int it = tid; it < neb * nsplit; it += TILE) {
-        const int eb = it % neb, sp = it / neb;
-        const int j0 = (eb / nkb) * JB, k0 = (eb % nkb) * 4;
-        const T *pj = P + j0 * TS, *xk = xs + k0;
-        double dacc[JB * 4];
-#pragma unroll
-        for (int r = 0; r < JB * 4; r++) dacc[r] = 0;
-        /* the split's points sp, sp + nsplit, ...: runs of SUB of them in T */
-        for (int s0 = sp; s0 < np; s0 += SUB * nsplit) {
-            const int s1 = min(s0 + SUB * nsplit, np);
-            T acc[JB * 4];
-#pragma unroll
-            for (int r = 0; r < JB * 4; r++) acc[r] = 0;
-#pragma unroll 4
-            for (int q = s0; q < s1; q += nsplit) {
-                T a[JB], x[4];
-#pragma unroll
-                for (int u = 0; u < JB; u++) a[u] = pj[u * TS + q];
-                ld4(xk + q * SP, x);
-#pragma unroll
-                for (int u = 0; u < JB; u++)
-#pragma unroll
-                    for (int r = 0; r < 4; r++) acc[u * 4 + r] = fmaT(a[u], x[r], acc[u * 4 + r]);
-            }
-#pragma unroll
-            for (int r = 0; r < JB * 4; r++) dacc[r] += (double)acc[r];
-        }
-        if (nsplit == 1) {
-#pragma unroll
-            for (int r = 0; r < JB * 4; r++)
-                if (j0 + r / 4 < c && k0 + (r & 3) < d)
-                    row[(size_t)(j0 + r / 4) * d + k0 + (r & 3)] += dacc[r];
-        } else {
-#pragma unroll
-            for (int r = 0; r < JB * 4; r++) part[(size_t)(sp * neb + eb) * (JB * 4) + r] = dacc[r];
-        }
-    }
-    const size_t nv = (size_t)c * d;
-    for (int j = tid; j < c; j += TILE) {
-        const T *Pj = P + j * TS;
-        double dacc = 0;
-        for (int s0 = 0; s0 < np; s0 += SUB) {
-            const int s1 = min(s0 + SUB, np);
-            T a0 = 0, a1 = 0, a2 = 0, a3 = 0; /* four chains: the adds do not wait on each other */
-            int q = s0;
-            for (; q + 3 < s1; q += 4) {
-                a0 += Pj[q];
-                a1 += Pj[q + 1];
-                a2 += Pj[q + 2];
-                a3 += Pj[q + 3];
-            }
-            for (; q < s1; q++) a0 += Pj[q];
-            dacc += (double)((a0 + a1) + (a2 + a3));
-        }
-        row[nv + j] += dacc;
-    }
-    if (nsplit > 1) {
-        __syncthreads();
-        for (int e = tid; e < neb * JB * 4; e += TILE) {
-            const int eb = e / (JB * 4), r = e % (JB * 4);
-            const int j = (eb / nkb) * JB + r / 4, k = (eb % nkb) * 4 + (r & 3);
-            if (j < c && k < d) {
-                double s = 0;
-                for (int sp = 0; sp < nsplit; sp++)
-                    s += part[(size_t)(sp * neb + eb) * (JB * 4) + r];
-                row[(size_t)j * d + k] += s;
-            }
-        }
-    }
-}
-
-/* The tile's points into xs (point p at xs + p * SP), 16-byte copies when
- * possible. */
-template <typename T, int SP>
-__device__ inline void load_tile(const T *x, int np, int d, int vec, T *xs) {
-    const int tid = threadIdx.x;
-    if (sizeof(T) == 4 && vec) {
-        const float4 *x4 = (const float4 *)x;
-        const int n4 = np * d / 4, d4 = d / 4;
-        for (int i = tid; i < n4; i += TILE) {
-            const int pp = i / d4, k = 4 * (i - pp * d4);
-            *(float4 *)(xs + pp * SP + k) = x4[i];
-        }
-        return;
-    }
-    for (int idx = tid; idx < np * d; idx += TILE) {
-        const int pp = idx / d, k = idx - pp * d;
-        xs[pp * SP + k] = x[idx];
-    }
 }
 
 /* Fixed-order sum of a scalar over the block: shuffles within each warp,
@@ -467,26 +397,62 @@ __device__ inline double warp_sum(double v) {
 
 #define NWARP (TILE / 32)
 
-/* Register caps (minimum blocks per SM): float d <= 8 at most 64 registers,
- * float d <= 32 at most 80 so that 6 blocks fit an SM as the shared memory of
- * d = 32, c = 16 allows without the previous centres; double as compiled
- * without a cap. */
-#define FAST_MINB(T, DR) (sizeof(T) == 4 ? (DR <= 8 ? 8 : 6) : DR <= 8 ? 6 : DR == 16 ? 5 : 4)
+/* Shared memory of the fast kernel, in bytes, and its parts (in elements):
+ * doubles first (scalars, the column sums and the 4 x 4 accumulators of each
+ * warp's entry blocks past the first, whose accumulators are registers), then
+ * in T the centres (and the previous ones with use_vp), then per warp its
+ * points, its u^m rows and its distance columns, room that the warp's
+ * register accumulators (16 x 32 doubles) go through at the end of a group. */
+struct fast_layout {
+    int c4, njb, nkb, neb, nbl, ncb, cps, sp;
+    int ns, nsc;     /* lanes per entry block (points split between them), per column sum */
+    size_t dbl, wsz; /* doubles before the T part; T elements per warp */
+};
+__host__ __device__ inline fast_layout fast_lay(int d, int c, int dr, int ts) {
+    fast_layout L;
+    L.c4 = (c + 3) & ~3;
+    L.njb = L.c4 / 4;
+    L.nkb = dr / 4;
+    L.neb = L.njb * L.nkb;
+    L.nbl = (L.neb + 31) / 32;
+    L.ncb = (c + 31) / 32;
+    for (L.ns = 1; 2 * L.ns * L.neb <= 32;) L.ns *= 2;
+    for (L.nsc = 1; 2 * L.nsc * c <= 32;) L.nsc *= 2;
+    L.cps = p_stride(L.c4, ts);
+    L.sp = xs_stride(dr, ts);
+    L.dbl = HAZE__FCM_NSCALAR * NWARP + (size_t)NWARP * 32 * (L.ncb + 16 * (L.nbl - 1));
+    size_t wt = (size_t)WPTS * (L.sp + L.cps) + (size_t)c * DS;
+    if (wt * ts < 16 * 32 * sizeof(double)) wt = 16 * 32 * sizeof(double) / ts;
+    L.wsz = (wt * ts + 15) / 16 * 16 / ts; /* 16-byte aligned per warp */
+    (void)d;
+    return L;
+}
+static size_t fast_smem(size_t d, size_t c, size_t dr, size_t ts, int with_vp) {
+    const fast_layout L = fast_lay((int)d, (int)c, (int)dr, (int)ts);
+    return L.dbl * sizeof(double) + ((with_vp ? 2 : 1) * c * dr + NWARP * L.wsz) * ts;
+}
+
+/* Register caps (minimum blocks per SM). */
+#define FAST_MINB(T, DR) (sizeof(T) == 8 && DR == 32 ? 3 : 4)
 template <typename T, int DR>
 __global__ void __launch_bounds__(TILE, FAST_MINB(T, DR)) fast_kernel(pass_args<T> A) {
     extern __shared__ __align__(16) double smem_f[];
-    double *smem_d = smem_f;
-    const int tid = threadIdx.x, d = A.d, c = A.c;
-    /* red | vs | vps (only to recompute U(k-1)) | xs | P | D, and over D (dead
-     * by then) phase 2's split sums part: fast_smem() gives the size. */
-    const int use_vp = A.src == HAZE__FCM_SRC_CENTERS && !A.u_prev;
-    double *red = smem_d;                           /* HAZE__FCM_NSCALAR x NWARP */
-    T *vs = (T *)(red + HAZE__FCM_NSCALAR * NWARP); /* c x DR */
-    T *vps = vs + (size_t)c * DR;                   /* c x DR */
-    constexpr int SP = xs_stride(DR, sizeof(T));
-    T *xs = vps + (use_vp ? (size_t)c * DR : 0), *P = xs + (size_t)TILE * SP;
-    T *D = (T *)(((uintptr_t)(P + (size_t)TS * c) + 15) & ~(uintptr_t)15);
-    double *part = (double *)D; /* nsplit x neb x JB*4 when nsplit > 1 */
+    const int tid = threadIdx.x, lane = tid & 31, wp = tid >> 5, d = A.d, c = A.c;
+    const fast_layout L = fast_lay(d, c, DR, sizeof(T));
+    constexpr int nkb = DR / 4;
+    const int full = A.mode == MODE_FULL, use_vp = A.use_vp;
+    /* U(k-1) of each point: for the sums of the first pass, for the change,
+     * and for J when it is computed directly (U(0) random or given). */
+    const int need_prev = !full || A.src != HAZE__FCM_SRC_CENTERS || A.want_du;
+    double *red = smem_f;                                                 /* NSCALAR x NWARP */
+    double *colw = red + HAZE__FCM_NSCALAR * NWARP + wp * 32 * L.ncb;     /* ncb x 32 */
+    double *accw = red + HAZE__FCM_NSCALAR * NWARP + NWARP * 32 * L.ncb + /* nbl-1 x 16 x 32 */
+                   (size_t)wp * 32 * 16 * (L.nbl - 1);
+    T *vs = (T *)(smem_f + L.dbl);                                    /* c x DR */
+    T *vps = vs + (size_t)c * DR;                                     /* c x DR, with use_vp */
+    T *xs = vps + (use_vp ? (size_t)c * DR : 0) + (size_t)wp * L.wsz; /* WPTS x sp */
+    T *P = xs + WPTS * L.sp;                                          /* WPTS x cps */
+    T *D = P + WPTS * L.cps;                                          /* c x DS */
     for (int idx = tid; idx < c * DR; idx += TILE) {
         const int j = idx / DR, k = idx - j * DR;
         vs[idx] = A.v && k < d ? A.v[(size_t)j * d + k] : (T)0;
@@ -494,93 +460,233 @@ __global__ void __launch_bounds__(TILE, FAST_MINB(T, DR)) fast_kernel(pass_args<
     }
     __syncthreads();
     const size_t nv = (size_t)c * d;
-    const int full = A.mode == MODE_FULL;
+    const int sp = L.sp, cps = L.cps;
     for (size_t grp = blockIdx.x; grp < A.ngrp; grp += gridDim.x) {
         double *row = A.rows + (A.g0 + grp) * A.stride;
+        for (int q = lane; q < 32 * L.ncb; q += 32) colw[q] = 0;
+        for (int q = lane; q < 32 * 16 * (L.nbl - 1); q += 32) accw[q] = 0;
+        double jpd = 0, dud = 0, jsd = 0, accr[16];
+        /* With d <= 16 the float products of a lane run over several runs of
+         * 32 points (SPLIT: 32 products per lane before going to double); with
+         * d <= 8 the next run's points are loaded into registers while this one
+         * is computed (PF), since one run's load is too short to hide its
+         * latency. */
+        constexpr bool SPLIT = sizeof(T) == 4 && DR <= 16, PF = sizeof(T) == 4 && DR <= 8;
+        T accf[16];
+        float4 nxt[PF ? nkb : 1];
+        bool have_nxt = false;
+        int nrun = 0;
+#pragma unroll
+        for (int r = 0; r < 16; r++) accr[r] = 0, accf[r] = 0;
         for (int t = 0; t < A.G; t++) {
-            const size_t p0 = (grp * A.G + t) * TILE; /* chunk-relative */
-            if (p0 >= A.np) break;
-            const int np = A.np - p0 < TILE ? (int)(A.np - p0) : TILE;
-            load_tile<T, SP>(A.x + p0 * d, np, d, A.vec, xs);
-            __syncthreads();
-            T jp = 0, du = 0;
-            if (tid < np) {
-                const int p = tid;
-                const size_t i = A.i0 + p0 + p;
-                T xr[DR];
+            const size_t tile0 = (grp * A.G + t) * TILE; /* chunk-relative */
+            if (tile0 >= A.np) break;
+            const size_t p0 = tile0 + (size_t)wp * WPTS;
+            const int npw = p0 >= A.np ? 0 : A.np - p0 < WPTS ? (int)(A.np - p0) : WPTS;
+            if (npw == 0) continue;
+            /* the run's points into xs (zero rows past npw) */
+            if (sizeof(T) == 4 && A.vec && npw == WPTS && d == DR) {
+                const float4 *x4 = (const float4 *)(A.x + p0 * d);
+                float4 tmp[nkb];
 #pragma unroll
-                for (int k = 0; k < DR; k += 4) {
-                    if (sizeof(T) == 4) { /* one 16-byte load per 4 coordinates */
-                        T v[4];
-                        ld4(xs + p * SP + k, v);
+                for (int r = 0; r < nkb; r++)
+                    tmp[r] = PF && have_nxt ? nxt[PF ? r : 0] : x4[lane + 32 * r];
 #pragma unroll
-                        for (int r = 0; r < 4; r++) xr[k + r] = k + r < d ? v[r] : (T)0;
-                    } else { /* double: 8-byte loads, none past d (fewer registers live) */
-#pragma unroll
-                        for (int r = 0; r < 4; r++)
-                            xr[k + r] = k + r < d ? xs[p * SP + k + r] : (T)0;
-                    }
+                for (int r = 0; r < nkb; r++) {
+                    const int i = lane + 32 * r, pp = i / nkb, k = 4 * (i - pp * nkb);
+                    *(float4 *)(xs + pp * sp + k) = tmp[r];
                 }
-                /* U(k-1) of this point into P */
+            } else {
+                const T *xg = A.x + p0 * d;
+                for (int idx = lane; idx < WPTS * d; idx += 32) {
+                    const int pp = idx / d, k = idx - pp * d;
+                    xs[pp * sp + k] = pp < npw ? xg[idx] : (T)0;
+                }
+            }
+            if (!PF && A.l2pf && t + 1 < A.G) { /* the warp's next run into L2 */
+                const size_t p1 = (grp * A.G + t + 1) * TILE + (size_t)wp * WPTS;
+                if (p1 < A.np) {
+                    const size_t nb = (A.np - p1 < WPTS ? A.np - p1 : WPTS) * d * sizeof(T);
+                    const char *b = (const char *)(A.x + p1 * d);
+                    for (size_t o = (size_t)lane * 128; o < nb; o += 32 * 128)
+                        asm volatile("prefetch.global.L2 [%0];" ::"l"(b + o));
+                }
+            }
+            if (A.u_prev && t + 1 < A.G && lane < c) { /* its kept memberships into L2 */
+                const size_t t1 = (grp * A.G + t + 1) * TILE;
+                if (t1 + (size_t)wp * WPTS < A.np)
+                    asm volatile("prefetch.global.L2 [%0];" ::"l"(A.u_prev + (A.i0 + t1) * c +
+                                                                  (size_t)lane * TILE + wp * WPTS));
+            }
+            if (PF) { /* the warp's next run, if whole */
+                const size_t p1 = (grp * A.G + t + 1) * TILE + (size_t)wp * WPTS;
+                have_nxt = A.vec && d == DR && t + 1 < A.G && p1 + WPTS <= A.np;
+                if (have_nxt) {
+                    const float4 *x4 = (const float4 *)(A.x + p1 * d);
+#pragma unroll
+                    for (int r = 0; r < (PF ? nkb : 1); r++) nxt[r] = x4[lane + 32 * r];
+                }
+            }
+            __syncwarp();
+            /* phase 1: the lane's point */
+            const int p = lane;
+            const bool valid = p < npw;
+            T *Pp = P + p * cps;
+            T xr[DR];
+#pragma unroll
+            for (int k = 0; k < DR; k += 4) {
+                T v[4];
+                ld4(xs + p * sp + k, v);
+#pragma unroll
+                for (int r = 0; r < 4; r++) xr[k + r] = k + r < d ? v[r] : (T)0;
+            }
+            if (valid && need_prev) { /* U(k-1) of the point into its row of P */
+                const size_t i = A.i0 + p0 + p;
                 if (A.src == HAZE__FCM_SRC_RANDOM) {
                     double tot = 0;
                     for (int j = 0; j < c; j++) tot += rand_u(A.seed, i, j, c);
-                    for (int j = 0; j < c; j++) P[j * TS + p] = (T)(rand_u(A.seed, i, j, c) / tot);
+                    for (int j = 0; j < c; j++) Pp[j] = (T)(rand_u(A.seed, i, j, c) / tot);
                 } else if (A.src == HAZE__FCM_SRC_MEMORY) {
-                    for (int j = 0; j < c; j++) P[j * TS + p] = (T)A.u0[(p0 + p) * c + j];
+                    for (int j = 0; j < c; j++) Pp[j] = (T)A.u0[(p0 + p) * c + j];
                 } else if (A.u_prev) { /* kept by the previous pass: the same bits */
-                    const T *up = A.u_prev + (A.i0 + p0) * c + p;
-                    for (int j = 0; j < c; j++) P[j * TS + p] = up[(size_t)j * TILE];
+                    const T *up = A.u_prev + (A.i0 + tile0) * c + wp * WPTS + p;
+                    for (int j = 0; j < c; j++) Pp[j] = up[(size_t)j * TILE];
                 } else {
-                    const T f =
-                        memb_reg<T, DR>(xr, vps, c, A.m, A.e, D, (const T *)NULL, (T *)NULL, p);
-                    for (int j = 0; j < c; j++) P[j * TS + p] = D[j * TS + p] * f;
+                    T dmin;
+                    const T f = memb_w<T, DR>(xr, vps, c, A.m, A.e, D, p, (const T *)NULL,
+                                              (T *)NULL, &dmin);
+                    for (int j = 0; j < c; j++) Pp[j] = D[j * DS + p] * f;
+                    if (!full) /* JSELF of U(0) about V(0), for J of the first iteration */
+                        jsd += (double)(dmin * (A.m == 2.0 ? f : powT(f, (T)(A.m - 1.0))));
                 }
-                if (!full) {
-                    for (int j = 0; j < c; j++) P[j * TS + p] = powm(P[j * TS + p], A.m);
-                } else {
-                    /* the weights of U(k) into D, the objective term of U(k-1)
-                     * on the way; then U(k), the change, and P = U(k)^m. */
-                    const T f = memb_reg<T, DR>(xr, vs, c, A.m, A.e, D, P, &jp, p);
-                    T *uk = A.u_keep ? A.u_keep + (A.i0 + p0) * c + p : NULL;
-                    for (int j = 0; j < c; j++) {
-                        const T u = D[j * TS + p] * f, dd = u - P[j * TS + p];
-                        du = fmaT(dd, dd, du);
-                        P[j * TS + p] = powm(u, A.m);
-                        if (uk) uk[(size_t)j * TILE] = u;
+            }
+            if (!full) {
+                for (int j = 0; j < L.c4; j++) Pp[j] = valid && j < c ? powm(Pp[j], A.m) : (T)0;
+            } else {
+                T f = 0, dmin = 0, jp = 0;
+                if (valid) {
+                    f = memb_w<T, DR>(xr, vs, c, A.m, A.e, D, p, need_prev ? Pp : (const T *)NULL,
+                                      &jp, &dmin);
+                    jpd += (double)jp;
+                    jsd += (double)(dmin * (A.m == 2.0 ? f : powT(f, (T)(A.m - 1.0))));
+                }
+                T *uk = A.u_keep ? A.u_keep + (A.i0 + tile0) * c + wp * WPTS + p : NULL;
+                T du = 0;
+                for (int j = 0; j < L.c4; j += 4) {
+                    T pm[4];
+#pragma unroll
+                    for (int r = 0; r < 4; r++) {
+                        const int jj = j + r;
+                        const bool in = valid && jj < c;
+                        const T u = in ? D[jj * DS + p] * f : (T)0;
+                        if (in && A.want_du) {
+                            const T dd = u - Pp[jj];
+                            du = fmaT(dd, dd, du);
+                        }
+                        if (in && uk) uk[(size_t)jj * TILE] = u;
+                        pm[r] = powm(u, A.m);
                     }
+                    st4(Pp + j, pm);
+                }
+                dud += (double)du;
+            }
+            __syncwarp();
+            /* phase 2: u^m x over the run's 32 points, 4 x 4 entries per lane;
+             * with few entry blocks, L.ns lanes per block split the points */
+            for (int bl = 0; bl < L.nbl; bl++) {
+                const int ebl = bl == 0 ? lane % L.neb : lane + 32 * bl, sl = lane / L.neb;
+                if (bl == 0 ? sl >= L.ns : ebl >= L.neb) break;
+                const int eb = ebl, jb = eb / nkb, kb = eb - jb * nkb;
+                const T *pa = P + 4 * jb, *xa = xs + 4 * kb;
+                T acc[16];
+#pragma unroll
+                for (int r = 0; r < 16; r++) acc[r] = SPLIT && bl == 0 ? accf[r] : (T)0;
+#pragma unroll 8
+                for (int q = bl == 0 ? sl : 0; q < WPTS; q += bl == 0 ? L.ns : 1) {
+                    T a[4], x[4];
+                    ld4(pa + q * cps, a);
+                    ld4(xa + q * sp, x);
+#pragma unroll
+                    for (int u = 0; u < 4; u++)
+#pragma unroll
+                        for (int r = 0; r < 4; r++)
+                            acc[u * 4 + r] = fmaT(a[u], x[r], acc[u * 4 + r]);
+                }
+                if (bl == 0) {
+                    if (SPLIT && nrun + 1 < L.ns) {
+#pragma unroll
+                        for (int r = 0; r < 16; r++) accf[r] = acc[r];
+                    } else {
+#pragma unroll
+                        for (int r = 0; r < 16; r++) accr[r] += (double)acc[r], accf[r] = 0;
+                    }
+                } else {
+                    double *ab = accw + (size_t)(bl - 1) * 16 * 32 + lane;
+#pragma unroll
+                    for (int r = 0; r < 16; r++) ab[r * 32] += (double)acc[r];
                 }
             }
-            if (full) { /* fixed order: shuffles within each warp, then the warps in order */
-                const double vj = warp_sum((double)jp), vd = warp_sum((double)du);
-                if ((tid & 31) == 0) {
-                    red[HAZE__FCM_J * NWARP + (tid >> 5)] = vj;
-                    red[HAZE__FCM_DU2 * NWARP + (tid >> 5)] = vd;
+            nrun = nrun + 1 < L.ns ? nrun + 1 : 0;
+            /* the column sums of u^m, L.nsc lanes per column when c <= 16 */
+            for (int cb = 0; cb < L.ncb; cb++) {
+                const int j = L.nsc > 1 ? lane % c : lane + 32 * cb, sc = L.nsc > 1 ? lane / c : 0;
+                if (j >= c || sc >= L.nsc) break;
+                T s0 = 0, s1 = 0;
+                for (int q = sc; q < WPTS; q += 2 * L.nsc) {
+                    s0 += P[q * cps + j];
+                    s1 += P[(q + L.nsc) * cps + j];
                 }
+                colw[cb * 32 + lane] += (double)(s0 + s1);
             }
-            __syncthreads();
-            if (full && tid <= HAZE__FCM_DU2) {
-                double v = 0;
-                for (int w = 0; w < NWARP; w++) v += red[tid * NWARP + w];
-                row[nv + c + tid] += v;
-            }
-            tile_sums<T, SP>(xs, P, np, d, c, A.nsplit, row, part, tid);
-            __syncthreads();
+            __syncwarp();
         }
+        /* the group's sums: the warps in order; the register accumulators
+         * through the warp's (now dead) rows */
+        {
+            double *stg = (double *)xs;
+#pragma unroll
+            for (int r = 0; r < 16; r++) stg[r * 32 + lane] = accr[r] + (double)accf[r];
+            const double a = warp_sum(jpd), b = warp_sum(dud), s = warp_sum(jsd);
+            if (lane == 0) {
+                for (int q = 0; q < HAZE__FCM_NSCALAR; q++) red[q * NWARP + wp] = 0;
+                red[HAZE__FCM_J * NWARP + wp] = a;
+                red[HAZE__FCM_DU2 * NWARP + wp] = b;
+                red[HAZE__FCM_JSELF * NWARP + wp] = s;
+            }
+        }
+        __syncthreads();
+        const double *col0 = red + HAZE__FCM_NSCALAR * NWARP;
+        const double *acc0 = col0 + NWARP * 32 * L.ncb;
+        const size_t wstride = (size_t)32 * 16 * (L.nbl - 1);
+        const T *xs0 = vps + (use_vp ? (size_t)c * DR : 0);
+        for (size_t e = tid; e < nv; e += TILE) {
+            const int j = (int)(e / d), k = (int)(e - (size_t)j * d);
+            const int eb = (j >> 2) * nkb + (k >> 2), r = (j & 3) * 4 + (k & 3);
+            double s = 0;
+            if (eb < 32) {
+                for (int w = 0; w < NWARP; w++)
+                    for (int sl = 0; sl < L.ns; sl++)
+                        s += ((const double *)(xs0 + w * L.wsz))[r * 32 + sl * L.neb + eb];
+            } else {
+                const size_t o = ((size_t)((eb >> 5) - 1) * 16 + r) * 32 + (eb & 31);
+                for (int w = 0; w < NWARP; w++) s += acc0[w * wstride + o];
+            }
+            row[e] = s;
+        }
+        for (int j = tid; j < c; j += TILE) {
+            const size_t o = (size_t)(j >> 5) * 32 + (j & 31);
+            double s = 0;
+            for (int w = 0; w < NWARP; w++)
+                for (int sc = 0; sc < L.nsc; sc++) s += col0[w * 32 * L.ncb + o + sc * c];
+            row[nv + j] = s;
+        }
+        if (tid < HAZE__FCM_NSCALAR) {
+            double s = 0;
+            for (int w = 0; w < NWARP; w++) s += red[tid * NWARP + w];
+            row[nv + c + tid] = s;
+        }
+        __syncthreads();
     }
-}
-
-/* Shared memory of the fast kernel. */
-/* Shared memory of the fast kernel (the layout at the top of fast_kernel);
- * with_vp: room for the previous centres. */
-static size_t fast_smem(size_t d, size_t c, size_t dr, size_t ts, int nsplit, int with_vp) {
-    size_t neb = ((c + JB - 1) / JB) * ((d + 3) / 4);
-    size_t part = nsplit > 1 ? nsplit * neb * JB * 4 * sizeof(double) : 0, dd = TS * c * ts;
-    size_t head =
-        HAZE__FCM_NSCALAR * NWARP * sizeof(double) +
-        ((with_vp ? 2 : 1) * c * dr + (size_t)TILE * xs_stride((int)dr, (int)ts) + (size_t)TS * c) *
-            ts;
-    return (head + 15) / 16 * 16 + (part > dd ? part : dd);
 }
 
 template <typename T> static cudaError_t fast_attr(int dr, int smem) {
@@ -641,7 +747,7 @@ struct haze__fcm_gpu {
     void *dv, *dvp, *da, *dap;
     void *scratch;
     void *stage; /* page-locked staging of the centres and norms: uploads without a sync */
-    int fast_dr, nsplit;
+    int fast_dr, l2pf;
     size_t fast_smem_sz;
     /* Memberships kept between the fast passes (resident data only, when the
      * budget allows): dkeep holds U of the centres keep_v (c x d) with the
@@ -712,11 +818,9 @@ static int setup(haze__fcm_gpu *g) {
     g->use_smem = smem_full <= (size_t)smem_optin;
     g->smem = g->use_smem ? smem_full : HAZE__FCM_NSCALAR * TILE * sizeof(double);
     /* The fast Euclidean kernel for d <= 32 when its shared memory fits. */
-    size_t neb = ((c + JB - 1) / JB) * ((d + 3) / 4);
-    g->nsplit = neb <= 32 ? 4 : neb <= 64 ? 2 : 1;
     if (!g->gk && d <= 32) {
         int dr = d <= 4 ? 4 : d <= 8 ? 8 : d <= 16 ? 16 : 32;
-        size_t fs = fast_smem(d, c, (size_t)dr, ts, g->nsplit, 1);
+        size_t fs = fast_smem(d, c, (size_t)dr, ts, 1);
         if (fs <= (size_t)smem_optin) {
             g->fast_dr = dr;
             g->fast_smem_sz = fs;
@@ -809,6 +913,8 @@ extern "C" int haze__fcm_cuda_begin(haze_ctx *ctx, const void *x, size_t n, size
     if (!g) return haze__error(ctx, HAZE_ERR_NOMEM, "fcm: out of memory");
     g->ctx = ctx, g->hx = x, g->n = n, g->d = d, g->c = c, g->single = single, g->gk = gk;
     g->ts = single ? sizeof(float) : sizeof(double);
+    const char *pf = getenv("HAZE_FCM_L2PF"); /* A/B switch for measurements */
+    g->l2pf = !(pf && strcmp(pf, "0") == 0);
     if ((st = setup(g))) {
         haze__fcm_cuda_end(g);
         return st;
@@ -850,7 +956,7 @@ template <typename T> static int pass_t(haze__fcm_gpu *g, haze__fcm_pass *p) {
      * (same centres, same m); U(k) kept for the next pass. The kept values are
      * the ones the recomputation would give (same code, same centres), so
      * keeping them changes no result. */
-    const int keep = fast && g->dkeep && mode == MODE_FULL;
+    const int keep = fast && g->dkeep && mode == MODE_FULL && p->want_du;
     const int reuse = keep && g->keep_ok && p->src == HAZE__FCM_SRC_CENTERS && !p->ap &&
                       g->keep_m == p->m && memcmp(g->keep_v, p->vp, c * d * sizeof(double)) == 0;
     if (keep) g->keep_ok = 0; /* until this pass has completed */
@@ -871,7 +977,6 @@ template <typename T> static int pass_t(haze__fcm_gpu *g, haze__fcm_pass *p) {
     A.d = (int)d, A.c = (int)c, A.G = (int)g->G, A.mode = mode, A.src = p->src;
     A.use_smem = g->use_smem;
     A.indices = p->indices;
-    A.nsplit = g->nsplit;
     A.vec = g->single && d % 4 == 0;
     A.m = p->m;
     A.e = (T)(1.0 / (p->m - 1.0));
@@ -885,6 +990,9 @@ template <typename T> static int pass_t(haze__fcm_gpu *g, haze__fcm_pass *p) {
     A.scratch = (T *)g->scratch;
     A.u_keep = keep ? (T *)g->dkeep : NULL;
     A.u_prev = reuse ? (const T *)g->dkeep : NULL;
+    A.want_du = p->want_du;
+    A.l2pf = g->l2pf;
+    A.use_vp = p->src == HAZE__FCM_SRC_CENTERS && !reuse && (mode != MODE_FULL || p->want_du);
 
     size_t nch = g->resident ? 1 : (n + g->chunk - 1) / g->chunk;
     for (size_t q = 0; q < nch; q++) {
@@ -915,10 +1023,8 @@ template <typename T> static int pass_t(haze__fcm_gpu *g, haze__fcm_pass *p) {
         if (fast) {
             /* without the previous centres when they are not read: less shared
              * memory, more blocks per SM */
-            const int use_vp = p->src == HAZE__FCM_SRC_CENTERS && !reuse;
             fast_launch<T>(g->fast_dr, (unsigned)blocks,
-                           use_vp ? g->fast_smem_sz : fast_smem(d, c, g->fast_dr, ts, g->nsplit, 0),
-                           st, A);
+                           A.use_vp ? g->fast_smem_sz : fast_smem(d, c, g->fast_dr, ts, 0), st, A);
         } else {
             if (!g->use_smem && blocks > SCRATCH_BLOCKS) blocks = SCRATCH_BLOCKS;
             pass_kernel<T><<<(unsigned)blocks, TILE, g->smem, st>>>(A);
@@ -944,6 +1050,10 @@ template <typename T> static int pass_t(haze__fcm_gpu *g, haze__fcm_pass *p) {
     }
     TRY(cudaMemcpyAsync(p->sums, in, stride * sizeof(double), cudaMemcpyDeviceToHost, st));
     TRY(cudaStreamSynchronize(st));
+    if (fast && mode == MODE_FULL) { /* left out by the fast kernel: fcm.c knows */
+        if (p->src == HAZE__FCM_SRC_CENTERS && !p->want_du) p->sums[c * d + c + HAZE__FCM_J] = NAN;
+        if (!p->want_du) p->sums[c * d + c + HAZE__FCM_DU2] = NAN;
+    }
     if (keep) {
         memcpy(g->keep_v, p->v, c * d * sizeof(double));
         g->keep_m = p->m;

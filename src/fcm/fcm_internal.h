@@ -63,6 +63,9 @@ typedef struct haze__fcm_pass {
     double *u_out;         /* n x c memberships of v, or NULL */
     int indices;           /* 1: the pass must fill PC, PE and JSELF; 0: a backend may leave them
                               0 (the GPU skips them, and their logarithms, during the iteration) */
+    int want_du;           /* 0: a backend may leave DU2 as NaN, and, with src CENTERS, J as NaN
+                              (fcm.c then takes J(U(k-1), V(k)) from the previous pass's JSELF and
+                              S0 by the parallel-axis identity); JSELF must then be filled */
     int cov;               /* 1: accumulate sum u^m (x - v_j)(x - v_j)^T (c*d*d) and sum u^m (c)
                               of the source memberships about the centres v instead */
     double *sums;          /* out: c*d + c + HAZE__FCM_NSCALAR doubles, or c*d*d + c for cov */
