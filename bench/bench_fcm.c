@@ -246,9 +246,9 @@ int main(int argc, char **argv) {
     double *x = NULL;
     float *xf = NULL;
     size_t xn = 0, xd = 0, xc = 0;
+    const char *only = getenv("BENCH_FCM_ONLY"); /* rows whose label starts with it */
     for (size_t w = 0; w < sizeof all / sizeof *all; w++) {
         const workload *L = &all[w];
-        const char *only = getenv("BENCH_FCM_ONLY"); /* rows whose label starts with it */
         if (only && strncmp(L->label, only, strlen(only)) != 0) continue;
         if (L->big && (!gpu || quick)) {
             printf("%-13s %10zu %4zu %4zu %4s | skipped: %s\n", L->label, L->n, L->c, L->d,

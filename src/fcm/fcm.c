@@ -444,7 +444,7 @@ static int fit(haze_ctx *ctx, const double *x, const float *x32, size_t n, size_
         p.a = gk ? ak : NULL;
         if ((st = run_pass(&env, &p))) goto fail_env;
         double jk = sums[nv + c + HAZE__FCM_J], du = sqrt(sums[nv + c + HAZE__FCM_DU2]);
-        if (isnan(jk) && !gk) jk = jnext;
+        if (isnan(jk)) jk = jnext; /* left out by the backend */
         if (isnan(jk)) {
             st = haze__error(ctx, HAZE_ERR_INTERNAL, "fcm: iteration %d has no objective", k);
             goto fail_env;

@@ -53,7 +53,6 @@ template <typename T> struct pass_args {
     size_t g0, ngrp; /* global index of the chunk's first group, groups in the chunk */
     int d, c, G, mode, src, use_smem, indices, vec;
     int want_du, use_vp; /* fast kernel: compute the change; the previous centres are read */
-    int l2pf;            /* fast kernel: prefetch the next run of points into L2 */
     double m;
     T e; /* 1 / (m - 1) */
     const T *v, *a, *vp, *ap;
@@ -388,6 +387,11 @@ __device__ T memb_w(const T (&xr)[DR], const T *vs, int c, double m, T e, T *D, 
     return (T)1 / sum;
 }
 
+/* sum_j u_j^m d_j of a point in closed form, d_min f^(m-1) (see above). */
+template <typename T> __device__ inline double jself(T dmin, T f, double m) {
+    return (double)(dmin * (m == 2.0 ? f : powT(f, (T)(m - 1.0))));
+}
+
 /* Fixed-order sum of a scalar over the block: shuffles within each warp,
  * then the warps in order (by the caller). */
 __device__ inline double warp_sum(double v) {
@@ -408,7 +412,7 @@ struct fast_layout {
     int ns, nsc;     /* lanes per entry block (points split between them), per column sum */
     size_t dbl, wsz; /* doubles before the T part; T elements per warp */
 };
-__host__ __device__ inline fast_layout fast_lay(int d, int c, int dr, int ts) {
+__host__ __device__ inline fast_layout fast_lay(int c, int dr, int ts) {
     fast_layout L;
     L.c4 = (c + 3) & ~3;
     L.njb = L.c4 / 4;
@@ -424,11 +428,10 @@ __host__ __device__ inline fast_layout fast_lay(int d, int c, int dr, int ts) {
     size_t wt = (size_t)WPTS * (L.sp + L.cps) + (size_t)c * DS;
     if (wt * ts < 16 * 32 * sizeof(double)) wt = 16 * 32 * sizeof(double) / ts;
     L.wsz = (wt * ts + 15) / 16 * 16 / ts; /* 16-byte aligned per warp */
-    (void)d;
     return L;
 }
-static size_t fast_smem(size_t d, size_t c, size_t dr, size_t ts, int with_vp) {
-    const fast_layout L = fast_lay((int)d, (int)c, (int)dr, (int)ts);
+static size_t fast_smem(size_t c, size_t dr, size_t ts, int with_vp) {
+    const fast_layout L = fast_lay((int)c, (int)dr, (int)ts);
     return L.dbl * sizeof(double) + ((with_vp ? 2 : 1) * c * dr + NWARP * L.wsz) * ts;
 }
 
@@ -438,7 +441,7 @@ template <typename T, int DR>
 __global__ void __launch_bounds__(TILE, FAST_MINB(T, DR)) fast_kernel(pass_args<T> A) {
     extern __shared__ __align__(16) double smem_f[];
     const int tid = threadIdx.x, lane = tid & 31, wp = tid >> 5, d = A.d, c = A.c;
-    const fast_layout L = fast_lay(d, c, DR, sizeof(T));
+    const fast_layout L = fast_lay(c, DR, sizeof(T));
     constexpr int nkb = DR / 4;
     const int full = A.mode == MODE_FULL, use_vp = A.use_vp;
     /* U(k-1) of each point: for the sums of the first pass, for the change,
@@ -503,7 +506,7 @@ __global__ void __launch_bounds__(TILE, FAST_MINB(T, DR)) fast_kernel(pass_args<
                     xs[pp * sp + k] = pp < npw ? xg[idx] : (T)0;
                 }
             }
-            if (!PF && A.l2pf && t + 1 < A.G) { /* the warp's next run into L2 */
+            if (!PF && t + 1 < A.G) { /* the warp's next run into L2 */
                 const size_t p1 = (grp * A.G + t + 1) * TILE + (size_t)wp * WPTS;
                 if (p1 < A.np) {
                     const size_t nb = (A.np - p1 < WPTS ? A.np - p1 : WPTS) * d * sizeof(T);
@@ -557,7 +560,7 @@ __global__ void __launch_bounds__(TILE, FAST_MINB(T, DR)) fast_kernel(pass_args<
                                               (T *)NULL, &dmin);
                     for (int j = 0; j < c; j++) Pp[j] = D[j * DS + p] * f;
                     if (!full) /* JSELF of U(0) about V(0), for J of the first iteration */
-                        jsd += (double)(dmin * (A.m == 2.0 ? f : powT(f, (T)(A.m - 1.0))));
+                        jsd += jself(dmin, f, A.m);
                 }
             }
             if (!full) {
@@ -568,7 +571,7 @@ __global__ void __launch_bounds__(TILE, FAST_MINB(T, DR)) fast_kernel(pass_args<
                     f = memb_w<T, DR>(xr, vs, c, A.m, A.e, D, p, need_prev ? Pp : (const T *)NULL,
                                       &jp, &dmin);
                     jpd += (double)jp;
-                    jsd += (double)(dmin * (A.m == 2.0 ? f : powT(f, (T)(A.m - 1.0))));
+                    jsd += jself(dmin, f, A.m);
                 }
                 T *uk = A.u_keep ? A.u_keep + (A.i0 + tile0) * c + wp * WPTS + p : NULL;
                 T du = 0;
@@ -747,7 +750,7 @@ struct haze__fcm_gpu {
     void *dv, *dvp, *da, *dap;
     void *scratch;
     void *stage; /* page-locked staging of the centres and norms: uploads without a sync */
-    int fast_dr, l2pf;
+    int fast_dr;
     size_t fast_smem_sz;
     /* Memberships kept between the fast passes (resident data only, when the
      * budget allows): dkeep holds U of the centres keep_v (c x d) with the
@@ -820,7 +823,7 @@ static int setup(haze__fcm_gpu *g) {
     /* The fast Euclidean kernel for d <= 32 when its shared memory fits. */
     if (!g->gk && d <= 32) {
         int dr = d <= 4 ? 4 : d <= 8 ? 8 : d <= 16 ? 16 : 32;
-        size_t fs = fast_smem(d, c, (size_t)dr, ts, 1);
+        size_t fs = fast_smem(c, (size_t)dr, ts, 1);
         if (fs <= (size_t)smem_optin) {
             g->fast_dr = dr;
             g->fast_smem_sz = fs;
@@ -913,8 +916,6 @@ extern "C" int haze__fcm_cuda_begin(haze_ctx *ctx, const void *x, size_t n, size
     if (!g) return haze__error(ctx, HAZE_ERR_NOMEM, "fcm: out of memory");
     g->ctx = ctx, g->hx = x, g->n = n, g->d = d, g->c = c, g->single = single, g->gk = gk;
     g->ts = single ? sizeof(float) : sizeof(double);
-    const char *pf = getenv("HAZE_FCM_L2PF"); /* A/B switch for measurements */
-    g->l2pf = !(pf && strcmp(pf, "0") == 0);
     if ((st = setup(g))) {
         haze__fcm_cuda_end(g);
         return st;
@@ -991,7 +992,6 @@ template <typename T> static int pass_t(haze__fcm_gpu *g, haze__fcm_pass *p) {
     A.u_keep = keep ? (T *)g->dkeep : NULL;
     A.u_prev = reuse ? (const T *)g->dkeep : NULL;
     A.want_du = p->want_du;
-    A.l2pf = g->l2pf;
     A.use_vp = p->src == HAZE__FCM_SRC_CENTERS && !reuse && (mode != MODE_FULL || p->want_du);
 
     size_t nch = g->resident ? 1 : (n + g->chunk - 1) / g->chunk;
@@ -1024,7 +1024,7 @@ template <typename T> static int pass_t(haze__fcm_gpu *g, haze__fcm_pass *p) {
             /* without the previous centres when they are not read: less shared
              * memory, more blocks per SM */
             fast_launch<T>(g->fast_dr, (unsigned)blocks,
-                           A.use_vp ? g->fast_smem_sz : fast_smem(d, c, g->fast_dr, ts, 0), st, A);
+                           A.use_vp ? g->fast_smem_sz : fast_smem(c, g->fast_dr, ts, 0), st, A);
         } else {
             if (!g->use_smem && blocks > SCRATCH_BLOCKS) blocks = SCRATCH_BLOCKS;
             pass_kernel<T><<<(unsigned)blocks, TILE, g->smem, st>>>(A);
