@@ -40,8 +40,9 @@ static void help(FILE *fp) {
             "                         row-major), for `predict --norms`\n"
             "      --json             print the summary as JSON on stdout\n"
             "  -h, --help             this text\n\n"
-            "Without -o the centres are printed. Progress (iteration, objective, change)\n"
-            "goes to stderr when it is a terminal. `predict` writes the memberships of\n"
+            "Without -o the centres are printed. Progress (iteration, objective, change;\n"
+            "the GPU leaves the change out with --stop objective) goes to stderr when it\n"
+            "is a terminal. `predict` writes the memberships of\n"
             "DATA for the fixed CENTERS (to -o FILE, default stdout): Euclidean, or\n"
             "Gustafson-Kessel with --norms FILE as written by the fit.\n\n"
             "Exit codes: 0 success, 1 usage error, 2 bad input, 3 runtime or device error.\n");
