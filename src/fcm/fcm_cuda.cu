@@ -804,6 +804,10 @@ static int setup(haze__fcm_gpu *g) {
     /* Groups: enough of them to fill a large GPU, few enough that their
      * partial sums stay small; a function of n, d, c only. */
     size_t G = ntiles / 4096;
+    /* a few tiles per group once there are enough tiles: the fast kernel
+     * combines its warps' sums once per group */
+    size_t gfew = ntiles / 512 < 4 ? ntiles / 512 : 4;
+    if (G < gfew) G = gfew;
     size_t gmin =
         (ntiles * g->stride_max * sizeof(double) + ((size_t)256 << 20) - 1) / ((size_t)256 << 20);
     if (G < gmin) G = gmin;
