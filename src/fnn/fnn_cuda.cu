@@ -753,14 +753,13 @@ static int online_step(haze_ctx *ctx, const step_args &p, int Rg, double *lm, do
  * memory (where the L2 cache holds them).
  * Per step each block sums its rules' share of layer 4 shifted by its own
  * strongest firing M_b (S_b = sum_k e^(lm_k - M_b), Y_bl = sum_k
- * e^(lm_k - M_b) w_kl) and stores (M_b, its rule, S_b, Y_b) into every
- * block's shared memory (distributed shared memory, st.async on transaction
- * barriers): one exchange per step and no cluster-wide barrier. Every
+ * e^(lm_k - M_b) w_kl) and the blocks exchange (M_b, its rule, S_b, Y_b)
+ * through distributed shared memory: one cluster barrier per step. Every
  * block then has the strongest rule (structure test) and the shifted sums
  * S = sum_b S_b e^(M_b - M), Y_l likewise, M = max_b M_b. When the test
  * makes a rule, its width needs the distance to the strongest rule (its
- * owner computes it, one cluster barrier) and the sums are made again with
- * the new rule (one more exchange), once per rule. The update of the centres and widths of
+ * owner computes it) and the sums are made again with the new rule: three
+ * barriers more, once per rule. The update of the centres and widths of
  * step t is fused with the firing of step t + 1: both pass over the same
  * elements. The decisions and the arithmetic are those of the CPU
  * reference (fnn.c), phi_k included (e^(lm_k - M) / S with the same
@@ -1265,11 +1264,10 @@ static int res_wanted(haze_ctx *ctx, size_t D, size_t L, size_t R) {
     return g_online == HAZE__FNN_ONLINE_CLUSTER || qs == qt;
 }
 
-/* Cluster size for `cap` rules: a step's exchange and reductions take
- * longer with more blocks, so 8 blocks while the task matrix is small (up
- * to 2^16 rule x input elements) and their shared memory holds every
- * parameter; the largest cluster otherwise (measured with 2 to 16 blocks,
- * docs/benchmarks.md). */
+/* Cluster size for `cap` rules: a barrier across 16 SMs costs more than one
+ * across 8, so 8 blocks while the task matrix is small (up to 2^16 rule x
+ * input elements) and their shared memory holds every parameter; the
+ * largest cluster otherwise (same measurement). */
 static int res_cluster_for(int D, int L, size_t cap) {
     int qt = 0, qs = 0;
     if (g_res_cluster > 8 && cap * (size_t)D <= 65536 && res_layout(D, L, cap, 8, &qt, &qs) &&
