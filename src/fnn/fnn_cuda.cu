@@ -782,57 +782,10 @@ typedef struct {
     double log_th, beta, sigma0, width, step;
 } res_args;
 
-/* Shared memory of the cluster kernel (C blocks), in doubles (see its carving). */
-static size_t res_smem_doubles(int D, int L, int C, int Qtot, int Qs) {
-    return 2 + 3 * (size_t)D + 3 * (size_t)L + 2 * (size_t)Qtot + 2 * (size_t)C * ((size_t)L + 3) +
-           2 * (size_t)L + 2 + (size_t)Qs * (2 * (size_t)D + L);
-}
-
-/*
- * The exchange of partials between the blocks of the cluster: each block
- * stores its values straight into every block's shared memory with
- * st.async, which counts the bytes on the receiving block's transaction
- * barrier (mbarrier), and each block waits on its own barrier. No cluster
- * barrier: on an H100 barrier.cluster with release/acquire costs 0.7-0.8
- * us, the relaxed one 0.17 us, and reading 16 blocks' shared memory after
- * it 0.3-0.9 us more (measured, docs/benchmarks.md).
- */
-__device__ __forceinline__ uint32_t res_cluster_addr(const void *p, int rank) {
-    uint32_t a = (uint32_t)__cvta_generic_to_shared(p), r;
-    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(rank));
-    return r;
-}
-
-/* v into block `rank`'s copy of *p, counted on its copy of *bar */
-__device__ __forceinline__ void res_send(const double *p, double v, const uint64_t *bar, int rank) {
-    asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.b64 [%0], %1, [%2];"
-                 :
-                 : "r"(res_cluster_addr(p, rank)), "l"(__double_as_longlong(v)),
-                   "r"(res_cluster_addr(bar, rank))
-                 : "memory");
-}
-
-__device__ __forceinline__ void res_expect(uint64_t *bar, unsigned bytes) {
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;"
-                 :
-                 : "r"((uint32_t)__cvta_generic_to_shared(bar)), "r"(bytes)
-                 : "memory");
-}
-
-__device__ __forceinline__ void res_wait(uint64_t *bar, unsigned parity) {
-    asm volatile("{\n\t.reg .pred done;\n"
-                 "RES_WAIT:\n\t"
-                 "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n\t"
-                 "@!done bra RES_WAIT;\n}"
-                 :
-                 : "r"((uint32_t)__cvta_generic_to_shared(bar)), "r"(parity)
-                 : "memory");
-}
-
-/* Sum over lanes 0..C-1 (the others hold 0), C a power of two <= 32; every lane gets it. */
-__device__ __forceinline__ double res_lanes_sum(double a, int C) {
-    for (int off = C / 2; off > 0; off >>= 1) a += __shfl_xor_sync(0xffffffffu, a, off);
-    return __shfl_sync(0xffffffffu, a, 0);
+/* Shared memory of the cluster kernel, in doubles (see its carving). */
+static size_t res_smem_doubles(int D, int L, int Qtot, int Qs) {
+    return 3 * (size_t)D + 3 * (size_t)L + 2 * (size_t)Qtot + 2 * ((size_t)L + 3) + 2 * (size_t)L +
+           2 + (size_t)Qs * (2 * (size_t)D + L);
 }
 
 /* a, ka becomes the larger, the lower rule among equals (the CPU's first argmax) */
@@ -860,13 +813,12 @@ __global__ void __launch_bounds__(RES_THREADS, 1) k_online_cluster(res_args p) {
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, grp = tid / G, gl = tid % G;
     const int PS = L + 3; /* a block's partials: M_b, its rule, S_b, Y_b0..Y_b(L-1) */
     extern __shared__ double sm[];
-    uint64_t *bars = (uint64_t *)sm;    /* 2: transaction barriers, by exchange parity */
-    double *zb = sm + 2;                /* 3 x D: the sample of step t at (t % 3) * D */
+    double *zb = sm;                    /* 3 x D: the sample of step t at (t % 3) * D */
     double *db = zb + 3 * D;            /* 3 x L: its targets */
     double *lq = db + 3 * L;            /* Qtot: log firing of the slots */
     double *gq = lq + p.Qtot;           /* Qtot: g_k of the last step */
-    double *part = gq + p.Qtot;         /* 2 x C x PS: every block's partials, by parity */
-    double *ys = part + 2 * C * PS;     /* L: y_l */
+    double *part = gq + p.Qtot;         /* 2 x PS: partials, by exchange parity */
+    double *ys = part + 2 * PS;         /* L: y_l */
     double *es = ys + L;                /* L: e_l = y_l - d_l */
     double *pub = es + L;               /* 2: squared distance to the strongest rule */
     double *ms = pub + 2;               /* Qs x D centres */
@@ -907,13 +859,7 @@ __global__ void __launch_bounds__(RES_THREADS, 1) k_online_cluster(res_args p) {
     int next = p.n > 1 ? p.idx[1] : 0; /* the sample after the current one */
     int pending = 0;                   /* gq holds an update not yet applied */
     int xc = 0;                        /* exchanges so far (parity picks the buffer) */
-    if (tid == 0) {
-        for (int b = 0; b < 2; b++)
-            asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(
-                (uint32_t)__cvta_generic_to_shared(bars + b)));
-        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-    }
-    cl.sync(); /* every barrier is set up before any block sends */
+    __syncthreads();
     int t = 0;
     for (; t < p.n; t++) {
         const double *zc = zb + (t % 3) * D, *dc = db + (t % 3) * L;
@@ -963,11 +909,8 @@ __global__ void __launch_bounds__(RES_THREADS, 1) k_online_cluster(res_args p) {
         int stop = 0;
         for (int pass = 0;; pass++) {
             /* this block's partials, by warps: warp 0 M_b, its rule and S_b,
-             * warp w the outputs w - 1, w - 1 + NW, ... (each finds M_b
-             * itself); lane r sends them to block r, row `rank` */
-            double *box = part + (size_t)(xc & 1) * C * PS, *mine = box + (size_t)rank * PS;
-            uint64_t *bar = bars + (xc & 1);
-            if (tid == 0) res_expect(bar, (unsigned)(C * PS * sizeof(double)));
+             * warp w the outputs w - 1, w - 1 + NW, ... (each finds M_b itself) */
+            double *mine = part + (xc & 1) * PS;
             double mb = -INFINITY;
             int kb = 0x7fffffff;
             for (int q = lane; q < Qn; q += 32) res_better(mb, kb, lq[q], q * C + rank);
@@ -979,24 +922,21 @@ __global__ void __launch_bounds__(RES_THREADS, 1) k_online_cluster(res_args p) {
                     if (u >= HAZE__FNN_LOG_CUTOFF) a += exp(u) * (o < 0 ? 1.0 : wrow(q)[o]);
                 }
                 a = res_warp_sum(a);
-                if (lane < C) {
-                    if (o < 0) {
-                        res_send(mine, mb, bar, lane);
-                        res_send(mine + 1, (double)kb, bar, lane);
-                        res_send(mine + 2, a, bar, lane);
-                    } else {
-                        res_send(mine + 3 + o, a, bar, lane);
-                    }
+                if (lane == 0) {
+                    if (o < 0)
+                        mine[0] = mb, mine[1] = (double)kb, mine[2] = a;
+                    else
+                        mine[3 + o] = a;
                 }
             }
-            res_wait(bar, (unsigned)(xc >> 1) & 1);
+            cl.sync();
             /* the cluster's strongest rule and the shifted sums, in every
-             * warp; lane r reads block r's row */
+             * warp; lane r reads block r, all remote loads issued at once */
             const double *theirs = NULL;
             double mr = -INFINITY, sr = 0.0, yr = 0.0, f = 0.0;
             int K = 0x7fffffff;
             if (lane < C) {
-                theirs = box + (size_t)lane * PS;
+                theirs = cl.map_shared_rank(part, lane) + (xc & 1) * PS;
                 mr = theirs[0], K = (int)theirs[1], sr = theirs[2];
                 if (warp < L) yr = theirs[3 + warp];
             }
@@ -1008,10 +948,10 @@ __global__ void __launch_bounds__(RES_THREADS, 1) k_online_cluster(res_args p) {
             }
             M = __shfl_sync(0xffffffffu, M, 0), K = __shfl_sync(0xffffffffu, K, 0);
             if (mr > -INFINITY) f = exp(mr - M);
-            S = res_lanes_sum(sr * f, C);
+            S = res_warp_sum(sr * f);
             for (int o = warp; o < L; o += NW) {
                 if (o != warp && lane < C) yr = theirs[3 + o];
-                double y = res_lanes_sum(yr * f, C) / S;
+                double y = res_warp_sum(yr * f) / S;
                 if (lane == 0) {
                     double e = y - dc[o];
                     ys[o] = y, es[o] = e;
@@ -1238,7 +1178,7 @@ static int res_device(haze_ctx *ctx) {
 static int res_layout(int D, int L, size_t cap, int C, int *Qtot, int *Qs) {
     if (C <= 0) return 0;
     size_t qt = (cap + (size_t)C - 1) / (size_t)C;
-    size_t fixed = res_smem_doubles(D, L, C, (int)qt, 0) * sizeof(double);
+    size_t fixed = res_smem_doubles(D, L, (int)qt, 0) * sizeof(double);
     if (qt > 0x7fffffff || fixed > g_res_smem) return 0;
     size_t per = (2 * (size_t)D + (size_t)L) * sizeof(double);
     size_t qs = (g_res_smem - fixed) / per;
@@ -1303,7 +1243,7 @@ static int res_run(haze_ctx *ctx, dev_state *ds, const int *didx, int n, double 
     at.id = cudaLaunchAttributeClusterDimension;
     at.val.clusterDim.x = (unsigned)C, at.val.clusterDim.y = 1, at.val.clusterDim.z = 1;
     cfg.gridDim = dim3((unsigned)C), cfg.blockDim = dim3(RES_THREADS);
-    cfg.dynamicSmemBytes = res_smem_doubles(D, L, C, qt, qs) * sizeof(double);
+    cfg.dynamicSmemBytes = res_smem_doubles(D, L, qt, qs) * sizeof(double);
     cfg.stream = haze__stream(ctx), cfg.attrs = &at, cfg.numAttrs = 1;
     HAZE_CUDA_TRY(ctx, cudaLaunchKernelEx(&cfg, k_online_cluster, p));
     int back[2] = {0, 0};
