@@ -3,8 +3,7 @@
  * same data and seed must give the same number of rules and parameters
  * within float tolerance, online and mini-batch, at several sizes (inputs up
  * to 2048, beyond the GPU-FNN limit of 1024), under the architecture-aware
- * mapping (online both by kernels launched per step and in one thread-block
- * cluster) and the GPU-FNN baseline; predictions must agree too.
+ * mapping and the GPU-FNN baseline; predictions must agree too.
  */
 #include <math.h>
 #include <string.h>
