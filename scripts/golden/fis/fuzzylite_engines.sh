@@ -24,6 +24,18 @@ run() {
     fuzzylite -i "$dst/$1.fll" -of fld -d "$tmp" -o "$dst/$1.fld" -decimals 9
 }
 
+# an input on [0, 1] with the terms lo (falling ramp) and hi (rising ramp)
+ramp_input() { # NAME
+    cat <<END
+InputVariable: $1
+  enabled: true
+  range: 0.000 1.000
+  lock-range: false
+  term: lo Ramp 1.000 0.000
+  term: hi Ramp 0.000 1.000
+END
+}
+
 activation() { # TAG "ACTIVATION"
     cat >"$dst/activation_$1.fll" <<END
 Engine: activation
@@ -34,12 +46,7 @@ InputVariable: a
   term: lo Triangle -0.500 0.000 0.500
   term: mid Triangle 0.000 0.500 1.000
   term: hi Triangle 0.500 1.000 1.500
-InputVariable: b
-  enabled: true
-  range: 0.000 1.000
-  lock-range: false
-  term: lo Ramp 1.000 0.000
-  term: hi Ramp 0.000 1.000
+$(ramp_input b)
 OutputVariable: m
   enabled: true
   range: 0.000 1.000
@@ -230,7 +237,8 @@ awk 'BEGIN { print "t"; print "-1.000000000"
     for (i = 0; i <= 100; i++) printf "%.9f\n", i / 10
     for (i = 40; i >= 0; i--) printf "%.9f\n", i / 4 }' >"$tmp"
 run lockprev
-cat >"$dst/connectives.fll" <<'END'
+{
+    cat <<'END'
 Engine: connectives
 InputVariable: a
   enabled: true
@@ -239,18 +247,10 @@ InputVariable: a
   term: lo Ramp 1.000 0.000
   term: mid Triangle 0.000 0.500 1.000
   term: hi Ramp 0.000 1.000
-InputVariable: b
-  enabled: true
-  range: 0.000 1.000
-  lock-range: false
-  term: lo Ramp 1.000 0.000
-  term: hi Ramp 0.000 1.000
-InputVariable: c
-  enabled: true
-  range: 0.000 1.000
-  lock-range: false
-  term: lo Ramp 1.000 0.000
-  term: hi Ramp 0.000 1.000
+END
+    ramp_input b
+    ramp_input c
+    cat <<'END'
 OutputVariable: s
   enabled: true
   range: 0.000 100.000
@@ -286,6 +286,7 @@ RuleBlock: rules
   rule: if a is hi and b is hi or c is lo or a is lo and b is lo then s is hundred and m is high
   rule: if a is mid or b is hi or c is hi or a is hi then s is one and m is high
 END
+} >"$dst/connectives.fll"
 awk 'BEGIN { print "a b c"
     for (i = 0; i <= 8; i++) for (j = 0; j <= 8; j++) for (k = 0; k <= 4; k++)
         printf "%.9f %.9f %.9f\n", i / 8, j / 8, k / 4 }' >"$tmp"
