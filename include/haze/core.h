@@ -133,6 +133,12 @@ HAZE_API haze_ctx_options haze_ctx_options_default(void);
  * haze_ctx_free(). On failure other than HAZE_ERR_NOMEM, *out is still set to
  * a context that holds the reason (haze_ctx_errmsg); use it for nothing else
  * and free it. On HAZE_ERR_NOMEM *out is NULL.
+ *
+ * With the CUDA backend the context owns one CUDA stream. It is an ordinary
+ * (blocking) stream, so its work is ordered after what the program queued
+ * on the legacy default stream (cudaMemcpy and friends): device arrays
+ * filled that way may be handed to haze at once. Every haze call that takes
+ * device pointers has finished with them when it returns.
  */
 HAZE_API int haze_ctx_new(haze_ctx **out, const haze_ctx_options *opt);
 

@@ -77,7 +77,8 @@ extern "C" int haze__cuda_begin(haze_ctx *ctx) {
     HAZE_CUDA_TRY(ctx, cudaSetDevice(ctx->device));
     if (!ctx->stream) {
         cudaStream_t s;
-        HAZE_CUDA_TRY(ctx, cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+        /* blocking: ordered after the caller's legacy-stream copies (core.h) */
+        HAZE_CUDA_TRY(ctx, cudaStreamCreateWithFlags(&s, cudaStreamDefault));
         ctx->stream = (void *)s;
     }
     return HAZE_OK;

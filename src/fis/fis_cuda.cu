@@ -250,14 +250,17 @@ extern "C" int haze__fis_eval_cuda(haze_ctx *ctx, const haze_fis *fis, const dou
             goto done;
         }
         if (on_device) {
-            CK(cudaMemcpy(hin, inputs, sizeof(double) * n * ni, cudaMemcpyDeviceToHost));
-            CK(cudaMemcpy(hout, outputs, sizeof(double) * n * no, cudaMemcpyDeviceToHost));
+            CK(cudaMemcpyAsync(hin, inputs, sizeof(double) * n * ni, cudaMemcpyDeviceToHost, s));
+            CK(cudaMemcpyAsync(hout, outputs, sizeof(double) * n * no, cudaMemcpyDeviceToHost, s));
+            CK(cudaStreamSynchronize(s));
         }
         st = haze__fis_hold(ctx, &hf, on_device ? hin : inputs, n, on_device ? hout : outputs,
                             hheld, hscr);
         if (st) goto done;
-        if (on_device)
-            CK(cudaMemcpy(outputs, hout, sizeof(double) * n * no, cudaMemcpyHostToDevice));
+        if (on_device) {
+            CK(cudaMemcpyAsync(outputs, hout, sizeof(double) * n * no, cudaMemcpyHostToDevice, s));
+            CK(cudaStreamSynchronize(s));
+        }
     }
 done:
     if (hgrid || hplain) cudaStreamSynchronize(s); /* before the host copies go */

@@ -812,7 +812,10 @@ static int upload_rules(haze_ctx *ctx, dev_state *ds, const haze_fnn *net, size_
 
 static int set_rule_count(haze_ctx *ctx, dev_state *ds, int R) {
     if (!ds->nR) HAZE_CUDA_TRY(ctx, cudaMalloc((void **)&ds->nR, sizeof(int)));
-    HAZE_CUDA_TRY(ctx, cudaMemcpy(ds->nR, &R, sizeof(int), cudaMemcpyHostToDevice));
+    /* on the library's stream: it does not wait for the legacy default stream */
+    cudaStream_t st = haze__stream(ctx);
+    HAZE_CUDA_TRY(ctx, cudaMemcpyAsync(ds->nR, &R, sizeof(int), cudaMemcpyHostToDevice, st));
+    HAZE_CUDA_TRY(ctx, cudaStreamSynchronize(st));
     return HAZE_OK;
 }
 
@@ -1031,7 +1034,8 @@ int haze__fnn_cuda_step_time(haze_ctx *ctx, size_t D, size_t R, size_t L, int ma
     CTRY(cudaMalloc((void **)&ds.d, L * sizeof(double)));
     CTRY(cudaMalloc((void **)&ds.e, L * sizeof(double)));
     CTRY(cudaMalloc((void **)&ds.order, sizeof(int)));
-    CTRY(cudaMemcpy(ds.order, &zero, sizeof(int), cudaMemcpyHostToDevice));
+    CTRY(cudaMemcpyAsync(ds.order, &zero, sizeof(int), cudaMemcpyHostToDevice, st));
+    CTRY(cudaStreamSynchronize(st));
     TRY(dev_reserve(ctx, &ds, R, 0, D, L));
     TRY(dev_scratch(ctx, &ds, 1, R));
     TRY(set_rule_count(ctx, &ds, (int)R));

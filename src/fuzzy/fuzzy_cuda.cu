@@ -581,7 +581,10 @@ extern "C" int haze__fuzzy_cuda_alloc(haze_ctx *ctx, size_t bytes, void **p) {
         return haze__error(ctx, HAZE_ERR_NOMEM, "fuzzy: %zu bytes do not fit the device budget",
                            bytes);
     HAZE_CUDA_TRY(ctx, cudaMalloc(p, bytes ? bytes : 1));
-    cudaError_t e = cudaMemset(*p, 0, bytes);
+    /* zeroed on the library's stream, which does not wait for the legacy one */
+    cudaStream_t s = haze__stream(ctx);
+    cudaError_t e = cudaMemsetAsync(*p, 0, bytes, s);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(s);
     if (e != cudaSuccess) {
         cudaFree(*p);
         *p = NULL;
