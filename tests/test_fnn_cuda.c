@@ -3,7 +3,8 @@
  * same data and seed must give the same number of rules and parameters
  * within float tolerance, online and mini-batch, at several sizes (inputs up
  * to 2048, beyond the GPU-FNN limit of 1024), under the architecture-aware
- * mapping and the GPU-FNN baseline; predictions must agree too.
+ * mapping (online both by kernels launched per step and in one thread-block
+ * cluster) and the GPU-FNN baseline; predictions must agree too.
  */
 #include <math.h>
 #include <string.h>
@@ -101,12 +102,34 @@ static void test_fixed_width(void **state) {
     run_case_opt(300, 16, 5, 1, HAZE__FNN_MAP_GPUFNN, 0.8, 0, 0.6);
 }
 
-static void test_atm_online(void **state) {
-    (void)state;
+/* Online training cases, run under one online path: small networks,
+ * hundreds of rules made during a run (the cluster path stops when its
+ * arrays are full and goes on after they grow), a rule cap, a fixed width;
+ * `wide`: 2048 inputs, where the cluster keeps a few rules per block in
+ * shared memory and the rest in device memory. */
+static void online_cases(int mode, int wide) {
+    haze__fnn_cuda_set_online(mode);
     run_case(200, 3, 2, 1, HAZE__FNN_MAP_ATM);
     run_case(300, 16, 5, 1, HAZE__FNN_MAP_ATM);
     run_case(200, 100, 3, 1, HAZE__FNN_MAP_ATM);
-    if (!quick()) run_case(120, 2048, 4, 1, HAZE__FNN_MAP_ATM);
+    run_case_opt(700, 6, 3, 1, HAZE__FNN_MAP_ATM, 0.97, 0, 0.0);
+    run_case_opt(400, 40, 3, 1, HAZE__FNN_MAP_ATM, 0.97, 37, 0.0);
+    run_case_opt(300, 16, 5, 1, HAZE__FNN_MAP_ATM, 0.8, 0, 0.6);
+    if (wide) run_case_opt(300, 2048, 4, 1, HAZE__FNN_MAP_ATM, 0.9, 0, 0.0);
+    haze__fnn_cuda_set_online(HAZE__FNN_ONLINE_AUTO);
+}
+
+/* Online training by kernels launched per step. */
+static void test_atm_online(void **state) {
+    (void)state;
+    online_cases(HAZE__FNN_ONLINE_LAUNCH, !quick());
+}
+
+/* Online training in one thread-block cluster (where the device has
+ * clusters; elsewhere this repeats the launch path). */
+static void test_cluster_online(void **state) {
+    (void)state;
+    online_cases(HAZE__FNN_ONLINE_CLUSTER, 1);
 }
 
 static void test_atm_batch(void **state) {
@@ -145,6 +168,10 @@ static void test_step_time(void **state) {
     assert_non_null(haze__fnn_cuda_choice(512, 256, 1));
     assert_int_equal(haze__fnn_cuda_step_time(gpu, 2048, 64, 4, HAZE__FNN_MAP_GPUFNN, 3, &f, &u),
                      HAZE_ERR_UNSUPPORTED);
+    double c = 0;
+    int cs = haze__fnn_cuda_cluster_step_time(gpu, 32, 256, 4, 0, 50, &c);
+    assert_true(cs == HAZE_OK || cs == HAZE_ERR_UNSUPPORTED);
+    if (cs == HAZE_OK) assert_true(c > 0);
     haze_ctx_free(gpu);
 }
 
@@ -159,6 +186,7 @@ int main(void) {
         cmocka_unit_test(test_atm_online),      cmocka_unit_test(test_atm_batch),
         cmocka_unit_test(test_gpufnn_baseline), cmocka_unit_test(test_step_time),
         cmocka_unit_test(test_many_rules),      cmocka_unit_test(test_fixed_width),
+        cmocka_unit_test(test_cluster_online),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 #endif

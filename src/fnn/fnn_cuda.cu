@@ -25,10 +25,16 @@
  * centre/width update is chosen the same way.
  * Binding (3.6): the block size is the smallest that gives full occupancy
  * according to the device's own limits (cudaOccupancy*), found at run time.
+ * Online training of small networks (every parameter fits the shared memory
+ * of a cluster of SMs) does not launch per step at all: one thread-block
+ * cluster runs the whole run of samples (k_online_cluster, below), which
+ * beats two or three launches per step there.
  *
  * Arithmetic is double, like the CPU reference, so both backends train the
  * same network: only the order of the sums differs.
  */
+#include <cooperative_groups.h>
+#include <cuda_pipeline.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -36,6 +42,8 @@
 
 #include "core/internal.h"
 #include "fnn/fnn_internal.h"
+
+namespace cg = cooperative_groups;
 
 static int g_mapping = HAZE__FNN_MAP_ATM;
 
@@ -733,18 +741,381 @@ static int online_step(haze_ctx *ctx, const step_args &p, int Rg, double *lm, do
     return update_ms(ctx, p.z, p.idx, g, 1, Rg, 0, p.D, step, p.m, p.s, p.nR);
 }
 
+/* ------------------------------------- online training in one cluster */
+
+/*
+ * Online training (one sample per step) of networks whose steps are too
+ * small to pay for kernel launches: one thread-block cluster (up to 16
+ * blocks, each on its own SM; Hopper and later) runs a whole run of samples
+ * without returning to the host. Rule k belongs to block k mod C, slot
+ * q = k / C; the first Qs slots of a block keep their centres, widths and
+ * consequents in that block's shared memory, further slots stay in device
+ * memory (where the L2 cache holds them).
+ * Per step each block sums its rules' share of layer 4 shifted by its own
+ * strongest firing M_b (S_b = sum_k e^(lm_k - M_b), Y_bl = sum_k
+ * e^(lm_k - M_b) w_kl) and stores (M_b, its rule, S_b, Y_b) into every
+ * block's shared memory (distributed shared memory, st.async on transaction
+ * barriers): one exchange per step and no cluster-wide barrier. Every
+ * block then has the strongest rule (structure test) and the shifted sums
+ * S = sum_b S_b e^(M_b - M), Y_l likewise, M = max_b M_b. When the test
+ * makes a rule, its width needs the distance to the strongest rule (its
+ * owner computes it, one cluster barrier) and the sums are made again with
+ * the new rule (one more exchange), once per rule. The update of the centres and widths of
+ * step t is fused with the firing of step t + 1: both pass over the same
+ * elements. The decisions and the arithmetic are those of the CPU
+ * reference (fnn.c), phi_k included (e^(lm_k - M) / S with the same
+ * cut-off); the sums differ in order and in terms below e^-40 of a block's
+ * own maximum, far under double rounding of S >= 1.
+ */
+#define RES_THREADS     512
+#define RES_MAX_CLUSTER 16
+
+typedef struct {
+    const double *z, *d; /* standardised inputs, targets */
+    const int *idx;      /* sample of each step */
+    int n;               /* steps */
+    double *m, *s, *w;   /* parameters in device memory, room for the limit */
+    int *nR, *pos;       /* rule count (in and out); steps done (out) */
+    double *e;           /* n x L: y - d of each step, before its update */
+    int D, L, G;         /* G: lanes per rule, a power of two <= 32 */
+    int limit, grow;     /* no rule at or beyond limit; grow: stop there instead */
+    int Qtot, Qs;        /* slots per block; slots with parameters in shared memory */
+    double log_th, beta, sigma0, width, step;
+} res_args;
+
+/* Shared memory of the cluster kernel (C blocks), in doubles (see its carving). */
+static size_t res_smem_doubles(int D, int L, int C, int Qtot, int Qs) {
+    return 2 + 3 * (size_t)D + 3 * (size_t)L + 2 * (size_t)Qtot + 2 * (size_t)C * ((size_t)L + 3) +
+           2 * (size_t)L + 2 + (size_t)Qs * (2 * (size_t)D + L);
+}
+
+/*
+ * The exchange of partials between the blocks of the cluster: each block
+ * stores its values straight into every block's shared memory with
+ * st.async, which counts the bytes on the receiving block's transaction
+ * barrier (mbarrier), and each block waits on its own barrier. No cluster
+ * barrier: on an H100 barrier.cluster with release/acquire costs 0.7-0.8
+ * us, the relaxed one 0.17 us, and reading 16 blocks' shared memory after
+ * it 0.3-0.9 us more (measured, docs/benchmarks.md).
+ */
+__device__ __forceinline__ uint32_t res_cluster_addr(const void *p, int rank) {
+    uint32_t a = (uint32_t)__cvta_generic_to_shared(p), r;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(rank));
+    return r;
+}
+
+/* v into block `rank`'s copy of *p, counted on its copy of *bar */
+__device__ __forceinline__ void res_send(const double *p, double v, const uint64_t *bar, int rank) {
+    asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.b64 [%0], %1, [%2];"
+                 :
+                 : "r"(res_cluster_addr(p, rank)), "l"(__double_as_longlong(v)),
+                   "r"(res_cluster_addr(bar, rank))
+                 : "memory");
+}
+
+__device__ __forceinline__ void res_expect(uint64_t *bar, unsigned bytes) {
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;"
+                 :
+                 : "r"((uint32_t)__cvta_generic_to_shared(bar)), "r"(bytes)
+                 : "memory");
+}
+
+__device__ __forceinline__ void res_wait(uint64_t *bar, unsigned parity) {
+    asm volatile("{\n\t.reg .pred done;\n"
+                 "RES_WAIT:\n\t"
+                 "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n\t"
+                 "@!done bra RES_WAIT;\n}"
+                 :
+                 : "r"((uint32_t)__cvta_generic_to_shared(bar)), "r"(parity)
+                 : "memory");
+}
+
+/* Sum over lanes 0..C-1 (the others hold 0), C a power of two <= 32; every lane gets it. */
+__device__ __forceinline__ double res_lanes_sum(double a, int C) {
+    for (int off = C / 2; off > 0; off >>= 1) a += __shfl_xor_sync(0xffffffffu, a, off);
+    return __shfl_sync(0xffffffffu, a, 0);
+}
+
+/* a, ka becomes the larger, the lower rule among equals (the CPU's first argmax) */
+__device__ __forceinline__ void res_better(double &a, int &ka, double b, int kb) {
+    if (b > a || (b == a && kb < ka)) a = b, ka = kb;
+}
+
+__device__ __forceinline__ void res_warp_best(double &v, int &k) {
+    for (int off = 16; off > 0; off >>= 1) {
+        double b = __shfl_xor_sync(0xffffffffu, v, off);
+        int kb = __shfl_xor_sync(0xffffffffu, k, off);
+        res_better(v, k, b, kb);
+    }
+}
+
+__device__ __forceinline__ double res_warp_sum(double a) {
+    for (int off = 16; off > 0; off >>= 1) a += __shfl_xor_sync(0xffffffffu, a, off);
+    return a;
+}
+
+__global__ void __launch_bounds__(RES_THREADS, 1) k_online_cluster(res_args p) {
+    cg::cluster_group cl = cg::this_cluster();
+    const int C = (int)cl.num_blocks(), rank = (int)cl.block_rank();
+    const int D = p.D, L = p.L, G = p.G, NG = RES_THREADS / G, NW = RES_THREADS / 32;
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, grp = tid / G, gl = tid % G;
+    const int PS = L + 3; /* a block's partials: M_b, its rule, S_b, Y_b0..Y_b(L-1) */
+    extern __shared__ double sm[];
+    uint64_t *bars = (uint64_t *)sm;    /* 2: transaction barriers, by exchange parity */
+    double *zb = sm + 2;                /* 3 x D: the sample of step t at (t % 3) * D */
+    double *db = zb + 3 * D;            /* 3 x L: its targets */
+    double *lq = db + 3 * L;            /* Qtot: log firing of the slots */
+    double *gq = lq + p.Qtot;           /* Qtot: g_k of the last step */
+    double *part = gq + p.Qtot;         /* 2 x C x PS: every block's partials, by parity */
+    double *ys = part + 2 * C * PS;     /* L: y_l */
+    double *es = ys + L;                /* L: e_l = y_l - d_l */
+    double *pub = es + L;               /* 2: squared distance to the strongest rule */
+    double *ms = pub + 2;               /* Qs x D centres */
+    double *ss = ms + (size_t)p.Qs * D; /* Qs x D widths */
+    double *ws = ss + (size_t)p.Qs * D; /* Qs x L consequents */
+    /* the parameter rows of slot q (captured by value: a reference to the
+     * kernel parameter p would copy it to the stack) */
+    double *const gm = p.m, *const gs = p.s, *const gw = p.w;
+    const int Qs = p.Qs;
+    auto mrow = [=](int q) {
+        return q < Qs ? ms + (size_t)q * D : gm + (size_t)(q * C + rank) * D;
+    };
+    auto srow = [=](int q) {
+        return q < Qs ? ss + (size_t)q * D : gs + (size_t)(q * C + rank) * D;
+    };
+    auto wrow = [=](int q) {
+        return q < Qs ? ws + (size_t)q * L : gw + (size_t)(q * C + rank) * L;
+    };
+    auto slots = [=](int r) { return r > rank ? (r - rank + C - 1) / C : 0; };
+    int R = *p.nR, Qn = slots(R);
+    {
+        int qs = Qn < Qs ? Qn : Qs;
+        for (int i = tid; i < qs * D; i += RES_THREADS) {
+            int q = i / D, j = i - q * D;
+            ms[i] = gm[(size_t)(q * C + rank) * D + j];
+            ss[i] = gs[(size_t)(q * C + rank) * D + j];
+        }
+        for (int i = tid; i < qs * L; i += RES_THREADS) {
+            int q = i / L, l = i - q * L;
+            ws[i] = gw[(size_t)(q * C + rank) * L + l];
+        }
+        if (p.n > 0) {
+            int s0 = p.idx[0];
+            for (int j = tid; j < D; j += RES_THREADS) zb[j] = p.z[(size_t)s0 * D + j];
+            for (int l = tid; l < L; l += RES_THREADS) db[l] = p.d[(size_t)s0 * L + l];
+        }
+    }
+    int next = p.n > 1 ? p.idx[1] : 0; /* the sample after the current one */
+    int pending = 0;                   /* gq holds an update not yet applied */
+    int xc = 0;                        /* exchanges so far (parity picks the buffer) */
+    if (tid == 0) {
+        for (int b = 0; b < 2; b++)
+            asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(
+                (uint32_t)__cvta_generic_to_shared(bars + b)));
+        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    }
+    cl.sync(); /* every barrier is set up before any block sends */
+    int t = 0;
+    for (; t < p.n; t++) {
+        const double *zc = zb + (t % 3) * D, *dc = db + (t % 3) * L;
+        const double *zo = zb + ((t + 2) % 3) * D; /* the previous sample */
+        /* the next sample into its buffer while this step runs */
+        if (t + 1 < p.n) {
+            double *zn = zb + ((t + 1) % 3) * D, *dn = db + ((t + 1) % 3) * L;
+            for (int j = tid; j < D; j += RES_THREADS)
+                __pipeline_memcpy_async(zn + j, p.z + (size_t)next * D + j, sizeof(double));
+            for (int l = tid; l < L; l += RES_THREADS)
+                __pipeline_memcpy_async(dn + l, p.d + (size_t)next * L + l, sizeof(double));
+            next = t + 2 < p.n ? p.idx[t + 2] : 0;
+        }
+        __pipeline_commit();
+        /* the previous step's centres and widths, then layers 2-3 */
+        for (int r0 = 0; r0 < Qn; r0 += NG) { /* uniform: every lane reaches the shuffles */
+            int q = r0 + grp;
+            double acc = 0.0;
+            if (q < Qn) {
+                double *mq = mrow(q), *sq = srow(q);
+                double g = pending ? gq[q] : 0.0;
+                if (g != 0.0) {
+                    for (int j = gl; j < D; j += G) {
+                        double mj = mq[j], sj = sq[j], inv = 1.0 / sj;
+                        double diff = zo[j] - mj;
+                        double u = 2.0 * g * diff * inv * inv;
+                        mj = mj - p.step * u;
+                        double ns = sj - p.step * (u * diff * inv);
+                        sj = ns >= HAZE__FNN_SIGMA_MIN ? ns : HAZE__FNN_SIGMA_MIN;
+                        mq[j] = mj, sq[j] = sj;
+                        double x = (zc[j] - mj) / sj;
+                        acc += x * x;
+                    }
+                } else {
+                    for (int j = gl; j < D; j += G) {
+                        double x = (zc[j] - mq[j]) / sq[j];
+                        acc += x * x;
+                    }
+                }
+            }
+            for (int off = G / 2; off > 0; off >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, off);
+            if (q < Qn && gl == 0) lq[q] = -acc;
+        }
+        pending = 0;
+        __syncthreads();
+        double M, S;
+        int stop = 0;
+        for (int pass = 0;; pass++) {
+            /* this block's partials, by warps: warp 0 M_b, its rule and S_b,
+             * warp w the outputs w - 1, w - 1 + NW, ... (each finds M_b
+             * itself); lane r sends them to block r, row `rank` */
+            double *box = part + (size_t)(xc & 1) * C * PS, *mine = box + (size_t)rank * PS;
+            uint64_t *bar = bars + (xc & 1);
+            if (tid == 0) res_expect(bar, (unsigned)(C * PS * sizeof(double)));
+            double mb = -INFINITY;
+            int kb = 0x7fffffff;
+            for (int q = lane; q < Qn; q += 32) res_better(mb, kb, lq[q], q * C + rank);
+            res_warp_best(mb, kb);
+            for (int o = warp - 1; o < L; o += NW) {
+                double a = 0.0;
+                for (int q = lane; q < Qn; q += 32) {
+                    double u = lq[q] - mb;
+                    if (u >= HAZE__FNN_LOG_CUTOFF) a += exp(u) * (o < 0 ? 1.0 : wrow(q)[o]);
+                }
+                a = res_warp_sum(a);
+                if (lane < C) {
+                    if (o < 0) {
+                        res_send(mine, mb, bar, lane);
+                        res_send(mine + 1, (double)kb, bar, lane);
+                        res_send(mine + 2, a, bar, lane);
+                    } else {
+                        res_send(mine + 3 + o, a, bar, lane);
+                    }
+                }
+            }
+            res_wait(bar, (unsigned)(xc >> 1) & 1);
+            /* the cluster's strongest rule and the shifted sums, in every
+             * warp; lane r reads block r's row */
+            const double *theirs = NULL;
+            double mr = -INFINITY, sr = 0.0, yr = 0.0, f = 0.0;
+            int K = 0x7fffffff;
+            if (lane < C) {
+                theirs = box + (size_t)lane * PS;
+                mr = theirs[0], K = (int)theirs[1], sr = theirs[2];
+                if (warp < L) yr = theirs[3 + warp];
+            }
+            M = mr;
+            for (int off = C / 2; off > 0; off >>= 1) { /* lanes >= C hold nothing */
+                double b = __shfl_xor_sync(0xffffffffu, M, off);
+                int kb = __shfl_xor_sync(0xffffffffu, K, off);
+                res_better(M, K, b, kb);
+            }
+            M = __shfl_sync(0xffffffffu, M, 0), K = __shfl_sync(0xffffffffu, K, 0);
+            if (mr > -INFINITY) f = exp(mr - M);
+            S = res_lanes_sum(sr * f, C);
+            for (int o = warp; o < L; o += NW) {
+                if (o != warp && lane < C) yr = theirs[3 + o];
+                double y = res_lanes_sum(yr * f, C) / S;
+                if (lane == 0) {
+                    double e = y - dc[o];
+                    ys[o] = y, es[o] = e;
+                    if (rank == 0) p.e[(size_t)t * L + o] = e;
+                }
+            }
+            xc++;
+            if (pass == 1) break; /* the rule of this sample is made */
+            /* structure test (uniform over the cluster) */
+            if (K == 0x7fffffff) K = 0;
+            int add = R == 0 || M / (double)D <= p.log_th;
+            if (add && R >= p.limit) {
+                stop = p.grow; /* the host makes room and goes on from step t */
+                add = 0;
+            }
+            if (!add) break;
+            double width = p.width > 0.0 ? p.width : p.sigma0;
+            if (R > 0 && !(p.width > 0.0)) {
+                int owner = K % C;
+                if (rank == owner) { /* uniform over the block */
+                    const double *mK = mrow(K / C);
+                    double a = 0.0;
+                    for (int j = tid; j < D; j += RES_THREADS)
+                        a += (zc[j] - mK[j]) * (zc[j] - mK[j]);
+                    a = block_sum(a);
+                    if (tid == 0) pub[xc & 1] = a;
+                }
+                cl.sync();
+                width = p.beta * sqrt(cl.map_shared_rank(pub, owner)[xc & 1] / (double)D);
+            }
+            if (!(width >= HAZE__FNN_SIGMA_MIN)) width = HAZE__FNN_SIGMA_MIN;
+            if (rank == R % C) {
+                int q = R / C;
+                double *mq = mrow(q), *sq = srow(q), *wq = wrow(q);
+                for (int j = tid; j < D; j += RES_THREADS) mq[j] = zc[j], sq[j] = width;
+                for (int l = tid; l < L; l += RES_THREADS) wq[l] = dc[l];
+                if (tid == 0) lq[q] = -0.0; /* the sample sits on the new centre */
+            }
+            R++;
+            Qn = slots(R);
+            __syncthreads();
+        }
+        if (stop) break; /* uniform over the cluster */
+        __syncthreads(); /* ys, es */
+        /* phi_k, g_k and the consequents (each slot by one thread: g reads the old w) */
+        for (int q = tid; q < Qn; q += RES_THREADS) {
+            double u = lq[q] - M;
+            double phi = u < HAZE__FNN_LOG_CUTOFF ? 0.0 : exp(u) / S;
+            double *wq = wrow(q), a = 0.0;
+            for (int l = 0; l < L; l++) a += es[l] * (wq[l] - ys[l]);
+            gq[q] = phi * a;
+            for (int l = 0; l < L; l++) wq[l] -= p.step * (es[l] * phi);
+        }
+        pending = 1;
+        __pipeline_wait_prior(0);
+        __syncthreads();
+    }
+    /* the last step's centres and widths */
+    if (pending) {
+        const double *zo = zb + ((t + 2) % 3) * D;
+        for (int i = tid; i < Qn * D; i += RES_THREADS) {
+            int q = i / D, j = i - q * D;
+            double g = gq[q];
+            if (g == 0.0) continue;
+            double *mq = mrow(q), *sq = srow(q);
+            double mj = mq[j], sj = sq[j], inv = 1.0 / sj;
+            double diff = zo[j] - mj;
+            double u = 2.0 * g * diff * inv * inv;
+            mq[j] = mj - p.step * u;
+            double ns = sj - p.step * (u * diff * inv);
+            sq[j] = ns >= HAZE__FNN_SIGMA_MIN ? ns : HAZE__FNN_SIGMA_MIN;
+        }
+    }
+    __pipeline_wait_prior(0);
+    __syncthreads();
+    {
+        int qs = Qn < p.Qs ? Qn : p.Qs;
+        for (int i = tid; i < qs * D; i += RES_THREADS) {
+            int q = i / D, j = i - q * D;
+            p.m[(size_t)(q * C + rank) * D + j] = ms[i];
+            p.s[(size_t)(q * C + rank) * D + j] = ss[i];
+        }
+        for (int i = tid; i < qs * L; i += RES_THREADS) {
+            int q = i / L, l = i - q * L;
+            p.w[(size_t)(q * C + rank) * L + l] = ws[i];
+        }
+    }
+    if (rank == 0 && tid == 0) *p.nR = R, *p.pos = t;
+    cl.sync(); /* no block leaves while another may still read its shared memory */
+}
+
 /* ------------------------------------------------------- device memory */
 
 typedef struct {
     double *z, *d, *m, *s, *w, *lm, *e, *g;
-    int *order, *nR;
+    int *order, *nR, *pos;
     size_t cap, lm_cap;
 } dev_state;
 
 static void dev_free(dev_state *ds) {
     cudaFree(ds->z), cudaFree(ds->d), cudaFree(ds->m), cudaFree(ds->s), cudaFree(ds->w);
     cudaFree(ds->lm), cudaFree(ds->e), cudaFree(ds->g);
-    cudaFree(ds->order), cudaFree(ds->nR);
+    cudaFree(ds->order), cudaFree(ds->nR), cudaFree(ds->pos);
     memset(ds, 0, sizeof *ds);
 }
 
@@ -819,6 +1190,137 @@ static int set_rule_count(haze_ctx *ctx, dev_state *ds, int R) {
     return HAZE_OK;
 }
 
+/* ------------------------------------ the cluster path, host side */
+
+static int g_online = HAZE__FNN_ONLINE_AUTO;
+
+void haze__fnn_cuda_set_online(int mode) {
+    g_online = mode;
+}
+
+/* Cluster size and shared memory of k_online_cluster on this device, read
+ * once; cluster 0: the device has no clusters (before compute capability 9). */
+static int g_res_cluster = -1;
+static size_t g_res_smem = 0;
+
+static int res_device(haze_ctx *ctx) {
+    if (g_res_cluster >= 0) return HAZE_OK;
+    int dev = 0, major = 0, optin = 0;
+    HAZE_CUDA_TRY(ctx, cudaGetDevice(&dev));
+    HAZE_CUDA_TRY(ctx, cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
+    HAZE_CUDA_TRY(ctx,
+                  cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    g_res_cluster = 0;
+    if (major < 9) return HAZE_OK;
+    cudaFuncAttributes fa;
+    HAZE_CUDA_TRY(ctx, cudaFuncGetAttributes(&fa, k_online_cluster));
+    size_t smem = (size_t)optin - fa.sharedSizeBytes;
+    HAZE_CUDA_TRY(ctx, cudaFuncSetAttribute(k_online_cluster,
+                                            cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+    HAZE_CUDA_TRY(ctx,
+                  cudaFuncSetAttribute(k_online_cluster,
+                                       cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    cudaLaunchConfig_t cfg = {};
+    cudaLaunchAttribute at;
+    at.id = cudaLaunchAttributeClusterDimension;
+    at.val.clusterDim.x = RES_MAX_CLUSTER, at.val.clusterDim.y = 1, at.val.clusterDim.z = 1;
+    cfg.gridDim = dim3(RES_MAX_CLUSTER), cfg.blockDim = dim3(RES_THREADS);
+    cfg.dynamicSmemBytes = smem, cfg.attrs = &at, cfg.numAttrs = 1;
+    int c = 0;
+    if (cudaOccupancyMaxPotentialClusterSize(&c, k_online_cluster, &cfg) != cudaSuccess) {
+        cudaGetLastError(); /* no clusters here: the launch path stays */
+        c = 0;
+    }
+    if (c > RES_MAX_CLUSTER) c = RES_MAX_CLUSTER;
+    while (c & (c - 1)) c &= c - 1; /* a power of two: the kernel's shuffle trees */
+    g_res_smem = smem;
+    g_res_cluster = c;
+    return HAZE_OK;
+}
+
+/* The cluster kernel's slots for `cap` rules; 0 when it cannot run. */
+static int res_layout(int D, int L, size_t cap, int C, int *Qtot, int *Qs) {
+    if (C <= 0) return 0;
+    size_t qt = (cap + (size_t)C - 1) / (size_t)C;
+    size_t fixed = res_smem_doubles(D, L, C, (int)qt, 0) * sizeof(double);
+    if (qt > 0x7fffffff || fixed > g_res_smem) return 0;
+    size_t per = (2 * (size_t)D + (size_t)L) * sizeof(double);
+    size_t qs = (g_res_smem - fixed) / per;
+    *Qtot = (int)qt;
+    *Qs = (int)(qs < qt ? qs : qt);
+    return 1;
+}
+
+/*
+ * Whether online training of a network of R rules on D inputs takes the
+ * cluster path (auto mode): the cluster does the step's arithmetic on at
+ * most 16 SMs, the launch path spreads it over all of them but pays two or
+ * three launches per step. Measured on an H100 (bench_fnn_kernels,
+ * docs/benchmarks.md), the cluster wins while every parameter fits the
+ * cluster's shared memory and loses once most of them live in device
+ * memory.
+ */
+static int res_wanted(haze_ctx *ctx, size_t D, size_t L, size_t R) {
+    if (g_mapping != HAZE__FNN_MAP_ATM || g_online == HAZE__FNN_ONLINE_LAUNCH) return 0;
+    if (res_device(ctx) != HAZE_OK || g_res_cluster <= 0) return 0;
+    int qt = 0, qs = 0;
+    if (!res_layout((int)D, (int)L, R > 0 ? R : 1, g_res_cluster, &qt, &qs)) return 0;
+    return g_online == HAZE__FNN_ONLINE_CLUSTER || qs == qt;
+}
+
+/* Cluster size for `cap` rules: a step's exchange and reductions take
+ * longer with more blocks, so 8 blocks while the task matrix is small (up
+ * to 2^16 rule x input elements) and their shared memory holds every
+ * parameter; the largest cluster otherwise (measured with 2 to 16 blocks,
+ * docs/benchmarks.md). */
+static int res_cluster_for(int D, int L, size_t cap) {
+    int qt = 0, qs = 0;
+    if (g_res_cluster > 8 && cap * (size_t)D <= 65536 && res_layout(D, L, cap, 8, &qt, &qs) &&
+        qs == qt)
+        return 8;
+    return g_res_cluster;
+}
+
+/* Runs online steps over didx[0..n) in one cluster launch; *done gets the
+ * steps it ran (fewer than n when a rule is due and the arrays are full)
+ * and *R the rule count after them. */
+static int res_run(haze_ctx *ctx, dev_state *ds, const int *didx, int n, double *e, int D, int L,
+                   int limit, int grow, const haze__fnn_train_args *a, double rate, int C,
+                   int *done, int *R) {
+    int qt = 0, qs = 0;
+    if (C <= 0 || C > g_res_cluster) C = res_cluster_for(D, L, ds->cap);
+    if (!res_layout(D, L, ds->cap, C, &qt, &qs))
+        return haze__error(ctx, HAZE_ERR_UNSUPPORTED, "fnn: the cluster path does not fit");
+    if (!ds->pos) HAZE_CUDA_TRY(ctx, cudaMalloc((void **)&ds->pos, sizeof(int)));
+    const haze_fnn_options *o = a ? a->opt : NULL;
+    res_args p;
+    p.z = ds->z, p.d = ds->d, p.idx = didx, p.n = n;
+    p.m = ds->m, p.s = ds->s, p.w = ds->w, p.nR = ds->nR, p.pos = ds->pos, p.e = e;
+    p.D = D, p.L = L;
+    p.G = 1;
+    while (p.G < 32 && p.G < D) p.G *= 2;
+    p.limit = limit, p.grow = grow, p.Qtot = qt, p.Qs = qs;
+    p.log_th = a ? a->log_th : -INFINITY;
+    p.beta = o ? o->beta : 0.5, p.sigma0 = o ? o->sigma0 : 1.0, p.width = o ? o->width : 0.0;
+    p.step = rate;
+    cudaLaunchConfig_t cfg = {};
+    cudaLaunchAttribute at;
+    at.id = cudaLaunchAttributeClusterDimension;
+    at.val.clusterDim.x = (unsigned)C, at.val.clusterDim.y = 1, at.val.clusterDim.z = 1;
+    cfg.gridDim = dim3((unsigned)C), cfg.blockDim = dim3(RES_THREADS);
+    cfg.dynamicSmemBytes = res_smem_doubles(D, L, C, qt, qs) * sizeof(double);
+    cfg.stream = haze__stream(ctx), cfg.attrs = &at, cfg.numAttrs = 1;
+    HAZE_CUDA_TRY(ctx, cudaLaunchKernelEx(&cfg, k_online_cluster, p));
+    int back[2] = {0, 0};
+    HAZE_CUDA_TRY(ctx, cudaMemcpyAsync(back, ds->pos, sizeof(int), cudaMemcpyDeviceToHost,
+                                       haze__stream(ctx)));
+    HAZE_CUDA_TRY(ctx, cudaMemcpyAsync(back + 1, ds->nR, sizeof(int), cudaMemcpyDeviceToHost,
+                                       haze__stream(ctx)));
+    HAZE_CUDA_TRY(ctx, cudaStreamSynchronize(haze__stream(ctx)));
+    *done = back[0], *R = back[1];
+    return HAZE_OK;
+}
+
 /* ---------------------------------------------------------------- epoch */
 
 /*
@@ -873,7 +1375,24 @@ static int epoch(haze_ctx *ctx, haze_fnn *net, haze__fnn_train_args *a, dev_stat
         TRY(dev_reserve(ctx, ds, Rk + 64 + B, 0, D, L));
         TRY(upload_rules(ctx, ds, net, 0, Rk));
         TRY(set_rule_count(ctx, ds, (int)Rk));
-        for (size_t i0 = 0; i0 < n; i0 += B) {
+        /* online: runs of steps in one cluster while the network is small */
+        size_t start = 0;
+        if (B == 1 && res_wanted(ctx, D, L, Rk)) {
+            while (start < n) {
+                TRY(dev_reserve(ctx, ds, Rk + (Rk / 4 > 64 ? Rk / 4 : 64), Rk, D, L));
+                int qt = 0, qs = 0;
+                if (!res_layout((int)D, (int)L, ds->cap, g_res_cluster, &qt, &qs)) break;
+                size_t lim = ds->cap < max_rules ? ds->cap : max_rules;
+                int done = 0, r = 0;
+                TRY(res_run(ctx, ds, ds->order + start, (int)(n - start), ds->e + start * L, (int)D,
+                            (int)L, (int)lim, ds->cap < max_rules, a, o->rate, 0, &done, &r));
+                start += (size_t)done;
+                Rk = Rhi = (size_t)r;
+                if (start < n && !res_wanted(ctx, D, L, Rk)) break;
+            }
+            grows = a->log_th > -INFINITY || Rk == 0;
+        }
+        for (size_t i0 = start; i0 < n; i0 += B) {
             size_t b = n - i0 < B ? n - i0 : B;
             size_t slack = Rk / 4 > 64 ? Rk / 4 : 64;
             size_t add = grows ? b : 0;
@@ -1016,6 +1535,20 @@ __global__ void k_fill(double *p, size_t n, double lo, double hi, unsigned long 
     p[i] = lo + (hi - lo) * (double)(x >> 11) * 0x1.0p-53;
 }
 
+/* A network of R random rules on D inputs, L outputs and one sample for
+ * the step timings (ds has room for R rules). */
+static int bench_network(haze_ctx *ctx, dev_state *ds, size_t D, size_t R, size_t L) {
+    cudaStream_t st = haze__stream(ctx);
+    k_fill<<<(unsigned)((D + 255) / 256), 256, 0, st>>>(ds->z, D, -1, 1, 1);
+    k_fill<<<(unsigned)((R * D + 255) / 256), 256, 0, st>>>(ds->m, R * D, -1, 1, 2);
+    k_fill<<<(unsigned)((R * D + 255) / 256), 256, 0, st>>>(ds->s, R * D, 0.5 * sqrt((double)D),
+                                                            sqrt((double)D), 3);
+    k_fill<<<(unsigned)((R * L + 255) / 256), 256, 0, st>>>(ds->w, R * L, 0, 1, 4);
+    k_fill<<<1, 256, 0, st>>>(ds->d, L, 0, 1, 5);
+    HAZE_CUDA_TRY_LAUNCH(ctx);
+    return HAZE_OK;
+}
+
 int haze__fnn_cuda_step_time(haze_ctx *ctx, size_t D, size_t R, size_t L, int mapping, int reps,
                              double *fire_us, double *update_us) {
     int s = haze__cuda_begin(ctx);
@@ -1039,13 +1572,7 @@ int haze__fnn_cuda_step_time(haze_ctx *ctx, size_t D, size_t R, size_t L, int ma
     TRY(dev_reserve(ctx, &ds, R, 0, D, L));
     TRY(dev_scratch(ctx, &ds, 1, R));
     TRY(set_rule_count(ctx, &ds, (int)R));
-    k_fill<<<(unsigned)((D + 255) / 256), 256, 0, st>>>(ds.z, D, -1, 1, 1);
-    k_fill<<<(unsigned)((R * D + 255) / 256), 256, 0, st>>>(ds.m, R * D, -1, 1, 2);
-    k_fill<<<(unsigned)((R * D + 255) / 256), 256, 0, st>>>(ds.s, R * D, 0.5 * sqrt((double)D),
-                                                            sqrt((double)D), 3);
-    k_fill<<<(unsigned)((R * L + 255) / 256), 256, 0, st>>>(ds.w, R * L, 0, 1, 4);
-    k_fill<<<1, 256, 0, st>>>(ds.d, L, 0, 1, 5);
-    CTRY(cudaGetLastError());
+    TRY(bench_network(ctx, &ds, D, R, L));
     CTRY(cudaEventCreate(&e0));
     CTRY(cudaEventCreate(&e1));
     CTRY(cudaEventCreate(&e2));
@@ -1083,5 +1610,58 @@ out:
     if (e2) cudaEventDestroy(e2);
     dev_free(&ds);
     g_mapping = keep;
+    return s;
+}
+
+int haze__fnn_cuda_uses_cluster(haze_ctx *ctx, size_t D, size_t L, size_t R) {
+    if (haze__cuda_begin(ctx) || !res_wanted(ctx, D, L, R)) return 0;
+    return res_cluster_for((int)D, (int)L, R);
+}
+
+int haze__fnn_cuda_cluster_step_time(haze_ctx *ctx, size_t D, size_t R, size_t L, int cluster,
+                                     int reps, double *us) {
+    int s = haze__cuda_begin(ctx);
+    if (s) return s;
+    if ((s = res_device(ctx)) != HAZE_OK) return s;
+    int qt = 0, qs = 0;
+    if (g_res_cluster <= 0)
+        return haze__error(ctx, HAZE_ERR_UNSUPPORTED, "fnn: no thread-block clusters here");
+    if (cluster <= 0 || cluster > g_res_cluster) cluster = res_cluster_for((int)D, (int)L, R);
+    if (!res_layout((int)D, (int)L, R, cluster, &qt, &qs))
+        return haze__error(ctx, HAZE_ERR_UNSUPPORTED, "fnn: no cluster path for this shape");
+    dev_state ds;
+    memset(&ds, 0, sizeof ds);
+    cudaStream_t st = haze__stream(ctx);
+    cudaEvent_t e0 = NULL, e1 = NULL;
+    float ms = 0;
+    int done = 0, r = 0;
+    CTRY(cudaMalloc((void **)&ds.z, D * sizeof(double)));
+    CTRY(cudaMalloc((void **)&ds.d, L * sizeof(double)));
+    CTRY(cudaMalloc((void **)&ds.e, (size_t)reps * L * sizeof(double)));
+    CTRY(cudaMalloc((void **)&ds.order, (size_t)reps * sizeof(int)));
+    CTRY(cudaMemsetAsync(ds.order, 0, (size_t)reps * sizeof(int), st));
+    TRY(dev_reserve(ctx, &ds, R, 0, D, L));
+    TRY(set_rule_count(ctx, &ds, (int)R));
+    TRY(bench_network(ctx, &ds, D, R, L));
+    CTRY(cudaEventCreate(&e0));
+    CTRY(cudaEventCreate(&e1));
+    /* threshold 0 (no rule is made) and a tiny rate, as in haze__fnn_cuda_step_time;
+     * one launch runs all the steps, as in training */
+    TRY(res_run(ctx, &ds, ds.order, reps < 10 ? reps : 10, ds.e, (int)D, (int)L, (int)R, 0, NULL,
+                1e-9, cluster, &done, &r));
+    CTRY(cudaEventRecord(e0, st));
+    TRY(res_run(ctx, &ds, ds.order, reps, ds.e, (int)D, (int)L, (int)R, 0, NULL, 1e-9, cluster,
+                &done, &r));
+    CTRY(cudaEventRecord(e1, st));
+    CTRY(cudaEventSynchronize(e1));
+    CTRY(cudaEventElapsedTime(&ms, e0, e1));
+    if (done != reps || r != (int)R)
+        s = haze__error(ctx, HAZE_ERR_CUDA, "fnn: the cluster run stopped after %d of %d steps",
+                        done, reps);
+    *us = 1000.0 * ms / reps;
+out:
+    if (e0) cudaEventDestroy(e0);
+    if (e1) cudaEventDestroy(e1);
+    dev_free(&ds);
     return s;
 }

@@ -77,6 +77,21 @@ int haze__fnn_forward_cuda(haze_ctx *ctx, const haze_fnn *net, const double *z, 
  * one thread per input; inputs <= 1024 only). Process-wide. */
 enum { HAZE__FNN_MAP_ATM = 0, HAZE__FNN_MAP_GPUFNN = 1 };
 void haze__fnn_cuda_set_mapping(int mapping);
+/* Online training (batch 1) under the ATM mapping: AUTO takes one
+ * thread-block cluster that runs many steps per launch while the network is
+ * small (Hopper and later), LAUNCH the kernels launched per step, CLUSTER the
+ * cluster whenever the device has clusters. Process-wide. */
+enum { HAZE__FNN_ONLINE_AUTO = 0, HAZE__FNN_ONLINE_LAUNCH = 1, HAZE__FNN_ONLINE_CLUSTER = 2 };
+void haze__fnn_cuda_set_online(int mode);
+/* The cluster size online training of R rules on D inputs, L outputs runs
+ * in; 0 when it takes the launches. */
+int haze__fnn_cuda_uses_cluster(haze_ctx *ctx, size_t D, size_t L, size_t R);
+/* Mean time (microseconds) of one online step in a cluster of `cluster`
+ * blocks (0: the library's choice), `reps` steps in one launch;
+ * HAZE_ERR_UNSUPPORTED where the device has no clusters or the shape does
+ * not fit. */
+int haze__fnn_cuda_cluster_step_time(haze_ctx *ctx, size_t D, size_t R, size_t L, int cluster,
+                                     int reps, double *us);
 /*
  * For the benchmarks: mean kernel time (microseconds) of one online training
  * step (fire_us: firing strengths; update_us: structure test, output layer,
