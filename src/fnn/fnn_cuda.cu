@@ -51,6 +51,50 @@ void haze__fnn_cuda_set_mapping(int mapping) {
     g_mapping = mapping == HAZE__FNN_MAP_GPUFNN ? HAZE__FNN_MAP_GPUFNN : HAZE__FNN_MAP_ATM;
 }
 
+/* ------------------------------------------------ short-latency arithmetic */
+
+/*
+ * An online step is a chain of dependent phases with little work in each,
+ * so the latency of one double division (about 140 ns on an H100) or one
+ * exp (about 200 ns) is paid several times per step; inside the firing loop
+ * a division per input also blocks the overlap of the inputs. The two
+ * functions below return the same values to a few ulps (the IEEE division
+ * and exp round once) in about a quarter of the dependent latency. The CPU
+ * keeps the plain division and exp; the comparison tests' tolerance (1e-6
+ * relative) is many orders above the difference.
+ */
+
+/* 1/s for a normal s: the hardware's approximate reciprocal, then two
+ * Newton steps r += r (1 - s r). */
+__device__ __forceinline__ double fnn_rcp(double s) {
+    double r;
+    asm("rcp.approx.ftz.f64 %0, %1;" : "=d"(r) : "d"(s));
+    r = fma(r, fma(-s, r, 1.0), r);
+    return fma(r, fma(-s, r, 1.0), r);
+}
+
+/* e^u for u <= 0 (0 below -700): u = n ln 2 + r with |r| <= ln 2 / 2 (ln 2
+ * in two parts), e^r by its Taylor polynomial of degree 12 (truncation
+ * below 2e-16) in Estrin's scheme, times 2^n. */
+__device__ __forceinline__ double fnn_exp(double u) {
+    if (u < -700.0) return 0.0;
+    const double shift = 0x1.8p52;
+    double t = fma(u, 0x1.71547652b82fep0, shift); /* n + shift: n = rint(u / ln 2) */
+    double n = t - shift;
+    double r = fma(n, -0x1.62e42fefa39efp-1, u);
+    r = fma(n, -0x1.abc9e3b39803fp-56, r);
+    double r2 = r * r, r4 = r2 * r2, r8 = r4 * r4;
+    double p01 = fma(r, 1.0, 1.0), p23 = fma(r, 1.0 / 6, 0.5);
+    double p45 = fma(r, 1.0 / 120, 1.0 / 24), p67 = fma(r, 1.0 / 5040, 1.0 / 720);
+    double p89 = fma(r, 1.0 / 362880, 1.0 / 40320);
+    double p1011 = fma(r, 1.0 / 39916800, 1.0 / 3628800);
+    double q03 = fma(r2, p23, p01), q47 = fma(r2, p67, p45), q811 = fma(r2, p1011, p89);
+    double q07 = fma(r4, q47, q03), q812 = fma(r4, 1.0 / 479001600, q811);
+    double e = fma(r8, q812, q07);
+    int ni = __double2loint(t); /* n, two's complement in the low word */
+    return e * __hiloint2double((ni + 1023) << 20, 0);
+}
+
 /* ------------------------------------------------------ block reductions */
 
 /* Block-wide sum; every thread gets the result. Any blockDim that is a
@@ -129,7 +173,7 @@ template <int G> __global__ void k_fire_col(FIRE_PARAMS) {
         const double *zi = z + (size_t)(idx ? idx[i] : i) * D;
         const double *mk = m + (size_t)k * D, *sk = s + (size_t)k * D;
         for (int j = lane; j < D; j += G) {
-            double t = (zi[j] - mk[j]) / sk[j];
+            double t = (zi[j] - mk[j]) * fnn_rcp(sk[j]);
             acc += t * t;
         }
     }
@@ -157,7 +201,7 @@ template <int N> __global__ void k_fire_row(FIRE_PARAMS) {
             for (int r = 0; r < N; r++) {
                 int k = k0 + r * p;
                 if (k < Rn) {
-                    double t = (x - m[(size_t)k * D + j]) / s[(size_t)k * D + j];
+                    double t = (x - m[(size_t)k * D + j]) * fnn_rcp(s[(size_t)k * D + j]);
                     acc[r] += t * t;
                 }
             }
@@ -184,7 +228,7 @@ template <int T> __global__ void k_fire_blk(FIRE_PARAMS) {
     const double *mk = m + (size_t)k * D, *sk = s + (size_t)k * D;
     double acc = 0.0;
     for (int j = threadIdx.x; j < D; j += T) {
-        double t = (zi[j] - mk[j]) / sk[j];
+        double t = (zi[j] - mk[j]) * fnn_rcp(sk[j]);
         acc += t * t;
     }
     acc = block_sum(acc);
@@ -198,7 +242,7 @@ __global__ void k_fire_base(FIRE_PARAMS) {
     int Rn = nR ? *nR : Rg;
     if (k >= Rn || i >= B) return; /* uniform over the block */
     const double *zi = z + (size_t)(idx ? idx[i] : i) * D;
-    double t = (zi[j] - m[(size_t)k * D + j]) / s[(size_t)k * D + j];
+    double t = (zi[j] - m[(size_t)k * D + j]) * fnn_rcp(s[(size_t)k * D + j]);
     sh[j] = t * t;
     __syncthreads();
     for (int st = 1; st < D; st *= 2) {
@@ -226,7 +270,7 @@ typedef struct {
 __device__ double block_log_firing(const double *zi, const double *mk, const double *sk, int D) {
     double acc = 0.0;
     for (int j = threadIdx.x; j < D; j += blockDim.x) {
-        double t = (zi[j] - mk[j]) / sk[j];
+        double t = (zi[j] - mk[j]) * fnn_rcp(sk[j]);
         acc += t * t;
     }
     return -block_sum(acc);
@@ -309,12 +353,13 @@ __device__ void layer4(const step_args &p, int si, double *row, int R, double *o
     double sum = 0.0;
     for (int k = threadIdx.x; k < R; k += blockDim.x) {
         double t = row[k] - mx;
-        double e = t < HAZE__FNN_LOG_CUTOFF ? 0.0 : exp(t);
+        double e = t < HAZE__FNN_LOG_CUTOFF ? 0.0 : fnn_exp(t);
         row[k] = e;
         sum += e;
     }
     sum = block_sum(sum);
-    for (int k = threadIdx.x; k < R; k += blockDim.x) row[k] /= sum; /* own k: no sync */
+    double inv_sum = fnn_rcp(sum);
+    for (int k = threadIdx.x; k < R; k += blockDim.x) row[k] *= inv_sum; /* own k: no sync */
     const double *di = p.d ? p.d + (size_t)si * L : NULL;
     for (int l0 = 0; l0 < L; l0 += OUT_CHUNK) {
         int nl = L - l0 < OUT_CHUNK ? L - l0 : OUT_CHUNK;
@@ -362,7 +407,7 @@ __device__ __forceinline__ void update_one(const double *__restrict__ z,
                                            const double *__restrict__ g, int B, size_t stride,
                                            int D, double step, double *__restrict__ m,
                                            double *__restrict__ s, long long t, int k, int j) {
-    double mj = m[t], sj = s[t], inv = 1.0 / sj, gm = 0.0, gs = 0.0;
+    double mj = m[t], sj = s[t], inv = fnn_rcp(sj), gm = 0.0, gs = 0.0;
     for (int i = 0; i < B; i++) {
         double diff = z[(size_t)(idx ? idx[i] : i) * D + j] - mj;
         double q = 2.0 * g[(size_t)i * stride + k] * diff * inv * inv;
@@ -857,8 +902,8 @@ __device__ __forceinline__ double res_warp_sum(double a) {
 __global__ void __launch_bounds__(RES_THREADS, 1) k_online_cluster(res_args p) {
     cg::cluster_group cl = cg::this_cluster();
     const int C = (int)cl.num_blocks(), rank = (int)cl.block_rank();
-    const int D = p.D, L = p.L, G = p.G, NG = RES_THREADS / G, NW = RES_THREADS / 32;
-    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, grp = tid / G, gl = tid % G;
+    const int D = p.D, L = p.L, NW = RES_THREADS / 32;
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     const int PS = L + 3; /* a block's partials: M_b, its rule, S_b, Y_b0..Y_b(L-1) */
     extern __shared__ double sm[];
     uint64_t *bars = (uint64_t *)sm;    /* 2: transaction barriers, by exchange parity */
@@ -929,7 +974,14 @@ __global__ void __launch_bounds__(RES_THREADS, 1) k_online_cluster(res_args p) {
             next = t + 2 < p.n ? p.idx[t + 2] : 0;
         }
         __pipeline_commit();
-        /* the previous step's centres and widths, then layers 2-3 */
+        /* the previous step's centres and widths, then layers 2-3: G lanes
+         * per rule (p.G; fewer, down to D / 8, while the rules would take a
+         * second round: at 32 inputs a few more inputs per lane cost less
+         * than a second round of G's tree, measured 32 x 512: 5.1 -> 4.0 us;
+         * at 512 inputs they cost more, 512 x 512: 10.5 -> 12.2 us) */
+        int G = p.G;
+        while (G > 1 && Qn * G > RES_THREADS && D <= 4 * G) G >>= 1;
+        const int NG = RES_THREADS / G, grp = tid / G, gl = tid & (G - 1);
         for (int r0 = 0; r0 < Qn; r0 += NG) { /* uniform: every lane reaches the shuffles */
             int q = r0 + grp;
             double acc = 0.0;
@@ -938,19 +990,19 @@ __global__ void __launch_bounds__(RES_THREADS, 1) k_online_cluster(res_args p) {
                 double g = pending ? gq[q] : 0.0;
                 if (g != 0.0) {
                     for (int j = gl; j < D; j += G) {
-                        double mj = mq[j], sj = sq[j], inv = 1.0 / sj;
+                        double mj = mq[j], sj = sq[j], inv = fnn_rcp(sj);
                         double diff = zo[j] - mj;
                         double u = 2.0 * g * diff * inv * inv;
                         mj = mj - p.step * u;
                         double ns = sj - p.step * (u * diff * inv);
                         sj = ns >= HAZE__FNN_SIGMA_MIN ? ns : HAZE__FNN_SIGMA_MIN;
                         mq[j] = mj, sq[j] = sj;
-                        double x = (zc[j] - mj) / sj;
+                        double x = (zc[j] - mj) * fnn_rcp(sj);
                         acc += x * x;
                     }
                 } else {
                     for (int j = gl; j < D; j += G) {
-                        double x = (zc[j] - mq[j]) / sq[j];
+                        double x = (zc[j] - mq[j]) * fnn_rcp(sq[j]);
                         acc += x * x;
                     }
                 }
@@ -960,7 +1012,7 @@ __global__ void __launch_bounds__(RES_THREADS, 1) k_online_cluster(res_args p) {
         }
         pending = 0;
         __syncthreads();
-        double M, S;
+        double M, S, invS;
         int stop = 0;
         for (int pass = 0;; pass++) {
             /* this block's partials, by warps: warp 0 M_b, its rule and S_b,
@@ -977,7 +1029,7 @@ __global__ void __launch_bounds__(RES_THREADS, 1) k_online_cluster(res_args p) {
                 double a = 0.0;
                 for (int q = lane; q < Qn; q += 32) {
                     double u = lq[q] - mb;
-                    if (u >= HAZE__FNN_LOG_CUTOFF) a += exp(u) * (o < 0 ? 1.0 : wrow(q)[o]);
+                    if (u >= HAZE__FNN_LOG_CUTOFF) a += fnn_exp(u) * (o < 0 ? 1.0 : wrow(q)[o]);
                 }
                 a = res_warp_sum(a);
                 if (lane < C) {
@@ -1008,11 +1060,12 @@ __global__ void __launch_bounds__(RES_THREADS, 1) k_online_cluster(res_args p) {
                 res_better(M, K, b, kb);
             }
             M = __shfl_sync(0xffffffffu, M, 0), K = __shfl_sync(0xffffffffu, K, 0);
-            if (mr > -INFINITY) f = exp(mr - M);
+            if (mr > -INFINITY) f = fnn_exp(mr - M);
             S = res_lanes_sum(sr * f, C);
+            invS = fnn_rcp(S);
             for (int o = warp; o < L; o += NW) {
                 if (o != warp && lane < C) yr = theirs[3 + o];
-                double y = res_lanes_sum(yr * f, C) / S;
+                double y = res_lanes_sum(yr * f, C) * invS;
                 if (lane == 0) {
                     double e = y - dc[o];
                     ys[o] = y, es[o] = e;
@@ -1060,7 +1113,7 @@ __global__ void __launch_bounds__(RES_THREADS, 1) k_online_cluster(res_args p) {
         /* phi_k, g_k and the consequents (each slot by one thread: g reads the old w) */
         for (int q = tid; q < Qn; q += RES_THREADS) {
             double u = lq[q] - M;
-            double phi = u < HAZE__FNN_LOG_CUTOFF ? 0.0 : exp(u) / S;
+            double phi = u < HAZE__FNN_LOG_CUTOFF ? 0.0 : fnn_exp(u) * invS;
             double *wq = wrow(q), a = 0.0;
             for (int l = 0; l < L; l++) a += es[l] * (wq[l] - ys[l]);
             gq[q] = phi * a;
@@ -1078,7 +1131,7 @@ __global__ void __launch_bounds__(RES_THREADS, 1) k_online_cluster(res_args p) {
             double g = gq[q];
             if (g == 0.0) continue;
             double *mq = mrow(q), *sq = srow(q);
-            double mj = mq[j], sj = sq[j], inv = 1.0 / sj;
+            double mj = mq[j], sj = sq[j], inv = fnn_rcp(sj);
             double diff = zo[j] - mj;
             double u = 2.0 * g * diff * inv * inv;
             mq[j] = mj - p.step * u;
@@ -1256,16 +1309,18 @@ static int res_layout(int D, int L, size_t cap, int C, int *Qtot, int *Qs) {
  * cluster path (auto mode): the cluster does the step's arithmetic on at
  * most 16 SMs, the launch path spreads it over all of them but pays two or
  * three launches per step. Measured on an H100 (bench_fnn_kernels,
- * docs/benchmarks.md), the cluster wins while every parameter fits the
- * cluster's shared memory and loses once most of them live in device
- * memory.
+ * docs/benchmarks.md), the cluster wins while at least three quarters of
+ * the rules keep their parameters in the cluster's shared memory (512 x 512:
+ * 81%, 10.5 against 15.4 us) and loses once about half of them live in
+ * device memory (512 x 768: 54%, 16.4 against 15.4 us; 1024 x 512: 40%,
+ * 22.4 against 17.1 us).
  */
 static int res_wanted(haze_ctx *ctx, size_t D, size_t L, size_t R) {
     if (g_mapping != HAZE__FNN_MAP_ATM || g_online == HAZE__FNN_ONLINE_LAUNCH) return 0;
     if (res_device(ctx) != HAZE_OK || g_res_cluster <= 0) return 0;
     int qt = 0, qs = 0;
     if (!res_layout((int)D, (int)L, R > 0 ? R : 1, g_res_cluster, &qt, &qs)) return 0;
-    return g_online == HAZE__FNN_ONLINE_CLUSTER || qs == qt;
+    return g_online == HAZE__FNN_ONLINE_CLUSTER || 4 * (size_t)qs >= 3 * (size_t)qt;
 }
 
 /* Cluster size for `cap` rules: a step's exchange and reductions take
