@@ -812,8 +812,9 @@ static int online_step(haze_ctx *ctx, const step_args &p, int Rg, double *lm, do
  * cut-off); the sums differ in order and in terms below e^-40 of a block's
  * own maximum, far under double rounding of S >= 1.
  */
-#define RES_THREADS     512
-#define RES_MAX_CLUSTER 16
+#define RES_THREADS      512  /* threads per block */
+#define RES_THREADS_WIDE 1024 /* with many inputs per rule */
+#define RES_MAX_CLUSTER  16
 
 typedef struct {
     const double *z, *d; /* standardised inputs, targets */
@@ -899,10 +900,10 @@ __device__ __forceinline__ double res_warp_sum(double a) {
     return a;
 }
 
-__global__ void __launch_bounds__(RES_THREADS, 1) k_online_cluster(res_args p) {
+template <int T> __global__ void __launch_bounds__(T, 1) k_online_cluster(res_args p) {
     cg::cluster_group cl = cg::this_cluster();
     const int C = (int)cl.num_blocks(), rank = (int)cl.block_rank();
-    const int D = p.D, L = p.L, NW = RES_THREADS / 32;
+    const int D = p.D, L = p.L, NW = T / 32;
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     const int PS = L + 3; /* a block's partials: M_b, its rule, S_b, Y_b0..Y_b(L-1) */
     extern __shared__ double sm[];
@@ -935,19 +936,19 @@ __global__ void __launch_bounds__(RES_THREADS, 1) k_online_cluster(res_args p) {
     int R = *p.nR, Qn = slots(R);
     {
         int qs = Qn < Qs ? Qn : Qs;
-        for (int i = tid; i < qs * D; i += RES_THREADS) {
+        for (int i = tid; i < qs * D; i += T) {
             int q = i / D, j = i - q * D;
             ms[i] = gm[(size_t)(q * C + rank) * D + j];
             ss[i] = gs[(size_t)(q * C + rank) * D + j];
         }
-        for (int i = tid; i < qs * L; i += RES_THREADS) {
+        for (int i = tid; i < qs * L; i += T) {
             int q = i / L, l = i - q * L;
             ws[i] = gw[(size_t)(q * C + rank) * L + l];
         }
         if (p.n > 0) {
             int s0 = p.idx[0];
-            for (int j = tid; j < D; j += RES_THREADS) zb[j] = p.z[(size_t)s0 * D + j];
-            for (int l = tid; l < L; l += RES_THREADS) db[l] = p.d[(size_t)s0 * L + l];
+            for (int j = tid; j < D; j += T) zb[j] = p.z[(size_t)s0 * D + j];
+            for (int l = tid; l < L; l += T) db[l] = p.d[(size_t)s0 * L + l];
         }
     }
     int next = p.n > 1 ? p.idx[1] : 0; /* the sample after the current one */
@@ -967,9 +968,9 @@ __global__ void __launch_bounds__(RES_THREADS, 1) k_online_cluster(res_args p) {
         /* the next sample into its buffer while this step runs */
         if (t + 1 < p.n) {
             double *zn = zb + ((t + 1) % 3) * D, *dn = db + ((t + 1) % 3) * L;
-            for (int j = tid; j < D; j += RES_THREADS)
+            for (int j = tid; j < D; j += T)
                 __pipeline_memcpy_async(zn + j, p.z + (size_t)next * D + j, sizeof(double));
-            for (int l = tid; l < L; l += RES_THREADS)
+            for (int l = tid; l < L; l += T)
                 __pipeline_memcpy_async(dn + l, p.d + (size_t)next * L + l, sizeof(double));
             next = t + 2 < p.n ? p.idx[t + 2] : 0;
         }
@@ -980,8 +981,8 @@ __global__ void __launch_bounds__(RES_THREADS, 1) k_online_cluster(res_args p) {
          * than a second round of G's tree, measured 32 x 512: 5.1 -> 4.0 us;
          * at 512 inputs they cost more, 512 x 512: 10.5 -> 12.2 us) */
         int G = p.G;
-        while (G > 1 && Qn * G > RES_THREADS && D <= 4 * G) G >>= 1;
-        const int NG = RES_THREADS / G, grp = tid / G, gl = tid & (G - 1);
+        while (G > 1 && Qn * G > T && D <= 4 * G) G >>= 1;
+        const int NG = T / G, grp = tid / G, gl = tid & (G - 1);
         for (int r0 = 0; r0 < Qn; r0 += NG) { /* uniform: every lane reaches the shuffles */
             int q = r0 + grp;
             double acc = 0.0;
@@ -1088,8 +1089,7 @@ __global__ void __launch_bounds__(RES_THREADS, 1) k_online_cluster(res_args p) {
                 if (rank == owner) { /* uniform over the block */
                     const double *mK = mrow(K / C);
                     double a = 0.0;
-                    for (int j = tid; j < D; j += RES_THREADS)
-                        a += (zc[j] - mK[j]) * (zc[j] - mK[j]);
+                    for (int j = tid; j < D; j += T) a += (zc[j] - mK[j]) * (zc[j] - mK[j]);
                     a = block_sum(a);
                     if (tid == 0) pub[xc & 1] = a;
                 }
@@ -1100,8 +1100,8 @@ __global__ void __launch_bounds__(RES_THREADS, 1) k_online_cluster(res_args p) {
             if (rank == R % C) {
                 int q = R / C;
                 double *mq = mrow(q), *sq = srow(q), *wq = wrow(q);
-                for (int j = tid; j < D; j += RES_THREADS) mq[j] = zc[j], sq[j] = width;
-                for (int l = tid; l < L; l += RES_THREADS) wq[l] = dc[l];
+                for (int j = tid; j < D; j += T) mq[j] = zc[j], sq[j] = width;
+                for (int l = tid; l < L; l += T) wq[l] = dc[l];
                 if (tid == 0) lq[q] = -0.0; /* the sample sits on the new centre */
             }
             R++;
@@ -1111,7 +1111,7 @@ __global__ void __launch_bounds__(RES_THREADS, 1) k_online_cluster(res_args p) {
         if (stop) break; /* uniform over the cluster */
         __syncthreads(); /* ys, es */
         /* phi_k, g_k and the consequents (each slot by one thread: g reads the old w) */
-        for (int q = tid; q < Qn; q += RES_THREADS) {
+        for (int q = tid; q < Qn; q += T) {
             double u = lq[q] - M;
             double phi = u < HAZE__FNN_LOG_CUTOFF ? 0.0 : fnn_exp(u) * invS;
             double *wq = wrow(q), a = 0.0;
@@ -1126,7 +1126,7 @@ __global__ void __launch_bounds__(RES_THREADS, 1) k_online_cluster(res_args p) {
     /* the last step's centres and widths */
     if (pending) {
         const double *zo = zb + ((t + 2) % 3) * D;
-        for (int i = tid; i < Qn * D; i += RES_THREADS) {
+        for (int i = tid; i < Qn * D; i += T) {
             int q = i / D, j = i - q * D;
             double g = gq[q];
             if (g == 0.0) continue;
@@ -1143,12 +1143,12 @@ __global__ void __launch_bounds__(RES_THREADS, 1) k_online_cluster(res_args p) {
     __syncthreads();
     {
         int qs = Qn < p.Qs ? Qn : p.Qs;
-        for (int i = tid; i < qs * D; i += RES_THREADS) {
+        for (int i = tid; i < qs * D; i += T) {
             int q = i / D, j = i - q * D;
             p.m[(size_t)(q * C + rank) * D + j] = ms[i];
             p.s[(size_t)(q * C + rank) * D + j] = ss[i];
         }
-        for (int i = tid; i < qs * L; i += RES_THREADS) {
+        for (int i = tid; i < qs * L; i += T) {
             int q = i / L, l = i - q * L;
             p.w[(size_t)(q * C + rank) * L + l] = ws[i];
         }
@@ -1265,26 +1265,35 @@ static int res_device(haze_ctx *ctx) {
                   cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
     g_res_cluster = 0;
     if (major < 9) return HAZE_OK;
-    cudaFuncAttributes fa;
-    HAZE_CUDA_TRY(ctx, cudaFuncGetAttributes(&fa, k_online_cluster));
-    size_t smem = (size_t)optin - fa.sharedSizeBytes;
-    HAZE_CUDA_TRY(ctx, cudaFuncSetAttribute(k_online_cluster,
-                                            cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
-    HAZE_CUDA_TRY(ctx,
-                  cudaFuncSetAttribute(k_online_cluster,
-                                       cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-    cudaLaunchConfig_t cfg = {};
-    cudaLaunchAttribute at;
-    at.id = cudaLaunchAttributeClusterDimension;
-    at.val.clusterDim.x = RES_MAX_CLUSTER, at.val.clusterDim.y = 1, at.val.clusterDim.z = 1;
-    cfg.gridDim = dim3(RES_MAX_CLUSTER), cfg.blockDim = dim3(RES_THREADS);
-    cfg.dynamicSmemBytes = smem, cfg.attrs = &at, cfg.numAttrs = 1;
-    int c = 0;
-    if (cudaOccupancyMaxPotentialClusterSize(&c, k_online_cluster, &cfg) != cudaSuccess) {
-        cudaGetLastError(); /* no clusters here: the launch path stays */
-        c = 0;
+    /* both block sizes: the smaller of their limits */
+    const void *kernels[2] = {(const void *)k_online_cluster<RES_THREADS>,
+                              (const void *)k_online_cluster<RES_THREADS_WIDE>};
+    const int threads[2] = {RES_THREADS, RES_THREADS_WIDE};
+    size_t smem = (size_t)optin;
+    for (int i = 0; i < 2; i++) {
+        cudaFuncAttributes fa;
+        HAZE_CUDA_TRY(ctx, cudaFuncGetAttributes(&fa, kernels[i]));
+        if ((size_t)optin - fa.sharedSizeBytes < smem) smem = (size_t)optin - fa.sharedSizeBytes;
     }
-    if (c > RES_MAX_CLUSTER) c = RES_MAX_CLUSTER;
+    int c = RES_MAX_CLUSTER;
+    for (int i = 0; i < 2; i++) {
+        HAZE_CUDA_TRY(ctx, cudaFuncSetAttribute(kernels[i],
+                                                cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+        HAZE_CUDA_TRY(ctx, cudaFuncSetAttribute(
+                               kernels[i], cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+        cudaLaunchConfig_t cfg = {};
+        cudaLaunchAttribute at;
+        at.id = cudaLaunchAttributeClusterDimension;
+        at.val.clusterDim.x = RES_MAX_CLUSTER, at.val.clusterDim.y = 1, at.val.clusterDim.z = 1;
+        cfg.gridDim = dim3(RES_MAX_CLUSTER), cfg.blockDim = dim3(threads[i]);
+        cfg.dynamicSmemBytes = smem, cfg.attrs = &at, cfg.numAttrs = 1;
+        int ci = 0;
+        if (cudaOccupancyMaxPotentialClusterSize(&ci, kernels[i], &cfg) != cudaSuccess) {
+            cudaGetLastError(); /* no clusters here: the launch path stays */
+            ci = 0;
+        }
+        if (ci < c) c = ci;
+    }
     while (c & (c - 1)) c &= c - 1; /* a power of two: the kernel's shuffle trees */
     g_res_smem = smem;
     g_res_cluster = c;
@@ -1309,18 +1318,17 @@ static int res_layout(int D, int L, size_t cap, int C, int *Qtot, int *Qs) {
  * cluster path (auto mode): the cluster does the step's arithmetic on at
  * most 16 SMs, the launch path spreads it over all of them but pays two or
  * three launches per step. Measured on an H100 (bench_fnn_kernels,
- * docs/benchmarks.md), the cluster wins while at least three quarters of
- * the rules keep their parameters in the cluster's shared memory (512 x 512:
- * 81%, 10.5 against 15.4 us) and loses once about half of them live in
- * device memory (512 x 768: 54%, 16.4 against 15.4 us; 1024 x 512: 40%,
- * 22.4 against 17.1 us).
+ * docs/benchmarks.md), the cluster wins while at least two fifths of the
+ * rules keep their parameters in the cluster's shared memory (512 x 768:
+ * 54%, 15.4 against 16.9 us; 1024 x 512: 41%, 17.2 against 17.9 us) and
+ * loses below (768 x 768: 38%, 20.5 against 18.0 us).
  */
 static int res_wanted(haze_ctx *ctx, size_t D, size_t L, size_t R) {
     if (g_mapping != HAZE__FNN_MAP_ATM || g_online == HAZE__FNN_ONLINE_LAUNCH) return 0;
     if (res_device(ctx) != HAZE_OK || g_res_cluster <= 0) return 0;
     int qt = 0, qs = 0;
     if (!res_layout((int)D, (int)L, R > 0 ? R : 1, g_res_cluster, &qt, &qs)) return 0;
-    return g_online == HAZE__FNN_ONLINE_CLUSTER || 4 * (size_t)qs >= 3 * (size_t)qt;
+    return g_online == HAZE__FNN_ONLINE_CLUSTER || 5 * (size_t)qs >= 2 * (size_t)qt;
 }
 
 /* Cluster size for `cap` rules: a step's exchange and reductions take
@@ -1336,11 +1344,11 @@ static int res_cluster_for(int D, int L, size_t cap) {
     return g_res_cluster;
 }
 
-/* Runs online steps over didx[0..n) in one cluster launch; *done gets the
- * steps it ran (fewer than n when a rule is due and the arrays are full)
- * and *R the rule count after them. */
+/* Runs online steps over didx[0..n) in one cluster launch, starting with r0
+ * rules; *done gets the steps it ran (fewer than n when a rule is due and
+ * the arrays are full) and *R the rule count after them. */
 static int res_run(haze_ctx *ctx, dev_state *ds, const int *didx, int n, double *e, int D, int L,
-                   int limit, int grow, const haze__fnn_train_args *a, double rate, int C,
+                   int r0, int limit, int grow, const haze__fnn_train_args *a, double rate, int C,
                    int *done, int *R) {
     int qt = 0, qs = 0;
     if (C <= 0 || C > g_res_cluster) C = res_cluster_for(D, L, ds->cap);
@@ -1362,10 +1370,19 @@ static int res_run(haze_ctx *ctx, dev_state *ds, const int *didx, int n, double 
     cudaLaunchAttribute at;
     at.id = cudaLaunchAttributeClusterDimension;
     at.val.clusterDim.x = (unsigned)C, at.val.clusterDim.y = 1, at.val.clusterDim.z = 1;
-    cfg.gridDim = dim3((unsigned)C), cfg.blockDim = dim3(RES_THREADS);
+    /* 1024 threads where rules live in device memory and 512 threads would
+     * take them in two rounds (512 x 512: 10.8 -> 10.1 us, 1024 x 512: 23.0
+     * -> 17.2 us); 512 otherwise, where the larger block's barriers cost
+     * more than they save (32 x 256: 3.4 against 4.5 us) */
+    size_t qn = ((size_t)r0 + (size_t)C - 1) / (size_t)C; /* slots in use at the start */
+    int wide = qs < qt && qn * (size_t)p.G > RES_THREADS;
+    cfg.gridDim = dim3((unsigned)C), cfg.blockDim = dim3(wide ? RES_THREADS_WIDE : RES_THREADS);
     cfg.dynamicSmemBytes = res_smem_doubles(D, L, C, qt, qs) * sizeof(double);
     cfg.stream = haze__stream(ctx), cfg.attrs = &at, cfg.numAttrs = 1;
-    HAZE_CUDA_TRY(ctx, cudaLaunchKernelEx(&cfg, k_online_cluster, p));
+    if (wide)
+        HAZE_CUDA_TRY(ctx, cudaLaunchKernelEx(&cfg, k_online_cluster<RES_THREADS_WIDE>, p));
+    else
+        HAZE_CUDA_TRY(ctx, cudaLaunchKernelEx(&cfg, k_online_cluster<RES_THREADS>, p));
     int back[2] = {0, 0};
     HAZE_CUDA_TRY(ctx, cudaMemcpyAsync(back, ds->pos, sizeof(int), cudaMemcpyDeviceToHost,
                                        haze__stream(ctx)));
@@ -1440,7 +1457,8 @@ static int epoch(haze_ctx *ctx, haze_fnn *net, haze__fnn_train_args *a, dev_stat
                 size_t lim = ds->cap < max_rules ? ds->cap : max_rules;
                 int done = 0, r = 0;
                 TRY(res_run(ctx, ds, ds->order + start, (int)(n - start), ds->e + start * L, (int)D,
-                            (int)L, (int)lim, ds->cap < max_rules, a, o->rate, 0, &done, &r));
+                            (int)L, (int)Rk, (int)lim, ds->cap < max_rules, a, o->rate, 0, &done,
+                            &r));
                 start += (size_t)done;
                 Rk = Rhi = (size_t)r;
                 if (start < n && !res_wanted(ctx, D, L, Rk)) break;
@@ -1702,11 +1720,11 @@ int haze__fnn_cuda_cluster_step_time(haze_ctx *ctx, size_t D, size_t R, size_t L
     CTRY(cudaEventCreate(&e1));
     /* threshold 0 (no rule is made) and a tiny rate, as in haze__fnn_cuda_step_time;
      * one launch runs all the steps, as in training */
-    TRY(res_run(ctx, &ds, ds.order, reps < 10 ? reps : 10, ds.e, (int)D, (int)L, (int)R, 0, NULL,
-                1e-9, cluster, &done, &r));
+    TRY(res_run(ctx, &ds, ds.order, reps < 10 ? reps : 10, ds.e, (int)D, (int)L, (int)R, (int)R, 0,
+                NULL, 1e-9, cluster, &done, &r));
     CTRY(cudaEventRecord(e0, st));
-    TRY(res_run(ctx, &ds, ds.order, reps, ds.e, (int)D, (int)L, (int)R, 0, NULL, 1e-9, cluster,
-                &done, &r));
+    TRY(res_run(ctx, &ds, ds.order, reps, ds.e, (int)D, (int)L, (int)R, (int)R, 0, NULL, 1e-9,
+                cluster, &done, &r));
     CTRY(cudaEventRecord(e1, st));
     CTRY(cudaEventSynchronize(e1));
     CTRY(cudaEventElapsedTime(&ms, e0, e1));
