@@ -907,6 +907,7 @@ template <int T> __global__ void __launch_bounds__(T, 1) k_online_cluster(res_ar
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     const int PS = L + 3; /* a block's partials: M_b, its rule, S_b, Y_b0..Y_b(L-1) */
     extern __shared__ double sm[];
+    __shared__ double wpart[T / 32];    /* per-warp firing partials when a rule spans warps */
     uint64_t *bars = (uint64_t *)sm;    /* 2: transaction barriers, by exchange parity */
     double *zb = sm + 2;                /* 3 x D: the sample of step t at (t % 3) * D */
     double *db = zb + 3 * D;            /* 3 x L: its targets */
@@ -982,7 +983,11 @@ template <int T> __global__ void __launch_bounds__(T, 1) k_online_cluster(res_ar
          * at 512 inputs they cost more, 512 x 512: 10.5 -> 12.2 us) */
         int G = p.G;
         while (G > 1 && Qn * G > T && D <= 4 * G) G >>= 1;
-        const int NG = T / G, grp = tid / G, gl = tid & (G - 1);
+        /* and more than a warp per rule (their partials summed in order
+         * through shared memory) while that keeps all rules in one round and
+         * leaves each lane 16 inputs or more (1024 x 256 on 1024 threads) */
+        while (Qn * G * 2 <= T && D >= 32 * G) G <<= 1;
+        const int NG = T / G, grp = tid / G, gl = tid & (G - 1), GW = G < 32 ? G : 32;
         for (int r0 = 0; r0 < Qn; r0 += NG) { /* uniform: every lane reaches the shuffles */
             int q = r0 + grp;
             double acc = 0.0;
@@ -1008,8 +1013,22 @@ template <int T> __global__ void __launch_bounds__(T, 1) k_online_cluster(res_ar
                     }
                 }
             }
-            for (int off = G / 2; off > 0; off >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, off);
-            if (q < Qn && gl == 0) lq[q] = -acc;
+            for (int off = GW / 2; off > 0; off >>= 1)
+                acc += __shfl_xor_sync(0xffffffffu, acc, off);
+            if (G <= 32) {
+                if (q < Qn && gl == 0) lq[q] = -acc;
+            } else if (lane == 0) {
+                wpart[warp] = acc; /* one round: warp w holds part w % H of rule w / H */
+            }
+        }
+        if (G > 32) {
+            const int H = G / 32;
+            __syncthreads();
+            for (int q = tid; q < Qn; q += T) {
+                double a = 0.0;
+                for (int h = 0; h < H; h++) a += wpart[q * H + h];
+                lq[q] = -a;
+            }
         }
         pending = 0;
         __syncthreads();
@@ -1376,6 +1395,9 @@ static int res_run(haze_ctx *ctx, dev_state *ds, const int *didx, int n, double 
      * more than they save (32 x 256: 3.4 against 4.5 us) */
     size_t qn = ((size_t)r0 + (size_t)C - 1) / (size_t)C; /* slots in use at the start */
     int wide = qs < qt && qn * (size_t)p.G > RES_THREADS;
+    /* and where 512 threads hold every rule with 32 inputs or more per
+     * lane: 1024 give a rule two warps (the kernel's G above 32) */
+    if (qn * (size_t)p.G == RES_THREADS && D >= 32 * p.G) wide = 1;
     cfg.gridDim = dim3((unsigned)C), cfg.blockDim = dim3(wide ? RES_THREADS_WIDE : RES_THREADS);
     cfg.dynamicSmemBytes = res_smem_doubles(D, L, C, qt, qs) * sizeof(double);
     cfg.stream = haze__stream(ctx), cfg.attrs = &at, cfg.numAttrs = 1;
