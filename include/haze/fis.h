@@ -120,7 +120,9 @@ HAZE_API int haze_fis_eval_stats(haze_ctx *ctx, const haze_fis *fis, const doubl
  * (device pointers from cudaMalloc, n x num_inputs and n x num_outputs,
  * row-major, caller-owned): no host transfers, for pipelines that keep their
  * data on the device. The context's backend must be CUDA, otherwise
- * HAZE_ERR_UNSUPPORTED. Returns when the outputs are written.
+ * HAZE_ERR_UNSUPPORTED. The work is ordered after what the program queued on
+ * the legacy default stream (a cudaMemcpy that filled d_inputs, say; see
+ * haze_ctx_new), and the call returns when the outputs are written.
  */
 HAZE_API int haze_fis_eval_device(haze_ctx *ctx, const haze_fis *fis, const double *d_inputs,
                                   size_t n, double *d_outputs, haze_fis_stats *stats);
