@@ -175,6 +175,19 @@ static void test_step_time(void **state) {
     haze_ctx_free(gpu);
 }
 
+/* The kernels' short-latency exp and reciprocal (docs/fnn.md: at most 3
+ * and 2 ulps measured on an H100; one more of margin here). */
+static void test_math(void **state) {
+    (void)state;
+    haze_ctx *gpu = haze_test_ctx(HAZE_BACKEND_CUDA);
+    double ue = -1, ur = -1;
+    assert_int_equal(haze__fnn_cuda_math_ulps(gpu, (size_t)1 << (quick() ? 20 : 24), &ue, &ur),
+                     HAZE_OK);
+    assert_true(ue >= 0 && ue <= 4.0);
+    assert_true(ur >= 0 && ur <= 3.0);
+    haze_ctx_free(gpu);
+}
+
 #endif
 
 int main(void) {
@@ -186,7 +199,7 @@ int main(void) {
         cmocka_unit_test(test_atm_online),      cmocka_unit_test(test_atm_batch),
         cmocka_unit_test(test_gpufnn_baseline), cmocka_unit_test(test_step_time),
         cmocka_unit_test(test_many_rules),      cmocka_unit_test(test_fixed_width),
-        cmocka_unit_test(test_cluster_online),
+        cmocka_unit_test(test_cluster_online),  cmocka_unit_test(test_math),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 #endif

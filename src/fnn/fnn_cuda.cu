@@ -37,6 +37,7 @@
 #include <cuda_pipeline.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -1711,6 +1712,62 @@ out:
 int haze__fnn_cuda_uses_cluster(haze_ctx *ctx, size_t D, size_t L, size_t R) {
     if (haze__cuda_begin(ctx) || !res_wanted(ctx, D, L, R)) return 0;
     return res_cluster_for((int)D, (int)L, R);
+}
+
+__global__ void k_math_check(const double *x, const double *y, double *e, double *r, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        e[i] = fnn_exp(x[i]);
+        r[i] = fnn_rcp(y[i]);
+    }
+}
+
+static double ulps_from(double a, double b) {
+    double ub = nextafter(fabs(b), INFINITY) - fabs(b);
+    return fabs(a - b) / ub;
+}
+
+int haze__fnn_cuda_math_ulps(haze_ctx *ctx, size_t n, double *exp_ulps, double *rcp_ulps) {
+    int s = haze__cuda_begin(ctx);
+    if (s) return s;
+    if (n < 4 || n > (1u << 26)) return haze__error(ctx, HAZE_ERR_INVALID, "fnn: n out of range");
+    cudaStream_t st = haze__stream(ctx);
+    double *h = (double *)malloc(4 * n * sizeof(double)), *d = NULL;
+    if (!h) return haze__error(ctx, HAZE_ERR_NOMEM, "fnn: out of memory");
+    double *x = h, *y = h + n, *e = h + 2 * n, *r = h + 3 * n;
+    uint64_t st64 = 88172645463325252ull;
+    for (size_t i = 0; i < n; i++) {
+        st64 ^= st64 << 13, st64 ^= st64 >> 7, st64 ^= st64 << 17;
+        double u = (double)(st64 >> 11) / 9007199254740992.0;
+        x[i] = -u * (i % 2 ? 45.0 : 0.4); /* the whole range, and near 0 finely */
+    }
+    x[0] = -0.0, x[1] = -40.0, x[2] = -0.34657359027997264, x[3] = -45.0;
+    for (size_t i = 0; i < n; i++) y[i] = 1e-3 - 1e3 * x[i];
+    cudaError_t ce = cudaMalloc((void **)&d, 4 * n * sizeof(double));
+    if (ce == cudaSuccess)
+        ce = cudaMemcpyAsync(d, x, 2 * n * sizeof(double), cudaMemcpyHostToDevice, st);
+    if (ce == cudaSuccess) {
+        k_math_check<<<(unsigned)((n + 255) / 256), 256, 0, st>>>(d, d + n, d + 2 * n, d + 3 * n,
+                                                                  (int)n);
+        ce = cudaGetLastError();
+    }
+    if (ce == cudaSuccess)
+        ce = cudaMemcpyAsync(e, d + 2 * n, 2 * n * sizeof(double), cudaMemcpyDeviceToHost, st);
+    if (ce == cudaSuccess) ce = cudaStreamSynchronize(st);
+    cudaFree(d);
+    if (ce != cudaSuccess) {
+        free(h);
+        return haze__error(ctx, HAZE_ERR_CUDA, "CUDA: math check: %s", cudaGetErrorString(ce));
+    }
+    double me = 0.0, mr = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        double ue = ulps_from(e[i], exp(x[i])), ur = ulps_from(r[i], 1.0 / y[i]);
+        if (!(ue <= me)) me = ue == ue ? ue : INFINITY; /* NaN counts as worst */
+        if (!(ur <= mr)) mr = ur == ur ? ur : INFINITY;
+    }
+    free(h);
+    *exp_ulps = me, *rcp_ulps = mr;
+    return HAZE_OK;
 }
 
 int haze__fnn_cuda_cluster_step_time(haze_ctx *ctx, size_t D, size_t R, size_t L, int cluster,

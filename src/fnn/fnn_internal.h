@@ -83,6 +83,10 @@ void haze__fnn_cuda_set_mapping(int mapping);
  * cluster whenever the device has clusters. Process-wide. */
 enum { HAZE__FNN_ONLINE_AUTO = 0, HAZE__FNN_ONLINE_LAUNCH = 1, HAZE__FNN_ONLINE_CLUSTER = 2 };
 void haze__fnn_cuda_set_online(int mode);
+/* For the tests: the largest error, in ulps of the C library's result, of
+ * the kernels' short-latency exp (n arguments in [-45, 0]) and reciprocal
+ * (n arguments in [1e-3, 45e3]) against exp() and 1.0 / x on the host. */
+int haze__fnn_cuda_math_ulps(haze_ctx *ctx, size_t n, double *exp_ulps, double *rcp_ulps);
 /* The cluster size online training of R rules on D inputs, L outputs runs
  * in; 0 when it takes the launches. */
 int haze__fnn_cuda_uses_cluster(haze_ctx *ctx, size_t D, size_t L, size_t R);
