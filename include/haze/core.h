@@ -137,8 +137,10 @@ HAZE_API haze_ctx_options haze_ctx_options_default(void);
  * With the CUDA backend the context owns one CUDA stream. It is an ordinary
  * (blocking) stream, so its work is ordered after what the program queued
  * on the legacy default stream (cudaMemcpy and friends): device arrays
- * filled that way may be handed to haze at once. Every haze call that takes
- * device pointers has finished with them when it returns.
+ * filled that way may be handed to haze at once (not in a program built
+ * with nvcc --default-stream per-thread, whose default stream is not the
+ * legacy one: synchronise first there). Every haze call that takes device
+ * pointers has finished with them when it returns.
  */
 HAZE_API int haze_ctx_new(haze_ctx **out, const haze_ctx_options *opt);
 

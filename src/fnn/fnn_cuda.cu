@@ -902,6 +902,10 @@ __device__ __forceinline__ double res_warp_sum(double a) {
 }
 
 template <int T> __global__ void __launch_bounds__(T, 1) k_online_cluster(res_args p) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+    (void)p;
+    __trap(); /* clusters start with Hopper; the host never launches it before (res_device) */
+#else
     cg::cluster_group cl = cg::this_cluster();
     const int C = (int)cl.num_blocks(), rank = (int)cl.block_rank();
     const int D = p.D, L = p.L, NW = T / 32;
@@ -1175,6 +1179,7 @@ template <int T> __global__ void __launch_bounds__(T, 1) k_online_cluster(res_ar
     }
     if (rank == 0 && tid == 0) *p.nR = R, *p.pos = t;
     cl.sync(); /* no block leaves while another may still read its shared memory */
+#endif
 }
 
 /* ------------------------------------------------------- device memory */
@@ -1256,7 +1261,8 @@ static int upload_rules(haze_ctx *ctx, dev_state *ds, const haze_fnn *net, size_
 
 static int set_rule_count(haze_ctx *ctx, dev_state *ds, int R) {
     if (!ds->nR) HAZE_CUDA_TRY(ctx, cudaMalloc((void **)&ds->nR, sizeof(int)));
-    /* on the library's stream: it does not wait for the legacy default stream */
+    /* on the library's stream, like every copy (a plain cudaMemcpy here once
+     * raced the first kernel while that stream was non-blocking) */
     cudaStream_t st = haze__stream(ctx);
     HAZE_CUDA_TRY(ctx, cudaMemcpyAsync(ds->nR, &R, sizeof(int), cudaMemcpyHostToDevice, st));
     HAZE_CUDA_TRY(ctx, cudaStreamSynchronize(st));
@@ -1372,6 +1378,7 @@ static int res_run(haze_ctx *ctx, dev_state *ds, const int *didx, int n, double 
                    int *done, int *R) {
     int qt = 0, qs = 0;
     if (C <= 0 || C > g_res_cluster) C = res_cluster_for(D, L, ds->cap);
+    while (C & (C - 1)) C &= C - 1; /* a power of two: the kernel's shuffle trees */
     if (!res_layout(D, L, ds->cap, C, &qt, &qs))
         return haze__error(ctx, HAZE_ERR_UNSUPPORTED, "fnn: the cluster path does not fit");
     if (!ds->pos) HAZE_CUDA_TRY(ctx, cudaMalloc((void **)&ds->pos, sizeof(int)));
@@ -1779,6 +1786,7 @@ int haze__fnn_cuda_cluster_step_time(haze_ctx *ctx, size_t D, size_t R, size_t L
     if (g_res_cluster <= 0)
         return haze__error(ctx, HAZE_ERR_UNSUPPORTED, "fnn: no thread-block clusters here");
     if (cluster <= 0 || cluster > g_res_cluster) cluster = res_cluster_for((int)D, (int)L, R);
+    while (cluster & (cluster - 1)) cluster &= cluster - 1;
     if (!res_layout((int)D, (int)L, R, cluster, &qt, &qs))
         return haze__error(ctx, HAZE_ERR_UNSUPPORTED, "fnn: no cluster path for this shape");
     dev_state ds;

@@ -581,7 +581,7 @@ extern "C" int haze__fuzzy_cuda_alloc(haze_ctx *ctx, size_t bytes, void **p) {
         return haze__error(ctx, HAZE_ERR_NOMEM, "fuzzy: %zu bytes do not fit the device budget",
                            bytes);
     HAZE_CUDA_TRY(ctx, cudaMalloc(p, bytes ? bytes : 1));
-    /* zeroed on the library's stream, which does not wait for the legacy one */
+    /* zeroed on the library's stream, in order with its kernels */
     cudaStream_t s = haze__stream(ctx);
     cudaError_t e = cudaMemsetAsync(*p, 0, bytes, s);
     if (e == cudaSuccess) e = cudaStreamSynchronize(s);
