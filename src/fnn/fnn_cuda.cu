@@ -42,6 +42,7 @@
 #include <string.h>
 
 #include "core/internal.h"
+#include "core/rng.h"
 #include "fnn/fnn_internal.h"
 
 namespace cg = cooperative_groups;
@@ -901,6 +902,18 @@ __device__ __forceinline__ double res_warp_sum(double a) {
     return a;
 }
 
+/* Gradient step of centre mj and width sj of one rule and input (g: the
+ * rule's g_k, zj: the sample's input), as update_one does for B = 1. */
+__device__ __forceinline__ void res_update(double g, double zj, double step, double &mj,
+                                           double &sj) {
+    double inv = fnn_rcp(sj);
+    double diff = zj - mj;
+    double u = 2.0 * g * diff * inv * inv;
+    mj = mj - step * u;
+    double ns = sj - step * (u * diff * inv);
+    sj = ns >= HAZE__FNN_SIGMA_MIN ? ns : HAZE__FNN_SIGMA_MIN;
+}
+
 template <int T> __global__ void __launch_bounds__(T, 1) k_online_cluster(res_args p) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
     (void)p;
@@ -1001,12 +1014,8 @@ template <int T> __global__ void __launch_bounds__(T, 1) k_online_cluster(res_ar
                 double g = pending ? gq[q] : 0.0;
                 if (g != 0.0) {
                     for (int j = gl; j < D; j += G) {
-                        double mj = mq[j], sj = sq[j], inv = fnn_rcp(sj);
-                        double diff = zo[j] - mj;
-                        double u = 2.0 * g * diff * inv * inv;
-                        mj = mj - p.step * u;
-                        double ns = sj - p.step * (u * diff * inv);
-                        sj = ns >= HAZE__FNN_SIGMA_MIN ? ns : HAZE__FNN_SIGMA_MIN;
+                        double mj = mq[j], sj = sq[j];
+                        res_update(g, zo[j], p.step, mj, sj);
                         mq[j] = mj, sq[j] = sj;
                         double x = (zc[j] - mj) * fnn_rcp(sj);
                         acc += x * x;
@@ -1154,13 +1163,9 @@ template <int T> __global__ void __launch_bounds__(T, 1) k_online_cluster(res_ar
             int q = i / D, j = i - q * D;
             double g = gq[q];
             if (g == 0.0) continue;
-            double *mq = mrow(q), *sq = srow(q);
-            double mj = mq[j], sj = sq[j], inv = fnn_rcp(sj);
-            double diff = zo[j] - mj;
-            double u = 2.0 * g * diff * inv * inv;
-            mq[j] = mj - p.step * u;
-            double ns = sj - p.step * (u * diff * inv);
-            sq[j] = ns >= HAZE__FNN_SIGMA_MIN ? ns : HAZE__FNN_SIGMA_MIN;
+            double *mq = mrow(q), *sq = srow(q), mj = mq[j], sj = sq[j];
+            res_update(g, zo[j], p.step, mj, sj);
+            mq[j] = mj, sq[j] = sj;
         }
     }
     __pipeline_wait_prior(0);
@@ -1378,7 +1383,6 @@ static int res_run(haze_ctx *ctx, dev_state *ds, const int *didx, int n, double 
                    int *done, int *R) {
     int qt = 0, qs = 0;
     if (C <= 0 || C > g_res_cluster) C = res_cluster_for(D, L, ds->cap);
-    while (C & (C - 1)) C &= C - 1; /* a power of two: the kernel's shuffle trees */
     if (!res_layout(D, L, ds->cap, C, &qt, &qs))
         return haze__error(ctx, HAZE_ERR_UNSUPPORTED, "fnn: the cluster path does not fit");
     if (!ds->pos) HAZE_CUDA_TRY(ctx, cudaMalloc((void **)&ds->pos, sizeof(int)));
@@ -1408,17 +1412,16 @@ static int res_run(haze_ctx *ctx, dev_state *ds, const int *didx, int n, double 
     if (qn * (size_t)p.G == RES_THREADS && D >= 32 * p.G) wide = 1;
     cfg.gridDim = dim3((unsigned)C), cfg.blockDim = dim3(wide ? RES_THREADS_WIDE : RES_THREADS);
     cfg.dynamicSmemBytes = res_smem_doubles(D, L, C, qt, qs) * sizeof(double);
-    cfg.stream = haze__stream(ctx), cfg.attrs = &at, cfg.numAttrs = 1;
+    cudaStream_t st = haze__stream(ctx);
+    cfg.stream = st, cfg.attrs = &at, cfg.numAttrs = 1;
     if (wide)
         HAZE_CUDA_TRY(ctx, cudaLaunchKernelEx(&cfg, k_online_cluster<RES_THREADS_WIDE>, p));
     else
         HAZE_CUDA_TRY(ctx, cudaLaunchKernelEx(&cfg, k_online_cluster<RES_THREADS>, p));
     int back[2] = {0, 0};
-    HAZE_CUDA_TRY(ctx, cudaMemcpyAsync(back, ds->pos, sizeof(int), cudaMemcpyDeviceToHost,
-                                       haze__stream(ctx)));
-    HAZE_CUDA_TRY(ctx, cudaMemcpyAsync(back + 1, ds->nR, sizeof(int), cudaMemcpyDeviceToHost,
-                                       haze__stream(ctx)));
-    HAZE_CUDA_TRY(ctx, cudaStreamSynchronize(haze__stream(ctx)));
+    HAZE_CUDA_TRY(ctx, cudaMemcpyAsync(back, ds->pos, sizeof(int), cudaMemcpyDeviceToHost, st));
+    HAZE_CUDA_TRY(ctx, cudaMemcpyAsync(back + 1, ds->nR, sizeof(int), cudaMemcpyDeviceToHost, st));
+    HAZE_CUDA_TRY(ctx, cudaStreamSynchronize(st));
     *done = back[0], *R = back[1];
     return HAZE_OK;
 }
@@ -1664,14 +1667,12 @@ int haze__fnn_cuda_step_time(haze_ctx *ctx, size_t D, size_t R, size_t L, int ma
     memset(&ds, 0, sizeof ds);
     cudaStream_t st = haze__stream(ctx);
     cudaEvent_t e0 = NULL, e1 = NULL, e2 = NULL;
-    int zero = 0;
     float f_ms = 0, u_ms = 0;
     CTRY(cudaMalloc((void **)&ds.z, D * sizeof(double)));
     CTRY(cudaMalloc((void **)&ds.d, L * sizeof(double)));
     CTRY(cudaMalloc((void **)&ds.e, L * sizeof(double)));
     CTRY(cudaMalloc((void **)&ds.order, sizeof(int)));
-    CTRY(cudaMemcpyAsync(ds.order, &zero, sizeof(int), cudaMemcpyHostToDevice, st));
-    CTRY(cudaStreamSynchronize(st));
+    CTRY(cudaMemsetAsync(ds.order, 0, sizeof(int), st));
     TRY(dev_reserve(ctx, &ds, R, 0, D, L));
     TRY(dev_scratch(ctx, &ds, 1, R));
     TRY(set_rule_count(ctx, &ds, (int)R));
@@ -1742,12 +1743,10 @@ int haze__fnn_cuda_math_ulps(haze_ctx *ctx, size_t n, double *exp_ulps, double *
     double *h = (double *)malloc(4 * n * sizeof(double)), *d = NULL;
     if (!h) return haze__error(ctx, HAZE_ERR_NOMEM, "fnn: out of memory");
     double *x = h, *y = h + n, *e = h + 2 * n, *r = h + 3 * n;
-    uint64_t st64 = 88172645463325252ull;
-    for (size_t i = 0; i < n; i++) {
-        st64 ^= st64 << 13, st64 ^= st64 >> 7, st64 ^= st64 << 17;
-        double u = (double)(st64 >> 11) / 9007199254740992.0;
-        x[i] = -u * (i % 2 ? 45.0 : 0.4); /* the whole range, and near 0 finely */
-    }
+    haze__rng rng;
+    haze__rng_seed(&rng, 1);
+    for (size_t i = 0; i < n; i++) /* the whole range, and near 0 finely */
+        x[i] = -haze__rng_uniform(&rng) * (i % 2 ? 45.0 : 0.4);
     x[0] = -0.0, x[1] = -40.0, x[2] = -0.34657359027997264, x[3] = -45.0;
     for (size_t i = 0; i < n; i++) y[i] = 1e-3 - 1e3 * x[i];
     cudaError_t ce = cudaMalloc((void **)&d, 4 * n * sizeof(double));
