@@ -108,7 +108,7 @@ int main(int argc, char **argv) {
                     if (haze__fnn_cuda_step_time(gpu, (size_t)D, (size_t)R, 1, HAZE__FNN_MAP_ATM,
                                                  reps, &af, &au))
                         fprintf(stderr, "ATM: %s\n", haze_ctx_errmsg(gpu));
-                    choice = haze__fnn_cuda_choice((size_t)D, (size_t)R, 1);
+                    choice = haze__fnn_cuda_choice(gpu, (size_t)D, (size_t)R, 1);
                     if (!choice) choice = "?";
                     int cst = haze__fnn_cuda_cluster_step_time(gpu, (size_t)D, (size_t)R, 1, 0,
                                                                quick ? 200 : 2000, &cl);

@@ -37,9 +37,21 @@ static void compare(const char *what, const double *a, const double *b, size_t n
             fail_msg("%s[%zu]: cpu %.17g, gpu %.17g", what, i, a[i], b[i]);
 }
 
+/* The CUDA device the cases train on (-1: the default). */
+static int g_device = -1;
+
+static haze_ctx *gpu_ctx(void) {
+    haze_ctx_options o = haze_ctx_options_default();
+    o.backend = HAZE_BACKEND_CUDA;
+    o.device = g_device;
+    haze_ctx *ctx = NULL;
+    if (haze_ctx_new(&ctx, &o) != HAZE_OK) fail_msg("haze_ctx_new: %s", haze_ctx_errmsg(ctx));
+    return ctx;
+}
+
 static void run_case_opt(size_t n, size_t D, size_t L, size_t batch, int mapping, double threshold,
                          size_t max_rules, double width) {
-    haze_ctx *cpu = haze_test_ctx(HAZE_BACKEND_CPU), *gpu = haze_test_ctx(HAZE_BACKEND_CUDA);
+    haze_ctx *cpu = haze_test_ctx(HAZE_BACKEND_CPU), *gpu = gpu_ctx();
     haze__rng r;
     haze__rng_seed(&r, 1000 + n + D + L + batch);
     double *x = malloc(n * D * sizeof *x);
@@ -132,6 +144,41 @@ static void test_cluster_online(void **state) {
     online_cases(HAZE__FNN_ONLINE_CLUSTER, 1);
 }
 
+/* The cluster kernel with each block size forced, whatever the shape would
+ * pick: 1024 threads on few rules and few inputs (lanes per rule reduced),
+ * 512 where the library takes 1024; 4096 inputs give a rule two or four
+ * warps (partials summed through shared memory). */
+static void test_cluster_threads(void **state) {
+    (void)state;
+    const int threads[2] = {1024, 512};
+    for (int t = 0; t < 2; t++) {
+        haze__fnn_cuda_set_cluster_threads(threads[t]);
+        haze__fnn_cuda_set_online(HAZE__FNN_ONLINE_CLUSTER);
+        run_case(200, 3, 2, 1, HAZE__FNN_MAP_ATM);
+        run_case_opt(400, 40, 3, 1, HAZE__FNN_MAP_ATM, 0.97, 0, 0.0);
+        run_case_opt(300, 1024, 4, 1, HAZE__FNN_MAP_ATM, 0.9, 0, 0.0);
+        if (!quick()) run_case_opt(120, 4096, 3, 1, HAZE__FNN_MAP_ATM, 0.9, 0, 0.0);
+        haze__fnn_cuda_set_online(HAZE__FNN_ONLINE_AUTO);
+        haze__fnn_cuda_set_cluster_threads(0);
+    }
+}
+
+/* Two devices in one process, one after the other and back: each keeps its
+ * own search results, cluster size and kernel attributes. One device: skipped. */
+static void test_two_devices(void **state) {
+    (void)state;
+    if (haze_cuda_device_count() < 2) {
+        print_message("one CUDA device: nothing to test\n");
+        skip();
+    }
+    for (int k = 0; k < 3; k++) {
+        g_device = k == 1 ? 1 : 0;
+        online_cases(HAZE__FNN_ONLINE_CLUSTER, 0);
+        run_case(256, 517, 3, 64, HAZE__FNN_MAP_ATM);
+    }
+    g_device = -1;
+}
+
 static void test_atm_batch(void **state) {
     (void)state;
     run_case(300, 16, 5, 32, HAZE__FNN_MAP_ATM);
@@ -165,7 +212,7 @@ static void test_step_time(void **state) {
     assert_int_equal(haze__fnn_cuda_step_time(gpu, 512, 256, 4, HAZE__FNN_MAP_ATM, 3, &f, &u),
                      HAZE_OK);
     assert_true(f > 0 && u >= 0);
-    assert_non_null(haze__fnn_cuda_choice(512, 256, 1));
+    assert_non_null(haze__fnn_cuda_choice(gpu, 512, 256, 1));
     assert_int_equal(haze__fnn_cuda_step_time(gpu, 2048, 64, 4, HAZE__FNN_MAP_GPUFNN, 3, &f, &u),
                      HAZE_ERR_UNSUPPORTED);
     double c = 0;
@@ -196,10 +243,16 @@ int main(void) {
     return HAZE_TEST_SKIP; /* not reached: require_gpu exits without CUDA */
 #else
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_atm_online),      cmocka_unit_test(test_atm_batch),
-        cmocka_unit_test(test_gpufnn_baseline), cmocka_unit_test(test_step_time),
-        cmocka_unit_test(test_many_rules),      cmocka_unit_test(test_fixed_width),
-        cmocka_unit_test(test_cluster_online),  cmocka_unit_test(test_math),
+        cmocka_unit_test(test_atm_online),
+        cmocka_unit_test(test_atm_batch),
+        cmocka_unit_test(test_gpufnn_baseline),
+        cmocka_unit_test(test_step_time),
+        cmocka_unit_test(test_many_rules),
+        cmocka_unit_test(test_fixed_width),
+        cmocka_unit_test(test_cluster_online),
+        cmocka_unit_test(test_cluster_threads),
+        cmocka_unit_test(test_math),
+        cmocka_unit_test(test_two_devices),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 #endif

@@ -497,18 +497,43 @@ __global__ void k_update_w(const double *__restrict__ phi, const double *__restr
 
 /* ------------------------------------------------ binding and the search */
 
-/* Device limits, read once per process (the host-side cost of a step
- * matters when a step takes a few microseconds). */
-static int g_sms = 0, g_threads_per_sm = 2048;
+/* What the host reads of a device, once per device and process (the
+ * host-side cost of a step matters when a step takes a few microseconds).
+ * Per device, not per process: a process may train on several GPUs, and a
+ * kernel's shared-memory attribute is set per device. An entry's fields are
+ * filled under g_dev_lock and not changed afterwards. */
+typedef struct {
+    int sms, threads_per_sm; /* sms 0: not read yet */
+    int t_ms;                /* block size of k_update_ms, 0: not bound yet */
+    int res_read;            /* the cluster path's fields below are set */
+    int res_cluster;         /* cluster size, 0: no clusters */
+    size_t res_smem;         /* dynamic shared memory per block of the cluster kernel */
+} dev_props;
+#define MAX_DEVICES 64
+static dev_props g_dev[MAX_DEVICES];
+static pthread_mutex_t g_dev_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static int device_limits(haze_ctx *ctx) {
-    if (g_sms) return HAZE_OK;
-    int dev = 0, sms = 1, per = 2048;
-    HAZE_CUDA_TRY(ctx, cudaGetDevice(&dev));
-    HAZE_CUDA_TRY(ctx, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    HAZE_CUDA_TRY(ctx, cudaDeviceGetAttribute(&per, cudaDevAttrMaxThreadsPerMultiProcessor, dev));
-    g_threads_per_sm = per;
-    g_sms = sms;
+/* *out: the entry of the context's device, its limits read. */
+static int device_limits(haze_ctx *ctx, dev_props **out) {
+    const int dev = ctx->device;
+    if (dev < 0 || dev >= MAX_DEVICES)
+        return haze__error(ctx, HAZE_ERR_UNSUPPORTED, "fnn: device %d: at most %d devices", dev,
+                           MAX_DEVICES);
+    pthread_mutex_lock(&g_dev_lock);
+    dev_props *P = &g_dev[dev];
+    int sms = 1, per = 2048;
+    cudaError_t e = cudaSuccess;
+    if (!P->sms) {
+        e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+        if (e == cudaSuccess)
+            e = cudaDeviceGetAttribute(&per, cudaDevAttrMaxThreadsPerMultiProcessor, dev);
+        if (e == cudaSuccess) P->threads_per_sm = per, P->sms = sms;
+    }
+    pthread_mutex_unlock(&g_dev_lock);
+    if (e != cudaSuccess)
+        return haze__error(ctx, HAZE_ERR_CUDA, "CUDA: device attributes: %s",
+                           cudaGetErrorString(e));
+    *out = P;
     return HAZE_OK;
 }
 
@@ -589,7 +614,7 @@ static int variant_launch(haze_ctx *ctx, int v, const double *z, const int *idx,
 
 /* The chosen variant per shape (process-wide cache). */
 typedef struct {
-    int D, Rb, B, v;
+    int dev, D, Rb, B, v;
 } search_entry;
 static search_entry g_cache[256];
 static int g_cache_n = 0;
@@ -606,13 +631,15 @@ static int choose_variant_locked(haze_ctx *ctx, const double *z, const int *idx,
                                  double *lm, const int *nR, int *out) {
     int Rb = next_pow2(Rg);
     for (int c = 0; c < g_cache_n; c++)
-        if (g_cache[c].D == D && g_cache[c].Rb == Rb && g_cache[c].B == B) {
+        if (g_cache[c].dev == ctx->device && g_cache[c].D == D && g_cache[c].Rb == Rb &&
+            g_cache[c].B == B) {
             *out = g_cache[c].v;
             return HAZE_OK;
         }
-    int st = device_limits(ctx);
+    dev_props *P = NULL;
+    int st = device_limits(ctx, &P);
     if (st) return st;
-    long long cores = (long long)g_sms * 128; /* FP32 lanes per SM on sm_70 and later */
+    long long cores = (long long)P->sms * 128; /* FP32 lanes per SM on sm_70 and later */
     long long tasks = (long long)B * Rg * D;
     cudaEvent_t e0, e1;
     HAZE_CUDA_TRY(ctx, cudaEventCreate(&e0));
@@ -645,7 +672,7 @@ static int choose_variant_locked(haze_ctx *ctx, const double *z, const int *idx,
     cudaEventDestroy(e1);
     if (st) return st;
     if (g_cache_n < (int)(sizeof g_cache / sizeof *g_cache))
-        g_cache[g_cache_n++] = search_entry{D, Rb, B, best};
+        g_cache[g_cache_n++] = search_entry{ctx->device, D, Rb, B, best};
     *out = best;
     return HAZE_OK;
 }
@@ -653,11 +680,12 @@ static int choose_variant_locked(haze_ctx *ctx, const double *z, const int *idx,
 /* The cache is shared by all contexts of the process: one search at a time. */
 static pthread_mutex_t g_cache_lock = PTHREAD_MUTEX_INITIALIZER;
 
-const char *haze__fnn_cuda_choice(size_t D, size_t R, size_t B) {
+const char *haze__fnn_cuda_choice(haze_ctx *ctx, size_t D, size_t R, size_t B) {
     const char *name = NULL;
     pthread_mutex_lock(&g_cache_lock);
     for (int c = 0; c < g_cache_n; c++)
-        if (g_cache[c].D == (int)D && g_cache[c].Rb == next_pow2((int)R) && g_cache[c].B == (int)B)
+        if (g_cache[c].dev == ctx->device && g_cache[c].D == (int)D &&
+            g_cache[c].Rb == next_pow2((int)R) && g_cache[c].B == (int)B)
             name = g_variants[g_cache[c].v].name;
     pthread_mutex_unlock(&g_cache_lock);
     return name;
@@ -694,17 +722,20 @@ static int sample_threads(int R, int L) {
 static int launch_ms(haze_ctx *ctx, int v, const double *z, const int *idx, const double *g, int B,
                      int Rg, size_t stride, int D, double step, double *m, double *s,
                      const int *nR) {
-    static int t_ms = 0;
     cudaStream_t st = haze__stream(ctx);
     if (v == 1) {
         k_update_ms_base<<<(unsigned)Rg, D, 0, st>>>(z, idx, g, B, Rg, stride, D, step, m, s, nR);
     } else {
-        int e = device_limits(ctx);
+        dev_props *P = NULL;
+        int e = device_limits(ctx, &P);
         if (e) return e;
-        if (!t_ms) t_ms = bind_threads((const void *)k_update_ms, 0);
+        pthread_mutex_lock(&g_dev_lock);
+        if (!P->t_ms) P->t_ms = bind_threads((const void *)k_update_ms, 0);
+        const int t_ms = P->t_ms;
+        pthread_mutex_unlock(&g_dev_lock);
         long long tasks = (long long)Rg * D;
         long long blocks = (tasks + t_ms - 1) / t_ms,
-                  full = (long long)g_sms * (g_threads_per_sm / t_ms);
+                  full = (long long)P->sms * (P->threads_per_sm / t_ms);
         if (blocks > full) blocks = full; /* grid-stride: one full wave of resident blocks */
         k_update_ms<<<(unsigned)blocks, t_ms, 0, st>>>(z, idx, g, B, Rg, stride, D, step, m, s, nR);
     }
@@ -723,7 +754,8 @@ static int choose_ms_locked(haze_ctx *ctx, const double *z, const int *idx, cons
                             int *out) {
     int Rb = next_pow2(Rg);
     for (int c = 0; c < g_ucache_n; c++)
-        if (g_ucache[c].D == D && g_ucache[c].Rb == Rb && g_ucache[c].B == B) {
+        if (g_ucache[c].dev == ctx->device && g_ucache[c].D == D && g_ucache[c].Rb == Rb &&
+            g_ucache[c].B == B) {
             *out = g_ucache[c].v;
             return HAZE_OK;
         }
@@ -751,7 +783,7 @@ static int choose_ms_locked(haze_ctx *ctx, const double *z, const int *idx, cons
         if (st) return st;
     }
     if (g_ucache_n < (int)(sizeof g_ucache / sizeof *g_ucache))
-        g_ucache[g_ucache_n++] = search_entry{D, Rb, B, best};
+        g_ucache[g_ucache_n++] = search_entry{ctx->device, D, Rb, B, best};
     *out = best;
     return HAZE_OK;
 }
@@ -1282,20 +1314,27 @@ void haze__fnn_cuda_set_online(int mode) {
     g_online = mode;
 }
 
-/* Cluster size and shared memory of k_online_cluster on this device, read
- * once; cluster 0: the device has no clusters (before compute capability 9). */
-static int g_res_cluster = -1;
-static size_t g_res_smem = 0;
+/* Block size of the cluster kernel: 0 the library's choice (res_run). */
+static int g_res_threads = 0;
 
-static int res_device(haze_ctx *ctx) {
-    if (g_res_cluster >= 0) return HAZE_OK;
-    int dev = 0, major = 0, optin = 0;
-    HAZE_CUDA_TRY(ctx, cudaGetDevice(&dev));
+void haze__fnn_cuda_set_cluster_threads(int threads) {
+    g_res_threads = threads == RES_THREADS || threads == RES_THREADS_WIDE ? threads : 0;
+}
+
+/* Cluster size and shared memory of k_online_cluster on the context's
+ * device (the current one), read once per device, with the kernel's
+ * attributes set there; cluster 0: the device has no clusters (before
+ * compute capability 9). */
+static int res_read_locked(haze_ctx *ctx, dev_props *P) {
+    int major = 0, optin = 0;
+    const int dev = ctx->device;
     HAZE_CUDA_TRY(ctx, cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
     HAZE_CUDA_TRY(ctx,
                   cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-    g_res_cluster = 0;
-    if (major < 9) return HAZE_OK;
+    if (major < 9) {
+        P->res_cluster = 0, P->res_smem = 0, P->res_read = 1;
+        return HAZE_OK;
+    }
     /* both block sizes: the smaller of their limits */
     const void *kernels[2] = {(const void *)k_online_cluster<RES_THREADS>,
                               (const void *)k_online_cluster<RES_THREADS_WIDE>};
@@ -1326,19 +1365,29 @@ static int res_device(haze_ctx *ctx) {
         if (ci < c) c = ci;
     }
     while (c & (c - 1)) c &= c - 1; /* a power of two: the kernel's shuffle trees */
-    g_res_smem = smem;
-    g_res_cluster = c;
+    P->res_smem = smem, P->res_cluster = c, P->res_read = 1;
     return HAZE_OK;
 }
 
+static int res_device(haze_ctx *ctx, const dev_props **out) {
+    dev_props *P = NULL;
+    int s = device_limits(ctx, &P);
+    if (s) return s;
+    pthread_mutex_lock(&g_dev_lock);
+    if (!P->res_read) s = res_read_locked(ctx, P);
+    pthread_mutex_unlock(&g_dev_lock);
+    *out = P;
+    return s;
+}
+
 /* The cluster kernel's slots for `cap` rules; 0 when it cannot run. */
-static int res_layout(int D, int L, size_t cap, int C, int *Qtot, int *Qs) {
+static int res_layout(const dev_props *P, int D, int L, size_t cap, int C, int *Qtot, int *Qs) {
     if (C <= 0) return 0;
     size_t qt = (cap + (size_t)C - 1) / (size_t)C;
     size_t fixed = res_smem_doubles(D, L, C, (int)qt, 0) * sizeof(double);
-    if (qt > 0x7fffffff || fixed > g_res_smem) return 0;
+    if (qt > 0x7fffffff || fixed > P->res_smem) return 0;
     size_t per = (2 * (size_t)D + (size_t)L) * sizeof(double);
-    size_t qs = (g_res_smem - fixed) / per;
+    size_t qs = (P->res_smem - fixed) / per;
     *Qtot = (int)qt;
     *Qs = (int)(qs < qt ? qs : qt);
     return 1;
@@ -1356,9 +1405,10 @@ static int res_layout(int D, int L, size_t cap, int C, int *Qtot, int *Qs) {
  */
 static int res_wanted(haze_ctx *ctx, size_t D, size_t L, size_t R) {
     if (g_mapping != HAZE__FNN_MAP_ATM || g_online == HAZE__FNN_ONLINE_LAUNCH) return 0;
-    if (res_device(ctx) != HAZE_OK || g_res_cluster <= 0) return 0;
+    const dev_props *P = NULL;
+    if (res_device(ctx, &P) != HAZE_OK || P->res_cluster <= 0) return 0;
     int qt = 0, qs = 0;
-    if (!res_layout((int)D, (int)L, R > 0 ? R : 1, g_res_cluster, &qt, &qs)) return 0;
+    if (!res_layout(P, (int)D, (int)L, R > 0 ? R : 1, P->res_cluster, &qt, &qs)) return 0;
     return g_online == HAZE__FNN_ONLINE_CLUSTER || 5 * (size_t)qs >= 2 * (size_t)qt;
 }
 
@@ -1367,12 +1417,12 @@ static int res_wanted(haze_ctx *ctx, size_t D, size_t L, size_t R) {
  * to 2^16 rule x input elements) and their shared memory holds every
  * parameter; the largest cluster otherwise (measured with 2 to 16 blocks,
  * docs/benchmarks.md). */
-static int res_cluster_for(int D, int L, size_t cap) {
+static int res_cluster_for(const dev_props *P, int D, int L, size_t cap) {
     int qt = 0, qs = 0;
-    if (g_res_cluster > 8 && cap * (size_t)D <= 65536 && res_layout(D, L, cap, 8, &qt, &qs) &&
+    if (P->res_cluster > 8 && cap * (size_t)D <= 65536 && res_layout(P, D, L, cap, 8, &qt, &qs) &&
         qs == qt)
         return 8;
-    return g_res_cluster;
+    return P->res_cluster;
 }
 
 /* Runs online steps over didx[0..n) in one cluster launch, starting with r0
@@ -1382,8 +1432,11 @@ static int res_run(haze_ctx *ctx, dev_state *ds, const int *didx, int n, double 
                    int r0, int limit, int grow, const haze__fnn_train_args *a, double rate, int C,
                    int *done, int *R) {
     int qt = 0, qs = 0;
-    if (C <= 0 || C > g_res_cluster) C = res_cluster_for(D, L, ds->cap);
-    if (!res_layout(D, L, ds->cap, C, &qt, &qs))
+    const dev_props *P = NULL;
+    int s = res_device(ctx, &P);
+    if (s) return s;
+    if (C <= 0 || C > P->res_cluster) C = res_cluster_for(P, D, L, ds->cap);
+    if (!res_layout(P, D, L, ds->cap, C, &qt, &qs))
         return haze__error(ctx, HAZE_ERR_UNSUPPORTED, "fnn: the cluster path does not fit");
     if (!ds->pos) HAZE_CUDA_TRY(ctx, cudaMalloc((void **)&ds->pos, sizeof(int)));
     const haze_fnn_options *o = a ? a->opt : NULL;
@@ -1410,6 +1463,7 @@ static int res_run(haze_ctx *ctx, dev_state *ds, const int *didx, int n, double 
     /* and where 512 threads hold every rule with 32 inputs or more per
      * lane: 1024 give a rule two warps (the kernel's G above 32) */
     if (qn * (size_t)p.G == RES_THREADS && D >= 32 * p.G) wide = 1;
+    if (g_res_threads) wide = g_res_threads == RES_THREADS_WIDE; /* tests */
     cfg.gridDim = dim3((unsigned)C), cfg.blockDim = dim3(wide ? RES_THREADS_WIDE : RES_THREADS);
     cfg.dynamicSmemBytes = res_smem_doubles(D, L, C, qt, qs) * sizeof(double);
     cudaStream_t st = haze__stream(ctx);
@@ -1486,7 +1540,9 @@ static int epoch(haze_ctx *ctx, haze_fnn *net, haze__fnn_train_args *a, dev_stat
             while (start < n) {
                 TRY(dev_reserve(ctx, ds, Rk + (Rk / 4 > 64 ? Rk / 4 : 64), Rk, D, L));
                 int qt = 0, qs = 0;
-                if (!res_layout((int)D, (int)L, ds->cap, g_res_cluster, &qt, &qs)) break;
+                const dev_props *P = NULL;
+                TRY(res_device(ctx, &P));
+                if (!res_layout(P, (int)D, (int)L, ds->cap, P->res_cluster, &qt, &qs)) break;
                 size_t lim = ds->cap < max_rules ? ds->cap : max_rules;
                 int done = 0, r = 0;
                 TRY(res_run(ctx, ds, ds->order + start, (int)(n - start), ds->e + start * L, (int)D,
@@ -1690,20 +1746,29 @@ int haze__fnn_cuda_step_time(haze_ctx *ctx, size_t D, size_t R, size_t L, int ma
         TRY(fire(ctx, ds.z, ds.order, 1, ds.m, ds.s, (int)R, R, (int)D, ds.lm, ds.nR));
         TRY(online_step(ctx, p, (int)R, ds.lm, ds.g, ds.e, 1e-9));
         /* steps queued back to back, as in training: the firing kernel
-         * alone, then whole steps; the rest of the step is the difference */
-        CTRY(cudaEventRecord(e0, st));
-        for (int r = 0; r < reps; r++)
-            TRY(fire(ctx, ds.z, ds.order, 1, ds.m, ds.s, (int)R, R, (int)D, ds.lm, ds.nR));
-        CTRY(cudaEventRecord(e1, st));
-        for (int r = 0; r < reps; r++) {
-            TRY(fire(ctx, ds.z, ds.order, 1, ds.m, ds.s, (int)R, R, (int)D, ds.lm, ds.nR));
-            TRY(online_step(ctx, p, (int)R, ds.lm, ds.g, ds.e, 1e-9));
+         * alone, then whole steps; the rest of the step is the difference.
+         * The best of three trials of each: a trial the host or another
+         * process held up measures that, not the kernels. */
+        float best_f = INFINITY, best_t = INFINITY;
+        for (int trial = 0; trial < 3; trial++) {
+            float t_ms = 0;
+            CTRY(cudaEventRecord(e0, st));
+            for (int r = 0; r < reps; r++)
+                TRY(fire(ctx, ds.z, ds.order, 1, ds.m, ds.s, (int)R, R, (int)D, ds.lm, ds.nR));
+            CTRY(cudaEventRecord(e1, st));
+            for (int r = 0; r < reps; r++) {
+                TRY(fire(ctx, ds.z, ds.order, 1, ds.m, ds.s, (int)R, R, (int)D, ds.lm, ds.nR));
+                TRY(online_step(ctx, p, (int)R, ds.lm, ds.g, ds.e, 1e-9));
+            }
+            CTRY(cudaEventRecord(e2, st));
+            CTRY(cudaEventSynchronize(e2));
+            CTRY(cudaEventElapsedTime(&f_ms, e0, e1));
+            CTRY(cudaEventElapsedTime(&t_ms, e1, e2));
+            if (f_ms < best_f) best_f = f_ms;
+            if (t_ms < best_t) best_t = t_ms;
         }
-        CTRY(cudaEventRecord(e2, st));
-        CTRY(cudaEventSynchronize(e2));
-        CTRY(cudaEventElapsedTime(&f_ms, e0, e1));
-        CTRY(cudaEventElapsedTime(&u_ms, e1, e2));
-        u_ms -= f_ms;
+        f_ms = best_f;
+        u_ms = best_t - best_f;
         if (u_ms < 0) u_ms = 0;
     }
     *fire_us = 1000.0 * f_ms / reps;
@@ -1718,8 +1783,9 @@ out:
 }
 
 int haze__fnn_cuda_uses_cluster(haze_ctx *ctx, size_t D, size_t L, size_t R) {
-    if (haze__cuda_begin(ctx) || !res_wanted(ctx, D, L, R)) return 0;
-    return res_cluster_for((int)D, (int)L, R);
+    const dev_props *P = NULL;
+    if (haze__cuda_begin(ctx) || !res_wanted(ctx, D, L, R) || res_device(ctx, &P)) return 0;
+    return res_cluster_for(P, (int)D, (int)L, R);
 }
 
 __global__ void k_math_check(const double *x, const double *y, double *e, double *r, int n) {
@@ -1780,13 +1846,14 @@ int haze__fnn_cuda_cluster_step_time(haze_ctx *ctx, size_t D, size_t R, size_t L
                                      int reps, double *us) {
     int s = haze__cuda_begin(ctx);
     if (s) return s;
-    if ((s = res_device(ctx)) != HAZE_OK) return s;
+    const dev_props *P = NULL;
+    if ((s = res_device(ctx, &P)) != HAZE_OK) return s;
     int qt = 0, qs = 0;
-    if (g_res_cluster <= 0)
+    if (P->res_cluster <= 0)
         return haze__error(ctx, HAZE_ERR_UNSUPPORTED, "fnn: no thread-block clusters here");
-    if (cluster <= 0 || cluster > g_res_cluster) cluster = res_cluster_for((int)D, (int)L, R);
+    if (cluster <= 0 || cluster > P->res_cluster) cluster = res_cluster_for(P, (int)D, (int)L, R);
     while (cluster & (cluster - 1)) cluster &= cluster - 1;
-    if (!res_layout((int)D, (int)L, R, cluster, &qt, &qs))
+    if (!res_layout(P, (int)D, (int)L, R, cluster, &qt, &qs))
         return haze__error(ctx, HAZE_ERR_UNSUPPORTED, "fnn: no cluster path for this shape");
     dev_state ds;
     memset(&ds, 0, sizeof ds);

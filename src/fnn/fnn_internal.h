@@ -83,6 +83,9 @@ void haze__fnn_cuda_set_mapping(int mapping);
  * cluster whenever the device has clusters. Process-wide. */
 enum { HAZE__FNN_ONLINE_AUTO = 0, HAZE__FNN_ONLINE_LAUNCH = 1, HAZE__FNN_ONLINE_CLUSTER = 2 };
 void haze__fnn_cuda_set_online(int mode);
+/* For the tests: the cluster kernel's block size, 512 or 1024 threads, or 0
+ * for the library's choice by shape. Process-wide. */
+void haze__fnn_cuda_set_cluster_threads(int threads);
 /* For the tests: the largest error, in ulps of the C library's result, of
  * the kernels' short-latency exp (n arguments in [-45, 0]) and reciprocal
  * (n arguments in [1e-3, 45e3]) against exp() and 1.0 / x on the host. */
@@ -103,11 +106,12 @@ int haze__fnn_cuda_cluster_step_time(haze_ctx *ctx, size_t D, size_t R, size_t L
  * rules on D inputs and L outputs, with random parameters, under `mapping`.
  * HAZE_ERR_UNSUPPORTED when the mapping cannot run that shape.
  */
-/* Name of the firing kernel the configuration search chose for a shape
- * (inputs, rules, samples per step), NULL if none was searched yet. */
-const char *haze__fnn_cuda_choice(size_t D, size_t R, size_t B);
 int haze__fnn_cuda_step_time(haze_ctx *ctx, size_t D, size_t R, size_t L, int mapping, int reps,
                              double *fire_us, double *update_us);
+/* Name of the firing kernel the configuration search chose on the context's
+ * device for a shape (inputs, rules, samples per step), NULL if none was
+ * searched yet. */
+const char *haze__fnn_cuda_choice(haze_ctx *ctx, size_t D, size_t R, size_t B);
 #endif
 
 #ifdef __cplusplus
