@@ -18,7 +18,9 @@
  * hardware limit is one read of the data per iteration at the device's
  * theoretical memory bandwidth ("floor"); "of floor" is floor / measured.
  *
- * Environment: HAZE_SKFUZZY_PATH = a folder holding the skfuzzy package;
+ * Environment: BENCH_FCM_ONLY = run the rows whose label starts with it;
+ * BENCH_FCM_GPU_ONLY = time the GPU alone (CPU and competitor: n/a);
+ * HAZE_SKFUZZY_PATH = a folder holding the skfuzzy package;
  * HAZE_PYTHON = the Python interpreter (default python3). Without Python
  * and NumPy the competitor column reads n/a. The competitor runs on at most
  * SUB points and is scaled linearly to N (marked "~").
@@ -247,6 +249,7 @@ int main(int argc, char **argv) {
     float *xf = NULL;
     size_t xn = 0, xd = 0, xc = 0;
     const char *only = getenv("BENCH_FCM_ONLY"); /* rows whose label starts with it */
+    const int gpu_only = getenv("BENCH_FCM_GPU_ONLY") != NULL;
     for (size_t w = 0; w < sizeof all / sizeof *all; w++) {
         const workload *L = &all[w];
         if (only && strncmp(L->label, only, strlen(only)) != 0) continue;
@@ -281,7 +284,9 @@ int main(int argc, char **argv) {
         }
         size_t sub = L->n < 100000 ? L->n : 100000;
         int approx = sub < L->n;
-        if (same && L->big) { /* the CPU and the competitor do not stream: same times */
+        if (gpu_only) { /* BENCH_FCM_GPU_ONLY: the GPU column alone, for kernel work */
+            tc = tp = -1;
+        } else if (same && L->big) { /* the CPU and the competitor do not stream: same times */
             tc = tc_prev;
             tp = tp_prev;
         } else {

@@ -34,9 +34,9 @@ const char *const haze__fn2_names[HAZE__FN2_COUNT] = {"pow", "atan2", "fmod", "m
                                                       "ge",  "eq",    "neq",  "le",  "lt"};
 
 typedef struct fx {
-    const char *text, *s; /* the whole expression, the next character */
-    const char *const *names;
-    int nnames;
+    const char *text, *s;   /* the whole expression, the next character */
+    haze__fn_lookup lookup; /* a name's variable index, or -1 */
+    const void *ud;
     double *p; /* p[1..] the program */
     int cap, n, depth, maxdepth, nest, maxvar;
     char *err;
@@ -150,12 +150,12 @@ static int fx_atom(fx *c) {
         return fx_emit(c, op, 1 - arity);
     }
     if (strcmp(name, "x") == 0) return fx_emit(c, HAZE__OP_X, 1);
-    for (int k = 0; k < c->nnames; k++)
-        if (strcmp(name, c->names[k]) == 0) {
-            if (k > c->maxvar) c->maxvar = k;
-            if (fx_emit(c, HAZE__OP_VAR, 1)) return -1;
-            return fx_emit(c, k, 0);
-        }
+    const int var = c->lookup(c->ud, name);
+    if (var >= 0) {
+        if (var > c->maxvar) c->maxvar = var;
+        if (fx_emit(c, HAZE__OP_VAR, 1)) return -1;
+        return fx_emit(c, var, 0);
+    }
     for (int k = 0; k < HAZE__FN1_COUNT; k++)
         if (strcmp(name, haze__fn1_names[k]) == 0)
             return fx_fail(c, at, "expected '(' after the function '%s'", name);
@@ -237,13 +237,13 @@ static int fx_or(fx *c) {
     return 0;
 }
 
-int haze__fn_compile(const char *text, const char *const *names, int nnames, double *p, int cap,
-                     int *maxvar, char *err, size_t errcap) {
+int haze__fn_compile_lookup(const char *text, haze__fn_lookup lookup, const void *ud, double *p,
+                            int cap, int *maxvar, char *err, size_t errcap) {
     fx c;
     memset(&c, 0, sizeof c);
     c.text = c.s = text;
-    c.names = names;
-    c.nnames = nnames;
+    c.lookup = lookup;
+    c.ud = ud;
     c.p = p;
     c.cap = cap - 1; /* the height slot after the program */
     c.err = err;
@@ -258,4 +258,22 @@ int haze__fn_compile(const char *text, const char *const *names, int nnames, dou
     p[1 + c.n] = 1.0;
     *maxvar = c.maxvar;
     return 0;
+}
+
+typedef struct fx_names {
+    const char *const *names;
+    int n;
+} fx_names;
+
+static int fx_names_lookup(const void *ud, const char *name) {
+    const fx_names *l = (const fx_names *)ud;
+    for (int k = 0; k < l->n; k++)
+        if (strcmp(name, l->names[k]) == 0) return k;
+    return -1;
+}
+
+int haze__fn_compile(const char *text, const char *const *names, int nnames, double *p, int cap,
+                     int *maxvar, char *err, size_t errcap) {
+    const fx_names l = {names, nnames};
+    return haze__fn_compile_lookup(text, fx_names_lookup, &l, p, cap, maxvar, err, errcap);
 }

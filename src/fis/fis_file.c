@@ -42,7 +42,8 @@ typedef struct var_spec {
 
 typedef struct rule_spec {
     int line;
-    double *codes; /* ni + no */
+    double *codes; /* ni + no, as the counts were when the rule was read */
+    int ncodes;
     double weight;
     int conn;
 } rule_spec;
@@ -196,21 +197,19 @@ static int norm_code(const char *s) {
 
 /* MF line: 'name':'type',[params] */
 static int parse_mf(parser *ps, int line, char *val, mf_spec *m) {
-    char *colon = NULL;
-    /* the name is quoted and may itself hold ':'; find the closing quote */
+    /* the name may itself hold ':', '[' and quotes (a fuzzylite term's
+     * name, written as .fis, may hold any of them); the type and the
+     * parameters hold no ':' or '[', so the parameter list starts at the
+     * last '[' and the type after the last ':' before it */
     char *s = trim(val);
-    if (*s == '\'') {
-        char *q = strchr(s + 1, '\'');
-        if (!q) return PERR(line, "expected 'name':'type',[params] (unterminated name)");
-        colon = strchr(q + 1, ':');
-    } else {
-        colon = strchr(s, ':');
-    }
+    char *br = strrchr(s, '[');
+    if (!br) return PERR(line, "expected 'name':'type',[params] (no parameter list)");
+    char *colon = NULL;
+    for (char *c = s; c < br; c++)
+        if (*c == ':') colon = c;
     if (!colon) return PERR(line, "expected 'name':'type',[params] (no ':')");
     *colon = '\0';
     char *rest = colon + 1;
-    char *br = strchr(rest, '[');
-    if (!br) return PERR(line, "expected 'name':'type',[params] (no parameter list)");
     char *comma = br - 1;
     while (comma > rest && isspace((unsigned char)*comma)) comma--;
     if (*comma != ',') return PERR(line, "expected ',' between MF type and parameters");
@@ -274,8 +273,10 @@ static int parse_rule(parser *ps, int line, char *s, int ni, int no) {
         /* MATLAB's plain numeric form: codes, weight, connection */
         if (cnt == ni + no + 2 && comma_at < 0 && !have_w && conn < 0) {
             w = vals[ni + no];
+            /* checked as a number: converting 1e300 to int is undefined */
+            if (vals[ni + no + 1] != 1.0 && vals[ni + no + 1] != 2.0)
+                return PERR(line, "rule connection must be 1 or 2");
             conn = (int)vals[ni + no + 1];
-            if (conn != 1 && conn != 2) return PERR(line, "rule connection must be 1 or 2");
             cnt = ni + no;
         } else {
             return PERR(line, "expected a rule 'a1 .. a%d, c1 .. c%d (weight) : 1|2'", ni, no);
@@ -286,6 +287,11 @@ static int parse_rule(parser *ps, int line, char *s, int ni, int no) {
                     comma_at >= 0 ? comma_at : (cnt < ni ? cnt : ni),
                     comma_at >= 0 ? cnt - comma_at : (cnt > ni ? cnt - ni : 0), ni, no);
     if (!(w >= 0.0 && w <= 1.0)) return PERR(line, "rule weight %g outside [0, 1]", w);
+    /* a variable has at most 4096 MFs; a larger code names none, and
+     * split_code could not convert it to int */
+    for (int j = 0; j < cnt; j++)
+        if (!(fabs(vals[j]) < 4097.0))
+            return PERR(line, "rule code %g is not an MF number (at most 4096)", vals[j]);
     if (ps->nrules == ps->rules_cap) {
         int nc = ps->rules_cap ? ps->rules_cap * 2 : 16;
         rule_spec *nr = realloc(ps->rules, sizeof(rule_spec) * (size_t)nc);
@@ -297,6 +303,7 @@ static int parse_rule(parser *ps, int line, char *s, int ni, int no) {
     r->codes = malloc(sizeof(double) * (size_t)(cnt ? cnt : 1));
     if (!r->codes) return haze__error(ps->ctx, HAZE_ERR_NOMEM, "out of memory");
     memcpy(r->codes, vals, sizeof(double) * (size_t)cnt);
+    r->ncodes = cnt;
     r->line = line;
     r->weight = w;
     r->conn = conn;
@@ -476,6 +483,13 @@ static int build(parser *ps, haze_fis **out) {
         goto nomem;
     for (int r = 0; r < f->nr; r++) {
         rule_spec *rs = &ps->rules[r];
+        /* a rule read before the counts were final (sections or NumInputs /
+         * NumOutputs after [Rules]) may have a different number of codes */
+        if (rs->ncodes != f->ni + f->no) {
+            st = PERR(rs->line, "rule %d has %d codes, expected %d (%d inputs, %d outputs)", r + 1,
+                      rs->ncodes, f->ni + f->no, f->ni, f->no);
+            goto fail;
+        }
         for (int j = 0; j < f->ni + f->no; j++) {
             int mf;
             double hedge;
@@ -791,6 +805,22 @@ static const char *fl_inexpressible(const haze_fis *f, char *why, size_t cap) {
         return "rules on output variables (a chained engine), naming a variable twice or 'any', "
                "mixing 'and' with 'or' or grouping with parentheses";
     if (f->act != HAZE__ACT_GENERAL) return "an activation method other than General";
+    /* fuzzylite takes any range, infinite and empty ones too; the .fis
+     * reader (as MATLAB) wants finite numbers with min < max */
+    for (int k = 0; k < f->ni + f->no; k++) {
+        const haze__var *v = k < f->ni ? &f->in[k] : &f->out[k - f->ni];
+        if (!(isfinite(v->lo) && isfinite(v->hi) && v->lo < v->hi)) {
+            snprintf(why, cap, "the range [%g, %g] of '%s' (.fis needs finite bounds, min < max)",
+                     v->lo, v->hi, v->name);
+            return why;
+        }
+    }
+    for (int r = 0; r < f->nr; r++)
+        if (!(f->weight[r] >= 0.0 && f->weight[r] <= 1.0)) {
+            snprintf(why, cap, "rule %d's weight %g (.fis needs one in [0, 1])", r + 1,
+                     f->weight[r]);
+            return why;
+        }
     double q[HAZE__FL_MAXP];
     int nq;
     for (int i = 0; i < f->nmfs; i++) {
@@ -804,6 +834,12 @@ static const char *fl_inexpressible(const haze_fis *f, char *why, size_t cap) {
                          : "");
             return why;
         }
+        for (int k = 0; k < nq; k++)
+            if (!isfinite(q[k])) {
+                snprintf(why, cap, "term '%s' with the parameter %g (.fis needs finite numbers)",
+                         m->name, q[k]);
+                return why;
+            }
         int in_wtd = 0;
         for (int o = 0; o < f->no; o++)
             if (f->out[o].wtd && i >= f->out[o].mf0 && i < f->out[o].mf0 + f->out[o].nmf)
@@ -836,6 +872,10 @@ int haze_fis_save(haze_ctx *ctx, const haze_fis *f, const char *path) {
             return haze__error(ctx, HAZE_ERR_UNSUPPORTED,
                                "%s: hedge %g cannot be written as a .fis rule code", path, h);
     }
+    /* a weighted (Takagi-Sugeno) fuzzylite output may have no aggregation
+     * (-1, "none"); .fis wants one, and evaluation takes the maximum then
+     * (haze__oagg), so that is what is written */
+    const int agg = f->fl ? (f->out[0].agg >= 0 ? f->out[0].agg : HAZE__N_MAX) : f->agg_m;
     haze_outfile of;
     int st = haze_outfile_open(ctx, &of, path);
     if (st) return st;
@@ -846,8 +886,7 @@ int haze_fis_save(haze_ctx *ctx, const haze_fis *f, const char *path) {
             "DefuzzMethod='%s'\n",
             f->name, f->sugeno ? "sugeno" : "mamdani", f->ni, f->no, f->nr,
             haze__norm_names[f->and_m], haze__norm_names[f->or_m], haze__norm_names[f->imp_m],
-            haze__norm_names[f->fl ? f->out[0].agg : f->agg_m],
-            haze__defuzz_names[f->fl ? f->out[0].defuzz : f->defuzz_m]);
+            haze__norm_names[agg], haze__defuzz_names[f->fl ? f->out[0].defuzz : f->defuzz_m]);
     for (int io = 0; io < 2; io++) {
         int n = io ? f->no : f->ni;
         for (int i = 0; i < n; i++) {

@@ -46,6 +46,12 @@ typedef struct fl_rule {
     char *text;
 } fl_rule;
 
+/* An entry of the table of names: variable var of list k (0 inputs, 1
+ * outputs) when term < 0, else that variable's term. */
+typedef struct fl_name {
+    int used, k, var, term;
+} fl_name;
+
 typedef struct fl_parser {
     haze_ctx *ctx;
     const char *file;
@@ -60,6 +66,12 @@ typedef struct fl_parser {
      * one other than General; rule blocks that have rules */
     int act, act_n, act_cmp, act_line, blocks, block_has_rules;
     double act_thr;
+    /* the names of the variables and of their terms, hashed (open
+     * addressing, cht a power of 2): an engine of thousands of them would
+     * otherwise compare each definition and each use with every one,
+     * seconds for 64 KB of text */
+    fl_name *ht;
+    int nht, cht;
 } fl_parser;
 
 static int ferr(fl_parser *ps, int status, int line, const char *fmt, ...)
@@ -144,10 +156,65 @@ static void fl_free(fl_parser *ps) {
         free(ps->v[k]);
     }
     free(ps->rules);
+    free(ps->ht);
 }
 
-/* "term: NAME TYPE p1 p2 ..." (lstart: where the line starts, for columns) */
-static int parse_term(fl_parser *ps, fl_var *v, int line, const char *lstart, char *val) {
+static const char *name_of(const fl_parser *ps, const fl_name *e) {
+    const fl_var *v = &ps->v[e->k][e->var];
+    return e->term < 0 ? v->name : v->t[e->term].name;
+}
+
+/* The owner of a name: -1 for a variable (their names are unique over
+ * inputs and outputs), 2 var + k for the terms of variable var of list k. */
+static int name_owner(const fl_name *e) {
+    return e->term < 0 ? -1 : 2 * e->var + e->k;
+}
+
+static unsigned name_hash(int owner, const char *s) {
+    unsigned h = (2166136261u ^ (unsigned)owner) * 16777619u; /* FNV-1a */
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
+static const fl_name *name_find(const fl_parser *ps, int owner, const char *s) {
+    if (!ps->cht) return NULL;
+    const unsigned mask = (unsigned)ps->cht - 1;
+    for (unsigned i = name_hash(owner, s) & mask;; i = (i + 1) & mask) {
+        const fl_name *e = &ps->ht[i];
+        if (!e->used) return NULL;
+        if (name_owner(e) == owner && strcmp(name_of(ps, e), s) == 0) return e;
+    }
+}
+
+static void name_insert(const fl_parser *ps, fl_name *ht, int cap, fl_name e) {
+    const unsigned mask = (unsigned)cap - 1;
+    unsigned i = name_hash(name_owner(&e), name_of(ps, &e)) & mask;
+    while (ht[i].used) i = (i + 1) & mask;
+    ht[i] = e;
+}
+
+/* Enters variable var of list k (term -1), or its term, into the table. */
+static int name_add(fl_parser *ps, int k, int var, int term) {
+    if (2 * (ps->nht + 1) > ps->cht) {
+        const int cap = ps->cht ? 2 * ps->cht : 256;
+        fl_name *ht = calloc((size_t)cap, sizeof *ht);
+        if (!ht) return haze__error(ps->ctx, HAZE_ERR_NOMEM, "out of memory");
+        for (int i = 0; i < ps->cht; i++)
+            if (ps->ht[i].used) name_insert(ps, ht, cap, ps->ht[i]);
+        free(ps->ht);
+        ps->ht = ht;
+        ps->cht = cap;
+    }
+    const fl_name e = {1, k, var, term};
+    name_insert(ps, ps->ht, ps->cht, e);
+    ps->nht++;
+    return 0;
+}
+
+/* "term: NAME TYPE p1 p2 ..." of v, variable vi of list k (lstart: where the
+ * line starts, for columns); the caller enters the name in the table */
+static int parse_term(fl_parser *ps, fl_var *v, int k, int vi, int line, const char *lstart,
+                      char *val) {
     char *save = NULL, *name = strtok_r(val, " \t", &save), *type = strtok_r(NULL, " \t", &save);
     if (!name || !type) return PARSE_ERR(line, "expected 'term: NAME TYPE PARAMETERS'");
     if (v->nt == v->cap) {
@@ -161,9 +228,7 @@ static int parse_term(fl_parser *ps, fl_var *v, int line, const char *lstart, ch
     memset(t, 0, sizeof *t);
     t->line = line;
     if (copy_name(t->name, name)) return PARSE_ERR(line, "term name too long");
-    for (int i = 0; i < v->nt; i++)
-        if (strcmp(v->t[i].name, name) == 0)
-            return PARSE_ERR(line, "term '%s' defined twice", name);
+    if (name_find(ps, 2 * vi + k, name)) return PARSE_ERR(line, "term '%s' defined twice", name);
     int ty = -1;
     if (strcmp(type, "Constant") == 0)
         ty = HAZE__MF_CONSTANT;
@@ -262,18 +327,16 @@ static int parse_defuzzifier(fl_parser *ps, fl_var *v, int line, char *val) {
 }
 
 static fl_var *find_var(fl_parser *ps, int k, const char *name, int *idx) {
-    for (int i = 0; i < ps->nv[k]; i++)
-        if (strcmp(ps->v[k][i].name, name) == 0) {
-            *idx = i;
-            return &ps->v[k][i];
-        }
-    return NULL;
+    const fl_name *e = name_find(ps, -1, name);
+    if (!e || e->k != k) return NULL;
+    *idx = e->var;
+    return &ps->v[k][e->var];
 }
 
-static int find_term(const fl_var *v, const char *name) {
-    for (int i = 0; i < v->nt; i++)
-        if (strcmp(v->t[i].name, name) == 0) return i;
-    return -1;
+/* Term `name` of variable vi of list k, or -1. */
+static int find_term(const fl_parser *ps, int k, int vi, const char *name) {
+    const fl_name *e = name_find(ps, 2 * vi + k, name);
+    return e ? e->term : -1;
 }
 
 /* One proposition "VAR is [hedges] TERM" from the token list; returns the
@@ -284,8 +347,10 @@ static int proposition(fl_parser *ps, int line, char **tok, int ntok, int k, int
     if (ntok < 3 || strcmp(tok[1], "is") != 0)
         return PARSE_ERR(line, "expected 'VARIABLE is [HEDGE..] TERM' at '%s'",
                          ntok ? tok[0] : "end of rule");
-    fl_var *v = find_var(ps, k, tok[0], var);
-    if (!v && k == 0 && (v = find_var(ps, 1, tok[0], var))) *var += ps->nv[0]; /* chained */
+    int vk = k, vi = -1;
+    fl_var *v = find_var(ps, k, tok[0], &vi);
+    if (!v && k == 0 && (v = find_var(ps, 1, tok[0], &vi))) vk = 1; /* chained */
+    *var = vk ? vi + (k == 0 ? ps->nv[0] : 0) : vi;
     if (!v) {
         int dummy;
         if (find_var(ps, 0, tok[0], &dummy))
@@ -310,7 +375,7 @@ static int proposition(fl_parser *ps, int line, char **tok, int ntok, int k, int
         return i;
     }
     if (i >= ntok) return PARSE_ERR(line, "expected a term of '%s'", tok[0]);
-    *term = find_term(v, tok[i]);
+    *term = find_term(ps, vk, vi, tok[i]);
     if (*term < 0) return PARSE_ERR(line, "'%s' has no term '%s'", tok[0], tok[i]);
     return i + 1;
 }
@@ -546,6 +611,19 @@ static int parse_activation(fl_parser *ps, int line, char *val) {
     return 0;
 }
 
+/* A Function term's variables: names[k ni + i] in build(), found through
+ * the parser's table of names. */
+typedef struct fn_names {
+    const fl_parser *ps;
+    int ni;
+} fn_names;
+
+static int fn_lookup(const void *ud, const char *name) {
+    const fn_names *n = (const fn_names *)ud;
+    const fl_name *e = name_find(n->ps, -1, name);
+    return e ? e->k * n->ni + e->var : -1;
+}
+
 /* Compiles Function term tm of variable i (k: 0 input, 1 output), checking
  * that the variables it names have their values when fuzzylite evaluates
  * it: inputs always; outputs only in a weighted output after them (fuzzylite
@@ -555,8 +633,9 @@ static int compile_fn(fl_parser *ps, const haze_fis *f, const char *const *names
                       const fl_var *v, fl_term *tm) {
     char err[256];
     int maxvar;
-    int col = haze__fn_compile(tm->fn, names, f->ni + f->no, tm->p, HAZE__FL_MAXP, &maxvar, err,
-                               sizeof err);
+    const fn_names fn = {ps, f->ni};
+    int col = haze__fn_compile_lookup(tm->fn, fn_lookup, &fn, tm->p, HAZE__FL_MAXP, &maxvar, err,
+                                      sizeof err);
     if (col)
         return haze__error(ps->ctx, HAZE_ERR_PARSE, "%s:%d:%d: Function term '%s': %s", ps->file,
                            tm->line, tm->col + col - 1, tm->name, err);
@@ -730,6 +809,7 @@ int haze__fll_parse(haze_ctx *ctx, char *buf, const char *file, haze_fis **out) 
     int st = HAZE_OK, lineno = 0, sec = 0; /* 0 none/engine, 1 input, 2 output, 3 rule block */
     int blk_enabled = 1, blk_norm[3] = {-1, -1, -1};
     fl_var *cur = NULL;
+    int cur_k = 0, cur_i = 0; /* cur is variable cur_i of list cur_k */
     char *next = buf;
     while (next && *next) {
         char *line = next;
@@ -752,8 +832,7 @@ int haze__fll_parse(haze_ctx *ctx, char *buf, const char *file, haze_fis **out) 
             sec = 0;
         } else if (strcmp(key, "InputVariable") == 0 || strcmp(key, "OutputVariable") == 0) {
             int k = key[0] == 'O';
-            int dummy;
-            if (find_var(ps, 0, val, &dummy) || find_var(ps, 1, val, &dummy)) {
+            if (name_find(ps, -1, val)) {
                 st = PARSE_ERR(lineno, "variable '%s' defined twice", val);
                 goto done;
             }
@@ -774,6 +853,9 @@ int haze__fll_parse(haze_ctx *ctx, char *buf, const char *file, haze_fis **out) 
                                HAZE__NAME_MAX - 1);
                 goto done;
             }
+            cur_k = k;
+            cur_i = ps->nv[k] - 1;
+            if ((st = name_add(ps, k, cur_i, -1))) goto done;
             cur->line = lineno;
             cur->enabled = 1;
             cur->lo = 0.0;
@@ -814,7 +896,9 @@ int haze__fll_parse(haze_ctx *ctx, char *buf, const char *file, haze_fis **out) 
                 goto done;
             }
         } else if ((sec == 1 || sec == 2) && strcmp(key, "term") == 0) {
-            if ((st = parse_term(ps, cur, lineno, line, val))) goto done;
+            if ((st = parse_term(ps, cur, cur_k, cur_i, lineno, line, val)) ||
+                (st = name_add(ps, cur_k, cur_i, cur->nt - 1)))
+                goto done;
         } else if (sec == 2 && strcmp(key, "aggregation") == 0) {
             cur->agg = fl_norm(val);
             if (cur->agg == -2 || (cur->agg >= 0 && cur->agg < HAZE__N_MAX)) {

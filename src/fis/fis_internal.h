@@ -787,6 +787,12 @@ extern const char *const haze__fn1_names[HAZE__FN1_COUNT];
 extern const char *const haze__fn2_names[HAZE__FN2_COUNT];
 int haze__fn_compile(const char *text, const char *const *names, int nnames, double *p, int cap,
                      int *maxvar, char *err, size_t errcap);
+/* The same with the names looked up by lookup(ud, name): a variable's
+ * index, or -1 (a reader of many variables keeps them hashed: a linear
+ * search per name in every expression would be quadratic). */
+typedef int (*haze__fn_lookup)(const void *ud, const char *name);
+int haze__fn_compile_lookup(const char *text, haze__fn_lookup lookup, const void *ud, double *p,
+                            int cap, int *maxvar, char *err, size_t errcap);
 /* For a model that haze__fis_eval_row_plain evaluates (fis.c; grid: its
  * output MFs as tabulated for the evaluation, haze__fis_grid), its rules as a
  * malloc'd program of haze__fis_plain_len(f) ints: for rule r, its

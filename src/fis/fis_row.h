@@ -114,8 +114,21 @@ HAZE__HD double haze__rule_firing_table(const struct haze_fis *f, int r, const d
     return first ? 0.0 : acc;
 }
 
+/* Does haze__rule_degrees keep the activation degrees of the output terms
+ * (haze__fl_out_degree) up to date as it goes, in x after the variables?
+ * The slots are those of the memoised MF degrees, which rules with
+ * propositions do not use. Going over all the rules before each one would
+ * make a chained engine quadratic in its rules. The activations that run
+ * the rules in order only: Last runs them backwards, and its degrees keep
+ * fuzzylite's order of the rules through haze__fl_out_degree. */
+HAZE__HD int haze__fl_deg_running(const struct haze_fis *f) {
+    return f->act == HAZE__ACT_GENERAL || f->act == HAZE__ACT_FIRST ||
+           f->act == HAZE__ACT_THRESHOLD;
+}
+
 /* Firing strength (before the weight) of rule r for input vector x; w holds
- * the degrees of the rules before r (for chained fuzzylite engines). */
+ * the degrees of the rules before r (for chained fuzzylite engines), x
+ * after the variables the degrees of the output terms (see above). */
 HAZE__HD double haze__rule_firing(const struct haze_fis *f, int r, const double *x,
                                   const double *w) {
     if (f->props) {
@@ -136,6 +149,8 @@ HAZE__HD double haze__rule_firing(const struct haze_fis *f, int r, const double 
             } else if (v < f->ni) {
                 const haze__mf *m = &f->mfs[f->in[v].mf0 + t - 1];
                 mu = haze__mf_eval_v(m->type, f->params + m->poff, x[v], x);
+            } else if (haze__fl_deg_running(f)) {
+                mu = x[f->ni + f->no + 1 + f->out[v - f->ni].mf0 + t - 1];
             } else {
                 mu = haze__fl_out_degree(f, v - f->ni, t, r, w);
             }
@@ -210,7 +225,7 @@ HAZE__HD int haze__act_cmp(int cmp, double d, double t) {
  * act_n of highest / lowest degree among those > 0; Proportional divides
  * each degree by their sum; Threshold triggers the rules whose degree
  * compares as asked with act_thr. hp, mark: nr doubles each. */
-HAZE__HD void haze__rule_degrees(const struct haze_fis *f, const double *x, double *w, double *hp,
+HAZE__HD void haze__rule_degrees(const struct haze_fis *f, double *x, double *w, double *hp,
                                  double *mark) {
     const int nr = f->nr, act = f->act;
     if (act == HAZE__ACT_HIGHEST || act == HAZE__ACT_LOWEST || act == HAZE__ACT_PROPORTIONAL) {
@@ -241,6 +256,11 @@ HAZE__HD void haze__rule_degrees(const struct haze_fis *f, const double *x, doub
         return;
     }
     int used = 0;
+    const int running = f->props && haze__fl_deg_running(f);
+    double *deg = x + f->ni + f->no + 1;
+    if (running)
+        for (int o = 0; o < f->no; o++)
+            for (int m = f->out[o].mf0; m < f->out[o].mf0 + f->out[o].nmf; m++) deg[m] = 0.0;
     for (int k = 0; k < nr; k++) {
         const int r = act == HAZE__ACT_LAST ? nr - 1 - k : k;
         double d = f->weight[r] * haze__rule_firing(f, r, x, w);
@@ -254,6 +274,15 @@ HAZE__HD void haze__rule_degrees(const struct haze_fis *f, const double *x, doub
             d = 0.0;
         }
         w[r] = d;
+        if (running && haze__fires(f, d))
+            for (int o = 0; o < f->no; o++) {
+                /* haze__fl_out_degree's step for rule r */
+                const int t = f->cons[r * f->no + o], agg = f->out[o].agg;
+                if (t <= 0) continue;
+                double *acc = &deg[f->out[o].mf0 + t - 1];
+                const double h = haze__fl_hedges(f->cons_fl[r * f->no + o], d);
+                *acc = agg >= 0 ? haze__norm(agg, *acc, h) : *acc + h;
+            }
     }
 }
 

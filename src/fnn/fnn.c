@@ -21,6 +21,7 @@
  * K the strongest rule (or one fixed width, option `width`); consequent w = d.
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -193,6 +194,11 @@ nomem:
 
 int haze__fnn_reserve(haze_ctx *ctx, haze_fnn *net, size_t rules) {
     if (rules <= net->cap) return HAZE_OK;
+    /* cap * D and cap * L doubles must not wrap around size_t (a huge
+     * request would else get a small array) */
+    size_t width = net->D > net->L ? net->D : net->L;
+    if (rules > SIZE_MAX / 2 / sizeof(double) / width)
+        return haze__error(ctx, HAZE_ERR_NOMEM, "fnn: out of memory for %zu rules", rules);
     size_t cap = net->cap ? net->cap : 16;
     while (cap < rules) cap *= 2;
     double *m = realloc(net->m, cap * net->D * sizeof *m);
@@ -591,6 +597,12 @@ int haze_fnn_predict(haze_ctx *ctx, const haze_fnn *net, const double *x, size_t
 int haze_fnn_classify(haze_ctx *ctx, const haze_fnn *net, const double *x, size_t n, int *labels) {
     if (!net || (!labels && n))
         return haze__error(ctx, HAZE_ERR_INVALID, "haze_fnn_classify: NULL argument");
+    /* before the scratch below: a network without rules can have any number
+     * of outputs, none of them backed by memory */
+    if (net->R == 0)
+        return haze__error(ctx, HAZE_ERR_INVALID, "fnn classify: the network has no rules");
+    if (n > SIZE_MAX / sizeof(double) / net->L)
+        return haze__error(ctx, HAZE_ERR_NOMEM, "fnn classify: out of memory");
     double *y = malloc((n ? n : 1) * net->L * sizeof *y);
     if (!y) return haze__error(ctx, HAZE_ERR_NOMEM, "fnn classify: out of memory");
     int st = haze_fnn_predict(ctx, net, x, n, y);

@@ -7,6 +7,7 @@
  * Numbers are written with 17 significant digits so that a saved model
  * predicts exactly what the trained one did.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -116,15 +117,26 @@ static char *expect(reader *r, const char *key, int *st) {
     return s + n;
 }
 
-static int read_size(reader *r, const char *key, size_t *out) {
+/* Reads "KEY N" with lo <= N <= hi. The upper bound comes from the bytes that
+ * follow (every count is backed by names or numbers later in the file), so a
+ * short file cannot make the loader allocate gigabytes. */
+static int read_size(reader *r, const char *key, size_t lo, size_t hi, size_t *out) {
     int st = 0;
     char *s = expect(r, key, &st);
     if (!s) return st;
+    while (*s == ' ' || *s == '\t') s++;
     errno = 0;
-    char *end;
-    unsigned long long v = strtoull(s, &end, 10);
+    char *end = s;
+    unsigned long long v = isdigit((unsigned char)*s) ? strtoull(s, &end, 10) : 0;
     while (*end == ' ' || *end == '\t') end++;
-    if (errno || end == s || *end || v > ((size_t)1 << 40)) return bad(r, "expected a count");
+    if (errno || end == s || *end)
+        return haze__error(r->ctx, HAZE_ERR_PARSE, "%s:%d:%d: expected a count after '%s'", r->path,
+                           r->line, (int)(s - r->cur) + 1, key);
+    if (v < lo || v > hi)
+        return haze__error(r->ctx, HAZE_ERR_PARSE,
+                           "%s:%d:%d: %s %llu: expected a count from %zu to %zu (what the rest "
+                           "of the file can hold)",
+                           r->path, r->line, (int)(s - r->cur) + 1, key, v, lo, hi);
     *out = (size_t)v;
     return HAZE_OK;
 }
@@ -178,16 +190,29 @@ int haze_fnn_load(haze_ctx *ctx, const char *path, haze_fnn **out) {
     reader r = {ctx, path, buf, 0, buf};
     haze_fnn *net = NULL;
     char *s = next_line(&r);
-    int version = 0;
-    if (!s || sscanf(s, "haze-fnn %d", &version) != 1) {
+    /* "haze-fnn VERSION": strtol rather than sscanf("%d"), whose overflow is
+     * undefined, and nothing after the number */
+    long version = -1;
+    char *end = NULL;
+    if (s && strncmp(s, "haze-fnn", 8) == 0 && (s[8] == ' ' || s[8] == '\t')) {
+        s += 9;
+        while (*s == ' ' || *s == '\t') s++;
+        errno = 0;
+        version = isdigit((unsigned char)*s) ? strtol(s, &end, 10) : -1;
+        if (end)
+            while (*end == ' ' || *end == '\t') end++;
+        if (errno || !end || *end) version = -1;
+    }
+    if (version < 0) {
         st = haze__error(ctx, HAZE_ERR_PARSE,
-                         "%s:%d:1: not a haze SONFIN model (no 'haze-fnn' line)", path, r.line);
+                         "%s:%d:1: not a haze SONFIN model (expected 'haze-fnn VERSION')", path,
+                         r.line);
         goto done;
     }
     if (version != HAZE_FNN_FILE_VERSION) {
         st = haze__error(ctx, HAZE_ERR_VERSION,
-                         "%s:%d:10: model file version %d; this haze reads version %d", path,
-                         r.line, version, HAZE_FNN_FILE_VERSION);
+                         "%s:%d:%d: model file version %ld; this haze reads version %d", path,
+                         r.line, (int)(s - r.cur) + 1, version, HAZE_FNN_FILE_VERSION);
         goto done;
     }
     if (!(s = expect(&r, "kind", &st))) goto done;
@@ -201,9 +226,15 @@ int haze_fnn_load(haze_ctx *ctx, const char *path, haze_fnn **out) {
         st = bad(&r, "kind must be classification or regression");
         goto done;
     }
+    /* Each input has a name and two numbers after these lines, each class a
+     * name, each rule 2 D + L numbers: at least two bytes apiece (a character
+     * and a separator). A regression network's outputs are backed only by
+     * its rules; without rules the format's own limit applies. */
     size_t D, L, R;
-    if ((st = read_size(&r, "inputs", &D)) || (st = read_size(&r, "outputs", &L)) ||
-        (st = read_size(&r, "rules", &R)))
+    const size_t most = (size_t)1 << 40;
+    if ((st = read_size(&r, "inputs", 1, strlen(r.p) / 2, &D)) ||
+        (st = read_size(&r, "outputs", 1, classifier ? strlen(r.p) / 2 : most, &L)) ||
+        (st = read_size(&r, "rules", 0, strlen(r.p) / 2 / (2 * D + L), &R)))
         goto done;
     if ((st = haze_fnn_new(ctx, D, L, &net))) goto done;
     net->classifier = classifier;

@@ -73,8 +73,12 @@ static char *trim(char *s) {
     return s;
 }
 
-/* Splits one line in place. delim == ' ' splits on runs of blanks. */
-static int split_line(char *line, char delim, fields *f) {
+/* Splits one line in place. delim == ' ' splits on runs of blanks. A quoted
+ * field must end on its line and be followed only by blanks before the next
+ * delimiter: anything else is an error (HAZE_ERR_PARSE, *bad set to the
+ * 0-based offset in the line of the offending character), not a field that
+ * silently loses text. *unclosed tells the two apart. */
+static int split_line(char *line, char delim, fields *f, size_t *bad, int *unclosed) {
     f->n = 0;
     char *p = line;
     if (delim == ' ') {
@@ -92,20 +96,33 @@ static int split_line(char *line, char delim, fields *f) {
         while (*p == ' ' || *p == '\t') p++;
         char *start = p;
         if (*p == '"') { /* quoted field; "" is a quote */
+            char *open = p;
             char *w = ++p;
             start = w;
+            int closed = 0;
             while (*p) {
                 if (*p == '"' && p[1] == '"') {
                     *w++ = '"';
                     p += 2;
                 } else if (*p == '"') {
                     p++;
+                    closed = 1;
                     break;
                 } else {
                     *w++ = *p++;
                 }
             }
-            while (*p && *p != delim) p++;
+            if (!closed) {
+                *bad = (size_t)(open - line);
+                *unclosed = 1;
+                return HAZE_ERR_PARSE;
+            }
+            while (*p == ' ' || *p == '\t' || *p == '\r') p++;
+            if (*p && *p != delim) {
+                *bad = (size_t)(p - line);
+                *unclosed = 0;
+                return HAZE_ERR_PARSE;
+            }
             int more = *p == delim;
             *w = '\0';
             if (more) p++;
@@ -174,7 +191,15 @@ static int csv_parse(haze_ctx *ctx, const char *path, char *buf, const haze_read
             continue;
         }
         if (!delim) delim = choose_delim(line);
-        if ((st = split_line(line, delim, &f))) goto out;
+        size_t bad = 0;
+        int unclosed = 0;
+        if ((st = split_line(line, delim, &f, &bad, &unclosed))) {
+            if (st == HAZE_ERR_PARSE)
+                st = haze__error(ctx, st, "%s:%zu:%zu: %s", path, lineno, bad + 1,
+                                 unclosed ? "quoted field is not closed on its line"
+                                          : "expected a delimiter after the quoted field");
+            goto out;
+        }
 
         if (t->cols == 0) { /* first non-comment line: columns, header */
             t->cols = f.n;
@@ -224,7 +249,10 @@ static int csv_parse(haze_ctx *ctx, const char *path, char *buf, const haze_read
             goto out;
         }
         if (nvals + t->cols > cap) {
-            size_t ncap = cap ? 2 * cap : 1024 * t->cols;
+            /* room for 1024 rows at first, but not beyond 64 Ki values: a
+             * single line of a million delimiters must not ask for gigabytes */
+            size_t first = t->cols < 64 ? 1024 * t->cols : t->cols < 65536 ? 65536 : t->cols;
+            size_t ncap = cap ? 2 * cap : first;
             double *d = realloc(t->data, ncap * sizeof *d);
             if (!d) {
                 st = HAZE_ERR_NOMEM;
@@ -328,9 +356,14 @@ static int npy_parse(haze_ctx *ctx, const char *path, const unsigned char *b, si
     for (const char *p = sh + 1; *p && *p != ')';) {
         while (*p == ' ' || *p == ',') p++;
         if (*p == ')') break;
+        /* strtoull alone would take "-1" as 2^64 - 1 */
+        if (!isdigit((unsigned char)*p))
+            return haze__error(ctx, HAZE_ERR_PARSE, "%s: bad .npy shape", path);
         char *end;
+        errno = 0;
         unsigned long long v = strtoull(p, &end, 10);
-        if (end == p) return haze__error(ctx, HAZE_ERR_PARSE, "%s: bad .npy shape", path);
+        if (errno) /* ERANGE; size_t holds every other value on 64-bit hosts */
+            return haze__error(ctx, HAZE_ERR_PARSE, "%s: .npy shape overflows", path);
         if (nd >= 2)
             return haze__error(ctx, HAZE_ERR_UNSUPPORTED,
                                "%s: .npy array has more than 2 dimensions", path);
@@ -345,9 +378,12 @@ static int npy_parse(haze_ctx *ctx, const char *path, const unsigned char *b, si
     if (t->cols && n / t->cols != t->rows)
         return haze__error(ctx, HAZE_ERR_PARSE, "%s: .npy shape overflows", path);
     off += hlen;
-    if (len - off < n * (size_t)elem)
-        return haze__error(ctx, HAZE_ERR_PARSE, "%s: truncated .npy data (%zu of %zu bytes)", path,
-                           len - off, n * (size_t)elem);
+    /* compared by division: n * elem (and n * 8 for the copy) could wrap for a
+     * shape that claims more than memory holds, and pass for a short file */
+    if (n > (len - off) / (size_t)elem)
+        return haze__error(ctx, HAZE_ERR_PARSE,
+                           "%s: truncated .npy data (%zu bytes for %zu x %zu values of %d bytes)",
+                           path, len - off, t->rows, t->cols, elem);
     t->data = malloc(n * sizeof *t->data);
     if (!t->data) return HAZE_ERR_NOMEM;
     for (size_t i = 0; i < n; i++) {

@@ -36,7 +36,13 @@ typedef struct fp {
     int status;
     int fmt;
     long unroll; /* while loops: 0 rejects them, N unrolls at most N iterations */
+    long work;   /* expressions translated so far (loops count once per iteration) */
 } fp;
+
+/* Expressions translated at most: nested loops multiply their iterations
+ * (a loop in a loop's update runs N^depth times), so the unrolled script
+ * gets a size limit rather than the parser running for hours. */
+#define MAX_WORK 50000L
 
 static int ferr(fp *p, int line, int col, int st, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -211,49 +217,102 @@ static int node(fp *p, const sx *at, int op, int a, int b, int c, int fmt) {
     return id;
 }
 
-/* The value of a node that depends on no input, exactly; 0 if it has one. */
-static int const_eval(const haze_prec_script *s, int id, mpfr_t out) {
+static int by_id(const void *x, const void *y) {
+    int a = *(const int *)x, b = *(const int *)y;
+    return (a > b) - (a < b);
+}
+
+/* One node's exact value from its children's (v indexed by node id); 0 if
+ * it is not a constant or not exact. */
+static int const_step(const haze_prec_script *s, int id, mpfr_t *v) {
     const pnode *n = &s->nodes[id];
     if (n->op == OP_CONST) {
         if (!pi_is_point(&n->k)) return 0;
-        mpfr_set(out, n->k.lo, MPFR_RNDN);
+        mpfr_set(v[id], n->k.lo, MPFR_RNDN);
         return 1;
     }
     if (n->op == OP_VAR || n->a < 0) return 0;
-    mpfr_t a, b;
-    mpfr_inits2(mpfr_get_prec(out), a, b, (mpfr_ptr)0);
-    int ok = const_eval(s, n->a, a) && (n->b < 0 || const_eval(s, n->b, b));
-    int inexact = 0;
-    if (ok) {
-        switch (n->op) {
-        case OP_NEG:
-            inexact = mpfr_neg(out, a, MPFR_RNDN);
-            break;
-        case OP_ADD:
-            inexact = mpfr_add(out, a, b, MPFR_RNDN);
-            break;
-        case OP_SUB:
-            inexact = mpfr_sub(out, a, b, MPFR_RNDN);
-            break;
-        case OP_MUL:
-            inexact = mpfr_mul(out, a, b, MPFR_RNDN);
-            break;
-        case OP_DIV:
-            inexact = mpfr_zero_p(b) || mpfr_div(out, a, b, MPFR_RNDN);
-            break;
-        case OP_ABS:
-            inexact = mpfr_abs(out, a, MPFR_RNDN);
-            break;
-        case OP_RND:
-            inexact = haze__prec_round_point(&s->fmts[n->fmt], out, a);
-            break;
-        default:
-            ok = 0;
-            break;
+    mpfr_srcptr a = v[n->a], b = n->b >= 0 ? v[n->b] : NULL;
+    mpfr_ptr out = v[id];
+    int inexact;
+    switch (n->op) {
+    case OP_NEG:
+        inexact = mpfr_neg(out, a, MPFR_RNDN);
+        break;
+    case OP_ADD:
+        inexact = mpfr_add(out, a, b, MPFR_RNDN);
+        break;
+    case OP_SUB:
+        inexact = mpfr_sub(out, a, b, MPFR_RNDN);
+        break;
+    case OP_MUL:
+        inexact = mpfr_mul(out, a, b, MPFR_RNDN);
+        break;
+    case OP_DIV:
+        inexact = mpfr_zero_p(b) || mpfr_div(out, a, b, MPFR_RNDN);
+        break;
+    case OP_ABS:
+        inexact = mpfr_abs(out, a, MPFR_RNDN);
+        break;
+    case OP_RND:
+        inexact = haze__prec_round_point(&s->fmts[n->fmt], out, a);
+        break;
+    default:
+        return 0;
+    }
+    return !inexact;
+}
+
+/*
+ * The value of a node that depends on no input, exactly; 0 if it has one
+ * (or on error). Every node it depends on is evaluated once, children first
+ * (their ids are smaller), without recursion: an unrolled loop makes long
+ * chains, and a value used twice (x + x) would else double the work at
+ * every level. mark is scratch of s->n_nodes zero bytes, left zero.
+ */
+static int const_eval(const haze_prec_script *s, int id, mpfr_t out, unsigned char *mark) {
+    size_t cap = 64, n = 0, done = 0;
+    int *ids = malloc(cap * sizeof *ids);
+    if (!ids) return 0;
+    ids[n++] = id;
+    mark[id] = 1;
+    int ok = 1;
+    /* ids[done..n) are waiting for their children to be collected */
+    while (ok && done < n) {
+        const pnode *x = &s->nodes[ids[done++]];
+        if (x->op == OP_VAR) ok = 0;
+        int kid[3] = {x->a, x->b, x->c};
+        for (int k = 0; ok && k < 3; k++) {
+            if (kid[k] < 0 || mark[kid[k]]) continue;
+            if (n == cap) {
+                int *m = realloc(ids, 2 * cap * sizeof *ids);
+                if (!m) {
+                    ok = 0;
+                    break;
+                }
+                ids = m;
+                cap *= 2;
+            }
+            mark[kid[k]] = 1;
+            ids[n++] = kid[k];
         }
     }
-    mpfr_clears(a, b, (mpfr_ptr)0);
-    return ok && !inexact;
+    for (size_t i = 0; i < n; i++) mark[ids[i]] = 0;
+    mpfr_t *v = ok ? malloc((size_t)s->n_nodes * sizeof *v) : NULL;
+    if (v) {
+        qsort(ids, n, sizeof *ids, by_id);
+        size_t i;
+        for (i = 0; ok && i < n; i++) {
+            mpfr_init2(v[ids[i]], mpfr_get_prec(out));
+            ok = const_step(s, ids[i], v);
+        }
+        if (ok) mpfr_set(out, v[id], MPFR_RNDN);
+        while (i > 0) mpfr_clear(v[ids[--i]]);
+    }
+    ok = ok && v;
+    free(v);
+    free(ids);
+    return ok;
 }
 
 static int expr(fp *p, const sx *e, env *en, int *r, int *x);
@@ -296,10 +355,13 @@ static int cond_eval(fp *p, const sx *e, env *en, int *truth) {
     if (expr(p, e->kids[1], en, &ra, &xa) || expr(p, e->kids[2], en, &rb, &xb)) return -1;
     mpfr_t v[4];
     int ids[4] = {ra, rb, xa, xb}, ok = 1, res[2];
+    unsigned char *mark = calloc((size_t)p->s->n_nodes + 1, 1);
+    if (!mark) return p->status = haze__error(p->ctx, HAZE_ERR_NOMEM, "out of memory");
     for (int i = 0; i < 4; i++) {
         mpfr_init2(v[i], 4096);
-        ok = ok && const_eval(p->s, ids[i], v[i]);
+        ok = ok && const_eval(p->s, ids[i], v[i], mark);
     }
+    free(mark);
     for (int k = 0; ok && k < 2; k++) {
         int c = mpfr_cmp(v[2 * k], v[2 * k + 1]);
         res[k] = which == 0   ? c < 0
@@ -369,6 +431,11 @@ static int loop(fp *p, const sx *e, env *en, int *r, int *x) {
 /* Translates an expression into its rounded (*r) and exact (*x) nodes. */
 static int expr(fp *p, const sx *e, env *en, int *r, int *x) {
     if (p->status) return -1;
+    if (++p->work > MAX_WORK)
+        return ferr(p, e->line, e->col, HAZE_ERR_UNSUPPORTED,
+                    "the script is too large once its loops are unrolled (more than %ld "
+                    "operations)",
+                    MAX_WORK);
     if (!e->list) {
         pint k;
         pi_init(&k);
@@ -506,7 +573,7 @@ static int pre(fp *p, const sx *e) {
 }
 
 int haze__prec_parse_fpcore(haze_ctx *ctx, haze_prec_script *s, const char *text, long unroll) {
-    fp P = {ctx, s, text, 0, 1, 1, 0, -1, unroll};
+    fp P = {ctx, s, text, 0, 1, 1, 0, -1, unroll, 0};
     fp *p = &P;
     sx *top = read_sx(p, 0);
     if (!top) return P.status;

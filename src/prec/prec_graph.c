@@ -95,13 +95,33 @@ static int rehash(haze_prec_script *s, int cap) {
     return 0;
 }
 
+/* Known FIX facts stay within [-FIX_MAX, FIX_MAX], so that the sum of two
+ * cannot overflow a long (squaring a value 64 times doubles its fix 64
+ * times). Above the range a fact is weakened to FIX_MAX, which is sound (a
+ * multiple of 2^k is a multiple of every smaller power of two); below it
+ * nothing is known. Known FLT facts likewise stay below FLT_MAX_KNOWN
+ * (beyond: unknown, no bound on the significand). The constant 0 has fix
+ * FIX_MAX. */
+#define FIX_MAX       (LONG_MAX / 4)
+#define FLT_MAX_KNOWN (LONG_MAX / 4)
+
+static long fix_norm(long v) {
+    if (v == FIX_UNKNOWN) return v;
+    if (v > FIX_MAX) return FIX_MAX;
+    return v < -FIX_MAX ? FIX_UNKNOWN : v;
+}
+
+static long flt_norm(long v) {
+    return v > FLT_MAX_KNOWN ? FLT_UNKNOWN : v;
+}
+
 /* FIX and FLT of a constant: m 2^e with m odd has fix e and flt bits(m). */
 static void const_facts(pnode *n) {
     n->fix = FIX_UNKNOWN;
     n->flt = FLT_UNKNOWN;
     if (!pi_is_point(&n->k) || !mpfr_number_p(n->k.lo)) return;
     if (mpfr_zero_p(n->k.lo)) {
-        n->fix = LONG_MAX / 4;
+        n->fix = FIX_MAX;
         n->flt = 0;
         return;
     }
@@ -110,8 +130,8 @@ static void const_facts(pnode *n) {
     long e = mpfr_get_z_2exp(m, n->k.lo);
     mpz_abs(m, m);
     unsigned long tz = mpz_scan1(m, 0);
-    n->fix = e + (long)tz;
-    n->flt = (long)mpz_sizeinbase(m, 2) - (long)tz;
+    n->fix = fix_norm(e + (long)tz);
+    n->flt = flt_norm((long)mpz_sizeinbase(m, 2) - (long)tz);
     mpz_clear(m);
 }
 
@@ -122,7 +142,7 @@ static long fix_add(long a, long b) {
 
 static long fix_mul(long a, long b) {
     if (a == FIX_UNKNOWN || b == FIX_UNKNOWN) return FIX_UNKNOWN;
-    return a + b;
+    return fix_norm(a + b);
 }
 
 /* m-bit times n-bit significands need m + n bits, or n when m is 1 (a power of two). */
@@ -130,7 +150,7 @@ static long flt_mul(long a, long b) {
     if (a <= 1 && b != FLT_UNKNOWN) return a == 0 ? 0 : b;
     if (b <= 1 && a != FLT_UNKNOWN) return b == 0 ? 0 : a;
     if (a == FLT_UNKNOWN || b == FLT_UNKNOWN) return FLT_UNKNOWN;
-    return a + b;
+    return flt_norm(a + b);
 }
 
 static void node_facts(const haze_prec_script *s, pnode *n) {
@@ -149,7 +169,7 @@ static void node_facts(const haze_prec_script *s, pnode *n) {
     case OP_SUB:
         n->fix = fix_add(A->fix, B->fix);
         if (n->op == OP_ADD && n->a == n->b) { /* a + a = 2a: the bits of a */
-            n->fix = A->fix == FIX_UNKNOWN ? FIX_UNKNOWN : A->fix + 1;
+            n->fix = A->fix == FIX_UNKNOWN ? FIX_UNKNOWN : fix_norm(A->fix + 1);
             n->flt = A->flt;
         }
         break;
@@ -166,7 +186,7 @@ static void node_facts(const haze_prec_script *s, pnode *n) {
         if (lsb == LONG_MIN)
             n->fix = A->fix;
         else
-            n->fix = A->fix == FIX_UNKNOWN || A->fix < lsb ? lsb : A->fix;
+            n->fix = fix_norm(A->fix == FIX_UNKNOWN || A->fix < lsb ? lsb : A->fix);
         if (!f->fixed) n->flt = A->flt < f->prec ? A->flt : f->prec;
         break;
     }

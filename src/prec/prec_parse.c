@@ -12,6 +12,7 @@
  * Anything else is an error naming line and column, never ignored.
  */
 #include <ctype.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,17 @@
 
 /* Default number of sub-ranges for a "$ x;" hint without a count. */
 #define DEFAULT_BISECT 16
+
+/* Deepest nesting of expressions and parenthesised formulas: the parser is
+ * recursive, and a file of a million '(' must get an error, not overflow
+ * the stack. Far above what people and generators write. */
+#define MAX_DEPTH 1000
+
+/* Largest |lsb weight| of fixed<> and |emin| of float<p, emin>. The
+ * analyser works with these exponents in long and int arithmetic and with
+ * MPFR numbers of bounded exponent; real formats stay far below (binary256:
+ * emin -262378). */
+#define MAX_FORMAT_EXP 1000000L
 
 enum {
     T_EOF,
@@ -56,6 +68,7 @@ typedef struct parser {
     size_t n, pos;
     def *defs;
     int n_defs, cap_defs;
+    int depth; /* current nesting of unary() and conjunction() */
     int status;
 } parser;
 
@@ -331,10 +344,17 @@ static int format_params(parser *p, const tok *fun) {
             if (t->kind != T_NUM || n_nums == 2)
                 return perr(p, t, HAZE_ERR_PARSE, "expected a format parameter");
             char *str = tok_str(p, t), *end;
+            if (!str) return p->status = haze__error(p->ctx, HAZE_ERR_NOMEM, "out of memory");
+            errno = 0;
             long v = strtol(str, &end, 10);
-            int bad = *end != 0;
+            int bad = *end != 0, range = errno == ERANGE || v > MAX_FORMAT_EXP;
             free(str);
             if (bad) return perr(p, t, HAZE_ERR_PARSE, "expected an integer");
+            /* every parameter (precision, lsb weight, emin) is checked below;
+             * this keeps a 30-digit one from wrapping on the way there */
+            if (range)
+                return perr(p, t, HAZE_ERR_PARSE, "format parameter out of range (-%ld to %ld)",
+                            MAX_FORMAT_EXP, MAX_FORMAT_EXP);
             nums[n_nums++] = neg ? -v : v;
             next(p);
         }
@@ -359,6 +379,9 @@ static int format_params(parser *p, const tok *fun) {
                         want ? "<lsb_weight, direction>" : "<direction>");
         f.fixed = 1;
         f.lsb = want ? nums[0] : 0;
+        if (f.lsb < -MAX_FORMAT_EXP || f.lsb > MAX_FORMAT_EXP)
+            return perr(p, fun, HAZE_ERR_PARSE, "fixed lsb weight must be from -%ld to %ld",
+                        MAX_FORMAT_EXP, MAX_FORMAT_EXP);
     } else {
         if (name) {
             if (n_nums)
@@ -378,6 +401,10 @@ static int format_params(parser *p, const tok *fun) {
                 return perr(p, fun, HAZE_ERR_PARSE, "float precision must be from 2 to 1000");
             f.prec = nums[0];
             if (n_nums == 2) f.emin = nums[1];
+            if (n_nums == 2 && (f.emin < -MAX_FORMAT_EXP || f.emin > MAX_FORMAT_EXP))
+                return perr(p, fun, HAZE_ERR_PARSE,
+                            "float minimal exponent must be from -%ld to %ld", MAX_FORMAT_EXP,
+                            MAX_FORMAT_EXP);
         }
     }
     int id = haze__prec_add_format(p->s, &f);
@@ -501,16 +528,25 @@ static int primary(parser *p, int rnd) {
 
 static int unary(parser *p, int rnd) {
     tok *t = peek(p);
+    /* every recursion (signs, parentheses, |...|, function arguments) passes
+     * here */
+    if (p->depth >= MAX_DEPTH)
+        return perr(p, t, HAZE_ERR_PARSE, "expression nested too deeply (more than %d levels)",
+                    MAX_DEPTH);
+    p->depth++;
+    int id;
     if (is_p(t, '-')) {
         next(p);
         int a = unary(p, rnd);
-        return mk(p, t, OP_NEG, a, -1, -1, -1);
-    }
-    if (is_p(t, '+')) {
+        id = mk(p, t, OP_NEG, a, -1, -1, -1);
+    } else if (is_p(t, '+')) {
         next(p);
-        return unary(p, rnd);
+        id = unary(p, rnd);
+    } else {
+        id = primary(p, rnd);
     }
-    return primary(p, rnd);
+    p->depth--;
+    return id;
 }
 
 static int term(parser *p, int rnd) {
@@ -772,7 +808,13 @@ static int conjunction(parser *p, int hyp) {
             }
             (void)depth_ok;
             if (formula) {
-                if (conjunction(p, hyp) || expect(p, ')')) return -1;
+                if (p->depth >= MAX_DEPTH)
+                    return perr(p, t, HAZE_ERR_PARSE,
+                                "formula nested too deeply (more than %d levels)", MAX_DEPTH);
+                p->depth++;
+                int r = conjunction(p, hyp);
+                p->depth--;
+                if (r || expect(p, ')')) return -1;
             } else {
                 p->pos = save;
                 if (atom(p, hyp)) return -1;
