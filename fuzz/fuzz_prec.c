@@ -30,6 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (!text) return 0;
     haze_prec_parse_options opt;
     opt.unroll = data[0] & 7;
+    opt.max_ops = 50000; /* the default 10^6 takes seconds under the sanitizers */
     haze_prec_script *s = NULL;
     int st = haze_prec_parse_ex(ctx, text, "fuzz.g", &opt, &s);
     free(text);

@@ -27,8 +27,7 @@ static inline haze_ctx *fuzz_ctx(void) {
 
 /* Writes data to a new file from the mkstemps template path (its name ends
  * in suffix after the XXXXXX); 0 on success, the file then exists. */
-static inline int fuzz_temp_file(char *path, const char *suffix, const uint8_t *data,
-                                 size_t size) {
+static inline int fuzz_temp_file(char *path, const char *suffix, const uint8_t *data, size_t size) {
     int fd = mkstemps(path, (int)strlen(suffix));
     if (fd < 0) return -1;
     size_t done = 0;

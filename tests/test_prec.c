@@ -25,7 +25,7 @@ static int quick(void) {
 
 static haze_prec_script *load(haze_ctx *ctx, const char *path) {
     haze_prec_script *s = NULL;
-    haze_prec_parse_options o = {1000}; /* FPCore loops unrolled */
+    haze_prec_parse_options o = {.unroll = 1000}; /* FPCore loops unrolled */
     int st = haze_prec_load_ex(ctx, path, &o, &s);
     if (st) fail_msg("%s: %s", path, haze_ctx_errmsg(ctx));
     return s;
@@ -430,7 +430,7 @@ static void test_fpcore(void **state) {
     const char *loop =
         "(FPCore (x) :pre (<= 0 x 1)\n (while (< i 3) ([i 0 (+ i 1)] [s 0 (+ s x)]) s))";
     bad(ctx, loop, HAZE_ERR_UNSUPPORTED, "t.g:2:2: loops are analysed unrolled");
-    haze_prec_parse_options o = {2};
+    haze_prec_parse_options o = {.unroll = 2};
     haze_prec_script *s = NULL;
     assert_int_equal(haze_prec_parse_ex(ctx, loop, "t.g", &o, &s), HAZE_ERR_UNSUPPORTED);
     assert_non_null(strstr(haze_ctx_errmsg(ctx), "more than 2 iterations"));
@@ -447,6 +447,16 @@ static void test_fpcore(void **state) {
     o.unroll = 100;
     assert_int_equal(haze_prec_parse_ex(ctx, dep, "t.g", &o, &s), HAZE_ERR_UNSUPPORTED);
     assert_non_null(strstr(haze_ctx_errmsg(ctx), "depends on the inputs"));
+    /* a loop in a loop: 40 x 40 iterations, over a limit of 1000 operations */
+    const char *nest = "(FPCore (x) :pre (<= 0 x 1)\n (while (< i 40) ([i 0 (+ i 1)]\n"
+                       "  [s 0 (while (< j 40) ([j 0 (+ j 1)] [t s (+ t x)]) t)]) s))";
+    o.unroll = 100;
+    o.max_ops = 1000;
+    assert_int_equal(haze_prec_parse_ex(ctx, nest, "t.g", &o, &s), HAZE_ERR_UNSUPPORTED);
+    assert_non_null(strstr(haze_ctx_errmsg(ctx), "more than 1000 operations"));
+    o.max_ops = 0; /* the default, 10^6 */
+    assert_int_equal(haze_prec_parse_ex(ctx, nest, "t.g", &o, &s), HAZE_OK);
+    haze_prec_free(s);
     haze_ctx_free(ctx);
 }
 

@@ -43,6 +43,10 @@ typedef struct haze_prec_parse_options {
      * N iterations each), which needs loop conditions that do not depend on
      * the inputs and that the rounded and the exact execution decide alike. */
     long unroll;
+    /* FPCore: at most this many operations once loops are unrolled (nested
+     * loops multiply their iterations); more is HAZE_ERR_UNSUPPORTED. 0: the
+     * default, 10^6. */
+    long max_ops;
 } haze_prec_parse_options;
 
 /* haze_prec_parse / haze_prec_load with options (NULL: the defaults, all 0). */

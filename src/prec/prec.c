@@ -68,12 +68,13 @@ int haze_prec_parse(haze_ctx *ctx, const char *text, const char *name, haze_prec
 int haze_prec_parse_ex(haze_ctx *ctx, const char *text, const char *name,
                        const haze_prec_parse_options *opt, haze_prec_script **out) {
     if (!text || !out) return haze__error(ctx, HAZE_ERR_INVALID, "haze_prec_parse: NULL argument");
-    long unroll = opt ? opt->unroll : 0;
+    long unroll = opt ? opt->unroll : 0, max_ops = opt ? opt->max_ops : 0;
     if (unroll < 0) return haze__error(ctx, HAZE_ERR_INVALID, "haze_prec_parse: unroll < 0");
+    if (max_ops < 0) return haze__error(ctx, HAZE_ERR_INVALID, "haze_prec_parse: max_ops < 0");
     *out = NULL;
     haze_prec_script *s = haze__prec_script_new(name);
     if (!s) return haze__error(ctx, HAZE_ERR_NOMEM, "out of memory");
-    int rc = is_fpcore(text) ? haze__prec_parse_fpcore(ctx, s, text, unroll)
+    int rc = is_fpcore(text) ? haze__prec_parse_fpcore(ctx, s, text, unroll, max_ops)
                              : haze__prec_parse_gappa(ctx, s, text);
     if (!rc) rc = check_ranges(ctx, s);
     if (rc) {

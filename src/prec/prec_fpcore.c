@@ -37,12 +37,14 @@ typedef struct fp {
     int fmt;
     long unroll; /* while loops: 0 rejects them, N unrolls at most N iterations */
     long work;   /* expressions translated so far (loops count once per iteration) */
+    long max_work;
 } fp;
 
-/* Expressions translated at most: nested loops multiply their iterations
- * (a loop in a loop's update runs N^depth times), so the unrolled script
- * gets a size limit rather than the parser running for hours. */
-#define MAX_WORK 50000L
+/* Expressions translated at most by default (haze_prec_parse_options'
+ * max_ops): nested loops multiply their iterations (a loop in a loop's
+ * update runs N^depth times), so the unrolled script gets a size limit
+ * rather than the parser running for hours. 10^6 take about a second. */
+#define MAX_WORK 1000000L
 
 static int ferr(fp *p, int line, int col, int st, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -431,11 +433,11 @@ static int loop(fp *p, const sx *e, env *en, int *r, int *x) {
 /* Translates an expression into its rounded (*r) and exact (*x) nodes. */
 static int expr(fp *p, const sx *e, env *en, int *r, int *x) {
     if (p->status) return -1;
-    if (++p->work > MAX_WORK)
+    if (++p->work > p->max_work)
         return ferr(p, e->line, e->col, HAZE_ERR_UNSUPPORTED,
                     "the script is too large once its loops are unrolled (more than %ld "
                     "operations)",
-                    MAX_WORK);
+                    p->max_work);
     if (!e->list) {
         pint k;
         pi_init(&k);
@@ -572,8 +574,9 @@ static int pre(fp *p, const sx *e) {
     return 0;
 }
 
-int haze__prec_parse_fpcore(haze_ctx *ctx, haze_prec_script *s, const char *text, long unroll) {
-    fp P = {ctx, s, text, 0, 1, 1, 0, -1, unroll, 0};
+int haze__prec_parse_fpcore(haze_ctx *ctx, haze_prec_script *s, const char *text, long unroll,
+                            long max_ops) {
+    fp P = {ctx, s, text, 0, 1, 1, 0, -1, unroll, 0, max_ops > 0 ? max_ops : MAX_WORK};
     fp *p = &P;
     sx *top = read_sx(p, 0);
     if (!top) return P.status;

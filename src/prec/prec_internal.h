@@ -179,7 +179,8 @@ haze_prec_script *haze__prec_script_new(const char *name);
 
 /* Parsers: fill an empty script. */
 int haze__prec_parse_gappa(haze_ctx *ctx, haze_prec_script *s, const char *text);
-int haze__prec_parse_fpcore(haze_ctx *ctx, haze_prec_script *s, const char *text, long unroll);
+int haze__prec_parse_fpcore(haze_ctx *ctx, haze_prec_script *s, const char *text, long unroll,
+                            long max_ops);
 
 /* One analysis of one box of inputs (box[i] for var i); writes the enclosure
  * of each goal into out[i] (initialised by the caller). */
