@@ -14,7 +14,7 @@
 static void help(FILE *fp) {
     fprintf(fp,
             "usage: haze prec SCRIPT.g|SCRIPT.fpcore [--engine ia|aa|both] [--bisect VAR=N]...\n"
-            "                 [--refine N] [--unroll[=N]] [--json] [-o FILE]\n\n"
+            "                 [--refine N] [--unroll[=N]] [--max-ops N] [--json] [-o FILE]\n\n"
             "Bounds the rounding errors of the script's computation: each goal\n"
             "(\"e in ?\", \"|e| <= b\", \"a -/ b in ?\") gets an enclosure that no real\n"
             "execution can leave. The script is Gappa's language (with exp, log, exp2,\n"
@@ -29,6 +29,8 @@ static void help(FILE *fp) {
             "                  256 for scripts of at most 512 graph nodes, else 0)\n"
             "  --unroll[=N]    unroll FPCore while loops (at most N iterations, default\n"
             "                  10000); their conditions must not depend on the inputs\n"
+            "  --max-ops N     at most N operations once loops are unrolled (default\n"
+            "                  1000000)\n"
             "  --json          print the result as JSON\n"
             "  -o FILE         write the result to FILE instead of standard output\n"
             "  -h, --help      this text\n\n"
@@ -82,11 +84,15 @@ static void print_json(FILE *fp, const char *script, haze_prec_engine e,
 }
 
 int cmd_prec(int argc, char **argv, const cli_global *g) {
-    static const struct option opts[] = {
-        {"engine", required_argument, 0, 'e'}, {"bisect", required_argument, 0, 'b'},
-        {"json", no_argument, 0, 'j'},         {"output", required_argument, 0, 'o'},
-        {"help", no_argument, 0, 'h'},         {"unroll", optional_argument, 0, 'u'},
-        {"refine", required_argument, 0, 'r'}, {0, 0, 0, 0}};
+    static const struct option opts[] = {{"engine", required_argument, 0, 'e'},
+                                         {"bisect", required_argument, 0, 'b'},
+                                         {"json", no_argument, 0, 'j'},
+                                         {"output", required_argument, 0, 'o'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {"unroll", optional_argument, 0, 'u'},
+                                         {"refine", required_argument, 0, 'r'},
+                                         {"max-ops", required_argument, 0, 'm'},
+                                         {0, 0, 0, 0}};
     haze_prec_engine engine = HAZE_PREC_BOTH;
     int json = 0;
     haze_prec_parse_options popt = {0};
@@ -117,6 +123,14 @@ int cmd_prec(int argc, char **argv, const cli_global *g) {
                 return cli_usage_error("prec", "--unroll: expected a count from 1 to 1e8, got '%s'",
                                        optarg);
             popt.unroll = n;
+            break;
+        }
+        case 'm': {
+            long n = 0;
+            if (!cli_parse_int(optarg, 1, 1000000000, &n))
+                return cli_usage_error(
+                    "prec", "--max-ops: expected a count from 1 to 1e9, got '%s'", optarg);
+            popt.max_ops = n;
             break;
         }
         case 'r':

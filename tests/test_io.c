@@ -65,6 +65,27 @@ static void test_csv_plain_and_spaces(void **state) {
     haze_ctx_free(ctx);
 }
 
+/* Tab-separated with quoted fields: the tab after a closing quote is the
+ * delimiter, not a blank to skip; an empty field between two tabs stays. */
+static void test_tsv_quoted(void **state) {
+    (void)state;
+    haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
+    const char *p = write_file("q.tsv", "\"x\"\t\"y\"\t\"z\"\n\"1\"\t2\t3\n4\t \"5\" \t6\n");
+    haze_table *t;
+    int st = haze_table_read(ctx, p, NULL, &t);
+    if (st) fail_msg("%s", haze_ctx_errmsg(ctx));
+    assert_non_null(t->names);
+    assert_string_equal(t->names[2], "z");
+    assert_int_equal(t->rows, 2);
+    assert_int_equal(t->cols, 3);
+    assert_true(t->data[0] == 1.0 && t->data[4] == 5.0 && t->data[5] == 6.0);
+    haze_table_free(t);
+    p = write_file("e.tsv", "1\t2\t3\n1\t\t3\n");
+    assert_int_equal(haze_table_read(ctx, p, NULL, &t), HAZE_ERR_PARSE); /* empty field */
+    if (!strstr(haze_ctx_errmsg(ctx), "e.tsv:2:")) fail_msg("%s", haze_ctx_errmsg(ctx));
+    haze_ctx_free(ctx);
+}
+
 static void test_csv_text_column(void **state) {
     (void)state;
     haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
@@ -190,9 +211,10 @@ static void test_outfile_atomic(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_csv_header),      cmocka_unit_test(test_csv_plain_and_spaces),
-        cmocka_unit_test(test_csv_text_column), cmocka_unit_test(test_csv_errors),
-        cmocka_unit_test(test_npy_roundtrip),   cmocka_unit_test(test_outfile_atomic),
+        cmocka_unit_test(test_csv_header),     cmocka_unit_test(test_csv_plain_and_spaces),
+        cmocka_unit_test(test_tsv_quoted),     cmocka_unit_test(test_csv_text_column),
+        cmocka_unit_test(test_csv_errors),     cmocka_unit_test(test_npy_roundtrip),
+        cmocka_unit_test(test_outfile_atomic),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -502,12 +502,14 @@ __global__ void k_update_w(const double *__restrict__ phi, const double *__restr
  * Per device, not per process: a process may train on several GPUs, and a
  * kernel's shared-memory attribute is set per device. An entry's fields are
  * filled under g_dev_lock and not changed afterwards. */
+#define MAX_FIRE_VARIANTS 16
 typedef struct {
-    int sms, threads_per_sm; /* sms 0: not read yet */
-    int t_ms;                /* block size of k_update_ms, 0: not bound yet */
-    int res_read;            /* the cluster path's fields below are set */
-    int res_cluster;         /* cluster size, 0: no clusters */
-    size_t res_smem;         /* dynamic shared memory per block of the cluster kernel */
+    int sms, threads_per_sm;             /* sms 0: not read yet */
+    int t_ms;                            /* block size of k_update_ms, 0: not bound yet */
+    int fire_threads[MAX_FIRE_VARIANTS]; /* bound block size per firing variant */
+    int res_read;                        /* the cluster path's fields below are set */
+    int res_cluster;                     /* cluster size, 0: no clusters */
+    size_t res_smem;                     /* dynamic shared memory per block of the cluster kernel */
 } dev_props;
 #define MAX_DEVICES 64
 static dev_props g_dev[MAX_DEVICES];
@@ -519,15 +521,22 @@ static int device_limits(haze_ctx *ctx, dev_props **out) {
     if (dev < 0 || dev >= MAX_DEVICES)
         return haze__error(ctx, HAZE_ERR_UNSUPPORTED, "fnn: device %d: at most %d devices", dev,
                            MAX_DEVICES);
-    pthread_mutex_lock(&g_dev_lock);
     dev_props *P = &g_dev[dev];
+    if (__atomic_load_n(&P->sms, __ATOMIC_ACQUIRE)) { /* read already: no lock per step */
+        *out = P;
+        return HAZE_OK;
+    }
+    pthread_mutex_lock(&g_dev_lock);
     int sms = 1, per = 2048;
     cudaError_t e = cudaSuccess;
     if (!P->sms) {
         e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
         if (e == cudaSuccess)
             e = cudaDeviceGetAttribute(&per, cudaDevAttrMaxThreadsPerMultiProcessor, dev);
-        if (e == cudaSuccess) P->threads_per_sm = per, P->sms = sms;
+        if (e == cudaSuccess) {
+            P->threads_per_sm = per;
+            __atomic_store_n(&P->sms, sms, __ATOMIC_RELEASE);
+        }
     }
     pthread_mutex_unlock(&g_dev_lock);
     if (e != cudaSuccess)
@@ -566,7 +575,7 @@ typedef struct {
     int lanes_per_row; /* column: G; row: 32 lanes for N rules; block: T */
     int rules_per_row; /* row: N; others 1 */
     const char *name;
-    int threads; /* bound block size, 0 until computed */
+    int threads; /* block size: fixed (block variants), else 0: bound per device */
 } fire_variant;
 
 static fire_variant g_variants[] = {
@@ -588,6 +597,24 @@ static fire_variant g_variants[] = {
 };
 #define N_VARIANTS ((int)(sizeof g_variants / sizeof *g_variants))
 #define V_BASELINE (N_VARIANTS - 1)
+static_assert(sizeof g_variants / sizeof *g_variants <= MAX_FIRE_VARIANTS, "dev_props");
+
+/* *nt: the block size of variant v on the context's device (section 3.6),
+ * bound on first use there. */
+static int variant_threads(haze_ctx *ctx, int v, int *nt) {
+    if ((*nt = g_variants[v].threads) > 0) return HAZE_OK;
+    dev_props *P = NULL;
+    int e = device_limits(ctx, &P);
+    if (e) return e;
+    if ((*nt = __atomic_load_n(&P->fire_threads[v], __ATOMIC_ACQUIRE)) > 0) return HAZE_OK;
+    pthread_mutex_lock(&g_dev_lock);
+    if (!P->fire_threads[v])
+        __atomic_store_n(&P->fire_threads[v], bind_threads((const void *)g_variants[v].fn, 0),
+                         __ATOMIC_RELEASE);
+    *nt = P->fire_threads[v];
+    pthread_mutex_unlock(&g_dev_lock);
+    return HAZE_OK;
+}
 
 static int variant_launch(haze_ctx *ctx, int v, const double *z, const int *idx, int B,
                           const double *m, const double *s, int Rg, size_t stride, int D,
@@ -602,11 +629,12 @@ static int variant_launch(haze_ctx *ctx, int v, const double *z, const int *idx,
         fv->fn<<<(unsigned)((long long)B * Rg), fv->threads, 0, st>>>(z, idx, B, m, s, Rg, stride,
                                                                       D, lm, nR);
     } else {
-        if (!fv->threads) fv->threads = bind_threads((const void *)fv->fn, 0);
+        int nt = 0, e = variant_threads(ctx, v, &nt);
+        if (e) return e;
         long long rows = (long long)B * ((Rg + fv->rules_per_row - 1) / fv->rules_per_row);
         long long threads = rows * fv->lanes_per_row;
-        long long blocks = (threads + fv->threads - 1) / fv->threads;
-        fv->fn<<<(unsigned)blocks, fv->threads, 0, st>>>(z, idx, B, m, s, Rg, stride, D, lm, nR);
+        long long blocks = (threads + nt - 1) / nt;
+        fv->fn<<<(unsigned)blocks, nt, 0, st>>>(z, idx, B, m, s, Rg, stride, D, lm, nR);
     }
     HAZE_CUDA_TRY_LAUNCH(ctx);
     return HAZE_OK;
@@ -729,10 +757,15 @@ static int launch_ms(haze_ctx *ctx, int v, const double *z, const int *idx, cons
         dev_props *P = NULL;
         int e = device_limits(ctx, &P);
         if (e) return e;
-        pthread_mutex_lock(&g_dev_lock);
-        if (!P->t_ms) P->t_ms = bind_threads((const void *)k_update_ms, 0);
-        const int t_ms = P->t_ms;
-        pthread_mutex_unlock(&g_dev_lock);
+        int t_ms = __atomic_load_n(&P->t_ms, __ATOMIC_ACQUIRE);
+        if (!t_ms) {
+            pthread_mutex_lock(&g_dev_lock);
+            if (!P->t_ms)
+                __atomic_store_n(&P->t_ms, bind_threads((const void *)k_update_ms, 0),
+                                 __ATOMIC_RELEASE);
+            t_ms = P->t_ms;
+            pthread_mutex_unlock(&g_dev_lock);
+        }
         long long tasks = (long long)Rg * D;
         long long blocks = (tasks + t_ms - 1) / t_ms,
                   full = (long long)P->sms * (P->threads_per_sm / t_ms);

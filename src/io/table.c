@@ -93,7 +93,8 @@ static int split_line(char *line, char delim, fields *f, size_t *bad, int *unclo
         return HAZE_OK;
     }
     for (;;) {
-        while (*p == ' ' || *p == '\t') p++;
+        /* blanks around fields, but not a tab that is the delimiter */
+        while ((*p == ' ' || *p == '\t') && *p != delim) p++;
         char *start = p;
         if (*p == '"') { /* quoted field; "" is a quote */
             char *open = p;
@@ -117,7 +118,7 @@ static int split_line(char *line, char delim, fields *f, size_t *bad, int *unclo
                 *unclosed = 1;
                 return HAZE_ERR_PARSE;
             }
-            while (*p == ' ' || *p == '\t' || *p == '\r') p++;
+            while ((*p == ' ' || *p == '\t' || *p == '\r') && *p != delim) p++;
             if (*p && *p != delim) {
                 *bad = (size_t)(p - line);
                 *unclosed = 0;

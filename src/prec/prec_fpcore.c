@@ -435,8 +435,8 @@ static int expr(fp *p, const sx *e, env *en, int *r, int *x) {
     if (p->status) return -1;
     if (++p->work > p->max_work)
         return ferr(p, e->line, e->col, HAZE_ERR_UNSUPPORTED,
-                    "the script is too large once its loops are unrolled (more than %ld "
-                    "operations)",
+                    "the script is too large: more than %ld operations once its loops are "
+                    "unrolled (option max_ops, --max-ops)",
                     p->max_work);
     if (!e->list) {
         pint k;

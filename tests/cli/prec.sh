@@ -57,4 +57,7 @@ grep_err "use --unroll" "loop message"
 check 0 "FPCore loop unrolled" "$haze" prec --unroll "$src/tests/data/prec/fpcore/newton.fpcore"
 check 2 "FPCore loop beyond the unroll limit" "$haze" prec --unroll=3 "$src/tests/data/prec/fpcore/newton.fpcore"
 check 1 "bad --unroll" "$haze" prec --unroll=x "$src/tests/data/prec/fpcore/newton.fpcore"
+check 2 "FPCore beyond --max-ops" "$haze" prec --unroll --max-ops 5 "$src/tests/data/prec/fpcore/newton.fpcore"
+grep_err "more than 5 operations" "max-ops message"
+check 1 "bad --max-ops" "$haze" prec --unroll --max-ops 0 "$src/tests/data/prec/fpcore/newton.fpcore"
 [ "$fails" = 0 ] || { echo "$fails failure(s)"; exit 1; }
