@@ -546,15 +546,13 @@ static int device_limits(haze_ctx *ctx, dev_props **out) {
     return HAZE_OK;
 }
 
-/* Smallest block size with full occupancy for a kernel (section 3.6). */
-static int bind_threads(const void *kernel, size_t smem) {
-    int dev = 0, maxt = 2048;
-    if (cudaGetDevice(&dev) == cudaSuccess)
-        cudaDeviceGetAttribute(&maxt, cudaDevAttrMaxThreadsPerMultiProcessor, dev);
+/* Smallest block size with full occupancy for a kernel on a device of
+ * maxt threads per SM (section 3.6). */
+static int bind_threads(const void *kernel, int maxt) {
     int best = 256, best_occ = 0;
     for (int nt = 64; nt <= 1024; nt *= 2) {
         int blocks = 0;
-        if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, nt, smem) != cudaSuccess)
+        if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, nt, 0) != cudaSuccess)
             continue;
         int occ = blocks * nt;
         if (occ > best_occ) best = nt, best_occ = occ;
@@ -562,6 +560,19 @@ static int bind_threads(const void *kernel, size_t smem) {
     }
     cudaGetLastError(); /* clear a failed query */
     return best;
+}
+
+/* The block size bind_threads finds for kernel on the device of entry P,
+ * kept in *slot (a field of P): bound on first use there under the lock,
+ * read without it afterwards (a step takes a few microseconds). */
+static int bound_threads(const dev_props *P, int *slot, const void *kernel) {
+    int nt = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+    if (nt) return nt;
+    pthread_mutex_lock(&g_dev_lock);
+    if (!*slot) __atomic_store_n(slot, bind_threads(kernel, P->threads_per_sm), __ATOMIC_RELEASE);
+    nt = *slot;
+    pthread_mutex_unlock(&g_dev_lock);
+    return nt;
 }
 
 typedef void (*fire_fn)(const double *, const int *, int, const double *, const double *, int,
@@ -606,13 +617,7 @@ static int variant_threads(haze_ctx *ctx, int v, int *nt) {
     dev_props *P = NULL;
     int e = device_limits(ctx, &P);
     if (e) return e;
-    if ((*nt = __atomic_load_n(&P->fire_threads[v], __ATOMIC_ACQUIRE)) > 0) return HAZE_OK;
-    pthread_mutex_lock(&g_dev_lock);
-    if (!P->fire_threads[v])
-        __atomic_store_n(&P->fire_threads[v], bind_threads((const void *)g_variants[v].fn, 0),
-                         __ATOMIC_RELEASE);
-    *nt = P->fire_threads[v];
-    pthread_mutex_unlock(&g_dev_lock);
+    *nt = bound_threads(P, &P->fire_threads[v], (const void *)g_variants[v].fn);
     return HAZE_OK;
 }
 
@@ -757,15 +762,7 @@ static int launch_ms(haze_ctx *ctx, int v, const double *z, const int *idx, cons
         dev_props *P = NULL;
         int e = device_limits(ctx, &P);
         if (e) return e;
-        int t_ms = __atomic_load_n(&P->t_ms, __ATOMIC_ACQUIRE);
-        if (!t_ms) {
-            pthread_mutex_lock(&g_dev_lock);
-            if (!P->t_ms)
-                __atomic_store_n(&P->t_ms, bind_threads((const void *)k_update_ms, 0),
-                                 __ATOMIC_RELEASE);
-            t_ms = P->t_ms;
-            pthread_mutex_unlock(&g_dev_lock);
-        }
+        const int t_ms = bound_threads(P, &P->t_ms, (const void *)k_update_ms);
         long long tasks = (long long)Rg * D;
         long long blocks = (tasks + t_ms - 1) / t_ms,
                   full = (long long)P->sms * (P->threads_per_sm / t_ms);

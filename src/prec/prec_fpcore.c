@@ -38,6 +38,8 @@ typedef struct fp {
     long unroll; /* while loops: 0 rejects them, N unrolls at most N iterations */
     long work;   /* expressions translated so far (loops count once per iteration) */
     long max_work;
+    unsigned char *mark; /* const_eval's scratch, nmark zero bytes between calls */
+    size_t nmark;
 } fp;
 
 /* Expressions translated at most by default (haze_prec_parse_options'
@@ -357,13 +359,17 @@ static int cond_eval(fp *p, const sx *e, env *en, int *truth) {
     if (expr(p, e->kids[1], en, &ra, &xa) || expr(p, e->kids[2], en, &rb, &xb)) return -1;
     mpfr_t v[4];
     int ids[4] = {ra, rb, xa, xb}, ok = 1, res[2];
-    unsigned char *mark = calloc((size_t)p->s->n_nodes + 1, 1);
-    if (!mark) return p->status = haze__error(p->ctx, HAZE_ERR_NOMEM, "out of memory");
+    if (p->nmark < (size_t)p->s->n_nodes) { /* grown, not made anew per condition */
+        size_t n = 2 * (size_t)p->s->n_nodes;
+        unsigned char *m = realloc(p->mark, n);
+        if (!m) return p->status = haze__error(p->ctx, HAZE_ERR_NOMEM, "out of memory");
+        memset(m + p->nmark, 0, n - p->nmark);
+        p->mark = m, p->nmark = n;
+    }
     for (int i = 0; i < 4; i++) {
         mpfr_init2(v[i], 4096);
-        ok = ok && const_eval(p->s, ids[i], v[i], mark);
+        ok = ok && const_eval(p->s, ids[i], v[i], p->mark);
     }
-    free(mark);
     for (int k = 0; ok && k < 2; k++) {
         int c = mpfr_cmp(v[2 * k], v[2 * k + 1]);
         res[k] = which == 0   ? c < 0
@@ -576,7 +582,7 @@ static int pre(fp *p, const sx *e) {
 
 int haze__prec_parse_fpcore(haze_ctx *ctx, haze_prec_script *s, const char *text, long unroll,
                             long max_ops) {
-    fp P = {ctx, s, text, 0, 1, 1, 0, -1, unroll, 0, max_ops > 0 ? max_ops : MAX_WORK};
+    fp P = {ctx, s, text, 0, 1, 1, 0, -1, unroll, 0, max_ops > 0 ? max_ops : MAX_WORK, NULL, 0};
     fp *p = &P;
     sx *top = read_sx(p, 0);
     if (!top) return P.status;
@@ -668,6 +674,7 @@ int haze__prec_parse_fpcore(haze_ctx *ctx, haze_prec_script *s, const char *text
         }
     }
     free(en.b);
+    free(P.mark);
     sx_free(top);
     return P.status;
 }

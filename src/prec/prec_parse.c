@@ -350,8 +350,8 @@ static int format_params(parser *p, const tok *fun) {
             int bad = *end != 0, range = errno == ERANGE || v > MAX_FORMAT_EXP;
             free(str);
             if (bad) return perr(p, t, HAZE_ERR_PARSE, "expected an integer");
-            /* every parameter (precision, lsb weight, emin) is checked below;
-             * this keeps a 30-digit one from wrapping on the way there */
+            /* every parameter (precision, lsb weight, emin): the analyser
+             * keeps them in long and int arithmetic */
             if (range)
                 return perr(p, t, HAZE_ERR_PARSE, "format parameter out of range (-%ld to %ld)",
                             MAX_FORMAT_EXP, MAX_FORMAT_EXP);
@@ -379,9 +379,6 @@ static int format_params(parser *p, const tok *fun) {
                         want ? "<lsb_weight, direction>" : "<direction>");
         f.fixed = 1;
         f.lsb = want ? nums[0] : 0;
-        if (f.lsb < -MAX_FORMAT_EXP || f.lsb > MAX_FORMAT_EXP)
-            return perr(p, fun, HAZE_ERR_PARSE, "fixed lsb weight must be from -%ld to %ld",
-                        MAX_FORMAT_EXP, MAX_FORMAT_EXP);
     } else {
         if (name) {
             if (n_nums)
@@ -401,10 +398,6 @@ static int format_params(parser *p, const tok *fun) {
                 return perr(p, fun, HAZE_ERR_PARSE, "float precision must be from 2 to 1000");
             f.prec = nums[0];
             if (n_nums == 2) f.emin = nums[1];
-            if (n_nums == 2 && (f.emin < -MAX_FORMAT_EXP || f.emin > MAX_FORMAT_EXP))
-                return perr(p, fun, HAZE_ERR_PARSE,
-                            "float minimal exponent must be from -%ld to %ld", MAX_FORMAT_EXP,
-                            MAX_FORMAT_EXP);
         }
     }
     int id = haze__prec_add_format(p->s, &f);
