@@ -29,17 +29,22 @@ static void close_rel(const double *a, const double *b, size_t n, double tol, co
     double scale = 0;
     for (size_t i = 0; i < n; i++) scale = fmax(scale, fabs(b[i]));
     for (size_t i = 0; i < n; i++)
-        if (!(fabs(a[i] - b[i]) <= tol * fmax(scale, 1e-300)))
+        if (!(fabs(a[i] - b[i]) <= tol * fmax(scale, 1e-300)) && !(isinf(a[i]) && a[i] == b[i]))
             fail_msg("%s[%zu] (n %zu d %zu c %zu %s): gpu %.17g cpu %.17g", what, i, N, D, C,
                      single ? "f32" : "f64", a[i], b[i]);
 }
 
-static void compare_stop(size_t n, size_t d, size_t c, int single, int metric, size_t limit,
-                         haze_fcm_stop stop) {
+/* The GPU fit of x against the CPU's; init: c x d starting centres, or NULL
+ * for random memberships. */
+static void compare_x(const double *x, size_t n, size_t d, size_t c, int single, int metric,
+                      size_t limit, haze_fcm_stop stop, const double *init) {
     haze_ctx *cpu = haze_test_ctx(HAZE_BACKEND_CPU), *gpu = haze_test_ctx(HAZE_BACKEND_CUDA);
     if (limit) haze_ctx_set_device_memory_limit(gpu, limit);
-    double *x = blobs(n, d, c, (unsigned)(n + d + c));
     haze_fcm_options o = haze_fcm_options_default();
+    if (init) {
+        o.init = HAZE_FCM_INIT_CENTERS;
+        o.init_data = init;
+    }
     o.clusters = (int)c;
     o.single = single;
     o.metric = (haze_fcm_metric)metric;
@@ -95,8 +100,14 @@ static void compare_stop(size_t n, size_t d, size_t c, int single, int metric, s
     close_rel(ug, uc, n * c, single ? 1e-5 : 1e-12, "predict", n, d, c, single);
     free(ug), free(uc);
     haze_fcm_result_free(rc), haze_fcm_result_free(rg), haze_fcm_result_free(rg2);
-    free(x);
     haze_ctx_free(cpu), haze_ctx_free(gpu);
+}
+
+static void compare_stop(size_t n, size_t d, size_t c, int single, int metric, size_t limit,
+                         haze_fcm_stop stop) {
+    double *x = blobs(n, d, c, (unsigned)(n + d + c));
+    compare_x(x, n, d, c, single, metric, limit, stop, NULL);
+    free(x);
 }
 
 /* Both stopping rules: with the objective's, the fast GPU kernel takes
@@ -108,11 +119,45 @@ static void compare(size_t n, size_t d, size_t c, int single, int metric, size_t
 
 static void test_sizes(void **state) {
     (void)state;
-    const size_t sz[][3] = {{10, 2, 2},     {1000, 3, 4},  {5000, 32, 16},  {20000, 8, 8},
-                            {3000, 130, 7}, {4000, 4, 64}, {2000, 1024, 3}, {1500, 5, 1024}};
+    const size_t sz[][3] = {{10, 2, 2},     {1000, 3, 4},   {5000, 32, 16},  {20000, 8, 8},
+                            {3000, 130, 7}, {4000, 4, 64},  {2000, 1024, 3}, {1500, 5, 1024},
+                            {7777, 12, 3},  {3001, 20, 11}, {2500, 16, 16},  {1001, 4, 2},
+                            {4099, 28, 9}};
     for (size_t s = 0; s < sizeof sz / sizeof *sz; s++)
         for (int single = 0; single < 2; single++)
             compare(sz[s][0], sz[s][1], sz[s][2], single, HAZE_FCM_EUCLIDEAN, 0);
+}
+
+/* Data that strains the fast kernel's float32 arithmetic: far from the
+ * origin with two close clusters (many points near two centres), scaled by
+ * 1e+-15, and points exactly on centres (given starting centres that are
+ * data points, one of them twice: memberships 1/2 on the doubled one, and
+ * Xie-Beni infinite on both backends). */
+static void test_hard_data(void **state) {
+    (void)state;
+    const size_t n = 6000, d = 8, c = 4;
+    double *x = blobs(n, d, c, 5);
+    for (size_t i = 3; i < n; i += c) /* cluster 3 two units from cluster 2 in every coordinate */
+        for (size_t q = 0; q < d; q++) x[i * d + q] = x[(i - 1) * d + q] + 2.0;
+    for (size_t i = 0; i < n * d; i++) x[i] += 1000.0;
+    for (int stop = 0; stop < 2; stop++)
+        compare_x(x, n, d, c, 1, HAZE_FCM_EUCLIDEAN, 0, (haze_fcm_stop)stop, NULL);
+    free(x);
+    for (int e = -15; e <= 15; e += 30) {
+        x = blobs(4000, 16, 5, 9);
+        for (size_t i = 0; i < 4000 * 16; i++) x[i] *= pow(10.0, e);
+        compare_x(x, 4000, 16, 5, 1, HAZE_FCM_EUCLIDEAN, 0, HAZE_FCM_STOP_MEMBERSHIP, NULL);
+        free(x);
+    }
+    /* 5 distinct points, each 300 times; centres on points 0, 1, 2, 3 and 0 again */
+    const size_t np = 1500, dp = 12, cp = 5;
+    double *pts = blobs(cp, dp, cp, 11), *init = malloc(cp * dp * sizeof *init);
+    x = malloc(np * dp * sizeof *x);
+    for (size_t i = 0; i < np; i++) memcpy(x + i * dp, pts + (i % cp) * dp, dp * sizeof *x);
+    for (size_t j = 0; j < cp; j++) memcpy(init + j * dp, pts + (j % 4) * dp, dp * sizeof *init);
+    for (int stop = 0; stop < 2; stop++)
+        compare_x(x, np, dp, cp, 1, HAZE_FCM_EUCLIDEAN, 0, (haze_fcm_stop)stop, init);
+    free(x), free(pts), free(init);
 }
 
 static void test_gk(void **state) {
@@ -136,6 +181,7 @@ int main(void) {
     haze_test_require_gpu();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sizes),
+        cmocka_unit_test(test_hard_data),
         cmocka_unit_test(test_gk),
         cmocka_unit_test(test_streaming),
     };
