@@ -211,10 +211,10 @@ static int name_add(fl_parser *ps, int k, int var, int term) {
     return 0;
 }
 
-/* "term: NAME TYPE p1 p2 ..." of v, variable vi of list k (lstart: where the
+/* "term: NAME TYPE p1 p2 ..." of variable vi of list k (lstart: where the
  * line starts, for columns); the caller enters the name in the table */
-static int parse_term(fl_parser *ps, fl_var *v, int k, int vi, int line, const char *lstart,
-                      char *val) {
+static int parse_term(fl_parser *ps, int k, int vi, int line, const char *lstart, char *val) {
+    fl_var *v = &ps->v[k][vi];
     char *save = NULL, *name = strtok_r(val, " \t", &save), *type = strtok_r(NULL, " \t", &save);
     if (!name || !type) return PARSE_ERR(line, "expected 'term: NAME TYPE PARAMETERS'");
     if (v->nt == v->cap) {
@@ -896,7 +896,7 @@ int haze__fll_parse(haze_ctx *ctx, char *buf, const char *file, haze_fis **out) 
                 goto done;
             }
         } else if ((sec == 1 || sec == 2) && strcmp(key, "term") == 0) {
-            if ((st = parse_term(ps, cur, cur_k, cur_i, lineno, line, val)) ||
+            if ((st = parse_term(ps, cur_k, cur_i, lineno, line, val)) ||
                 (st = name_add(ps, cur_k, cur_i, cur->nt - 1)))
                 goto done;
         } else if (sec == 2 && strcmp(key, "aggregation") == 0) {
