@@ -77,6 +77,37 @@ int main(int argc, char **argv) {
         "doubles (read m, s; write m, s) at the peak bandwidth. thesis = the 'our' column of\n"
         "Table I (Tesla C2050) where given.\n");
     if (!have_gpu) printf("(no GPU: GPU columns skipped)\n");
+#ifdef HAZE_HAVE_CUDA
+    if (argc > 1 && strcmp(argv[1], "--sweep") == 0 && have_gpu) {
+        /* every register-kernel configuration that fits, against the library's choice */
+        const int sd[] = {16, 32, 64}, sr[] = {32, 128, 256, 512, 768, 1024};
+        for (size_t a = 0; a < sizeof sd / sizeof *sd; a++)
+            for (size_t b = 0; b < sizeof sr / sizeof *sr; b++) {
+                int D = sd[a], R = sr[b], rC = 0, rW = 0, rG = 0;
+                double us = NAN;
+                haze__fnn_cuda_register_config(gpu, (size_t)D, 1, (size_t)R, &rC, &rW, &rG);
+                haze__fnn_cuda_cluster_step_time(gpu, (size_t)D, (size_t)R, 1, 0, 2000, &us);
+                printf("%5d %5d auto %2dx%d G=%2d %7.2f us |", D, R, rC, rW, rG, us);
+                for (int C = 1; C <= 16; C *= 2)
+                    for (int W = 1; W <= 8; W *= 2) {
+                        haze__fnn_cuda_set_register_config(C, W);
+                        if (!haze__fnn_cuda_register_config(gpu, (size_t)D, 1, (size_t)R, &rC, &rW,
+                                                            &rG))
+                            continue;
+                        us = NAN;
+                        haze__fnn_cuda_cluster_step_time(gpu, (size_t)D, (size_t)R, 1, 0, 2000,
+                                                         &us);
+                        printf(" %dx%d:%.2f", C, W, us);
+                    }
+                haze__fnn_cuda_set_register_config(0, 0);
+                printf("\n");
+                fflush(stdout);
+            }
+        haze_ctx_free(gpu);
+        haze_ctx_free(cpu);
+        return 0;
+    }
+#endif
     /* The thesis's reference values (microseconds, 'our' column) where given. */
     struct {
         int D, R;
@@ -128,8 +159,15 @@ int main(int argc, char **argv) {
                     if (ref[r].D == D && ref[r].R == R) th = ref[r].thesis;
                 /* ATM step: the path training takes for this shape */
                 double atm = use_cluster ? cl : af + au;
-                char path[32];
-                if (use_cluster)
+                char path[48];
+#ifdef HAZE_HAVE_CUDA
+                int rC = 0, rW = 0, rG = 0;
+                if (have_gpu &&
+                    haze__fnn_cuda_register_config(gpu, (size_t)D, 1, (size_t)R, &rC, &rW, &rG))
+                    snprintf(path, sizeof path, "registers %dx%d G=%d; ", rC, rW, rG);
+                else
+#endif
+                    if (use_cluster)
                     snprintf(path, sizeof path, "cluster of %d; ", use_cluster);
                 else
                     snprintf(path, sizeof path, "launches; ");

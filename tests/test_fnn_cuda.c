@@ -37,6 +37,9 @@ static void compare(const char *what, const double *a, const double *b, size_t n
             fail_msg("%s[%zu]: cpu %.17g, gpu %.17g", what, i, a[i], b[i]);
 }
 
+/* The learning rate of the cases. */
+static double g_rate = 0.02;
+
 /* The CUDA device the cases train on (-1: the default). */
 static int g_device = -1;
 
@@ -66,7 +69,7 @@ static void run_case_opt(size_t n, size_t D, size_t L, size_t batch, int mapping
     o.threshold = threshold;
     o.max_rules = max_rules;
     o.width = width;
-    o.rate = 0.02;
+    o.rate = g_rate;
     haze__fnn_cuda_set_mapping(mapping);
     assert_int_equal(haze_fnn_train_classes(cpu, a, x, lab, n, &o), HAZE_OK);
     int st = haze_fnn_train_classes(gpu, b, x, lab, n, &o);
@@ -128,6 +131,12 @@ static void online_cases(int mode, int wide) {
     run_case_opt(400, 40, 3, 1, HAZE__FNN_MAP_ATM, 0.97, 37, 0.0);
     run_case_opt(300, 16, 5, 1, HAZE__FNN_MAP_ATM, 0.8, 0, 0.6);
     if (wide) run_case_opt(300, 2048, 4, 1, HAZE__FNN_MAP_ATM, 0.9, 0, 0.0);
+    /* samples far from both rules (narrow fixed width, a cap of two): log
+     * firings below -600; a small rate keeps the steps from amplifying the
+     * last bits */
+    g_rate = 1e-3;
+    run_case_opt(200, 8, 3, 1, HAZE__FNN_MAP_ATM, 0.9, 2, 0.1);
+    g_rate = 0.02;
     haze__fnn_cuda_set_online(HAZE__FNN_ONLINE_AUTO);
 }
 
@@ -142,6 +151,23 @@ static void test_atm_online(void **state) {
 static void test_cluster_online(void **state) {
     (void)state;
     online_cases(HAZE__FNN_ONLINE_CLUSTER, 1);
+}
+
+/* Online training with every parameter in registers (where the device has
+ * clusters and the network fits): the library's configuration, then forced
+ * ones from one block of one warp to 16 blocks of 8 warps (networks that
+ * outgrow a configuration go on in the shared-memory cluster kernel). The
+ * cases' far samples take the sums again shifted by the strongest log
+ * firing. */
+static void test_register_online(void **state) {
+    (void)state;
+    online_cases(HAZE__FNN_ONLINE_REGISTER, 0);
+    const int cfg[][2] = {{1, 1}, {1, 8}, {2, 2}, {4, 4}, {16, 1}, {16, 8}};
+    for (size_t i = 0; i < sizeof cfg / sizeof *cfg; i++) {
+        haze__fnn_cuda_set_register_config(cfg[i][0], cfg[i][1]);
+        online_cases(HAZE__FNN_ONLINE_REGISTER, 0);
+    }
+    haze__fnn_cuda_set_register_config(0, 0);
 }
 
 /* The cluster kernel with each block size forced, whatever the shape would
@@ -243,15 +269,11 @@ int main(void) {
     return HAZE_TEST_SKIP; /* not reached: require_gpu exits without CUDA */
 #else
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_atm_online),
-        cmocka_unit_test(test_atm_batch),
-        cmocka_unit_test(test_gpufnn_baseline),
-        cmocka_unit_test(test_step_time),
-        cmocka_unit_test(test_many_rules),
-        cmocka_unit_test(test_fixed_width),
-        cmocka_unit_test(test_cluster_online),
-        cmocka_unit_test(test_cluster_threads),
-        cmocka_unit_test(test_math),
+        cmocka_unit_test(test_atm_online),      cmocka_unit_test(test_atm_batch),
+        cmocka_unit_test(test_gpufnn_baseline), cmocka_unit_test(test_step_time),
+        cmocka_unit_test(test_many_rules),      cmocka_unit_test(test_fixed_width),
+        cmocka_unit_test(test_cluster_online),  cmocka_unit_test(test_cluster_threads),
+        cmocka_unit_test(test_register_online), cmocka_unit_test(test_math),
         cmocka_unit_test(test_two_devices),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -510,6 +510,7 @@ typedef struct {
     int res_read;                        /* the cluster path's fields below are set */
     int res_cluster;                     /* cluster size, 0: no clusters */
     size_t res_smem;                     /* dynamic shared memory per block of the cluster kernel */
+    int reg_cluster;                     /* largest cluster of k_online_reg, 0: none */
 } dev_props;
 #define MAX_DEVICES 64
 static dev_props g_dev[MAX_DEVICES];
@@ -1249,6 +1250,330 @@ template <int T> __global__ void __launch_bounds__(T, 1) k_online_cluster(res_ar
 #endif
 }
 
+/* --------------------------------------- online training, registers only */
+
+/*
+ * Online training of a small network in one cluster with every parameter in
+ * registers (k_online_reg). Block b of C holds rules b, b + C, b + 2C, ...;
+ * in it, warp w holds 32 / G of them, G lanes each, and lane l of a rule's
+ * group keeps inputs l, l + G, ... (at most E) of its centre, width and
+ * 1/width, the sample's inputs and, for l < L, consequent l. A step has no
+ * block barrier: each warp reduces its own rules (firing sum of G lanes, then
+ * Σ e^lm, Σ e^lm w_l over the warp), stores its partial (and its strongest
+ * rule) in every block's shared memory with st.async, and every warp of
+ * every block sums the C x NW partials in the same fixed order, so all of
+ * them hold the same M, S, Y and take the same decisions. The sums are not
+ * shifted by the strongest rule's log firing, which needs no wait for it:
+ * e^lm is at most 1, and only when M < -600 (where e^lm could underflow)
+ * are they taken again shifted by M. φ_k keeps the CPU's cut-off e^(lm_k -
+ * M) < e^-40; the sums include the terms below it (at most R e^-40 of S).
+ * The update of step t runs at its end, in registers (the firing of step t
+ * + 1 needs it anyway). A new rule's width needs the distance to the
+ * strongest rule, which its owner publishes behind one cluster barrier.
+ */
+#define REG_MAX_PART  128 /* C x NW partials per exchange */
+#define REG_SHIFT_MIN (-600.0)
+#define REG_IDX_CHUNK 512 /* sample indices staged in shared memory at a time */
+#define REG_MAX_OUT   29  /* outputs: L + 3 partial values per lane */
+#define REG_SMEM_MAX  ((4 + 2 * (size_t)REG_MAX_PART * (REG_MAX_OUT + 3)) * sizeof(double))
+
+/* v to shared address `addr` (this block's window) of block `rank`, counted on
+ * its barrier at `bar`, where `on`; no branch around the store. */
+__device__ __forceinline__ void reg_send(uint32_t addr, double v, uint32_t bar, int rank, bool on) {
+    asm volatile("{\n\t.reg .pred q;\n\t.reg .b32 a, b;\n\t"
+                 "setp.ne.u32 q, %4, 0;\n\t"
+                 "mapa.shared::cluster.u32 a, %0, %3;\n\t"
+                 "mapa.shared::cluster.u32 b, %2, %3;\n\t"
+                 "@q st.async.shared::cluster.mbarrier::complete_tx::bytes.b64 [a], %1, [b];\n}"
+                 :
+                 : "r"(addr), "l"(__double_as_longlong(v)), "r"(bar), "r"(rank), "r"((unsigned)on)
+                 : "memory");
+}
+
+/* Order of non-positive doubles (log firing strengths) as unsigned bits:
+ * the larger value has the smaller bits; -inf the largest of all. */
+__device__ __forceinline__ unsigned long long reg_key(double v) {
+    return (unsigned long long)__double_as_longlong(v);
+}
+
+/* Over the warp: the smallest key (the largest log firing) and the lowest
+ * rule among those that have it (UINT_MAX if none); every lane gets both. */
+__device__ __forceinline__ void reg_warp_best(unsigned long long key, unsigned rule,
+                                              unsigned long long *best, unsigned *kbest) {
+    unsigned hi = __reduce_min_sync(0xffffffffu, (unsigned)(key >> 32));
+    unsigned lo =
+        __reduce_min_sync(0xffffffffu, (unsigned)(key >> 32) == hi ? (unsigned)key : 0xffffffffu);
+    unsigned long long b = ((unsigned long long)hi << 32) | lo;
+    *best = b;
+    *kbest = __reduce_min_sync(0xffffffffu, key == b ? rule : 0xffffffffu);
+}
+
+template <int E> __global__ void __launch_bounds__(256, 1) k_online_reg(res_args p) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+    (void)p;
+    __trap();
+#else
+    cg::cluster_group cl = cg::this_cluster();
+    const int C = (int)cl.num_blocks(), rank = (int)cl.block_rank();
+    const int D = p.D, L = p.L, G = p.G, RPW = 32 / G;
+    const int NW = (int)(blockDim.x >> 5), lane = (int)(threadIdx.x & 31),
+              warp = (int)(threadIdx.x >> 5);
+    const int gi = lane / G, gl = lane & (G - 1), lead = gi * G;
+    const int r = (warp * RPW + gi) * C + rank; /* this group's rule */
+    const int P = C * NW, PS = L + 3;           /* partials: Y_0..Y_(L-1), S, M, K */
+    extern __shared__ double sm[];
+    uint64_t *bars = (uint64_t *)sm;      /* 2, by exchange parity */
+    double *pub = sm + 2;                 /* 2: the distance to the strongest rule, by parity */
+    double *box = sm + 4;                 /* 2 x P x PS */
+    __shared__ int ix[REG_IDX_CHUNK + 1]; /* samples of steps c0 .. c0 + CHUNK */
+    int Lp = 1;
+    while (Lp < L) Lp <<= 1;
+    /* lanes per column of the partials' sum: about 8 rows each */
+    int LPC = 1, lgl = 0;
+    while (2 * LPC * (L + 1) <= 32 && 8 * LPC < P) LPC <<= 1, lgl++;
+    /* this lane's column and start row in the sum, and its first (block,
+     * value) in the exchange and the step to its next (32 lanes on) */
+    const int cc = (lane >> lgl) < L ? (lane >> lgl) : L, ck = lane & (LPC - 1);
+    const int sb0 = lane / PS, sc0 = lane - sb0 * PS, sbq = 32 / PS, sbr = 32 - sbq * PS;
+
+    int R = *p.nR;
+    double mr[E], sr[E], ir[E], zc[E], zn[E], mk[E]; /* mk: 1 for an input, 0 past D */
+    double wo = 0.0, dc = 0.0, dn = 0.0;             /* consequent, target of output gl (gl < L) */
+#pragma unroll
+    for (int e = 0; e < E; e++) {
+        int j = gl + e * G;
+        mr[e] = 0.0, sr[e] = 1.0, ir[e] = 0.0, zc[e] = 0.0, zn[e] = 0.0;
+        mk[e] = j < D ? 1.0 : 0.0;
+        if (j < D && r < R) {
+            mr[e] = p.m[(size_t)r * D + j], sr[e] = p.s[(size_t)r * D + j];
+            ir[e] = fnn_rcp(sr[e]);
+        }
+    }
+    if (gl < L && r < R) wo = p.w[(size_t)r * L + gl];
+    if (p.n > 0) {
+        int s0 = p.idx[0];
+#pragma unroll
+        for (int e = 0; e < E; e++)
+            if (gl + e * G < D) zc[e] = p.z[(size_t)s0 * D + gl + e * G];
+        if (gl < L) dc = p.d[(size_t)s0 * L + gl];
+    }
+    if (threadIdx.x == 0) {
+        for (int b = 0; b < 2; b++)
+            asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(
+                (uint32_t)__cvta_generic_to_shared(bars + b)));
+        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    }
+    cl.sync();          /* every barrier is set up before any block sends */
+    int xc = 0, xa = 0; /* exchanges, rules made (parities) */
+    /* the structure test M / D <= log_th without a division where M is
+     * clearly on one side: within 2^-40 of log_th D the division decides */
+    double th_lo = p.log_th * D, th_hi = th_lo;
+    if (isfinite(th_lo)) {
+        th_lo -= fabs(th_lo) * 0x1p-40;
+        th_hi += fabs(th_hi) * 0x1p-40;
+    }
+    int t = 0, stop = 0;
+    for (; t < p.n; t++) {
+        /* the next sample into registers while this step runs */
+        if (t % REG_IDX_CHUNK == 0) { /* uniform: the next chunk of sample indices */
+            __syncthreads();
+            for (int i = (int)threadIdx.x; i <= REG_IDX_CHUNK && t + i < p.n; i += (int)blockDim.x)
+                ix[i] = p.idx[t + i];
+            __syncthreads();
+        }
+        if (t + 1 < p.n) {
+            /* no branch or use per input: the loads issue together and are
+             * waited for at the end of the step (inputs past D load input
+             * D - 1, which their zero 1/width keeps out) */
+            const int next = ix[t % REG_IDX_CHUNK + 1];
+#pragma unroll
+            for (int e = 0; e < E; e++) {
+                int j = gl + e * G;
+                zn[e] = p.z[(size_t)next * D + (j < D ? j : D - 1)];
+            }
+            dn = p.d[(size_t)next * L + (gl < L ? gl : L - 1)];
+        }
+        /* layers 2-3: the log firing of this group's rule */
+        /* (inputs past D have 1/width 0: they add 0 and stay put) */
+        double a0 = 0.0, a1 = 0.0;
+#pragma unroll
+        for (int e = 0; e < E; e += 2) {
+            double x = (zc[e] - mr[e]) * ir[e];
+            a0 = fma(x, x, a0);
+            if (e + 1 < E) {
+                double x1 = (zc[e + 1] - mr[e + 1]) * ir[e + 1];
+                a1 = fma(x1, x1, a1);
+            }
+        }
+        double acc = a0 + a1;
+        for (int off = G / 2; off > 0; off >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, off);
+        double lq = r < R ? -acc : -INFINITY;
+        double shift = 0.0, tk = fnn_exp(lq);
+        unsigned long long Mk = 0;
+        unsigned K = 0xffffffffu;
+        double M = -INFINITY, S = 0.0, Ysum = 0.0;
+        for (int pass = 0;; pass++) {
+            /* this warp's partial: S_w and Y_w,l (lane l) over its groups,
+             * its strongest rule */
+            double sw = tk, yw = gl < L ? tk * wo : 0.0;
+            for (int off = G; off < 32; off <<= 1) {
+                sw += __shfl_xor_sync(0xffffffffu, sw, off);
+                yw += __shfl_xor_sync(0xffffffffu, yw, off);
+            }
+            unsigned long long kw;
+            unsigned rw;
+            reg_warp_best(reg_key(lq), r < R ? (unsigned)r : 0xffffffffu, &kw, &rw);
+            double *bx = box + (size_t)(xc & 1) * P * PS;
+            uint64_t *bar = bars + (xc & 1);
+            if (threadIdx.x == 0) res_expect(bar, (unsigned)(P * PS * sizeof(double)));
+            /* value c of the partial to block b from lane b PS + c (and 32 on) */
+            {
+                int b = sb0, c = sc0;
+                const uint32_t base =
+                    (uint32_t)__cvta_generic_to_shared(bx + (size_t)(rank * NW + warp) * PS);
+                const uint32_t bara = (uint32_t)__cvta_generic_to_shared(bar);
+                for (int i0 = 0; i0 < C * PS; i0 += 32) { /* uniform */
+                    double y = __shfl_sync(0xffffffffu, yw, c < L ? c : 0);
+                    double v = c < L        ? y
+                               : c == L     ? sw
+                               : c == L + 1 ? __longlong_as_double((long long)kw)
+                                            : (double)rw;
+                    reg_send(base + 8u * (unsigned)c, v, bara, b, b < C);
+                    b += sbq, c += sbr;
+                    if (c >= PS) c -= PS, b++;
+                }
+            }
+            res_wait(bar, (unsigned)(xc >> 1) & 1);
+            xc++;
+            /* the cluster's sums, in the same order in every warp: lane c
+             * sums column c (Y_c, then S) over the partials */
+            {
+                /* LPC lanes per column (Y_0 .. Y_(L-1), S; lanes past them
+                 * repeat S's), each over rows k, k + LPC, ..., then a tree */
+                const double *col = bx + cc;
+                double v[8];
+#pragma unroll
+                for (int m = 0; m < 8; m++) { /* rows past P read row ck, counted 0 */
+                    int i = ck + m * LPC;
+                    v[m] = col[(size_t)(i < P ? i : ck) * PS];
+                    v[m] = i < P ? v[m] : 0.0;
+                }
+                double s0 = (v[0] + v[2]) + (v[4] + v[6]), s1 = (v[1] + v[3]) + (v[5] + v[7]);
+                for (int i = ck + 8 * LPC; i < P; i += LPC) s0 += col[(size_t)i * PS];
+                Ysum = s0 + s1;
+                for (int off = LPC / 2; off > 0; off >>= 1)
+                    Ysum += __shfl_xor_sync(0xffffffffu, Ysum, off);
+                S = __shfl_sync(0xffffffffu, Ysum, L * LPC);
+                unsigned long long kb = ~0ull;
+                unsigned rb = 0xffffffffu;
+#pragma unroll
+                for (int k = 0; k < REG_MAX_PART / 32; k++) { /* rows repeated past P */
+                    int i = lane + 32 * k < P ? lane + 32 * k : P - 1;
+                    unsigned long long kk =
+                        (unsigned long long)__double_as_longlong(bx[(size_t)i * PS + L + 1]);
+                    unsigned rk = (unsigned)bx[(size_t)i * PS + L + 2];
+                    bool better = kk < kb || (kk == kb && rk < rb);
+                    kb = better ? kk : kb, rb = better ? rk : rb;
+                }
+                unsigned long long kk;
+                unsigned hi = __reduce_min_sync(0xffffffffu, (unsigned)(kb >> 32));
+                unsigned lo = __reduce_min_sync(
+                    0xffffffffu, (unsigned)(kb >> 32) == hi ? (unsigned)kb : 0xffffffffu);
+                kk = ((unsigned long long)hi << 32) | lo;
+                K = __reduce_min_sync(0xffffffffu, kb == kk ? rb : 0xffffffffu);
+                Mk = kk;
+                M = __longlong_as_double((long long)Mk);
+            }
+            if (pass == 0) {
+                /* structure test (uniform over the cluster) */
+                int add = R == 0 || (M < th_lo ? 1 : M > th_hi ? 0 : M / (double)D <= p.log_th);
+                if (add && R >= p.limit) {
+                    stop = p.grow; /* the host makes room and goes on from step t */
+                    add = 0;
+                }
+                if (stop) break;
+                if (add) {
+                    double width = p.width > 0.0 ? p.width : p.sigma0;
+                    if (R > 0 && !(p.width > 0.0)) {
+                        int owner = (int)(K % (unsigned)C);
+                        /* every group takes its distance (uniform shuffles); the
+                         * strongest rule's group publishes it */
+                        double a = 0.0;
+#pragma unroll
+                        for (int e = 0; e < E; e++) {
+                            double dz = (zc[e] - mr[e]) * mk[e];
+                            a += dz * dz;
+                        }
+                        for (int off = G / 2; off > 0; off >>= 1)
+                            a += __shfl_xor_sync(0xffffffffu, a, off);
+                        if ((unsigned)r == K && gl == 0) pub[xa & 1] = a;
+                        cl.sync();
+                        width = p.beta * sqrt(cl.map_shared_rank(pub, owner)[xa & 1] / (double)D);
+                    }
+                    if (!(width >= HAZE__FNN_SIGMA_MIN)) width = HAZE__FNN_SIGMA_MIN;
+                    if (r == R) { /* this group makes the rule: the sample is its centre */
+                        double iw = fnn_rcp(width);
+#pragma unroll
+                        for (int e = 0; e < E; e++)
+                            mr[e] = zc[e], sr[e] = width, ir[e] = iw * mk[e];
+                        if (gl < L) wo = dc;
+                        lq = -0.0;
+                        tk = 1.0;
+                    }
+                    R++;
+                    xa++;
+                    continue; /* the sums again, with the new rule */
+                }
+            }
+            if (shift == 0.0 && M < REG_SHIFT_MIN) { /* e^lm may underflow: shift by M */
+                shift = M;
+                tk = r < R ? fnn_exp(lq - M) : 0.0;
+                continue;
+            }
+            break;
+        }
+        if (stop) break; /* uniform over the cluster */
+        /* the outputs (lane l: y_l, e_l), phi_k, g_k, consequents */
+        double invS = fnn_rcp(S);
+        /* lane gl < L of each group: y_gl and e_gl (its target is d_gl) */
+        double ym = __shfl_sync(0xffffffffu, Ysum, (gl < L ? gl : 0) * LPC) * invS;
+        double em = ym - dc;
+        if (lane < L && rank == 0 && warp == 0) p.e[(size_t)t * L + lane] = em;
+        double a = gl < L ? em * (wo - ym) : 0.0;
+        for (int off = 1; off < Lp; off <<= 1) a += __shfl_xor_sync(0xffffffffu, a, off);
+        a = __shfl_sync(0xffffffffu, a, lead);
+        double phi = r < R && lq - M >= HAZE__FNN_LOG_CUTOFF ? tk * invS : 0.0;
+        double g = phi * a;
+        if (gl < L && r < R) wo -= p.step * (em * phi);
+        /* centres and widths (the firing of the next step needs them) */
+        if (g != 0.0) { /* one block: the inputs' chains overlap */
+#pragma unroll
+            for (int e = 0; e < E; e++) {
+                double diff = zc[e] - mr[e], inv = ir[e];
+                double u = 2.0 * g * diff * inv * inv;
+                mr[e] = mr[e] - p.step * u;
+                double ns = sr[e] - p.step * (u * diff * inv);
+                sr[e] = ns >= HAZE__FNN_SIGMA_MIN ? ns : HAZE__FNN_SIGMA_MIN;
+                ir[e] = fnn_rcp(sr[e]) * mk[e];
+            }
+        }
+#pragma unroll
+        for (int e = 0; e < E; e++) zc[e] = zn[e];
+        dc = dn;
+    }
+    if (r < R) {
+#pragma unroll
+        for (int e = 0; e < E; e++) {
+            int j = gl + e * G;
+            if (j < D) p.m[(size_t)r * D + j] = mr[e], p.s[(size_t)r * D + j] = sr[e];
+        }
+        if (gl < L) p.w[(size_t)r * L + gl] = wo;
+    }
+    if (rank == 0 && threadIdx.x == 0) *p.nR = R, *p.pos = t;
+    cl.sync(); /* no block leaves while another may still write to its shared memory */
+#endif
+}
+
 /* ------------------------------------------------------- device memory */
 
 typedef struct {
@@ -1362,7 +1687,7 @@ static int res_read_locked(haze_ctx *ctx, dev_props *P) {
     HAZE_CUDA_TRY(ctx,
                   cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
     if (major < 9) {
-        P->res_cluster = 0, P->res_smem = 0, P->res_read = 1;
+        P->res_cluster = 0, P->res_smem = 0, P->reg_cluster = 0, P->res_read = 1;
         return HAZE_OK;
     }
     /* both block sizes: the smaller of their limits */
@@ -1395,6 +1720,30 @@ static int res_read_locked(haze_ctx *ctx, dev_props *P) {
         if (ci < c) c = ci;
     }
     while (c & (c - 1)) c &= c - 1; /* a power of two: the kernel's shuffle trees */
+    /* the register kernel: its largest exchange buffers, 256 threads */
+    const void *rk[3] = {(const void *)k_online_reg<4>, (const void *)k_online_reg<8>,
+                         (const void *)k_online_reg<16>};
+    int rc = RES_MAX_CLUSTER;
+    for (int i = 0; i < 3; i++) {
+        HAZE_CUDA_TRY(
+            ctx, cudaFuncSetAttribute(rk[i], cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+        HAZE_CUDA_TRY(ctx, cudaFuncSetAttribute(rk[i], cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                (int)REG_SMEM_MAX));
+        cudaLaunchConfig_t cfg = {};
+        cudaLaunchAttribute at;
+        at.id = cudaLaunchAttributeClusterDimension;
+        at.val.clusterDim.x = RES_MAX_CLUSTER, at.val.clusterDim.y = 1, at.val.clusterDim.z = 1;
+        cfg.gridDim = dim3(RES_MAX_CLUSTER), cfg.blockDim = dim3(256);
+        cfg.dynamicSmemBytes = REG_SMEM_MAX, cfg.attrs = &at, cfg.numAttrs = 1;
+        int ci = 0;
+        if (cudaOccupancyMaxPotentialClusterSize(&ci, rk[i], &cfg) != cudaSuccess) {
+            cudaGetLastError();
+            ci = 0;
+        }
+        if (ci < rc) rc = ci;
+    }
+    while (rc & (rc - 1)) rc &= rc - 1;
+    P->reg_cluster = rc;
     P->res_smem = smem, P->res_cluster = c, P->res_read = 1;
     return HAZE_OK;
 }
@@ -1423,6 +1772,68 @@ static int res_layout(const dev_props *P, int D, int L, size_t cap, int C, int *
     return 1;
 }
 
+/* The register kernel's configuration: C blocks of NW warps, G lanes per
+ * rule, E inputs per lane at most. */
+typedef struct {
+    int C, NW, G, E;
+} reg_cfg;
+
+static reg_cfg g_reg_force; /* tests and benchmarks: C and NW forced (0: the library's choice) */
+
+void haze__fnn_cuda_set_register_config(int C, int NW) {
+    g_reg_force.C = C, g_reg_force.NW = NW;
+}
+
+/*
+ * Whether `cap` rules on D inputs and L outputs fit the register kernel in
+ * C blocks of NW warps: 32 / G rules per warp (G a power of two), L <= G,
+ * at most 16 inputs per lane. *cost: a model of the step's dependent
+ * latency in cycles (H100 measurements, docs/fnn.md): the firing and update
+ * arithmetic of a lane's inputs, issued by the warps sharing a scheduler,
+ * the shuffle rounds over the G lanes and over the warp's rules, the
+ * exchange and the sum over the C x NW partials.
+ */
+static int reg_fit(int D, int L, size_t cap, int C, int NW, reg_cfg *out, double *cost) {
+    if (L > REG_MAX_OUT || C * NW > REG_MAX_PART) return 0;
+    size_t per = (cap + (size_t)(C * NW) - 1) / (size_t)(C * NW);
+    if (per < 1) per = 1;
+    int rpw = 1;
+    while ((size_t)rpw < per) rpw <<= 1;
+    if (rpw > 32) return 0;
+    int G = 32 / rpw;
+    if (L > G) return 0;
+    int need = (D + G - 1) / G;
+    if (need > 16) return 0;
+    int E = need <= 4 ? 4 : need <= 8 ? 8 : 16;
+    int lg = 0, lr = 0;
+    while ((1 << lg) < G) lg++;
+    while ((1 << lr) < rpw) lr++;
+    int share = (NW + 3) / 4;
+    *cost = 50.0 * need * share + 64.0 * lg + 70.0 * lr + 15.0 * C + 3.0 * C * NW + 900.0;
+    out->C = C, out->NW = NW, out->G = G, out->E = E;
+    return 1;
+}
+
+/* The register kernel's configuration for `cap` rules, 0 if none fits. */
+static int reg_config(const dev_props *P, int D, int L, size_t cap, reg_cfg *out) {
+    if (P->reg_cluster <= 0) return 0;
+    if (g_reg_force.C > 0) {
+        double c;
+        return g_reg_force.C <= P->reg_cluster &&
+               reg_fit(D, L, cap, g_reg_force.C, g_reg_force.NW, out, &c);
+    }
+    double best = INFINITY;
+    int found = 0;
+    for (int C = 1; C <= P->reg_cluster; C <<= 1)
+        for (int NW = 1; NW <= 8; NW <<= 1) {
+            reg_cfg c;
+            double cost;
+            if (reg_fit(D, L, cap, C, NW, &c, &cost) && cost < best)
+                best = cost, *out = c, found = 1;
+        }
+    return found;
+}
+
 /*
  * Whether online training of a network of R rules on D inputs takes the
  * cluster path (auto mode): the cluster does the step's arithmetic on at
@@ -1437,9 +1848,13 @@ static int res_wanted(haze_ctx *ctx, size_t D, size_t L, size_t R) {
     if (g_mapping != HAZE__FNN_MAP_ATM || g_online == HAZE__FNN_ONLINE_LAUNCH) return 0;
     const dev_props *P = NULL;
     if (res_device(ctx, &P) != HAZE_OK || P->res_cluster <= 0) return 0;
+    reg_cfg rc;
+    if (g_online != HAZE__FNN_ONLINE_CLUSTER && reg_config(P, (int)D, (int)L, R > 0 ? R : 1, &rc))
+        return 1;
     int qt = 0, qs = 0;
     if (!res_layout(P, (int)D, (int)L, R > 0 ? R : 1, P->res_cluster, &qt, &qs)) return 0;
-    return g_online == HAZE__FNN_ONLINE_CLUSTER || 5 * (size_t)qs >= 2 * (size_t)qt;
+    return g_online == HAZE__FNN_ONLINE_CLUSTER || g_online == HAZE__FNN_ONLINE_REGISTER ||
+           5 * (size_t)qs >= 2 * (size_t)qt;
 }
 
 /* Cluster size for `cap` rules: a step's exchange and reductions take
@@ -1470,6 +1885,9 @@ static int res_run(haze_ctx *ctx, dev_state *ds, const int *didx, int n, double 
         return haze__error(ctx, HAZE_ERR_UNSUPPORTED, "fnn: the cluster path does not fit");
     if (!ds->pos) HAZE_CUDA_TRY(ctx, cudaMalloc((void **)&ds->pos, sizeof(int)));
     const haze_fnn_options *o = a ? a->opt : NULL;
+    reg_cfg rc;
+    int use_reg = g_online != HAZE__FNN_ONLINE_CLUSTER && g_mapping == HAZE__FNN_MAP_ATM &&
+                  reg_config(P, D, L, ds->cap, &rc);
     res_args p;
     p.z = ds->z, p.d = ds->d, p.idx = didx, p.n = n;
     p.m = ds->m, p.s = ds->s, p.w = ds->w, p.nR = ds->nR, p.pos = ds->pos, p.e = e;
@@ -1498,7 +1916,18 @@ static int res_run(haze_ctx *ctx, dev_state *ds, const int *didx, int n, double 
     cfg.dynamicSmemBytes = res_smem_doubles(D, L, C, qt, qs) * sizeof(double);
     cudaStream_t st = haze__stream(ctx);
     cfg.stream = st, cfg.attrs = &at, cfg.numAttrs = 1;
-    if (wide)
+    if (use_reg) {
+        p.G = rc.G;
+        at.val.clusterDim.x = (unsigned)rc.C;
+        cfg.gridDim = dim3((unsigned)rc.C), cfg.blockDim = dim3((unsigned)(32 * rc.NW));
+        cfg.dynamicSmemBytes = (4 + 2 * (size_t)rc.C * rc.NW * (L + 3)) * sizeof(double);
+        if (rc.E == 4)
+            HAZE_CUDA_TRY(ctx, cudaLaunchKernelEx(&cfg, k_online_reg<4>, p));
+        else if (rc.E == 8)
+            HAZE_CUDA_TRY(ctx, cudaLaunchKernelEx(&cfg, k_online_reg<8>, p));
+        else
+            HAZE_CUDA_TRY(ctx, cudaLaunchKernelEx(&cfg, k_online_reg<16>, p));
+    } else if (wide)
         HAZE_CUDA_TRY(ctx, cudaLaunchKernelEx(&cfg, k_online_cluster<RES_THREADS_WIDE>, p));
     else
         HAZE_CUDA_TRY(ctx, cudaLaunchKernelEx(&cfg, k_online_cluster<RES_THREADS>, p));
@@ -1816,6 +2245,17 @@ int haze__fnn_cuda_uses_cluster(haze_ctx *ctx, size_t D, size_t L, size_t R) {
     const dev_props *P = NULL;
     if (haze__cuda_begin(ctx) || !res_wanted(ctx, D, L, R) || res_device(ctx, &P)) return 0;
     return res_cluster_for(P, (int)D, (int)L, R);
+}
+
+int haze__fnn_cuda_register_config(haze_ctx *ctx, size_t D, size_t L, size_t R, int *C, int *NW,
+                                   int *G) {
+    const dev_props *P = NULL;
+    reg_cfg rc;
+    if (haze__cuda_begin(ctx) || !res_wanted(ctx, D, L, R) || res_device(ctx, &P) ||
+        g_online == HAZE__FNN_ONLINE_CLUSTER || !reg_config(P, (int)D, (int)L, R, &rc))
+        return 0;
+    *C = rc.C, *NW = rc.NW, *G = rc.G;
+    return 1;
 }
 
 __global__ void k_math_check(const double *x, const double *y, double *e, double *r, int n) {

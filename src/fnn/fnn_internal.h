@@ -79,10 +79,27 @@ enum { HAZE__FNN_MAP_ATM = 0, HAZE__FNN_MAP_GPUFNN = 1 };
 void haze__fnn_cuda_set_mapping(int mapping);
 /* Online training (batch 1) under the ATM mapping: AUTO takes one
  * thread-block cluster that runs many steps per launch while the network is
- * small (Hopper and later), LAUNCH the kernels launched per step, CLUSTER the
- * cluster whenever the device has clusters. Process-wide. */
-enum { HAZE__FNN_ONLINE_AUTO = 0, HAZE__FNN_ONLINE_LAUNCH = 1, HAZE__FNN_ONLINE_CLUSTER = 2 };
+ * small (Hopper and later), with every parameter in registers where the
+ * network fits them; LAUNCH the kernels launched per step; CLUSTER the
+ * cluster kernel that keeps the parameters in shared memory, whenever the
+ * device has clusters; REGISTER the register kernel wherever it fits (else
+ * as CLUSTER). Process-wide. */
+enum {
+    HAZE__FNN_ONLINE_AUTO = 0,
+    HAZE__FNN_ONLINE_LAUNCH = 1,
+    HAZE__FNN_ONLINE_CLUSTER = 2,
+    HAZE__FNN_ONLINE_REGISTER = 3
+};
 void haze__fnn_cuda_set_online(int mode);
+/* For the tests and benchmarks: the register kernel's cluster size C and
+ * warps per block NW forced (where the network fits them), or 0, 0 for the
+ * library's choice. Process-wide. */
+void haze__fnn_cuda_set_register_config(int C, int NW);
+/* Whether online training of R rules on D inputs, L outputs takes the
+ * register kernel, and in which configuration (blocks, warps per block,
+ * lanes per rule). */
+int haze__fnn_cuda_register_config(haze_ctx *ctx, size_t D, size_t L, size_t R, int *C, int *NW,
+                                   int *G);
 /* For the tests: the cluster kernel's block size, 512 or 1024 threads, or 0
  * for the library's choice by shape. Process-wide. */
 void haze__fnn_cuda_set_cluster_threads(int threads);
