@@ -1547,13 +1547,15 @@ template <int E> __global__ void __launch_bounds__(256, 1) k_online_reg(res_args
         if (gl < L && r < R) wo -= p.step * (em * phi);
         /* centres and widths (the firing of the next step needs them) */
         if (g != 0.0) { /* one block: the inputs' chains overlap */
+            /* step u = q / width with q = 2 g step (z - m) / width^2: m -= q,
+             * width -= q (z - m) / width (the CPU's formula, reassociated) */
+            const double gs = 2.0 * g * p.step;
 #pragma unroll
             for (int e = 0; e < E; e++) {
-                double diff = zc[e] - mr[e], inv = ir[e];
-                double u = 2.0 * g * diff * inv * inv;
-                mr[e] = mr[e] - p.step * u;
-                double ns = sr[e] - p.step * (u * diff * inv);
-                sr[e] = ns >= HAZE__FNN_SIGMA_MIN ? ns : HAZE__FNN_SIGMA_MIN;
+                double inv = ir[e], di = (zc[e] - mr[e]) * inv, q = gs * di;
+                mr[e] = fma(-q, inv, mr[e]);
+                double ns = fma(-q * di, inv, sr[e]);
+                sr[e] = fmax(ns, HAZE__FNN_SIGMA_MIN);
                 ir[e] = fnn_rcp(sr[e]) * mk[e];
             }
         }
