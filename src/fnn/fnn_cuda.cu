@@ -1277,8 +1277,9 @@ template <int T> __global__ void __launch_bounds__(T, 1) k_online_cluster(res_ar
 #define REG_MAX_OUT   29  /* outputs: L + 3 partial values per lane */
 #define REG_SMEM_MAX  ((4 + 2 * (size_t)REG_MAX_PART * (REG_MAX_OUT + 3)) * sizeof(double))
 
-/* v to shared address `addr` (this block's window) of block `rank`, counted on
- * its barrier at `bar`, where `on`; no branch around the store. */
+/* v to shared address `addr` (this block's window) of block `rank`, counted
+ * on its barrier at `bar`, where `on`; no branch around the store. `rank`
+ * must be a valid rank even where `on` is false (mapa maps it). */
 __device__ __forceinline__ void reg_send(uint32_t addr, double v, uint32_t bar, int rank, bool on) {
     asm volatile("{\n\t.reg .pred q;\n\t.reg .b32 a, b;\n\t"
                  "setp.ne.u32 q, %4, 0;\n\t"
@@ -1438,7 +1439,7 @@ template <int E> __global__ void __launch_bounds__(256, 1) k_online_reg(res_args
                                : c == L     ? sw
                                : c == L + 1 ? __longlong_as_double((long long)kw)
                                             : (double)rw;
-                    reg_send(base + 8u * (unsigned)c, v, bara, b, b < C);
+                    reg_send(base + 8u * (unsigned)c, v, bara, b < C ? b : 0, b < C);
                     b += sbq, c += sbr;
                     if (c >= PS) c -= PS, b++;
                 }
