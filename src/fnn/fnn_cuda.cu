@@ -1410,7 +1410,6 @@ template <int E> __global__ void __launch_bounds__(256, 1) k_online_reg(res_args
         for (int off = G / 2; off > 0; off >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, off);
         double lq = r < R ? -acc : -INFINITY;
         double shift = 0.0, tk = fnn_exp(lq);
-        unsigned long long Mk = 0;
         unsigned K = 0xffffffffu;
         double M = -INFINITY, S = 0.0, Ysum = 0.0;
         for (int pass = 0;; pass++) {
@@ -1477,13 +1476,8 @@ template <int E> __global__ void __launch_bounds__(256, 1) k_online_reg(res_args
                     kb = better ? kk : kb, rb = better ? rk : rb;
                 }
                 unsigned long long kk;
-                unsigned hi = __reduce_min_sync(0xffffffffu, (unsigned)(kb >> 32));
-                unsigned lo = __reduce_min_sync(
-                    0xffffffffu, (unsigned)(kb >> 32) == hi ? (unsigned)kb : 0xffffffffu);
-                kk = ((unsigned long long)hi << 32) | lo;
-                K = __reduce_min_sync(0xffffffffu, kb == kk ? rb : 0xffffffffu);
-                Mk = kk;
-                M = __longlong_as_double((long long)Mk);
+                reg_warp_best(kb, rb, &kk, &K);
+                M = __longlong_as_double((long long)kk);
             }
             if (pass == 0) {
                 /* structure test (uniform over the cluster) */
