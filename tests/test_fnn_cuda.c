@@ -55,11 +55,14 @@ static haze_ctx *gpu_ctx(void) {
 static void run_case_opt(size_t n, size_t D, size_t L, size_t batch, int mapping, double threshold,
                          size_t max_rules, double width) {
     haze_ctx *cpu = haze_test_ctx(HAZE_BACKEND_CPU), *gpu = gpu_ctx();
+    const int regress = L == 0; /* the data's classes: 3; the network's outputs: 1 */
+    const size_t classes = regress ? 3 : L;
+    if (regress) L = 1;
     haze__rng r;
     haze__rng_seed(&r, 1000 + n + D + L + batch);
     double *x = malloc(n * D * sizeof *x);
     int *lab = malloc(n * sizeof *lab);
-    make_data(&r, n, D, L, x, lab);
+    make_data(&r, n, D, classes, x, lab);
     haze_fnn *a, *b;
     assert_int_equal(haze_fnn_new(cpu, D, L, &a), HAZE_OK);
     assert_int_equal(haze_fnn_new(gpu, D, L, &b), HAZE_OK);
@@ -71,8 +74,19 @@ static void run_case_opt(size_t n, size_t D, size_t L, size_t batch, int mapping
     o.width = width;
     o.rate = g_rate;
     haze__fnn_cuda_set_mapping(mapping);
-    assert_int_equal(haze_fnn_train_classes(cpu, a, x, lab, n, &o), HAZE_OK);
-    int st = haze_fnn_train_classes(gpu, b, x, lab, n, &o);
+    /* regression with L == 0 asked: one output, a smooth function of the
+     * sample (the class centre plus a ripple) */
+    double *d = NULL;
+    if (regress) {
+        d = malloc(n * sizeof *d);
+        for (size_t i = 0; i < n; i++) d[i] = 0.3 * lab[i] + 0.1 * sin(3.0 * x[i * D]);
+    }
+    int st = regress ? haze_fnn_train(cpu, a, x, d, n, &o)
+                     : haze_fnn_train_classes(cpu, a, x, lab, n, &o);
+    assert_int_equal(st, HAZE_OK);
+    st = regress ? haze_fnn_train(gpu, b, x, d, n, &o)
+                 : haze_fnn_train_classes(gpu, b, x, lab, n, &o);
+    free(d);
     if (st) fail_msg("gpu train: %s", haze_ctx_errmsg(gpu));
     print_message("n %zu D %zu L %zu batch %zu mapping %d width %g: %zu rules\n", n, D, L, batch,
                   mapping, width, haze_fnn_rules(a));
@@ -131,11 +145,16 @@ static void online_cases(int mode, int wide) {
     run_case_opt(400, 40, 3, 1, HAZE__FNN_MAP_ATM, 0.97, 37, 0.0);
     run_case_opt(300, 16, 5, 1, HAZE__FNN_MAP_ATM, 0.8, 0, 0.6);
     if (wide) run_case_opt(300, 2048, 4, 1, HAZE__FNN_MAP_ATM, 0.9, 0, 0.0);
+    /* regression (L 0: one output), which the register kernel runs in its
+     * own variant: tens of rules on 16 inputs, a few on 40 */
+    run_case_opt(300, 16, 0, 1, HAZE__FNN_MAP_ATM, 0.9, 0, 0.0);
+    run_case_opt(200, 40, 0, 1, HAZE__FNN_MAP_ATM, 0.6, 0, 0.0);
     /* samples far from both rules (narrow fixed width, a cap of two): log
      * firings below -600; a small rate keeps the steps from amplifying the
      * last bits */
     g_rate = 1e-3;
     run_case_opt(200, 8, 3, 1, HAZE__FNN_MAP_ATM, 0.9, 2, 0.1);
+    run_case_opt(200, 8, 0, 1, HAZE__FNN_MAP_ATM, 0.9, 2, 0.1);
     g_rate = 0.02;
     haze__fnn_cuda_set_online(HAZE__FNN_ONLINE_AUTO);
 }

@@ -1257,37 +1257,46 @@ template <int T> __global__ void __launch_bounds__(T, 1) k_online_cluster(res_ar
  * registers (k_online_reg). Block b of C holds rules b, b + C, b + 2C, ...;
  * in it, warp w holds 32 / G of them, G lanes each, and lane l of a rule's
  * group keeps inputs l, l + G, ... (at most E) of its centre, width and
- * 1/width, the sample's inputs and, for l < L, consequent l. A step has no
- * block barrier: each warp reduces its own rules (firing sum of G lanes, then
- * Σ e^lm, Σ e^lm w_l over the warp), stores its partial (and its strongest
- * rule) in every block's shared memory with st.async, and every warp of
- * every block sums the C x NW partials in the same fixed order, so all of
- * them hold the same M, S, Y and take the same decisions. The sums are not
- * shifted by the strongest rule's log firing, which needs no wait for it:
- * e^lm is at most 1, and only when M < -600 (where e^lm could underflow)
- * are they taken again shifted by M. φ_k keeps the CPU's cut-off e^(lm_k -
- * M) < e^-40; the sums include the terms below it (at most R e^-40 of S).
- * The update of step t runs at its end, in registers (the firing of step t
- * + 1 needs it anyway). A new rule's width needs the distance to the
- * strongest rule, which its owner publishes behind one cluster barrier.
+ * 1/width, the sample's inputs and, for l < L, consequent l (with one output,
+ * ONE, every lane of the group keeps the consequent and the target). A step
+ * has no block barrier: each warp reduces its own rules (firing sum of G
+ * lanes, then Σ e^lm, Σ e^lm w_l over the warp, and the largest lm), stores
+ * its partial in every block's shared memory with st.async, 16 bytes at a
+ * time, and every warp of every block sums the C x NW partials in the same
+ * fixed order, so all of them hold the same M, S, Y and take the same
+ * decisions. The sums are not shifted by the strongest rule's log firing,
+ * which needs no wait for it: e^lm is at most 1, and only when M < -600
+ * (where e^lm could underflow) are they taken again shifted by M. φ_k keeps
+ * the CPU's cut-off e^(lm_k - M) < e^-40; the sums include the terms below
+ * it (at most R e^-40 of S). The update of step t runs at its end, in
+ * registers (the firing of step t + 1 needs it anyway). Which rule is the
+ * strongest matters only when a rule is made (its width is the distance to
+ * that rule), so only then is it found: each warp publishes its lowest rule
+ * with lm = M and that rule's distance behind one cluster barrier.
  */
 #define REG_MAX_PART  128 /* C x NW partials per exchange */
+#define REG_MAX_NW    8   /* warps per block (256 threads) */
 #define REG_SHIFT_MIN (-600.0)
 #define REG_IDX_CHUNK 512 /* sample indices staged in shared memory at a time */
-#define REG_MAX_OUT   29  /* outputs: L + 3 partial values per lane */
-#define REG_SMEM_MAX  ((4 + 2 * (size_t)REG_MAX_PART * (REG_MAX_OUT + 3)) * sizeof(double))
+#define REG_MAX_OUT   29  /* outputs: L + 2 partial values, rounded up to even, per lane */
+#define REG_PS(L)     (((L) + 3) & ~1) /* doubles per partial: Y_0..Y_(L-1), S, M, pad */
+#define REG_SMEM_MAX  ((4 + 2 * (size_t)REG_MAX_PART * REG_PS(REG_MAX_OUT)) * sizeof(double))
 
-/* v to shared address `addr` (this block's window) of block `rank`, counted
- * on its barrier at `bar`, where `on`; no branch around the store. `rank`
- * must be a valid rank even where `on` is false (mapa maps it). */
-__device__ __forceinline__ void reg_send(uint32_t addr, double v, uint32_t bar, int rank, bool on) {
+/* (v0, v1) to shared address `addr` (16-byte aligned, this block's window)
+ * of block `rank`, counted on its barrier at `bar`, where `on`; no branch
+ * around the store. `rank` must be a valid rank even where `on` is false
+ * (mapa maps it). */
+__device__ __forceinline__ void reg_send2(uint32_t addr, double v0, double v1, uint32_t bar,
+                                          int rank, bool on) {
     asm volatile("{\n\t.reg .pred q;\n\t.reg .b32 a, b;\n\t"
-                 "setp.ne.u32 q, %4, 0;\n\t"
-                 "mapa.shared::cluster.u32 a, %0, %3;\n\t"
-                 "mapa.shared::cluster.u32 b, %2, %3;\n\t"
-                 "@q st.async.shared::cluster.mbarrier::complete_tx::bytes.b64 [a], %1, [b];\n}"
+                 "setp.ne.u32 q, %5, 0;\n\t"
+                 "mapa.shared::cluster.u32 a, %0, %4;\n\t"
+                 "mapa.shared::cluster.u32 b, %3, %4;\n\t"
+                 "@q st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.b64 [a], {%1, %2}, "
+                 "[b];\n}"
                  :
-                 : "r"(addr), "l"(__double_as_longlong(v)), "r"(bar), "r"(rank), "r"((unsigned)on)
+                 : "r"(addr), "l"(__double_as_longlong(v0)), "l"(__double_as_longlong(v1)),
+                   "r"(bar), "r"(rank), "r"((unsigned)on)
                  : "memory");
 }
 
@@ -1297,19 +1306,15 @@ __device__ __forceinline__ unsigned long long reg_key(double v) {
     return (unsigned long long)__double_as_longlong(v);
 }
 
-/* Over the warp: the smallest key (the largest log firing) and the lowest
- * rule among those that have it (UINT_MAX if none); every lane gets both. */
-__device__ __forceinline__ void reg_warp_best(unsigned long long key, unsigned rule,
-                                              unsigned long long *best, unsigned *kbest) {
+/* Over the warp: the smallest key (the largest log firing); every lane gets it. */
+__device__ __forceinline__ unsigned long long reg_warp_min(unsigned long long key) {
     unsigned hi = __reduce_min_sync(0xffffffffu, (unsigned)(key >> 32));
     unsigned lo =
         __reduce_min_sync(0xffffffffu, (unsigned)(key >> 32) == hi ? (unsigned)key : 0xffffffffu);
-    unsigned long long b = ((unsigned long long)hi << 32) | lo;
-    *best = b;
-    *kbest = __reduce_min_sync(0xffffffffu, key == b ? rule : 0xffffffffu);
+    return ((unsigned long long)hi << 32) | lo;
 }
 
-template <int E> __global__ void __launch_bounds__(256, 1) k_online_reg(res_args p) {
+template <int E, bool ONE> __global__ void __launch_bounds__(256, 1) k_online_reg(res_args p) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
     (void)p;
     __trap();
@@ -1320,26 +1325,35 @@ template <int E> __global__ void __launch_bounds__(256, 1) k_online_reg(res_args
     const int NW = (int)(blockDim.x >> 5), lane = (int)(threadIdx.x & 31),
               warp = (int)(threadIdx.x >> 5);
     const int gi = lane / G, gl = lane & (G - 1), lead = gi * G;
-    const int r = (warp * RPW + gi) * C + rank; /* this group's rule */
-    const int P = C * NW, PS = L + 3;           /* partials: Y_0..Y_(L-1), S, M, K */
-    extern __shared__ double sm[];
+    const int r = (warp * RPW + gi) * C + rank;       /* this group's rule */
+    const int P = C * NW, PS = REG_PS(L), Q = PS / 2; /* partials, doubles and pairs in one */
+    const bool out = ONE || gl < L; /* this lane keeps a consequent (output ONE ? 0 : gl) */
+    extern __shared__ __align__(16) double sm[];
     uint64_t *bars = (uint64_t *)sm;      /* 2, by exchange parity */
-    double *pub = sm + 2;                 /* 2: the distance to the strongest rule, by parity */
-    double *box = sm + 4;                 /* 2 x P x PS */
+    double *box = sm + 4;                 /* 2 x P x PS, 16-byte aligned rows */
     __shared__ int ix[REG_IDX_CHUNK + 1]; /* samples of steps c0 .. c0 + CHUNK */
+    /* a new rule's width: each warp's lowest strongest rule and its distance */
+    __shared__ unsigned pubk[2][REG_MAX_NW];
+    __shared__ double pubd[2][REG_MAX_NW];
     int Lp = 1;
     while (Lp < L) Lp <<= 1;
     /* lanes per column of the partials' sum: about 8 rows each */
     int LPC = 1, lgl = 0;
-    while (2 * LPC * (L + 1) <= 32 && 8 * LPC < P) LPC <<= 1, lgl++;
+    if (ONE) { /* every lane sums (Y_0, S) of its rows */
+        while (8 * LPC < P) LPC <<= 1, lgl++;
+    } else {
+        while (2 * LPC * (L + 1) <= 32 && 8 * LPC < P) LPC <<= 1, lgl++;
+    }
     /* this lane's column and start row in the sum, and its first (block,
-     * value) in the exchange and the step to its next (32 lanes on) */
-    const int cc = (lane >> lgl) < L ? (lane >> lgl) : L, ck = lane & (LPC - 1);
-    const int sb0 = lane / PS, sc0 = lane - sb0 * PS, sbq = 32 / PS, sbr = 32 - sbq * PS;
+     * pair) in the exchange and the step to its next (32 lanes on) */
+    const int cc = ONE ? 0 : (lane >> lgl) < L ? (lane >> lgl) : L, ck = lane & (LPC - 1);
+    const int sb0 = lane / Q, sq0 = lane - sb0 * Q, sbq = 32 / Q, sbr = 32 - sbq * Q;
+    const double step2 = 2.0 * p.step;
 
     int R = *p.nR;
     double mr[E], sr[E], ir[E], zc[E], zn[E], mk[E]; /* mk: 1 for an input, 0 past D */
-    double wo = 0.0, dc = 0.0, dn = 0.0;             /* consequent, target of output gl (gl < L) */
+    double wo = 0.0, dc = 0.0, dn = 0.0;             /* consequent, target of this lane's output */
+    const int ol = ONE ? 0 : gl < L ? gl : L - 1;
 #pragma unroll
     for (int e = 0; e < E; e++) {
         int j = gl + e * G;
@@ -1350,13 +1364,13 @@ template <int E> __global__ void __launch_bounds__(256, 1) k_online_reg(res_args
             ir[e] = fnn_rcp(sr[e]);
         }
     }
-    if (gl < L && r < R) wo = p.w[(size_t)r * L + gl];
+    if (out && r < R) wo = p.w[(size_t)r * L + ol];
     if (p.n > 0) {
         int s0 = p.idx[0];
 #pragma unroll
         for (int e = 0; e < E; e++)
             if (gl + e * G < D) zc[e] = p.z[(size_t)s0 * D + gl + e * G];
-        if (gl < L) dc = p.d[(size_t)s0 * L + gl];
+        if (out) dc = p.d[(size_t)s0 * L + ol];
     }
     if (threadIdx.x == 0) {
         for (int b = 0; b < 2; b++)
@@ -1392,7 +1406,7 @@ template <int E> __global__ void __launch_bounds__(256, 1) k_online_reg(res_args
                 int j = gl + e * G;
                 zn[e] = p.z[(size_t)next * D + (j < D ? j : D - 1)];
             }
-            dn = p.d[(size_t)next * L + (gl < L ? gl : L - 1)];
+            dn = p.d[(size_t)next * L + ol];
         }
         /* layers 2-3: the log firing of this group's rule */
         /* (inputs past D have 1/width 0: they add 0 and stay put) */
@@ -1410,44 +1424,65 @@ template <int E> __global__ void __launch_bounds__(256, 1) k_online_reg(res_args
         for (int off = G / 2; off > 0; off >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, off);
         double lq = r < R ? -acc : -INFINITY;
         double shift = 0.0, tk = fnn_exp(lq);
-        unsigned K = 0xffffffffu;
+        unsigned long long Mk = ~0ull; /* the bits of M */
         double M = -INFINITY, S = 0.0, Ysum = 0.0;
         for (int pass = 0;; pass++) {
-            /* this warp's partial: S_w and Y_w,l (lane l) over its groups,
-             * its strongest rule */
-            double sw = tk, yw = gl < L ? tk * wo : 0.0;
+            /* this warp's partial: S_w and Y_w,l (lane l; every lane with
+             * ONE) over its groups, its largest log firing */
+            double sw = tk, yw = out ? tk * wo : 0.0;
             for (int off = G; off < 32; off <<= 1) {
                 sw += __shfl_xor_sync(0xffffffffu, sw, off);
                 yw += __shfl_xor_sync(0xffffffffu, yw, off);
             }
-            unsigned long long kw;
-            unsigned rw;
-            reg_warp_best(reg_key(lq), r < R ? (unsigned)r : 0xffffffffu, &kw, &rw);
+            const double kw = __longlong_as_double((long long)reg_warp_min(reg_key(lq)));
             double *bx = box + (size_t)(xc & 1) * P * PS;
             uint64_t *bar = bars + (xc & 1);
             if (threadIdx.x == 0) res_expect(bar, (unsigned)(P * PS * sizeof(double)));
-            /* value c of the partial to block b from lane b PS + c (and 32 on) */
+            /* pair q of the partial (values 2q, 2q + 1) to block b from lane
+             * b Q + q (and 32 on) */
             {
-                int b = sb0, c = sc0;
+                int b = sb0, q = sq0;
                 const uint32_t base =
                     (uint32_t)__cvta_generic_to_shared(bx + (size_t)(rank * NW + warp) * PS);
                 const uint32_t bara = (uint32_t)__cvta_generic_to_shared(bar);
-                for (int i0 = 0; i0 < C * PS; i0 += 32) { /* uniform */
-                    double y = __shfl_sync(0xffffffffu, yw, c < L ? c : 0);
-                    double v = c < L        ? y
-                               : c == L     ? sw
-                               : c == L + 1 ? __longlong_as_double((long long)kw)
-                                            : (double)rw;
-                    reg_send(base + 8u * (unsigned)c, v, bara, b < C ? b : 0, b < C);
-                    b += sbq, c += sbr;
-                    if (c >= PS) c -= PS, b++;
+                for (int i0 = 0; i0 < C * Q; i0 += 32) { /* uniform */
+                    double v0, v1;
+                    if (ONE) { /* (Y_0, S), (M, 0) */
+                        v0 = q == 0 ? yw : kw;
+                        v1 = q == 0 ? sw : 0.0;
+                    } else {
+                        const int c0 = 2 * q, c1 = c0 + 1;
+                        double y0 = __shfl_sync(0xffffffffu, yw, c0 < L ? c0 : 0);
+                        double y1 = __shfl_sync(0xffffffffu, yw, c1 < L ? c1 : 0);
+                        v0 = c0 < L ? y0 : c0 == L ? sw : kw;
+                        v1 = c1 < L ? y1 : c1 == L ? sw : c1 == L + 1 ? kw : 0.0;
+                    }
+                    reg_send2(base + 16u * (unsigned)q, v0, v1, bara, b < C ? b : 0, b < C);
+                    b += sbq, q += sbr;
+                    if (q >= Q) q -= Q, b++;
                 }
             }
             res_wait(bar, (unsigned)(xc >> 1) & 1);
             xc++;
-            /* the cluster's sums, in the same order in every warp: lane c
-             * sums column c (Y_c, then S) over the partials */
-            {
+            /* the cluster's sums, in the same order in every warp */
+            if (ONE) {
+                /* lane k of LPC sums rows k, k + LPC, ... of (Y_0, S), then a
+                 * tree: every lane gets both */
+                double y[8], s[8];
+#pragma unroll
+                for (int m = 0; m < 8; m++) { /* rows past P read row ck, counted 0 */
+                    int i = ck + m * LPC;
+                    double2 v = *(const double2 *)(bx + (size_t)(i < P ? i : ck) * PS);
+                    y[m] = i < P ? v.x : 0.0;
+                    s[m] = i < P ? v.y : 0.0;
+                }
+                Ysum = ((y[0] + y[2]) + (y[4] + y[6])) + ((y[1] + y[3]) + (y[5] + y[7]));
+                S = ((s[0] + s[2]) + (s[4] + s[6])) + ((s[1] + s[3]) + (s[5] + s[7]));
+                for (int off = LPC / 2; off > 0; off >>= 1) {
+                    Ysum += __shfl_xor_sync(0xffffffffu, Ysum, off);
+                    S += __shfl_xor_sync(0xffffffffu, S, off);
+                }
+            } else {
                 /* LPC lanes per column (Y_0 .. Y_(L-1), S; lanes past them
                  * repeat S's), each over rows k, k + LPC, ..., then a tree */
                 const double *col = bx + cc;
@@ -1464,20 +1499,18 @@ template <int E> __global__ void __launch_bounds__(256, 1) k_online_reg(res_args
                 for (int off = LPC / 2; off > 0; off >>= 1)
                     Ysum += __shfl_xor_sync(0xffffffffu, Ysum, off);
                 S = __shfl_sync(0xffffffffu, Ysum, L * LPC);
+            }
+            {
                 unsigned long long kb = ~0ull;
-                unsigned rb = 0xffffffffu;
 #pragma unroll
                 for (int k = 0; k < REG_MAX_PART / 32; k++) { /* rows repeated past P */
                     int i = lane + 32 * k < P ? lane + 32 * k : P - 1;
                     unsigned long long kk =
                         (unsigned long long)__double_as_longlong(bx[(size_t)i * PS + L + 1]);
-                    unsigned rk = (unsigned)bx[(size_t)i * PS + L + 2];
-                    bool better = kk < kb || (kk == kb && rk < rb);
-                    kb = better ? kk : kb, rb = better ? rk : rb;
+                    kb = kk < kb ? kk : kb;
                 }
-                unsigned long long kk;
-                reg_warp_best(kb, rb, &kk, &K);
-                M = __longlong_as_double((long long)kk);
+                Mk = reg_warp_min(kb);
+                M = __longlong_as_double((long long)Mk);
             }
             if (pass == 0) {
                 /* structure test (uniform over the cluster) */
@@ -1490,9 +1523,12 @@ template <int E> __global__ void __launch_bounds__(256, 1) k_online_reg(res_args
                 if (add) {
                     double width = p.width > 0.0 ? p.width : p.sigma0;
                     if (R > 0 && !(p.width > 0.0)) {
-                        int owner = (int)(K % (unsigned)C);
-                        /* every group takes its distance (uniform shuffles); the
-                         * strongest rule's group publishes it */
+                        /* the strongest rule (the lowest of those with lm =
+                         * M, the CPU's first argmax): every group takes its
+                         * distance (uniform shuffles), each warp publishes
+                         * its candidate's */
+                        const unsigned kw = __reduce_min_sync(
+                            0xffffffffu, r < R && reg_key(lq) == Mk ? (unsigned)r : 0xffffffffu);
                         double a = 0.0;
 #pragma unroll
                         for (int e = 0; e < E; e++) {
@@ -1501,9 +1537,18 @@ template <int E> __global__ void __launch_bounds__(256, 1) k_online_reg(res_args
                         }
                         for (int off = G / 2; off > 0; off >>= 1)
                             a += __shfl_xor_sync(0xffffffffu, a, off);
-                        if ((unsigned)r == K && gl == 0) pub[xa & 1] = a;
+                        if ((unsigned)r == kw && gl == 0) pubd[xa & 1][warp] = a;
+                        if (lane == 0) pubk[xa & 1][warp] = kw;
                         cl.sync();
-                        width = p.beta * sqrt(cl.map_shared_rank(pub, owner)[xa & 1] / (double)D);
+                        unsigned kb = 0xffffffffu;
+                        double ab = 0.0;
+                        for (int b = 0; b < C; b++) {
+                            const unsigned *rk = cl.map_shared_rank(&pubk[xa & 1][0], b);
+                            const double *rd = cl.map_shared_rank(&pubd[xa & 1][0], b);
+                            for (int w = 0; w < NW; w++)
+                                if (rk[w] < kb) kb = rk[w], ab = rd[w];
+                        }
+                        width = p.beta * sqrt(ab / (double)D);
                     }
                     if (!(width >= HAZE__FNN_SIGMA_MIN)) width = HAZE__FNN_SIGMA_MIN;
                     if (r == R) { /* this group makes the rule: the sample is its centre */
@@ -1511,7 +1556,7 @@ template <int E> __global__ void __launch_bounds__(256, 1) k_online_reg(res_args
 #pragma unroll
                         for (int e = 0; e < E; e++)
                             mr[e] = zc[e], sr[e] = width, ir[e] = iw * mk[e];
-                        if (gl < L) wo = dc;
+                        if (out) wo = dc;
                         lq = -0.0;
                         tk = 1.0;
                     }
@@ -1530,21 +1575,26 @@ template <int E> __global__ void __launch_bounds__(256, 1) k_online_reg(res_args
         if (stop) break; /* uniform over the cluster */
         /* the outputs (lane l: y_l, e_l), phi_k, g_k, consequents */
         double invS = fnn_rcp(S);
-        /* lane gl < L of each group: y_gl and e_gl (its target is d_gl) */
-        double ym = __shfl_sync(0xffffffffu, Ysum, (gl < L ? gl : 0) * LPC) * invS;
+        /* the lane's output: y and e (its target is dc) */
+        double ym = (ONE ? Ysum : __shfl_sync(0xffffffffu, Ysum, ol * LPC)) * invS;
         double em = ym - dc;
         if (lane < L && rank == 0 && warp == 0) p.e[(size_t)t * L + lane] = em;
-        double a = gl < L ? em * (wo - ym) : 0.0;
-        for (int off = 1; off < Lp; off <<= 1) a += __shfl_xor_sync(0xffffffffu, a, off);
-        a = __shfl_sync(0xffffffffu, a, lead);
+        double a;
+        if (ONE) {
+            a = em * (wo - ym);
+        } else {
+            a = gl < L ? em * (wo - ym) : 0.0;
+            for (int off = 1; off < Lp; off <<= 1) a += __shfl_xor_sync(0xffffffffu, a, off);
+            a = __shfl_sync(0xffffffffu, a, lead);
+        }
         double phi = r < R && lq - M >= HAZE__FNN_LOG_CUTOFF ? tk * invS : 0.0;
         double g = phi * a;
-        if (gl < L && r < R) wo -= p.step * (em * phi);
+        if (out && r < R) wo -= p.step * (em * phi);
         /* centres and widths (the firing of the next step needs them) */
         if (g != 0.0) { /* one block: the inputs' chains overlap */
             /* step u = q / width with q = 2 g step (z - m) / width^2: m -= q,
              * width -= q (z - m) / width (the CPU's formula, reassociated) */
-            const double gs = 2.0 * g * p.step;
+            const double gs = g * step2;
 #pragma unroll
             for (int e = 0; e < E; e++) {
                 double inv = ir[e], di = (zc[e] - mr[e]) * inv, q = gs * di;
@@ -1718,10 +1768,12 @@ static int res_read_locked(haze_ctx *ctx, dev_props *P) {
     }
     while (c & (c - 1)) c &= c - 1; /* a power of two: the kernel's shuffle trees */
     /* the register kernel: its largest exchange buffers, 256 threads */
-    const void *rk[3] = {(const void *)k_online_reg<4>, (const void *)k_online_reg<8>,
-                         (const void *)k_online_reg<16>};
+    const void *rk[6] = {
+        (const void *)k_online_reg<4, false>,  (const void *)k_online_reg<8, false>,
+        (const void *)k_online_reg<16, false>, (const void *)k_online_reg<4, true>,
+        (const void *)k_online_reg<8, true>,   (const void *)k_online_reg<16, true>};
     int rc = RES_MAX_CLUSTER;
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 6; i++) {
         HAZE_CUDA_TRY(
             ctx, cudaFuncSetAttribute(rk[i], cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
         HAZE_CUDA_TRY(ctx, cudaFuncSetAttribute(rk[i], cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -1791,7 +1843,7 @@ void haze__fnn_cuda_set_register_config(int C, int NW) {
  * exchange and the sum over the C x NW partials.
  */
 static int reg_fit(int D, int L, size_t cap, int C, int NW, reg_cfg *out, double *cost) {
-    if (L > REG_MAX_OUT || C * NW > REG_MAX_PART) return 0;
+    if (L > REG_MAX_OUT || NW > REG_MAX_NW || C * NW > REG_MAX_PART) return 0;
     size_t per = (cap + (size_t)(C * NW) - 1) / (size_t)(C * NW);
     if (per < 1) per = 1;
     int rpw = 1;
@@ -1917,13 +1969,15 @@ static int res_run(haze_ctx *ctx, dev_state *ds, const int *didx, int n, double 
         p.G = rc.G;
         at.val.clusterDim.x = (unsigned)rc.C;
         cfg.gridDim = dim3((unsigned)rc.C), cfg.blockDim = dim3((unsigned)(32 * rc.NW));
-        cfg.dynamicSmemBytes = (4 + 2 * (size_t)rc.C * rc.NW * (L + 3)) * sizeof(double);
-        if (rc.E == 4)
-            HAZE_CUDA_TRY(ctx, cudaLaunchKernelEx(&cfg, k_online_reg<4>, p));
-        else if (rc.E == 8)
-            HAZE_CUDA_TRY(ctx, cudaLaunchKernelEx(&cfg, k_online_reg<8>, p));
-        else
-            HAZE_CUDA_TRY(ctx, cudaLaunchKernelEx(&cfg, k_online_reg<16>, p));
+        cfg.dynamicSmemBytes = (4 + 2 * (size_t)rc.C * rc.NW * REG_PS(L)) * sizeof(double);
+        /* one output: every lane of a group keeps it (no shuffles for y, e) */
+        void (*k)(res_args) = L == 1 ? (rc.E == 4   ? k_online_reg<4, true>
+                                        : rc.E == 8 ? k_online_reg<8, true>
+                                                    : k_online_reg<16, true>)
+                                     : (rc.E == 4   ? k_online_reg<4, false>
+                                        : rc.E == 8 ? k_online_reg<8, false>
+                                                    : k_online_reg<16, false>);
+        HAZE_CUDA_TRY(ctx, cudaLaunchKernelEx(&cfg, k, p));
     } else if (wide)
         HAZE_CUDA_TRY(ctx, cudaLaunchKernelEx(&cfg, k_online_cluster<RES_THREADS_WIDE>, p));
     else
