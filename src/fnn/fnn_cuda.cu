@@ -66,13 +66,14 @@ void haze__fnn_cuda_set_mapping(int mapping) {
  * relative) is many orders above the difference.
  */
 
-/* 1/s for a normal s: the hardware's approximate reciprocal, then two
- * Newton steps r += r (1 - s r). */
+/* 1/s for a normal s: the hardware's approximate reciprocal r, then one
+ * third-order step r += r (e + e^2) with e = 1 - s r, which cubes the
+ * relative error (three dependent FMAs where two Newton steps take four). */
 __device__ __forceinline__ double fnn_rcp(double s) {
     double r;
     asm("rcp.approx.ftz.f64 %0, %1;" : "=d"(r) : "d"(s));
-    r = fma(r, fma(-s, r, 1.0), r);
-    return fma(r, fma(-s, r, 1.0), r);
+    double e = fma(-s, r, 1.0);
+    return fma(r, fma(e, e, e), r);
 }
 
 /* e^u for u <= 0 (0 below -700): u = n ln 2 + r with |r| <= ln 2 / 2 (ln 2
@@ -1348,7 +1349,7 @@ template <int E, bool ONE> __global__ void __launch_bounds__(256, 1) k_online_re
      * pair) in the exchange and the step to its next (32 lanes on) */
     const int cc = ONE ? 0 : (lane >> lgl) < L ? (lane >> lgl) : L, ck = lane & (LPC - 1);
     const int sb0 = lane / Q, sq0 = lane - sb0 * Q, sbq = 32 / Q, sbr = 32 - sbq * Q;
-    const double step2 = 2.0 * p.step;
+    const double step2 = 2.0 * p.step, rmin = fnn_rcp(HAZE__FNN_SIGMA_MIN);
 
     int R = *p.nR;
     double mr[E], sr[E], ir[E], zc[E], zn[E], mk[E]; /* mk: 1 for an input, 0 past D */
@@ -1508,6 +1509,7 @@ template <int E, bool ONE> __global__ void __launch_bounds__(256, 1) k_online_re
                     unsigned long long kk =
                         (unsigned long long)__double_as_longlong(bx[(size_t)i * PS + L + 1]);
                     kb = kk < kb ? kk : kb;
+                    if (32 * (k + 1) >= P) break; /* uniform */
                 }
                 Mk = reg_warp_min(kb);
                 M = __longlong_as_double((long long)Mk);
@@ -1588,20 +1590,22 @@ template <int E, bool ONE> __global__ void __launch_bounds__(256, 1) k_online_re
             a = __shfl_sync(0xffffffffu, a, lead);
         }
         double phi = r < R && lq - M >= HAZE__FNN_LOG_CUTOFF ? tk * invS : 0.0;
-        double g = phi * a;
+        /* 2 g_k step, with g_k = phi a (phi 2 step is ready before a) */
+        const double gs = (phi * step2) * a;
         if (out && r < R) wo -= p.step * (em * phi);
         /* centres and widths (the firing of the next step needs them) */
-        if (g != 0.0) { /* one block: the inputs' chains overlap */
+        if (gs != 0.0) { /* one block: the inputs' chains overlap */
             /* step u = q / width with q = 2 g step (z - m) / width^2: m -= q,
-             * width -= q (z - m) / width (the CPU's formula, reassociated) */
-            const double gs = g * step2;
+             * width -= q (z - m) / width (the CPU's formula, reassociated);
+             * the reciprocal of the new width runs beside its clamp */
 #pragma unroll
             for (int e = 0; e < E; e++) {
                 double inv = ir[e], di = (zc[e] - mr[e]) * inv, q = gs * di;
                 mr[e] = fma(-q, inv, mr[e]);
                 double ns = fma(-q * di, inv, sr[e]);
                 sr[e] = fmax(ns, HAZE__FNN_SIGMA_MIN);
-                ir[e] = fnn_rcp(sr[e]) * mk[e];
+                double rn = fnn_rcp(ns);
+                ir[e] = (ns >= HAZE__FNN_SIGMA_MIN ? rn : rmin) * mk[e];
             }
         }
 #pragma unroll
