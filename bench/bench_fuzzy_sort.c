@@ -5,7 +5,8 @@
  * speedup next to the paper's r_m(N) = 2N / (1 + N), and the bandwidth the
  * GPU achieved for the bytes the method moves on the device, against the
  * device's theoretical peak and against a device-to-device cudaMemcpy
- * measured in the same run.
+ * measured in the same run; then both methods, where both apply, for every
+ * record of 8 to 28 bytes and a few larger ones, at 2^22, 2^24 and 2^26 numbers.
  *
  * GPU columns are device-resident rates: the sort's kernels alone (key-bits
  * pre-pass with its read-back, CUB radix sort, gather), timed with CUDA
@@ -17,6 +18,7 @@
  * are counted as S bytes, not as the 32-byte sectors they touch.
  *
  * usage: bench_fuzzy_sort [--quick]
+ *        bench_fuzzy_sort --one ENC N LOG2COUNT METHOD   (one sort, for a profiler)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,10 +31,13 @@
 #include "fuzzy/fuzzy_internal.h"
 #endif
 
+/* --one: a single sort without warm-up, for a profiler's byte counts */
+static int g_no_warmup;
+
 /* Elements per second of the whole call; GPU (kernel_rate non-NULL): *kernel_rate
  * from the kernel time, *bytes the bytes per element moved, *method the method. */
 static double run(haze_ctx *ctx, haze_fuzzy_encoding enc, int n, size_t count, int method,
-                  double *kernel_rate, double *bytes, int *method_used) {
+                  double *kernel_rate, double *bytes, double *dram, int *method_used) {
     haze_fuzzy_array *a;
     if (haze_fuzzy_array_new(ctx, &a, enc, HAZE_FUZZY_FLOAT, n, count, NULL)) exit(3);
     uint32_t *k = malloc(count * sizeof *k);
@@ -41,7 +46,7 @@ static double run(haze_ctx *ctx, haze_fuzzy_encoding enc, int n, size_t count, i
         s ^= s << 13, s ^= s >> 7, s ^= s << 17;
         k[i] = (uint32_t)s;
     }
-    haze_fuzzy_sort_by_key(ctx, k, a); /* warm-up */
+    if (!g_no_warmup) haze_fuzzy_sort_by_key(ctx, k, a); /* warm-up */
     for (size_t i = 0; i < count; i++) {
         s ^= s << 13, s ^= s >> 7, s ^= s << 17;
         k[i] = (uint32_t)s;
@@ -65,10 +70,11 @@ static double run(haze_ctx *ctx, haze_fuzzy_encoding enc, int n, size_t count, i
     if (kernel_rate) {
         *kernel_rate = ss.kernel_s > 0 ? (double)count / ss.kernel_s : 0;
         *bytes = ss.bytes / (double)count;
+        *dram = ss.dram_bytes / (double)count;
         *method_used = ss.method;
     }
 #else
-    (void)bytes, (void)method_used;
+    (void)bytes, (void)dram, (void)method_used;
 #endif
     free(k);
     haze_fuzzy_array_free(a);
@@ -82,6 +88,23 @@ int main(int argc, char **argv) {
     o.backend = HAZE_BACKEND_CPU;
     if (haze_ctx_new(&cpu, &o)) return 3;
     haze_ctx *gpu = bench_gpu_ctx(&o);
+#ifdef HAZE_HAVE_CUDA
+    if (argc == 6 && strcmp(argv[1], "--one") == 0 && gpu) {
+        /* --one ENC N LOG2COUNT METHOD: one device sort (ENC 0 lu, 1 mr; METHOD 1
+         * gather, 2 records), no warm-up, so that a profiler sees only it */
+        double rate = 0, b = 0, bd = 0;
+        int mu = 0;
+        g_no_warmup = 1;
+        run(gpu, (haze_fuzzy_encoding)atoi(argv[2]), atoi(argv[3]), (size_t)1 << atoi(argv[4]),
+            atoi(argv[5]), &rate, &b, &bd, &mu);
+        printf("%.4e elements/s, %.1f bytes per element counted (%.1f as DRAM segments), method "
+               "%d\n",
+               rate, b, bd, mu);
+        haze_ctx_free(gpu);
+        haze_ctx_free(cpu);
+        return 0;
+    }
+#endif
     haze_device_info info;
     double peak = 0, copy = 0;
     if (gpu && haze_device_query(haze_ctx_device(gpu), &info) == HAZE_OK) {
@@ -99,18 +122,20 @@ int main(int argc, char **argv) {
     printf(
         "sort-by-key of single-precision fuzzy numbers: elements per second (GPU %zu, CPU %zu)\n",
         gcount, ccount);
-    printf("%3s | %10s %10s %10s | %10s %10s | %6s %6s | %4s %4s | %7s %5s %5s | %7s %5s %5s\n",
+    printf("%3s | %10s %10s %10s | %10s %10s | %6s %6s | %4s %4s | %7s %5s %5s %5s | %7s %5s %5s "
+           "%5s\n",
            "N", "GPU lu", "GPU mr", "GPU+copy", "CPU lu", "CPU mr", "mr/lu", "r_m(N)", "B lu",
-           "B mr", "lu GB/s", "%peak", "%copy", "mr GB/s", "%peak", "%copy");
+           "B mr", "lu GB/s", "%peak", "%copy", "%cpyD", "mr GB/s", "%peak", "%copy", "%cpyD");
     for (int n = 1; n <= 16; n++) {
-        double g[2] = {0, 0}, gc = 0, c[2], by[2] = {0, 0};
+        double g[2] = {0, 0}, gc = 0, c[2], by[2] = {0, 0}, bd[2] = {0, 0};
         int mu[2] = {0, 0};
         for (int e = 0; e < 2; e++) {
             if (gpu) {
-                double w = run(gpu, (haze_fuzzy_encoding)e, n, gcount, 0, &g[e], &by[e], &mu[e]);
+                double w =
+                    run(gpu, (haze_fuzzy_encoding)e, n, gcount, 0, &g[e], &by[e], &bd[e], &mu[e]);
                 if (e == 1) gc = w;
             }
-            c[e] = run(cpu, (haze_fuzzy_encoding)e, n, ccount, 0, NULL, NULL, NULL);
+            c[e] = run(cpu, (haze_fuzzy_encoding)e, n, ccount, 0, NULL, NULL, NULL, NULL);
         }
         const double *r = gpu ? g : c;
         printf("%3d | ", n);
@@ -123,40 +148,51 @@ int main(int argc, char **argv) {
             printf("%3.0f%c %3.0f%c", by[0], mu[0] == 2 ? 'r' : 'g', by[1], mu[1] == 2 ? 'r' : 'g');
             for (int e = 0; e < 2; e++) {
                 double bw = by[e] * g[e];
-                printf(" | %7.1f %5.1f %5.1f", bw * 1e-9, peak > 0 ? 100 * bw / peak : 0.0,
-                       copy > 0 ? 100 * bw / copy : 0.0);
+                printf(" | %7.1f %5.1f %5.1f %5.1f", bw * 1e-9, peak > 0 ? 100 * bw / peak : 0.0,
+                       copy > 0 ? 100 * bw / copy : 0.0,
+                       copy > 0 ? 100 * bd[e] * g[e] / copy : 0.0);
             }
             printf("\n");
         } else {
-            printf("%4s %4s | %7s %5s %5s | %7s %5s %5s\n", "-", "-", "-", "-", "-", "-", "-", "-");
+            printf("%4s %4s | %7s %5s %5s %5s | %7s %5s %5s %5s\n", "-", "-", "-", "-", "-", "-",
+                   "-", "-", "-", "-");
         }
         fflush(stdout);
     }
     if (gpu && !quick) {
         /* both methods where both apply, and the size of the array */
         printf("\nGPU only, by method and size: elements per second, bytes per element, GB/s, "
-               "%%peak, %%copy\n");
-        printf("%-13s | %-32s | %-32s | %-32s\n", "number", "2^22", "2^24", "2^26");
+               "%%peak, %%copy, %%cpyD\n");
+        const int lgs[] = {22, 24, 26};
+        printf("%-13s |", "number");
+        for (size_t j = 0; j < sizeof lgs / sizeof *lgs; j++) printf(" 2^%-34d |", lgs[j]);
+        printf("\n");
+        /* every record of 8 to 28 bytes with each method that takes it, then larger ones */
         const struct {
             int enc, n, method;
         } rows[] = {{0, 1, 2}, {0, 1, 1}, {1, 2, 2}, {1, 2, 1}, {0, 2, 2},
-                    {0, 2, 1}, {0, 4, 1}, {0, 8, 1}, {0, 16, 1}};
+                    {0, 2, 1}, {1, 3, 2}, {1, 3, 1}, {1, 4, 1}, {0, 3, 1},
+                    {1, 5, 1}, {1, 6, 1}, {0, 4, 1}, {0, 8, 1}, {0, 16, 1}};
         for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
             int n = rows[i].n, e = rows[i].enc, per = e == 0 ? 8 * n : 4 * (n + 1);
             printf("%s N=%-2d %2dB %c |", e ? "mr" : "lu", n, per, rows[i].method == 2 ? 'r' : 'g');
-            for (int lg = 22; lg <= 26; lg += 2) {
-                double rate = 0, b = 0;
+            for (size_t j = 0; j < sizeof lgs / sizeof *lgs; j++) {
+                const int lg = lgs[j];
+                double rate = 0, b = 0, bd = 0;
                 int mu = 0;
-                run(gpu, (haze_fuzzy_encoding)e, n, (size_t)1 << lg, rows[i].method, &rate, &b,
+                run(gpu, (haze_fuzzy_encoding)e, n, (size_t)1 << lg, rows[i].method, &rate, &b, &bd,
                     &mu);
-                printf(" %9.3e %3.0f %6.1f %4.1f %4.1f |", rate, b, b * rate * 1e-9,
+                printf(" %9.3e %3.0f %6.1f %4.1f %4.1f %4.1f |", rate, b, b * rate * 1e-9,
                        peak > 0 ? 100 * b * rate / peak : 0.0,
-                       copy > 0 ? 100 * b * rate / copy : 0.0);
+                       copy > 0 ? 100 * b * rate / copy : 0.0,
+                       copy > 0 ? 100 * bd * rate / copy : 0.0);
             }
             printf("\n");
             fflush(stdout);
         }
         printf("method: r = records sorted as CUB values, g = (key, index) sort + gather\n");
+        printf("%%cpyD: against the copy, with the gather's random reads counted as the 64-byte "
+               "DRAM segments they touch\n");
     }
     haze_ctx_free(cpu);
     haze_ctx_free(gpu);

@@ -275,6 +275,7 @@ static void test_math(void **state) {
     double ue = -1, ur = -1;
     assert_int_equal(haze__fnn_cuda_math_ulps(gpu, (size_t)1 << (quick() ? 20 : 24), &ue, &ur),
                      HAZE_OK);
+    print_message("exp: %.2f ulps, reciprocal: %.2f ulps at worst\n", ue, ur);
     assert_true(ue >= 0 && ue <= 4.0);
     assert_true(ur >= 0 && ur <= 3.0);
     haze_ctx_free(gpu);

@@ -1892,10 +1892,11 @@ static int reg_config(const dev_props *P, int D, int L, size_t cap, reg_cfg *out
  * cluster path (auto mode): the cluster does the step's arithmetic on at
  * most 16 SMs, the launch path spreads it over all of them but pays two or
  * three launches per step. Measured on an H100 (bench_fnn_kernels,
- * docs/benchmarks.md), the cluster wins while at least two fifths of the
- * rules keep their parameters in the cluster's shared memory (512 x 768:
- * 54%, 15.4 against 16.9 us; 1024 x 512: 41%, 17.2 against 17.9 us) and
- * loses below (768 x 768: 38%, 20.5 against 18.0 us).
+ * docs/benchmarks.md), the cluster wins while at least three eighths of the
+ * rules keep their parameters in the cluster's shared memory of 16 blocks
+ * (512 x 768: 54%, 15.1 against 16.6 us; 512 x 1024: 41%, 17.7 against 18.3
+ * us; 1024 x 512: 37.5%, 16.7 against 18.4 us) and loses below (768 x 768:
+ * 35%, 19.9 against 17.8 us; 1024 x 768: 25%, 28.1 against 19.6 us).
  */
 static int res_wanted(haze_ctx *ctx, size_t D, size_t L, size_t R) {
     if (g_mapping != HAZE__FNN_MAP_ATM || g_online == HAZE__FNN_ONLINE_LAUNCH) return 0;
@@ -1907,7 +1908,7 @@ static int res_wanted(haze_ctx *ctx, size_t D, size_t L, size_t R) {
     int qt = 0, qs = 0;
     if (!res_layout(P, (int)D, (int)L, R > 0 ? R : 1, P->res_cluster, &qt, &qs)) return 0;
     return g_online == HAZE__FNN_ONLINE_CLUSTER || g_online == HAZE__FNN_ONLINE_REGISTER ||
-           5 * (size_t)qs >= 2 * (size_t)qt;
+           8 * (size_t)qs >= 3 * (size_t)qt;
 }
 
 /* Cluster size for `cap` rules: a step's exchange and reductions take

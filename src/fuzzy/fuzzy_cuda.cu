@@ -285,6 +285,27 @@ cudaError_t launch_gather(size_t count, size_t per, const uint32_t *idx, const v
     return launch_gather_v<uint32_t>(count, per, idx, src, dst, s);
 }
 
+/*
+ * The 64-byte DRAM segments one number of `per` bytes touches in the
+ * gather, on average over the numbers of the array (number i starts at
+ * byte i per). The gather reads them at random, and DRAM delivers whole
+ * 64-byte segments to such reads: Nsight Compute on an H100 measured 57
+ * to 86 bytes read per number of 8 to 32 bytes, 1-11% below this count
+ * because of L2 hits (docs/fuzzy.md, scripts/profile-sort.sh).
+ */
+double gather_segments(size_t per) {
+    size_t g = per, b = 64;
+    while (b) { /* g = gcd(per, 64) */
+        size_t t = g % b;
+        g = b, b = t;
+    }
+    const size_t period = 64 / g;
+    double touched = 0;
+    for (size_t i = 0; i < period; i++)
+        touched += (double)((i * per + per - 1) / 64 - (i * per) / 64 + 1);
+    return touched / (double)period;
+}
+
 /* A number of S bytes as a CUB value, for the records method. */
 template <int S> struct record { uint32_t w[S / 4]; };
 
@@ -537,7 +558,7 @@ extern "C" int haze__fuzzy_sort_cuda_ex(haze_ctx *ctx, uint32_t *keys, haze_fuzz
     HAZE_CUDA_TRY(ctx, cudaStreamSynchronize(s));
     uint32_t vary = bits[0] ^ bits[1];
     double dn = (double)n;
-    out->bytes = gather ? 8 * dn : 4 * dn;
+    out->bytes = out->dram_bytes = gather ? 8 * dn : 4 * dn;
     if (vary == 0) {
         /* all keys equal: the stable order is the order given */
         HAZE_CUDA_TRY(ctx, cudaEventRecord(ev.e[1], s));
@@ -551,10 +572,12 @@ extern "C" int haze__fuzzy_sort_cuda_ex(haze_ctx *ctx, uint32_t *keys, haze_fuzz
             HAZE_CUDA_TRY(ctx, launch_gather(n, per, (const uint32_t *)v[sel], m.p[4], m.p[5], s));
             /* histogram read of the keys, passes over (key, index), the gather */
             out->bytes += 4 * dn + 16.0 * out->passes * dn + (4 + 2.0 * per) * dn;
+            out->dram_bytes = out->bytes + (gather_segments(per) * 64.0 - (double)per) * dn;
         } else {
             HAZE_CUDA_TRY(ctx,
                           radix_records(per, m.p[6], &temp, k, v, (uint32_t)n, b0, b1, s, &sel));
             out->bytes += 4 * dn + 2.0 * (4 + per) * out->passes * dn;
+            out->dram_bytes = out->bytes;
         }
         HAZE_CUDA_TRY(ctx, cudaEventRecord(ev.e[1], s));
         HAZE_CUDA_TRY(ctx,

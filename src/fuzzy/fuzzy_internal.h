@@ -53,10 +53,12 @@ typedef enum { HAZE__SORT_AUTO, HAZE__SORT_GATHER, HAZE__SORT_RECORDS } haze__so
 
 /* What one GPU sort did (for tests and benchmarks). */
 typedef struct {
-    double kernel_s; /* device time of the sort's kernels (CUDA events), copies excluded */
-    double bytes;    /* device memory bytes the method moves (docs/fuzzy.md), per call */
-    int method;      /* the method used (GATHER or RECORDS) */
-    int begin_bit;   /* key bits sorted: [begin_bit, end_bit), after the OR/AND pre-pass */
+    double kernel_s;   /* device time of the sort's kernels (CUDA events), copies excluded */
+    double bytes;      /* device memory bytes the method moves (docs/fuzzy.md), per call */
+    double dram_bytes; /* the same with the gather's random reads as the whole 64-byte
+                        * segments DRAM delivers (docs/fuzzy.md) */
+    int method;        /* the method used (GATHER or RECORDS) */
+    int begin_bit;     /* key bits sorted: [begin_bit, end_bit), after the OR/AND pre-pass */
     int end_bit;
     int passes; /* radix digit passes (8-bit digits) */
 } haze__sort_stats;
