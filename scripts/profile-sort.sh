@@ -29,18 +29,13 @@ for c in "0 1 2" "0 1 1" "1 2 2" "1 2 1" "0 2 2" "0 2 1" "1 3 2" "1 3 1" "1 4 1"
     [ -z "$raw" ] || printf '%s\n' "$out" >"$raw/$name-$2-$m.csv"
     counted=$(printf '%s\n' "$out" | sed -n 's/.* elements\/s, \([0-9.]*\) bytes per element.*/\1/p')
     model=$(printf '%s\n' "$out" | sed -n 's/.*counted (\([0-9.]*\) as DRAM segments.*/\1/p')
-    # raw page: a header row naming the metrics, a units row, one row per kernel
+    # raw page, base units (bytes): a header row naming the metrics, a units
+    # row, one row per kernel
     printf '%s\n' "$out" | awk -F'","' -v n="$((1 << lg))" -v name="$name N=$2 ${per}B $m" \
         -v counted="$counted" -v model="$model" '
-        BEGIN { ur = 1; uw = 1 }
         /^"ID"/ { for (i = 1; i <= NF; i++) { if ($i ~ /dram__bytes_read.sum/) r = i;
                                               if ($i ~ /dram__bytes_write.sum/) w = i } next }
-        r && /^"[0-9]/ { gsub(/"/, "", $r); gsub(/"/, "", $w); gsub(/,/, "", $r); gsub(/,/, "", $w);
-                         rd += $r; wr += $w; k++ }
-        r && /^"","/ { if ($r ~ /Kbyte/) ur = 1e3; else if ($r ~ /Mbyte/) ur = 1e6;
-                       else if ($r ~ /Gbyte/) ur = 1e9; else ur = 1;
-                       if ($w ~ /Kbyte/) uw = 1e3; else if ($w ~ /Mbyte/) uw = 1e6;
-                       else if ($w ~ /Gbyte/) uw = 1e9; else uw = 1 }
+        r && /^"[0-9]/ { gsub(/[",]/, "", $r); gsub(/[",]/, "", $w); rd += $r; wr += $w; k++ }
         END { printf "%-14s %8s %8s | %10.1f %10.1f %10.1f   (%d kernels, per element)\n", name,
-                     counted, model, rd * ur / n, wr * uw / n, (rd * ur + wr * uw) / n, k }'
+                     counted, model, rd / n, wr / n, (rd + wr) / n, k }'
 done

@@ -1281,7 +1281,9 @@ template <int T> __global__ void __launch_bounds__(T, 1) k_online_cluster(res_ar
 #define REG_IDX_CHUNK 512 /* sample indices staged in shared memory at a time */
 #define REG_MAX_OUT   29  /* outputs: L + 2 partial values, rounded up to even, per lane */
 #define REG_PS(L)     (((L) + 3) & ~1) /* doubles per partial: Y_0..Y_(L-1), S, M, pad */
-#define REG_SMEM_MAX  ((4 + 2 * (size_t)REG_MAX_PART * REG_PS(REG_MAX_OUT)) * sizeof(double))
+/* dynamic shared memory for P partials: 2 barriers, 2 spare, 2 x P x PS */
+#define REG_SMEM(P, L) ((4 + 2 * (size_t)(P)*REG_PS(L)) * sizeof(double))
+#define REG_SMEM_MAX   REG_SMEM(REG_MAX_PART, REG_MAX_OUT)
 
 /* (v0, v1) to shared address `addr` (16-byte aligned, this block's window)
  * of block `rank`, counted on its barrier at `bar`, where `on`; no branch
@@ -1727,6 +1729,39 @@ void haze__fnn_cuda_set_cluster_threads(int threads) {
     g_res_threads = threads == RES_THREADS || threads == RES_THREADS_WIDE ? threads : 0;
 }
 
+/* The register kernel for E inputs per lane, with one output or more. */
+static void (*reg_kernel(int E, bool one))(res_args) {
+    if (one)
+        return E == 4   ? k_online_reg<4, true>
+               : E == 8 ? k_online_reg<8, true>
+                        : k_online_reg<16, true>;
+    return E == 4   ? k_online_reg<4, false>
+           : E == 8 ? k_online_reg<8, false>
+                    : k_online_reg<16, false>;
+}
+
+/* The largest cluster kernel k runs in, with `threads` per block and `smem`
+ * bytes of dynamic shared memory (attributes set for both); 0 where the
+ * device has no clusters. */
+static cudaError_t max_cluster(const void *k, int threads, size_t smem, int *out) {
+    *out = 0;
+    cudaError_t e = cudaFuncSetAttribute(k, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+    if (e == cudaSuccess)
+        e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+    if (e != cudaSuccess) return e;
+    cudaLaunchConfig_t cfg = {};
+    cudaLaunchAttribute at;
+    at.id = cudaLaunchAttributeClusterDimension;
+    at.val.clusterDim.x = RES_MAX_CLUSTER, at.val.clusterDim.y = 1, at.val.clusterDim.z = 1;
+    cfg.gridDim = dim3(RES_MAX_CLUSTER), cfg.blockDim = dim3((unsigned)threads);
+    cfg.dynamicSmemBytes = smem, cfg.attrs = &at, cfg.numAttrs = 1;
+    if (cudaOccupancyMaxPotentialClusterSize(out, k, &cfg) != cudaSuccess) {
+        cudaGetLastError(); /* no clusters here: the launch path stays */
+        *out = 0;
+    }
+    return cudaSuccess;
+}
+
 /* Cluster size and shared memory of k_online_cluster on the context's
  * device (the current one), read once per device, with the kernel's
  * attributes set there; cluster 0: the device has no clusters (before
@@ -1753,46 +1788,17 @@ static int res_read_locked(haze_ctx *ctx, dev_props *P) {
     }
     int c = RES_MAX_CLUSTER;
     for (int i = 0; i < 2; i++) {
-        HAZE_CUDA_TRY(ctx, cudaFuncSetAttribute(kernels[i],
-                                                cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
-        HAZE_CUDA_TRY(ctx, cudaFuncSetAttribute(
-                               kernels[i], cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-        cudaLaunchConfig_t cfg = {};
-        cudaLaunchAttribute at;
-        at.id = cudaLaunchAttributeClusterDimension;
-        at.val.clusterDim.x = RES_MAX_CLUSTER, at.val.clusterDim.y = 1, at.val.clusterDim.z = 1;
-        cfg.gridDim = dim3(RES_MAX_CLUSTER), cfg.blockDim = dim3(threads[i]);
-        cfg.dynamicSmemBytes = smem, cfg.attrs = &at, cfg.numAttrs = 1;
         int ci = 0;
-        if (cudaOccupancyMaxPotentialClusterSize(&ci, kernels[i], &cfg) != cudaSuccess) {
-            cudaGetLastError(); /* no clusters here: the launch path stays */
-            ci = 0;
-        }
+        HAZE_CUDA_TRY(ctx, max_cluster(kernels[i], threads[i], smem, &ci));
         if (ci < c) c = ci;
     }
     while (c & (c - 1)) c &= c - 1; /* a power of two: the kernel's shuffle trees */
     /* the register kernel: its largest exchange buffers, 256 threads */
-    const void *rk[6] = {
-        (const void *)k_online_reg<4, false>,  (const void *)k_online_reg<8, false>,
-        (const void *)k_online_reg<16, false>, (const void *)k_online_reg<4, true>,
-        (const void *)k_online_reg<8, true>,   (const void *)k_online_reg<16, true>};
     int rc = RES_MAX_CLUSTER;
     for (int i = 0; i < 6; i++) {
-        HAZE_CUDA_TRY(
-            ctx, cudaFuncSetAttribute(rk[i], cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
-        HAZE_CUDA_TRY(ctx, cudaFuncSetAttribute(rk[i], cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                (int)REG_SMEM_MAX));
-        cudaLaunchConfig_t cfg = {};
-        cudaLaunchAttribute at;
-        at.id = cudaLaunchAttributeClusterDimension;
-        at.val.clusterDim.x = RES_MAX_CLUSTER, at.val.clusterDim.y = 1, at.val.clusterDim.z = 1;
-        cfg.gridDim = dim3(RES_MAX_CLUSTER), cfg.blockDim = dim3(256);
-        cfg.dynamicSmemBytes = REG_SMEM_MAX, cfg.attrs = &at, cfg.numAttrs = 1;
         int ci = 0;
-        if (cudaOccupancyMaxPotentialClusterSize(&ci, rk[i], &cfg) != cudaSuccess) {
-            cudaGetLastError();
-            ci = 0;
-        }
+        HAZE_CUDA_TRY(ctx, max_cluster((const void *)reg_kernel(4 << (i % 3), i >= 3),
+                                       32 * REG_MAX_NW, REG_SMEM_MAX, &ci));
         if (ci < rc) rc = ci;
     }
     while (rc & (rc - 1)) rc &= rc - 1;
@@ -1867,9 +1873,12 @@ static int reg_fit(int D, int L, size_t cap, int C, int NW, reg_cfg *out, double
     return 1;
 }
 
-/* The register kernel's configuration for `cap` rules, 0 if none fits. */
+/* The register kernel's configuration for `cap` rules, 0 if none fits, the
+ * mapping is GPU-FNN's or the shared-memory cluster kernel is forced. */
 static int reg_config(const dev_props *P, int D, int L, size_t cap, reg_cfg *out) {
-    if (P->reg_cluster <= 0) return 0;
+    if (P->reg_cluster <= 0 || g_mapping != HAZE__FNN_MAP_ATM ||
+        g_online == HAZE__FNN_ONLINE_CLUSTER)
+        return 0;
     if (g_reg_force.C > 0) {
         double c;
         return g_reg_force.C <= P->reg_cluster &&
@@ -1878,7 +1887,7 @@ static int reg_config(const dev_props *P, int D, int L, size_t cap, reg_cfg *out
     double best = INFINITY;
     int found = 0;
     for (int C = 1; C <= P->reg_cluster; C <<= 1)
-        for (int NW = 1; NW <= 8; NW <<= 1) {
+        for (int NW = 1; NW <= REG_MAX_NW; NW <<= 1) {
             reg_cfg c;
             double cost;
             if (reg_fit(D, L, cap, C, NW, &c, &cost) && cost < best)
@@ -1903,8 +1912,7 @@ static int res_wanted(haze_ctx *ctx, size_t D, size_t L, size_t R) {
     const dev_props *P = NULL;
     if (res_device(ctx, &P) != HAZE_OK || P->res_cluster <= 0) return 0;
     reg_cfg rc;
-    if (g_online != HAZE__FNN_ONLINE_CLUSTER && reg_config(P, (int)D, (int)L, R > 0 ? R : 1, &rc))
-        return 1;
+    if (reg_config(P, (int)D, (int)L, R > 0 ? R : 1, &rc)) return 1;
     int qt = 0, qs = 0;
     if (!res_layout(P, (int)D, (int)L, R > 0 ? R : 1, P->res_cluster, &qt, &qs)) return 0;
     return g_online == HAZE__FNN_ONLINE_CLUSTER || g_online == HAZE__FNN_ONLINE_REGISTER ||
@@ -1940,8 +1948,7 @@ static int res_run(haze_ctx *ctx, dev_state *ds, const int *didx, int n, double 
     if (!ds->pos) HAZE_CUDA_TRY(ctx, cudaMalloc((void **)&ds->pos, sizeof(int)));
     const haze_fnn_options *o = a ? a->opt : NULL;
     reg_cfg rc;
-    int use_reg = g_online != HAZE__FNN_ONLINE_CLUSTER && g_mapping == HAZE__FNN_MAP_ATM &&
-                  reg_config(P, D, L, ds->cap, &rc);
+    int use_reg = reg_config(P, D, L, ds->cap, &rc);
     res_args p;
     p.z = ds->z, p.d = ds->d, p.idx = didx, p.n = n;
     p.m = ds->m, p.s = ds->s, p.w = ds->w, p.nR = ds->nR, p.pos = ds->pos, p.e = e;
@@ -1974,15 +1981,9 @@ static int res_run(haze_ctx *ctx, dev_state *ds, const int *didx, int n, double 
         p.G = rc.G;
         at.val.clusterDim.x = (unsigned)rc.C;
         cfg.gridDim = dim3((unsigned)rc.C), cfg.blockDim = dim3((unsigned)(32 * rc.NW));
-        cfg.dynamicSmemBytes = (4 + 2 * (size_t)rc.C * rc.NW * REG_PS(L)) * sizeof(double);
+        cfg.dynamicSmemBytes = REG_SMEM(rc.C * rc.NW, L);
         /* one output: every lane of a group keeps it (no shuffles for y, e) */
-        void (*k)(res_args) = L == 1 ? (rc.E == 4   ? k_online_reg<4, true>
-                                        : rc.E == 8 ? k_online_reg<8, true>
-                                                    : k_online_reg<16, true>)
-                                     : (rc.E == 4   ? k_online_reg<4, false>
-                                        : rc.E == 8 ? k_online_reg<8, false>
-                                                    : k_online_reg<16, false>);
-        HAZE_CUDA_TRY(ctx, cudaLaunchKernelEx(&cfg, k, p));
+        HAZE_CUDA_TRY(ctx, cudaLaunchKernelEx(&cfg, reg_kernel(rc.E, L == 1), p));
     } else if (wide)
         HAZE_CUDA_TRY(ctx, cudaLaunchKernelEx(&cfg, k_online_cluster<RES_THREADS_WIDE>, p));
     else
@@ -2308,7 +2309,7 @@ int haze__fnn_cuda_register_config(haze_ctx *ctx, size_t D, size_t L, size_t R, 
     const dev_props *P = NULL;
     reg_cfg rc;
     if (haze__cuda_begin(ctx) || !res_wanted(ctx, D, L, R) || res_device(ctx, &P) ||
-        g_online == HAZE__FNN_ONLINE_CLUSTER || !reg_config(P, (int)D, (int)L, R, &rc))
+        !reg_config(P, (int)D, (int)L, R, &rc))
         return 0;
     *C = rc.C, *NW = rc.NW, *G = rc.G;
     return 1;
