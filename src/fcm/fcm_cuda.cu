@@ -30,9 +30,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fcm/fcm_cuda.h"
 #include "fcm/fcm_internal.h"
 
-#define TILE           128        /* points per tile = threads per block */
+#define TILE           HAZE__FCM_TILE /* points per tile = threads per block */
 #define TS             (TILE + 1) /* shared-memory row stride: no bank conflicts in phase 2 */
 #define RFAN           256 /* groups summed by one thread in each level of the reduction tree */
 #define SCRATCH_BLOCKS 256
@@ -283,7 +284,7 @@ template <typename T> __global__ void __launch_bounds__(TILE) pass_kernel(pass_a
  *   (u_j = w_j f, w_j = (d_min / d_j)^(1/(m-1)), f = 1 / sum w), one value
  *   per point instead of c products.
  */
-#define WPTS 32 /* points per warp run */
+#define WPTS HAZE__FCM_WPTS /* points per warp run */
 #define DS   33 /* stride of the distance columns: conflict-free per lane */
 
 /* Row stride of the memberships u^m (point-major, c rounded up to 4 columns):
@@ -752,6 +753,7 @@ struct haze__fcm_gpu {
     void *stage; /* page-locked staging of the centres and norms: uploads without a sync */
     int fast_dr;
     size_t fast_smem_sz;
+    int shape; /* the fixed-shape float32 kernel (fcm_cuda_shape.cu) runs the steady iterations */
     /* Memberships kept between the fast passes (resident data only, when the
      * budget allows): dkeep holds U of the centres keep_v (c x d) with the
      * fuzzifier keep_m, valid when keep_ok. */
@@ -836,6 +838,10 @@ static int setup(haze__fcm_gpu *g) {
             else
                 TRY(fast_attr<double>(dr, (int)fs));
         }
+    }
+    if (g->fast_dr && g->single && haze__fcm_shape_covers(d, c) && !getenv("HAZE_FCM_NO_SHAPE")) {
+        TRY(haze__fcm_shape_prepare(d, c));
+        g->shape = 1;
     }
     TRY(cudaMallocHost(&g->stage, (2 * c * d + (g->gk ? 2 * c * d * d : 0)) * ts));
 
@@ -965,6 +971,10 @@ template <typename T> static int pass_t(haze__fcm_gpu *g, haze__fcm_pass *p) {
     const int reuse = keep && g->keep_ok && p->src == HAZE__FCM_SRC_CENTERS && !p->ap &&
                       g->keep_m == p->m && memcmp(g->keep_v, p->vp, c * d * sizeof(double)) == 0;
     if (keep) g->keep_ok = 0; /* until this pass has completed */
+    /* The steady iterations (source: the previous centres) in float32 of a
+     * covered shape: the fixed-shape kernel, its centres passed at launch. */
+    const int shape = fast && g->shape && mode == MODE_FULL && p->src == HAZE__FCM_SRC_CENTERS &&
+                      p->m == 2.0;
     size_t cpts = g->resident ? n : g->chunk;
     if (p->src == HAZE__FCM_SRC_MEMORY && g->du0_pts < cpts) {
         for (int b = 0; b < (g->resident ? 1 : 2); b++)
@@ -1024,7 +1034,16 @@ template <typename T> static int pass_t(haze__fcm_gpu *g, haze__fcm_pass *p) {
         A.u0 = p->src == HAZE__FCM_SRC_MEMORY ? g->du0[g->resident ? 0 : b] : NULL;
         A.u_out = p->u_out ? g->duout : NULL;
         size_t blocks = A.ngrp;
-        if (fast) {
+        if (shape) {
+            haze__fcm_shape_args sa;
+            memset(&sa, 0, sizeof sa);
+            sa.x = (const float *)A.x, sa.i0 = A.i0, sa.np = A.np, sa.g0 = A.g0, sa.ngrp = A.ngrp;
+            sa.d = A.d, sa.c = A.c, sa.G = A.G, sa.want_du = A.want_du;
+            sa.v = p->v, sa.vp = p->vp;
+            sa.u_keep = (float *)A.u_keep, sa.u_prev = (const float *)A.u_prev;
+            sa.rows = A.rows, sa.stride = A.stride;
+            TRY(haze__fcm_shape_launch(&sa, st));
+        } else if (fast) {
             /* without the previous centres when they are not read: less shared
              * memory, more blocks per SM */
             fast_launch<T>(g->fast_dr, (unsigned)blocks,

@@ -1,0 +1,49 @@
+/*
+ * src/fcm/fcm_cuda.h - what the two CUDA translation units of fuzzy c-means
+ * share: the tiling of the points (which fixes the summation order, see
+ * fcm_cuda.cu) and the entry point of the fixed-shape float32 kernel of
+ * fcm_cuda_shape.cu. Not installed.
+ */
+#ifndef HAZE_FCM_CUDA_H
+#define HAZE_FCM_CUDA_H
+
+#include <cuda_runtime.h>
+#include <stddef.h>
+
+#define HAZE__FCM_TILE 128 /* points per tile = threads per block */
+#define HAZE__FCM_WPTS 32  /* points per warp run: a tile is four runs */
+
+/*
+ * One Euclidean iteration pass in float32, m = 2, with the centres V(k) (and the
+ * previous ones V(k-1), when U(k-1) is recomputed) known at launch: the
+ * arguments of the fixed-shape kernel. Same partial-sum rows as the other
+ * kernels: per group of G tiles, c*d sums of u^m x, c sums of u^m, then the
+ * scalars J, DU2, PC (0), PE (0), JSELF; J and DU2 only with want_du.
+ */
+typedef struct haze__fcm_shape_args {
+    const float *x;  /* this chunk's points */
+    size_t i0, np;   /* global index of the chunk's first point, points in the chunk */
+    size_t g0, ngrp; /* global index of the chunk's first group, groups in the chunk */
+    int d, c, G;
+    int want_du;     /* compute U(k-1): for the change and J(U(k-1), V(k)) */
+    const double *v, *vp; /* c x d centres V(k), and V(k-1) (read when want_du and !u_prev) */
+    float *u_keep;        /* U(k) kept for the next pass (tile by tile, c x TILE), or NULL */
+    const float *u_prev;  /* U(k-1) kept by the previous pass, or NULL */
+    double *rows;
+    size_t stride;
+} haze__fcm_shape_args;
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+/* 1 when a fixed-shape kernel covers d features and c clusters (with m = 2). */
+int haze__fcm_shape_covers(size_t d, size_t c);
+/* Prepares the kernel for d, c (shared-memory limit); once per fit. */
+cudaError_t haze__fcm_shape_prepare(size_t d, size_t c);
+/* Launches the pass over a.ngrp groups on stream st. */
+cudaError_t haze__fcm_shape_launch(const haze__fcm_shape_args *a, cudaStream_t st);
+#ifdef __cplusplus
+}
+#endif
+
+#endif
