@@ -34,7 +34,7 @@
 #include "fcm/fcm_internal.h"
 
 #define TILE           HAZE__FCM_TILE /* points per tile = threads per block */
-#define TS             (TILE + 1) /* shared-memory row stride: no bank conflicts in phase 2 */
+#define TS             (TILE + 1)     /* shared-memory row stride: no bank conflicts in phase 2 */
 #define RFAN           256 /* groups summed by one thread in each level of the reduction tree */
 #define SCRATCH_BLOCKS 256
 
@@ -285,7 +285,7 @@ template <typename T> __global__ void __launch_bounds__(TILE) pass_kernel(pass_a
  *   per point instead of c products.
  */
 #define WPTS HAZE__FCM_WPTS /* points per warp run */
-#define DS   33 /* stride of the distance columns: conflict-free per lane */
+#define DS   33             /* stride of the distance columns: conflict-free per lane */
 
 /* Row stride of the memberships u^m (point-major, c rounded up to 4 columns):
  * an odd number of 16-byte chunks, as for the points. */
@@ -754,6 +754,7 @@ struct haze__fcm_gpu {
     int fast_dr;
     size_t fast_smem_sz;
     int shape; /* the fixed-shape float32 kernel (fcm_cuda_shape.cu) runs the steady iterations */
+    double *shift; /* d values: the shift of its centre sums */
     /* Memberships kept between the fast passes (resident data only, when the
      * budget allows): dkeep holds U of the centres keep_v (c x d) with the
      * fuzzifier keep_m, valid when keep_ok. */
@@ -782,6 +783,7 @@ extern "C" void haze__fcm_cuda_end(haze__fcm_gpu *g) {
     cudaFree(g->duout);
     cudaFree(g->dkeep);
     free(g->keep_v);
+    free(g->shift);
     cudaFree(g->rows);
     cudaFree(g->dv);
     cudaFree(g->dvp);
@@ -841,6 +843,8 @@ static int setup(haze__fcm_gpu *g) {
     }
     if (g->fast_dr && g->single && haze__fcm_shape_covers(d, c) && !getenv("HAZE_FCM_NO_SHAPE")) {
         TRY(haze__fcm_shape_prepare(d, c));
+        if (!(g->shift = (double *)malloc(d * sizeof(double))))
+            return haze__error(g->ctx, HAZE_ERR_NOMEM, "fcm: out of memory");
         g->shape = 1;
     }
     TRY(cudaMallocHost(&g->stage, (2 * c * d + (g->gk ? 2 * c * d * d : 0)) * ts));
@@ -973,8 +977,8 @@ template <typename T> static int pass_t(haze__fcm_gpu *g, haze__fcm_pass *p) {
     if (keep) g->keep_ok = 0; /* until this pass has completed */
     /* The steady iterations (source: the previous centres) in float32 of a
      * covered shape: the fixed-shape kernel, its centres passed at launch. */
-    const int shape = fast && g->shape && mode == MODE_FULL && p->src == HAZE__FCM_SRC_CENTERS &&
-                      p->m == 2.0;
+    const int shape =
+        fast && g->shape && mode == MODE_FULL && p->src == HAZE__FCM_SRC_CENTERS && p->m == 2.0;
     size_t cpts = g->resident ? n : g->chunk;
     if (p->src == HAZE__FCM_SRC_MEMORY && g->du0_pts < cpts) {
         for (int b = 0; b < (g->resident ? 1 : 2); b++)
@@ -1042,7 +1046,7 @@ template <typename T> static int pass_t(haze__fcm_gpu *g, haze__fcm_pass *p) {
             sa.v = p->v, sa.vp = p->vp;
             sa.u_keep = (float *)A.u_keep, sa.u_prev = (const float *)A.u_prev;
             sa.rows = A.rows, sa.stride = A.stride;
-            TRY(haze__fcm_shape_launch(&sa, st));
+            TRY(haze__fcm_shape_launch(&sa, st, g->shift));
         } else if (fast) {
             /* without the previous centres when they are not read: less shared
              * memory, more blocks per SM */
@@ -1073,6 +1077,9 @@ template <typename T> static int pass_t(haze__fcm_gpu *g, haze__fcm_pass *p) {
     }
     TRY(cudaMemcpyAsync(p->sums, in, stride * sizeof(double), cudaMemcpyDeviceToHost, st));
     TRY(cudaStreamSynchronize(st));
+    if (shape) /* the shape kernel summed u^m (x - s) */
+        for (size_t j = 0; j < c; j++)
+            for (size_t k = 0; k < d; k++) p->sums[j * d + k] += g->shift[k] * p->sums[c * d + j];
     if (fast && mode == MODE_FULL) { /* left out by the fast kernel: fcm.c knows */
         if (p->src == HAZE__FCM_SRC_CENTERS && !p->want_du) p->sums[c * d + c + HAZE__FCM_J] = NAN;
         if (!p->want_du) p->sums[c * d + c + HAZE__FCM_DU2] = NAN;

@@ -25,7 +25,7 @@ typedef struct haze__fcm_shape_args {
     size_t i0, np;   /* global index of the chunk's first point, points in the chunk */
     size_t g0, ngrp; /* global index of the chunk's first group, groups in the chunk */
     int d, c, G;
-    int want_du;     /* compute U(k-1): for the change and J(U(k-1), V(k)) */
+    int want_du;          /* compute U(k-1): for the change and J(U(k-1), V(k)) */
     const double *v, *vp; /* c x d centres V(k), and V(k-1) (read when want_du and !u_prev) */
     float *u_keep;        /* U(k) kept for the next pass (tile by tile, c x TILE), or NULL */
     const float *u_prev;  /* U(k-1) kept by the previous pass, or NULL */
@@ -40,8 +40,10 @@ extern "C" {
 int haze__fcm_shape_covers(size_t d, size_t c);
 /* Prepares the kernel for d, c (shared-memory limit); once per fit. */
 cudaError_t haze__fcm_shape_prepare(size_t d, size_t c);
-/* Launches the pass over a.ngrp groups on stream st. */
-cudaError_t haze__fcm_shape_launch(const haze__fcm_shape_args *a, cudaStream_t st);
+/* Launches the pass over a.ngrp groups on stream st. The kernel sums u^m
+ * (x - s) for a shift s that it writes to shift (d values, 0 where it uses
+ * none): once the pass is done the caller adds s_k sum u^m to entry (j, k). */
+cudaError_t haze__fcm_shape_launch(const haze__fcm_shape_args *a, cudaStream_t st, double *shift);
 #ifdef __cplusplus
 }
 #endif

@@ -4,33 +4,45 @@
  * features (4, 8, 16 or 32) and c <= CP clusters (4, 8 or 16).
  *
  * It computes what the fast kernel of fcm_cuda.cu computes in the steady
- * iterations (source: the previous centres), with the same tiles, groups and
- * partial-sum rows, but with every loop over clusters and features unrolled:
+ * iterations (source: the previous centres), with the same tiles, groups,
+ * runs of 32 points per warp and partial-sum rows, but with every loop over
+ * clusters and features unrolled, a lane's distances and memberships in
+ * registers, and what U(k-1) needs (nothing, the kept copy, or a
+ * recomputation from the previous centres) chosen at compile time.
  *
- * - the centres V(k) (and V(k-1)) are kernel parameters, so the distance
- *   terms (x_k - v_jk)^2 read them straight from the constant bank as FADD
- *   operands: two instructions per term, no load;
- * - a lane's distances, weights and memberships stay in registers, and its
- *   point is read four coordinates at a time, once, for all c distances;
- * - the run's points and its u^m are staged in shared memory in rows of an
- *   odd number of 16-byte chunks, so that the lane-per-point accesses of
- *   phase 1 and the entry-per-lane reads of phase 2 (one row, distinct
- *   chunks) are free of bank conflicts, at addresses fixed per lane;
- * - what U(k-1) needs (nothing, the kept copy, or a recomputation from the
- *   previous centres) is a template parameter, so each instance holds only
- *   its own code.
+ * Distances (docs/fcm.md, "The fixed-shape kernel"). With d <= 8 they are
+ * summed directly, (x_k - v_jk)^2. With 16 or 32 features they are expanded
+ * about a shift s (the mean of the centres): d_j = |x'|^2 + |v'_j|^2 +
+ * x' . (-2 v'_j), x' = x - s, v' = v - s, one FMA per term. In float that
+ * form has an absolute error of a few units of |x'|^2 + |v'_j|^2, so it is
+ * used only where it cannot cancel: the nearest centre of every point and
+ * any centre with d_j < (|x'|^2 + |v'_j|^2) / 2 are recomputed directly
+ * from the unshifted point and centre, as the CPU does. Every other d_j is
+ * at least half of that sum, so its relative error stays within
+ * 2 gamma_{d+1} / (1/2), about 8e-6 for d = 32 in the worst case and 1e-6
+ * typically, and it enters the memberships only through w_j = d_min / d_j
+ * of a centre that is not the nearest.
  *
- * Padded centres (c <= j < CP) get the distance +inf (weight 0): they change
- * no membership and no sum.
+ * Centre sums u^m x. With d <= 8: four clusters x four coordinates per lane
+ * by FMA, as in the fast kernel. With 16 or 32 features on the tensor
+ * cores: per run the (c x 32) by (32 x d) product of the memberships u^m and
+ * the shifted points, in TF32 with both operands split into a high and a low
+ * part (a = a_hi + a_lo; a_hi b_hi + a_hi b_lo + a_lo b_hi, the products of
+ * about float precision), accumulated in float over the run's 32 points and
+ * then in double. The shift comes back on the host: sum u^m x = sum u^m x'
+ * + s sum u^m.
+ *
+ * Padded centres (c <= j < CP) get the weight 0 and change nothing.
  */
 #include <cuda_runtime.h>
 #include <math.h>
+#include <stdint.h>
 
 #include "fcm/fcm_cuda.h"
 #include "fcm/fcm_internal.h"
 
-#define TILE HAZE__FCM_TILE
-#define WPTS HAZE__FCM_WPTS
+#define TILE  HAZE__FCM_TILE
+#define WPTS  HAZE__FCM_WPTS
 #define NWARP (TILE / 32)
 
 namespace {
@@ -40,61 +52,143 @@ namespace {
  * previous centres. */
 enum { PREV_NONE = 0, PREV_KEPT = 1, PREV_RECOMPUTE = 2 };
 
+/* The expanded distances and the tensor-core sums from 16 features on. */
+__host__ __device__ constexpr bool expanded(int dr) {
+    return dr >= 16;
+}
+
+/* Row strides in floats. Point rows (xs) and centre rows: an odd number of
+ * 16-byte chunks, so that one row per lane of a quarter warp hits distinct
+ * banks, and so do the tensor-core fragment loads (rows g, columns t of an
+ * 8 x 4 block). Membership and dot-product rows (P, D) of the tensor-core
+ * path: 8 or 24 modulo 32, for the 8-byte fragment accesses (rows t or g of
+ * 4, column pairs). */
+__host__ __device__ constexpr int odd_chunks(int n) {
+    return (n / 4) % 2 ? n : n + 4;
+}
+__host__ __device__ constexpr int x_stride(int dr) {
+    return odd_chunks(dr);
+}
+__host__ __device__ constexpr int p_stride(int dr, int cp) {
+    return expanded(dr) ? (cp == 16 ? 24 : 8) : odd_chunks(cp);
+}
+
+/* Launch arguments: what the host computed from V(k) and V(k-1) in double. */
 template <int DR, int CP> struct shape_params {
     const float *x;
     size_t i0, np, g0, ngrp;
-    int d, c, G, vec;
+    int d, c, G, vec, cmask;
     float *u_keep;
     const float *u_prev;
     double *rows;
     size_t stride;
-    float pad[CP];     /* 0 for a centre, +inf for the padding: d_j + pad_j */
-    float v[CP * DR];  /* V(k), zero-padded to CP x DR */
-    float vp[CP * DR]; /* V(k-1), with PREV_RECOMPUTE */
+    float s[DR];         /* the shift (expanded form) */
+    float v[2][CP * DR]; /* V(k), V(k-1): zero-padded to CP x DR */
+    float w[2][CP * DR]; /* -2 (v - s) (expanded form) */
+    float nv[2][CP];     /* |v - s|^2 (expanded form) */
+    float pad[CP];       /* 0 for a centre, +inf for the padding */
 };
 
-/* Row strides in shared memory: a whole number of 16-byte chunks, and an odd
- * one, so that the 16-byte accesses of eight consecutive rows (a quarter
- * warp, one row per lane) hit distinct banks. */
-__host__ __device__ constexpr int odd_chunks(int n) {
-    return (n / 4) % 2 ? n : n + 4;
+/* The block's copy of the centres in shared memory, read one row per lane by
+ * the direct recomputation of an expanded distance. */
+template <int DR, int CP> struct shape_consts {
+    static constexpr int SV = odd_chunks(DR);
+    static constexpr int KS = DR / 8 > 0 ? DR / 8 : 1, NN = (CP + 7) / 8;
+    float v[2][CP * SV];
+    /* expanded form: -2 v' as B fragments of the tensor-core dot products,
+     * per (n tile, k step) and lane the TF32 pairs (hi0, hi1, lo0, lo1) */
+    uint4 wf[2][expanded(DR) ? NN * KS * 32 : 1];
+};
+
+__device__ __forceinline__ float4 ld4(const float *p) {
+    return *(const float4 *)p;
 }
 
-/* Squared distances of the point in row p of xs (row stride SX) to the CP
- * centres in the constant bank (V = A.v, or A.vp with OLD), accumulated in
- * order of the coordinates. */
-template <int DR, int CP, bool OLD>
-__device__ __forceinline__ void distances(const shape_params<DR, CP> &A, const float *xrow,
-                                          float (&dd)[CP]) {
-#pragma unroll
-    for (int j = 0; j < CP; j++) dd[j] = 0.f;
-#pragma unroll
+/* Squared distance of a point row to one centre row, summed directly in the
+ * order of the coordinates (both 16-byte aligned, DR floats); two chunks at
+ * a time, which keeps few registers live where it is called per point. */
+template <int DR> __device__ __forceinline__ float direct(const float *xr, const float *vr) {
+    float s = 0.f;
+#pragma unroll 2
     for (int q = 0; q < DR / 4; q++) {
-        const float4 x4 = *(const float4 *)(xrow + 4 * q);
-        const float xv[4] = {x4.x, x4.y, x4.z, x4.w};
+        const float4 a = ld4(xr + 4 * q), b = ld4(vr + 4 * q);
+        float t = a.x - b.x;
+        s = __fmaf_rn(t, t, s);
+        t = a.y - b.y;
+        s = __fmaf_rn(t, t, s);
+        t = a.z - b.z;
+        s = __fmaf_rn(t, t, s);
+        t = a.w - b.w;
+        s = __fmaf_rn(t, t, s);
+    }
+    return s;
+}
+
+/* The distances dd (unpadded) of the point in row xr to the centre set OLD
+ * (0: V(k), 1: V(k-1)). Direct: the centres are read from the kernel
+ * parameters, two per uniform load. Expanded: from the dot products in row
+ * drow and |x'|^2 = nx that frag_dots left in shared memory. */
+template <int DR, int CP, int OLD>
+__device__ __forceinline__ void distances(const shape_params<DR, CP> &A,
+                                          const shape_consts<DR, CP> &K, const float *xr,
+                                          const float *drow, float nx, float (&dd)[CP]) {
+    constexpr int SV = shape_consts<DR, CP>::SV;
+    if constexpr (!expanded(DR)) {
 #pragma unroll
-        for (int j = 0; j < CP; j++)
+        for (int j = 0; j < CP; j++) dd[j] = 0.f;
 #pragma unroll
-            for (int r = 0; r < 4; r++) {
-                const float t = xv[r] - (OLD ? A.vp : A.v)[j * DR + 4 * q + r];
-                dd[j] = __fmaf_rn(t, t, dd[j]);
-            }
+        for (int q = 0; q < DR / 4; q++) {
+            const float4 x4 = ld4(xr + 4 * q);
+            const float xv[4] = {x4.x, x4.y, x4.z, x4.w};
+#pragma unroll
+            for (int j = 0; j < CP; j++)
+#pragma unroll
+                for (int r = 0; r < 4; r++) {
+                    const float t = xv[r] - A.v[OLD][j * DR + 4 * q + r];
+                    dd[j] = __fmaf_rn(t, t, dd[j]);
+                }
+        }
+    } else {
+        /* expanded: the dot products x' . (-2 v'_j) and |x'|^2 from the tensor
+         * cores (frag_dots), then d_j = (|x'|^2 + |v'_j|^2) + dot_j; those that
+         * may cancel (NaN included) recomputed directly */
+        float dot[CP];
+#pragma unroll
+        for (int q = 0; q < CP / 4; q++) {
+            const float4 t4 = ld4(drow + 4 * q);
+            dot[4 * q] = t4.x, dot[4 * q + 1] = t4.y, dot[4 * q + 2] = t4.z, dot[4 * q + 3] = t4.w;
+        }
+        unsigned redo = 0;
+#pragma unroll
+        for (int j = 0; j < CP; j++) {
+            const float base = nx + A.nv[OLD][j];
+            dd[j] = base + dot[j];
+            if (!(dd[j] >= 0.5f * base)) redo |= 1u << j;
+        }
+        redo &= (unsigned)A.cmask;
+        while (redo) {
+            const int j = __ffs(redo) - 1;
+            redo &= redo - 1;
+            const float e = direct<DR>(xr, K.v[OLD] + j * SV);
+#pragma unroll
+            for (int i = 0; i < CP; i++) dd[i] = i == j ? e : dd[i];
+        }
     }
 }
 
-/* The max-rescaled memberships for m = 2 of the distances dd (padding
- * included): u_j = w_j f with w_j = d_min / d'_j, d'_j = d_j + pad_j (the
- * padding at +inf gets w = 0) and f = 1 / sum w; a point on z centres gets
- * u = 1/z there and 0 elsewhere. Returns d_min. Rounds as the fast kernel's
- * memb_w: w by one reciprocal and a product (within 2 ulps) where d_min and
- * d_max are normal and below 2^126 (d_max taken over the unpadded distances,
- * which only makes the test stricter), else by the division. */
-template <int DR, int CP>
-__device__ __forceinline__ float memberships(const shape_params<DR, CP> &A, const float (&dd)[CP],
+/* The max-rescaled memberships for m = 2 of the distances dd: u_j = w_j f
+ * with w_j = d_min / d'_j, d'_j = d_j + pad_j (the padding at +inf gets
+ * w = 0) and f = 1 / sum w; a point on z centres gets u = 1/z there and 0
+ * elsewhere. Returns d_min. Rounds as the fast kernel's memb_w: w by one
+ * reciprocal and a product (within 2 ulps) where d_min and d_max are normal
+ * and below 2^126 (d_max taken over the unpadded distances, which only makes
+ * the test stricter), else by the division. */
+template <int CP>
+__device__ __forceinline__ float memberships(const float (&pad)[CP], const float (&dd)[CP],
                                              float (&u)[CP], float &f) {
     float dp[CP];
 #pragma unroll
-    for (int j = 0; j < CP; j++) dp[j] = dd[j] + A.pad[j];
+    for (int j = 0; j < CP; j++) dp[j] = dd[j] + pad[j];
     float dmin = dp[0], dmax = dd[0];
 #pragma unroll
     for (int j = 1; j < CP; j++) {
@@ -114,7 +208,11 @@ __device__ __forceinline__ float memberships(const shape_params<DR, CP> &A, cons
     float sum = 0.f;
     if (dmin >= 0x1p-126f && dmax <= 0x1p+126f) {
 #pragma unroll
-        for (int j = 0; j < CP; j++) u[j] = __fdividef(dmin, dp[j]);
+        for (int j = 0; j < CP; j++) {
+            float r;
+            asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(dp[j]));
+            u[j] = dmin * r;
+        }
     } else {
 #pragma unroll
         for (int j = 0; j < CP; j++) u[j] = dmin / dp[j];
@@ -127,43 +225,172 @@ __device__ __forceinline__ float memberships(const shape_params<DR, CP> &A, cons
     return dmin;
 }
 
+/* a = hi + lo exactly, hi = a with its last 13 bits cleared (a TF32 value);
+ * the tensor cores read lo as TF32 too, dropping its last 13 bits: a
+ * relative error below 2^-20 of a. */
+__device__ __forceinline__ void split_tf32(float a, uint32_t &hi, uint32_t &lo) {
+    hi = __float_as_uint(a) & 0xffffe000u;
+    lo = __float_as_uint(a - __uint_as_float(hi));
+}
+
+/* c += a b for one 16 x 8 x 8 TF32 tile. */
+__device__ __forceinline__ void mma_tf32(float (&c)[4], const uint32_t (&a)[4], uint32_t b0,
+                                         uint32_t b1) {
+    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, "
+                 "{%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+/* The expanded form's dot products of the run's 32 points with the CP
+ * centres of set OLD, x' . (-2 v'_j), on the tensor cores (M = points in two
+ * tiles of 16, N = centres, K = features; both operands split into TF32
+ * pairs), into D (32 rows of SD); with NX also |x'|^2 of each point into nx.
+ * x' = x - s is formed from the unshifted rows of xs; sa holds the lane's
+ * shift values (features 8 ks + t and 8 ks + t + 4). The whole warp calls
+ * it. */
+template <int DR, int CP, int OLD, bool NX>
+__device__ __forceinline__ void frag_dots(const shape_consts<DR, CP> &K, const float *xs, float *D,
+                                          float *nx, const float (&sa)[DR / 8 > 0 ? DR / 8 : 1][2],
+                                          int lane) {
+    constexpr int KS = DR / 8, NN = (CP + 7) / 8, SX = x_stride(DR), SD = p_stride(DR, CP);
+    const int g = lane >> 2, t = lane & 3;
+    float acc[2][NN][4], nxp[4] = {0.f, 0.f, 0.f, 0.f};
+#pragma unroll
+    for (int mt = 0; mt < 2; mt++)
+#pragma unroll
+        for (int nt = 0; nt < NN; nt++)
+#pragma unroll
+            for (int i = 0; i < 4; i++) acc[mt][nt][i] = 0.f;
+#pragma unroll
+    for (int ks = 0; ks < KS; ks++) {
+        uint4 b[NN];
+#pragma unroll
+        for (int nt = 0; nt < NN; nt++) b[nt] = K.wf[OLD][(nt * KS + ks) * 32 + lane];
+#pragma unroll
+        for (int mt = 0; mt < 2; mt++) {
+            const float *r0 = xs + (16 * mt + g) * SX + 8 * ks + t, *r1 = r0 + 8 * SX;
+            const float a[4] = {r0[0] - sa[ks][0], r1[0] - sa[ks][0], r0[4] - sa[ks][1],
+                                r1[4] - sa[ks][1]};
+            if (NX) {
+                nxp[2 * mt] = __fmaf_rn(a[2], a[2], __fmaf_rn(a[0], a[0], nxp[2 * mt]));
+                nxp[2 * mt + 1] = __fmaf_rn(a[3], a[3], __fmaf_rn(a[1], a[1], nxp[2 * mt + 1]));
+            }
+            uint32_t ah[4], al[4];
+#pragma unroll
+            for (int i = 0; i < 4; i++) split_tf32(a[i], ah[i], al[i]);
+#pragma unroll
+            for (int nt = 0; nt < NN; nt++) {
+                mma_tf32(acc[mt][nt], al, b[nt].x, b[nt].y);
+                mma_tf32(acc[mt][nt], ah, b[nt].z, b[nt].w);
+                mma_tf32(acc[mt][nt], ah, b[nt].x, b[nt].y);
+            }
+        }
+    }
+#pragma unroll
+    for (int mt = 0; mt < 2; mt++)
+#pragma unroll
+        for (int nt = 0; nt < NN; nt++) {
+            float *d0 = D + (16 * mt + g) * SD + 8 * nt + 2 * t;
+            *(float2 *)d0 = make_float2(acc[mt][nt][0], acc[mt][nt][1]);
+            *(float2 *)(d0 + 8 * SD) = make_float2(acc[mt][nt][2], acc[mt][nt][3]);
+        }
+    if (NX) {
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+            float v = nxp[i];
+            v += __shfl_xor_sync(0xffffffffu, v, 1);
+            v += __shfl_xor_sync(0xffffffffu, v, 2);
+            if (t == 0) nx[16 * (i >> 1) + 8 * (i & 1) + g] = v;
+        }
+    }
+}
+
 __device__ inline double warp_sum(double v) {
     for (int off = 16; off > 0; off >>= 1) v += __shfl_down_sync(0xffffffffu, v, off);
     return v;
 }
 
-/* Bytes of shared memory per warp: its run of points and its u^m rows, or,
- * at the end of a group, its 16 x 32 double accumulators and 32 column sums,
- * whichever is larger. */
-__host__ __device__ constexpr size_t warp_bytes(int dr, int cp) {
-    return (size_t)WPTS * (odd_chunks(dr) + odd_chunks(cp)) * 4 > (16 * 32 + 32) * 8
-               ? (size_t)WPTS * (odd_chunks(dr) + odd_chunks(cp)) * 4
-               : (size_t)(16 * 32 + 32) * 8;
+/* Bytes of shared memory per warp: its run of points, its u^m rows and
+ * (expanded form) its dot-product rows and |x'|^2, or, at the end of a
+ * group, its 16 x 32 double accumulators and 32 column sums, whichever is
+ * larger. */
+__host__ __device__ constexpr size_t run_bytes(int dr, int cp) {
+    return (size_t)WPTS *
+           (x_stride(dr) + p_stride(dr, cp) + (expanded(dr) ? p_stride(dr, cp) + 1 : 0)) * 4;
 }
-__host__ __device__ constexpr size_t smem_bytes(int dr, int cp) {
-    return HAZE__FCM_NSCALAR * NWARP * 8 + NWARP * warp_bytes(dr, cp);
+__host__ __device__ constexpr size_t warp_bytes(int dr, int cp) {
+    return run_bytes(dr, cp) > (16 * 32 + 32) * 8 ? run_bytes(dr, cp) : (size_t)(16 * 32 + 32) * 8;
+}
+template <int DR, int CP> __host__ __device__ constexpr size_t consts_bytes() {
+    return (sizeof(shape_consts<DR, CP>) + 15) / 16 * 16;
+}
+template <int DR, int CP> __host__ __device__ constexpr size_t smem_bytes() {
+    return consts_bytes<DR, CP>() + HAZE__FCM_NSCALAR * NWARP * 8 + NWARP * warp_bytes(DR, CP);
+}
+
+/* Column of cluster j in a membership row: with 16 clusters on the tensor
+ * cores, j and j + 8 side by side (one 8-byte load per fragment pair). */
+template <int DR, int CP> __device__ __forceinline__ constexpr int p_col(int j) {
+    return expanded(DR) && CP == 16 ? 2 * (j & 7) + (j >> 3) : j;
 }
 
 template <int DR, int CP, int PREV>
 __global__ void __launch_bounds__(TILE)
     shape_kernel(const __grid_constant__ shape_params<DR, CP> A) {
     extern __shared__ __align__(16) double smem_s[];
+    constexpr bool EXP = expanded(DR);
     constexpr int NCX = DR / 4, NCP = CP / 4;
-    constexpr int SX = odd_chunks(DR), SP = odd_chunks(CP);
-    constexpr int NEB = NCX * NCP; /* 4 x 4 entry blocks of the c x d sums */
-    constexpr int NS = 32 / NEB;   /* lanes per entry block, splitting the points */
-    constexpr int NSC = 32 / CP;   /* lanes per column sum */
+    constexpr int SX = x_stride(DR), SP = p_stride(DR, CP), SV = shape_consts<DR, CP>::SV;
+    constexpr int NEB = NCX * NCP;           /* FMA sums: 4 x 4 entry blocks of the c x d sums */
+    constexpr int NS = 32 / NEB;             /* lanes per entry block, splitting the points */
+    constexpr int NSC = 32 / CP;             /* lanes per column sum */
+    constexpr int NT = DR >= 8 ? DR / 8 : 1; /* tensor-core sums: n tiles of 8 features */
     const int tid = threadIdx.x, lane = tid & 31, wp = tid >> 5, d = A.d, c = A.c;
-    double *red = smem_s; /* NSCALAR x NWARP */
+
+    /* the block's constants */
+    shape_consts<DR, CP> &K = *(shape_consts<DR, CP> *)smem_s;
+    for (int i = tid; i < CP * DR; i += TILE) {
+        const int j = i / DR, k = i - j * DR;
+        K.v[0][j * SV + k] = A.v[0][i];
+        K.v[1][j * SV + k] = A.v[1][i];
+    }
+    if (EXP) { /* B fragments: b0 = w[8 nt + g][8 ks + t], b1 = w[8 nt + g][8 ks + t + 4] */
+        constexpr int KS = shape_consts<DR, CP>::KS, NN = shape_consts<DR, CP>::NN;
+        for (int i = tid; i < 2 * NN * KS * 32; i += TILE) {
+            const int o = i / (NN * KS * 32), r = i - o * NN * KS * 32, ln = r & 31;
+            const int nt = r / (KS * 32), ks = (r >> 5) - nt * KS, j = 8 * nt + (ln >> 2);
+            const int k0 = 8 * ks + (ln & 3);
+            const float w0 = j < CP ? A.w[o][j * DR + k0] : 0.f;
+            const float w1 = j < CP ? A.w[o][j * DR + k0 + 4] : 0.f;
+            uint32_t h0, l0, h1, l1;
+            split_tf32(w0, h0, l0);
+            split_tf32(w1, h1, l1);
+            K.wf[o][r] = make_uint4(h0, h1, l0, l1);
+        }
+    }
+    double *red = (double *)((char *)smem_s + consts_bytes<DR, CP>()); /* NSCALAR x NWARP */
     char *wbase = (char *)(red + HAZE__FCM_NSCALAR * NWARP);
     float *xs = (float *)(wbase + (size_t)wp * warp_bytes(DR, CP)); /* WPTS x SX */
-    float *P = xs + WPTS * SX;                                         /* WPTS x SP: u^m */
-    const int eb = lane % NEB, sl = lane / NEB, jb = eb / NCX, kb = eb % NCX;
+    float *P = xs + WPTS * SX;                                      /* WPTS x SP: u^m */
+    float *D = P + WPTS * SP;   /* WPTS x SP: dot products (expanded form) */
+    float *nxs = D + WPTS * SP; /* WPTS: |x'|^2 (expanded form) */
+    __syncthreads();
+
     /* per-lane bases of the fixed access patterns */
     float *const xrow = xs + lane * SX, *const prow = P + lane * SP;
     float *const xst = xs + (lane / NCX) * SX + 4 * (lane % NCX); /* staging, + r (32/NCX) SX */
+    const int eb = lane % NEB, sl = lane / NEB, jb = eb / NCX, kb = eb % NCX;
     const float *const pa = P + sl * SP + 4 * jb, *const xa = xs + sl * SX + 4 * kb;
-    const float *const pc = P + (lane / CP) * SP + (lane % CP);
+    const int g = lane >> 2, t4 = lane & 3; /* tensor-core fragment coordinates */
+    const float *const pc = P + (lane / CP) * SP + p_col<DR, CP>(lane % CP);
+    float sg[NT]; /* the shift of this lane's feature in each n tile (sums) */
+#pragma unroll
+    for (int nt = 0; nt < NT; nt++) sg[nt] = EXP ? A.s[8 * nt + g] : 0.f;
+    float sa[DR / 8 > 0 ? DR / 8 : 1][2]; /* and of its features 8 ks + t (+4) (dot products) */
+#pragma unroll
+    for (int ks = 0; ks < DR / 8; ks++)
+        sa[ks][0] = EXP ? A.s[8 * ks + t4] : 0.f, sa[ks][1] = EXP ? A.s[8 * ks + t4 + 4] : 0.f;
     const size_t nv = (size_t)c * d;
 
     for (size_t grp = blockIdx.x; grp < A.ngrp; grp += gridDim.x) {
@@ -172,8 +399,8 @@ __global__ void __launch_bounds__(TILE)
 #pragma unroll
         for (int r = 0; r < 16; r++) dacc[r] = 0, accf[r] = 0.f;
         int nrun = 0;
-        for (int t = 0; t < A.G; t++) {
-            const size_t tile0 = (grp * A.G + t) * TILE; /* chunk-relative */
+        size_t tile0 = grp * A.G * TILE; /* chunk-relative */
+        for (int t = 0; t < A.G; t++, tile0 += TILE) {
             if (tile0 >= A.np) break;
             const size_t p0 = tile0 + (size_t)wp * WPTS;
             const int npw = p0 >= A.np ? 0 : A.np - p0 < WPTS ? (int)(A.np - p0) : WPTS;
@@ -193,42 +420,49 @@ __global__ void __launch_bounds__(TILE)
                     xs[pp * SX + k] = pp < npw && k < d ? xg[(size_t)pp * d + k] : 0.f;
                 }
             }
-            if (t + 1 < A.G) { /* the warp's next run, and its kept memberships, into L2 */
-                const size_t t1 = (grp * A.G + t + 1) * TILE, p1 = t1 + (size_t)wp * WPTS;
-                if (p1 < A.np) {
-                    const size_t nb = (A.np - p1 < WPTS ? A.np - p1 : WPTS) * d * sizeof(float);
-                    const char *b = (const char *)(A.x + p1 * d);
-                    for (size_t o = (size_t)lane * 128; o < nb; o += 32 * 128)
-                        asm volatile("prefetch.global.L2 [%0];" ::"l"(b + o));
-                    if (PREV == PREV_KEPT && lane < c)
-                        asm volatile("prefetch.global.L2 [%0];" ::"l"(
-                            A.u_prev + (A.i0 + t1) * c + (size_t)lane * TILE + wp * WPTS));
-                }
+            /* the warp's next run (at most 32 x 128 bytes) and its kept
+             * memberships into L2 */
+            if (t + 1 < A.G && p0 + TILE < A.np) {
+                const size_t p1 = p0 + TILE, left = A.np - p1;
+                if ((size_t)lane * 128 < (left < WPTS ? left : WPTS) * d * sizeof(float))
+                    asm volatile("prefetch.global.L2 [%0];" ::"l"(A.x + p1 * d + lane * 32));
+                if (PREV == PREV_KEPT && lane < c)
+                    asm volatile("prefetch.global.L2 [%0];" ::"l"(
+                        A.u_prev + (A.i0 + tile0 + TILE) * c + (size_t)lane * TILE + wp * WPTS));
             }
             __syncwarp();
 
-            /* phase 1: the lane's point */
+            /* phase 1: the expanded form's dot products for the whole run (those
+             * with V(k-1) into the rows of P, free until the memberships) */
+            if constexpr (EXP) {
+                if (PREV == PREV_RECOMPUTE) frag_dots<DR, CP, 1, true>(K, xs, P, nxs, sa, lane);
+                frag_dots<DR, CP, 0, PREV != PREV_RECOMPUTE>(K, xs, D, nxs, sa, lane);
+                __syncwarp();
+            }
+            /* then the lane's point */
             float um[CP];
+            const float nx = EXP ? nxs[lane] : 0.f;
             if (lane < npw) {
                 float dd[CP], u[CP], f;
-                distances<DR, CP, false>(A, xrow, dd);
+                distances<DR, CP, 0>(A, K, xrow, D + lane * SP, nx, dd);
                 float pm[CP];
                 if (PREV != PREV_NONE) { /* U(k-1) of the point */
                     if (PREV == PREV_KEPT) {
                         const float *up = A.u_prev + (A.i0 + tile0) * c + wp * WPTS + lane;
 #pragma unroll
-                        for (int j = 0; j < CP; j++) pm[j] = j < c ? up[(size_t)j * TILE] : 0.f;
+                        for (int j = 0; j < CP; j++)
+                            pm[j] = A.cmask >> j & 1 ? up[(size_t)j * TILE] : 0.f;
                     } else {
                         float d0[CP], f0;
-                        distances<DR, CP, true>(A, xrow, d0);
-                        memberships<DR, CP>(A, d0, pm, f0);
+                        distances<DR, CP, 1>(A, K, xrow, P + lane * SP, nx, d0);
+                        memberships<CP>(A.pad, d0, pm, f0);
                     }
                     float jp = 0.f;
 #pragma unroll
                     for (int j = 0; j < CP; j++) jp = __fmaf_rn(pm[j] * pm[j], dd[j], jp);
                     jacc += (double)jp;
                 }
-                const float dmin = memberships<DR, CP>(A, dd, u, f);
+                const float dmin = memberships<CP>(A.pad, dd, u, f);
                 jsacc += (double)(dmin * f);
                 if (PREV != PREV_NONE) {
                     float du = 0.f;
@@ -243,7 +477,7 @@ __global__ void __launch_bounds__(TILE)
                     float *uk = A.u_keep + (A.i0 + tile0) * c + wp * WPTS + lane;
 #pragma unroll
                     for (int j = 0; j < CP; j++)
-                        if (j < c) uk[(size_t)j * TILE] = u[j];
+                        if (A.cmask >> j & 1) uk[(size_t)j * TILE] = u[j];
                 }
 #pragma unroll
                 for (int j = 0; j < CP; j++) um[j] = u[j] * u[j];
@@ -251,30 +485,76 @@ __global__ void __launch_bounds__(TILE)
 #pragma unroll
                 for (int j = 0; j < CP; j++) um[j] = 0.f;
             }
+            if (PREV == PREV_RECOMPUTE) __syncwarp(); /* every lane done with the rows of P */
+            {
+                float row[CP];
 #pragma unroll
-            for (int q = 0; q < NCP; q++)
-                *(float4 *)(prow + 4 * q) =
-                    make_float4(um[4 * q], um[4 * q + 1], um[4 * q + 2], um[4 * q + 3]);
+                for (int j = 0; j < CP; j++) row[p_col<DR, CP>(j)] = um[j];
+#pragma unroll
+                for (int q = 0; q < NCP; q++)
+                    *(float4 *)(prow + 4 * q) =
+                        make_float4(row[4 * q], row[4 * q + 1], row[4 * q + 2], row[4 * q + 3]);
+            }
             __syncwarp();
 
-            /* phase 2: u^m x over the run, 4 clusters x 4 coordinates per lane,
-             * NS lanes per entry block splitting the points */
+            if constexpr (EXP) {
+                /* phase 2 on the tensor cores: S[j][k] += sum_p u^m[p][j] x'[p][k],
+                 * M = clusters (16, rows g and g + 8), N = features, K = points */
+                float acc[NT][4];
 #pragma unroll
-            for (int i = 0; i < WPTS / NS; i++) {
-                const float4 a4 = *(const float4 *)(pa + i * NS * SP);
-                const float4 x4 = *(const float4 *)(xa + i * NS * SX);
-                const float a[4] = {a4.x, a4.y, a4.z, a4.w}, x[4] = {x4.x, x4.y, x4.z, x4.w};
+                for (int nt = 0; nt < NT; nt++)
 #pragma unroll
-                for (int u = 0; u < 4; u++)
+                    for (int i = 0; i < 4; i++) acc[nt][i] = 0.f;
+#pragma unroll 1
+                for (int ks = 0; ks < WPTS / 8; ks++) {
+                    const float *r0 = P + (8 * ks + t4) * SP, *r1 = r0 + 4 * SP;
+                    float av[4];
+                    if (CP == 16) {
+                        const float2 lo = *(const float2 *)(r0 + 2 * g),
+                                     hi = *(const float2 *)(r1 + 2 * g);
+                        av[0] = lo.x, av[1] = lo.y, av[2] = hi.x, av[3] = hi.y;
+                    } else {
+                        const bool in = CP == 8 || g < CP;
+                        av[0] = in ? r0[g] : 0.f, av[2] = in ? r1[g] : 0.f;
+                        av[1] = av[3] = 0.f;
+                    }
+                    uint32_t ah[4], al[4];
 #pragma unroll
-                    for (int r = 0; r < 4; r++)
-                        accf[u * 4 + r] = __fmaf_rn(a[u], x[r], accf[u * 4 + r]);
-            }
-            /* to double after 32 products per lane */
-            if (++nrun == NS) {
+                    for (int i = 0; i < 4; i++) split_tf32(av[i], ah[i], al[i]);
+                    const float *x0 = xs + (8 * ks + t4) * SX + g, *x1 = x0 + 4 * SX;
 #pragma unroll
-                for (int r = 0; r < 16; r++) dacc[r] += (double)accf[r], accf[r] = 0.f;
-                nrun = 0;
+                    for (int nt = 0; nt < NT; nt++) {
+                        uint32_t bh0, bl0, bh1, bl1;
+                        split_tf32(x0[8 * nt] - sg[nt], bh0, bl0);
+                        split_tf32(x1[8 * nt] - sg[nt], bh1, bl1);
+                        mma_tf32(acc[nt], al, bh0, bh1);
+                        mma_tf32(acc[nt], ah, bl0, bl1);
+                        mma_tf32(acc[nt], ah, bh0, bh1);
+                    }
+                }
+#pragma unroll
+                for (int nt = 0; nt < NT; nt++)
+#pragma unroll
+                    for (int i = 0; i < 4; i++) dacc[nt * 4 + i] += (double)acc[nt][i];
+            } else {
+                /* phase 2 by FMA: 4 clusters x 4 coordinates per lane, NS lanes
+                 * per entry block splitting the points */
+#pragma unroll
+                for (int i = 0; i < WPTS / NS; i++) {
+                    const float4 a4 = ld4(pa + i * NS * SP), x4 = ld4(xa + i * NS * SX);
+                    const float a[4] = {a4.x, a4.y, a4.z, a4.w}, x[4] = {x4.x, x4.y, x4.z, x4.w};
+#pragma unroll
+                    for (int u = 0; u < 4; u++)
+#pragma unroll
+                        for (int r = 0; r < 4; r++)
+                            accf[u * 4 + r] = __fmaf_rn(a[u], x[r], accf[u * 4 + r]);
+                }
+                /* to double after 32 products per lane */
+                if (++nrun == NS) {
+#pragma unroll
+                    for (int r = 0; r < 16; r++) dacc[r] += (double)accf[r], accf[r] = 0.f;
+                    nrun = 0;
+                }
             }
             /* the column sums of u^m, NSC lanes per column */
             {
@@ -303,13 +583,21 @@ __global__ void __launch_bounds__(TILE)
         double *row = A.rows + (A.g0 + grp) * A.stride;
         for (size_t e = tid; e < nv; e += TILE) {
             const int j = (int)(e / d), k = (int)(e - (size_t)j * d);
-            const int b = (j >> 2) * NCX + (k >> 2), r = (j & 3) * 4 + (k & 3);
             double s = 0;
+            if (EXP) { /* the accumulator fragment that holds (j, k) */
+                const int n = k & 7;
+                const int r = (k >> 3) * 4 + (j >> 3) * 2 + (n & 1), ln = (j & 7) * 4 + (n >> 1);
 #pragma unroll
-            for (int w = 0; w < NWARP; w++) {
-                const double *stg = (const double *)(wbase + (size_t)w * warp_bytes(DR, CP));
+                for (int w = 0; w < NWARP; w++)
+                    s += ((const double *)(wbase + (size_t)w * warp_bytes(DR, CP)))[r * 32 + ln];
+            } else {
+                const int b = (j >> 2) * NCX + (k >> 2), r = (j & 3) * 4 + (k & 3);
 #pragma unroll
-                for (int q = 0; q < NS; q++) s += stg[r * 32 + q * NEB + b];
+                for (int w = 0; w < NWARP; w++) {
+                    const double *stg = (const double *)(wbase + (size_t)w * warp_bytes(DR, CP));
+#pragma unroll
+                    for (int q = 0; q < NS; q++) s += stg[r * 32 + q * NEB + b];
+                }
             }
             row[e] = s;
         }
@@ -341,7 +629,7 @@ int shape_cp(size_t c) {
 
 template <int DR, int CP> cudaError_t prepare_t() {
     const cudaFuncAttribute at = cudaFuncAttributeMaxDynamicSharedMemorySize;
-    const int sm = (int)smem_bytes(DR, CP);
+    const int sm = (int)smem_bytes<DR, CP>();
     cudaError_t e = cudaFuncSetAttribute(shape_kernel<DR, CP, PREV_NONE>, at, sm);
     if (e == cudaSuccess) e = cudaFuncSetAttribute(shape_kernel<DR, CP, PREV_KEPT>, at, sm);
     if (e == cudaSuccess) e = cudaFuncSetAttribute(shape_kernel<DR, CP, PREV_RECOMPUTE>, at, sm);
@@ -349,26 +637,42 @@ template <int DR, int CP> cudaError_t prepare_t() {
 }
 
 template <int DR, int CP>
-cudaError_t launch_t(const haze__fcm_shape_args *a, cudaStream_t st) {
+cudaError_t launch_t(const haze__fcm_shape_args *a, cudaStream_t st, double *shift) {
     shape_params<DR, CP> A;
+    const int d = a->d, c = a->c;
     A.x = a->x, A.i0 = a->i0, A.np = a->np, A.g0 = a->g0, A.ngrp = a->ngrp;
-    A.d = a->d, A.c = a->c, A.G = a->G;
-    A.vec = a->d == DR && ((size_t)a->x & 15) == 0;
+    A.d = d, A.c = c, A.G = a->G;
+    A.vec = d == DR && ((size_t)a->x & 15) == 0;
+    A.cmask = (int)((1u << c) - 1u);
     A.u_keep = a->u_keep;
     A.u_prev = a->u_prev;
     A.rows = a->rows;
     A.stride = a->stride;
     const int prev = !a->want_du ? PREV_NONE : a->u_prev ? PREV_KEPT : PREV_RECOMPUTE;
-    for (int j = 0; j < CP; j++) {
-        A.pad[j] = j < a->c ? 0.f : INFINITY;
-        for (int k = 0; k < DR; k++) {
-            const int in = j < a->c && k < a->d;
-            A.v[j * DR + k] = in ? (float)a->v[j * a->d + k] : 0.f;
-            A.vp[j * DR + k] = in && prev == PREV_RECOMPUTE ? (float)a->vp[j * a->d + k] : 0.f;
+    /* the shift: the mean of the centres V(k), in float (the kernel's x') */
+    for (int k = 0; k < DR; k++) {
+        double m = 0;
+        for (int j = 0; k < d && j < c; j++) m += a->v[j * d + k];
+        A.s[k] = expanded(DR) ? (float)(m / c) : 0.f;
+        if (k < d) shift[k] = A.s[k];
+    }
+    for (int o = 0; o < 2; o++) {
+        const double *v = o == 0 ? a->v : prev == PREV_RECOMPUTE ? a->vp : NULL;
+        for (int j = 0; j < CP; j++) {
+            double n2 = 0;
+            for (int k = 0; k < DR; k++) {
+                const int in = v && j < c && k < d;
+                const double vs = in ? v[j * d + k] - (double)A.s[k] : 0.0;
+                A.v[o][j * DR + k] = in ? (float)v[j * d + k] : 0.f;
+                A.w[o][j * DR + k] = (float)(-2.0 * vs);
+                n2 += vs * vs;
+            }
+            A.nv[o][j] = (float)n2;
         }
     }
+    for (int j = 0; j < CP; j++) A.pad[j] = j < c ? 0.f : INFINITY;
     const dim3 grid((unsigned)a->ngrp), block(TILE);
-    const size_t sm = smem_bytes(DR, CP);
+    const size_t sm = smem_bytes<DR, CP>();
     if (prev == PREV_NONE)
         shape_kernel<DR, CP, PREV_NONE><<<grid, block, sm, st>>>(A);
     else if (prev == PREV_KEPT)
@@ -378,22 +682,35 @@ cudaError_t launch_t(const haze__fcm_shape_args *a, cudaStream_t st) {
     return cudaGetLastError();
 }
 
-/* Every (DR, CP) instance through one switch: F<DR, CP>(args...). */
+/* Every (DR, CP) instance through one switch: CALL(DR, CP). */
 #define SHAPE_DISPATCH(dr, cp, CALL)                                                               \
-    switch ((dr) * 100 + (cp)) {                                                                   \
-    case 404: return CALL(4, 4);                                                                   \
-    case 408: return CALL(4, 8);                                                                   \
-    case 416: return CALL(4, 16);                                                                  \
-    case 804: return CALL(8, 4);                                                                   \
-    case 808: return CALL(8, 8);                                                                   \
-    case 816: return CALL(8, 16);                                                                  \
-    case 1604: return CALL(16, 4);                                                                 \
-    case 1608: return CALL(16, 8);                                                                 \
-    case 1616: return CALL(16, 16);                                                                \
-    case 3204: return CALL(32, 4);                                                                 \
-    case 3208: return CALL(32, 8);                                                                 \
-    case 3216: return CALL(32, 16);                                                                \
-    default: return cudaErrorInvalidValue;                                                         \
+    switch ((dr)*100 + (cp)) {                                                                     \
+    case 404:                                                                                      \
+        return CALL(4, 4);                                                                         \
+    case 408:                                                                                      \
+        return CALL(4, 8);                                                                         \
+    case 416:                                                                                      \
+        return CALL(4, 16);                                                                        \
+    case 804:                                                                                      \
+        return CALL(8, 4);                                                                         \
+    case 808:                                                                                      \
+        return CALL(8, 8);                                                                         \
+    case 816:                                                                                      \
+        return CALL(8, 16);                                                                        \
+    case 1604:                                                                                     \
+        return CALL(16, 4);                                                                        \
+    case 1608:                                                                                     \
+        return CALL(16, 8);                                                                        \
+    case 1616:                                                                                     \
+        return CALL(16, 16);                                                                       \
+    case 3204:                                                                                     \
+        return CALL(32, 4);                                                                        \
+    case 3208:                                                                                     \
+        return CALL(32, 8);                                                                        \
+    case 3216:                                                                                     \
+        return CALL(32, 16);                                                                       \
+    default:                                                                                       \
+        return cudaErrorInvalidValue;                                                              \
     }
 
 } // namespace
@@ -408,8 +725,9 @@ extern "C" cudaError_t haze__fcm_shape_prepare(size_t d, size_t c) {
 #undef PREP
 }
 
-extern "C" cudaError_t haze__fcm_shape_launch(const haze__fcm_shape_args *a, cudaStream_t st) {
-#define LAUNCH(dr, cp) launch_t<dr, cp>(a, st)
+extern "C" cudaError_t haze__fcm_shape_launch(const haze__fcm_shape_args *a, cudaStream_t st,
+                                              double *shift) {
+#define LAUNCH(dr, cp) launch_t<dr, cp>(a, st, shift)
     SHAPE_DISPATCH(shape_dr((size_t)a->d), shape_cp((size_t)a->c), LAUNCH)
 #undef LAUNCH
 }
