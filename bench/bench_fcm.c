@@ -20,6 +20,8 @@
  *
  * Environment: BENCH_FCM_ONLY = run the rows whose label starts with it;
  * BENCH_FCM_GPU_ONLY = time the GPU alone (CPU and competitor: n/a);
+ * BENCH_FCM_LIMIT_MIB = the device memory the library may use in the rows
+ * that set no limit of their own (for the paths taken when less is free);
  * HAZE_SKFUZZY_PATH = a folder holding the skfuzzy package;
  * HAZE_PYTHON = the Python interpreter (default python3). Without Python
  * and NumPy the competitor column reads n/a. The competitor runs on at most
@@ -278,7 +280,9 @@ int main(int argc, char **argv) {
         int same = w > 0 && all[w - 1].n == L->n && all[w - 1].c == L->c && all[w - 1].d == L->d &&
                    all[w - 1].single == L->single;
         if (gpu) {
-            haze_ctx_set_device_memory_limit(gpu, L->limit);
+            const char *lim = getenv("BENCH_FCM_LIMIT_MIB");
+            haze_ctx_set_device_memory_limit(
+                gpu, L->limit ? L->limit : lim ? (size_t)strtoull(lim, NULL, 10) << 20 : 0);
             tg = haze_iter(gpu, x, xs, L->n, L->d, L->c, k1, k2, L->obj);
             haze_ctx_set_device_memory_limit(gpu, 0);
         }

@@ -35,9 +35,9 @@ static void close_rel(const double *a, const double *b, size_t n, double tol, co
 }
 
 /* The GPU fit of x against the CPU's; init: c x d starting centres, or NULL
- * for random memberships. */
-static void compare_x(const double *x, size_t n, size_t d, size_t c, int single, int metric,
-                      size_t limit, haze_fcm_stop stop, const double *init) {
+ * for random memberships; m: the fuzzifier. */
+static void compare_xm(const double *x, size_t n, size_t d, size_t c, int single, int metric,
+                       size_t limit, haze_fcm_stop stop, const double *init, double m) {
     haze_ctx *cpu = haze_test_ctx(HAZE_BACKEND_CPU), *gpu = haze_test_ctx(HAZE_BACKEND_CUDA);
     if (limit) haze_ctx_set_device_memory_limit(gpu, limit);
     haze_fcm_options o = haze_fcm_options_default();
@@ -46,6 +46,7 @@ static void compare_x(const double *x, size_t n, size_t d, size_t c, int single,
         o.init_data = init;
     }
     o.clusters = (int)c;
+    o.m = m;
     o.single = single;
     o.metric = (haze_fcm_metric)metric;
     o.seed = 77;
@@ -101,6 +102,11 @@ static void compare_x(const double *x, size_t n, size_t d, size_t c, int single,
     free(ug), free(uc);
     haze_fcm_result_free(rc), haze_fcm_result_free(rg), haze_fcm_result_free(rg2);
     haze_ctx_free(cpu), haze_ctx_free(gpu);
+}
+
+static void compare_x(const double *x, size_t n, size_t d, size_t c, int single, int metric,
+                      size_t limit, haze_fcm_stop stop, const double *init) {
+    compare_xm(x, n, d, c, single, metric, limit, stop, init, 2.0);
 }
 
 static void compare_stop(size_t n, size_t d, size_t c, int single, int metric, size_t limit,
@@ -160,6 +166,74 @@ static void test_hard_data(void **state) {
     free(x), free(pts), free(init);
 }
 
+/* Max |a - b| / max |b|. */
+static double rel_err(const double *a, const double *b, size_t n) {
+    double e = 0, s = 0;
+    for (size_t i = 0; i < n; i++) e = fmax(e, fabs(a[i] - b[i])), s = fmax(s, fabs(b[i]));
+    return e / fmax(s, 1e-300);
+}
+
+/* Data whose float32 answer is itself uncertain well above rounding: far
+ * from the origin, with close or tight clusters. There the GPU's float32 fit
+ * (with 16 or 32 features: distances expanded about the centres' mean, sums
+ * on the tensor cores) must be about as close to the float64 fit as the
+ * CPU's float32 fit is: within 4 times its error, or 1e-6. */
+static void accuracy_case(const double *x, size_t n, size_t d, size_t c) {
+    haze_ctx *cpu = haze_test_ctx(HAZE_BACKEND_CPU), *gpu = haze_test_ctx(HAZE_BACKEND_CUDA);
+    haze_fcm_options o = haze_fcm_options_default();
+    o.clusters = (int)c;
+    o.seed = 7;
+    o.tol = 0;
+    o.max_iter = 8;
+    o.want_memberships = 1;
+    for (int stop = 0; stop < 2; stop++) {
+        o.stop = (haze_fcm_stop)stop;
+        haze_fcm_result *r64 = NULL, *r32 = NULL, *g32 = NULL;
+        o.single = 0;
+        assert_int_equal(haze_fcm_fit(cpu, x, n, d, &o, &r64), HAZE_OK);
+        o.single = 1;
+        assert_int_equal(haze_fcm_fit(cpu, x, n, d, &o, &r32), HAZE_OK);
+        assert_int_equal(haze_fcm_fit(gpu, x, n, d, &o, &g32), HAZE_OK);
+        const double ec = rel_err(r32->centers, r64->centers, c * d),
+                     eg = rel_err(g32->centers, r64->centers, c * d);
+        const double jc = rel_err(r32->objective, r64->objective, 8),
+                     jg = rel_err(g32->objective, r64->objective, 8);
+        const double uc = rel_err(r32->memberships, r64->memberships, n * c),
+                     ug = rel_err(g32->memberships, r64->memberships, n * c);
+        if (!(eg <= 4 * ec + 1e-6) || !(jg <= 4 * jc + 1e-6) || !(ug <= 4 * uc + 1e-6))
+            fail_msg("n %zu d %zu c %zu stop %d: error against float64: centres gpu %.3g cpu "
+                     "%.3g, objective gpu %.3g cpu %.3g, memberships gpu %.3g cpu %.3g",
+                     n, d, c, stop, eg, ec, jg, jc, ug, uc);
+        haze_fcm_result_free(r64), haze_fcm_result_free(r32), haze_fcm_result_free(g32);
+    }
+    haze_ctx_free(cpu), haze_ctx_free(gpu);
+}
+
+static void test_accuracy(void **state) {
+    (void)state;
+    /* 1000 from the origin, clusters 2 and 3 two units apart (as above) */
+    const size_t shapes[][2] = {{16, 4}, {32, 16}, {32, 5}};
+    for (size_t sh = 0; sh < sizeof shapes / sizeof *shapes; sh++) {
+        const size_t n = 6000, d = shapes[sh][0], c = shapes[sh][1];
+        double *x = blobs(n, d, c, 5);
+        for (size_t i = 3; i < n; i += c)
+            for (size_t q = 0; q < d; q++) x[i * d + q] = x[(i - 1) * d + q] + 2.0;
+        for (size_t i = 0; i < n * d; i++) x[i] += 1000.0;
+        accuracy_case(x, n, d, c);
+        free(x);
+    }
+    /* tight clusters far from the centres' mean: radius about 0.06 at 100
+     * units, pairs of clusters about 0.2 apart */
+    const size_t n = 4096, d = 32, c = 8;
+    double *x = blobs(n, d, c, 21);
+    for (size_t i = 0; i < n * d; i++) {
+        const size_t j = (i / d) % c, q = i % d;
+        x[i] = 100.0 * (double)((j + q) % 3) + 1e-2 * x[i];
+    }
+    accuracy_case(x, n, d, c);
+    free(x);
+}
+
 static void test_gk(void **state) {
     (void)state;
     for (int single = 0; single < 2; single++) {
@@ -175,15 +249,30 @@ static void test_streaming(void **state) {
         compare(300000, 8, 8, single, HAZE_FCM_EUCLIDEAN, (size_t)4 << 20);
         compare(100000, 16, 4, single, HAZE_FCM_GK, (size_t)16 << 20);
     }
+    /* the expanded form with U(k-1) recomputed from the previous centres */
+    compare(200000, 32, 16, 1, HAZE_FCM_EUCLIDEAN, (size_t)8 << 20);
+    compare(100000, 20, 7, 1, HAZE_FCM_EUCLIDEAN, (size_t)4 << 20);
+}
+
+/* A fuzzifier other than 2 (the fixed-shape kernel takes only m = 2). */
+static void test_fuzzifier(void **state) {
+    (void)state;
+    const size_t sz[][3] = {{5000, 32, 16}, {3000, 8, 3}};
+    for (size_t s = 0; s < 2; s++) {
+        double *x = blobs(sz[s][0], sz[s][1], sz[s][2], 3);
+        for (int stop = 0; stop < 2; stop++)
+            compare_xm(x, sz[s][0], sz[s][1], sz[s][2], 1, HAZE_FCM_EUCLIDEAN, 0,
+                       (haze_fcm_stop)stop, NULL, 1.6);
+        free(x);
+    }
 }
 
 int main(void) {
     haze_test_require_gpu();
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_sizes),
-        cmocka_unit_test(test_hard_data),
-        cmocka_unit_test(test_gk),
-        cmocka_unit_test(test_streaming),
+        cmocka_unit_test(test_sizes),     cmocka_unit_test(test_hard_data),
+        cmocka_unit_test(test_accuracy),  cmocka_unit_test(test_gk),
+        cmocka_unit_test(test_streaming), cmocka_unit_test(test_fuzzifier),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

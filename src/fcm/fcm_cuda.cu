@@ -754,7 +754,8 @@ struct haze__fcm_gpu {
     int fast_dr;
     size_t fast_smem_sz;
     int shape; /* the fixed-shape float32 kernel (fcm_cuda_shape.cu) runs the steady iterations */
-    double *shift; /* d values: the shift of its centre sums */
+    double *shift; /* d values: its fixed shift (the mean of the first centres it sees), */
+    int shift_set; /* so that a recomputed U(k-1) has the bits the previous pass computed */
     /* Memberships kept between the fast passes (resident data only, when the
      * budget allows): dkeep holds U of the centres keep_v (c x d) with the
      * fuzzifier keep_m, valid when keep_ok. */
@@ -955,13 +956,6 @@ template <typename T> static int pass_t(haze__fcm_gpu *g, haze__fcm_pass *p) {
     const size_t stride = haze__fcm_stride(c, d, p->cov);
     cudaStream_t st = haze__stream(g->ctx);
     int rc;
-    if (p->v && (rc = upload<T>(g, g->dv, p->v, c * d, 0))) return rc;
-    if (p->a && (rc = upload<T>(g, g->da, p->a, c * d * d, 2 * c * d))) return rc;
-    if (p->src == HAZE__FCM_SRC_CENTERS) {
-        if ((rc = upload<T>(g, g->dvp, p->vp, c * d, c * d))) return rc;
-        if (p->ap && (rc = upload<T>(g, g->dap, p->ap, c * d * d, 2 * c * d + c * d * d)))
-            return rc;
-    }
     /* The fast kernel computes what the iteration needs (J, the change, the
      * centre sums); the indices and the membership output come from the
      * plain kernel, in the one extra pass at the end of a fit. */
@@ -979,6 +973,23 @@ template <typename T> static int pass_t(haze__fcm_gpu *g, haze__fcm_pass *p) {
      * covered shape: the fixed-shape kernel, its centres passed at launch. */
     const int shape =
         fast && g->shape && mode == MODE_FULL && p->src == HAZE__FCM_SRC_CENTERS && p->m == 2.0;
+    if (shape && !g->shift_set) {
+        for (size_t k = 0; k < d; k++) {
+            double m = 0;
+            for (size_t j = 0; j < c; j++) m += p->v[j * d + k];
+            g->shift[k] = (float)(m / (double)c);
+        }
+        g->shift_set = 1;
+    }
+    if (!shape) { /* (the shape kernel takes its centres as launch parameters) */
+        if (p->v && (rc = upload<T>(g, g->dv, p->v, c * d, 0))) return rc;
+        if (p->a && (rc = upload<T>(g, g->da, p->a, c * d * d, 2 * c * d))) return rc;
+        if (p->src == HAZE__FCM_SRC_CENTERS) {
+            if ((rc = upload<T>(g, g->dvp, p->vp, c * d, c * d))) return rc;
+            if (p->ap && (rc = upload<T>(g, g->dap, p->ap, c * d * d, 2 * c * d + c * d * d)))
+                return rc;
+        }
+    }
     size_t cpts = g->resident ? n : g->chunk;
     if (p->src == HAZE__FCM_SRC_MEMORY && g->du0_pts < cpts) {
         for (int b = 0; b < (g->resident ? 1 : 2); b++)
@@ -989,7 +1000,8 @@ template <typename T> static int pass_t(haze__fcm_gpu *g, haze__fcm_pass *p) {
         TRY(cudaMalloc(&g->duout, cpts * c * sizeof(double)));
         g->duout_pts = cpts;
     }
-    TRY(cudaMemsetAsync(g->rows, 0, g->ngroups * stride * sizeof(double), st));
+    /* the plain kernel adds into its rows; the others write every entry */
+    if (!fast) TRY(cudaMemsetAsync(g->rows, 0, g->ngroups * stride * sizeof(double), st));
 
     pass_args<T> A;
     memset(&A, 0, sizeof A);
@@ -1046,7 +1058,8 @@ template <typename T> static int pass_t(haze__fcm_gpu *g, haze__fcm_pass *p) {
             sa.v = p->v, sa.vp = p->vp;
             sa.u_keep = (float *)A.u_keep, sa.u_prev = (const float *)A.u_prev;
             sa.rows = A.rows, sa.stride = A.stride;
-            TRY(haze__fcm_shape_launch(&sa, st, g->shift));
+            sa.shift = g->shift;
+            TRY(haze__fcm_shape_launch(&sa, st));
         } else if (fast) {
             /* without the previous centres when they are not read: less shared
              * memory, more blocks per SM */
@@ -1077,7 +1090,7 @@ template <typename T> static int pass_t(haze__fcm_gpu *g, haze__fcm_pass *p) {
     }
     TRY(cudaMemcpyAsync(p->sums, in, stride * sizeof(double), cudaMemcpyDeviceToHost, st));
     TRY(cudaStreamSynchronize(st));
-    if (shape) /* the shape kernel summed u^m (x - s) */
+    if (shape && haze__fcm_shape_shifts(d)) /* the shape kernel summed u^m (x - s) */
         for (size_t j = 0; j < c; j++)
             for (size_t k = 0; k < d; k++) p->sums[j * d + k] += g->shift[k] * p->sums[c * d + j];
     if (fast && mode == MODE_FULL) { /* left out by the fast kernel: fcm.c knows */

@@ -27,6 +27,7 @@ typedef struct haze__fcm_shape_args {
     int d, c, G;
     int want_du;          /* compute U(k-1): for the change and J(U(k-1), V(k)) */
     const double *v, *vp; /* c x d centres V(k), and V(k-1) (read when want_du and !u_prev) */
+    const double *shift;  /* d values, each a float: the shift of the expanded distances */
     float *u_keep;        /* U(k) kept for the next pass (tile by tile, c x TILE), or NULL */
     const float *u_prev;  /* U(k-1) kept by the previous pass, or NULL */
     double *rows;
@@ -40,10 +41,12 @@ extern "C" {
 int haze__fcm_shape_covers(size_t d, size_t c);
 /* Prepares the kernel for d, c (shared-memory limit); once per fit. */
 cudaError_t haze__fcm_shape_prepare(size_t d, size_t c);
-/* Launches the pass over a.ngrp groups on stream st. The kernel sums u^m
- * (x - s) for a shift s that it writes to shift (d values, 0 where it uses
- * none): once the pass is done the caller adds s_k sum u^m to entry (j, k). */
-cudaError_t haze__fcm_shape_launch(const haze__fcm_shape_args *a, cudaStream_t st, double *shift);
+/* 1 when the kernel for d features expands the distances about a.shift and
+ * sums u^m (x - shift): the caller then adds shift_k sum u^m to entry (j, k)
+ * once the pass is done. */
+int haze__fcm_shape_shifts(size_t d);
+/* Launches the pass over a.ngrp groups on stream st. */
+cudaError_t haze__fcm_shape_launch(const haze__fcm_shape_args *a, cudaStream_t st);
 #ifdef __cplusplus
 }
 #endif

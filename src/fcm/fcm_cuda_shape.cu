@@ -91,13 +91,13 @@ template <int DR, int CP> struct shape_params {
 
 /* The block's copy of the centres in shared memory, read one row per lane by
  * the direct recomputation of an expanded distance. */
-template <int DR, int CP> struct shape_consts {
+template <int DR, int CP, int NSET> struct shape_consts {
     static constexpr int SV = odd_chunks(DR);
     static constexpr int KS = DR / 8 > 0 ? DR / 8 : 1, NN = (CP + 7) / 8;
-    float v[2][CP * SV];
+    float v[NSET][CP * SV];
     /* expanded form: -2 v' as B fragments of the tensor-core dot products,
      * per (n tile, k step) and lane the TF32 pairs (hi0, hi1, lo0, lo1) */
-    uint4 wf[2][expanded(DR) ? NN * KS * 32 : 1];
+    uint4 wf[NSET][expanded(DR) ? NN * KS * 32 : 1];
 };
 
 __device__ __forceinline__ float4 ld4(const float *p) {
@@ -128,11 +128,11 @@ template <int DR> __device__ __forceinline__ float direct(const float *xr, const
  * (0: V(k), 1: V(k-1)). Direct: the centres are read from the kernel
  * parameters, two per uniform load. Expanded: from the dot products in row
  * drow and |x'|^2 = nx that frag_dots left in shared memory. */
-template <int DR, int CP, int OLD>
+template <int DR, int CP, int OLD, int NSET>
 __device__ __forceinline__ void distances(const shape_params<DR, CP> &A,
-                                          const shape_consts<DR, CP> &K, const float *xr,
+                                          const shape_consts<DR, CP, NSET> &K, const float *xr,
                                           const float *drow, float nx, float (&dd)[CP]) {
-    constexpr int SV = shape_consts<DR, CP>::SV;
+    constexpr int SV = shape_consts<DR, CP, NSET>::SV;
     if constexpr (!expanded(DR)) {
 #pragma unroll
         for (int j = 0; j < CP; j++) dd[j] = 0.f;
@@ -225,11 +225,11 @@ __device__ __forceinline__ float memberships(const float (&pad)[CP], const float
     return dmin;
 }
 
-/* a = hi + lo exactly, hi = a with its last 13 bits cleared (a TF32 value);
- * the tensor cores read lo as TF32 too, dropping its last 13 bits: a
- * relative error below 2^-20 of a. */
+/* a = hi + lo exactly, hi = a rounded to the nearest TF32 value (ties away
+ * from zero; a finite); the tensor cores read lo as TF32 too, dropping its
+ * last 13 bits: a relative error below 2^-21 of a. */
 __device__ __forceinline__ void split_tf32(float a, uint32_t &hi, uint32_t &lo) {
-    hi = __float_as_uint(a) & 0xffffe000u;
+    hi = (__float_as_uint(a) + 0x1000u) & 0xffffe000u;
     lo = __float_as_uint(a - __uint_as_float(hi));
 }
 
@@ -243,66 +243,71 @@ __device__ __forceinline__ void mma_tf32(float (&c)[4], const uint32_t (&a)[4], 
 }
 
 /* The expanded form's dot products of the run's 32 points with the CP
- * centres of set OLD, x' . (-2 v'_j), on the tensor cores (M = points in two
- * tiles of 16, N = centres, K = features; both operands split into TF32
- * pairs), into D (32 rows of SD); with NX also |x'|^2 of each point into nx.
- * x' = x - s is formed from the unshifted rows of xs; sa holds the lane's
- * shift values (features 8 ks + t and 8 ks + t + 4). The whole warp calls
- * it. */
-template <int DR, int CP, int OLD, bool NX>
-__device__ __forceinline__ void frag_dots(const shape_consts<DR, CP> &K, const float *xs, float *D,
-                                          float *nx, const float (&sa)[DR / 8 > 0 ? DR / 8 : 1][2],
-                                          int lane) {
+ * centres of each of the NSET sets, x' . (-2 v'_j), on the tensor cores
+ * (M = points in two tiles of 16, N = centres, K = features; both operands
+ * split into TF32 pairs, the point fragments shared by the sets), into D0
+ * (V(k)) and D1 (V(k-1)), 32 rows of SD each, and |x'|^2 of each point into
+ * nx. x' = x - s is formed from the unshifted rows of xs; sa holds the
+ * lane's shift values (features 8 ks + t and 8 ks + t + 4). The whole warp
+ * calls it. */
+template <int DR, int CP, int NSET>
+__device__ __forceinline__ void frag_dots(const shape_consts<DR, CP, NSET> &K, const float *xs,
+                                          float *D0, float *D1, float *nx,
+                                          const float (&sa)[DR / 8 > 0 ? DR / 8 : 1][2], int lane) {
     constexpr int KS = DR / 8, NN = (CP + 7) / 8, SX = x_stride(DR), SD = p_stride(DR, CP);
     const int g = lane >> 2, t = lane & 3;
-    float acc[2][NN][4], nxp[4] = {0.f, 0.f, 0.f, 0.f};
+    float acc[NSET][2][NN][4], nxp[4] = {0.f, 0.f, 0.f, 0.f};
 #pragma unroll
-    for (int mt = 0; mt < 2; mt++)
+    for (int o = 0; o < NSET; o++)
 #pragma unroll
-        for (int nt = 0; nt < NN; nt++)
+        for (int mt = 0; mt < 2; mt++)
 #pragma unroll
-            for (int i = 0; i < 4; i++) acc[mt][nt][i] = 0.f;
+            for (int nt = 0; nt < NN; nt++)
+#pragma unroll
+                for (int i = 0; i < 4; i++) acc[o][mt][nt][i] = 0.f;
 #pragma unroll
     for (int ks = 0; ks < KS; ks++) {
-        uint4 b[NN];
+        uint4 b[NSET][NN];
 #pragma unroll
-        for (int nt = 0; nt < NN; nt++) b[nt] = K.wf[OLD][(nt * KS + ks) * 32 + lane];
+        for (int o = 0; o < NSET; o++)
+#pragma unroll
+            for (int nt = 0; nt < NN; nt++) b[o][nt] = K.wf[o][(nt * KS + ks) * 32 + lane];
 #pragma unroll
         for (int mt = 0; mt < 2; mt++) {
             const float *r0 = xs + (16 * mt + g) * SX + 8 * ks + t, *r1 = r0 + 8 * SX;
             const float a[4] = {r0[0] - sa[ks][0], r1[0] - sa[ks][0], r0[4] - sa[ks][1],
                                 r1[4] - sa[ks][1]};
-            if (NX) {
-                nxp[2 * mt] = __fmaf_rn(a[2], a[2], __fmaf_rn(a[0], a[0], nxp[2 * mt]));
-                nxp[2 * mt + 1] = __fmaf_rn(a[3], a[3], __fmaf_rn(a[1], a[1], nxp[2 * mt + 1]));
-            }
+            nxp[2 * mt] = __fmaf_rn(a[2], a[2], __fmaf_rn(a[0], a[0], nxp[2 * mt]));
+            nxp[2 * mt + 1] = __fmaf_rn(a[3], a[3], __fmaf_rn(a[1], a[1], nxp[2 * mt + 1]));
             uint32_t ah[4], al[4];
 #pragma unroll
             for (int i = 0; i < 4; i++) split_tf32(a[i], ah[i], al[i]);
 #pragma unroll
-            for (int nt = 0; nt < NN; nt++) {
-                mma_tf32(acc[mt][nt], al, b[nt].x, b[nt].y);
-                mma_tf32(acc[mt][nt], ah, b[nt].z, b[nt].w);
-                mma_tf32(acc[mt][nt], ah, b[nt].x, b[nt].y);
-            }
+            for (int o = 0; o < NSET; o++)
+#pragma unroll
+                for (int nt = 0; nt < NN; nt++) {
+                    mma_tf32(acc[o][mt][nt], al, b[o][nt].x, b[o][nt].y);
+                    mma_tf32(acc[o][mt][nt], ah, b[o][nt].z, b[o][nt].w);
+                    mma_tf32(acc[o][mt][nt], ah, b[o][nt].x, b[o][nt].y);
+                }
         }
     }
 #pragma unroll
-    for (int mt = 0; mt < 2; mt++)
+    for (int o = 0; o < NSET; o++)
 #pragma unroll
-        for (int nt = 0; nt < NN; nt++) {
-            float *d0 = D + (16 * mt + g) * SD + 8 * nt + 2 * t;
-            *(float2 *)d0 = make_float2(acc[mt][nt][0], acc[mt][nt][1]);
-            *(float2 *)(d0 + 8 * SD) = make_float2(acc[mt][nt][2], acc[mt][nt][3]);
-        }
-    if (NX) {
+        for (int mt = 0; mt < 2; mt++)
 #pragma unroll
-        for (int i = 0; i < 4; i++) {
-            float v = nxp[i];
-            v += __shfl_xor_sync(0xffffffffu, v, 1);
-            v += __shfl_xor_sync(0xffffffffu, v, 2);
-            if (t == 0) nx[16 * (i >> 1) + 8 * (i & 1) + g] = v;
-        }
+            for (int nt = 0; nt < NN; nt++) {
+                float *d0 = (o == 0 ? D0 : D1) + (16 * mt + g) * SD + 8 * nt + 2 * t;
+                *(float2 *)d0 = make_float2(acc[o][mt][nt][0], acc[o][mt][nt][1]);
+                *(float2 *)(d0 + 8 * SD) = make_float2(acc[o][mt][nt][2], acc[o][mt][nt][3]);
+            }
+#pragma unroll
+    for (int i = 0; i < 4; i++) {
+        float v = nxp[i];
+        v += __shfl_xor_sync(0xffffffffu, v, 1);
+        v += __shfl_xor_sync(0xffffffffu, v, 2);
+        if (t == 0) nx[16 * (i >> 1) + 8 * (i & 1) + g] = v;
     }
 }
 
@@ -312,21 +317,26 @@ __device__ inline double warp_sum(double v) {
 }
 
 /* Bytes of shared memory per warp: its run of points, its u^m rows and
- * (expanded form) its dot-product rows and |x'|^2, or, at the end of a
- * group, its 16 x 32 double accumulators and 32 column sums, whichever is
- * larger. */
-__host__ __device__ constexpr size_t run_bytes(int dr, int cp) {
+ * (expanded form) |x'|^2 and its dot-product rows, which share the rows of
+ * u^m except where the previous centres need a second set; or, at the end
+ * of a group, its 16 x 32 double accumulators and 32 column sums, whichever
+ * is larger. */
+__host__ __device__ constexpr size_t run_bytes(int dr, int cp, bool own_d) {
     return (size_t)WPTS *
-           (x_stride(dr) + p_stride(dr, cp) + (expanded(dr) ? p_stride(dr, cp) + 1 : 0)) * 4;
+           (x_stride(dr) + p_stride(dr, cp) +
+            (expanded(dr) ? 1 + (own_d ? p_stride(dr, cp) : 0) : 0)) *
+           4;
 }
-__host__ __device__ constexpr size_t warp_bytes(int dr, int cp) {
-    return run_bytes(dr, cp) > (16 * 32 + 32) * 8 ? run_bytes(dr, cp) : (size_t)(16 * 32 + 32) * 8;
+__host__ __device__ constexpr size_t warp_bytes(int dr, int cp, bool own_d) {
+    return run_bytes(dr, cp, own_d) > (16 * 32 + 32) * 8 ? run_bytes(dr, cp, own_d)
+                                                         : (size_t)(16 * 32 + 32) * 8;
 }
-template <int DR, int CP> __host__ __device__ constexpr size_t consts_bytes() {
-    return (sizeof(shape_consts<DR, CP>) + 15) / 16 * 16;
+template <int DR, int CP, int PREV> __host__ __device__ constexpr size_t consts_bytes() {
+    return (sizeof(shape_consts < DR, CP, PREV == PREV_RECOMPUTE ? 2 : 1 >) + 15) / 16 * 16;
 }
-template <int DR, int CP> __host__ __device__ constexpr size_t smem_bytes() {
-    return consts_bytes<DR, CP>() + HAZE__FCM_NSCALAR * NWARP * 8 + NWARP * warp_bytes(DR, CP);
+template <int DR, int CP, int PREV> __host__ __device__ constexpr size_t smem_bytes() {
+    return consts_bytes<DR, CP, PREV>() + HAZE__FCM_NSCALAR * NWARP * 8 +
+           NWARP * warp_bytes(DR, CP, PREV == PREV_RECOMPUTE);
 }
 
 /* Column of cluster j in a membership row: with 16 clusters on the tensor
@@ -336,12 +346,18 @@ template <int DR, int CP> __device__ __forceinline__ constexpr int p_col(int j) 
 }
 
 template <int DR, int CP, int PREV>
-__global__ void __launch_bounds__(TILE)
+__global__ void __launch_bounds__(TILE, PREV == PREV_NONE && !expanded(DR)       ? 5
+                                        : PREV == PREV_RECOMPUTE && expanded(DR) ? 3
+                                                                                 : 4)
     shape_kernel(const __grid_constant__ shape_params<DR, CP> A) {
     extern __shared__ __align__(16) double smem_s[];
     constexpr bool EXP = expanded(DR);
     constexpr int NCX = DR / 4, NCP = CP / 4;
-    constexpr int SX = x_stride(DR), SP = p_stride(DR, CP), SV = shape_consts<DR, CP>::SV;
+    constexpr int NSET = PREV == PREV_RECOMPUTE ? 2 : 1; /* centre sets in shared memory */
+    constexpr bool OWN_D = PREV == PREV_RECOMPUTE;       /* dot-product rows apart from P */
+    constexpr size_t WB = warp_bytes(DR, CP, OWN_D);
+    using consts = shape_consts<DR, CP, NSET>;
+    constexpr int SX = x_stride(DR), SP = p_stride(DR, CP), SV = consts::SV;
     constexpr int NEB = NCX * NCP;           /* FMA sums: 4 x 4 entry blocks of the c x d sums */
     constexpr int NS = 32 / NEB;             /* lanes per entry block, splitting the points */
     constexpr int NSC = 32 / CP;             /* lanes per column sum */
@@ -349,32 +365,32 @@ __global__ void __launch_bounds__(TILE)
     const int tid = threadIdx.x, lane = tid & 31, wp = tid >> 5, d = A.d, c = A.c;
 
     /* the block's constants */
-    shape_consts<DR, CP> &K = *(shape_consts<DR, CP> *)smem_s;
+    consts &K = *(consts *)smem_s;
     for (int i = tid; i < CP * DR; i += TILE) {
         const int j = i / DR, k = i - j * DR;
-        K.v[0][j * SV + k] = A.v[0][i];
-        K.v[1][j * SV + k] = A.v[1][i];
+#pragma unroll
+        for (int o = 0; o < NSET; o++) K.v[o][j * SV + k] = A.v[o == 0 ? 0 : 1][i];
     }
     if (EXP) { /* B fragments: b0 = w[8 nt + g][8 ks + t], b1 = w[8 nt + g][8 ks + t + 4] */
-        constexpr int KS = shape_consts<DR, CP>::KS, NN = shape_consts<DR, CP>::NN;
-        for (int i = tid; i < 2 * NN * KS * 32; i += TILE) {
+        constexpr int KS = consts::KS, NN = consts::NN;
+        for (int i = tid; i < NSET * NN * KS * 32; i += TILE) {
             const int o = i / (NN * KS * 32), r = i - o * NN * KS * 32, ln = r & 31;
             const int nt = r / (KS * 32), ks = (r >> 5) - nt * KS, j = 8 * nt + (ln >> 2);
             const int k0 = 8 * ks + (ln & 3);
-            const float w0 = j < CP ? A.w[o][j * DR + k0] : 0.f;
-            const float w1 = j < CP ? A.w[o][j * DR + k0 + 4] : 0.f;
+            const float w0 = j < CP ? A.w[o == 0 ? 0 : 1][j * DR + k0] : 0.f;
+            const float w1 = j < CP ? A.w[o == 0 ? 0 : 1][j * DR + k0 + 4] : 0.f;
             uint32_t h0, l0, h1, l1;
             split_tf32(w0, h0, l0);
             split_tf32(w1, h1, l1);
             K.wf[o][r] = make_uint4(h0, h1, l0, l1);
         }
     }
-    double *red = (double *)((char *)smem_s + consts_bytes<DR, CP>()); /* NSCALAR x NWARP */
+    double *red = (double *)((char *)smem_s + consts_bytes<DR, CP, PREV>()); /* NSCALAR x NWARP */
     char *wbase = (char *)(red + HAZE__FCM_NSCALAR * NWARP);
-    float *xs = (float *)(wbase + (size_t)wp * warp_bytes(DR, CP)); /* WPTS x SX */
-    float *P = xs + WPTS * SX;                                      /* WPTS x SP: u^m */
-    float *D = P + WPTS * SP;   /* WPTS x SP: dot products (expanded form) */
-    float *nxs = D + WPTS * SP; /* WPTS: |x'|^2 (expanded form) */
+    float *xs = (float *)(wbase + (size_t)wp * WB); /* WPTS x SX */
+    float *P = xs + WPTS * SX;                      /* WPTS x SP: u^m */
+    float *nxs = P + WPTS * SP;                     /* WPTS: |x'|^2 (expanded form) */
+    float *D = OWN_D ? nxs + WPTS : P;              /* WPTS x SP: dot products (expanded form) */
     __syncthreads();
 
     /* per-lane bases of the fixed access patterns */
@@ -432,11 +448,19 @@ __global__ void __launch_bounds__(TILE)
             }
             __syncwarp();
 
-            /* phase 1: the expanded form's dot products for the whole run (those
-             * with V(k-1) into the rows of P, free until the memberships) */
+            /* phase 1: U(k-1) of the lane's point, when kept, on its way while the
+             * expanded form's dot products are taken for the whole run (those
+             * with V(k-1), for its recomputation, into the rows of P, free until
+             * the memberships) */
+            float pm[CP];
+            if (PREV == PREV_KEPT) {
+                const float *up = A.u_prev + (A.i0 + tile0) * c + wp * WPTS + lane;
+#pragma unroll
+                for (int j = 0; j < CP; j++)
+                    pm[j] = lane < npw && A.cmask >> j & 1 ? up[(size_t)j * TILE] : 0.f;
+            }
             if constexpr (EXP) {
-                if (PREV == PREV_RECOMPUTE) frag_dots<DR, CP, 1, true>(K, xs, P, nxs, sa, lane);
-                frag_dots<DR, CP, 0, PREV != PREV_RECOMPUTE>(K, xs, D, nxs, sa, lane);
+                frag_dots<DR, CP, NSET>(K, xs, D, P, nxs, sa, lane);
                 __syncwarp();
             }
             /* then the lane's point */
@@ -445,14 +469,8 @@ __global__ void __launch_bounds__(TILE)
             if (lane < npw) {
                 float dd[CP], u[CP], f;
                 distances<DR, CP, 0>(A, K, xrow, D + lane * SP, nx, dd);
-                float pm[CP];
                 if (PREV != PREV_NONE) { /* U(k-1) of the point */
-                    if (PREV == PREV_KEPT) {
-                        const float *up = A.u_prev + (A.i0 + tile0) * c + wp * WPTS + lane;
-#pragma unroll
-                        for (int j = 0; j < CP; j++)
-                            pm[j] = A.cmask >> j & 1 ? up[(size_t)j * TILE] : 0.f;
-                    } else {
+                    if constexpr (PREV == PREV_RECOMPUTE) {
                         float d0[CP], f0;
                         distances<DR, CP, 1>(A, K, xrow, P + lane * SP, nx, d0);
                         memberships<CP>(A.pad, d0, pm, f0);
@@ -485,7 +503,7 @@ __global__ void __launch_bounds__(TILE)
 #pragma unroll
                 for (int j = 0; j < CP; j++) um[j] = 0.f;
             }
-            if (PREV == PREV_RECOMPUTE) __syncwarp(); /* every lane done with the rows of P */
+            __syncwarp(); /* every lane done with the rows of P (dot products) */
             {
                 float row[CP];
 #pragma unroll
@@ -567,7 +585,7 @@ __global__ void __launch_bounds__(TILE)
         }
         /* the group's sums: the warps in order, through their (now dead) rows */
         {
-            double *stg = (double *)(wbase + (size_t)wp * warp_bytes(DR, CP));
+            double *stg = (double *)(wbase + (size_t)wp * WB);
 #pragma unroll
             for (int r = 0; r < 16; r++) stg[r * 32 + lane] = dacc[r] + (double)accf[r];
             stg[16 * 32 + lane] = colacc;
@@ -589,12 +607,12 @@ __global__ void __launch_bounds__(TILE)
                 const int r = (k >> 3) * 4 + (j >> 3) * 2 + (n & 1), ln = (j & 7) * 4 + (n >> 1);
 #pragma unroll
                 for (int w = 0; w < NWARP; w++)
-                    s += ((const double *)(wbase + (size_t)w * warp_bytes(DR, CP)))[r * 32 + ln];
+                    s += ((const double *)(wbase + (size_t)w * WB))[r * 32 + ln];
             } else {
                 const int b = (j >> 2) * NCX + (k >> 2), r = (j & 3) * 4 + (k & 3);
 #pragma unroll
                 for (int w = 0; w < NWARP; w++) {
-                    const double *stg = (const double *)(wbase + (size_t)w * warp_bytes(DR, CP));
+                    const double *stg = (const double *)(wbase + (size_t)w * WB);
 #pragma unroll
                     for (int q = 0; q < NS; q++) s += stg[r * 32 + q * NEB + b];
                 }
@@ -605,7 +623,7 @@ __global__ void __launch_bounds__(TILE)
             double s = 0;
 #pragma unroll
             for (int w = 0; w < NWARP; w++) {
-                const double *stg = (const double *)(wbase + (size_t)w * warp_bytes(DR, CP));
+                const double *stg = (const double *)(wbase + (size_t)w * WB);
 #pragma unroll
                 for (int q = 0; q < NSC; q++) s += stg[16 * 32 + q * CP + tid];
             }
@@ -629,15 +647,18 @@ int shape_cp(size_t c) {
 
 template <int DR, int CP> cudaError_t prepare_t() {
     const cudaFuncAttribute at = cudaFuncAttributeMaxDynamicSharedMemorySize;
-    const int sm = (int)smem_bytes<DR, CP>();
-    cudaError_t e = cudaFuncSetAttribute(shape_kernel<DR, CP, PREV_NONE>, at, sm);
-    if (e == cudaSuccess) e = cudaFuncSetAttribute(shape_kernel<DR, CP, PREV_KEPT>, at, sm);
-    if (e == cudaSuccess) e = cudaFuncSetAttribute(shape_kernel<DR, CP, PREV_RECOMPUTE>, at, sm);
+    cudaError_t e = cudaFuncSetAttribute(shape_kernel<DR, CP, PREV_NONE>, at,
+                                         (int)smem_bytes<DR, CP, PREV_NONE>());
+    if (e == cudaSuccess)
+        e = cudaFuncSetAttribute(shape_kernel<DR, CP, PREV_KEPT>, at,
+                                 (int)smem_bytes<DR, CP, PREV_KEPT>());
+    if (e == cudaSuccess)
+        e = cudaFuncSetAttribute(shape_kernel<DR, CP, PREV_RECOMPUTE>, at,
+                                 (int)smem_bytes<DR, CP, PREV_RECOMPUTE>());
     return e;
 }
 
-template <int DR, int CP>
-cudaError_t launch_t(const haze__fcm_shape_args *a, cudaStream_t st, double *shift) {
+template <int DR, int CP> cudaError_t launch_t(const haze__fcm_shape_args *a, cudaStream_t st) {
     shape_params<DR, CP> A;
     const int d = a->d, c = a->c;
     A.x = a->x, A.i0 = a->i0, A.np = a->np, A.g0 = a->g0, A.ngrp = a->ngrp;
@@ -649,13 +670,7 @@ cudaError_t launch_t(const haze__fcm_shape_args *a, cudaStream_t st, double *shi
     A.rows = a->rows;
     A.stride = a->stride;
     const int prev = !a->want_du ? PREV_NONE : a->u_prev ? PREV_KEPT : PREV_RECOMPUTE;
-    /* the shift: the mean of the centres V(k), in float (the kernel's x') */
-    for (int k = 0; k < DR; k++) {
-        double m = 0;
-        for (int j = 0; k < d && j < c; j++) m += a->v[j * d + k];
-        A.s[k] = expanded(DR) ? (float)(m / c) : 0.f;
-        if (k < d) shift[k] = A.s[k];
-    }
+    for (int k = 0; k < DR; k++) A.s[k] = expanded(DR) && k < d ? (float)a->shift[k] : 0.f;
     for (int o = 0; o < 2; o++) {
         const double *v = o == 0 ? a->v : prev == PREV_RECOMPUTE ? a->vp : NULL;
         for (int j = 0; j < CP; j++) {
@@ -672,13 +687,13 @@ cudaError_t launch_t(const haze__fcm_shape_args *a, cudaStream_t st, double *shi
     }
     for (int j = 0; j < CP; j++) A.pad[j] = j < c ? 0.f : INFINITY;
     const dim3 grid((unsigned)a->ngrp), block(TILE);
-    const size_t sm = smem_bytes<DR, CP>();
     if (prev == PREV_NONE)
-        shape_kernel<DR, CP, PREV_NONE><<<grid, block, sm, st>>>(A);
+        shape_kernel<DR, CP, PREV_NONE><<<grid, block, smem_bytes<DR, CP, PREV_NONE>(), st>>>(A);
     else if (prev == PREV_KEPT)
-        shape_kernel<DR, CP, PREV_KEPT><<<grid, block, sm, st>>>(A);
+        shape_kernel<DR, CP, PREV_KEPT><<<grid, block, smem_bytes<DR, CP, PREV_KEPT>(), st>>>(A);
     else
-        shape_kernel<DR, CP, PREV_RECOMPUTE><<<grid, block, sm, st>>>(A);
+        shape_kernel<DR, CP, PREV_RECOMPUTE>
+            <<<grid, block, smem_bytes<DR, CP, PREV_RECOMPUTE>(), st>>>(A);
     return cudaGetLastError();
 }
 
@@ -725,9 +740,12 @@ extern "C" cudaError_t haze__fcm_shape_prepare(size_t d, size_t c) {
 #undef PREP
 }
 
-extern "C" cudaError_t haze__fcm_shape_launch(const haze__fcm_shape_args *a, cudaStream_t st,
-                                              double *shift) {
-#define LAUNCH(dr, cp) launch_t<dr, cp>(a, st, shift)
+extern "C" int haze__fcm_shape_shifts(size_t d) {
+    return expanded(shape_dr(d));
+}
+
+extern "C" cudaError_t haze__fcm_shape_launch(const haze__fcm_shape_args *a, cudaStream_t st) {
+#define LAUNCH(dr, cp) launch_t<dr, cp>(a, st)
     SHAPE_DISPATCH(shape_dr((size_t)a->d), shape_cp((size_t)a->c), LAUNCH)
 #undef LAUNCH
 }
