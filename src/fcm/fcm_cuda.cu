@@ -750,7 +750,8 @@ struct haze__fcm_gpu {
     double *rows, *tree[2];
     void *dv, *dvp, *da, *dap;
     void *scratch;
-    void *stage; /* page-locked staging of the centres and norms: uploads without a sync */
+    void *stage;   /* page-locked staging of the centres and norms: uploads without a sync */
+    double *hsums; /* page-locked landing of a pass's sums (stride_max): a direct copy */
     int fast_dr;
     size_t fast_smem_sz;
     int shape; /* the fixed-shape float32 kernel (fcm_cuda_shape.cu) runs the steady iterations */
@@ -792,6 +793,7 @@ extern "C" void haze__fcm_cuda_end(haze__fcm_gpu *g) {
     cudaFree(g->dap);
     cudaFree(g->scratch);
     cudaFreeHost(g->stage);
+    cudaFreeHost(g->hsums);
     if (g->have_copy) cudaStreamDestroy(g->copy);
     if (g->registered) cudaHostUnregister((void *)g->hx);
     cudaGetLastError(); /* the errors of a cleanup are not the caller's */
@@ -849,6 +851,7 @@ static int setup(haze__fcm_gpu *g) {
         g->shape = 1;
     }
     TRY(cudaMallocHost(&g->stage, (2 * c * d + (g->gk ? 2 * c * d * d : 0)) * ts));
+    TRY(cudaMallocHost(&g->hsums, g->stride_max * sizeof(double)));
 
     size_t nq = (g->ngroups + RFAN - 1) / RFAN;
     size_t fixed = g->ngroups * g->stride_max * 8 + 2 * nq * g->stride_max * 8 +
@@ -1088,8 +1091,9 @@ template <typename T> static int pass_t(haze__fcm_gpu *g, haze__fcm_pass *p) {
         nrows = nq;
         lvl++;
     }
-    TRY(cudaMemcpyAsync(p->sums, in, stride * sizeof(double), cudaMemcpyDeviceToHost, st));
+    TRY(cudaMemcpyAsync(g->hsums, in, stride * sizeof(double), cudaMemcpyDeviceToHost, st));
     TRY(cudaStreamSynchronize(st));
+    memcpy(p->sums, g->hsums, stride * sizeof(double));
     if (shape && haze__fcm_shape_shifts(d)) /* the shape kernel summed u^m (x - s) */
         for (size_t j = 0; j < c; j++)
             for (size_t k = 0; k < d; k++) p->sums[j * d + k] += g->shift[k] * p->sums[c * d + j];
