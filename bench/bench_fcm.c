@@ -281,8 +281,9 @@ int main(int argc, char **argv) {
                    all[w - 1].single == L->single;
         if (gpu) {
             const char *lim = getenv("BENCH_FCM_LIMIT_MIB");
-            haze_ctx_set_device_memory_limit(
-                gpu, L->limit ? L->limit : lim ? (size_t)strtoull(lim, NULL, 10) << 20 : 0);
+            haze_ctx_set_device_memory_limit(gpu, L->limit ? L->limit
+                                                  : lim    ? (size_t)strtoull(lim, NULL, 10) << 20
+                                                           : 0);
             tg = haze_iter(gpu, x, xs, L->n, L->d, L->c, k1, k2, L->obj);
             haze_ctx_set_device_memory_limit(gpu, 0);
         }

@@ -393,13 +393,6 @@ template <typename T> __device__ inline double jself(T dmin, T f, double m) {
     return (double)(dmin * (m == 2.0 ? f : powT(f, (T)(m - 1.0))));
 }
 
-/* Fixed-order sum of a scalar over the block: shuffles within each warp,
- * then the warps in order (by the caller). */
-__device__ inline double warp_sum(double v) {
-    for (int off = 16; off > 0; off >>= 1) v += __shfl_down_sync(0xffffffffu, v, off);
-    return v;
-}
-
 #define NWARP (TILE / 32)
 
 /* Shared memory of the fast kernel, in bytes, and its parts (in elements):
@@ -650,13 +643,7 @@ __global__ void __launch_bounds__(TILE, FAST_MINB(T, DR)) fast_kernel(pass_args<
             double *stg = (double *)xs;
 #pragma unroll
             for (int r = 0; r < 16; r++) stg[r * 32 + lane] = accr[r] + (double)accf[r];
-            const double a = warp_sum(jpd), b = warp_sum(dud), s = warp_sum(jsd);
-            if (lane == 0) {
-                for (int q = 0; q < HAZE__FCM_NSCALAR; q++) red[q * NWARP + wp] = 0;
-                red[HAZE__FCM_J * NWARP + wp] = a;
-                red[HAZE__FCM_DU2 * NWARP + wp] = b;
-                red[HAZE__FCM_JSELF * NWARP + wp] = s;
-            }
+            haze__fcm_warp_scalars(red, NWARP, wp, lane, jpd, dud, jsd);
         }
         __syncthreads();
         const double *col0 = red + HAZE__FCM_NSCALAR * NWARP;

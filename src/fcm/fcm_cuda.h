@@ -10,6 +10,8 @@
 #include <cuda_runtime.h>
 #include <stddef.h>
 
+#include "fcm/fcm_internal.h"
+
 #define HAZE__FCM_TILE 128 /* points per tile = threads per block */
 #define HAZE__FCM_WPTS 32  /* points per warp run: a tile is four runs */
 
@@ -33,6 +35,26 @@ typedef struct haze__fcm_shape_args {
     double *rows;
     size_t stride;
 } haze__fcm_shape_args;
+
+#ifdef __CUDACC__
+/* The end of a warp's share of a group: its J, change and JSELF summed over
+ * the lanes by shuffles in a fixed order, and stored by lane 0 in column wp
+ * of red (HAZE__FCM_NSCALAR rows of nwarp), the other scalars 0. */
+__device__ inline void haze__fcm_warp_scalars(double *red, int nwarp, int wp, int lane, double j,
+                                              double du, double js) {
+    for (int off = 16; off > 0; off >>= 1) {
+        j += __shfl_down_sync(0xffffffffu, j, off);
+        du += __shfl_down_sync(0xffffffffu, du, off);
+        js += __shfl_down_sync(0xffffffffu, js, off);
+    }
+    if (lane == 0) {
+        for (int q = 0; q < HAZE__FCM_NSCALAR; q++) red[q * nwarp + wp] = 0;
+        red[HAZE__FCM_J * nwarp + wp] = j;
+        red[HAZE__FCM_DU2 * nwarp + wp] = du;
+        red[HAZE__FCM_JSELF * nwarp + wp] = js;
+    }
+}
+#endif
 
 #ifdef __cplusplus
 extern "C" {

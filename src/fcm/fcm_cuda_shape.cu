@@ -11,17 +11,20 @@
  * recomputation from the previous centres) chosen at compile time.
  *
  * Distances (docs/fcm.md, "The fixed-shape kernel"). With d <= 8 they are
- * summed directly, (x_k - v_jk)^2. With 16 or 32 features they are expanded
- * about a shift s (the mean of the centres): d_j = |x'|^2 + |v'_j|^2 +
- * x' . (-2 v'_j), x' = x - s, v' = v - s, one FMA per term. In float that
- * form has an absolute error of a few units of |x'|^2 + |v'_j|^2, so it is
- * used only where it cannot cancel: the nearest centre of every point and
- * any centre with d_j < (|x'|^2 + |v'_j|^2) / 2 are recomputed directly
- * from the unshifted point and centre, as the CPU does. Every other d_j is
- * at least half of that sum, so its relative error stays within
- * 2 gamma_{d+1} / (1/2), about 8e-6 for d = 32 in the worst case and 1e-6
- * typically, and it enters the memberships only through w_j = d_min / d_j
- * of a centre that is not the nearest.
+ * summed directly, (x_k - v_jk)^2, the centres read from the kernel
+ * parameters. With 16 or 32 features they are expanded about a shift s
+ * fixed for the fit (the mean of the first centres): d_j = (|x'|^2 +
+ * |v'_j|^2) + x' . (-2 v'_j), x' = x - s, v' = v - s, the dot products of a
+ * run's 32 points with the centres being one small product on the tensor
+ * cores (TF32, both operands split into a high part rounded to nearest and
+ * a low part: each product within about 1.2e-6 of its value). That form has
+ * an absolute error of a few units of 1e-6 (|x'|^2 + |v'_j|^2), so any
+ * d_j < (|x'|^2 + |v'_j|^2) / 2 (the nearest centre of almost every point,
+ * every centre that may cancel, NaN) is recomputed directly from the
+ * unshifted point and centre, as the CPU does. Every other d_j keeps a
+ * relative error below about 1e-5 (1e-6 typically), and enters the
+ * memberships only through w_j = d_min / d_j of a centre that is not the
+ * nearest.
  *
  * Centre sums u^m x. With d <= 8: four clusters x four coordinates per lane
  * by FMA, as in the fast kernel. With 16 or 32 features on the tensor
@@ -311,11 +314,6 @@ __device__ __forceinline__ void frag_dots(const shape_consts<DR, CP, NSET> &K, c
     }
 }
 
-__device__ inline double warp_sum(double v) {
-    for (int off = 16; off > 0; off >>= 1) v += __shfl_down_sync(0xffffffffu, v, off);
-    return v;
-}
-
 /* Bytes of shared memory per warp: its run of points, its u^m rows and
  * (expanded form) |x'|^2 and its dot-product rows, which share the rows of
  * u^m except where the previous centres need a second set; or, at the end
@@ -589,13 +587,7 @@ __global__ void __launch_bounds__(TILE, PREV == PREV_NONE && !expanded(DR)      
 #pragma unroll
             for (int r = 0; r < 16; r++) stg[r * 32 + lane] = dacc[r] + (double)accf[r];
             stg[16 * 32 + lane] = colacc;
-            const double a = warp_sum(jacc), b = warp_sum(duacc), s = warp_sum(jsacc);
-            if (lane == 0) {
-                for (int q = 0; q < HAZE__FCM_NSCALAR; q++) red[q * NWARP + wp] = 0;
-                red[HAZE__FCM_J * NWARP + wp] = a;
-                red[HAZE__FCM_DU2 * NWARP + wp] = b;
-                red[HAZE__FCM_JSELF * NWARP + wp] = s;
-            }
+            haze__fcm_warp_scalars(red, NWARP, wp, lane, jacc, duacc, jsacc);
         }
         __syncthreads();
         double *row = A.rows + (A.g0 + grp) * A.stride;
