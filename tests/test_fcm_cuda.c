@@ -134,6 +134,16 @@ static void test_sizes(void **state) {
             compare(sz[s][0], sz[s][1], sz[s][2], single, HAZE_FCM_EUCLIDEAN, 0);
 }
 
+/* Blobs 1000 units from the origin, cluster 3 two units from cluster 2 in
+ * every coordinate. */
+static double *far_blobs(size_t n, size_t d, size_t c) {
+    double *x = blobs(n, d, c, 5);
+    for (size_t i = 3; i < n; i += c)
+        for (size_t q = 0; q < d; q++) x[i * d + q] = x[(i - 1) * d + q] + 2.0;
+    for (size_t i = 0; i < n * d; i++) x[i] += 1000.0;
+    return x;
+}
+
 /* Data that strains the fast kernel's float32 arithmetic: far from the
  * origin with two close clusters (many points near two centres), scaled by
  * 1e+-15, and points exactly on centres (given starting centres that are
@@ -142,10 +152,7 @@ static void test_sizes(void **state) {
 static void test_hard_data(void **state) {
     (void)state;
     const size_t n = 6000, d = 8, c = 4;
-    double *x = blobs(n, d, c, 5);
-    for (size_t i = 3; i < n; i += c) /* cluster 3 two units from cluster 2 in every coordinate */
-        for (size_t q = 0; q < d; q++) x[i * d + q] = x[(i - 1) * d + q] + 2.0;
-    for (size_t i = 0; i < n * d; i++) x[i] += 1000.0;
+    double *x = far_blobs(n, d, c);
     for (int stop = 0; stop < 2; stop++)
         compare_x(x, n, d, c, 1, HAZE_FCM_EUCLIDEAN, 0, (haze_fcm_stop)stop, NULL);
     free(x);
@@ -211,14 +218,10 @@ static void accuracy_case(const double *x, size_t n, size_t d, size_t c) {
 
 static void test_accuracy(void **state) {
     (void)state;
-    /* 1000 from the origin, clusters 2 and 3 two units apart (as above) */
     const size_t shapes[][2] = {{16, 4}, {32, 16}, {32, 5}};
     for (size_t sh = 0; sh < sizeof shapes / sizeof *shapes; sh++) {
         const size_t n = 6000, d = shapes[sh][0], c = shapes[sh][1];
-        double *x = blobs(n, d, c, 5);
-        for (size_t i = 3; i < n; i += c)
-            for (size_t q = 0; q < d; q++) x[i * d + q] = x[(i - 1) * d + q] + 2.0;
-        for (size_t i = 0; i < n * d; i++) x[i] += 1000.0;
+        double *x = far_blobs(n, d, c);
         accuracy_case(x, n, d, c);
         free(x);
     }

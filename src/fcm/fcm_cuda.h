@@ -1,8 +1,8 @@
 /*
  * src/fcm/fcm_cuda.h - what the two CUDA translation units of fuzzy c-means
  * share: the tiling of the points (which fixes the summation order, see
- * fcm_cuda.cu) and the entry point of the fixed-shape float32 kernel of
- * fcm_cuda_shape.cu. Not installed.
+ * fcm_cuda.cu), the end of a warp's share of a group, and the entry points
+ * of the fixed-shape float32 kernel of fcm_cuda_shape.cu. Not installed.
  */
 #ifndef HAZE_FCM_CUDA_H
 #define HAZE_FCM_CUDA_H

@@ -637,16 +637,21 @@ int shape_cp(size_t c) {
     return c <= 4 ? 4 : c <= 8 ? 8 : c <= 16 ? 16 : 0;
 }
 
+/* One instance: its shared-memory limit, or its launch. */
+template <int DR, int CP, int PREV> cudaError_t prepare_prev() {
+    return cudaFuncSetAttribute(shape_kernel<DR, CP, PREV>,
+                                cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                (int)smem_bytes<DR, CP, PREV>());
+}
+template <int DR, int CP, int PREV>
+void launch_prev(const shape_params<DR, CP> &A, unsigned blocks, cudaStream_t st) {
+    shape_kernel<DR, CP, PREV><<<blocks, TILE, smem_bytes<DR, CP, PREV>(), st>>>(A);
+}
+
 template <int DR, int CP> cudaError_t prepare_t() {
-    const cudaFuncAttribute at = cudaFuncAttributeMaxDynamicSharedMemorySize;
-    cudaError_t e = cudaFuncSetAttribute(shape_kernel<DR, CP, PREV_NONE>, at,
-                                         (int)smem_bytes<DR, CP, PREV_NONE>());
-    if (e == cudaSuccess)
-        e = cudaFuncSetAttribute(shape_kernel<DR, CP, PREV_KEPT>, at,
-                                 (int)smem_bytes<DR, CP, PREV_KEPT>());
-    if (e == cudaSuccess)
-        e = cudaFuncSetAttribute(shape_kernel<DR, CP, PREV_RECOMPUTE>, at,
-                                 (int)smem_bytes<DR, CP, PREV_RECOMPUTE>());
+    cudaError_t e = prepare_prev<DR, CP, PREV_NONE>();
+    if (e == cudaSuccess) e = prepare_prev<DR, CP, PREV_KEPT>();
+    if (e == cudaSuccess) e = prepare_prev<DR, CP, PREV_RECOMPUTE>();
     return e;
 }
 
@@ -678,14 +683,13 @@ template <int DR, int CP> cudaError_t launch_t(const haze__fcm_shape_args *a, cu
         }
     }
     for (int j = 0; j < CP; j++) A.pad[j] = j < c ? 0.f : INFINITY;
-    const dim3 grid((unsigned)a->ngrp), block(TILE);
+    const unsigned blocks = (unsigned)a->ngrp;
     if (prev == PREV_NONE)
-        shape_kernel<DR, CP, PREV_NONE><<<grid, block, smem_bytes<DR, CP, PREV_NONE>(), st>>>(A);
+        launch_prev<DR, CP, PREV_NONE>(A, blocks, st);
     else if (prev == PREV_KEPT)
-        shape_kernel<DR, CP, PREV_KEPT><<<grid, block, smem_bytes<DR, CP, PREV_KEPT>(), st>>>(A);
+        launch_prev<DR, CP, PREV_KEPT>(A, blocks, st);
     else
-        shape_kernel<DR, CP, PREV_RECOMPUTE>
-            <<<grid, block, smem_bytes<DR, CP, PREV_RECOMPUTE>(), st>>>(A);
+        launch_prev<DR, CP, PREV_RECOMPUTE>(A, blocks, st);
     return cudaGetLastError();
 }
 
