@@ -257,6 +257,49 @@ static void test_streaming(void **state) {
     compare(100000, 20, 7, 1, HAZE_FCM_EUCLIDEAN, (size_t)4 << 20);
 }
 
+/* The share of the groups that keep U between passes (HAZE_FCM_KEEP_EIGHTHS;
+ * the others recompute U(k-1)) changes no centre, and no objective or
+ * change after the second iteration: the kept copy has the bits of the
+ * recomputation. Only the second iteration may differ, where U(1) was kept
+ * by another kernel. */
+static void test_kept_share(void **state) {
+    (void)state;
+    const size_t sz[][3] = {{40000, 32, 16}, {30000, 8, 8}, {20000, 16, 5}};
+    const char *shares[] = {"8", "0", "3", "6"};
+    for (size_t s = 0; s < 3; s++) {
+        const size_t n = sz[s][0], d = sz[s][1], c = sz[s][2];
+        double *x = blobs(n, d, c, 5);
+        haze_ctx *gpu = haze_test_ctx(HAZE_BACKEND_CUDA);
+        haze_fcm_options o = haze_fcm_options_default();
+        o.clusters = (int)c;
+        o.single = 1;
+        o.seed = 3;
+        o.tol = 0;
+        o.max_iter = 10;
+        haze_fcm_result *ref = NULL;
+        for (size_t q = 0; q < 4; q++) {
+            setenv("HAZE_FCM_KEEP_EIGHTHS", shares[q], 1);
+            haze_fcm_result *r = NULL;
+            if (haze_fcm_fit(gpu, x, n, d, &o, &r)) fail_msg("gpu: %s", haze_ctx_errmsg(gpu));
+            if (!ref) {
+                ref = r;
+                continue;
+            }
+            assert_int_equal(r->iterations, 10);
+            assert_memory_equal(r->centers, ref->centers, c * d * sizeof(double));
+            assert_memory_equal(r->objective + 2, ref->objective + 2, 8 * sizeof(double));
+            assert_memory_equal(r->change + 2, ref->change + 2, 8 * sizeof(double));
+            close_rel(r->objective, ref->objective, 2, 1e-6, "objective", n, d, c, 1);
+            close_rel(r->change, ref->change, 2, 1e-4, "change", n, d, c, 1);
+            haze_fcm_result_free(r);
+        }
+        unsetenv("HAZE_FCM_KEEP_EIGHTHS");
+        haze_fcm_result_free(ref);
+        haze_ctx_free(gpu);
+        free(x);
+    }
+}
+
 /* A fuzzifier other than 2 (the fixed-shape kernel takes only m = 2). */
 static void test_fuzzifier(void **state) {
     (void)state;
@@ -275,7 +318,8 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sizes),     cmocka_unit_test(test_hard_data),
         cmocka_unit_test(test_accuracy),  cmocka_unit_test(test_gk),
-        cmocka_unit_test(test_streaming), cmocka_unit_test(test_fuzzifier),
+        cmocka_unit_test(test_streaming), cmocka_unit_test(test_kept_share),
+        cmocka_unit_test(test_fuzzifier),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

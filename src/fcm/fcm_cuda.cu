@@ -750,6 +750,8 @@ struct haze__fcm_gpu {
     void *dkeep;
     double *keep_v, keep_m;
     int keep_ok;
+    int keep8; /* the share of the groups, in eighths, that keep U (the shape kernel) */
+    int kept8; /* the share the last keeping pass wrote */
     cudaStream_t copy;
     cudaEvent_t copied[2], freed[2];
     int have_copy, have_ev;
@@ -836,6 +838,11 @@ static int setup(haze__fcm_gpu *g) {
         if (!(g->shift = (double *)malloc(d * sizeof(double))))
             return haze__error(g->ctx, HAZE_ERR_NOMEM, "fcm: out of memory");
         g->shape = 1;
+        g->keep8 = haze__fcm_shape_keep8(d, c);
+        const char *ke = getenv("HAZE_FCM_KEEP_EIGHTHS");
+        if (ke && *ke >= '0' && *ke <= '8' && !ke[1]) g->keep8 = *ke - '0';
+    } else {
+        g->keep8 = 8;
     }
     TRY(cudaMallocHost(&g->stage, (2 * c * d + (g->gk ? 2 * c * d * d : 0)) * ts));
     TRY(cudaMallocHost(&g->hsums, g->stride_max * sizeof(double)));
@@ -847,7 +854,7 @@ static int setup(haze__fcm_gpu *g) {
     size_t per_pt = d * ts + 2 * c * sizeof(double);
     size_t budget = haze__cuda_budget(g->ctx);
     /* U kept between iterations: c values per point, tile by tile. */
-    const size_t keep = g->fast_dr ? ntiles * TILE * c * ts : 0;
+    const size_t keep = g->fast_dr && g->keep8 > 0 ? ntiles * TILE * c * ts : 0;
     if (fixed + n * per_pt <= budget) {
         g->resident = 1;
         g->chunk = g->ngroups * g->gpts;
@@ -951,18 +958,21 @@ template <typename T> static int pass_t(haze__fcm_gpu *g, haze__fcm_pass *p) {
      * plain kernel, in the one extra pass at the end of a fit. */
     const int fast = g->fast_dr && mode != MODE_COV && !p->a && !p->indices && !p->u_out &&
                      !(p->src == HAZE__FCM_SRC_CENTERS && p->ap);
-    /* U(k-1) from the previous pass's memberships when they are those of vp
-     * (same centres, same m); U(k) kept for the next pass. The kept values are
-     * the ones the recomputation would give (same code, same centres), so
-     * keeping them changes no result. */
-    const int keep = fast && g->dkeep && mode == MODE_FULL && p->want_du;
-    const int reuse = keep && g->keep_ok && p->src == HAZE__FCM_SRC_CENTERS && !p->ap &&
-                      g->keep_m == p->m && memcmp(g->keep_v, p->vp, c * d * sizeof(double)) == 0;
-    if (keep) g->keep_ok = 0; /* until this pass has completed */
     /* The steady iterations (source: the previous centres) in float32 of a
      * covered shape: the fixed-shape kernel, its centres passed at launch. */
     const int shape =
         fast && g->shape && mode == MODE_FULL && p->src == HAZE__FCM_SRC_CENTERS && p->m == 2.0;
+    /* U(k-1) from the previous pass's memberships when they are those of vp
+     * (same centres, same m) and that pass kept the groups this one reads
+     * (all of them, or the shape kernel's share); U(k) kept for the next
+     * pass. The kept values are the ones the recomputation would give (same
+     * code, same centres), so keeping them changes no result. */
+    const int share = shape ? g->keep8 : 8;
+    const int keep = fast && g->dkeep && mode == MODE_FULL && p->want_du;
+    const int reuse = keep && g->keep_ok && g->kept8 >= share && p->src == HAZE__FCM_SRC_CENTERS &&
+                      !p->ap && g->keep_m == p->m &&
+                      memcmp(g->keep_v, p->vp, c * d * sizeof(double)) == 0;
+    if (keep) g->keep_ok = 0; /* until this pass has completed */
     if (shape && !g->shift_set) {
         for (size_t k = 0; k < d; k++) {
             double m = 0;
@@ -1044,7 +1054,7 @@ template <typename T> static int pass_t(haze__fcm_gpu *g, haze__fcm_pass *p) {
             haze__fcm_shape_args sa;
             memset(&sa, 0, sizeof sa);
             sa.x = (const float *)A.x, sa.i0 = A.i0, sa.np = A.np, sa.g0 = A.g0, sa.ngrp = A.ngrp;
-            sa.d = A.d, sa.c = A.c, sa.G = A.G, sa.want_du = A.want_du;
+            sa.d = A.d, sa.c = A.c, sa.G = A.G, sa.want_du = A.want_du, sa.keep8 = share;
             sa.v = p->v, sa.vp = p->vp;
             sa.u_keep = (float *)A.u_keep, sa.u_prev = (const float *)A.u_prev;
             sa.rows = A.rows, sa.stride = A.stride;
@@ -1091,6 +1101,7 @@ template <typename T> static int pass_t(haze__fcm_gpu *g, haze__fcm_pass *p) {
     if (keep) {
         memcpy(g->keep_v, p->v, c * d * sizeof(double));
         g->keep_m = p->m;
+        g->kept8 = share;
         g->keep_ok = 1;
     }
     return HAZE_OK;

@@ -28,10 +28,12 @@ typedef struct haze__fcm_shape_args {
     size_t g0, ngrp; /* global index of the chunk's first group, groups in the chunk */
     int d, c, G;
     int want_du;          /* compute U(k-1): for the change and J(U(k-1), V(k)) */
+    int keep8;            /* groups with global index mod 8 < keep8 keep U(k) in u_keep and, with
+                             u_prev, read U(k-1) from it; the others recompute U(k-1) */
     const double *v, *vp; /* c x d centres V(k), and V(k-1) (read when want_du and !u_prev) */
     const double *shift;  /* d values, each a float: the shift of the expanded distances */
     float *u_keep;        /* U(k) kept for the next pass (tile by tile, c x TILE), or NULL */
-    const float *u_prev;  /* U(k-1) kept by the previous pass, or NULL */
+    const float *u_prev;  /* U(k-1) kept by the previous pass (its groups of the share), or NULL */
     double *rows;
     size_t stride;
 } haze__fcm_shape_args;
@@ -63,6 +65,10 @@ extern "C" {
 int haze__fcm_shape_covers(size_t d, size_t c);
 /* Prepares the kernel for d, c (shared-memory limit); once per fit. */
 cudaError_t haze__fcm_shape_prepare(size_t d, size_t c);
+/* The share of the groups, in eighths, that keep U between the passes
+ * with the membership rule when the budget has room (the rest recompute
+ * it): the one that measured fastest for the shape. */
+int haze__fcm_shape_keep8(size_t d, size_t c);
 /* 1 when the kernel for d features expands the distances about a.shift and
  * sums u^m (x - shift): the caller then adds shift_k sum u^m to entry (j, k)
  * once the pass is done. */

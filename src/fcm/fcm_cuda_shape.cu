@@ -51,9 +51,13 @@
 namespace {
 
 /* What a pass needs of U(k-1): nothing (the objective's stopping rule), the
- * copy kept on the device by the previous pass, or a recomputation from the
- * previous centres. */
-enum { PREV_NONE = 0, PREV_KEPT = 1, PREV_RECOMPUTE = 2 };
+ * copy kept on the device by the previous pass, or a mix: the kept copy in a
+ * fixed share of the groups (the first keep8 of every 8, by global group
+ * index), a recomputation from the previous centres in the others. The mix
+ * runs groups that load the kept U (DRAM-bound) beside groups that
+ * recompute it (arithmetic-bound) on the same multiprocessors; both give
+ * the same bits. */
+enum { PREV_NONE = 0, PREV_KEPT = 1, PREV_MIXED = 2 };
 
 /* The expanded distances and the tensor-core sums from 16 features on. */
 __host__ __device__ constexpr bool expanded(int dr) {
@@ -81,6 +85,7 @@ template <int DR, int CP> struct shape_params {
     const float *x;
     size_t i0, np, g0, ngrp;
     int d, c, G, vec, cmask;
+    int keep8; /* PREV_MIXED: groups g with g mod 8 < keep8 keep U (u_keep), and read it (u_prev) */
     float *u_keep;
     const float *u_prev;
     double *rows;
@@ -98,6 +103,7 @@ template <int DR, int CP, int NSET> struct shape_consts {
     static constexpr int SV = odd_chunks(DR);
     static constexpr int KS = DR / 8 > 0 ? DR / 8 : 1, NN = (CP + 7) / 8;
     float v[NSET][CP * SV];
+    float s[DR]; /* the shift (expanded form) */
     /* expanded form: -2 v' as B fragments of the tensor-core dot products,
      * per (n tile, k step) and lane the TF32 pairs (hi0, hi1, lo0, lo1) */
     uint4 wf[NSET][expanded(DR) ? NN * KS * 32 : 1];
@@ -246,65 +252,55 @@ __device__ __forceinline__ void mma_tf32(float (&c)[4], const uint32_t (&a)[4], 
 }
 
 /* The expanded form's dot products of the run's 32 points with the CP
- * centres of each of the NSET sets, x' . (-2 v'_j), on the tensor cores
- * (M = points in two tiles of 16, N = centres, K = features; both operands
- * split into TF32 pairs, the point fragments shared by the sets), into D0
- * (V(k)) and D1 (V(k-1)), 32 rows of SD each, and |x'|^2 of each point into
- * nx. x' = x - s is formed from the unshifted rows of xs; sa holds the
- * lane's shift values (features 8 ks + t and 8 ks + t + 4). The whole warp
- * calls it. */
-template <int DR, int CP, int NSET>
+ * centres of set SET (0: V(k), 1: V(k-1)), x' . (-2 v'_j), on the tensor
+ * cores (M = points in two tiles of 16, N = centres, K = features; both
+ * operands split into TF32 pairs), into the 32 rows of SD of D, and |x'|^2
+ * of each point into nx. x' = x - s is formed from the unshifted rows of
+ * xs. The whole warp calls it. */
+template <int SET, int DR, int CP, int NSET>
 __device__ __forceinline__ void frag_dots(const shape_consts<DR, CP, NSET> &K, const float *xs,
-                                          float *D0, float *D1, float *nx,
-                                          const float (&sa)[DR / 8 > 0 ? DR / 8 : 1][2], int lane) {
+                                          float *D, float *nx, int lane) {
+    static_assert(SET < NSET, "frag_dots: a centre set the block does not hold");
     constexpr int KS = DR / 8, NN = (CP + 7) / 8, SX = x_stride(DR), SD = p_stride(DR, CP);
     const int g = lane >> 2, t = lane & 3;
-    float acc[NSET][2][NN][4], nxp[4] = {0.f, 0.f, 0.f, 0.f};
+    float acc[2][NN][4], nxp[4] = {0.f, 0.f, 0.f, 0.f};
 #pragma unroll
-    for (int o = 0; o < NSET; o++)
+    for (int mt = 0; mt < 2; mt++)
 #pragma unroll
-        for (int mt = 0; mt < 2; mt++)
+        for (int nt = 0; nt < NN; nt++)
 #pragma unroll
-            for (int nt = 0; nt < NN; nt++)
-#pragma unroll
-                for (int i = 0; i < 4; i++) acc[o][mt][nt][i] = 0.f;
+            for (int i = 0; i < 4; i++) acc[mt][nt][i] = 0.f;
 #pragma unroll
     for (int ks = 0; ks < KS; ks++) {
-        uint4 b[NSET][NN];
+        uint4 b[NN];
 #pragma unroll
-        for (int o = 0; o < NSET; o++)
-#pragma unroll
-            for (int nt = 0; nt < NN; nt++) b[o][nt] = K.wf[o][(nt * KS + ks) * 32 + lane];
+        for (int nt = 0; nt < NN; nt++) b[nt] = K.wf[SET][(nt * KS + ks) * 32 + lane];
+        const float s0 = K.s[8 * ks + t], s1 = K.s[8 * ks + t + 4];
 #pragma unroll
         for (int mt = 0; mt < 2; mt++) {
             const float *r0 = xs + (16 * mt + g) * SX + 8 * ks + t, *r1 = r0 + 8 * SX;
-            const float a[4] = {r0[0] - sa[ks][0], r1[0] - sa[ks][0], r0[4] - sa[ks][1],
-                                r1[4] - sa[ks][1]};
+            const float a[4] = {r0[0] - s0, r1[0] - s0, r0[4] - s1, r1[4] - s1};
             nxp[2 * mt] = __fmaf_rn(a[2], a[2], __fmaf_rn(a[0], a[0], nxp[2 * mt]));
             nxp[2 * mt + 1] = __fmaf_rn(a[3], a[3], __fmaf_rn(a[1], a[1], nxp[2 * mt + 1]));
             uint32_t ah[4], al[4];
 #pragma unroll
             for (int i = 0; i < 4; i++) split_tf32(a[i], ah[i], al[i]);
 #pragma unroll
-            for (int o = 0; o < NSET; o++)
-#pragma unroll
-                for (int nt = 0; nt < NN; nt++) {
-                    mma_tf32(acc[o][mt][nt], al, b[o][nt].x, b[o][nt].y);
-                    mma_tf32(acc[o][mt][nt], ah, b[o][nt].z, b[o][nt].w);
-                    mma_tf32(acc[o][mt][nt], ah, b[o][nt].x, b[o][nt].y);
-                }
+            for (int nt = 0; nt < NN; nt++) {
+                mma_tf32(acc[mt][nt], al, b[nt].x, b[nt].y);
+                mma_tf32(acc[mt][nt], ah, b[nt].z, b[nt].w);
+                mma_tf32(acc[mt][nt], ah, b[nt].x, b[nt].y);
+            }
         }
     }
 #pragma unroll
-    for (int o = 0; o < NSET; o++)
+    for (int mt = 0; mt < 2; mt++)
 #pragma unroll
-        for (int mt = 0; mt < 2; mt++)
-#pragma unroll
-            for (int nt = 0; nt < NN; nt++) {
-                float *d0 = (o == 0 ? D0 : D1) + (16 * mt + g) * SD + 8 * nt + 2 * t;
-                *(float2 *)d0 = make_float2(acc[o][mt][nt][0], acc[o][mt][nt][1]);
-                *(float2 *)(d0 + 8 * SD) = make_float2(acc[o][mt][nt][2], acc[o][mt][nt][3]);
-            }
+        for (int nt = 0; nt < NN; nt++) {
+            float *d0 = D + (16 * mt + g) * SD + 8 * nt + 2 * t;
+            *(float2 *)d0 = make_float2(acc[mt][nt][0], acc[mt][nt][1]);
+            *(float2 *)(d0 + 8 * SD) = make_float2(acc[mt][nt][2], acc[mt][nt][3]);
+        }
 #pragma unroll
     for (int i = 0; i < 4; i++) {
         float v = nxp[i];
@@ -314,27 +310,22 @@ __device__ __forceinline__ void frag_dots(const shape_consts<DR, CP, NSET> &K, c
     }
 }
 
-/* Bytes of shared memory per warp: its run of points, its u^m rows and
- * (expanded form) |x'|^2 and its dot-product rows, which share the rows of
- * u^m except where the previous centres need a second set; or, at the end
- * of a group, its 16 x 32 double accumulators and 32 column sums, whichever
- * is larger. */
-__host__ __device__ constexpr size_t run_bytes(int dr, int cp, bool own_d) {
-    return (size_t)WPTS *
-           (x_stride(dr) + p_stride(dr, cp) +
-            (expanded(dr) ? 1 + (own_d ? p_stride(dr, cp) : 0) : 0)) *
-           4;
+/* Bytes of shared memory per warp: its run of points, its u^m rows (which
+ * hold the dot products of the expanded form until the memberships are
+ * known) and (expanded form) |x'|^2; or, at the end of a group, its 16 x 32
+ * double accumulators and 32 column sums, whichever is larger. */
+__host__ __device__ constexpr size_t run_bytes(int dr, int cp) {
+    return (size_t)WPTS * (x_stride(dr) + p_stride(dr, cp) + (expanded(dr) ? 1 : 0)) * 4;
 }
-__host__ __device__ constexpr size_t warp_bytes(int dr, int cp, bool own_d) {
-    return run_bytes(dr, cp, own_d) > (16 * 32 + 32) * 8 ? run_bytes(dr, cp, own_d)
-                                                         : (size_t)(16 * 32 + 32) * 8;
+__host__ __device__ constexpr size_t warp_bytes(int dr, int cp) {
+    return run_bytes(dr, cp) > (16 * 32 + 32) * 8 ? run_bytes(dr, cp) : (size_t)(16 * 32 + 32) * 8;
 }
 template <int DR, int CP, int PREV> __host__ __device__ constexpr size_t consts_bytes() {
-    return (sizeof(shape_consts < DR, CP, PREV == PREV_RECOMPUTE ? 2 : 1 >) + 15) / 16 * 16;
+    return (sizeof(shape_consts < DR, CP, PREV == PREV_MIXED ? 2 : 1 >) + 15) / 16 * 16;
 }
 template <int DR, int CP, int PREV> __host__ __device__ constexpr size_t smem_bytes() {
     return consts_bytes<DR, CP, PREV>() + HAZE__FCM_NSCALAR * NWARP * 8 +
-           NWARP * warp_bytes(DR, CP, PREV == PREV_RECOMPUTE);
+           NWARP * warp_bytes(DR, CP);
 }
 
 /* Column of cluster j in a membership row: with 16 clusters on the tensor
@@ -344,16 +335,13 @@ template <int DR, int CP> __device__ __forceinline__ constexpr int p_col(int j) 
 }
 
 template <int DR, int CP, int PREV>
-__global__ void __launch_bounds__(TILE, PREV == PREV_NONE && !expanded(DR)       ? 5
-                                        : PREV == PREV_RECOMPUTE && expanded(DR) ? 3
-                                                                                 : 4)
+__global__ void __launch_bounds__(TILE, PREV == PREV_NONE && !expanded(DR) ? 5 : 4)
     shape_kernel(const __grid_constant__ shape_params<DR, CP> A) {
     extern __shared__ __align__(16) double smem_s[];
     constexpr bool EXP = expanded(DR);
     constexpr int NCX = DR / 4, NCP = CP / 4;
-    constexpr int NSET = PREV == PREV_RECOMPUTE ? 2 : 1; /* centre sets in shared memory */
-    constexpr bool OWN_D = PREV == PREV_RECOMPUTE;       /* dot-product rows apart from P */
-    constexpr size_t WB = warp_bytes(DR, CP, OWN_D);
+    constexpr int NSET = PREV == PREV_MIXED ? 2 : 1; /* centre sets in shared memory */
+    constexpr size_t WB = warp_bytes(DR, CP);
     using consts = shape_consts<DR, CP, NSET>;
     constexpr int SX = x_stride(DR), SP = p_stride(DR, CP), SV = consts::SV;
     constexpr int NEB = NCX * NCP;           /* FMA sums: 4 x 4 entry blocks of the c x d sums */
@@ -369,6 +357,7 @@ __global__ void __launch_bounds__(TILE, PREV == PREV_NONE && !expanded(DR)      
 #pragma unroll
         for (int o = 0; o < NSET; o++) K.v[o][j * SV + k] = A.v[o == 0 ? 0 : 1][i];
     }
+    if (tid < DR) K.s[tid] = A.s[tid];
     if (EXP) { /* B fragments: b0 = w[8 nt + g][8 ks + t], b1 = w[8 nt + g][8 ks + t + 4] */
         constexpr int KS = consts::KS, NN = consts::NN;
         for (int i = tid; i < NSET * NN * KS * 32; i += TILE) {
@@ -388,7 +377,6 @@ __global__ void __launch_bounds__(TILE, PREV == PREV_NONE && !expanded(DR)      
     float *xs = (float *)(wbase + (size_t)wp * WB); /* WPTS x SX */
     float *P = xs + WPTS * SX;                      /* WPTS x SP: u^m */
     float *nxs = P + WPTS * SP;                     /* WPTS: |x'|^2 (expanded form) */
-    float *D = OWN_D ? nxs + WPTS : P;              /* WPTS x SP: dot products (expanded form) */
     __syncthreads();
 
     /* per-lane bases of the fixed access patterns */
@@ -398,16 +386,14 @@ __global__ void __launch_bounds__(TILE, PREV == PREV_NONE && !expanded(DR)      
     const float *const pa = P + sl * SP + 4 * jb, *const xa = xs + sl * SX + 4 * kb;
     const int g = lane >> 2, t4 = lane & 3; /* tensor-core fragment coordinates */
     const float *const pc = P + (lane / CP) * SP + p_col<DR, CP>(lane % CP);
-    float sg[NT]; /* the shift of this lane's feature in each n tile (sums) */
-#pragma unroll
-    for (int nt = 0; nt < NT; nt++) sg[nt] = EXP ? A.s[8 * nt + g] : 0.f;
-    float sa[DR / 8 > 0 ? DR / 8 : 1][2]; /* and of its features 8 ks + t (+4) (dot products) */
-#pragma unroll
-    for (int ks = 0; ks < DR / 8; ks++)
-        sa[ks][0] = EXP ? A.s[8 * ks + t4] : 0.f, sa[ks][1] = EXP ? A.s[8 * ks + t4 + 4] : 0.f;
     const size_t nv = (size_t)c * d;
 
     for (size_t grp = blockIdx.x; grp < A.ngrp; grp += gridDim.x) {
+        /* where this group's U(k-1) comes from, and whether it keeps U(k) */
+        const bool share =
+            PREV == PREV_KEPT || (PREV == PREV_MIXED && (int)((A.g0 + grp) & 7) < A.keep8);
+        const bool from_keep = PREV == PREV_KEPT || (share && A.u_prev);
+        float *const u_keep = share ? A.u_keep : nullptr;
         double dacc[16], colacc = 0, jacc = 0, duacc = 0, jsacc = 0;
         float accf[16];
 #pragma unroll
@@ -440,39 +426,47 @@ __global__ void __launch_bounds__(TILE, PREV == PREV_NONE && !expanded(DR)      
                 const size_t p1 = p0 + TILE, left = A.np - p1;
                 if ((size_t)lane * 128 < (left < WPTS ? left : WPTS) * d * sizeof(float))
                     asm volatile("prefetch.global.L2 [%0];" ::"l"(A.x + p1 * d + lane * 32));
-                if (PREV == PREV_KEPT && lane < c)
+                if (from_keep && lane < c)
                     asm volatile("prefetch.global.L2 [%0];" ::"l"(
                         A.u_prev + (A.i0 + tile0 + TILE) * c + (size_t)lane * TILE + wp * WPTS));
             }
             __syncwarp();
 
-            /* phase 1: U(k-1) of the lane's point, when kept, on its way while the
-             * expanded form's dot products are taken for the whole run (those
-             * with V(k-1), for its recomputation, into the rows of P, free until
-             * the memberships) */
+            /* phase 1: U(k-1) of the lane's point, from the kept copy (on its way
+             * while the dot products are taken) or recomputed from V(k-1) (its
+             * dot products first, through the rows of P); then the distances
+             * to V(k) */
             float pm[CP];
-            if (PREV == PREV_KEPT) {
+            if (from_keep) {
                 const float *up = A.u_prev + (A.i0 + tile0) * c + wp * WPTS + lane;
 #pragma unroll
                 for (int j = 0; j < CP; j++)
                     pm[j] = lane < npw && A.cmask >> j & 1 ? up[(size_t)j * TILE] : 0.f;
             }
+            if constexpr (PREV == PREV_MIXED) {
+                if (!from_keep) {
+                    if constexpr (EXP) {
+                        frag_dots<1>(K, xs, P, nxs, lane);
+                        __syncwarp();
+                    }
+                    if (lane < npw) {
+                        float d0[CP], f0;
+                        distances<DR, CP, 1>(A, K, xrow, prow, EXP ? nxs[lane] : 0.f, d0);
+                        memberships<CP>(A.pad, d0, pm, f0);
+                    }
+                    __syncwarp();
+                }
+            }
             if constexpr (EXP) {
-                frag_dots<DR, CP, NSET>(K, xs, D, P, nxs, sa, lane);
+                frag_dots<0>(K, xs, P, nxs, lane);
                 __syncwarp();
             }
             /* then the lane's point */
             float um[CP];
-            const float nx = EXP ? nxs[lane] : 0.f;
             if (lane < npw) {
                 float dd[CP], u[CP], f;
-                distances<DR, CP, 0>(A, K, xrow, D + lane * SP, nx, dd);
-                if (PREV != PREV_NONE) { /* U(k-1) of the point */
-                    if constexpr (PREV == PREV_RECOMPUTE) {
-                        float d0[CP], f0;
-                        distances<DR, CP, 1>(A, K, xrow, P + lane * SP, nx, d0);
-                        memberships<CP>(A.pad, d0, pm, f0);
-                    }
+                distances<DR, CP, 0>(A, K, xrow, prow, EXP ? nxs[lane] : 0.f, dd);
+                if (PREV != PREV_NONE) { /* J(U(k-1), V(k)) of the point */
                     float jp = 0.f;
 #pragma unroll
                     for (int j = 0; j < CP; j++) jp = __fmaf_rn(pm[j] * pm[j], dd[j], jp);
@@ -489,8 +483,8 @@ __global__ void __launch_bounds__(TILE, PREV == PREV_NONE && !expanded(DR)      
                     }
                     duacc += (double)du;
                 }
-                if (A.u_keep) {
-                    float *uk = A.u_keep + (A.i0 + tile0) * c + wp * WPTS + lane;
+                if (u_keep) {
+                    float *uk = u_keep + (A.i0 + tile0) * c + wp * WPTS + lane;
 #pragma unroll
                     for (int j = 0; j < CP; j++)
                         if (A.cmask >> j & 1) uk[(size_t)j * TILE] = u[j];
@@ -516,7 +510,9 @@ __global__ void __launch_bounds__(TILE, PREV == PREV_NONE && !expanded(DR)      
             if constexpr (EXP) {
                 /* phase 2 on the tensor cores: S[j][k] += sum_p u^m[p][j] x'[p][k],
                  * M = clusters (16, rows g and g + 8), N = features, K = points */
-                float acc[NT][4];
+                float acc[NT][4], sg[NT]; /* sg: the shift of the lane's feature per n tile */
+#pragma unroll
+                for (int nt = 0; nt < NT; nt++) sg[nt] = K.s[8 * nt + g];
 #pragma unroll
                 for (int nt = 0; nt < NT; nt++)
 #pragma unroll
@@ -651,7 +647,7 @@ void launch_prev(const shape_params<DR, CP> &A, unsigned blocks, cudaStream_t st
 template <int DR, int CP> cudaError_t prepare_t() {
     cudaError_t e = prepare_prev<DR, CP, PREV_NONE>();
     if (e == cudaSuccess) e = prepare_prev<DR, CP, PREV_KEPT>();
-    if (e == cudaSuccess) e = prepare_prev<DR, CP, PREV_RECOMPUTE>();
+    if (e == cudaSuccess) e = prepare_prev<DR, CP, PREV_MIXED>();
     return e;
 }
 
@@ -662,14 +658,15 @@ template <int DR, int CP> cudaError_t launch_t(const haze__fcm_shape_args *a, cu
     A.d = d, A.c = c, A.G = a->G;
     A.vec = d == DR && ((size_t)a->x & 15) == 0;
     A.cmask = (int)((1u << c) - 1u);
+    A.keep8 = a->u_keep ? a->keep8 : 0;
     A.u_keep = a->u_keep;
     A.u_prev = a->u_prev;
     A.rows = a->rows;
     A.stride = a->stride;
-    const int prev = !a->want_du ? PREV_NONE : a->u_prev ? PREV_KEPT : PREV_RECOMPUTE;
+    const int prev = !a->want_du ? PREV_NONE : a->u_prev && A.keep8 >= 8 ? PREV_KEPT : PREV_MIXED;
     for (int k = 0; k < DR; k++) A.s[k] = expanded(DR) && k < d ? (float)a->shift[k] : 0.f;
     for (int o = 0; o < 2; o++) {
-        const double *v = o == 0 ? a->v : prev == PREV_RECOMPUTE ? a->vp : NULL;
+        const double *v = o == 0 ? a->v : prev == PREV_MIXED ? a->vp : NULL;
         for (int j = 0; j < CP; j++) {
             double n2 = 0;
             for (int k = 0; k < DR; k++) {
@@ -689,7 +686,7 @@ template <int DR, int CP> cudaError_t launch_t(const haze__fcm_shape_args *a, cu
     else if (prev == PREV_KEPT)
         launch_prev<DR, CP, PREV_KEPT>(A, blocks, st);
     else
-        launch_prev<DR, CP, PREV_RECOMPUTE>(A, blocks, st);
+        launch_prev<DR, CP, PREV_MIXED>(A, blocks, st);
     return cudaGetLastError();
 }
 
@@ -734,6 +731,13 @@ extern "C" cudaError_t haze__fcm_shape_prepare(size_t d, size_t c) {
 #define PREP(dr, cp) prepare_t<dr, cp>()
     SHAPE_DISPATCH(shape_dr(d), shape_cp(c), PREP)
 #undef PREP
+}
+
+/* Measured on an H100 (docs/fcm.md): 6 of 8 groups keeping U at 32 x 16, 5 at
+ * 16 x 16 and 8 x 8 (each 10-20% faster than keeping all or none); 5 for
+ * the shapes not measured. */
+extern "C" int haze__fcm_shape_keep8(size_t d, size_t c) {
+    return shape_dr(d) == 32 && shape_cp(c) == 16 ? 6 : 5;
 }
 
 extern "C" int haze__fcm_shape_shifts(size_t d) {
