@@ -327,8 +327,8 @@ int main(int argc, char **argv) {
     printf("\nfloor: one read of the data at the theoretical memory bandwidth; ~: the "
            "competitor timed on %d points and scaled linearly;\nobj: stopping rule on the "
            "objective (MATLAB's), the others on the membership change (scikit-fuzzy's, the "
-           "default),\nfor which the GPU keeps U(k-1) on the device (2 c values of traffic per "
-           "point).\n",
+           "default),\nfor which the GPU keeps U(k-1) on the device in a share of the groups (2 c "
+           "values of traffic per point) and recomputes it in the others.\n",
            100000);
     remove(py_path);
     haze_ctx_free(gpu);
