@@ -300,6 +300,53 @@ static void test_kept_share(void **state) {
     }
 }
 
+/* With more than 8 features the fixed-shape kernel's passes are queued one
+ * ahead, the next centres formed on the device (HAZE_FCM_NO_PIPELINE=1
+ * turns that off): the same bits either way, with a fixed iteration count
+ * and with a fit that stops on its tolerance while a pass is queued. */
+static void test_pipeline(void **state) {
+    (void)state;
+    const size_t sz[][3] = {{40000, 32, 16}, {20000, 16, 5}, {30000, 20, 7}};
+    for (size_t s = 0; s < 3; s++) {
+        const size_t n = sz[s][0], d = sz[s][1], c = sz[s][2];
+        double *x = blobs(n, d, c, 9);
+        haze_ctx *gpu = haze_test_ctx(HAZE_BACKEND_CUDA);
+        for (int rule = 0; rule < 4; rule++) {
+            haze_fcm_options o = haze_fcm_options_default();
+            o.clusters = (int)c;
+            o.single = 1;
+            o.seed = 4;
+            o.stop = rule & 1 ? HAZE_FCM_STOP_OBJECTIVE : HAZE_FCM_STOP_MEMBERSHIP;
+            o.tol = rule & 2 ? (rule & 1 ? 1.0 : 1e-3) : 0;
+            o.max_iter = rule & 2 ? 200 : 9;
+            o.want_memberships = 1;
+            haze_fcm_result *r[2] = {NULL, NULL};
+            for (int q = 0; q < 2; q++) {
+                if (q)
+                    setenv("HAZE_FCM_NO_PIPELINE", "1", 1);
+                else
+                    unsetenv("HAZE_FCM_NO_PIPELINE");
+                if (haze_fcm_fit(gpu, x, n, d, &o, &r[q]))
+                    fail_msg("gpu: %s", haze_ctx_errmsg(gpu));
+            }
+            unsetenv("HAZE_FCM_NO_PIPELINE");
+            if (rule & 2 && !(r[0]->converged && r[0]->iterations < o.max_iter))
+                fail_msg("%zu x %zu x %zu: the fit did not stop on its tolerance", n, d, c);
+            assert_int_equal(r[0]->iterations, r[1]->iterations);
+            const size_t k = (size_t)r[0]->iterations;
+            assert_memory_equal(r[0]->centers, r[1]->centers, c * d * sizeof(double));
+            assert_memory_equal(r[0]->objective, r[1]->objective, k * sizeof(double));
+            if (!(rule & 1)) assert_memory_equal(r[0]->change, r[1]->change, k * sizeof(double));
+            assert_memory_equal(r[0]->memberships, r[1]->memberships, n * c * sizeof(double));
+            assert_memory_equal(&r[0]->xie_beni, &r[1]->xie_beni, sizeof(double));
+            haze_fcm_result_free(r[0]);
+            haze_fcm_result_free(r[1]);
+        }
+        haze_ctx_free(gpu);
+        free(x);
+    }
+}
+
 /* A fuzzifier other than 2 (the fixed-shape kernel takes only m = 2). */
 static void test_fuzzifier(void **state) {
     (void)state;
@@ -319,7 +366,7 @@ int main(void) {
         cmocka_unit_test(test_sizes),     cmocka_unit_test(test_hard_data),
         cmocka_unit_test(test_accuracy),  cmocka_unit_test(test_gk),
         cmocka_unit_test(test_streaming), cmocka_unit_test(test_kept_share),
-        cmocka_unit_test(test_fuzzifier),
+        cmocka_unit_test(test_pipeline),  cmocka_unit_test(test_fuzzifier),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -752,6 +752,23 @@ struct haze__fcm_gpu {
     int keep_ok;
     int keep8; /* the share of the groups, in eighths, that keep U (the shape kernel) */
     int kept8; /* the share the last keeping pass wrote */
+    /* The expanded form of the shape kernel (d > 8) reads its centres from
+     * tables in device memory: dtab[b] built from dcv[b] (V) and dcv[1 - b]
+     * (the previous V), b = cur for the pass last queued. With the data
+     * resident, each such pass also queues the step to the next centres on
+     * the device (haze__fcm_shape_next: sums to dsout[b], V' to dcv[1 - b],
+     * the next tables to dtab[1 - b]; both come back to hsp[b] on the copy
+     * stream) and then the next pass itself, before the host has its sums:
+     * the pass the host asks for next is that one when its centres are the
+     * bits the device formed (spec; checked), else it is dropped. */
+    size_t tab_bytes;
+    void *dtab[2];
+    double *dcv[2], *dsout[2], *dshift;
+    double *hsp[2]; /* page-locked: stride_max sums, then c x d next centres */
+    double *hvst;   /* page-locked staging of V and V(k-1) for a pass not queued ahead */
+    double *pipe_v; /* the centres of the pass that queued the speculative one */
+    cudaEvent_t ev_next[2], ev_back[2];
+    int have_pev, pipe, cur, spec, spec_du;
     cudaStream_t copy;
     cudaEvent_t copied[2], freed[2];
     int have_copy, have_ev;
@@ -783,6 +800,19 @@ extern "C" void haze__fcm_cuda_end(haze__fcm_gpu *g) {
     cudaFree(g->scratch);
     cudaFreeHost(g->stage);
     cudaFreeHost(g->hsums);
+    for (int b = 0; b < 2; b++) {
+        cudaFree(g->dtab[b]);
+        cudaFree(g->dcv[b]);
+        cudaFree(g->dsout[b]);
+        cudaFreeHost(g->hsp[b]);
+        if (g->have_pev) {
+            cudaEventDestroy(g->ev_next[b]);
+            cudaEventDestroy(g->ev_back[b]);
+        }
+    }
+    cudaFree(g->dshift);
+    cudaFreeHost(g->hvst);
+    free(g->pipe_v);
     if (g->have_copy) cudaStreamDestroy(g->copy);
     if (g->registered) cudaHostUnregister((void *)g->hx);
     cudaGetLastError(); /* the errors of a cleanup are not the caller's */
@@ -887,6 +917,32 @@ static int setup(haze__fcm_gpu *g) {
         TRY(cudaMalloc(&g->dap, c * d * d * ts));
     }
     if (!g->use_smem) TRY(cudaMalloc(&g->scratch, (size_t)SCRATCH_BLOCKS * TS * (d + 2 * c) * ts));
+    if (g->shape && (g->tab_bytes = haze__fcm_shape_tables_bytes(d, c)) > 0) {
+        for (int b = 0; b < 2; b++) {
+            TRY(cudaMalloc(&g->dtab[b], g->tab_bytes));
+            TRY(cudaMalloc(&g->dcv[b], c * d * sizeof(double)));
+        }
+        TRY(cudaMalloc(&g->dshift, d * sizeof(double)));
+        TRY(cudaMallocHost(&g->hvst, 2 * c * d * sizeof(double)));
+        /* queued ahead: resident data only (a streamed pass is long and
+         * its chunks' copies share the copy stream) */
+        if (g->resident && !getenv("HAZE_FCM_NO_PIPELINE")) {
+            if (!(g->pipe_v = (double *)malloc(c * d * sizeof(double))))
+                return haze__error(g->ctx, HAZE_ERR_NOMEM, "fcm: out of memory");
+            for (int b = 0; b < 2; b++) {
+                TRY(cudaMalloc(&g->dsout[b], g->stride_max * sizeof(double)));
+                TRY(cudaMallocHost(&g->hsp[b], (g->stride_max + c * d) * sizeof(double)));
+                TRY(cudaEventCreateWithFlags(&g->ev_next[b], cudaEventDisableTiming));
+                TRY(cudaEventCreateWithFlags(&g->ev_back[b], cudaEventDisableTiming));
+            }
+            g->have_pev = 1;
+            if (!g->have_copy) {
+                TRY(cudaStreamCreateWithFlags(&g->copy, cudaStreamNonBlocking));
+                g->have_copy = 1;
+            }
+            g->pipe = 1;
+        }
+    }
     cudaStream_t st = haze__stream(g->ctx);
     if (g->resident) {
         TRY(cudaMalloc(&g->dx[0], n * d * ts));
@@ -947,6 +1003,48 @@ static int upload(haze__fcm_gpu *g, void *dst, const double *src, size_t k, size
     return HAZE_OK;
 }
 
+/* The tree over the group rows of a pass (fan-in RFAN per level, in order),
+ * queued on st: where its total will be. */
+static const double *reduce_tree(haze__fcm_gpu *g, size_t stride, cudaStream_t st) {
+    const double *in = g->rows;
+    size_t nrows = g->ngroups;
+    int lvl = 0;
+    while (nrows > 1) {
+        size_t nq = (nrows + RFAN - 1) / RFAN, work = nq * stride;
+        double *outb = g->tree[lvl & 1];
+        reduce_level<<<(unsigned)((work + 255) / 256), 256, 0, st>>>(in, outb, nrows, stride);
+        in = outb;
+        nrows = nq;
+        lvl++;
+    }
+    return in;
+}
+
+/* Where reduce_tree leaves the total, without queueing anything. */
+static const double *tree_out(const haze__fcm_gpu *g) {
+    const double *in = g->rows;
+    for (size_t nrows = g->ngroups, lvl = 0; nrows > 1; nrows = (nrows + RFAN - 1) / RFAN, lvl++)
+        in = g->tree[lvl & 1];
+    return in;
+}
+
+/* One launch of the fixed-shape kernel over a chunk. */
+static int shape_launch(haze__fcm_gpu *g, const haze__fcm_pass *p, const void *x, size_t i0,
+                        size_t np, int share, float *u_keep, const float *u_prev, const void *tab,
+                        cudaStream_t st) {
+    haze__fcm_shape_args sa;
+    memset(&sa, 0, sizeof sa);
+    sa.x = (const float *)x, sa.i0 = i0, sa.np = np, sa.g0 = i0 / g->gpts;
+    sa.ngrp = (np + g->gpts - 1) / g->gpts;
+    sa.d = (int)g->d, sa.c = (int)g->c, sa.G = (int)g->G, sa.want_du = p->want_du;
+    sa.keep8 = share;
+    sa.v = p->v, sa.vp = p->vp, sa.tab = tab;
+    sa.u_keep = u_keep, sa.u_prev = u_prev;
+    sa.rows = g->rows, sa.stride = haze__fcm_stride(g->c, g->d, 0);
+    TRY(haze__fcm_shape_launch(&sa, st));
+    return HAZE_OK;
+}
+
 template <typename T> static int pass_t(haze__fcm_gpu *g, haze__fcm_pass *p) {
     const size_t n = g->n, d = g->d, c = g->c, ts = sizeof(T);
     const int mode = p->cov ? MODE_COV : p->v ? MODE_FULL : MODE_CENTRES;
@@ -959,9 +1057,29 @@ template <typename T> static int pass_t(haze__fcm_gpu *g, haze__fcm_pass *p) {
     const int fast = g->fast_dr && mode != MODE_COV && !p->a && !p->indices && !p->u_out &&
                      !(p->src == HAZE__FCM_SRC_CENTERS && p->ap);
     /* The steady iterations (source: the previous centres) in float32 of a
-     * covered shape: the fixed-shape kernel, its centres passed at launch. */
+     * covered shape: the fixed-shape kernel, its centres passed at launch
+     * (d <= 8) or in device tables (tab). */
     const int shape =
         fast && g->shape && mode == MODE_FULL && p->src == HAZE__FCM_SRC_CENTERS && p->m == 2.0;
+    const int tab = shape && g->tab_bytes > 0;
+    /* A pass queued ahead by the previous one (see the struct): this one when
+     * its centres are the ones the device formed, bit for bit; else it is
+     * left to end unused, having overwritten the kept memberships. */
+    int queued = 0;
+    if (g->spec) {
+        g->spec = 0;
+        queued = tab && g->pipe && p->want_du == g->spec_du &&
+                 memcmp(p->vp, g->pipe_v, c * d * sizeof(double)) == 0 &&
+                 memcmp(p->v, g->hsp[1 - g->cur] + g->stride_max, c * d * sizeof(double)) == 0;
+        if (!queued) {
+            TRY(cudaStreamSynchronize(st));
+            g->keep_ok = 0;
+            /* a steady pass the device did not foresee: the host rounds the
+             * centres differently; no more passes ahead in this fit */
+            if (tab) g->pipe = 0;
+        }
+    }
+    const int pipe = tab && g->pipe;
     /* U(k-1) from the previous pass's memberships when they are those of vp
      * (same centres, same m) and that pass kept the groups this one reads
      * (all of them, or the shape kernel's share); U(k) kept for the next
@@ -979,9 +1097,12 @@ template <typename T> static int pass_t(haze__fcm_gpu *g, haze__fcm_pass *p) {
             for (size_t j = 0; j < c; j++) m += p->v[j * d + k];
             g->shift[k] = (float)(m / (double)c);
         }
+        if (tab)
+            TRY(cudaMemcpyAsync(g->dshift, g->shift, d * sizeof(double), cudaMemcpyHostToDevice,
+                                st));
         g->shift_set = 1;
     }
-    if (!shape) { /* (the shape kernel takes its centres as launch parameters) */
+    if (!shape) { /* (the shape kernel takes its centres at launch or from its tables) */
         if (p->v && (rc = upload<T>(g, g->dv, p->v, c * d, 0))) return rc;
         if (p->a && (rc = upload<T>(g, g->da, p->a, c * d * d, 2 * c * d))) return rc;
         if (p->src == HAZE__FCM_SRC_CENTERS) {
@@ -989,6 +1110,15 @@ template <typename T> static int pass_t(haze__fcm_gpu *g, haze__fcm_pass *p) {
             if (p->ap && (rc = upload<T>(g, g->dap, p->ap, c * d * d, 2 * c * d + c * d * d)))
                 return rc;
         }
+    } else if (tab && !queued) { /* the tables from V and V(k-1) in double */
+        const int b = g->cur ^= 1;
+        memcpy(g->hvst, p->v, c * d * sizeof(double));
+        memcpy(g->hvst + c * d, p->vp, c * d * sizeof(double));
+        TRY(cudaMemcpyAsync(g->dcv[b], g->hvst, c * d * sizeof(double), cudaMemcpyHostToDevice,
+                            st));
+        TRY(cudaMemcpyAsync(g->dcv[1 - b], g->hvst + c * d, c * d * sizeof(double),
+                            cudaMemcpyHostToDevice, st));
+        TRY(haze__fcm_shape_tables(g->dtab[b], g->dcv[b], g->dcv[1 - b], g->dshift, d, c, st));
     }
     size_t cpts = g->resident ? n : g->chunk;
     if (p->src == HAZE__FCM_SRC_MEMORY && g->du0_pts < cpts) {
@@ -1025,7 +1155,7 @@ template <typename T> static int pass_t(haze__fcm_gpu *g, haze__fcm_pass *p) {
     A.use_vp = p->src == HAZE__FCM_SRC_CENTERS && !reuse && (mode != MODE_FULL || p->want_du);
 
     size_t nch = g->resident ? 1 : (n + g->chunk - 1) / g->chunk;
-    for (size_t q = 0; q < nch; q++) {
+    for (size_t q = 0; q < nch && !queued; q++) {
         int b = (int)(q & 1);
         size_t i0 = q * g->chunk, np = n - i0 < g->chunk ? n - i0 : g->chunk;
         if (g->resident) np = n;
@@ -1051,15 +1181,9 @@ template <typename T> static int pass_t(haze__fcm_gpu *g, haze__fcm_pass *p) {
         A.u_out = p->u_out ? g->duout : NULL;
         size_t blocks = A.ngrp;
         if (shape) {
-            haze__fcm_shape_args sa;
-            memset(&sa, 0, sizeof sa);
-            sa.x = (const float *)A.x, sa.i0 = A.i0, sa.np = A.np, sa.g0 = A.g0, sa.ngrp = A.ngrp;
-            sa.d = A.d, sa.c = A.c, sa.G = A.G, sa.want_du = A.want_du, sa.keep8 = share;
-            sa.v = p->v, sa.vp = p->vp;
-            sa.u_keep = (float *)A.u_keep, sa.u_prev = (const float *)A.u_prev;
-            sa.rows = A.rows, sa.stride = A.stride;
-            sa.shift = g->shift;
-            TRY(haze__fcm_shape_launch(&sa, st));
+            if ((rc = shape_launch(g, p, A.x, i0, np, share, (float *)A.u_keep,
+                                   (const float *)A.u_prev, tab ? g->dtab[g->cur] : NULL, st)))
+                return rc;
         } else if (fast) {
             /* without the previous centres when they are not read: less shared
              * memory, more blocks per SM */
@@ -1075,22 +1199,39 @@ template <typename T> static int pass_t(haze__fcm_gpu *g, haze__fcm_pass *p) {
                                 cudaMemcpyDeviceToHost, st));
         if (!g->resident) TRY(cudaEventRecord(g->freed[b], st));
     }
-    /* The tree over the groups. */
-    const double *in = g->rows;
-    size_t nrows = g->ngroups;
-    int lvl = 0;
-    while (nrows > 1) {
-        size_t nq = (nrows + RFAN - 1) / RFAN, work = nq * stride;
-        double *outb = g->tree[lvl & 1];
-        reduce_level<<<(unsigned)((work + 255) / 256), 256, 0, st>>>(in, outb, nrows, stride);
+    const double *in = queued ? NULL : reduce_tree(g, stride, st);
+    if (!queued) HAZE_CUDA_TRY_LAUNCH(g->ctx);
+    if (pipe) {
+        /* The step to the next centres on the device, then the next pass
+         * (same flags; it reads the U(k) this pass keeps), queued before
+         * this pass's sums come back to the host. */
+        const int b = g->cur;
+        if (!in) in = tree_out(g); /* (the queued pass's tree) */
+        TRY(haze__fcm_shape_next(g->dtab[1 - b], g->dcv[1 - b], g->dsout[b], in, g->dcv[b],
+                                 g->dshift, d, c, stride, st));
+        TRY(cudaEventRecord(g->ev_next[b], st));
+        TRY(cudaStreamWaitEvent(g->copy, g->ev_next[b], 0));
+        TRY(cudaMemcpyAsync(g->hsp[b], g->dsout[b], stride * sizeof(double), cudaMemcpyDeviceToHost,
+                            g->copy));
+        TRY(cudaMemcpyAsync(g->hsp[b] + g->stride_max, g->dcv[1 - b], c * d * sizeof(double),
+                            cudaMemcpyDeviceToHost, g->copy));
+        TRY(cudaEventRecord(g->ev_back[b], g->copy));
+        g->cur = 1 - b;
+        if ((rc = shape_launch(g, p, g->dx[0], 0, n, share, (float *)A.u_keep,
+                               (const float *)A.u_keep, g->dtab[1 - b], st)))
+            return rc;
+        reduce_tree(g, stride, st);
         HAZE_CUDA_TRY_LAUNCH(g->ctx);
-        in = outb;
-        nrows = nq;
-        lvl++;
+        g->spec = 1;
+        g->spec_du = p->want_du;
+        memcpy(g->pipe_v, p->v, c * d * sizeof(double));
+        TRY(cudaEventSynchronize(g->ev_back[b]));
+        memcpy(p->sums, g->hsp[b], stride * sizeof(double));
+    } else {
+        TRY(cudaMemcpyAsync(g->hsums, in, stride * sizeof(double), cudaMemcpyDeviceToHost, st));
+        TRY(cudaStreamSynchronize(st));
+        memcpy(p->sums, g->hsums, stride * sizeof(double));
     }
-    TRY(cudaMemcpyAsync(g->hsums, in, stride * sizeof(double), cudaMemcpyDeviceToHost, st));
-    TRY(cudaStreamSynchronize(st));
-    memcpy(p->sums, g->hsums, stride * sizeof(double));
     if (shape && haze__fcm_shape_shifts(d)) /* the shape kernel summed u^m (x - s) */
         for (size_t j = 0; j < c; j++)
             for (size_t k = 0; k < d; k++) p->sums[j * d + k] += g->shift[k] * p->sums[c * d + j];

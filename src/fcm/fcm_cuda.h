@@ -30,8 +30,10 @@ typedef struct haze__fcm_shape_args {
     int want_du;          /* compute U(k-1): for the change and J(U(k-1), V(k)) */
     int keep8;            /* groups with global index mod 8 < keep8 keep U(k) in u_keep and, with
                              u_prev, read U(k-1) from it; the others recompute U(k-1) */
-    const double *v, *vp; /* c x d centres V(k), and V(k-1) (read when want_du and !u_prev) */
-    const double *shift;  /* d values, each a float: the shift of the expanded distances */
+    const double *v, *vp; /* direct form (d <= 8): c x d centres V(k), and V(k-1) (read when
+                             want_du and U(k-1) is recomputed somewhere) */
+    const void *tab;      /* expanded form (d > 8): the tables haze__fcm_shape_tables or
+                             haze__fcm_shape_next built in device memory */
     float *u_keep;        /* U(k) kept for the next pass (tile by tile, c x TILE), or NULL */
     const float *u_prev;  /* U(k-1) kept by the previous pass (its groups of the share), or NULL */
     double *rows;
@@ -69,6 +71,23 @@ cudaError_t haze__fcm_shape_prepare(size_t d, size_t c);
  * with the membership rule when the budget has room (the rest recompute
  * it): the one that measured fastest for the shape. */
 int haze__fcm_shape_keep8(size_t d, size_t c);
+/* Bytes of the device tables that the kernel for d features and c clusters
+ * reads (the expanded form, d > 8), 0 when it takes its centres as launch
+ * parameters (d <= 8): then it cannot be queued before they are known. */
+size_t haze__fcm_shape_tables_bytes(size_t d, size_t c);
+/* The tables (tab: device, haze__fcm_shape_tables_bytes) from the device
+ * arrays v (c x d doubles, V(k)), vp (V(k-1), or NULL) and shift (d doubles,
+ * each a float), on stream st. */
+cudaError_t haze__fcm_shape_tables(void *tab, const double *v, const double *vp,
+                                   const double *shift, size_t d, size_t c, cudaStream_t st);
+/* Between two passes, on the device (stream st): copies the reduced sums of
+ * a pass (stride doubles, u^m x taken about the shift) to sums_out, forms
+ * the next centres v_next = (S1 + shift S0) / S0 bit for bit as the host
+ * does, and builds the tables of the next pass from v_next and v (the
+ * centres of the pass that made the sums). */
+cudaError_t haze__fcm_shape_next(void *tab, double *v_next, double *sums_out, const double *sums,
+                                 const double *v, const double *shift, size_t d, size_t c,
+                                 size_t stride, cudaStream_t st);
 /* 1 when the kernel for d features expands the distances about a.shift and
  * sums u^m (x - shift): the caller then adds shift_k sum u^m to entry (j, k)
  * once the pass is done. */

@@ -80,7 +80,19 @@ __host__ __device__ constexpr int p_stride(int dr, int cp) {
     return expanded(dr) ? (cp == 16 ? 24 : 8) : odd_chunks(cp);
 }
 
-/* Launch arguments: what the host computed from V(k) and V(k-1) in double. */
+/* What a pass computes from V(k) and V(k-1) (double) before it starts,
+ * rounded to float: in the kernel parameters for the direct form, in device
+ * memory for the expanded form (built there by tables_kernel, so that a pass
+ * can be queued before its centres reach the host). */
+template <int DR, int CP> struct shape_tables {
+    float s[DR];         /* the shift (expanded form) */
+    float v[2][CP * DR]; /* V(k), V(k-1): zero-padded to CP x DR */
+    float w[2][CP * DR]; /* -2 (v - s) (expanded form) */
+    float nv[2][CP];     /* |v - s|^2 (expanded form) */
+    float pad[CP];       /* 0 for a centre, +inf for the padding */
+};
+
+/* Launch arguments. */
 template <int DR, int CP> struct shape_params {
     const float *x;
     size_t i0, np, g0, ngrp;
@@ -90,11 +102,8 @@ template <int DR, int CP> struct shape_params {
     const float *u_prev;
     double *rows;
     size_t stride;
-    float s[DR];         /* the shift (expanded form) */
-    float v[2][CP * DR]; /* V(k), V(k-1): zero-padded to CP x DR */
-    float w[2][CP * DR]; /* -2 (v - s) (expanded form) */
-    float nv[2][CP];     /* |v - s|^2 (expanded form) */
-    float pad[CP];       /* 0 for a centre, +inf for the padding */
+    const shape_tables<DR, CP> *tab;                              /* expanded form */
+    shape_tables<expanded(DR) ? 1 : DR, expanded(DR) ? 1 : CP> t; /* direct form */
 };
 
 /* The block's copy of the centres in shared memory, read one row per lane by
@@ -103,7 +112,9 @@ template <int DR, int CP, int NSET> struct shape_consts {
     static constexpr int SV = odd_chunks(DR);
     static constexpr int KS = DR / 8 > 0 ? DR / 8 : 1, NN = (CP + 7) / 8;
     float v[NSET][CP * SV];
-    float s[DR]; /* the shift (expanded form) */
+    float s[DR];        /* the shift */
+    float nv[NSET][CP]; /* |v - s|^2 */
+    float pad[CP];
     /* expanded form: -2 v' as B fragments of the tensor-core dot products,
      * per (n tile, k step) and lane the TF32 pairs (hi0, hi1, lo0, lo1) */
     uint4 wf[NSET][expanded(DR) ? NN * KS * 32 : 1];
@@ -153,7 +164,7 @@ __device__ __forceinline__ void distances(const shape_params<DR, CP> &A,
             for (int j = 0; j < CP; j++)
 #pragma unroll
                 for (int r = 0; r < 4; r++) {
-                    const float t = xv[r] - A.v[OLD][j * DR + 4 * q + r];
+                    const float t = xv[r] - A.t.v[OLD][j * DR + 4 * q + r];
                     dd[j] = __fmaf_rn(t, t, dd[j]);
                 }
         }
@@ -170,7 +181,7 @@ __device__ __forceinline__ void distances(const shape_params<DR, CP> &A,
         unsigned redo = 0;
 #pragma unroll
         for (int j = 0; j < CP; j++) {
-            const float base = nx + A.nv[OLD][j];
+            const float base = nx + K.nv[OLD][j];
             dd[j] = base + dot[j];
             if (!(dd[j] >= 0.5f * base)) redo |= 1u << j;
         }
@@ -350,22 +361,30 @@ __global__ void __launch_bounds__(TILE, PREV == PREV_NONE && !expanded(DR) ? 5 :
     constexpr int NT = DR >= 8 ? DR / 8 : 1; /* tensor-core sums: n tiles of 8 features */
     const int tid = threadIdx.x, lane = tid & 31, wp = tid >> 5, d = A.d, c = A.c;
 
-    /* the block's constants */
+    /* the block's constants (expanded form; the direct form reads the
+     * kernel parameters) */
     consts &K = *(consts *)smem_s;
-    for (int i = tid; i < CP * DR; i += TILE) {
-        const int j = i / DR, k = i - j * DR;
+    if constexpr (EXP) {
+        const shape_tables<DR, CP> &T = *A.tab;
+        for (int i = tid; i < CP * DR; i += TILE) {
+            const int j = i / DR, k = i - j * DR;
 #pragma unroll
-        for (int o = 0; o < NSET; o++) K.v[o][j * SV + k] = A.v[o == 0 ? 0 : 1][i];
-    }
-    if (tid < DR) K.s[tid] = A.s[tid];
-    if (EXP) { /* B fragments: b0 = w[8 nt + g][8 ks + t], b1 = w[8 nt + g][8 ks + t + 4] */
+            for (int o = 0; o < NSET; o++) K.v[o][j * SV + k] = T.v[o][i];
+        }
+        if (tid < DR) K.s[tid] = T.s[tid];
+        if (tid < CP) {
+            K.pad[tid] = T.pad[tid];
+#pragma unroll
+            for (int o = 0; o < NSET; o++) K.nv[o][tid] = T.nv[o][tid];
+        }
+        /* B fragments: b0 = w[8 nt + g][8 ks + t], b1 = w[8 nt + g][8 ks + t + 4] */
         constexpr int KS = consts::KS, NN = consts::NN;
         for (int i = tid; i < NSET * NN * KS * 32; i += TILE) {
             const int o = i / (NN * KS * 32), r = i - o * NN * KS * 32, ln = r & 31;
             const int nt = r / (KS * 32), ks = (r >> 5) - nt * KS, j = 8 * nt + (ln >> 2);
             const int k0 = 8 * ks + (ln & 3);
-            const float w0 = j < CP ? A.w[o == 0 ? 0 : 1][j * DR + k0] : 0.f;
-            const float w1 = j < CP ? A.w[o == 0 ? 0 : 1][j * DR + k0 + 4] : 0.f;
+            const float w0 = j < CP ? T.w[o][j * DR + k0] : 0.f;
+            const float w1 = j < CP ? T.w[o][j * DR + k0 + 4] : 0.f;
             uint32_t h0, l0, h1, l1;
             split_tf32(w0, h0, l0);
             split_tf32(w1, h1, l1);
@@ -452,7 +471,10 @@ __global__ void __launch_bounds__(TILE, PREV == PREV_NONE && !expanded(DR) ? 5 :
                     if (lane < npw) {
                         float d0[CP], f0;
                         distances<DR, CP, 1>(A, K, xrow, prow, EXP ? nxs[lane] : 0.f, d0);
-                        memberships<CP>(A.pad, d0, pm, f0);
+                        if constexpr (EXP)
+                            memberships<CP>(K.pad, d0, pm, f0);
+                        else
+                            memberships<CP>(A.t.pad, d0, pm, f0);
                     }
                     __syncwarp();
                 }
@@ -472,7 +494,11 @@ __global__ void __launch_bounds__(TILE, PREV == PREV_NONE && !expanded(DR) ? 5 :
                     for (int j = 0; j < CP; j++) jp = __fmaf_rn(pm[j] * pm[j], dd[j], jp);
                     jacc += (double)jp;
                 }
-                const float dmin = memberships<CP>(A.pad, dd, u, f);
+                float dmin;
+                if constexpr (EXP)
+                    dmin = memberships<CP>(K.pad, dd, u, f);
+                else
+                    dmin = memberships<CP>(A.t.pad, dd, u, f);
                 jsacc += (double)(dmin * f);
                 if (PREV != PREV_NONE) {
                     float du = 0.f;
@@ -626,6 +652,83 @@ __global__ void __launch_bounds__(TILE, PREV == PREV_NONE && !expanded(DR) ? 5 :
     }
 }
 
+/* The expanded form's tables from V (c x d doubles), Vp (the previous
+ * centres, or NULL: zeros) and the shift (d doubles, each a float), by the
+ * block that calls it: v' = v - s, -2 v' and |v'|^2 in double, each rounded
+ * once to float, every operation written out so that no FMA contracts it. */
+template <int DR, int CP>
+__device__ void build_tables(shape_tables<DR, CP> *T, const double *v, const double *vp,
+                             const double *shift, int d, int c) {
+    for (int k = threadIdx.x; k < DR; k += blockDim.x) T->s[k] = k < d ? (float)shift[k] : 0.f;
+    for (int i = threadIdx.x; i < 2 * CP; i += blockDim.x) {
+        const int o = i / CP, j = i - o * CP;
+        const double *vv = o == 0 ? v : vp;
+        double n2 = 0;
+        for (int k = 0; k < DR; k++) {
+            const bool in = vv && j < c && k < d;
+            const double vs = in ? __dsub_rn(vv[j * d + k], (double)(float)shift[k]) : 0.0;
+            T->v[o][j * DR + k] = in ? (float)vv[j * d + k] : 0.f;
+            T->w[o][j * DR + k] = (float)__dmul_rn(-2.0, vs);
+            n2 = __dadd_rn(n2, __dmul_rn(vs, vs));
+        }
+        T->nv[o][j] = (float)n2;
+        if (o == 0) T->pad[j] = j < c ? 0.f : INFINITY;
+    }
+}
+
+template <int DR, int CP>
+__global__ void tables_kernel(shape_tables<DR, CP> *T, const double *v, const double *vp,
+                              const double *shift, int d, int c) {
+    build_tables(T, v, vp, shift, d, c);
+}
+
+/* The step between two passes on the device: the sums of the pass (stride
+ * doubles, those of u^m x taken about the shift) copied to out, the next
+ * centres v_next = (S1 + s S0) / S0 as the host forms them (fcm_cuda.cu adds
+ * the shift back, fcm.c divides), then the tables of the next pass from
+ * v_next and v (its previous centres). One block. */
+template <int DR, int CP>
+__global__ void next_kernel(shape_tables<DR, CP> *T, double *v_next, double *out,
+                            const double *sums, const double *v, const double *shift, int d, int c,
+                            size_t stride) {
+    const size_t nv = (size_t)c * d;
+    for (size_t e = threadIdx.x; e < stride; e += blockDim.x) {
+        out[e] = sums[e];
+        if (e < nv) {
+            const int j = (int)(e / d), k = (int)(e - (size_t)j * d);
+            const double w = sums[nv + j];
+            v_next[e] = __ddiv_rn(__dadd_rn(sums[e], __dmul_rn(shift[k], w)), w);
+        }
+    }
+    __syncthreads();
+    build_tables(T, v_next, v, shift, d, c);
+}
+
+template <int DR, int CP> size_t tables_bytes_t() {
+    return expanded(DR) ? sizeof(shape_tables<DR, CP>) : 0;
+}
+template <int DR, int CP>
+cudaError_t tables_t(void *T, const double *v, const double *vp, const double *shift, int d, int c,
+                     cudaStream_t st) {
+    if constexpr (!expanded(DR)) {
+        return cudaErrorInvalidValue;
+    } else {
+        tables_kernel<DR, CP><<<1, 128, 0, st>>>((shape_tables<DR, CP> *)T, v, vp, shift, d, c);
+        return cudaGetLastError();
+    }
+}
+template <int DR, int CP>
+cudaError_t next_t(void *T, double *v_next, double *out, const double *sums, const double *v,
+                   const double *shift, int d, int c, size_t stride, cudaStream_t st) {
+    if constexpr (!expanded(DR)) {
+        return cudaErrorInvalidValue;
+    } else {
+        next_kernel<DR, CP><<<1, 256, 0, st>>>((shape_tables<DR, CP> *)T, v_next, out, sums, v,
+                                               shift, d, c, stride);
+        return cudaGetLastError();
+    }
+}
+
 int shape_dr(size_t d) {
     return d <= 4 ? 4 : d <= 8 ? 8 : d <= 16 ? 16 : d <= 32 ? 32 : 0;
 }
@@ -664,22 +767,20 @@ template <int DR, int CP> cudaError_t launch_t(const haze__fcm_shape_args *a, cu
     A.rows = a->rows;
     A.stride = a->stride;
     const int prev = !a->want_du ? PREV_NONE : a->u_prev && A.keep8 >= 8 ? PREV_KEPT : PREV_MIXED;
-    for (int k = 0; k < DR; k++) A.s[k] = expanded(DR) && k < d ? (float)a->shift[k] : 0.f;
-    for (int o = 0; o < 2; o++) {
-        const double *v = o == 0 ? a->v : prev == PREV_MIXED ? a->vp : NULL;
-        for (int j = 0; j < CP; j++) {
-            double n2 = 0;
-            for (int k = 0; k < DR; k++) {
-                const int in = v && j < c && k < d;
-                const double vs = in ? v[j * d + k] - (double)A.s[k] : 0.0;
-                A.v[o][j * DR + k] = in ? (float)v[j * d + k] : 0.f;
-                A.w[o][j * DR + k] = (float)(-2.0 * vs);
-                n2 += vs * vs;
-            }
-            A.nv[o][j] = (float)n2;
+    if constexpr (expanded(DR)) {
+        A.tab = (const shape_tables<DR, CP> *)a->tab;
+    } else { /* the direct form reads the centres (float) and the padding only */
+        A.tab = NULL;
+        for (int o = 0; o < 2; o++) {
+            const double *v = o == 0 ? a->v : prev == PREV_MIXED ? a->vp : NULL;
+            for (int j = 0; j < CP; j++)
+                for (int k = 0; k < DR; k++) {
+                    const int in = v && j < c && k < d;
+                    A.t.v[o][j * DR + k] = in ? (float)v[j * d + k] : 0.f;
+                }
         }
+        for (int j = 0; j < CP; j++) A.t.pad[j] = j < c ? 0.f : INFINITY;
     }
-    for (int j = 0; j < CP; j++) A.pad[j] = j < c ? 0.f : INFINITY;
     const unsigned blocks = (unsigned)a->ngrp;
     if (prev == PREV_NONE)
         launch_prev<DR, CP, PREV_NONE>(A, blocks, st);
@@ -742,6 +843,31 @@ extern "C" int haze__fcm_shape_keep8(size_t d, size_t c) {
 
 extern "C" int haze__fcm_shape_shifts(size_t d) {
     return expanded(shape_dr(d));
+}
+
+extern "C" size_t haze__fcm_shape_tables_bytes(size_t d, size_t c) {
+    if (!shape_dr(d) || !shape_cp(c)) return 0;
+#define BYTES(dr, cp) tables_bytes_t<dr, cp>()
+    SHAPE_DISPATCH(shape_dr(d), shape_cp(c), BYTES)
+#undef BYTES
+}
+
+extern "C" cudaError_t haze__fcm_shape_tables(void *tab, const double *v, const double *vp,
+                                              const double *shift, size_t d, size_t c,
+                                              cudaStream_t st) {
+#define TABLES(dr, cp) tables_t<dr, cp>(tab, v, vp, shift, (int)d, (int)c, st)
+    SHAPE_DISPATCH(shape_dr(d), shape_cp(c), TABLES)
+#undef TABLES
+}
+
+extern "C" cudaError_t haze__fcm_shape_next(void *tab, double *v_next, double *sums_out,
+                                            const double *sums, const double *v,
+                                            const double *shift, size_t d, size_t c, size_t stride,
+                                            cudaStream_t st) {
+#define NEXT(dr, cp)                                                                               \
+    next_t<dr, cp>(tab, v_next, sums_out, sums, v, shift, (int)d, (int)c, stride, st)
+    SHAPE_DISPATCH(shape_dr(d), shape_cp(c), NEXT)
+#undef NEXT
 }
 
 extern "C" cudaError_t haze__fcm_shape_launch(const haze__fcm_shape_args *a, cudaStream_t st) {
