@@ -14,7 +14,9 @@
  * summed directly, (x_k - v_jk)^2, the centres read from the kernel
  * parameters. With 16 or 32 features they are expanded about a shift s
  * fixed for the fit (the mean of the first centres): d_j = (|x'|^2 +
- * |v'_j|^2) + x' . (-2 v'_j), x' = x - s, v' = v - s, the dot products of a
+ * |v'_j|^2) + x' . (-2 v'_j), x' = x - s, v' = v - s (v', -2 v' and |v'|^2
+ * in tables that the device builds from the centres in double, so that the
+ * host can queue a pass before it knows them), the dot products of a
  * run's 32 points with the centres being one small product on the tensor
  * cores (TF32, both operands split into a high part rounded to nearest and
  * a low part: each product within about 1.2e-6 of its value). That form has
