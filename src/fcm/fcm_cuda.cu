@@ -10,7 +10,7 @@
  * (1)), its share of the
  * objective, and adds u^m x and u^m into per-group partial sums; a tree of
  * fixed shape then reduces the groups. The partial-sum layout (tiles of
- * TILE points, groups of G tiles, reduction fan-in RFAN) depends only on
+ * TILE points, groups of G tiles, reduction fan-in RFAN in runs of RRUN) depends only on
  * n, d and c, never on the grid size, the chunking or the device, so the
  * result is the same on every run.
  *
@@ -35,7 +35,7 @@
 
 #define TILE           HAZE__FCM_TILE /* points per tile = threads per block */
 #define TS             (TILE + 1)     /* shared-memory row stride: no bank conflicts in phase 2 */
-#define RFAN           256 /* groups summed by one thread in each level of the reduction tree */
+#define RFAN           256            /* rows summed into one in each level of the reduction tree */
 #define SCRATCH_BLOCKS 256
 
 /* The fast kernel's tile of points in shared memory is point-major: point p
@@ -713,16 +713,39 @@ static void fast_launch(int dr, unsigned blocks, size_t smem, cudaStream_t st,
     }
 }
 
-/* One level of the reduction tree: out[q] = sum of in[q*RFAN ...] in order. */
-__global__ void reduce_level(const double *in, double *out, size_t nrows, size_t stride) {
-    size_t nq = (nrows + RFAN - 1) / RFAN;
-    size_t idx = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (idx >= nq * stride) return;
-    size_t q = idx / stride, e = idx % stride;
-    size_t g1 = (q + 1) * RFAN < nrows ? (q + 1) * RFAN : nrows;
+/* One level of the reduction tree: out[q] = the sum of rows q*RFAN ... of
+ * in, as RFAN/16 runs of 16 rows, each run summed in order, then the runs
+ * summed in order (an order fixed by nrows alone). A block takes 16
+ * entries of one q, a thread one run of one entry. */
+#define RRUN 16
+__global__ void __launch_bounds__(256)
+    reduce_level(const double *in, double *out, size_t nrows, size_t stride) {
+    __shared__ double part[RFAN / RRUN][RRUN];
+    const size_t nb = (stride + RRUN - 1) / RRUN;
+    const size_t q = blockIdx.x / nb, e = (blockIdx.x - q * nb) * RRUN + (threadIdx.x % RRUN);
+    const int r = (int)(threadIdx.x / RRUN);
+    const size_t g0 = q * RFAN + (size_t)r * RRUN,
+                 gq = (q + 1) * RFAN < nrows ? (q + 1) * RFAN : nrows;
+    const size_t g1 = g0 + RRUN < gq ? g0 + RRUN : gq;
     double s = 0;
-    for (size_t g = q * RFAN; g < g1; g++) s += in[g * stride + e];
-    out[idx] = s;
+    if (e < stride && g0 < g1) {
+        if (g1 - g0 == RRUN) {
+            double t[RRUN];
+#pragma unroll
+            for (int i = 0; i < RRUN; i++) t[i] = in[(g0 + i) * stride + e];
+#pragma unroll
+            for (int i = 0; i < RRUN; i++) s += t[i];
+        } else {
+            for (size_t g = g0; g < g1; g++) s += in[g * stride + e];
+        }
+    }
+    part[r][threadIdx.x % RRUN] = s;
+    __syncthreads();
+    if (r == 0 && e < stride) {
+        double tot = 0;
+        for (int k = 0; k < RFAN / RRUN; k++) tot += part[k][threadIdx.x];
+        out[q * stride + e] = tot;
+    }
 }
 
 struct haze__fcm_gpu {
@@ -1010,9 +1033,10 @@ static const double *reduce_tree(haze__fcm_gpu *g, size_t stride, cudaStream_t s
     size_t nrows = g->ngroups;
     int lvl = 0;
     while (nrows > 1) {
-        size_t nq = (nrows + RFAN - 1) / RFAN, work = nq * stride;
+        size_t nq = (nrows + RFAN - 1) / RFAN;
         double *outb = g->tree[lvl & 1];
-        reduce_level<<<(unsigned)((work + 255) / 256), 256, 0, st>>>(in, outb, nrows, stride);
+        reduce_level<<<(unsigned)(nq * ((stride + RRUN - 1) / RRUN)), (RFAN / RRUN) * RRUN, 0,
+                       st>>>(in, outb, nrows, stride);
         in = outb;
         nrows = nq;
         lvl++;

@@ -656,21 +656,37 @@ __global__ void __launch_bounds__(TILE, PREV == PREV_NONE && !expanded(DR) ? 5 :
 
 /* The expanded form's tables from V (c x d doubles), Vp (the previous
  * centres, or NULL: zeros) and the shift (d doubles, each a float), by the
- * block that calls it: v' = v - s, -2 v' and |v'|^2 in double, each rounded
- * once to float, every operation written out so that no FMA contracts it. */
+ * block that calls it (blockDim.x threads): v' = v - s, -2 v' and |v'|^2 in
+ * double, each rounded once to float, every operation written out so that
+ * no FMA contracts it. The inputs are staged in shared memory first (sv:
+ * 2 CP DR + DR doubles), so that the serial sums of |v'|^2 wait on no
+ * global load. */
 template <int DR, int CP>
-__device__ void build_tables(shape_tables<DR, CP> *T, const double *v, const double *vp,
-                             const double *shift, int d, int c) {
-    for (int k = threadIdx.x; k < DR; k += blockDim.x) T->s[k] = k < d ? (float)shift[k] : 0.f;
+__device__ void build_tables(shape_tables<DR, CP> *__restrict__ T, const double *v,
+                             const double *vp, const double *shift, int d, int c, double *sv) {
+    double *ss = sv + 2 * CP * DR;
+    for (int i = threadIdx.x; i < 2 * CP * DR; i += blockDim.x) {
+        const int o = i / (CP * DR), r = i - o * CP * DR, j = r / DR, k = r - j * DR;
+        const double *vv = o == 0 ? v : vp;
+        sv[i] = vv && j < c && k < d ? vv[j * d + k] : 0.0;
+    }
+    for (int k = threadIdx.x; k < DR; k += blockDim.x)
+        ss[k] = k < d ? (double)(float)shift[k] : 0.0;
+    __syncthreads();
+    for (int i = threadIdx.x; i < 2 * CP * DR; i += blockDim.x) {
+        const int o = i / (CP * DR), r = i - o * CP * DR, j = r / DR, k = r - j * DR;
+        const bool in = (o == 0 ? v : vp) && j < c && k < d;
+        const double vs = in ? __dsub_rn(sv[i], ss[k]) : 0.0;
+        T->v[o][r] = (float)sv[i];
+        T->w[o][r] = (float)__dmul_rn(-2.0, vs);
+    }
+    for (int k = threadIdx.x; k < DR; k += blockDim.x) T->s[k] = (float)ss[k];
     for (int i = threadIdx.x; i < 2 * CP; i += blockDim.x) {
         const int o = i / CP, j = i - o * CP;
-        const double *vv = o == 0 ? v : vp;
+        const bool in = (o == 0 ? v : vp) && j < c;
         double n2 = 0;
         for (int k = 0; k < DR; k++) {
-            const bool in = vv && j < c && k < d;
-            const double vs = in ? __dsub_rn(vv[j * d + k], (double)(float)shift[k]) : 0.0;
-            T->v[o][j * DR + k] = in ? (float)vv[j * d + k] : 0.f;
-            T->w[o][j * DR + k] = (float)__dmul_rn(-2.0, vs);
+            const double vs = in && k < d ? __dsub_rn(sv[o * CP * DR + j * DR + k], ss[k]) : 0.0;
             n2 = __dadd_rn(n2, __dmul_rn(vs, vs));
         }
         T->nv[o][j] = (float)n2;
@@ -681,7 +697,8 @@ __device__ void build_tables(shape_tables<DR, CP> *T, const double *v, const dou
 template <int DR, int CP>
 __global__ void tables_kernel(shape_tables<DR, CP> *T, const double *v, const double *vp,
                               const double *shift, int d, int c) {
-    build_tables(T, v, vp, shift, d, c);
+    __shared__ double sv[2 * CP * DR + DR];
+    build_tables(T, v, vp, shift, d, c, sv);
 }
 
 /* The step between two passes on the device: the sums of the pass (stride
@@ -693,17 +710,19 @@ template <int DR, int CP>
 __global__ void next_kernel(shape_tables<DR, CP> *T, double *v_next, double *out,
                             const double *sums, const double *v, const double *shift, int d, int c,
                             size_t stride) {
+    __shared__ double sv[2 * CP * DR + DR];
     const size_t nv = (size_t)c * d;
     for (size_t e = threadIdx.x; e < stride; e += blockDim.x) {
-        out[e] = sums[e];
+        const double x = sums[e];
+        out[e] = x;
         if (e < nv) {
             const int j = (int)(e / d), k = (int)(e - (size_t)j * d);
             const double w = sums[nv + j];
-            v_next[e] = __ddiv_rn(__dadd_rn(sums[e], __dmul_rn(shift[k], w)), w);
+            v_next[e] = __ddiv_rn(__dadd_rn(x, __dmul_rn(shift[k], w)), w);
         }
     }
-    __syncthreads();
-    build_tables(T, v_next, v, shift, d, c);
+    __syncthreads(); /* v_next written by this block: visible to it after the barrier */
+    build_tables(T, v_next, v, shift, d, c, sv);
 }
 
 template <int DR, int CP> size_t tables_bytes_t() {
