@@ -791,7 +791,7 @@ struct haze__fcm_gpu {
     double *hvst;   /* page-locked staging of V and V(k-1) for a pass not queued ahead */
     double *pipe_v; /* the centres of the pass that queued the speculative one */
     cudaEvent_t ev_next[2], ev_back[2];
-    int have_pev, pipe, cur, spec, spec_du;
+    int tab_ready, have_pev, pipe, cur, spec, spec_du;
     cudaStream_t copy;
     cudaEvent_t copied[2], freed[2];
     int have_copy, have_ev;
@@ -940,32 +940,7 @@ static int setup(haze__fcm_gpu *g) {
         TRY(cudaMalloc(&g->dap, c * d * d * ts));
     }
     if (!g->use_smem) TRY(cudaMalloc(&g->scratch, (size_t)SCRATCH_BLOCKS * TS * (d + 2 * c) * ts));
-    if (g->shape && (g->tab_bytes = haze__fcm_shape_tables_bytes(d, c)) > 0) {
-        for (int b = 0; b < 2; b++) {
-            TRY(cudaMalloc(&g->dtab[b], g->tab_bytes));
-            TRY(cudaMalloc(&g->dcv[b], c * d * sizeof(double)));
-        }
-        TRY(cudaMalloc(&g->dshift, d * sizeof(double)));
-        TRY(cudaMallocHost(&g->hvst, 2 * c * d * sizeof(double)));
-        /* queued ahead: resident data only (a streamed pass is long and
-         * its chunks' copies share the copy stream) */
-        if (g->resident && !getenv("HAZE_FCM_NO_PIPELINE")) {
-            if (!(g->pipe_v = (double *)malloc(c * d * sizeof(double))))
-                return haze__error(g->ctx, HAZE_ERR_NOMEM, "fcm: out of memory");
-            for (int b = 0; b < 2; b++) {
-                TRY(cudaMalloc(&g->dsout[b], g->stride_max * sizeof(double)));
-                TRY(cudaMallocHost(&g->hsp[b], (g->stride_max + c * d) * sizeof(double)));
-                TRY(cudaEventCreateWithFlags(&g->ev_next[b], cudaEventDisableTiming));
-                TRY(cudaEventCreateWithFlags(&g->ev_back[b], cudaEventDisableTiming));
-            }
-            g->have_pev = 1;
-            if (!g->have_copy) {
-                TRY(cudaStreamCreateWithFlags(&g->copy, cudaStreamNonBlocking));
-                g->have_copy = 1;
-            }
-            g->pipe = 1;
-        }
-    }
+    if (g->shape) g->tab_bytes = haze__fcm_shape_tables_bytes(d, c);
     cudaStream_t st = haze__stream(g->ctx);
     if (g->resident) {
         TRY(cudaMalloc(&g->dx[0], n * d * ts));
@@ -1023,6 +998,39 @@ static int upload(haze__fcm_gpu *g, void *dst, const double *src, size_t k, size
     T *tmp = (T *)g->stage + off;
     for (size_t i = 0; i < k; i++) tmp[i] = (T)src[i];
     TRY(cudaMemcpyAsync(dst, tmp, k * sizeof(T), cudaMemcpyHostToDevice, haze__stream(g->ctx)));
+    return HAZE_OK;
+}
+
+/* The device tables of the expanded-form shape kernel and, with the data
+ * resident, what queueing passes ahead needs: at the fit's first pass
+ * that uses them (a prediction never does). */
+static int tables_setup(haze__fcm_gpu *g) {
+    const size_t d = g->d, c = g->c;
+    for (int b = 0; b < 2; b++) {
+        TRY(cudaMalloc(&g->dtab[b], g->tab_bytes));
+        TRY(cudaMalloc(&g->dcv[b], c * d * sizeof(double)));
+    }
+    TRY(cudaMalloc(&g->dshift, d * sizeof(double)));
+    TRY(cudaMallocHost(&g->hvst, 2 * c * d * sizeof(double)));
+    /* queued ahead: resident data only (a streamed pass is long and its
+     * chunks' copies share the copy stream) */
+    if (g->resident && !getenv("HAZE_FCM_NO_PIPELINE")) {
+        if (!(g->pipe_v = (double *)malloc(c * d * sizeof(double))))
+            return haze__error(g->ctx, HAZE_ERR_NOMEM, "fcm: out of memory");
+        for (int b = 0; b < 2; b++) {
+            TRY(cudaMalloc(&g->dsout[b], g->stride_max * sizeof(double)));
+            TRY(cudaMallocHost(&g->hsp[b], (g->stride_max + c * d) * sizeof(double)));
+            TRY(cudaEventCreateWithFlags(&g->ev_next[b], cudaEventDisableTiming));
+            TRY(cudaEventCreateWithFlags(&g->ev_back[b], cudaEventDisableTiming));
+        }
+        g->have_pev = 1;
+        if (!g->have_copy) {
+            TRY(cudaStreamCreateWithFlags(&g->copy, cudaStreamNonBlocking));
+            g->have_copy = 1;
+        }
+        g->pipe = 1;
+    }
+    g->tab_ready = 1;
     return HAZE_OK;
 }
 
@@ -1086,6 +1094,7 @@ template <typename T> static int pass_t(haze__fcm_gpu *g, haze__fcm_pass *p) {
     const int shape =
         fast && g->shape && mode == MODE_FULL && p->src == HAZE__FCM_SRC_CENTERS && p->m == 2.0;
     const int tab = shape && g->tab_bytes > 0;
+    if (tab && !g->tab_ready && (rc = tables_setup(g))) return rc;
     /* A pass queued ahead by the previous one (see the struct): this one when
      * its centres are the ones the device formed, bit for bit; else it is
      * left to end unused, having overwritten the kept memberships. */
