@@ -9,6 +9,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "fcm/fcm_internal.h"
 #include "test_util.h"
 
 static double *blobs(size_t n, size_t d, size_t k, unsigned seed) {
@@ -300,10 +301,22 @@ static void test_kept_share(void **state) {
     }
 }
 
+/* The library's counts of passes queued ahead (a build without CUDA never
+ * gets this far: the tests skip). */
+static void queue_counts(unsigned long *used, unsigned long *dropped) {
+#ifdef HAZE_HAVE_CUDA
+    haze__fcm_cuda_queue_counts(used, dropped);
+#else
+    *used = *dropped = 0;
+#endif
+}
+
 /* With more than 8 features the fixed-shape kernel's passes are queued one
  * ahead, the next centres formed on the device (HAZE_FCM_NO_PIPELINE=1
  * turns that off): the same bits either way, with a fixed iteration count
- * and with a fit that stops on its tolerance while a pass is queued. */
+ * and with a fit that stops on its tolerance while a pass is queued; and
+ * every queued pass is used (iterations 3 to K), except the one queued
+ * after a fit stops on its tolerance. */
 static void test_pipeline(void **state) {
     (void)state;
     const size_t sz[][3] = {{40000, 32, 16}, {20000, 16, 5}, {30000, 20, 7}};
@@ -321,19 +334,26 @@ static void test_pipeline(void **state) {
             o.max_iter = rule & 2 ? 200 : 9;
             o.want_memberships = 1;
             haze_fcm_result *r[2] = {NULL, NULL};
+            unsigned long used[2][2], dropped[2][2];
             for (int q = 0; q < 2; q++) {
                 if (q)
                     setenv("HAZE_FCM_NO_PIPELINE", "1", 1);
                 else
                     unsetenv("HAZE_FCM_NO_PIPELINE");
+                queue_counts(&used[q][0], &dropped[q][0]);
                 if (haze_fcm_fit(gpu, x, n, d, &o, &r[q]))
                     fail_msg("gpu: %s", haze_ctx_errmsg(gpu));
+                queue_counts(&used[q][1], &dropped[q][1]);
             }
             unsetenv("HAZE_FCM_NO_PIPELINE");
             if (rule & 2 && !(r[0]->converged && r[0]->iterations < o.max_iter))
                 fail_msg("%zu x %zu x %zu: the fit did not stop on its tolerance", n, d, c);
             assert_int_equal(r[0]->iterations, r[1]->iterations);
             const size_t k = (size_t)r[0]->iterations;
+            assert_int_equal(used[0][1] - used[0][0], k - 2);
+            assert_int_equal(dropped[0][1] - dropped[0][0], (int)k < o.max_iter ? 1 : 0);
+            assert_int_equal(used[1][1] - used[1][0], 0);
+            assert_int_equal(dropped[1][1] - dropped[1][0], 0);
             assert_memory_equal(r[0]->centers, r[1]->centers, c * d * sizeof(double));
             assert_memory_equal(r[0]->objective, r[1]->objective, k * sizeof(double));
             if (!(rule & 1)) assert_memory_equal(r[0]->change, r[1]->change, k * sizeof(double));

@@ -442,6 +442,7 @@ static int fit(haze_ctx *ctx, const double *x, const float *x32, size_t n, size_
         if (gk && (st = gk_norms(&env, &p, vk, opt->gk_reg, ak))) goto fail_env;
         p.v = vk;
         p.a = gk ? ak : NULL;
+        p.last = k == maxit;
         if ((st = run_pass(&env, &p))) goto fail_env;
         double jk = sums[nv + c + HAZE__FCM_J], du = sqrt(sums[nv + c + HAZE__FCM_DU2]);
         if (isnan(jk)) jk = jnext; /* left out by the backend */

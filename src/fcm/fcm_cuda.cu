@@ -791,7 +791,7 @@ struct haze__fcm_gpu {
     double *hvst;   /* page-locked staging of V and V(k-1) for a pass not queued ahead */
     double *pipe_v; /* the centres of the pass that queued the speculative one */
     cudaEvent_t ev_next[2], ev_back[2];
-    int tab_ready, have_pev, pipe, cur, spec, spec_du;
+    int tab_ready, pipe, cur, spec, spec_du;
     cudaStream_t copy;
     cudaEvent_t copied[2], freed[2];
     int have_copy, have_ev;
@@ -828,10 +828,8 @@ extern "C" void haze__fcm_cuda_end(haze__fcm_gpu *g) {
         cudaFree(g->dcv[b]);
         cudaFree(g->dsout[b]);
         cudaFreeHost(g->hsp[b]);
-        if (g->have_pev) {
-            cudaEventDestroy(g->ev_next[b]);
-            cudaEventDestroy(g->ev_back[b]);
-        }
+        if (g->ev_next[b]) cudaEventDestroy(g->ev_next[b]);
+        if (g->ev_back[b]) cudaEventDestroy(g->ev_back[b]);
     }
     cudaFree(g->dshift);
     cudaFreeHost(g->hvst);
@@ -891,6 +889,7 @@ static int setup(haze__fcm_gpu *g) {
         if (!(g->shift = (double *)malloc(d * sizeof(double))))
             return haze__error(g->ctx, HAZE_ERR_NOMEM, "fcm: out of memory");
         g->shape = 1;
+        g->tab_bytes = haze__fcm_shape_tables_bytes(d, c);
         g->keep8 = haze__fcm_shape_keep8(d, c);
         const char *ke = getenv("HAZE_FCM_KEEP_EIGHTHS");
         if (ke && *ke >= '0' && *ke <= '8' && !ke[1]) g->keep8 = *ke - '0';
@@ -901,7 +900,9 @@ static int setup(haze__fcm_gpu *g) {
     TRY(cudaMallocHost(&g->hsums, g->stride_max * sizeof(double)));
 
     size_t nq = (g->ngroups + RFAN - 1) / RFAN;
-    size_t fixed = g->ngroups * g->stride_max * 8 + 2 * nq * g->stride_max * 8 +
+    /* (+ the shape kernel's tables and the buffers of passes queued ahead) */
+    size_t fixed = g->ngroups * g->stride_max * 8 + 2 * nq * g->stride_max * 8 + 2 * g->tab_bytes +
+                   (4 * c * d + 2 * g->stride_max + d) * sizeof(double) +
                    (2 * c * d + (g->gk ? 2 * c * d * d : 0)) * ts;
     if (!g->use_smem) fixed += (size_t)SCRATCH_BLOCKS * TS * (d + 2 * c) * ts;
     size_t per_pt = d * ts + 2 * c * sizeof(double);
@@ -940,7 +941,6 @@ static int setup(haze__fcm_gpu *g) {
         TRY(cudaMalloc(&g->dap, c * d * d * ts));
     }
     if (!g->use_smem) TRY(cudaMalloc(&g->scratch, (size_t)SCRATCH_BLOCKS * TS * (d + 2 * c) * ts));
-    if (g->shape) g->tab_bytes = haze__fcm_shape_tables_bytes(d, c);
     cudaStream_t st = haze__stream(g->ctx);
     if (g->resident) {
         TRY(cudaMalloc(&g->dx[0], n * d * ts));
@@ -1001,9 +1001,39 @@ static int upload(haze__fcm_gpu *g, void *dst, const double *src, size_t k, size
     return HAZE_OK;
 }
 
+/* Counts of the passes queued ahead that a fit used and that it dropped,
+ * over the program (fcm_internal.h). */
+static unsigned long queued_used, queued_dropped;
+
+extern "C" void haze__fcm_cuda_queue_counts(unsigned long *used, unsigned long *dropped) {
+    *used = __atomic_load_n(&queued_used, __ATOMIC_RELAXED);
+    *dropped = __atomic_load_n(&queued_dropped, __ATOMIC_RELAXED);
+}
+
+/* What queueing passes ahead needs, beyond the tables: 0, or a CUDA error
+ * (the fit then runs without it). */
+static cudaError_t queue_setup(haze__fcm_gpu *g) {
+    const size_t d = g->d, c = g->c;
+    cudaError_t e = cudaSuccess;
+    if (!(g->pipe_v = (double *)malloc(c * d * sizeof(double)))) return cudaErrorMemoryAllocation;
+    for (int b = 0; b < 2 && e == cudaSuccess; b++) {
+        e = cudaMalloc(&g->dsout[b], g->stride_max * sizeof(double));
+        if (e == cudaSuccess)
+            e = cudaMallocHost(&g->hsp[b], (g->stride_max + c * d) * sizeof(double));
+        if (e == cudaSuccess) e = cudaEventCreateWithFlags(&g->ev_next[b], cudaEventDisableTiming);
+        if (e == cudaSuccess) e = cudaEventCreateWithFlags(&g->ev_back[b], cudaEventDisableTiming);
+    }
+    if (e == cudaSuccess && !g->have_copy) {
+        e = cudaStreamCreateWithFlags(&g->copy, cudaStreamNonBlocking);
+        if (e == cudaSuccess) g->have_copy = 1;
+    }
+    return e;
+}
+
 /* The device tables of the expanded-form shape kernel and, with the data
- * resident, what queueing passes ahead needs: at the fit's first pass
- * that uses them (a prediction never does). */
+ * resident, what queueing passes ahead needs: at the fit's first pass that
+ * uses them (a prediction never does). Queueing ahead is only a speed-up:
+ * where its buffers cannot be had, the fit goes on without it. */
 static int tables_setup(haze__fcm_gpu *g) {
     const size_t d = g->d, c = g->c;
     for (int b = 0; b < 2; b++) {
@@ -1012,23 +1042,15 @@ static int tables_setup(haze__fcm_gpu *g) {
     }
     TRY(cudaMalloc(&g->dshift, d * sizeof(double)));
     TRY(cudaMallocHost(&g->hvst, 2 * c * d * sizeof(double)));
-    /* queued ahead: resident data only (a streamed pass is long and its
-     * chunks' copies share the copy stream) */
+    /* resident data only (a streamed pass is long and its chunks' copies
+     * share the copy stream) */
     if (g->resident && !getenv("HAZE_FCM_NO_PIPELINE")) {
-        if (!(g->pipe_v = (double *)malloc(c * d * sizeof(double))))
-            return haze__error(g->ctx, HAZE_ERR_NOMEM, "fcm: out of memory");
-        for (int b = 0; b < 2; b++) {
-            TRY(cudaMalloc(&g->dsout[b], g->stride_max * sizeof(double)));
-            TRY(cudaMallocHost(&g->hsp[b], (g->stride_max + c * d) * sizeof(double)));
-            TRY(cudaEventCreateWithFlags(&g->ev_next[b], cudaEventDisableTiming));
-            TRY(cudaEventCreateWithFlags(&g->ev_back[b], cudaEventDisableTiming));
+        if (queue_setup(g) == cudaSuccess) {
+            g->pipe = 1;
+        } else {
+            cudaGetLastError(); /* not the caller's error: the buffers stay until the end */
+            g->pipe = 0;
         }
-        g->have_pev = 1;
-        if (!g->have_copy) {
-            TRY(cudaStreamCreateWithFlags(&g->copy, cudaStreamNonBlocking));
-            g->have_copy = 1;
-        }
-        g->pipe = 1;
     }
     g->tab_ready = 1;
     return HAZE_OK;
@@ -1104,6 +1126,7 @@ template <typename T> static int pass_t(haze__fcm_gpu *g, haze__fcm_pass *p) {
         queued = tab && g->pipe && p->want_du == g->spec_du &&
                  memcmp(p->vp, g->pipe_v, c * d * sizeof(double)) == 0 &&
                  memcmp(p->v, g->hsp[1 - g->cur] + g->stride_max, c * d * sizeof(double)) == 0;
+        __atomic_fetch_add(queued ? &queued_used : &queued_dropped, 1ul, __ATOMIC_RELAXED);
         if (!queued) {
             TRY(cudaStreamSynchronize(st));
             g->keep_ok = 0;
@@ -1112,7 +1135,7 @@ template <typename T> static int pass_t(haze__fcm_gpu *g, haze__fcm_pass *p) {
             if (tab) g->pipe = 0;
         }
     }
-    const int pipe = tab && g->pipe;
+    const int pipe = tab && g->pipe && !p->last; /* (no pass follows the last) */
     /* U(k-1) from the previous pass's memberships when they are those of vp
      * (same centres, same m) and that pass kept the groups this one reads
      * (all of them, or the shape kernel's share); U(k) kept for the next
@@ -1232,14 +1255,14 @@ template <typename T> static int pass_t(haze__fcm_gpu *g, haze__fcm_pass *p) {
                                 cudaMemcpyDeviceToHost, st));
         if (!g->resident) TRY(cudaEventRecord(g->freed[b], st));
     }
-    const double *in = queued ? NULL : reduce_tree(g, stride, st);
+    /* (a queued pass's tree is on the stream already) */
+    const double *in = queued ? tree_out(g) : reduce_tree(g, stride, st);
     if (!queued) HAZE_CUDA_TRY_LAUNCH(g->ctx);
     if (pipe) {
         /* The step to the next centres on the device, then the next pass
          * (same flags; it reads the U(k) this pass keeps), queued before
          * this pass's sums come back to the host. */
         const int b = g->cur;
-        if (!in) in = tree_out(g); /* (the queued pass's tree) */
         TRY(haze__fcm_shape_next(g->dtab[1 - b], g->dcv[1 - b], g->dsout[b], in, g->dcv[b],
                                  g->dshift, d, c, stride, st));
         TRY(cudaEventRecord(g->ev_next[b], st));

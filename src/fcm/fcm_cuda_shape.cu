@@ -204,7 +204,10 @@ __device__ __forceinline__ void distances(const shape_params<DR, CP> &A,
  * elsewhere. Returns d_min. Rounds as the fast kernel's memb_w: w by one
  * reciprocal and a product (within 2 ulps) where d_min and d_max are normal
  * and below 2^126 (d_max taken over the unpadded distances, which only makes
- * the test stricter), else by the division. */
+ * the test stricter), else by the division. Every product and sum is
+ * rounded on its own (no FMA), so that U(k-1) recomputed for V(k-1) and U(k)
+ * kept by the previous pass are the same bits whatever the compiler fuses
+ * around the two calls. */
 template <int CP>
 __device__ __forceinline__ float memberships(const float (&pad)[CP], const float (&dd)[CP],
                                              float (&u)[CP], float &f) {
@@ -233,17 +236,17 @@ __device__ __forceinline__ float memberships(const float (&pad)[CP], const float
         for (int j = 0; j < CP; j++) {
             float r;
             asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(dp[j]));
-            u[j] = dmin * r;
+            u[j] = __fmul_rn(dmin, r);
         }
     } else {
 #pragma unroll
         for (int j = 0; j < CP; j++) u[j] = dmin / dp[j];
     }
 #pragma unroll
-    for (int j = 0; j < CP; j++) sum += u[j];
+    for (int j = 0; j < CP; j++) sum = __fadd_rn(sum, u[j]);
     f = 1.f / sum;
 #pragma unroll
-    for (int j = 0; j < CP; j++) u[j] *= f;
+    for (int j = 0; j < CP; j++) u[j] = __fmul_rn(u[j], f);
     return dmin;
 }
 

@@ -69,6 +69,8 @@ typedef struct haze__fcm_pass {
     int cov;               /* 1: accumulate sum u^m (x - v_j)(x - v_j)^T (c*d*d) and sum u^m (c)
                               of the source memberships about the centres v instead */
     double *sums;          /* out: c*d + c + HAZE__FCM_NSCALAR doubles, or c*d*d + c for cov */
+    int last;              /* 1: no pass with the next centres follows (a backend need not prepare
+                              one) */
 } haze__fcm_pass;
 
 /* Uniform in (0, 1] for row i, column j: SplitMix64 of a counter (reproducible anywhere). */
@@ -91,6 +93,9 @@ int haze__fcm_cuda_begin(haze_ctx *ctx, const void *x, size_t n, size_t d, size_
                          int gk, haze__fcm_gpu **out);
 /* The pass on the device; same contract as the CPU pass. */
 int haze__fcm_pass_cuda(haze_ctx *ctx, haze__fcm_gpu *g, haze__fcm_pass *p);
+/* Passes queued ahead (fcm_cuda.cu) that fits used and that they dropped,
+ * counted over the program: for the tests. */
+void haze__fcm_cuda_queue_counts(unsigned long *used, unsigned long *dropped);
 void haze__fcm_cuda_end(haze__fcm_gpu *g);
 #endif
 
