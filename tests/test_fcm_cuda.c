@@ -35,25 +35,32 @@ static void close_rel(const double *a, const double *b, size_t n, double tol, co
                      single ? "f32" : "f64", a[i], b[i]);
 }
 
+/* Options for c clusters, seed and max_iter iterations, tolerance 0. */
+static haze_fcm_options fit_options(size_t c, uint64_t seed, int max_iter) {
+    haze_fcm_options o = haze_fcm_options_default();
+    o.clusters = (int)c;
+    o.seed = seed;
+    o.tol = 0;
+    o.max_iter = max_iter;
+    return o;
+}
+
 /* The GPU fit of x against the CPU's; init: c x d starting centres, or NULL
  * for random memberships; m: the fuzzifier. */
 static void compare_xm(const double *x, size_t n, size_t d, size_t c, int single, int metric,
                        size_t limit, haze_fcm_stop stop, const double *init, double m) {
     haze_ctx *cpu = haze_test_ctx(HAZE_BACKEND_CPU), *gpu = haze_test_ctx(HAZE_BACKEND_CUDA);
     if (limit) haze_ctx_set_device_memory_limit(gpu, limit);
-    haze_fcm_options o = haze_fcm_options_default();
+    /* few iterations: differences grow along a chaotic path */
+    haze_fcm_options o = fit_options(c, 77, 8);
     if (init) {
         o.init = HAZE_FCM_INIT_CENTERS;
         o.init_data = init;
     }
-    o.clusters = (int)c;
     o.m = m;
     o.single = single;
     o.metric = (haze_fcm_metric)metric;
-    o.seed = 77;
-    o.tol = 0;
     o.stop = stop;
-    o.max_iter = 8; /* few iterations: differences grow along a chaotic path */
     o.want_memberships = 1;
     haze_fcm_result *rc = NULL, *rg = NULL, *rg2 = NULL;
     if (haze_fcm_fit(cpu, x, n, d, &o, &rc)) fail_msg("cpu: %s", haze_ctx_errmsg(cpu));
@@ -188,11 +195,7 @@ static double rel_err(const double *a, const double *b, size_t n) {
  * CPU's float32 fit is: within 4 times its error, or 1e-6. */
 static void accuracy_case(const double *x, size_t n, size_t d, size_t c) {
     haze_ctx *cpu = haze_test_ctx(HAZE_BACKEND_CPU), *gpu = haze_test_ctx(HAZE_BACKEND_CUDA);
-    haze_fcm_options o = haze_fcm_options_default();
-    o.clusters = (int)c;
-    o.seed = 7;
-    o.tol = 0;
-    o.max_iter = 8;
+    haze_fcm_options o = fit_options(c, 7, 8);
     o.want_memberships = 1;
     for (int stop = 0; stop < 2; stop++) {
         o.stop = (haze_fcm_stop)stop;
@@ -271,12 +274,8 @@ static void test_kept_share(void **state) {
         const size_t n = sz[s][0], d = sz[s][1], c = sz[s][2];
         double *x = blobs(n, d, c, 5);
         haze_ctx *gpu = haze_test_ctx(HAZE_BACKEND_CUDA);
-        haze_fcm_options o = haze_fcm_options_default();
-        o.clusters = (int)c;
+        haze_fcm_options o = fit_options(c, 3, 10);
         o.single = 1;
-        o.seed = 3;
-        o.tol = 0;
-        o.max_iter = 10;
         haze_fcm_result *ref = NULL;
         for (size_t q = 0; q < 4; q++) {
             setenv("HAZE_FCM_KEEP_EIGHTHS", shares[q], 1);
@@ -325,13 +324,10 @@ static void test_pipeline(void **state) {
         double *x = blobs(n, d, c, 9);
         haze_ctx *gpu = haze_test_ctx(HAZE_BACKEND_CUDA);
         for (int rule = 0; rule < 4; rule++) {
-            haze_fcm_options o = haze_fcm_options_default();
-            o.clusters = (int)c;
+            haze_fcm_options o = fit_options(c, 4, rule & 2 ? 200 : 9);
             o.single = 1;
-            o.seed = 4;
             o.stop = rule & 1 ? HAZE_FCM_STOP_OBJECTIVE : HAZE_FCM_STOP_MEMBERSHIP;
             o.tol = rule & 2 ? (rule & 1 ? 1.0 : 1e-3) : 0;
-            o.max_iter = rule & 2 ? 200 : 9;
             o.want_memberships = 1;
             haze_fcm_result *r[2] = {NULL, NULL};
             unsigned long used[2][2], dropped[2][2];

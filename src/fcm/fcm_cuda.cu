@@ -671,11 +671,7 @@ __global__ void __launch_bounds__(TILE, FAST_MINB(T, DR)) fast_kernel(pass_args<
                 for (int sc = 0; sc < L.nsc; sc++) s += col0[w * 32 * L.ncb + o + sc * c];
             row[nv + j] = s;
         }
-        if (tid < HAZE__FCM_NSCALAR) {
-            double s = 0;
-            for (int w = 0; w < NWARP; w++) s += red[tid * NWARP + w];
-            row[nv + c + tid] = s;
-        }
+        haze__fcm_group_scalars(row + nv + c, red, NWARP, tid);
         __syncthreads();
     }
 }
@@ -1056,29 +1052,18 @@ static int tables_setup(haze__fcm_gpu *g) {
     return HAZE_OK;
 }
 
-/* The tree over the group rows of a pass (fan-in RFAN per level, in order),
- * queued on st: where its total will be. */
-static const double *reduce_tree(haze__fcm_gpu *g, size_t stride, cudaStream_t st) {
+/* The tree over the group rows of a pass (fan-in RFAN per level), queued
+ * on st when queue is set (else it is on the stream already): where its
+ * total is. */
+static const double *reduce_tree(haze__fcm_gpu *g, size_t stride, cudaStream_t st, int queue) {
     const double *in = g->rows;
-    size_t nrows = g->ngroups;
-    int lvl = 0;
-    while (nrows > 1) {
-        size_t nq = (nrows + RFAN - 1) / RFAN;
+    for (size_t nrows = g->ngroups, lvl = 0; nrows > 1; nrows = (nrows + RFAN - 1) / RFAN, lvl++) {
         double *outb = g->tree[lvl & 1];
-        reduce_level<<<(unsigned)(nq * ((stride + RRUN - 1) / RRUN)), (RFAN / RRUN) * RRUN, 0,
-                       st>>>(in, outb, nrows, stride);
+        if (queue)
+            reduce_level<<<(unsigned)((nrows + RFAN - 1) / RFAN * ((stride + RRUN - 1) / RRUN)),
+                           (RFAN / RRUN) * RRUN, 0, st>>>(in, outb, nrows, stride);
         in = outb;
-        nrows = nq;
-        lvl++;
     }
-    return in;
-}
-
-/* Where reduce_tree leaves the total, without queueing anything. */
-static const double *tree_out(const haze__fcm_gpu *g) {
-    const double *in = g->rows;
-    for (size_t nrows = g->ngroups, lvl = 0; nrows > 1; nrows = (nrows + RFAN - 1) / RFAN, lvl++)
-        in = g->tree[lvl & 1];
     return in;
 }
 
@@ -1255,9 +1240,8 @@ template <typename T> static int pass_t(haze__fcm_gpu *g, haze__fcm_pass *p) {
                                 cudaMemcpyDeviceToHost, st));
         if (!g->resident) TRY(cudaEventRecord(g->freed[b], st));
     }
-    /* (a queued pass's tree is on the stream already) */
-    const double *in = queued ? tree_out(g) : reduce_tree(g, stride, st);
-    if (!queued) HAZE_CUDA_TRY_LAUNCH(g->ctx);
+    const double *in = reduce_tree(g, stride, st, !queued);
+    HAZE_CUDA_TRY_LAUNCH(g->ctx);
     if (pipe) {
         /* The step to the next centres on the device, then the next pass
          * (same flags; it reads the U(k) this pass keeps), queued before
@@ -1276,7 +1260,7 @@ template <typename T> static int pass_t(haze__fcm_gpu *g, haze__fcm_pass *p) {
         if ((rc = shape_launch(g, p, g->dx[0], 0, n, share, (float *)A.u_keep,
                                (const float *)A.u_keep, g->dtab[1 - b], st)))
             return rc;
-        reduce_tree(g, stride, st);
+        reduce_tree(g, stride, st, 1);
         HAZE_CUDA_TRY_LAUNCH(g->ctx);
         g->spec = 1;
         g->spec_du = p->want_du;

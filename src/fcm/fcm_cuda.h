@@ -58,6 +58,16 @@ __device__ inline void haze__fcm_warp_scalars(double *red, int nwarp, int wp, in
         red[HAZE__FCM_JSELF * nwarp + wp] = js;
     }
 }
+
+/* The group's scalars from the warps' columns of red, in warp order, into
+ * out (HAZE__FCM_NSCALAR doubles), by threads 0 .. HAZE__FCM_NSCALAR - 1. */
+__device__ inline void haze__fcm_group_scalars(double *out, const double *red, int nwarp, int tid) {
+    if (tid < HAZE__FCM_NSCALAR) {
+        double s = 0;
+        for (int w = 0; w < nwarp; w++) s += red[tid * nwarp + w];
+        out[tid] = s;
+    }
+}
 #endif
 
 #ifdef __cplusplus

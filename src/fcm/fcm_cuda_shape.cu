@@ -648,11 +648,7 @@ __global__ void __launch_bounds__(TILE, PREV == PREV_NONE && !expanded(DR) ? 5 :
             }
             row[nv + tid] = s;
         }
-        if (tid < HAZE__FCM_NSCALAR) {
-            double s = 0;
-            for (int w = 0; w < NWARP; w++) s += red[tid * NWARP + w];
-            row[nv + c + tid] = s;
-        }
+        haze__fcm_group_scalars(row + nv + c, red, NWARP, tid);
         __syncthreads();
     }
 }
