@@ -1,0 +1,171 @@
+/*
+ * src/fcm/fcm_cuda_seed.cu - k-means++ seeding of fuzzy c-means on a CUDA
+ * device, the same centres as the CPU's for the same seed.
+ *
+ * The seeding is defined in fcm_internal.h so that its order of operations
+ * depends on n alone: each of the c - 1 rounds is one kernel that updates
+ * every point's distance to the nearest centre and sums them by blocks of
+ * HAZE__FCM_PP_BLOCK points (pairwise tree in shared memory), and one
+ * single-block kernel that sums the block sums by segments and a tree, and
+ * walks segments, blocks and points towards the drawn target, then copies
+ * the chosen point into the centres. Distances use correctly rounded
+ * double operations without contraction (__dsub_rn, __dmul_rn, __dadd_rn),
+ * as the CPU, built with -ffp-contract=off, computes them. The centres stay
+ * on the device between rounds; the host waits once, for the c x d result.
+ */
+#include <cuda_runtime.h>
+#include <math.h>
+
+#include "fcm/fcm_cuda.h"
+#include "fcm/fcm_internal.h"
+
+#define PPB HAZE__FCM_PP_BLOCK
+#define PPS HAZE__FCM_PP_SEGS
+
+/* Rows of a block staged in shared memory with an odd stride (no bank
+ * conflicts when each thread reads its own row) when they fit. */
+template <typename T> static size_t stage_bytes(size_t d) {
+    const size_t b = (size_t)PPB * (d + 1) * sizeof(T);
+    return b <= 44 * 1024 ? b : 0; /* + the static 2 KiB: within the default 48 KiB */
+}
+
+/* Copies point i of x into row j of v (as doubles). */
+template <typename T>
+__global__ void pp_take(const T *x, int d, const long long *pick, size_t i, double *vj) {
+    const size_t r = pick ? (size_t)*pick : i;
+    for (int k = threadIdx.x; k < d; k += blockDim.x) vj[k] = (double)x[r * (size_t)d + k];
+}
+
+/* dmin_i = min(dmin_i, |x_i - vl|^2) (first: dmin_i = |x_i - vl|^2) and the
+ * block's pairwise sum of dmin into bs[block]. */
+template <typename T>
+__global__ void __launch_bounds__(PPB) pp_update(const T *x, size_t n, int d, const double *vl,
+                                                 int first, double *dmin, double *bs, int staged) {
+    extern __shared__ unsigned char pp_smem[];
+    __shared__ double s[PPB];
+    const int t = threadIdx.x;
+    const size_t i0 = (size_t)blockIdx.x * PPB, i = i0 + t;
+    const size_t rows = n - i0 < (size_t)PPB ? n - i0 : (size_t)PPB;
+    const T *xi = x + i * (size_t)d;
+    if (staged) {
+        T *xs = (T *)pp_smem;
+        const size_t tot = rows * (size_t)d;
+        const T *src = x + i0 * (size_t)d;
+        for (size_t e = t; e < tot; e += PPB) xs[(e / d) * (d + 1) + e % d] = src[e];
+        __syncthreads();
+        xi = xs + (size_t)t * (d + 1);
+    }
+    double w = 0;
+    if ((size_t)t < rows) {
+        double a = 0;
+        for (int k = 0; k < d; k++) {
+            const double e = __dsub_rn((double)xi[k], vl[k]);
+            a = __dadd_rn(a, __dmul_rn(e, e));
+        }
+        const double old = first ? INFINITY : dmin[i];
+        w = a < old ? a : old;
+        dmin[i] = w;
+    }
+    s[t] = w;
+    __syncthreads();
+    for (int h = PPB / 2; h > 0; h >>= 1) {
+        if (t < h) s[t] = __dadd_rn(s[t], s[t + h]);
+        __syncthreads();
+    }
+    if (t == 0) bs[blockIdx.x] = s[0];
+}
+
+/* One block of PPS threads: segment sums, their tree, the walk to the next
+ * centre's index (*pick; alt when no point is off the centres). */
+__global__ void __launch_bounds__(PPS)
+    pp_select(size_t n, const double *bs, size_t nb, size_t L, const double *dmin, double u,
+              size_t alt, long long *pick) {
+    __shared__ double q[PPS], t2[PPS], wb[PPB];
+    __shared__ long long blk;
+    __shared__ double acc_s, target_s;
+    const int s = threadIdx.x;
+    double a = 0;
+    for (size_t b = (size_t)s * L; b < ((size_t)s + 1) * L && b < nb; b++) a = __dadd_rn(a, bs[b]);
+    q[s] = t2[s] = a;
+    __syncthreads();
+    for (int h = PPS / 2; h > 0; h >>= 1) {
+        if (s < h) t2[s] = __dadd_rn(t2[s], t2[s + h]);
+        __syncthreads();
+    }
+    if (s == 0) {
+        const double tot = t2[0];
+        long long b = -1;
+        double acc = 0, target = 0;
+        if (tot > 0) {
+            target = __dmul_rn(u, tot);
+            const long long sg = haze__fcm_pp_level(q, PPS, target, &acc);
+            if (sg >= 0) {
+                const size_t b0 = (size_t)sg * L;
+                const long long bb =
+                    haze__fcm_pp_level(bs + b0, L < nb - b0 ? L : nb - b0, target, &acc);
+                if (bb >= 0) b = (long long)b0 + bb;
+            }
+        }
+        blk = b;
+        acc_s = acc;
+        target_s = target;
+    }
+    __syncthreads();
+    const long long b = blk;
+    if (b < 0) {
+        if (s == 0) *pick = (long long)alt;
+        return;
+    }
+    const size_t i0 = (size_t)b * PPB, rows = n - i0 < (size_t)PPB ? n - i0 : (size_t)PPB;
+    if ((size_t)s < rows) wb[s] = dmin[i0 + s];
+    __syncthreads();
+    if (s == 0) {
+        double acc = acc_s;
+        const long long i = haze__fcm_pp_level(wb, rows, target_s, &acc);
+        *pick = i >= 0 ? (long long)i0 + i : (long long)alt;
+    }
+}
+
+#define TRY(call) HAZE_CUDA_TRY(ctx, call)
+
+template <typename T>
+static int seed_t(haze_ctx *ctx, const T *x, size_t n, size_t d, size_t c, const size_t *idx,
+                  const double *u, double *v, cudaStream_t st, double *dmin, double *bs, double *dv,
+                  long long *pick) {
+    const size_t nb = (n + PPB - 1) / PPB, L = (nb + PPS - 1) / PPS;
+    const size_t sm = stage_bytes<T>(d);
+    pp_take<T><<<1, 128, 0, st>>>(x, (int)d, NULL, idx[0], dv);
+    TRY(cudaGetLastError());
+    for (size_t j = 1; j < c; j++) {
+        pp_update<T><<<(unsigned)nb, PPB, sm, st>>>(x, n, (int)d, dv + (j - 1) * d, j == 1, dmin,
+                                                    bs, sm > 0);
+        TRY(cudaGetLastError());
+        pp_select<<<1, PPS, 0, st>>>(n, bs, nb, L, dmin, u[j], idx[j], pick);
+        TRY(cudaGetLastError());
+        pp_take<T><<<1, 128, 0, st>>>(x, (int)d, pick, 0, dv + j * d);
+        TRY(cudaGetLastError());
+    }
+    TRY(cudaMemcpyAsync(v, dv, c * d * sizeof(double), cudaMemcpyDeviceToHost, st));
+    TRY(cudaStreamSynchronize(st));
+    return HAZE_OK;
+}
+
+extern "C" int haze__fcm_seed_run(haze_ctx *ctx, const void *dx, int single, size_t n, size_t d,
+                                  size_t c, const size_t *idx, const double *u, double *v,
+                                  cudaStream_t st) {
+    const size_t nb = (n + PPB - 1) / PPB;
+    if (nb > 0x7fffffffu) return 1; /* beyond one grid: the CPU seeds */
+    double *buf = NULL;
+    const size_t nd = n + nb + c * d + 1;
+    if (cudaMalloc(&buf, nd * sizeof(double)) != cudaSuccess) {
+        cudaGetLastError();
+        return 1;
+    }
+    double *dmin = buf, *bs = buf + n, *dv = bs + nb;
+    long long *pick = (long long *)(dv + c * d);
+    int r = single ? seed_t(ctx, (const float *)dx, n, d, c, idx, u, v, st, dmin, bs, dv, pick)
+                   : seed_t(ctx, (const double *)dx, n, d, c, idx, u, v, st, dmin, bs, dv, pick);
+    if (r) cudaStreamSynchronize(st);
+    cudaFree(buf);
+    return r;
+}
