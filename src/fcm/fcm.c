@@ -95,41 +95,72 @@ static int run_pass(fit_env *e, haze__fcm_pass *p) {
     return haze__fcm_pass_cpu(e->ctx, p);
 }
 
-/* k-means++ (Arthur and Vassilvitskii, 2007): first centre uniform, each
- * next one drawn with probability proportional to the squared distance to
- * the nearest centre chosen so far, in the order of fcm_internal.h that the
- * device follows too. */
+/* Greedy k-means++ (Arthur and Vassilvitskii, 2007, and their greedy
+ * variant, as scikit-learn seeds k-means): first centre uniform, then for
+ * each next one 2 + floor(ln c) candidates drawn with probability
+ * proportional to the squared distance to the nearest centre chosen so far,
+ * and the one that leaves the smallest sum of those distances kept; in the
+ * order of fcm_internal.h that the device follows too. */
 static inline double xval(const void *x, int single, size_t idx) {
     return single ? (double)((const float *)x)[idx] : ((const double *)x)[idx];
 }
 
 /* The random draws of the seeding, from the seed alone: idx[0] the first
- * centre, idx[j] and u[j] (j >= 1) those of round j. */
-static void pp_draws(uint64_t seed, size_t n, size_t c, size_t *idx, double *u) {
+ * centre; for round j >= 1, u[j * trials + t] (t < trials) the uniforms of
+ * its candidates and idx[j] the fallback index. */
+static void pp_draws(uint64_t seed, size_t n, size_t c, size_t trials, size_t *idx, double *u) {
     haze__rng r;
     haze__rng_seed(&r, seed);
     idx[0] = (size_t)haze__rng_below(&r, n);
-    u[0] = 0;
+    for (size_t t = 0; t < trials; t++) u[t] = 0;
     for (size_t j = 1; j < c; j++) {
-        u[j] = haze__rng_uniform(&r);
+        for (size_t t = 0; t < trials; t++) u[j * trials + t] = haze__rng_uniform(&r);
         idx[j] = (size_t)haze__rng_below(&r, n);
     }
 }
 
-static int kmeanspp_cpu(haze_ctx *ctx, const void *x, int single, size_t n, size_t d, size_t c,
-                        const size_t *idx, const double *u, double *v) {
+/* The sum of the block sums bs (nb of them): segment sums into q[0 .. S),
+ * their tree in q[S .. 2 S). */
+static double pp_total(const double *bs, size_t nb, double *q) {
+    enum { S = HAZE__FCM_PP_SEGS };
+    const size_t L = (nb + S - 1) / S;
+    for (size_t sg = 0; sg < S; sg++) {
+        double t = 0;
+        for (size_t b = sg * L; b < (sg + 1) * L && b < nb; b++) t = t + bs[b];
+        q[sg] = q[S + sg] = t;
+    }
+    haze__fcm_pp_tree(q + S, S);
+    return q[S];
+}
+
+/* Squared distance of point i to the centre w, in double without contraction. */
+static inline double pp_dist(const void *x, int single, size_t i, size_t d, const double *w) {
+    double a = 0;
+    for (size_t k = 0; k < d; k++) {
+        const double e = xval(x, single, i * d + k) - w[k];
+        a = a + e * e;
+    }
+    return a;
+}
+
+int haze__fcm_seed_cpu(haze_ctx *ctx, const void *x, int single, size_t n, size_t d, size_t c,
+                       size_t trials, const size_t *idx, const double *u, double *v) {
     enum { B = HAZE__FCM_PP_BLOCK, S = HAZE__FCM_PP_SEGS };
     const size_t nb = (n + B - 1) / B, L = (nb + S - 1) / S;
-    double *dmin = malloc(n * sizeof *dmin), *bs = malloc(nb * sizeof *bs);
-    double *q = malloc(2 * S * sizeof *q);
-    if (!dmin || !bs || !q) {
-        free(dmin), free(bs), free(q);
-        return haze__error(ctx, HAZE_ERR_NOMEM, "fcm: out of memory for k-means++");
+    double *dmin = malloc(n * sizeof *dmin), *bs = malloc(nb * (trials + 1) * sizeof *bs);
+    double *q = malloc(2 * S * sizeof *q), *cv = malloc(trials * d * sizeof *cv);
+    if (!dmin || !bs || !q || !cv || trials > HAZE__FCM_PP_TRIALS_MAX) {
+        free(dmin), free(bs), free(q), free(cv);
+        return trials > HAZE__FCM_PP_TRIALS_MAX
+                   ? haze__error(ctx, HAZE_ERR_INTERNAL, "fcm: %zu k-means++ trials", trials)
+                   : haze__error(ctx, HAZE_ERR_NOMEM, "fcm: out of memory for k-means++");
     }
+    double *cs = bs + nb; /* trials x nb block sums of the candidates */
+    size_t cand[HAZE__FCM_PP_TRIALS_MAX];
+    const long long nbl = (long long)nb;
     for (size_t k = 0; k < d; k++) v[k] = xval(x, single, idx[0] * d + k);
     for (size_t j = 1; j < c; j++) {
         const double *vl = v + (j - 1) * d;
-        const long long nbl = (long long)nb;
 #pragma omp parallel for num_threads(haze__threads(ctx)) schedule(static) if (nb > 16)
         for (long long b = 0; b < nbl; b++) {
             double s[B];
@@ -137,11 +168,7 @@ static int kmeanspp_cpu(haze_ctx *ctx, const void *x, int single, size_t n, size
                 const size_t i = (size_t)b * B + t;
                 double w = 0;
                 if (i < n) {
-                    double a = 0;
-                    for (size_t k = 0; k < d; k++) {
-                        const double e = xval(x, single, i * d + k) - vl[k];
-                        a = a + e * e;
-                    }
+                    const double a = pp_dist(x, single, i, d, vl);
                     const double old = j == 1 ? INFINITY : dmin[i];
                     w = a < old ? a : old;
                     dmin[i] = w;
@@ -151,56 +178,81 @@ static int kmeanspp_cpu(haze_ctx *ctx, const void *x, int single, size_t n, size
             haze__fcm_pp_tree(s, B);
             bs[b] = s[0];
         }
-        for (size_t sg = 0; sg < S; sg++) {
-            double t = 0;
-            for (size_t b = sg * L; b < (sg + 1) * L && b < nb; b++) t = t + bs[b];
-            q[sg] = q[S + sg] = t;
-        }
-        haze__fcm_pp_tree(q + S, S);
-        const double tot = q[S];
-        long long pick = -1;
-        if (tot > 0) {
-            const double target = u[j] * tot;
-            double acc = 0;
-            const long long sg = haze__fcm_pp_level(q, S, target, &acc);
-            if (sg >= 0) {
-                const size_t b0 = (size_t)sg * L;
-                const long long b =
-                    haze__fcm_pp_level(bs + b0, L < nb - b0 ? L : nb - b0, target, &acc);
-                if (b >= 0) {
-                    const size_t i0 = (b0 + (size_t)b) * B;
-                    const long long i =
-                        haze__fcm_pp_level(dmin + i0, B < n - i0 ? B : n - i0, target, &acc);
-                    if (i >= 0) pick = (long long)i0 + i;
+        const double tot = pp_total(bs, nb, q);
+        int same = 1;
+        for (size_t t = 0; t < trials; t++) {
+            long long pick = -1;
+            if (tot > 0) {
+                const double target = u[j * trials + t] * tot;
+                double acc = 0;
+                const long long sg = haze__fcm_pp_level(q, S, target, &acc);
+                if (sg >= 0) {
+                    const size_t b0 = (size_t)sg * L;
+                    const long long b =
+                        haze__fcm_pp_level(bs + b0, L < nb - b0 ? L : nb - b0, target, &acc);
+                    if (b >= 0) {
+                        const size_t i0 = (b0 + (size_t)b) * B;
+                        const long long i =
+                            haze__fcm_pp_level(dmin + i0, B < n - i0 ? B : n - i0, target, &acc);
+                        if (i >= 0) pick = (long long)i0 + i;
+                    }
                 }
             }
+            cand[t] = pick >= 0 ? (size_t)pick : idx[j]; /* all points on the centres */
+            same &= cand[t] == cand[0];
+            for (size_t k = 0; k < d; k++) cv[t * d + k] = xval(x, single, cand[t] * d + k);
         }
-        const size_t pi = pick >= 0 ? (size_t)pick : idx[j]; /* all points on the centres */
-        for (size_t k = 0; k < d; k++) v[j * d + k] = xval(x, single, pi * d + k);
+        size_t best = 0;
+        if (!same) { /* the candidate that leaves the smallest potential sum_i dmin_i */
+#pragma omp parallel for num_threads(haze__threads(ctx)) schedule(static) if (nb > 16)
+            for (long long b = 0; b < nbl; b++) {
+                double s[B];
+                for (size_t t = 0; t < trials; t++) {
+                    for (size_t r = 0; r < B; r++) {
+                        const size_t i = (size_t)b * B + r;
+                        double w = 0;
+                        if (i < n) {
+                            const double a = pp_dist(x, single, i, d, cv + t * d);
+                            w = a < dmin[i] ? a : dmin[i];
+                        }
+                        s[r] = w;
+                    }
+                    haze__fcm_pp_tree(s, B);
+                    cs[t * nb + (size_t)b] = s[0];
+                }
+            }
+            double pbest = pp_total(cs, nb, q);
+            for (size_t t = 1; t < trials; t++) {
+                const double pt = pp_total(cs + t * nb, nb, q);
+                if (pt < pbest) pbest = pt, best = t;
+            }
+        }
+        memcpy(v + j * d, cv + best * d, d * sizeof *v);
     }
-    free(dmin), free(bs), free(q);
+    free(dmin), free(bs), free(q), free(cv);
     return HAZE_OK;
 }
 
 int haze__fcm_kmeanspp(haze_ctx *ctx, haze__fcm_gpu *gpu, const void *x, int single, size_t n,
                        size_t d, size_t c, uint64_t seed, double *v) {
+    const size_t trials = haze__fcm_pp_trials(c);
     size_t *idx = malloc(c * sizeof *idx);
-    double *u = malloc(c * sizeof *u);
+    double *u = malloc(c * trials * sizeof *u);
     int st = HAZE_OK;
     if (!idx || !u) {
         st = haze__error(ctx, HAZE_ERR_NOMEM, "fcm: out of memory for k-means++");
         goto done;
     }
-    pp_draws(seed, n, c, idx, u);
+    pp_draws(seed, n, c, trials, idx, u);
 #ifdef HAZE_HAVE_CUDA
     if (gpu) {
-        st = haze__fcm_seed_cuda(ctx, gpu, idx, u, v);
+        st = haze__fcm_seed_cuda(ctx, gpu, trials, idx, u, v);
         if (st <= 0) goto done; /* done, or an error; 1: seed on the CPU */
     }
 #else
     (void)gpu;
 #endif
-    st = kmeanspp_cpu(ctx, x, single, n, d, c, idx, u, v);
+    st = haze__fcm_seed_cpu(ctx, x, single, n, d, c, trials, idx, u, v);
 done:
     free(idx);
     free(u);

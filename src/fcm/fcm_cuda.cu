@@ -989,15 +989,18 @@ extern "C" int haze__fcm_cuda_begin(haze_ctx *ctx, const void *x, size_t n, size
     return HAZE_OK;
 }
 
-extern "C" int haze__fcm_seed_cuda(haze_ctx *ctx, haze__fcm_gpu *g, const size_t *idx,
-                                   const double *u, double *v) {
-    /* Resident data only (streaming it c - 1 times would cost more than the
-     * CPU's pass over host memory), and room for n + n / 256 doubles. */
+extern "C" int haze__fcm_seed_cuda(haze_ctx *ctx, haze__fcm_gpu *g, size_t trials,
+                                   const size_t *idx, const double *u, double *v) {
+    /* Resident data only (streaming it twice per centre would cost more
+     * than the CPU's passes over host memory), and room for the distances
+     * and block sums. HAZE_FCM_CPU_SEED=1 seeds on the CPU (for timing). */
     const size_t nb = (g->n + HAZE__FCM_PP_BLOCK - 1) / HAZE__FCM_PP_BLOCK;
-    const size_t need = (g->n + nb + g->c * g->d) * sizeof(double);
-    if (!g->resident || g->used + need > haze__cuda_budget(ctx) || getenv("HAZE_FCM_CPU_SEED"))
+    const size_t need = haze__fcm_seed_bytes(g->n, g->d, g->c, trials);
+    const char *cpu = getenv("HAZE_FCM_CPU_SEED");
+    if (!g->resident || g->used + need > haze__cuda_budget(ctx) || (cpu && *cpu == '1') ||
+        nb > 0x7fffffffu)
         return 1;
-    return haze__fcm_seed_run(ctx, g->dx[0], g->single, g->n, g->d, g->c, idx, u, v,
+    return haze__fcm_seed_run(ctx, g->dx[0], g->single, g->n, g->d, g->c, trials, idx, u, v,
                               haze__stream(ctx));
 }
 

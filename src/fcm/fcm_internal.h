@@ -85,9 +85,10 @@ static inline HAZE__HD double haze__fcm_rand(uint64_t seed, uint64_t i, uint64_t
 /*
  * k-means++ seeding (Arthur and Vassilvitskii, 2007), defined so that the
  * CPU and the GPU pick the same centres for the same seed:
- *  - the random draws come first, from the seed alone (haze__fcm_pp_draws):
- *    the first centre's index, then for each later centre j a uniform u_j
- *    and a fallback index a_j (used only when every point lies on a centre);
+ *  - the random draws come first, from the seed alone: the first centre's
+ *    index, then for each later centre j the uniforms u_jt of its
+ *    haze__fcm_pp_trials(c) candidates and a fallback index a_j (used only
+ *    when every point lies on a centre);
  *  - round j updates dmin_i = min(dmin_i, D(x_i, v_{j-1})), D summed over
  *    the features in order in double (the data converted exactly, no fused
  *    multiply-add), then sums dmin in a fixed order: blocks of
@@ -95,14 +96,27 @@ static inline HAZE__HD double haze__fcm_rand(uint64_t seed, uint64_t i, uint64_t
  *    the last point zeros), the block sums in HAZE__FCM_PP_SEGS segments of
  *    L = ceil(blocks / SEGS) consecutive ones summed in order, and the
  *    segment sums by the same tree into the total;
- *  - the next centre is the point reached by walking the segments, then the
+ *  - each candidate is the point reached by walking the segments, then the
  *    blocks of the chosen one, then its points (haze__fcm_pp_level) towards
- *    target = u_j * total.
+ *    target = u_jt * total;
+ *  - the next centre is the candidate of the smallest potential (the first
+ *    on ties), its potential sum_i min(dmin_i, D(x_i, cand)) summed in the
+ *    same blocks, segments and tree.
  * Every step is a correctly rounded operation in an order fixed by n alone,
  * so any thread count and the device give the same bits.
  */
-#define HAZE__FCM_PP_BLOCK 256
-#define HAZE__FCM_PP_SEGS  1024
+#define HAZE__FCM_PP_BLOCK      256
+#define HAZE__FCM_PP_SEGS       1024
+#define HAZE__FCM_PP_TRIALS_MAX 8
+
+/* Candidates per centre, 2 + floor(ln c) (scikit-learn's greedy k-means++),
+ * from integer thresholds (e^1 .. e^6 rounded up): no libm in the result. */
+static inline size_t haze__fcm_pp_trials(size_t c) {
+    static const size_t th[] = {3, 8, 21, 55, 149, 404};
+    size_t t = 2;
+    for (size_t k = 0; k < sizeof th / sizeof *th; k++) t += c >= th[k];
+    return t;
+}
 
 /* Pairwise sum of s[0 .. width) in place (width a power of 2): s[0] is the sum. */
 static inline HAZE__HD void haze__fcm_pp_tree(double *s, size_t width) {
@@ -138,6 +152,9 @@ static inline HAZE__HD long long haze__fcm_pp_level(const double *w, size_t coun
 typedef struct haze__fcm_gpu haze__fcm_gpu; /* fcm_cuda.cu */
 int haze__fcm_kmeanspp(haze_ctx *ctx, haze__fcm_gpu *gpu, const void *x, int single, size_t n,
                        size_t d, size_t c, uint64_t seed, double *v);
+/* The CPU seeding for the draws idx, u (see haze__fcm_seed_cuda). */
+int haze__fcm_seed_cpu(haze_ctx *ctx, const void *x, int single, size_t n, size_t d, size_t c,
+                       size_t trials, const size_t *idx, const double *u, double *v);
 
 /* The CPU pass (OpenMP over the context's threads). */
 int haze__fcm_pass_cpu(haze_ctx *ctx, haze__fcm_pass *p);
@@ -154,11 +171,12 @@ int haze__fcm_pass_cuda(haze_ctx *ctx, haze__fcm_gpu *g, haze__fcm_pass *p);
 void haze__fcm_cuda_queue_counts(unsigned long *used, unsigned long *dropped);
 void haze__fcm_cuda_end(haze__fcm_gpu *g);
 /* k-means++ on the device (the definition above): idx[0] the first index,
- * idx[j] and u[j] the draws of round j; writes the c x d centres to v.
+ * idx[j] and u[j * trials .. j * trials + trials) the draws of round j;
+ * writes the c x d centres to v.
  * Returns 1, with no message, when the device cannot do it (data streamed,
  * memory): the caller then seeds on the CPU, with the same result. */
-int haze__fcm_seed_cuda(haze_ctx *ctx, haze__fcm_gpu *g, const size_t *idx, const double *u,
-                        double *v);
+int haze__fcm_seed_cuda(haze_ctx *ctx, haze__fcm_gpu *g, size_t trials, const size_t *idx,
+                        const double *u, double *v);
 #endif
 
 #ifdef __cplusplus
