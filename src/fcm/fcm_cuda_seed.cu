@@ -2,13 +2,15 @@
  * src/fcm/fcm_cuda_seed.cu - k-means++ seeding of fuzzy c-means on a CUDA
  * device, the same centres as the CPU's for the same seed.
  *
- * The seeding is defined in fcm_internal.h so that its order of operations
- * depends on n alone: each of the c - 1 rounds is one kernel that updates
- * every point's distance to the nearest centre and sums them by blocks of
- * HAZE__FCM_PP_BLOCK points (pairwise tree in shared memory), and one
- * single-block kernel that sums the block sums by segments and a tree, and
- * walks segments, blocks and points towards the drawn target, then copies
- * the chosen point into the centres. Distances use correctly rounded
+ * The seeding (greedy k-means++) is defined in fcm_internal.h so that its
+ * order of operations depends on n alone. Each centre takes four kernels:
+ * pp_update brings every point's distance to its nearest centre up to date
+ * and sums them by blocks of HAZE__FCM_PP_BLOCK points (pairwise tree in
+ * shared memory); pp_sample (one block) sums the block sums by segments
+ * and a tree and walks segments, blocks and points towards each
+ * candidate's target; pp_cand sums each candidate's potential by blocks;
+ * pp_choose (one block) keeps the candidate of the smallest potential, and
+ * pp_take copies it into the centres. Distances use correctly rounded
  * double operations without contraction (__dsub_rn, __dmul_rn, __dadd_rn),
  * as the CPU, built with -ffp-contract=off, computes them. The centres stay
  * on the device between rounds; the host waits once, for the c x d result.
