@@ -633,7 +633,7 @@ static int fnn_info_export(int argc, char **argv, const cli_global *g, int expor
         if (haze_fnn_is_classifier(net)) {
             printf("classes   ");
             for (size_t k = 0; k < L; k++) {
-                putchar(' ');
+                putchar(k ? ',' : ' '); /* one CSV record */
                 put_field(stdout, haze_fnn_class_name(net, k));
             }
             printf("\n");
