@@ -40,8 +40,8 @@ static void help_train(FILE *fp) {
             "  --decay D         threshold of epoch e is T * D^e (%g)\n"
             "  --width W         every new rule gets width W (standardised units, %g);\n"
             "                    0: widths from --beta\n"
-            "  --beta B          with --width 0: new widths = B * distance to the\n"
-            "                    strongest rule (%g)\n"
+            "  --beta B          new widths = B * distance to the strongest rule (%g);\n"
+            "                    given without --width, it selects this rule (--width 0)\n"
             "  --rate R          initial learning rate tau (%g)\n"
             "  --validation F    share of the rows held out to pick the best epoch (%g;\n"
             "                    0: none, the last epoch is kept)\n"
@@ -264,7 +264,7 @@ static int fnn_train(int argc, char **argv, const cli_global *g) {
                                          {0, 0, 0, 0}};
     haze_fnn_options o = haze_fnn_options_default();
     const char *target = NULL, *out = NULL;
-    int classes = 0;
+    int classes = 0, beta_set = 0, width_set = 0;
     long v, head = 0, tail = 0;
     int c, e = 0;
     optind = 1;
@@ -294,9 +294,11 @@ static int fnn_train(int argc, char **argv, const cli_global *g) {
             break;
         case O_BETA:
             e = opt_double("fnn train", "--beta", optarg, &o.beta);
+            beta_set = 1;
             break;
         case O_WIDTH:
             e = opt_double("fnn train", "--width", optarg, &o.width);
+            width_set = 1;
             break;
         case O_RATE:
             e = opt_double("fnn train", "--rate", optarg, &o.rate);
@@ -336,6 +338,9 @@ static int fnn_train(int argc, char **argv, const cli_global *g) {
         }
         if (e) return e;
     }
+    /* --beta alone asks for the distance rule (what it meant before fixed
+     * widths became the default) */
+    if (beta_set && !width_set) o.width = 0.0;
     if (optind + 1 != argc)
         return cli_usage_error("fnn train", "train needs exactly one DATA file");
     if (!target) return cli_usage_error("fnn train", "train needs --target COLUMN");

@@ -545,7 +545,7 @@ static void test_regression_target_scale(void **state) {
 typedef struct {
     haze_fnn *net;
     int epochs;
-    double rate[64], val_loss[64];
+    double rate[64], loss[64], val_loss[64];
     int best[64];
     size_t val_samples;
     size_t R;
@@ -557,6 +557,7 @@ static int watch_epoch(void *arg, const haze_fnn_epoch *e) {
     size_t D = haze_fnn_inputs(wt->net), L = haze_fnn_outputs(wt->net), R = haze_fnn_rules(wt->net);
     assert_true(e->epoch < 64);
     wt->rate[e->epoch] = e->rate;
+    wt->loss[e->epoch] = e->loss;
     wt->val_loss[e->epoch] = e->val_loss;
     wt->best[e->epoch] = e->best_epoch;
     wt->val_samples = e->val_samples;
@@ -574,9 +575,9 @@ static int watch_epoch(void *arg, const haze_fnn_epoch *e) {
     return 0;
 }
 
-/* The held-out slice: the rate halves after each epoch whose held-out loss
- * rose, and training ends with the parameters of the best epoch, not the
- * last. A rate far too large for the data makes both happen. */
+/* The rate halves after each epoch whose training loss rose, and training
+ * ends with the parameters of the best epoch on the held-out samples, not
+ * the last. A rate far too large for the data makes both happen. */
 static void test_best_epoch_and_rate_guard(void **state) {
     (void)state;
     haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
@@ -601,11 +602,11 @@ static void test_best_epoch_and_rate_guard(void **state) {
     assert_int_equal(wt.val_samples, 30);
     int rises = 0;
     for (int e = 0; e < wt.epochs; e++) {
-        /* epoch e runs at the rate of e - 1, halved if e - 1's loss rose */
+        /* epoch e runs at the rate of e - 1, halved if e - 1's training loss rose */
         double want = e == 0 ? 1.0 : wt.rate[e - 1];
-        if (e >= 2 && wt.val_loss[e - 1] > wt.val_loss[e - 2]) want *= 0.5;
+        if (e >= 2 && wt.loss[e - 1] > wt.loss[e - 2]) want *= 0.5;
         assert_near(wt.rate[e], want, 0);
-        rises += e >= 1 && wt.val_loss[e] > wt.val_loss[e - 1];
+        rises += e >= 1 && wt.loss[e] > wt.loss[e - 1];
     }
     int best = wt.best[wt.epochs - 1];
     print_message("rate guard: %d rises, best epoch %d of %d, final rate %g\n", rises, best + 1,

@@ -57,30 +57,30 @@ typedef int (*haze_fnn_progress_fn)(void *arg, const haze_fnn_epoch *e);
 enum { HAZE_FNN_SCALE_INPUT = 0, HAZE_FNN_SCALE_GLOBAL = 1 };
 
 typedef struct haze_fnn_options {
-    int epochs;                    /* passes over the data (default 20) */
-    double threshold;              /* mu_th: a rule is made when the best per-input firing
-                                      max_k mu_k^(1/dim) is <= mu_th (default 0.8) */
-    double decay;                  /* mu_th of epoch e is threshold * decay^e (default 0.5) */
-    double beta;                   /* overlap coefficient: new width = beta * distance to the
-                                      nearest rule centre (default 0.5) */
-    double width;                  /* > 0: every new rule gets this width (standardised
-                                      units) instead of beta * distance and sigma0
-                                      (default 1.5); 0: the distance rule */
-    double sigma0;                 /* width of the first rule, standardised units (default 1) */
-    double rate;                   /* learning rate tau at the start (default 0.05); halved
-                                      after each epoch whose monitored loss rose */
-    size_t batch;                  /* 1: online, sample by sample (the thesis); >1: mini-batch */
-    size_t max_rules;              /* no new rule beyond this many; 0: no limit */
-    uint64_t seed;                 /* seeds the shuffle of each epoch (default 1) */
-    int shuffle;                   /* 1 (default): shuffle each epoch; 0: data order */
-    int scaling;                   /* HAZE_FNN_SCALE_INPUT (default) or _GLOBAL; read by the
-                                      first training call only */
-    double validation;             /* share of the samples held out (seeded random pick, at
-                                      least one sample when > 0) to choose the epoch whose
-                                      parameters are kept: the best held-out accuracy
-                                      (classification; ties: lower loss) or loss (regression)
-                                      (default 0.1). 0: no hold-out, the last epoch is kept
-                                      and the training loss guards the rate */
+    int epochs;        /* passes over the data (default 20) */
+    double threshold;  /* mu_th: a rule is made when the best per-input firing
+                          max_k mu_k^(1/dim) is <= mu_th (default 0.8) */
+    double decay;      /* mu_th of epoch e is threshold * decay^e (default 0.5) */
+    double beta;       /* width 0 only: overlap coefficient: new width = beta * distance to the
+                          nearest rule centre (default 0.5) */
+    double width;      /* > 0: every new rule gets this width (standardised
+                          units) instead of beta * distance and sigma0
+                          (default 1.5); 0: the distance rule */
+    double sigma0;     /* width of the first rule, standardised units (default 1) */
+    double rate;       /* learning rate tau at the start (default 0.05); halved
+                          after each epoch whose training loss rose */
+    size_t batch;      /* 1: online, sample by sample (the thesis); >1: mini-batch */
+    size_t max_rules;  /* no new rule beyond this many; 0: no limit */
+    uint64_t seed;     /* seeds the shuffle of each epoch (default 1) */
+    int shuffle;       /* 1 (default): shuffle each epoch; 0: data order */
+    int scaling;       /* HAZE_FNN_SCALE_INPUT (default) or _GLOBAL; read by the
+                          first training call only */
+    double validation; /* share of the samples held out (floor(validation * n),
+                          a seeded random pick) to choose the epoch whose
+                          parameters are kept: the best held-out accuracy
+                          (classification; ties: lower loss) or loss (regression)
+                          (default 0.1). 0, or fewer than one sample: no
+                          hold-out, the last epoch is kept */
     haze_fnn_progress_fn progress; /* may be NULL */
     void *progress_arg;
 } haze_fnn_options;

@@ -620,12 +620,11 @@ static int evaluate(haze_ctx *ctx, const haze_fnn *net, const double *z, const d
 /*
  * The epoch loop. Held-out samples (options.validation) are picked once with
  * a generator of their own, so that the shuffles of the training samples
- * are those of a run without them; after each epoch the held-out loss (or,
- * without a hold-out, the epoch's training loss) is compared with the
- * previous epoch's, and a rise halves the learning rate. The parameters of
- * the best epoch on the held-out samples are kept; an epoch that leaves a
- * parameter infinite or NaN ends training with an error and the best
- * parameters.
+ * are those of a run without them; after each epoch the training loss is
+ * compared with the previous epoch's, and a rise halves the learning rate.
+ * The parameters of the best epoch on the held-out samples are kept; an
+ * epoch that leaves a parameter infinite or NaN ends training with an error
+ * and the best parameters.
  */
 int haze_fnn_train(haze_ctx *ctx, haze_fnn *net, const double *x, const double *d, size_t n,
                    const haze_fnn_options *opt) {
@@ -733,9 +732,11 @@ int haze_fnn_train(haze_ctx *ctx, haze_fnn *net, const double *x, const double *
                                best_epoch,
                                ntr,
                                nval};
-        double watched = nval ? vloss : loss;
-        if (watched > prev) rate *= 0.5;
-        prev = watched;
+        /* A rise of the training loss means steps too large for the
+         * network (the held-out loss also rises when it overfits, which
+         * keeping the best epoch answers). */
+        if (loss > prev) rate *= 0.5;
+        prev = loss;
         if (o.progress && o.progress(o.progress_arg, &info)) break;
     }
     if (st == HAZE_OK && nval) snapshot_restore(&best, net);

@@ -39,6 +39,10 @@ check 0 "train with --width" "$haze" --backend cpu fnn train "$tmp/train.csv" --
     --epochs 1 --rate 0 --width 0.8 -o "$tmp/fw"
 awk '$1 == "s" { for (i = 2; i <= NF; i++) if ($i != "0.80000000000000004") bad = 1; n++ }
      END { exit !(n > 1 && !bad) }' "$tmp/fw" || { echo "FAIL: --width not the width of every rule"; fails=$((fails + 1)); }
+check 0 "train with --beta alone" "$haze" --backend cpu fnn train "$tmp/train.csv" --target lettr --classes \
+    --epochs 1 --rate 0 --beta 0.8 -o "$tmp/fb"
+awk '$1 == "s" { for (i = 2; i <= NF; i++) w[$i] = 1 } END { n = 0; for (k in w) n++; exit !(n > 2) }' \
+    "$tmp/fb" || { echo "FAIL: --beta alone does not select the distance rule"; fails=$((fails + 1)); }
 check 1 "bad --width" "$haze" fnn train "$tmp/train.csv" --target lettr --classes --width x -o "$tmp/bad0"
 check 2 "negative --width" "$haze" fnn train "$tmp/train.csv" --target lettr --classes --width -1 -o "$tmp/bad0"
 absent "$tmp/bad0" "bad --width"
