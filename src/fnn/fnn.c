@@ -674,6 +674,8 @@ int haze_fnn_train(haze_ctx *ctx, haze_fnn *net, const double *x, const double *
         memcpy(ts + i * L, t + order[i] * L, L * sizeof *ts);
     }
     for (size_t i = 0; i < ntr; i++) order[i] = i;
+    free(z), free(t); /* the reordered copies are used from here on */
+    z = t = NULL;
     if ((st = snapshot_take(ctx, &best, net))) goto done;
     haze__rng rng;
     haze__rng_seed(&rng, o.seed);
