@@ -144,7 +144,7 @@ static int parse_number(const char *s, double *out) {
     if (!*s) return 0;
     errno = 0;
     char *end;
-    double v = strtod(s, &end);
+    double v = haze__strtod(s, &end);
     if (end == s || *end != '\0') return 0;
     *out = v;
     return 1;
@@ -643,6 +643,7 @@ static int matrix_write(haze_ctx *ctx, const char *path, const void *data, int f
         npy_write_header(f.fp, f32 ? "<f4" : "<f8", rows, cols);
         fwrite(data, f32 ? 4 : 8, rows * cols, f.fp);
     } else {
+        locale_t lc = haze__numeric_begin(); /* "0.5", not the host's "0,5" */
         if (names) {
             for (size_t j = 0; j < cols; j++) fprintf(f.fp, "%s%s", j ? "," : "", names[j]);
             fputc('\n', f.fp);
@@ -657,6 +658,7 @@ static int matrix_write(haze_ctx *ctx, const char *path, const void *data, int f
             }
             fputc('\n', f.fp);
         }
+        haze__numeric_end(lc);
     }
     return haze_outfile_commit(ctx, &f);
 }
