@@ -126,11 +126,28 @@ static void name_list(char *buf, size_t cap, const char *const *names, size_t n)
     }
 }
 
+/* Names are equal as written; failing that (loose), with blanks, control
+ * characters and quotes taken as '_' and "" as "_", the way fnn model files
+ * of version 1 stored them. */
+static int same_name(const char *a, const char *b, int loose) {
+    if (!loose) return strcmp(a, b) == 0;
+    static const char empty[] = "_";
+    if (!*a) a = empty;
+    if (!*b) b = empty;
+    for (;; a++, b++) {
+        unsigned char x = (unsigned char)*a, y = (unsigned char)*b;
+        if (!x || !y) return x == y;
+        if (x <= ' ' || x == '\'' || x == '"' || x == 127) x = '_';
+        if (y <= ' ' || y == '\'' || y == '"' || y == 127) y = '_';
+        if (x != y) return 0;
+    }
+}
+
 int cli_columns_match(const haze_table *t, const char *path, const cli_columns *c, size_t *idx) {
     size_t avail = t->cols - (c->skip >= 0 && (size_t)c->skip < t->cols ? 1 : 0);
     int by_name = t->names && c->names;
     for (size_t k = 0; by_name && k < c->n; k++)
-        if (!c->names[k] || !*c->names[k]) by_name = 0; /* a model with unnamed inputs */
+        if (!c->names[k]) by_name = 0; /* a model with unnamed inputs */
     if (!by_name) {
         if (avail != c->n) {
             cli_errorf("%s: %zu columns%s, but %s %s has %zu %ss", path, avail,
@@ -155,8 +172,9 @@ int cli_columns_match(const haze_table *t, const char *path, const cli_columns *
     size_t nmiss = 0;
     for (size_t k = 0; k < c->n; k++) {
         size_t hits = 0;
-        for (size_t j = 0; j < t->cols; j++)
-            if ((int)j != c->skip && strcmp(t->names[j], c->names[k]) == 0) {
+        for (int loose = 0; loose < 2 && !hits; loose++)
+            for (size_t j = 0; j < t->cols; j++) {
+                if ((int)j == c->skip || !same_name(t->names[j], c->names[k], loose)) continue;
                 if (hits++) {
                     cli_errorf("%s: the header names '%s' twice (columns %zu and %zu)", path,
                                c->names[k], idx[k] + 1, j + 1);

@@ -104,6 +104,17 @@ grep_err "column 'id' is not among the inputs" "fnn predict: unknown column mess
 check 0 "fnn predict: --ignore-extra" $H fnn predict "$tmp/m.fnn" "$tmp/q_extra.csv" --ignore-extra -o "$tmp/p5.csv"
 same "$tmp/p1.csv" "$tmp/p5.csv" "fnn predict: --ignore-extra leaves the column out"
 absent "$tmp/never.csv" "fnn predict: failed runs"
+# a model file of version 1 stored names with blanks and quotes as '_'
+{
+    echo "x 1,x2,y"
+    tail -n +2 "$tmp/train.csv"
+} >"$tmp/train_blank.csv"
+check 0 "fnn: train, a name with a blank" $H --quiet fnn train "$tmp/train_blank.csv" --target y --epochs 2 -o "$tmp/b.fnn"
+sed 's/^names .*/names x_1 x2/' "$tmp/b.fnn" >"$tmp/b1.fnn"
+printf 'x2,x 1\n4,1\n0,6\n2,3\n' >"$tmp/qb.csv"
+check 0 "fnn predict: 'x 1' finds the stored 'x_1'" $H fnn predict "$tmp/b1.fnn" "$tmp/qb.csv" -o "$tmp/p6.csv"
+check 0 "fnn predict: the same model, names as written" $H fnn predict "$tmp/b.fnn" "$tmp/qb.csv" -o "$tmp/p7.csv"
+same "$tmp/p6.csv" "$tmp/p7.csv" "fnn predict: names stored with '_' match"
 
 [ "$fails" = 0 ] && echo "all column-matching CLI checks passed" && exit 0
 echo "$fails column-matching CLI checks failed"
