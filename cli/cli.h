@@ -49,6 +49,33 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
  * the exit code (3 for a missing device), else 0. */
 int cli_ctx_new(const cli_global *g, haze_ctx **out);
 
+/*
+ * Which column of an input table feeds each input of a model. When the
+ * table has a header and the model names its inputs, columns are matched by
+ * name, whatever their order: a missing name is an error, and so is a column
+ * the model does not know unless ignore_extra (as scikit-learn refuses
+ * unseen feature names). Without a header, or for a model without names,
+ * the columns are taken in order and their number must match.
+ */
+typedef struct cli_columns {
+    const char *kind;         /* in messages: "the model", "the centres file" */
+    const char *model;        /* the model's file, named in messages */
+    const char *noun;         /* what the model calls a column: "input", "feature" */
+    const char *const *names; /* the model's n input names, or NULL when it has none */
+    size_t n;
+    int skip;         /* a column that is not an input (fnn's target), or -1 */
+    int ignore_extra; /* leave out columns the model does not name instead of failing */
+} cli_columns;
+
+/* Fills idx[0..c->n) with the table's column for each model input; prints
+ * why not (naming `path`) and returns CLI_INPUT when they do not match. */
+int cli_columns_match(const haze_table *t, const char *path, const cli_columns *c, size_t *idx);
+
+/* A new rows x n matrix of the columns idx[0..n) of rows first.. of t, for
+ * the caller to free; NULL when out of memory. */
+double *cli_columns_gather(const haze_table *t, const size_t *idx, size_t n, size_t first,
+                           size_t rows);
+
 /* Strict number parsing for option values: 1 on success. */
 int cli_parse_int(const char *s, long lo, long hi, long *out);
 int cli_parse_double(const char *s, double *out);

@@ -22,7 +22,7 @@ static void help(FILE *fp) {
             "predict --help')\n\n"
             "Fuzzy c-means clustering (Bezdek): memberships u_ij in [0,1] of every point to\n"
             "every one of K clusters, minimising sum u_ij^m d(x_i, v_j). CSV with or without\n"
-            "a header, or NumPy .npy (float32/float64, C order); one point per row.\n\n"
+            "a header, or NumPy .npy (float32/float64); one point per row.\n\n"
             "Options:\n"
             "  -c, --clusters K       number of clusters (2 <= K <= points; required)\n"
             "  -m, --fuzzifier M      fuzzifier m > 1 (default 2; closer to 1, e.g. 1.1, for\n"
@@ -70,7 +70,11 @@ static void help_predict(FILE *fp) {
                 "                         default '-', stdout)\n"
                 "      --labels FILE      write the hard labels (index of the largest membership)\n"
                 "      --norms FILE       the K norm matrices A_j of a gk model, one per row\n"
+                "      --ignore-extra     leave out DATA columns the centres do not name\n"
                 "  -h, --help             this text\n\n"
+                "The centres file carries the header of the fit's data; when DATA has a header\n"
+                "too, its columns are matched to the centres' features by name (a missing or\n"
+                "unknown name is an error), otherwise by order.\n"
                 "Only one of -o and --labels can be '-' (stdout). Data whose squared distances\n"
                 "to the centres overflow is refused (exit 2), as the fit refuses it.\n\n"
                 "Exit codes: 0 success, 1 usage error, 2 bad input, 3 runtime or device error.\n");
@@ -92,7 +96,8 @@ enum {
     OPT_MEMB,
     OPT_LABELS,
     OPT_JSON,
-    OPT_NORMS
+    OPT_NORMS,
+    OPT_EXTRA
 };
 
 static int progress(void *arg, int iter, double j, double change) {
@@ -128,9 +133,11 @@ static int cmd_predict(int argc, char **argv, const cli_global *g) {
                                          {"output", required_argument, 0, 'o'},
                                          {"labels", required_argument, 0, OPT_LABELS},
                                          {"norms", required_argument, 0, OPT_NORMS},
+                                         {"ignore-extra", no_argument, 0, OPT_EXTRA},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     double m = 2.0;
+    int ignore_extra = 0;
     int single = 0;
     const char *out = "-", *labels = NULL, *norms = NULL;
     optind = 1;
@@ -162,6 +169,9 @@ static int cmd_predict(int argc, char **argv, const cli_global *g) {
         case OPT_NORMS:
             norms = optarg;
             break;
+        case OPT_EXTRA:
+            ignore_extra = 1;
+            break;
         default:
             return cli_usage_error("fcm predict", "bad option");
         }
@@ -174,7 +184,8 @@ static int cmd_predict(int argc, char **argv, const cli_global *g) {
     int code = cli_ctx_new(g, &ctx);
     if (code) return code;
     haze_table *cv = NULL, *x = NULL, *nt = NULL;
-    double *u = NULL;
+    double *u = NULL, *xd = NULL;
+    size_t *idx = NULL;
     int st = haze_table_read(ctx, argv[optind], NULL, &cv);
     if (!st) st = haze_table_read(ctx, argv[optind + 1], NULL, &x);
     if (!st && norms) st = haze_table_read(ctx, norms, NULL, &nt);
@@ -202,12 +213,17 @@ static int cmd_predict(int argc, char **argv, const cli_global *g) {
         code = CLI_INPUT;
         st = HAZE_ERR_INVALID;
     }
-    if (!st && x->cols != cv->cols) {
-        cli_errorf("%s: %zu columns, but the centres in %s have %zu", argv[optind + 1], x->cols,
-                   argv[optind], cv->cols);
-        code = CLI_INPUT;
-        st = HAZE_ERR_MISMATCH;
-    }
+    /* the fit writes the data's header above the centres: columns by name */
+    cli_columns spec = {.kind = "the centres file",
+                        .model = argv[optind],
+                        .noun = "feature",
+                        .names = (const char *const *)(cv ? cv->names : NULL),
+                        .n = cv ? cv->cols : 0,
+                        .skip = -1,
+                        .ignore_extra = ignore_extra};
+    if (!st && !(idx = malloc((cv->cols + 1) * sizeof *idx))) st = HAZE_ERR_NOMEM;
+    if (!st && (code = cli_columns_match(x, argv[optind + 1], &spec, idx))) st = HAZE_ERR_MISMATCH;
+    if (!st && !(xd = cli_columns_gather(x, idx, cv->cols, 0, x->rows))) st = HAZE_ERR_NOMEM;
     if (!st && !(u = malloc(x->rows * cv->rows * sizeof *u))) st = HAZE_ERR_NOMEM;
     if (!st) {
         haze_fcm_result model;
@@ -217,12 +233,14 @@ static int cmd_predict(int argc, char **argv, const cli_global *g) {
             model.metric = HAZE_FCM_GK;
             model.norms = nt->data;
         }
-        st = haze_fcm_predict(ctx, &model, x->data, x->rows, x->cols, single, u);
+        st = haze_fcm_predict(ctx, &model, xd, x->rows, cv->cols, single, u);
         if (!st) st = haze_matrix_write(ctx, out, u, x->rows, cv->rows, NULL);
         if (!st && labels) st = write_labels(ctx, labels, u, x->rows, cv->rows);
     }
     if (st && !code) code = cli_fail(ctx, st);
     free(u);
+    free(xd);
+    free(idx);
     haze_table_free(cv);
     haze_table_free(x);
     haze_table_free(nt);

@@ -63,9 +63,13 @@ static void help_predict(FILE *fp) {
     fprintf(fp, "usage: haze fnn predict MODEL DATA [--head N | --tail N] [-o OUT.csv]\n\n"
                 "Writes one prediction per row of DATA as CSV with a header: the class label\n"
                 "(exactly as in the training data, quoted where CSV needs it) or the value.\n"
-                "When DATA holds the target column, accuracy or RMSE goes to stderr.\n\n"
+                "When DATA holds the target column, accuracy or RMSE goes to stderr.\n"
+                "When DATA has a header, its columns are matched to the model's inputs by\n"
+                "name (a missing name is an error, and so is an unknown column unless\n"
+                "--ignore-extra); without one, by order.\n\n"
                 "  --head N          predict the first N rows only\n"
                 "  --tail N          predict the last N rows only\n"
+                "  --ignore-extra    leave out columns the model does not know\n"
                 "  -o OUT.csv        where to write (default '-': standard output)\n"
                 "  -h, --help        this text\n");
 }
@@ -465,14 +469,16 @@ done:
 /* ------------------------------------------------------------- predict */
 
 static int fnn_predict(int argc, char **argv, const cli_global *g) {
-    enum { O_HEAD = 256, O_TAIL };
+    enum { O_HEAD = 256, O_TAIL, O_EXTRA };
     static const struct option opts[] = {{"help", no_argument, 0, 'h'},
                                          {"output", required_argument, 0, 'o'},
                                          {"head", required_argument, 0, O_HEAD},
                                          {"tail", required_argument, 0, O_TAIL},
+                                         {"ignore-extra", no_argument, 0, O_EXTRA},
                                          {0, 0, 0, 0}};
     const char *out = "-";
     long head = 0, tail = 0;
+    int ignore_extra = 0;
     int c, e = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
@@ -488,6 +494,9 @@ static int fnn_predict(int argc, char **argv, const cli_global *g) {
             break;
         case O_TAIL:
             e = opt_count("fnn predict", "--tail", optarg, 1, 1L << 40, &tail);
+            break;
+        case O_EXTRA:
+            ignore_extra = 1;
             break;
         default:
             return cli_usage_error("fnn predict", "unknown option");
@@ -518,12 +527,29 @@ static int fnn_predict(int argc, char **argv, const cli_global *g) {
     code = dataset_read(ctx, path, tname, cls, 0, (size_t)head, (size_t)tail, &s);
     if (code) goto done;
     size_t D = haze_fnn_inputs(net), L = haze_fnn_outputs(net);
-    if (s.D != D) {
-        cli_errorf("%s: %zu input columns%s, but the model %s has %zu inputs", path, s.D,
-                   s.target >= 0 ? " besides the target" : "", mpath, D);
-        code = CLI_INPUT;
-        goto done;
+    /* the model keeps its inputs' names: a table with a header is matched by name */
+    const char **in = malloc(D * sizeof *in);
+    size_t *idx = malloc(D * sizeof *idx);
+    if (!in || !idx) {
+        free(in);
+        free(idx);
+        goto nomem;
     }
+    for (size_t j = 0; j < D; j++) in[j] = haze_fnn_input_name(net, j);
+    cli_columns spec = {.kind = "the model",
+                        .model = mpath,
+                        .noun = "input",
+                        .names = in,
+                        .n = D,
+                        .skip = s.target,
+                        .ignore_extra = ignore_extra};
+    code = cli_columns_match(s.t, path, &spec, idx);
+    free(s.x);
+    s.x = code ? NULL : cli_columns_gather(s.t, idx, D, s.first, s.n);
+    free(in);
+    free(idx);
+    if (code) goto done;
+    if (!s.x) goto nomem;
     if (s.target >= 0 && cls) {
         truth = malloc(s.n * sizeof *truth);
         if (!truth) goto nomem;

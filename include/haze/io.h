@@ -37,10 +37,13 @@ HAZE_API haze_read_options haze_read_options_default(void);
 
 /*
  * Reads a CSV (comma, semicolon, tab or whitespace separated; "#" comments;
- * quoted fields) or a NumPy .npy file (float32/float64, C order, 1-D or 2-D),
- * told apart by the ".npy" extension or the NumPy magic bytes. "-" reads CSV
- * from standard input. Ragged rows, empty files, non-numeric or non-finite
- * fields are errors naming the line and column.
+ * quoted fields; a leading UTF-8 byte-order mark is skipped) or a NumPy .npy
+ * file (little-endian float32/float64, C or Fortran order, 1-D or 2-D; the
+ * header dict is parsed strictly, structured dtypes are refused), told apart
+ * by the ".npy" extension or the NumPy magic bytes. "-" reads CSV from
+ * standard input. Ragged rows, empty files, non-numeric or non-finite fields
+ * are errors naming the line and column. Numbers are read (and written by
+ * the functions below) with a decimal point whatever locale the program set.
  *
  * Ownership: *out is new, freed with haze_table_free(). `opt` may be NULL.
  */

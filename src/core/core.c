@@ -125,7 +125,7 @@ int haze_cpu_threads(void) {
 int haze__verror(haze_ctx *ctx, int status, const char *fmt, va_list ap) {
     if (ctx) {
         ctx->errcode = status;
-        vsnprintf(ctx->errmsg, sizeof ctx->errmsg, fmt, ap);
+        haze__vsnprintf(ctx->errmsg, sizeof ctx->errmsg, fmt, ap);
     }
     return status;
 }

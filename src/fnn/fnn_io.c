@@ -22,7 +22,7 @@
 
 static void put_row(FILE *fp, const char *key, const double *v, size_t n) {
     fputs(key, fp);
-    for (size_t i = 0; i < n; i++) fprintf(fp, " %.17g", v[i]);
+    for (size_t i = 0; i < n; i++) haze__fprintf(fp, " %.17g", v[i]);
     fputc('\n', fp);
 }
 
@@ -212,7 +212,7 @@ static int read_row(reader *r, const char *key, double *v, size_t n) {
     for (size_t i = 0; i < n; i++) {
         char *end;
         errno = 0;
-        v[i] = strtod(s, &end);
+        v[i] = haze__strtod(s, &end);
         if (end == s || !isfinite(v[i])) {
             return haze__error(r->ctx, HAZE_ERR_PARSE, "%s:%d:%d: expected %zu numbers after '%s'",
                                r->path, r->line, (int)(s - r->cur) + 1, n, key);
@@ -451,11 +451,11 @@ int haze_fnn_export_fis(haze_ctx *ctx, const haze_fnn *net, const char *path) {
             put_fis_name(fp, "", net->inames[j]);
         else
             fprintf(fp, "Name='x%zu'\n", j + 1);
-        fprintf(fp, "Range=[%.17g %.17g]\nNumMFs=%zu\n", lo, hi, R);
+        haze__fprintf(fp, "Range=[%.17g %.17g]\nNumMFs=%zu\n", lo, hi, R);
         for (size_t k = 0; k < R; k++) {
             double c = net->mean[j] + net->m[k * D + j] * net->scale[j];
             double sd = net->s[k * D + j] * net->scale[j] / sqrt(2.0);
-            fprintf(fp, "MF%zu='r%zu':'gaussmf',[%.17g %.17g]\n", k + 1, k + 1, sd, c);
+            haze__fprintf(fp, "MF%zu='r%zu':'gaussmf',[%.17g %.17g]\n", k + 1, k + 1, sd, c);
         }
     }
     for (size_t l = 0; l < L; l++) {
@@ -475,9 +475,9 @@ int haze_fnn_export_fis(haze_ctx *ctx, const haze_fnn *net, const char *path) {
             put_fis_name(fp, "", net->target);
         else
             fprintf(fp, "Name='y%zu'\n", l + 1);
-        fprintf(fp, "Range=[%.17g %.17g]\nNumMFs=%zu\n", lo, hi, R);
+        haze__fprintf(fp, "Range=[%.17g %.17g]\nNumMFs=%zu\n", lo, hi, R);
         for (size_t k = 0; k < R; k++)
-            fprintf(fp, "MF%zu='r%zu':'constant',[%.17g]\n", k + 1, k + 1,
+            haze__fprintf(fp, "MF%zu='r%zu':'constant',[%.17g]\n", k + 1, k + 1,
                     tm + ts * net->w[k * L + l]);
     }
     fprintf(fp, "\n[Rules]\n");

@@ -59,7 +59,7 @@ static int ferr(fp *p, int line, int col, int st, const char *fmt, ...) {
     char msg[512];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    haze__vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     return p->status = haze__error(p->ctx, st, "%s:%d:%d: %s", p->s->name, line, col, msg);
 }
@@ -186,10 +186,12 @@ static int number(const char *a, pint *out) {
     }
     if (!(isdigit((unsigned char)a[0]) || ((a[0] == '-' || a[0] == '+' || a[0] == '.') && a[1])))
         return 0;
+    locale_t lc = haze__numeric_begin(); /* MPFR reads localeconv()'s point */
     mpfr_strtofr(out->lo, a, &end, 10, MPFR_RNDD);
-    if (*end || end == a) return 0;
-    mpfr_strtofr(out->hi, a, &end, 10, MPFR_RNDU);
-    return 1;
+    int ok = !*end && end != a;
+    if (ok) mpfr_strtofr(out->hi, a, &end, 10, MPFR_RNDU);
+    haze__numeric_end(lc);
+    return ok;
 }
 
 typedef struct binding {
