@@ -9,14 +9,15 @@
  *   unary   := '-' unary | primary
  *   primary := NUMBER | '[' NUMBER ',' NUMBER ']' | NAME | '(' expr ')'
  *            | tri(l,m,u) | trap(a,b,c,d) | gauss(mu,sigma,k) | sqrt(expr) | sqr(expr)
- * NUMBER is a decimal or C99 hex float; a crisp constant is enclosed exactly
- * (a decimal such as 0.1 becomes the tightest interval around it), while
- * membership-function parameters are rounded to nearest.
+ * NUMBER is a decimal or C99 hex float, read exactly by the library
+ * (haze_fuzzy_parse_number): a crisp constant such as 0.1 becomes the
+ * tightest double interval around it, and membership-function parameters
+ * are enclosed the same way and cut outward (haze_fuzzy_set_membership), so
+ * every cut contains the cut of the function of the decimal parameters.
  */
 #include <ctype.h>
 #include <getopt.h>
 #include <math.h>
-#include <mpfr.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,29 +65,20 @@ static haze_fuzzy_array *new_value(evaluator *ev) {
     return a;
 }
 
-/* A number, as its tightest enclosing double interval. */
+/* A number, as its tightest enclosing double interval [RD, RU] (read exactly). */
 static int parse_number(evaluator *ev, double *lo, double *hi) {
     skip(ev);
-    mpfr_t x;
-    mpfr_init2(x, 256);
-    char *end;
-    const char *s = ev->p;
-    int ok = 0;
-    if (*s == '+' || *s == '-' || isdigit((unsigned char)*s) || *s == '.') {
-        mpfr_strtofr(x, s, &end, 0, MPFR_RNDN);
-        if (end != s && mpfr_number_p(x)) {
-            /* 256 bits hold every double exactly; round each way from the string again */
-            mpfr_strtofr(x, s, &end, 0, MPFR_RNDD);
-            *lo = mpfr_get_d(x, MPFR_RNDD);
-            mpfr_strtofr(x, s, &end, 0, MPFR_RNDU);
-            *hi = mpfr_get_d(x, MPFR_RNDU);
-            ok = isfinite(*lo) && isfinite(*hi);
-            if (ok) ev->p = end;
-        }
+    const char *s = ev->p, *end;
+    int st = HAZE_ERR_PARSE;
+    if (*s == '+' || *s == '-' || isdigit((unsigned char)*s) || *s == '.')
+        st = haze_fuzzy_parse_number(s, &end, lo, hi);
+    if (st == HAZE_OK) {
+        ev->p = end;
+        return 1;
     }
-    mpfr_clear(x);
-    if (!ok) fail_at(ev, s, HAZE_ERR_PARSE, "expected a finite number");
-    return ok;
+    fail_at(ev, s, HAZE_ERR_PARSE,
+            st == HAZE_ERR_RANGE ? "number beyond the double range" : "expected a finite number");
+    return 0;
 }
 
 static haze_fuzzy_array *parse_expr(evaluator *ev);
@@ -175,22 +167,19 @@ static haze_fuzzy_array *parse_primary(evaluator *ev) {
                 }
                 return apply(ev, at, f == 3 ? HAZE_FUZZY_SQRT : HAZE_FUZZY_SQR, v, NULL);
             }
-            double arg[4], lo, hi;
-            for (int i = 0; i < fns[f].nargs; i++) {
-                if (i && !expect(ev, ',')) return NULL;
-                if (!parse_number(ev, &lo, &hi)) return NULL;
-                arg[i] = lo == hi ? lo : 0.5 * lo + 0.5 * hi; /* nearest */
-            }
-            if (!expect(ev, ')')) return NULL;
+            /* the parameters are decimals: the library encloses each one and cuts outward */
             haze_fuzzy_array *v = new_value(ev);
             if (!v) return NULL;
-            int st = f == 0   ? haze_fuzzy_set_tri(ev->ctx, v, 0, arg[0], arg[1], arg[2])
-                     : f == 1 ? haze_fuzzy_set_trap(ev->ctx, v, 0, arg[0], arg[1], arg[2], arg[3])
-                              : haze_fuzzy_set_gauss(ev->ctx, v, 0, arg[0], arg[1], arg[2]);
+            const char *end;
+            int st = haze_fuzzy_set_membership(ev->ctx, v, 0, at, &end);
             if (st) {
                 haze_fuzzy_array_free(v);
-                return fail_at(ev, at, st, haze_ctx_errmsg(ev->ctx));
+                /* syntax errors point at the character, bad values at the function */
+                return fail_at(ev, st == HAZE_ERR_INVALID ? at : end,
+                               st == HAZE_ERR_RANGE ? HAZE_ERR_PARSE : st,
+                               haze_ctx_errmsg(ev->ctx));
             }
+            ev->p = end;
             return v;
         }
         for (int i = ev->nlets - 1; i >= 0; i--) {

@@ -184,6 +184,49 @@ HAZE_API int haze_fuzzy_set_trap(haze_ctx *ctx, haze_fuzzy_array *a, size_t i, d
 HAZE_API int haze_fuzzy_set_gauss(haze_ctx *ctx, haze_fuzzy_array *a, size_t i, double mu,
                                   double sigma, double k);
 
+/*
+ * The same membership functions with parameters known only as enclosures:
+ * each haze_ivd holds a true parameter (a decimal such as 0.3 is
+ * [RD(0.3), RU(0.3)], see haze_fuzzy_parse_number). Every cut bound is
+ * monotone in the parameters, so each cut's lower end is computed from the
+ * parameters' ends that make it smallest and its upper end from those that
+ * make it largest: the cuts contain those of the membership function of
+ * every parameter set inside the enclosures (that satisfies the ordering).
+ * Errors: HAZE_ERR_INVALID (a non-finite or inverted enclosure; lower ends
+ * or upper ends out of order; sigma or k with an upper end <= 0 or a lower
+ * end < 0), HAZE_ERR_RANGE (single precision overflow).
+ */
+HAZE_API int haze_fuzzy_set_tri_iv(haze_ctx *ctx, haze_fuzzy_array *a, size_t i, haze_ivd l,
+                                   haze_ivd m, haze_ivd u);
+HAZE_API int haze_fuzzy_set_trap_iv(haze_ctx *ctx, haze_fuzzy_array *a, size_t i, haze_ivd p,
+                                    haze_ivd q, haze_ivd r, haze_ivd s);
+HAZE_API int haze_fuzzy_set_gauss_iv(haze_ctx *ctx, haze_fuzzy_array *a, size_t i, haze_ivd mu,
+                                     haze_ivd sigma, haze_ivd k);
+/*
+ * A membership function given as text with decimal (or C99 hex-float)
+ * parameters, "tri(l, m, u)", "trap(a, b, c, d)" or "gauss(mu, sigma, k)",
+ * enclosed: the parameters are read exactly (their ordering and signs are
+ * checked on the exact values) and each is enclosed by its outward double
+ * rounding for haze_fuzzy_set_*_iv. `end` (may be NULL) receives where
+ * parsing stopped: just past ')' on success, at the offending character on
+ * a parse error; with end NULL, text after ')' other than spaces is an error.
+ * Errors: HAZE_ERR_PARSE (syntax, unknown function), HAZE_ERR_RANGE (a
+ * parameter outside the double range), HAZE_ERR_INVALID (as the _iv
+ * functions, and parameters out of order).
+ */
+HAZE_API int haze_fuzzy_set_membership(haze_ctx *ctx, haze_fuzzy_array *a, size_t i,
+                                       const char *spec, const char **end);
+/*
+ * Reads a number written in decimal ("0.1", "-2.5e-3", ".5") or as a C99
+ * hex float ("0x1.8p-3"), after optional spaces, exactly, and gives its
+ * tightest double enclosure: *lo = RD(x), *hi = RU(x) (equal when x is a
+ * double). `end` (may be NULL) receives the first character after the
+ * number (s itself when there is none). Returns HAZE_OK, HAZE_ERR_PARSE (no
+ * number) or HAZE_ERR_RANGE (|x| beyond the largest double, or a decimal
+ * exponent beyond +-1000000).
+ */
+HAZE_API int haze_fuzzy_parse_number(const char *s, const char **end, double *lo, double *hi);
+
 /* Cut k of number i as a double interval (outward; exact from the storage). */
 HAZE_API int haze_fuzzy_get_cut(const haze_fuzzy_array *a, size_t i, int k, double *lo, double *hi);
 /*

@@ -28,6 +28,18 @@ printf 'a=tri(1,2,3); b=2; a*b\n\n# comment\nlet x=[1,2]; x-x\n' >$out.in
 check 0 "batch" "$haze" fuzzy eval --batch $out.in --format csv
 has $out "^1,4,4$" "batch first line"
 check 0 "batch from stdin" sh -c "printf '1+1\n' | '$haze' fuzzy eval --batch -"
+# decimal membership parameters are enclosed: the kernels contain 0.3 and -1.91
+check 0 "decimal tri" "$haze" fuzzy eval "tri(0.2,0.3,0.4)" --exact --format csv
+has $out "^1,0x1.3333333333333p-2,0x1.3333333333334p-2$" "tri kernel encloses 0.3"
+check 0 "decimal gauss" "$haze" fuzzy eval "gauss(0.3,0.1,3)" --exact --format csv
+has $out "^1,0x1.3333333333333p-2,0x1.3333333333334p-2$" "gauss kernel encloses 0.3"
+check 0 "decimal trap" "$haze" fuzzy eval "trap(-9.01,-8.51,-1.91,3.34)" --exact --format csv --cuts 1
+has $out "^1,-0x1.1051eb851eb86p+3,-0x1.e8f5c28f5c28ep+0$" "trap kernel encloses [-8.51, -1.91]"
+check 0 "decimal tri single mi" "$haze" fuzzy eval "tri(0.2,0.3,0.4)" --exact --format csv \
+    --precision single --encoding mi --cuts 1
+has $out "^1,0x1.333332p-2,0x1.333336p-2," "single kernel encloses 0.3"
+check 2 "parameters out of order by less than an ulp" "$haze" fuzzy eval "tri(0.30000000000000001,0.3,1)"
+has $err "ordered" "order message"
 # bad input: exit 2 and a column
 check 2 "parse error" "$haze" fuzzy eval "1 + (2 *"
 has $err "expression:9:" "parse error column"
