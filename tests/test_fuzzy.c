@@ -480,6 +480,66 @@ static void test_theorem4_single(void **state) {
 }
 
 /*
+ * Reciprocals of numbers from tiny to huge (2^-1020 .. 2^1020 in double,
+ * 2^-125 .. 2^125 in single): midpoint-increment radii are finite, within
+ * twice the midpoint-radius ones, and contain the exact reciprocal cuts.
+ * Algorithm 4 as written forms t (t - d), which under- or overflows there
+ * (1/1e-162 gave the whole line, 1/1e300 radii 10^290 times too wide).
+ */
+static void test_recip_scaled(void **state) {
+    (void)state;
+    haze__rng rng;
+    haze__rng_seed(&rng, 4);
+    mpfr_t lo, hi, rl, rh;
+    mpfr_inits2(2200, lo, hi, rl, rh, (mpfr_ptr)0);
+    for (int p = 0; p < 2; p++) {
+        int emax = p ? 125 : 1020;
+        for (int rep = 0; rep < 2000; rep++) {
+            int n = 1 + (int)haze__rng_below(&rng, 6);
+            haze_fuzzy_array *x[3], *y[3];
+            double l[8], h[8];
+            int ex = (int)haze__rng_below(&rng, 2 * (unsigned)emax + 1) - emax;
+            double m = ldexp(1 + haze__rng_uniform(&rng), ex) * (rep & 1 ? -1 : 1);
+            double rho = 0;
+            for (int k = 0; k < n; k++) {
+                rho += fabs(m) * 1e-3 * haze__rng_uniform(&rng) / n;
+                l[k] = m - rho, h[k] = m + rho;
+            }
+            for (int e = 0; e < 3; e++) {
+                assert_int_equal(haze_fuzzy_array_new(ctx, &x[e], (haze_fuzzy_encoding)e,
+                                                      (haze_fuzzy_precision)p, n, 1, NULL),
+                                 HAZE_OK);
+                assert_int_equal(haze_fuzzy_array_new(ctx, &y[e], (haze_fuzzy_encoding)e,
+                                                      (haze_fuzzy_precision)p, n, 1, NULL),
+                                 HAZE_OK);
+                assert_int_equal(haze_fuzzy_set_cuts(ctx, x[e], 0, l, h), HAZE_OK);
+                assert_int_equal(haze_fuzzy_op(ctx, HAZE_FUZZY_RECIP, x[e], NULL, y[e]), HAZE_OK);
+            }
+            for (int k = 0; k < n; k++) {
+                double l1, h1, l2, h2;
+                haze_fuzzy_get_cut(y[HAZE_FUZZY_MR], 0, k, &l1, &h1);
+                haze_fuzzy_get_cut(y[HAZE_FUZZY_MI], 0, k, &l2, &h2);
+                if (!(isfinite(l2) && isfinite(h2) && h2 - l2 <= 2 * (h1 - l1)))
+                    fail_msg("%s 1/%a cut %d: mi [%a, %a], mr [%a, %a]", p ? "single" : "double", m,
+                             k, l2, h2, l1, h1);
+                for (int e = 0; e < 3; e++) {
+                    exact_cut(x[e], 0, k, lo, hi);
+                    mpfr_ui_div(lo, 1, lo, MPFR_RNDU); /* 1/lo >= 1/hi: the upper end */
+                    mpfr_ui_div(hi, 1, hi, MPFR_RNDD);
+                    exact_cut(y[e], 0, k, rl, rh);
+                    if (mpfr_greater_p(rl, hi) || mpfr_less_p(rh, lo))
+                        fail_msg("%s %s 1/%a cut %d misses the exact reciprocal",
+                                 haze_fuzzy_encoding_name((haze_fuzzy_encoding)e),
+                                 p ? "single" : "double", m, k);
+                }
+            }
+            for (int e = 0; e < 3; e++) haze_fuzzy_array_free(x[e]), haze_fuzzy_array_free(y[e]);
+        }
+    }
+    mpfr_clears(lo, hi, rl, rh, (mpfr_ptr)0);
+}
+
+/*
  * A random decimal m * 10^e as text and as an exact rational: 1 to 17
  * digits, values mostly between 1e-3 and 1e3, sometimes tiny or huge.
  */
@@ -762,6 +822,7 @@ int main(void) {
         cmocka_unit_test(test_containment),     cmocka_unit_test(test_theorem4),
         cmocka_unit_test(test_theorem4_single), cmocka_unit_test(test_parse_number),
         cmocka_unit_test(test_decimal_kernels), cmocka_unit_test(test_decimal_membership),
+        cmocka_unit_test(test_recip_scaled),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -211,6 +211,10 @@ HAZE_HD int HAZE__FMI(mul)(int n, HAZE__T *c, const HAZE__T *a, const HAZE__T *b
  * Algorithm 4. d_C,i = d_i / (t_i (t_i - d_i)) with t_i = |m| - rho_i-1, the
  * exact increment of Neumaier's radius. t_i is a lower bound here, so it is
  * rounded down (the paper rounds it up, which can make d_C,i too small).
+ * The quotient is computed as -(d_i / t_i) / (d_i - t_i), every step rounded
+ * up, as the midpoint-radius (5c): the product t_i (t_i - d_i) would
+ * underflow for t_i < 2^-537 (1/1e-162 gave the whole line) and overflow
+ * for t_i > 2^512 (1/1e300 gave radii 10^290 times too wide).
  */
 HAZE_HD int HAZE__FMI(recip)(int n, HAZE__T *c, const HAZE__T *a) {
     HAZE__T m = HAZE__R(rn_div)((HAZE__T)1, a[0]);
@@ -228,7 +232,8 @@ HAZE_HD int HAZE__FMI(recip)(int n, HAZE__T *c, const HAZE__T *a) {
         } else if (d == 0) {
             r = 0;
         } else {
-            r = HAZE__R(ru_div)(-d, HAZE__R(ru_mul)(t, HAZE__R(ru_sub)(d, t)));
+            HAZE__T q = HAZE__R(ru_div)(d, t);              /* >= d / t */
+            r = HAZE__R(ru_div)(-q, HAZE__R(ru_sub)(d, t)); /* >= q / (t - d) */
         }
         if (i == 1) r = HAZE__R(ru_add)(e, r);
         c[i] = r;
