@@ -24,6 +24,10 @@
 #include "cli.h"
 
 #define MAX_LETS 64
+/* Deepest nesting of parentheses, function calls and unary minus signs: the
+ * parser recurses once per level, so the limit keeps it off the stack's end
+ * (as prec, FPCore and .fll readers do). */
+#define MAX_DEPTH 1000
 
 typedef struct binding {
     char name[32];
@@ -39,6 +43,7 @@ typedef struct evaluator {
     int nlets;
     /* the text being parsed, for error columns */
     const char *src, *p, *what;
+    int depth; /* nesting of the parse at p */
     char err[512];
     int status;
 } evaluator;
@@ -205,11 +210,21 @@ static haze_fuzzy_array *parse_primary(evaluator *ev) {
 
 static haze_fuzzy_array *parse_unary(evaluator *ev) {
     skip(ev);
+    if (ev->depth >= MAX_DEPTH) {
+        char msg[96];
+        snprintf(msg, sizeof msg, "expression nested too deeply (more than %d levels)", MAX_DEPTH);
+        return fail_at(ev, ev->p, HAZE_ERR_PARSE, msg);
+    }
+    ev->depth++;
+    haze_fuzzy_array *v;
     if (*ev->p == '-') {
         const char *at = ev->p++;
-        return apply(ev, at, HAZE_FUZZY_NEG, parse_unary(ev), NULL);
+        v = apply(ev, at, HAZE_FUZZY_NEG, parse_unary(ev), NULL);
+    } else {
+        v = parse_primary(ev);
     }
-    return parse_primary(ev);
+    ev->depth--;
+    return v;
 }
 
 static haze_fuzzy_array *parse_term(evaluator *ev) {
@@ -238,6 +253,7 @@ static haze_fuzzy_array *parse_expr(evaluator *ev) {
 static haze_fuzzy_array *eval_text(evaluator *ev, const char *text, const char *what) {
     ev->src = ev->p = text;
     ev->what = what;
+    ev->depth = 0;
     haze_fuzzy_array *v = parse_expr(ev);
     skip(ev);
     if (v && *ev->p) {
@@ -279,6 +295,7 @@ static int bind(evaluator *ev, const char *text, const char *what) {
     b->name[nl] = 0;
     ev->src = text; /* columns count from the start of NAME=VALUE */
     ev->p = eq + 1;
+    ev->depth = 0;
     haze_fuzzy_array *v = parse_expr(ev);
     skip(ev);
     if (v && *ev->p) {

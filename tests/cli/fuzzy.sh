@@ -57,6 +57,10 @@ printf '1+1\n2*(3\n' >$out.in
 check 2 "batch error line" "$haze" fuzzy eval --batch $out.in
 has $err "$out.in:2:" "batch line number"
 check 2 "missing batch file" "$haze" fuzzy eval --batch /nonexistent/file
+# nesting deeper than the parser's limit: a message with line and column, no crash
+awk 'BEGIN { print "1+1"; s = ""; for (i = 0; i < 30000; i++) s = s "("; print s "1" }' >$out.in
+check 2 "deep nesting" "$haze" fuzzy eval --batch $out.in
+has $err "$out.in:2:1001: expression nested too deeply" "depth limit message"
 # usage: exit 1
 check 1 "no action" "$haze" fuzzy
 check 1 "cuts out of range" "$haze" fuzzy eval 1 --cuts 65
