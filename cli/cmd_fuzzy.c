@@ -43,14 +43,17 @@ typedef struct evaluator {
     int nlets;
     /* the text being parsed, for error columns */
     const char *src, *p, *what;
-    int depth; /* nesting of the parse at p */
+    int col0;          /* column of src in its line, less 1 (batch lines hold several items) */
+    int depth;         /* nesting of the parse at p */
+    unsigned op_flags; /* haze_fuzzy_op_ex flags (--div-zero hull) */
     char err[512];
     int status;
 } evaluator;
 
 static haze_fuzzy_array *fail_at(evaluator *ev, const char *at, int status, const char *msg) {
     if (!ev->status) {
-        snprintf(ev->err, sizeof ev->err, "%s:%d: %s", ev->what, (int)(at - ev->src) + 1, msg);
+        snprintf(ev->err, sizeof ev->err, "%s:%d: %s", ev->what, ev->col0 + (int)(at - ev->src) + 1,
+                 msg);
         ev->status = status;
     }
     return NULL;
@@ -107,10 +110,22 @@ static haze_fuzzy_array *apply(evaluator *ev, const char *at, haze_fuzzy_opcode 
         haze_fuzzy_array_free(b);
         return NULL;
     }
-    int st = haze_fuzzy_op(ev->ctx, op, a, b, a);
+    int st = haze_fuzzy_op_ex(ev->ctx, op, a, b, a, ev->op_flags);
     haze_fuzzy_array_free(b);
+    const char *prec = ev->prec == HAZE_FUZZY_FLOAT ? "single" : "double";
+    if (st == HAZE_ERR_RANGE) { /* the result is an enclosure with unbounded cuts: say so, go on */
+        cli_errorf("%s:%d: warning: the result overflows %s precision (unbounded cuts)", ev->what,
+                   ev->col0 + (int)(at - ev->src) + 1, prec);
+        return a;
+    }
     if (st) {
         haze_fuzzy_array_free(a);
+        if (st == HAZE_ERR_DOMAIN)
+            return fail_at(ev, at, st,
+                           op == HAZE_FUZZY_SQRT
+                               ? "square root of a number with negative values"
+                               : "the divisor's support contains 0 (--div-zero hull gives the "
+                                 "IEEE 1788 hull)");
         return fail_at(ev, at, st, haze_ctx_errmsg(ev->ctx));
     }
     return a;
@@ -315,20 +330,37 @@ static void unbind_from(evaluator *ev, int keep) {
 
 typedef enum { FMT_TABLE, FMT_CSV, FMT_JSON } out_format;
 
-static int pad_numbers; /* table output: fixed-width columns */
+/*
+ * One number as text: %.17g, or %a with --exact; infinities and NaN (an
+ * empty cut) as "inf", "-inf" and "nan", never "-nan".
+ */
+static const char *num_text(char *buf, size_t cap, double x, int exact) {
+    if (x != x) return "nan";
+    if (isinf(x)) return x > 0 ? "inf" : "-inf";
+    snprintf(buf, cap, exact ? "%a" : "%.17g", x);
+    return buf;
+}
 
-static void print_num(FILE *fp, double x, int exact) {
-    if (exact)
-        fprintf(fp, pad_numbers ? "%-24a" : "%a", x);
+/*
+ * A number in the output format: JSON takes it bare when it is a finite
+ * number printed in decimal, and as a string otherwise (hex floats with
+ * --exact, and "inf", "-inf", "nan", which JSON numbers cannot hold); the
+ * table pads it to a column.
+ */
+static void put_num(FILE *fp, out_format fmt, double x, int exact) {
+    char buf[64];
+    const char *t = num_text(buf, sizeof buf, x, exact);
+    if (fmt == FMT_JSON)
+        fprintf(fp, exact || !isfinite(x) ? "\"%s\"" : "%s", t);
     else
-        fprintf(fp, pad_numbers ? "%-24.17g" : "%.17g", x);
+        fprintf(fp, fmt == FMT_TABLE ? "%-24s" : "%s", t);
 }
 
 static void print_result(FILE *fp, const haze_fuzzy_array *v, out_format fmt, int exact,
                          const char *expr) {
     int sym = v->encoding != HAZE_FUZZY_LU;
     double mid = 0, lo, hi, c;
-    pad_numbers = fmt == FMT_TABLE;
+    char buf[64];
     if (sym) mid = v->precision ? ((float *)v->data)[0] : ((double *)v->data)[0];
     haze_fuzzy_centroid(v, 0, &c);
     if (fmt == FMT_JSON) {
@@ -338,15 +370,16 @@ static void print_result(FILE *fp, const haze_fuzzy_array *v, out_format fmt, in
                 fprintf(fp, "\\%c", *s);
             else if ((unsigned char)*s >= 32)
                 fputc(*s, fp);
-        fprintf(fp,
-                "\", \"encoding\": \"%s\", \"precision\": \"%s\", \"centroid\": %.17g, \"cuts\": [",
-                haze_fuzzy_encoding_name(v->encoding), v->precision ? "single" : "double", c);
+        fprintf(fp, "\", \"encoding\": \"%s\", \"precision\": \"%s\", \"centroid\": ",
+                haze_fuzzy_encoding_name(v->encoding), v->precision ? "single" : "double");
+        put_num(fp, fmt, c, 0);
+        fputs(", \"cuts\": [", fp);
     } else if (fmt == FMT_CSV) {
         fprintf(fp, "alpha,lower,upper%s\n", sym ? ",midpoint,radius" : "");
     } else {
-        fprintf(fp, "# %s  (%s, %s, %d cuts, centroid %.17g)\n", expr,
+        fprintf(fp, "# %s  (%s, %s, %d cuts, centroid %s)\n", expr,
                 haze_fuzzy_encoding_name(v->encoding), v->precision ? "single" : "double", v->ncuts,
-                c);
+                num_text(buf, sizeof buf, c, 0));
         fprintf(fp, "%-8s %-24s %-24s%s\n", "alpha", "lower", "upper",
                 sym ? " midpoint                 radius" : "");
     }
@@ -363,31 +396,18 @@ static void print_result(FILE *fp, const haze_fuzzy_array *v, out_format fmt, in
                 rsum = x;
             rad = rsum;
         }
-        const char *sep = fmt == FMT_CSV ? "," : fmt == FMT_JSON ? ", " : " ";
+        double val[4] = {lo, hi, mid, rad};
+        static const char *const key[4] = {"lower", "upper", "midpoint", "radius"};
         if (fmt == FMT_JSON)
-            fprintf(fp, "%s{\"alpha\": %.17g, \"lower\": ", k ? ", " : "", v->alphas[k]);
+            fprintf(fp, "%s{\"alpha\": %.17g", k ? ", " : "", v->alphas[k]);
         else
-            fprintf(fp, fmt == FMT_CSV ? "%.17g," : "%-8.6g ", v->alphas[k]);
-        if (fmt == FMT_JSON && exact) fputc('"', fp);
-        print_num(fp, lo, exact);
-        if (fmt == FMT_JSON)
-            fprintf(fp, exact ? "\", \"upper\": \"" : ", \"upper\": ");
-        else
-            fputs(sep, fp);
-        print_num(fp, hi, exact);
-        if (fmt == FMT_JSON && exact) fputc('"', fp);
-        if (sym) {
+            fprintf(fp, fmt == FMT_CSV ? "%.17g" : "%-8.6g", v->alphas[k]);
+        for (int j = 0; j < (sym ? 4 : 2); j++) {
             if (fmt == FMT_JSON)
-                fprintf(fp, exact ? ", \"midpoint\": \"" : ", \"midpoint\": ");
+                fprintf(fp, ", \"%s\": ", key[j]);
             else
-                fputs(sep, fp);
-            print_num(fp, mid, exact);
-            if (fmt == FMT_JSON)
-                fprintf(fp, exact ? "\", \"radius\": \"" : ", \"radius\": ");
-            else
-                fputs(sep, fp);
-            print_num(fp, rad, exact);
-            if (fmt == FMT_JSON && exact) fputc('"', fp);
+                fputc(fmt == FMT_CSV ? ',' : ' ', fp);
+            put_num(fp, fmt, val[j], exact);
         }
         fputs(fmt == FMT_JSON ? "}" : "\n", fp);
     }
@@ -411,11 +431,19 @@ static void help(FILE *fp) {
         "  --precision single|double   (default double)\n"
         "  --format table|csv|json     (default table)\n"
         "  --exact               print every bound as a hex float\n"
+        "  --div-zero error|hull division by a number whose support contains 0: an error\n"
+        "                        (default) or the IEEE 1788 hull (unbounded cuts)\n"
         "  --batch FILE|-        one evaluation per line: 'a=tri(1,2,3); b=2; a*b'\n"
         "                        (bindings then the expression, separated by ';';\n"
-        "                        empty lines and lines starting with # are skipped)\n"
-        "  -o, --output FILE     write there instead of stdout (whole or not at all)\n"
+        "                        empty lines and lines starting with # are skipped;\n"
+        "                        a bad line is reported with its line and column, the\n"
+        "                        others are evaluated, and the exit code is then 2)\n"
+        "  -o, --output FILE     write there instead of stdout (nothing is written when the\n"
+        "                        run fails; a batch leaves out only its bad lines)\n"
         "  -h, --help            this text\n\n"
+        "Results go to stdout (or -o), messages to stderr. Numbers a JSON number cannot\n"
+        "hold are strings: \"inf\", \"-inf\", \"nan\" (an empty cut), and with --exact every\n"
+        "bound. An overflow gives unbounded cuts (still an enclosure) and a warning.\n\n"
         "exit codes: 0 ok, 1 usage, 2 bad input (the message gives the column), 3 runtime\n",
         HAZE_FUZZY_MAX_CUTS);
 }
@@ -428,11 +456,14 @@ static int eval_line(evaluator *ev, char *line, const char *file, long lineno, F
     int keep = ev->nlets;
     char *item = line, *semi;
     haze_fuzzy_array *v = NULL;
+    ev->status = 0;
+    ev->err[0] = 0;
     for (;;) {
         semi = strchr(item, ';');
         if (semi) *semi = 0;
         char *s = item;
         while (isspace((unsigned char)*s)) s++;
+        ev->col0 = (int)(item - line); /* columns count from the start of the line */
         if (!semi) {
             v = eval_text(ev, item, what);
             break;
@@ -441,30 +472,30 @@ static int eval_line(evaluator *ev, char *line, const char *file, long lineno, F
         if (!bind(ev, item, what)) break;
         item = semi + 1;
     }
-    /* columns: the library message counts within the item; add the item's offset */
-    if (!v && ev->status) {
-        int col;
-        char rest[480];
-        if (sscanf(ev->err + strlen(what), ":%d: %479[^\n]", &col, rest) == 2)
-            snprintf(ev->err, sizeof ev->err, "%s:%d: %s", what, col + (int)(item - line), rest);
-    }
     if (v) {
         print_result(fp, v, fmt, exact, item);
         haze_fuzzy_array_free(v);
     }
     unbind_from(ev, keep);
+    ev->col0 = 0;
     return v ? HAZE_OK : ev->status;
 }
 
 int cmd_fuzzy(int argc, char **argv, const cli_global *g) {
-    static const struct option opts[] = {
-        {"let", required_argument, 0, 'l'},      {"cuts", required_argument, 0, 'n'},
-        {"encoding", required_argument, 0, 'e'}, {"precision", required_argument, 0, 'p'},
-        {"format", required_argument, 0, 'f'},   {"exact", no_argument, 0, 'x'},
-        {"batch", required_argument, 0, 'b'},    {"output", required_argument, 0, 'o'},
-        {"help", no_argument, 0, 'h'},           {0, 0, 0, 0}};
+    static const struct option opts[] = {{"let", required_argument, 0, 'l'},
+                                         {"cuts", required_argument, 0, 'n'},
+                                         {"encoding", required_argument, 0, 'e'},
+                                         {"precision", required_argument, 0, 'p'},
+                                         {"format", required_argument, 0, 'f'},
+                                         {"exact", no_argument, 0, 'x'},
+                                         {"batch", required_argument, 0, 'b'},
+                                         {"output", required_argument, 0, 'o'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {"div-zero", required_argument, 0, 'z'},
+                                         {0, 0, 0, 0}};
     const char *lets[MAX_LETS], *batch = NULL, *output = "-";
     int nlets = 0, exact = 0;
+    unsigned op_flags = 0;
     long ncuts = 4;
     haze_fuzzy_encoding enc = HAZE_FUZZY_LU;
     haze_fuzzy_precision prec = HAZE_FUZZY_DOUBLE;
@@ -509,6 +540,14 @@ int cmd_fuzzy(int argc, char **argv, const cli_global *g) {
         case 'x':
             exact = 1;
             break;
+        case 'z':
+            if (strcmp(optarg, "hull") == 0)
+                op_flags = HAZE_FUZZY_DIV_HULL;
+            else if (strcmp(optarg, "error") == 0)
+                op_flags = 0;
+            else
+                return cli_usage_error("fuzzy", "--div-zero must be error or hull");
+            break;
         case 'b':
             batch = optarg;
             break;
@@ -536,6 +575,7 @@ int cmd_fuzzy(int argc, char **argv, const cli_global *g) {
         return CLI_RUNTIME;
     }
     ev->ctx = ctx, ev->enc = enc, ev->prec = prec, ev->ncuts = (int)ncuts;
+    ev->op_flags = op_flags;
     haze_outfile out = {0};
     char *text = NULL;
     int st = HAZE_OK;
@@ -563,7 +603,7 @@ int cmd_fuzzy(int argc, char **argv, const cli_global *g) {
             st = ev->status;
         }
     } else if (!st) {
-        long lineno = 0;
+        long lineno = 0, nbad = 0, nlines = 0;
         char *save = NULL;
         const char *name = strcmp(batch, "-") == 0 ? "stdin" : batch;
         /* split on newlines by hand: strtok would skip empty lines and shift numbers */
@@ -575,8 +615,27 @@ int cmd_fuzzy(int argc, char **argv, const cli_global *g) {
             char *s = line;
             while (isspace((unsigned char)*s)) s++;
             if (!*s || *s == '#') continue;
-            st = eval_line(ev, line, name, lineno, out.fp, fmt, exact);
+            nlines++;
+            int ls = eval_line(ev, line, name, lineno, out.fp, fmt, exact);
+            if (ls && cli_exit_code(ls) == CLI_INPUT) { /* a bad line: say where, go on */
+                cli_errorf("%s", ev->err[0] ? ev->err : haze_ctx_errmsg(ctx));
+                nbad++;
+            } else {
+                st = ls; /* a runtime failure ends the batch */
+            }
             if (!save || !*save) break;
+        }
+        if (!st && nbad) {
+            /* the good lines' results are written; the exit code says some were not */
+            st = haze_outfile_commit(ctx, &out);
+            if (st) {
+                rc = cli_fail(ctx, st);
+            } else {
+                cli_errorf("%ld of %ld lines of %s failed (their results are missing)", nbad,
+                           nlines, name);
+                rc = CLI_INPUT;
+            }
+            goto done;
         }
     }
     if (st) {

@@ -480,6 +480,78 @@ static void test_theorem4_single(void **state) {
 }
 
 /*
+ * Statuses of haze_fuzzy_op(_ex), the same in every encoding and precision:
+ * overflow is HAZE_ERR_RANGE with a message that says so (lower-upper said
+ * "the divisor's support contains 0", the symmetric encodings said
+ * nothing); a divisor containing 0 is HAZE_ERR_DOMAIN, or HAZE_OK with the
+ * IEEE 1788 hull under HAZE_FUZZY_DIV_HULL; a root of a negative number
+ * stays HAZE_ERR_DOMAIN; the result is complete in every case.
+ */
+static void test_op_status(void **state) {
+    (void)state;
+    for (int e = 0; e < 3; e++)
+        for (int p = 0; p < 2; p++) {
+            haze_fuzzy_array *a, *b, *c;
+            haze_fuzzy_encoding enc = (haze_fuzzy_encoding)e;
+            haze_fuzzy_precision pr = (haze_fuzzy_precision)p;
+            double big = p ? 3e38 : 1e308, lo, hi;
+            assert_int_equal(haze_fuzzy_array_new(ctx, &a, enc, pr, 3, 2, NULL), HAZE_OK);
+            assert_int_equal(haze_fuzzy_array_new(ctx, &b, enc, pr, 3, 2, NULL), HAZE_OK);
+            assert_int_equal(haze_fuzzy_array_new(ctx, &c, enc, pr, 3, 2, NULL), HAZE_OK);
+            /* overflow in element 1 */
+            assert_int_equal(haze_fuzzy_set_crisp(ctx, a, 0, 2, 2), HAZE_OK);
+            assert_int_equal(haze_fuzzy_set_crisp(ctx, a, 1, big, big), HAZE_OK);
+            assert_int_equal(haze_fuzzy_set_crisp(ctx, b, 0, 10, 10), HAZE_OK);
+            assert_int_equal(haze_fuzzy_set_crisp(ctx, b, 1, 10, 10), HAZE_OK);
+            assert_int_equal(haze_fuzzy_op(ctx, HAZE_FUZZY_MUL, a, b, c), HAZE_ERR_RANGE);
+            assert_non_null(strstr(haze_ctx_errmsg(ctx), "element 1: the result overflows"));
+            assert_int_equal(haze_fuzzy_get_cut(c, 1, 0, &lo, &hi), HAZE_OK);
+            assert_true(hi == INFINITY && lo <= big * 10);
+            assert_int_equal(haze_fuzzy_get_cut(c, 0, 0, &lo, &hi), HAZE_OK);
+            assert_true(lo <= 20 && hi >= 20 && hi - lo < 1e-5);
+            assert_int_equal(haze_fuzzy_op(ctx, HAZE_FUZZY_ADD, a, a, c), HAZE_ERR_RANGE);
+            /* 1 / tiny overflows: not a divisor containing 0 */
+            assert_int_equal(haze_fuzzy_set_crisp(ctx, b, 1, 1 / big / 100, 1 / big / 100),
+                             HAZE_OK);
+            assert_int_equal(haze_fuzzy_op(ctx, HAZE_FUZZY_RECIP, b, NULL, c), HAZE_ERR_RANGE);
+            /* a divisor containing 0 in its lower cuts only (2 / [1/3, 5/3] is bounded) */
+            assert_int_equal(haze_fuzzy_set_crisp(ctx, a, 1, 2, 2), HAZE_OK);
+            assert_int_equal(haze_fuzzy_set_tri(ctx, b, 1, -1, 1, 3), HAZE_OK);
+            assert_int_equal(haze_fuzzy_op(ctx, HAZE_FUZZY_DIV, a, b, c), HAZE_ERR_DOMAIN);
+            assert_non_null(strstr(haze_ctx_errmsg(ctx), "element 1: the divisor"));
+            assert_int_equal(haze_fuzzy_op_ex(ctx, HAZE_FUZZY_DIV, a, b, c, HAZE_FUZZY_DIV_HULL),
+                             HAZE_OK);
+            assert_int_equal(
+                haze_fuzzy_op_ex(ctx, HAZE_FUZZY_RECIP, b, NULL, c, HAZE_FUZZY_DIV_HULL), HAZE_OK);
+            assert_int_equal(haze_fuzzy_get_cut(c, 1, 0, &lo, &hi), HAZE_OK); /* kernel 1/1 */
+            assert_true(lo <= 1 && hi >= 1 && hi - lo < 1e-5);
+            assert_int_equal(haze_fuzzy_get_cut(c, 1, 2, &lo, &hi), HAZE_OK); /* 1/[-1/3, 7/3] */
+            assert_true(lo == -INFINITY && hi == INFINITY);
+            /* half-line hull in lower-upper: 1 / [0, 1] = [1, +inf] */
+            assert_int_equal(haze_fuzzy_set_crisp(ctx, b, 1, 0, 1), HAZE_OK);
+            assert_int_equal(
+                haze_fuzzy_op_ex(ctx, HAZE_FUZZY_RECIP, b, NULL, c, HAZE_FUZZY_DIV_HULL), HAZE_OK);
+            assert_int_equal(haze_fuzzy_get_cut(c, 1, 0, &lo, &hi), HAZE_OK);
+            assert_true(hi == INFINITY && (enc == HAZE_FUZZY_LU ? lo == 1 : lo == -INFINITY));
+            assert_int_equal(haze_fuzzy_op(ctx, HAZE_FUZZY_RECIP, b, NULL, c), HAZE_ERR_DOMAIN);
+            /* square roots of negative numbers are no division */
+            assert_int_equal(haze_fuzzy_set_crisp(ctx, b, 1, -4, -1), HAZE_OK);
+            assert_int_equal(
+                haze_fuzzy_op_ex(ctx, HAZE_FUZZY_SQRT, b, NULL, c, HAZE_FUZZY_DIV_HULL),
+                HAZE_ERR_DOMAIN);
+            assert_non_null(strstr(haze_ctx_errmsg(ctx), "square root"));
+            assert_int_equal(haze_fuzzy_op_ex(ctx, HAZE_FUZZY_ADD, b, b, c, 8), HAZE_ERR_INVALID);
+            /* unbounded operands give unbounded results, no new overflow */
+            assert_int_equal(haze_fuzzy_set_crisp(ctx, b, 1, 0, 1), HAZE_OK);
+            haze_fuzzy_op_ex(ctx, HAZE_FUZZY_RECIP, b, NULL, c, HAZE_FUZZY_DIV_HULL);
+            assert_int_equal(haze_fuzzy_op(ctx, HAZE_FUZZY_ADD, c, a, c), HAZE_OK);
+            haze_fuzzy_array_free(a);
+            haze_fuzzy_array_free(b);
+            haze_fuzzy_array_free(c);
+        }
+}
+
+/*
  * Reciprocals of numbers from tiny to huge (2^-1020 .. 2^1020 in double,
  * 2^-125 .. 2^125 in single): midpoint-increment radii are finite, within
  * twice the midpoint-radius ones, and contain the exact reciprocal cuts.
@@ -822,7 +894,7 @@ int main(void) {
         cmocka_unit_test(test_containment),     cmocka_unit_test(test_theorem4),
         cmocka_unit_test(test_theorem4_single), cmocka_unit_test(test_parse_number),
         cmocka_unit_test(test_decimal_kernels), cmocka_unit_test(test_decimal_membership),
-        cmocka_unit_test(test_recip_scaled),
+        cmocka_unit_test(test_recip_scaled),    cmocka_unit_test(test_op_status),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -54,6 +54,10 @@ extern "C" {
 
 /* ------------------------------------------------------- scalar functions */
 
+/* What the scalar functions return (haze/fuzzy_impl.h): 0 or these bits. */
+#define HAZE_FUZZY_DOMAIN_BIT   1 /* a divisor's cut contains 0 / a root's cut is below 0 */
+#define HAZE_FUZZY_OVERFLOW_BIT 2 /* bounded operands, unbounded result */
+
 #define HAZE__P d
 #define HAZE__S
 #define HAZE__T   double
@@ -248,13 +252,34 @@ HAZE_API int haze_fuzzy_centroid(const haze_fuzzy_array *a, size_t i, double *va
  * Element-wise c = a op b (b ignored by unary ops). a, b, c share encoding,
  * precision and ncuts; b may have count 1 (broadcast); c must have a's
  * count; c may be a or b. Runs on the context's backend; CPU and GPU give
- * the same bits. Errors: HAZE_ERR_MISMATCH; HAZE_ERR_DOMAIN when a divisor's
- * (or a square root's argument's) support contains 0 (or is negative): c is
- * still complete, such elements holding the IEEE 1788 enclosure (a
- * half-line or the whole line), and the message names the first index.
+ * the same bits. c is always complete, every cut an enclosure; the status
+ * says where that took an unbounded or empty cut, naming the first index:
+ *   HAZE_ERR_DOMAIN  a divisor's cut contains 0 (DIV, RECIP), or a square
+ *                    root's argument has a cut below 0: such elements hold
+ *                    the IEEE 1788 enclosure (a half-line, the whole line,
+ *                    or empty for a division by [0, 0] and the root of a
+ *                    negative cut; the symmetric encodings can only hold
+ *                    the whole line);
+ *   HAZE_ERR_RANGE   no domain problem, but an element's bounded operands
+ *                    gave an unbounded cut: overflow (1e308 * 10 in double
+ *                    is [DBL_MAX, +inf] in lower-upper, the whole line in the
+ *                    symmetric encodings); a status, not a failure.
+ * Other errors: HAZE_ERR_MISMATCH, HAZE_ERR_INVALID.
  */
 HAZE_API int haze_fuzzy_op(haze_ctx *ctx, haze_fuzzy_opcode op, const haze_fuzzy_array *a,
                            const haze_fuzzy_array *b, haze_fuzzy_array *c);
+
+/* Flags of haze_fuzzy_op_ex. */
+#define HAZE_FUZZY_DIV_HULL 1u /* division (and RECIP) by a divisor containing 0 is no error */
+
+/*
+ * haze_fuzzy_op with flags. HAZE_FUZZY_DIV_HULL: dividing by a number whose
+ * cuts contain 0 returns HAZE_OK with the IEEE 1788 hull in those cuts
+ * (what haze_fuzzy_op leaves there too, with HAZE_ERR_DOMAIN); square roots
+ * of negative cuts stay HAZE_ERR_DOMAIN, overflow HAZE_ERR_RANGE.
+ */
+HAZE_API int haze_fuzzy_op_ex(haze_ctx *ctx, haze_fuzzy_opcode op, const haze_fuzzy_array *a,
+                              const haze_fuzzy_array *b, haze_fuzzy_array *c, unsigned flags);
 
 /*
  * The AXPY series of the paper's Fig. 2: for each element j,

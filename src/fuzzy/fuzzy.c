@@ -442,10 +442,17 @@ static int is_binary(haze_fuzzy_opcode op) {
 
 int haze_fuzzy_op(haze_ctx *ctx, haze_fuzzy_opcode op, const haze_fuzzy_array *a,
                   const haze_fuzzy_array *b, haze_fuzzy_array *c) {
+    return haze_fuzzy_op_ex(ctx, op, a, b, c, 0);
+}
+
+int haze_fuzzy_op_ex(haze_ctx *ctx, haze_fuzzy_opcode op, const haze_fuzzy_array *a,
+                     const haze_fuzzy_array *b, haze_fuzzy_array *c, unsigned flags) {
     if (!a || !c || (is_binary(op) && !b))
         return haze__error(ctx, HAZE_ERR_INVALID, "fuzzy: NULL operand");
     if ((int)op < 0 || op > HAZE_FUZZY_SQRT)
         return haze__error(ctx, HAZE_ERR_INVALID, "fuzzy: unknown operation %d", (int)op);
+    if (flags & ~HAZE_FUZZY_DIV_HULL)
+        return haze__error(ctx, HAZE_ERR_INVALID, "fuzzy: unknown flags 0x%x", flags);
     int st = same_shape(ctx, a, c, "result");
     if (st) return st;
     if (is_binary(op)) {
@@ -458,10 +465,14 @@ int haze_fuzzy_op(haze_ctx *ctx, haze_fuzzy_opcode op, const haze_fuzzy_array *a
         return haze__error(ctx, HAZE_ERR_MISMATCH, "fuzzy: result holds %zu numbers, need %zu",
                            c->count, a->count);
     if ((st = device_backend(ctx, a))) return st;
-    size_t first_bad = SIZE_MAX;
+    /* the bits that count: a division's domain bit is no problem with the hull flag */
+    int keep = HAZE_FUZZY_DOMAIN_BIT | HAZE_FUZZY_OVERFLOW_BIT;
+    if ((flags & HAZE_FUZZY_DIV_HULL) && (op == HAZE_FUZZY_DIV || op == HAZE_FUZZY_RECIP))
+        keep = HAZE_FUZZY_OVERFLOW_BIT;
+    size_t first[2] = {SIZE_MAX, SIZE_MAX};
 #ifdef HAZE_HAVE_CUDA
     if (haze__use_cuda(ctx)) {
-        st = haze__fuzzy_op_cuda(ctx, op, a, b, c, &first_bad);
+        st = haze__fuzzy_op_cuda(ctx, op, a, b, c, keep, first);
         if (st) return st;
     } else
 #endif
@@ -471,21 +482,28 @@ int haze_fuzzy_op(haze_ctx *ctx, haze_fuzzy_opcode op, const haze_fuzzy_array *a
         const char *pa = a->data, *pb = is_binary(op) ? b->data : NULL;
         char *pc = c->data;
         long long nn = (long long)n;
+        size_t fd = SIZE_MAX, fo = SIZE_MAX;
 #pragma omp parallel for num_threads(haze__threads(ctx)) reduction(min                             \
-                                                                   : first_bad)                    \
+                                                                   : fd, fo)                       \
     schedule(static) if (nn > 256)
         for (long long j = 0; j < nn; j++) {
             size_t i = (size_t)j;
-            if (haze__fuzzy_apply(a->encoding, a->precision, op, a->ncuts, pc + i * es, pa + i * es,
-                                  pb ? pb + i * bstep : NULL) &&
-                i < first_bad)
-                first_bad = i;
+            int f = keep & haze__fuzzy_apply(a->encoding, a->precision, op, a->ncuts, pc + i * es,
+                                             pa + i * es, pb ? pb + i * bstep : NULL);
+            if ((f & HAZE_FUZZY_DOMAIN_BIT) && i < fd) fd = i;
+            if ((f & HAZE_FUZZY_OVERFLOW_BIT) && i < fo) fo = i;
         }
+        first[0] = fd, first[1] = fo;
     }
-    if (first_bad != SIZE_MAX)
-        return haze__error(ctx, HAZE_ERR_DOMAIN, "fuzzy: element %zu: %s", first_bad,
+    if (first[0] != SIZE_MAX)
+        return haze__error(ctx, HAZE_ERR_DOMAIN, "fuzzy: element %zu: %s", first[0],
                            op == HAZE_FUZZY_SQRT ? "square root of a number with negative values"
                                                  : "the divisor's support contains 0");
+    if (first[1] != SIZE_MAX)
+        return haze__error(ctx, HAZE_ERR_RANGE,
+                           "fuzzy: element %zu: the result overflows %s precision (unbounded "
+                           "cuts)",
+                           first[1], a->precision == HAZE_FUZZY_FLOAT ? "single" : "double");
     return HAZE_OK;
 }
 

@@ -61,6 +61,36 @@ check 2 "missing batch file" "$haze" fuzzy eval --batch /nonexistent/file
 awk 'BEGIN { print "1+1"; s = ""; for (i = 0; i < 30000; i++) s = s "("; print s "1" }' >$out.in
 check 2 "deep nesting" "$haze" fuzzy eval --batch $out.in
 has $err "$out.in:2:1001: expression nested too deeply" "depth limit message"
+# overflow: the same in every encoding, an enclosure with unbounded cuts and a true warning
+for enc in lu mr mi; do
+    check 0 "overflow $enc" "$haze" fuzzy eval "1e308*10" --encoding $enc --format json --cuts 1
+    has $err "expression:6: warning: the result overflows double precision" "overflow warning $enc"
+    has $out '"upper": "inf"' "JSON infinity as a string ($enc)"
+    grep -Eq '(: |\[)-?(inf|nan)' $out && { echo "FAIL: bare inf/nan in JSON ($enc)"; fails=$((fails + 1)); }
+    grep -q warning $out && { echo "FAIL: warning on stdout ($enc)"; fails=$((fails + 1)); }
+done
+check 0 "overflow single" "$haze" fuzzy eval "3e38*10" --precision single --cuts 1 --format csv
+has $err "overflows single precision" "single overflow warning"
+has $out "^1,3.4028234663852886e+38,inf$" "single overflow bounds"
+# division by a divisor containing 0: an error by default, the IEEE 1788 hull on request
+check 2 "zero in divisor mr" "$haze" fuzzy eval "1/[-1,2]" --encoding mr
+has $err "divisor's support contains 0" "divisor message mr"
+check 0 "div-zero hull lu" "$haze" fuzzy eval "1/[0,2]" --div-zero hull --cuts 1 --format csv
+has $out "^1,0.5,inf$" "half-line hull"
+check 0 "div-zero hull mi" "$haze" fuzzy eval "1/tri(-1,1,3)" --div-zero hull --encoding mi --format csv
+has $out "^1,0.99999999999999967,1.0000000000000004,1," "kernel of the hull"
+has $out "^0.25,-inf,inf," "whole line where the cut contains 0"
+check 2 "div-zero hull keeps sqrt errors" "$haze" fuzzy eval "sqrt(-1)" --div-zero hull
+check 1 "bad div-zero" "$haze" fuzzy eval 1 --div-zero maybe
+# a batch goes on after a bad line, writes the others and exits 2
+printf '1+1\n2*(3\nsqrt(-4)\n5\n' >$out.in
+rm -f $out.res
+check 2 "batch goes on" "$haze" fuzzy eval --batch $out.in --format csv --cuts 1 -o $out.res
+has $err "$out.in:2:5: expected ')'" "first bad line"
+has $err "$out.in:3:1: square root" "second bad line"
+has $err "2 of 4 lines" "batch summary"
+has $out.res "^1,2,2$" "good line before"
+has $out.res "^1,5,5$" "good line after"
 # usage: exit 1
 check 1 "no action" "$haze" fuzzy
 check 1 "cuts out of range" "$haze" fuzzy eval 1 --cuts 65
