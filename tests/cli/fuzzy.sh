@@ -91,6 +91,16 @@ has $err "$out.in:3:1: square root" "second bad line"
 has $err "2 of 4 lines" "batch summary"
 has $out.res "^1,2,2$" "good line before"
 has $out.res "^1,5,5$" "good line after"
+# results go to stdout, everything else to stderr
+for args in "1/[-1,2]" "[2,1]" "1 + (2" "--cuts 99 1" "--div-zero x 1"; do
+    # shellcheck disable=SC2086
+    "$haze" fuzzy eval $args >$out 2>$err
+    [ -s $out ] && { echo "FAIL: '$args' wrote to stdout"; cat $out; fails=$((fails + 1)); }
+    [ -s $err ] || { echo "FAIL: '$args' wrote no message"; fails=$((fails + 1)); }
+done
+printf '1\n2*(\n' | "$haze" fuzzy eval --batch - --format csv >$out 2>$err
+grep -q "haze:" $out && { echo "FAIL: batch message on stdout"; fails=$((fails + 1)); }
+has $out "^alpha,lower,upper$" "batch results on stdout"
 # usage: exit 1
 check 1 "no action" "$haze" fuzzy
 check 1 "cuts out of range" "$haze" fuzzy eval 1 --cuts 65
