@@ -85,7 +85,9 @@ static int parse_number(evaluator *ev, double *lo, double *hi) {
         return 1;
     }
     fail_at(ev, s, HAZE_ERR_PARSE,
-            st == HAZE_ERR_RANGE ? "number beyond the double range" : "expected a finite number");
+            st == HAZE_ERR_RANGE
+                ? "number out of range (beyond the doubles, or an exponent beyond 100000)"
+                : "expected a finite number");
     return 0;
 }
 

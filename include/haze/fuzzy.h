@@ -227,7 +227,7 @@ HAZE_API int haze_fuzzy_set_membership(haze_ctx *ctx, haze_fuzzy_array *a, size_
  * double). `end` (may be NULL) receives the first character after the
  * number (s itself when there is none). Returns HAZE_OK, HAZE_ERR_PARSE (no
  * number) or HAZE_ERR_RANGE (|x| beyond the largest double, or a decimal
- * exponent beyond +-1000000).
+ * exponent beyond +-100000).
  */
 HAZE_API int haze_fuzzy_parse_number(const char *s, const char **end, double *lo, double *hi);
 

@@ -259,6 +259,7 @@ int haze_fuzzy_set_trap_iv(haze_ctx *ctx, haze_fuzzy_array *a, size_t i, haze_iv
         hi[k] = haze_ru_sub(s.hi, haze_rd_mul(al, haze_rd_sub(s.hi, r.hi)));
         if (lo[k] < p.lo) lo[k] = p.lo; /* the exact bound is >= p */
         if (hi[k] > s.hi) hi[k] = s.hi;
+        if (al == 1) lo[k] = q.lo, hi[k] = r.hi; /* the kernel [q, r] itself */
         if (k > 0 && lo[k] > lo[k - 1]) lo[k] = lo[k - 1];
         if (k > 0 && hi[k] < hi[k - 1]) hi[k] = hi[k - 1];
     }

@@ -10,6 +10,7 @@
  * 0.3); enclosing each parameter and cutting outward cannot.
  */
 #include <ctype.h>
+#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <mpfr.h>
@@ -19,8 +20,8 @@
 #include "core/internal.h"
 #include "fuzzy/fuzzy_internal.h"
 
-/* Largest decimal (or binary) exponent read: 10^1000000 is a 3.3 Mbit integer. */
-#define MAX_EXP 1000000L
+/* Largest decimal (or binary) exponent read: 10^100000 is a 332 kbit integer. */
+#define MAX_EXP 100000L
 
 /* x = m * base^e exactly. */
 typedef struct exact_num {
@@ -134,8 +135,43 @@ static void to_fraction(const exact_num *x, mpz_t num, mpz_t den) {
     }
 }
 
+/*
+ * |x| lies in [base^lo, base^hi) with lo = digits - 2 + e, hi = digits + e
+ * (mpz_sizeinbase may count one digit too many in base 10; it is exact in
+ * base 2), x != 0.
+ */
+static void magnitude(const exact_num *x, long *lo, long *hi) {
+    long d = (long)mpz_sizeinbase(x->m, x->base);
+    *lo = d - 2 + x->e;
+    *hi = d + x->e;
+}
+
 /* -1, 0, 1 as a < b, a == b, a > b, exactly. */
 static int cmp_exact(const exact_num *a, const exact_num *b) {
+    int sa = mpz_sgn(a->m), sb = mpz_sgn(b->m);
+    if (sa != sb || sa == 0) return (sa > sb) - (sa < sb);
+    if (a->base == b->base) {
+        long al, ah, bl, bh;
+        magnitude(a, &al, &ah);
+        magnitude(b, &bl, &bh);
+        if (ah <= bl) return -sa; /* |a| < |b| */
+        if (bh <= al) return sa;
+        /* overlapping magnitudes: the exponents differ by little; align them */
+        mpz_t x, y;
+        mpz_inits(x, y, NULL);
+        const exact_num *big = a->e >= b->e ? a : b, *small = big == a ? b : a;
+        unsigned long k = (unsigned long)(big->e - small->e);
+        if (big->base == 2)
+            mpz_mul_2exp(x, big->m, k);
+        else {
+            mpz_ui_pow_ui(x, 10, k);
+            mpz_mul(x, x, big->m);
+        }
+        int c = mpz_cmp(x, small->m);
+        mpz_clears(x, y, NULL);
+        c = (c > 0) - (c < 0);
+        return big == a ? c : -c;
+    }
     mpz_t an, ad, bn, bd;
     mpz_inits(an, ad, bn, bd, NULL);
     to_fraction(a, an, ad);
@@ -149,6 +185,24 @@ static int cmp_exact(const exact_num *a, const exact_num *b) {
 
 /* [RD(x), RU(x)] in double; HAZE_ERR_RANGE if either end is infinite. */
 static int enclose(const exact_num *x, double *lo, double *hi) {
+    int sg = mpz_sgn(x->m);
+    if (sg == 0) {
+        *lo = *hi = 0;
+        return HAZE_OK;
+    }
+    /* far outside the doubles: no big powers needed (10^-330 < 2^-1075 < 10^-323) */
+    long ml, mh;
+    magnitude(x, &ml, &mh);
+    if (x->base == 10 ? ml >= 309 : ml >= 1024) {
+        *lo = sg > 0 ? DBL_MAX : -INFINITY;
+        *hi = sg > 0 ? INFINITY : -DBL_MAX;
+        return HAZE_ERR_RANGE;
+    }
+    if (x->base == 10 ? mh <= -330 : mh <= -1075) {
+        *lo = sg > 0 ? 0 : -0x1p-1074;
+        *hi = sg > 0 ? 0x1p-1074 : 0;
+        return HAZE_OK;
+    }
     mpz_t num, den;
     mpz_inits(num, den, NULL);
     to_fraction(x, num, den);
@@ -233,8 +287,10 @@ int haze_fuzzy_set_membership(haze_ctx *ctx, haze_fuzzy_array *a, size_t i, cons
             if (st == HAZE_ERR_PARSE)
                 haze__error(ctx, st, "fuzzy: %s: expected a number", name);
             else if (st == HAZE_ERR_RANGE)
-                haze__error(ctx, st, "fuzzy: %s: parameter %d is beyond the double range", name,
-                            got + 1);
+                haze__error(ctx, st,
+                            "fuzzy: %s: parameter %d is out of range (beyond the doubles, or an "
+                            "exponent beyond 100000)",
+                            name, got + 1);
             else
                 haze__error(ctx, st, "fuzzy: out of memory");
             goto done;
