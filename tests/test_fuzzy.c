@@ -552,6 +552,40 @@ static void test_op_status(void **state) {
 }
 
 /*
+ * A square root of an unbounded number is unbounded, never empty: sqrt(1 /
+ * [0, 1]) contains [1, +inf) at every level. In midpoint-increment the
+ * radii of the root came back as increments inf - inf = NaN, printed as
+ * empty cuts below the kernel.
+ */
+static void test_sqrt_unbounded(void **state) {
+    (void)state;
+    for (int e = 0; e < 3; e++)
+        for (int p = 0; p < 2; p++) {
+            haze_fuzzy_array *b, *c;
+            haze_fuzzy_encoding enc = (haze_fuzzy_encoding)e;
+            haze_fuzzy_precision pr = (haze_fuzzy_precision)p;
+            assert_int_equal(haze_fuzzy_array_new(ctx, &b, enc, pr, 3, 1, NULL), HAZE_OK);
+            assert_int_equal(haze_fuzzy_array_new(ctx, &c, enc, pr, 3, 1, NULL), HAZE_OK);
+            assert_int_equal(haze_fuzzy_set_crisp(ctx, b, 0, 0, 1), HAZE_OK);
+            assert_int_equal(
+                haze_fuzzy_op_ex(ctx, HAZE_FUZZY_RECIP, b, NULL, c, HAZE_FUZZY_DIV_HULL), HAZE_OK);
+            assert_int_equal(haze_fuzzy_op(ctx, HAZE_FUZZY_SQRT, c, NULL, c), HAZE_OK);
+            for (int k = 0; k < 3; k++) {
+                double lo, hi;
+                assert_int_equal(haze_fuzzy_get_cut(c, 0, k, &lo, &hi), HAZE_OK);
+                assert_true(lo <= 1 && hi == INFINITY);
+            }
+            haze_fuzzy_array_free(b);
+            haze_fuzzy_array_free(c);
+        }
+    /* the conversion itself: radii 1, inf, inf */
+    double mr[4] = {0, 1, INFINITY, INFINITY}, mi[4], back[4];
+    haze_fzmrd_to_mi(3, mi, mr);
+    haze_fzmid_to_mr(3, back, mi);
+    assert_true(back[1] >= 1 && back[2] == INFINITY && back[3] == INFINITY);
+}
+
+/*
  * Reciprocals of numbers from tiny to huge (2^-1020 .. 2^1020 in double,
  * 2^-125 .. 2^125 in single): midpoint-increment radii are finite, within
  * twice the midpoint-radius ones, and contain the exact reciprocal cuts.
@@ -895,6 +929,7 @@ int main(void) {
         cmocka_unit_test(test_theorem4_single), cmocka_unit_test(test_parse_number),
         cmocka_unit_test(test_decimal_kernels), cmocka_unit_test(test_decimal_membership),
         cmocka_unit_test(test_recip_scaled),    cmocka_unit_test(test_op_status),
+        cmocka_unit_test(test_sqrt_unbounded),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

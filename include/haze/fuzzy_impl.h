@@ -310,13 +310,17 @@ HAZE_HD int HAZE__FMI(sqr)(int n, HAZE__T *c, const HAZE__T *a) {
 
 /* ------------------------------------------------------------ conversions */
 
-/* Midpoint-radius -> midpoint-increment: d_i = RU(rho_i - rho_i-1) (the sum telescopes up). */
+/*
+ * Midpoint-radius -> midpoint-increment: d_i = RU(rho_i - rho_i-1) (the sum
+ * telescopes up); after an infinite radius the increments are 0, not
+ * inf - inf = NaN (the sum stays infinite instead of becoming an empty cut).
+ */
 HAZE_HD void HAZE__FMR(to_mi)(int n, HAZE__T *c, const HAZE__T *a) {
     HAZE__T prev = 0;
     c[0] = a[0];
     for (int i = 1; i <= n; i++) {
         HAZE__T r = a[i];
-        c[i] = HAZE__R(ru_sub)(r, prev);
+        c[i] = prev < HAZE__INF ? HAZE__R(ru_sub)(r, prev) : 0;
         prev = r;
     }
 }
