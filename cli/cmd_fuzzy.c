@@ -148,16 +148,39 @@ static haze_fuzzy_array *parse_primary(evaluator *ev) {
     if (*at == '[') {
         double l1, h1, l2, h2;
         ev->p++;
-        if (!parse_number(ev, &l1, &h1) || !expect(ev, ',') || !parse_number(ev, &l2, &h2) ||
-            !expect(ev, ']'))
-            return NULL;
+        skip(ev);
+        const char *a0 = ev->p;
+        if (!parse_number(ev, &l1, &h1)) return NULL;
+        const char *a1 = ev->p;
+        if (!expect(ev, ',')) return NULL;
+        skip(ev);
+        const char *b0 = ev->p;
+        if (!parse_number(ev, &l2, &h2)) return NULL;
+        const char *b1 = ev->p;
+        if (!expect(ev, ']')) return NULL;
         if (!(l1 <= h2))
             return fail_at(ev, at, HAZE_ERR_PARSE, "inverted interval (lower > upper)");
+        /* [a, b] is trap(a, a, b, b): the library compares the decimals exactly (their
+         * enclosures may overlap, [0.30000000000000001, 0.3] is inverted) and gives the
+         * cuts [RD(a), RU(b)] */
+        int na = (int)(a1 - a0), nb = (int)(b1 - b0);
+        size_t cap = 2 * (size_t)na + 2 * (size_t)nb + 16;
+        char *spec = malloc(cap);
+        if (!spec) return fail_at(ev, at, HAZE_ERR_NOMEM, "out of memory");
+        snprintf(spec, cap, "trap(%.*s,%.*s,%.*s,%.*s)", na, a0, na, a0, nb, b0, nb, b0);
         haze_fuzzy_array *v = new_value(ev);
+        int st = v ? haze_fuzzy_set_membership(ev->ctx, v, 0, spec, NULL) : HAZE_OK;
+        free(spec);
         if (!v) return NULL;
-        int st = haze_fuzzy_set_crisp(ev->ctx, v, 0, l1, h2);
         if (st) {
             haze_fuzzy_array_free(v);
+            if (st == HAZE_ERR_INVALID)
+                return fail_at(ev, at, HAZE_ERR_PARSE, "inverted interval (lower > upper)");
+            if (st == HAZE_ERR_RANGE)
+                return fail_at(ev, at, HAZE_ERR_PARSE,
+                               ev->prec == HAZE_FUZZY_FLOAT ? "interval out of range of single "
+                                                              "precision"
+                                                            : "interval out of range");
             return fail_at(ev, at, st, haze_ctx_errmsg(ev->ctx));
         }
         return v;
@@ -220,6 +243,8 @@ static haze_fuzzy_array *parse_primary(evaluator *ev) {
     int st = haze_fuzzy_set_crisp(ev->ctx, v, 0, lo, hi);
     if (st) {
         haze_fuzzy_array_free(v);
+        if (st == HAZE_ERR_RANGE) /* bad input, as a number beyond the doubles is */
+            return fail_at(ev, at, HAZE_ERR_PARSE, "number out of range of single precision");
         return fail_at(ev, at, st, haze_ctx_errmsg(ev->ctx));
     }
     return v;

@@ -1,0 +1,38 @@
+#!/bin/sh
+# tests/cli/adversarial.sh HAZE DATA - inputs the other CLI tests do not try:
+# numbers at the edges of the formats, intervals inverted by less than an ulp,
+# tables written by other tools. Each block names the defect it guards.
+set -u
+haze=$1
+data=$2
+fails=0
+out=/tmp/haze-adv-out.$$
+err=/tmp/haze-adv-err.$$
+tmp=/tmp/haze-adv-tmp.$$
+. "$(dirname "$0")/lib.sh"
+: "$data"
+
+# --- fuzzy eval
+# an interval's ends are compared exactly, as tri's parameters are (their enclosures overlap)
+check 2 "interval inverted by less than an ulp" "$haze" fuzzy eval "[0.30000000000000001,0.3]"
+grep_err "expression:1: inverted interval" "inverted interval message"
+check 2 "interval of tiny numbers inverted" "$haze" fuzzy eval "[1e-400,-1e-400]"
+check 0 "interval of equal tiny numbers" "$haze" fuzzy eval "[1e-400,1e-400]" --cuts 1 --format csv --exact
+grep_out "^1,0x0p+0,0x0.0000000000001p-1022$" "tiny interval enclosed"
+check 0 "interval of long decimals" "$haze" fuzzy eval "[0.3, 0.30000000000000001]" --cuts 1 --format csv --exact
+grep_out "^1,0x1.3333333333333p-2,0x1.3333333333334p-2$" "interval enclosure"
+# a literal beyond single precision is bad input (exit 2), as one beyond the doubles is
+check 2 "literal beyond single" "$haze" fuzzy eval "1e39" --precision single
+grep_err "expression:1: number out of range of single precision" "single literal message"
+check 2 "interval beyond single" "$haze" fuzzy eval "2*[1,1e39]" --precision single
+grep_err "expression:3: interval out of range of single precision" "single interval message"
+check 2 "let beyond single" "$haze" fuzzy eval "x" --let "x=-1e39" --precision single
+# a square root of an unbounded number is unbounded in every encoding, never empty (NaN)
+for enc in lu mr mi; do
+    check 0 "sqrt of a half-line $enc" "$haze" fuzzy eval "sqrt(1/[0,1])" --div-zero hull \
+        --encoding $enc --cuts 3 --format csv
+    grep -q nan "$out" && { echo "FAIL: sqrt of a half-line $enc: empty cut"; cat "$out"; fails=$((fails + 1)); }
+done
+
+rm -f "$out" "$err" "$tmp"*
+[ $fails -eq 0 ] || { echo "$fails failure(s)"; exit 1; }
