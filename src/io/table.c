@@ -634,6 +634,28 @@ static int npy_write_header(FILE *fp, const char *descr, size_t rows, size_t col
     return HAZE_OK;
 }
 
+/*
+ * A header name as a CSV field that haze_table_read gives back: quoted (a
+ * quote doubled) when it holds a delimiter the reader may choose, a quote or
+ * a line end, starts with '#' (a comment line) or has blanks at its ends
+ * (trimmed from unquoted fields). "x,1" written bare made a centres file
+ * that fcm predict read as one column too many.
+ */
+static void write_name(FILE *fp, const char *s) {
+    size_t n = strlen(s);
+    int quote = strpbrk(s, ",;\t\"\r\n") || s[0] == '#' || (n && (s[0] == ' ' || s[n - 1] == ' '));
+    if (!quote) {
+        fputs(s, fp);
+        return;
+    }
+    fputc('"', fp);
+    for (; *s; s++) {
+        if (*s == '"') fputc('"', fp);
+        fputc(*s, fp);
+    }
+    fputc('"', fp);
+}
+
 static int matrix_write(haze_ctx *ctx, const char *path, const void *data, int f32, size_t rows,
                         size_t cols, const char *const *names) {
     haze_outfile f;
@@ -645,7 +667,10 @@ static int matrix_write(haze_ctx *ctx, const char *path, const void *data, int f
     } else {
         locale_t lc = haze__numeric_begin(); /* "0.5", not the host's "0,5" */
         if (names) {
-            for (size_t j = 0; j < cols; j++) fprintf(f.fp, "%s%s", j ? "," : "", names[j]);
+            for (size_t j = 0; j < cols; j++) {
+                if (j) fputc(',', f.fp);
+                write_name(f.fp, names[j]);
+            }
             fputc('\n', f.fp);
         }
         for (size_t i = 0; i < rows; i++) {

@@ -34,5 +34,11 @@ for enc in lu mr mi; do
     grep -q nan "$out" && { echo "FAIL: sqrt of a half-line $enc: empty cut"; cat "$out"; fails=$((fails + 1)); }
 done
 
+# --- header names written back: quoted where the reader would split or drop them
+printf '"x,1","y ""q""","#z"\n1,2,3\n1.1,2.1,3\n5,6,3\n5.2,6.1,3\n' >"$tmp.csv"
+check 0 "fcm fit on quoted names" "$haze" fcm "$tmp.csv" -c 2 -o "$tmp.c.csv"
+grep -q '^"x,1","y ""q""","#z"$' "$tmp.c.csv" || { echo "FAIL: centres header not quoted"; cat "$tmp.c.csv"; fails=$((fails + 1)); }
+check 0 "fcm predict reads its own centres back" "$haze" fcm predict "$tmp.c.csv" "$tmp.csv"
+
 rm -f "$out" "$err" "$tmp"*
 [ $fails -eq 0 ] || { echo "$fails failure(s)"; exit 1; }
