@@ -143,7 +143,7 @@ static int same_name(const char *a, const char *b, int loose) {
     }
 }
 
-int cli_columns_match(const haze_table *t, const char *path, const cli_columns *c, size_t *idx) {
+static int columns_match(const haze_table *t, const char *path, const cli_columns *c, size_t *idx) {
     size_t avail = t->cols - (c->skip >= 0 && (size_t)c->skip < t->cols ? 1 : 0);
     int by_name = t->names && c->names;
     for (size_t k = 0; by_name && k < c->n; k++)
@@ -213,6 +213,21 @@ int cli_columns_match(const haze_table *t, const char *path, const cli_columns *
 out:
     free(miss);
     free(used);
+    return code;
+}
+
+/* ... and every column used holds numbers (a table read with text_as_nan may hold text in
+ * the columns --ignore-extra leaves out, an id column, say) */
+int cli_columns_match(const haze_table *t, const char *path, const cli_columns *c, size_t *idx) {
+    int code = columns_match(t, path, c, idx);
+    for (size_t k = 0; !code && t->text_line && k < c->n; k++) {
+        size_t j = idx[k];
+        if (t->text_line[j]) {
+            cli_errorf("%s:%zu: column %zu%s%s%s: expected a number", path, t->text_line[j], j + 1,
+                       t->names ? " (" : "", t->names ? t->names[j] : "", t->names ? ")" : "");
+            code = CLI_INPUT;
+        }
+    }
     return code;
 }
 

@@ -187,7 +187,9 @@ static int cmd_predict(int argc, char **argv, const cli_global *g) {
     double *u = NULL, *xd = NULL;
     size_t *idx = NULL;
     int st = haze_table_read(ctx, argv[optind], NULL, &cv);
-    if (!st) st = haze_table_read(ctx, argv[optind + 1], NULL, &x);
+    haze_read_options ro = haze_read_options_default();
+    ro.text_as_nan = 1; /* text only where no feature is read (cli_columns_match checks) */
+    if (!st) st = haze_table_read(ctx, argv[optind + 1], &ro, &x);
     if (!st && norms) st = haze_table_read(ctx, norms, NULL, &nt);
     if (!st && nt && (nt->rows != cv->rows || nt->cols != cv->cols * cv->cols)) {
         cli_errorf("%s: %zu rows of %zu values, but %zu centres of %zu features need %zu rows "

@@ -141,7 +141,9 @@ static char **var_names(const haze_fis *f, int with_inputs) {
 static int do_eval(haze_ctx *ctx, haze_fis *f, const char *model, const char *in_path,
                    const fis_opts *o, const cli_global *g) {
     haze_table *t = NULL;
-    int st = haze_table_read(ctx, in_path, NULL, &t);
+    haze_read_options ro = haze_read_options_default();
+    ro.text_as_nan = 1; /* text only where no input is read (cli_columns_match checks) */
+    int st = haze_table_read(ctx, in_path, &ro, &t);
     if (st) return cli_fail(ctx, st);
     int ni = haze_fis_num_inputs(f), no = haze_fis_num_outputs(f);
     char **in_names = var_names(f, 1); /* inputs, then outputs */

@@ -133,6 +133,7 @@ static int dataset_read(haze_ctx *ctx, const char *path, const char *target, int
     memset(s, 0, sizeof *s);
     haze_read_options ro = haze_read_options_default();
     ro.text_column = text_target ? target : NULL;
+    ro.text_as_nan = !need_target; /* predict: text only where no input is read (checked) */
     int st = haze_table_read(ctx, path, &ro, &s->t);
     if (st && !need_target && ro.text_column && strstr(haze_ctx_errmsg(ctx), "no column")) {
         /* predict: data without the target column is fine */
@@ -156,6 +157,11 @@ static int dataset_read(haze_ctx *ctx, const char *path, const char *target, int
     s->D = s->t->cols - (s->target >= 0 ? 1 : 0);
     if (s->D == 0) {
         cli_errorf("%s: no input columns besides the target", path);
+        return CLI_INPUT;
+    }
+    if (s->target >= 0 && s->t->text_line && s->t->text_line[s->target]) {
+        cli_errorf("%s:%zu: column %d (%s): expected a number (the model's target is numeric)",
+                   path, s->t->text_line[s->target], s->target + 1, target);
         return CLI_INPUT;
     }
     if (s->t->text_col >= 0 && s->t->text_col != s->target) {

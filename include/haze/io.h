@@ -25,12 +25,18 @@ typedef struct haze_table {
     char **names; /* cols names from the header line, or NULL if there was none */
     int text_col; /* index of the text column, or -1 */
     char **text;  /* rows strings of the text column, or NULL */
+    /* with haze_read_options.text_as_nan: cols line numbers (1-based) of each column's first
+     * field that is not a number (read as NaN), 0 for a column of numbers; else NULL */
+    size_t *text_line;
 } haze_table;
 
 typedef struct haze_read_options {
     int header;              /* 1: first line is a header; 0: none; -1: detect (default) */
     const char *text_column; /* name or 0-based index of a column that may hold text, or NULL */
     int allow_nonfinite;     /* 0 (default): NaN and Inf are errors */
+    int text_as_nan;         /* 1: a CSV field that is not a number is NaN, not an error, and
+                              * haze_table.text_line says where (columns a caller may leave out,
+                              * such as an id column); 0 (default): an error */
 } haze_read_options;
 
 HAZE_API haze_read_options haze_read_options_default(void);

@@ -21,6 +21,7 @@ haze_read_options haze_read_options_default(void) {
     o.header = -1;
     o.text_column = NULL;
     o.allow_nonfinite = 0;
+    o.text_as_nan = 0;
     return o;
 }
 
@@ -32,6 +33,7 @@ void haze_table_free(haze_table *t) {
         for (size_t i = 0; i < t->rows; i++) free(t->text[i]);
     free(t->names);
     free(t->text);
+    free(t->text_line);
     free(t->data);
     free(t);
 }
@@ -231,6 +233,10 @@ static int csv_parse(haze_ctx *ctx, const char *path, char *buf, const haze_read
                         goto out;
                     }
             }
+            if (o->text_as_nan && !(t->text_line = calloc(f.n, sizeof *t->text_line))) {
+                st = HAZE_ERR_NOMEM;
+                goto out;
+            }
             if (o->text_column) {
                 int j = haze_table_column(t, o->text_column);
                 if (j < 0) {
@@ -283,15 +289,18 @@ static int csv_parse(haze_ctx *ctx, const char *path, char *buf, const haze_read
         for (size_t j = 0; j < t->cols; j++) {
             double v = NAN;
             if ((int)j != t->text_col) {
-                if (!parse_number(f.v[j], &v)) {
+                int num = parse_number(f.v[j], &v);
+                if (!num && t->text_line) { /* NaN; the caller checks the columns it uses */
+                    v = NAN;
+                    if (!t->text_line[j]) t->text_line[j] = lineno;
+                } else if (!num) {
                     st = haze__error(ctx, HAZE_ERR_PARSE,
                                      "%s:%zu: column %zu%s%s%s: expected a number, found \"%.40s\"",
                                      path, lineno, j + 1, t->names ? " (" : "",
                                      t->names ? t->names[j] : "", t->names ? ")" : "", f.v[j]);
                     t->rows++; /* the text cell of this row is owned now */
                     goto out;
-                }
-                if (!isfinite(v) && !o->allow_nonfinite) {
+                } else if (!isfinite(v) && !o->allow_nonfinite) {
                     st = haze__error(ctx, HAZE_ERR_PARSE,
                                      "%s:%zu: column %zu: \"%s\" is not a finite number", path,
                                      lineno, j + 1, f.v[j]);

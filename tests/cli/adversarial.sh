@@ -40,5 +40,26 @@ check 0 "fcm fit on quoted names" "$haze" fcm "$tmp.csv" -c 2 -o "$tmp.c.csv"
 grep -q '^"x,1","y ""q""","#z"$' "$tmp.c.csv" || { echo "FAIL: centres header not quoted"; cat "$tmp.c.csv"; fails=$((fails + 1)); }
 check 0 "fcm predict reads its own centres back" "$haze" fcm predict "$tmp.c.csv" "$tmp.csv"
 
+# --- --ignore-extra leaves out a column of text (an id column), which is read in no other way
+printf 'id,food,service\nA1,1,2\nB2,4,5\n' >"$tmp.id.csv"
+check 0 "fis eval with a text id column" "$haze" fis eval "$data/fis/tipper.fis" "$tmp.id.csv" --ignore-extra
+grep_out "^7.01687914" "fis eval result next to an id column"
+check 2 "text id column without --ignore-extra" "$haze" fis eval "$data/fis/tipper.fis" "$tmp.id.csv"
+grep_err "not among the inputs" "unknown column message"
+printf 'id,food,service\nA1,1,x\n' >"$tmp.id2.csv"
+check 2 "text in an input column" "$haze" fis eval "$data/fis/tipper.fis" "$tmp.id2.csv" --ignore-extra
+grep_err "id2.csv:2: column 3 (service): expected a number" "text input message"
+printf 'x,y\n1,2\n1.1,2.1\n5,6\n5.2,6.1\n' >"$tmp.xy.csv"
+check 0 "fcm fit for predict" "$haze" fcm "$tmp.xy.csv" -c 2 -o "$tmp.xy.c.csv"
+printf 'name,y,x\nfirst,2,1\nsecond,6,5\n' >"$tmp.xy2.csv"
+check 0 "fcm predict with a text id column" "$haze" fcm predict "$tmp.xy.c.csv" "$tmp.xy2.csv" --ignore-extra
+printf 'x,y,t\n1,2,0.5\n2,1,1.5\n3,3,2\n4,1,3\n5,2,4\n' >"$tmp.r.csv"
+check 0 "fnn train for predict" "$haze" fnn train "$tmp.r.csv" --target t --validation 0 -o "$tmp.r.fnn"
+printf 'who,y,x\nann,2,1\nbob,1,2\n' >"$tmp.r2.csv"
+check 0 "fnn predict with a text id column" "$haze" fnn predict "$tmp.r.fnn" "$tmp.r2.csv" --ignore-extra
+printf 'x,y,t\n1,2,a\n' >"$tmp.r3.csv"
+check 2 "fnn predict with text in a numeric target" "$haze" fnn predict "$tmp.r.fnn" "$tmp.r3.csv"
+grep_err "r3.csv:2: column 3 (t): expected a number" "numeric target message"
+
 rm -f "$out" "$err" "$tmp"*
 [ $fails -eq 0 ] || { echo "$fails failure(s)"; exit 1; }
