@@ -653,8 +653,12 @@ int cmd_fuzzy(int argc, char **argv, const cli_global *g) {
             if (!save || !*save) break;
         }
         if (!st && nbad) {
-            /* the good lines' results are written; the exit code says some were not */
-            st = haze_outfile_commit(ctx, &out);
+            /* the good lines' results are written; the exit code says some were not (when
+             * none was good, nothing is: no empty file where a result was asked for) */
+            if (nbad == nlines)
+                haze_outfile_abort(&out);
+            else
+                st = haze_outfile_commit(ctx, &out);
             if (st) {
                 rc = cli_fail(ctx, st);
             } else {

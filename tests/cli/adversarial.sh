@@ -34,6 +34,13 @@ for enc in lu mr mi; do
     grep -q nan "$out" && { echo "FAIL: sqrt of a half-line $enc: empty cut"; cat "$out"; fails=$((fails + 1)); }
 done
 
+# a batch whose every line is bad writes no (empty) output file
+printf '2*(\n\n# c\nsqrt(-1)\n' >"$tmp.b"
+rm -f "$tmp.res"
+check 2 "batch of bad lines only" "$haze" fuzzy eval --batch "$tmp.b" -o "$tmp.res"
+grep_err "2 of 2 lines" "all lines failed"
+absent "$tmp.res" "output of a batch of bad lines only"
+
 # --- header names written back: quoted where the reader would split or drop them
 printf '"x,1","y ""q""","#z"\n1,2,3\n1.1,2.1,3\n5,6,3\n5.2,6.1,3\n' >"$tmp.csv"
 check 0 "fcm fit on quoted names" "$haze" fcm "$tmp.csv" -c 2 -o "$tmp.c.csv"
