@@ -462,8 +462,18 @@ static void test_bad_input(void **s) {
     expect_parse_error(ctx, t, "MF2 is missing");
     expect_parse_error(ctx, "[System]\nNumInputs=two\n",
                        "bad.fis:2: NumInputs: expected a whole number");
-    snprintf(t, sizeof t, "%s[Input1]\nRange=[1 0]\n", head);
+    snprintf(t, sizeof t, "%s[Input1]\nRange=[1 0]\nNumMFs=1\nMF1='a':'trimf',[0 1 2]\n%s", head,
+             out1);
     expect_parse_error(ctx, t, "bad.fis:6: Range");
+    /* a Mamdani output of range [0 0] (a Sugeno one is loaded) */
+    snprintf(t, sizeof t,
+             "%s[Input1]\nNumMFs=1\nMF1='a':'trimf',[0 1 2]\n[Output1]\nRange=[0 0]\nNumMFs=1\n"
+             "MF1='a':'trimf',[0 1 2]\n",
+             head);
+    expect_parse_error(ctx, t, "bad.fis:9: Range [0 0]: expected min < max");
+    /* an expression that is not one of numbers says what was read */
+    snprintf(t, sizeof t, "%s[Input1]\nRange=[0 foo]\n", head);
+    expect_parse_error(ctx, t, "bad.fis:6: Range: expected [min max], two numbers (or MATLAB");
     /* truncated file: sections missing */
     expect_parse_error(ctx, head, "section [Input1] is missing");
     /* a missing file is an I/O error */
@@ -998,6 +1008,165 @@ static void test_threads_identical(void **s) {
     haze_ctx_free(ctx);
 }
 
+/* The reader's warnings hold `want`. */
+static int has_warning(const haze_fis *f, const char *want) {
+    for (int i = 0; i < haze_fis_num_warnings(f); i++)
+        if (strstr(haze_fis_warning(f, i), want)) return 1;
+    return 0;
+}
+
+static haze_fis *parse_ok(haze_ctx *ctx, const char *text, const char *name) {
+    haze_fis *f = NULL;
+    if (haze_fis_parse(ctx, text, name, &f)) fail_msg("%s", haze_ctx_errmsg(ctx));
+    return f;
+}
+
+/* MF lines, and input sections, are taken by their position in the file as
+ * MATLAB's readfis takes them, with a warning (they were matched by number,
+ * and duplicates refused). */
+static void test_fis_by_position(void **s) {
+    (void)s;
+    haze_ctx *ctx = cpu_ctx();
+    const char *sys = "[System]\nName='p'\nNumInputs=1\nNumOutputs=1\n";
+    const char *rest = "[Output1]\nRange=[0 10]\nNumMFs=2\nMF1='lo':'trimf',[0 2 5]\n"
+                       "MF2='hi':'trimf',[5 8 10]\n[Rules]\n1, 1 (1) : 1\n2, 2 (1) : 1\n";
+    char a[2048], b[2048];
+    /* MF2 written before MF1: the first line is MF 1 */
+    snprintf(a, sizeof a,
+             "%s[Input1]\nRange=[0 1]\nNumMFs=2\nMF2='up':'trimf',[0 1 2]\n"
+             "MF1='down':'trimf',[-1 0 1]\n%s",
+             sys, rest);
+    snprintf(b, sizeof b,
+             "%s[Input1]\nRange=[0 1]\nNumMFs=2\nMF1='up':'trimf',[0 1 2]\n"
+             "MF2='down':'trimf',[-1 0 1]\n%s",
+             sys, rest);
+    haze_fis *fa = parse_ok(ctx, a, "a.fis"), *fb = parse_ok(ctx, b, "b.fis");
+    assert_true(has_warning(fa, "a.fis:8: MF2 is the MF line number 1"));
+    assert_true(has_warning(fa, "a.fis:9: MF1 is the MF line number 2"));
+    assert_int_equal(haze_fis_num_warnings(fb), 0);
+    double x[3] = {0.1, 0.5, 0.9}, ya[3], yb[3];
+    assert_int_equal(haze_fis_eval(ctx, fa, x, 3, ya), HAZE_OK);
+    assert_int_equal(haze_fis_eval(ctx, fb, x, 3, yb), HAZE_OK);
+    assert_memory_equal(ya, yb, sizeof ya);
+    assert_true(ya[0] > 5.0); /* 'up' (MF 1) is high at 0.1: the rule to 'lo'... */
+    haze_fis_free(fa);
+    haze_fis_free(fb);
+    /* a duplicate MF2 line is MF 3 */
+    snprintf(
+        a, sizeof a,
+        "%s[Input1]\nRange=[0 1]\nNumMFs=3\nMF1='a':'trimf',[0 1 2]\nMF2='b':'trimf',[-1 0 1]\n"
+        "MF2='c':'trimf',[0 0.5 1]\n%s",
+        sys, rest);
+    fa = parse_ok(ctx, a, "d.fis");
+    assert_true(
+        has_warning(fa, "d.fis:10: MF2 is the MF line number 3 of its section; taken as MF3"));
+    assert_int_equal(haze_fis_num_mfs(fa, 0, 0), 3);
+    const char *name;
+    assert_int_equal(haze_fis_mf(fa, 0, 0, 2, &name, NULL, NULL, NULL), HAZE_OK);
+    assert_string_equal(name, "c");
+    haze_fis_free(fa);
+    /* a repeated [Input2] section is input 3 */
+    snprintf(a, sizeof a,
+             "[System]\nNumInputs=3\nNumOutputs=1\n[Input1]\nName='x'\nNumMFs=1\n"
+             "MF1='a':'trimf',[0 1 2]\n[Input2]\nName='y'\nNumMFs=1\nMF1='a':'trimf',[0 1 2]\n"
+             "[Input2]\nName='z'\nNumMFs=1\nMF1='a':'trimf',[0 1 2]\n[Output1]\nNumMFs=1\n"
+             "MF1='a':'trimf',[0 1 2]\n[Rules]\n1 1 1, 1 (1) : 1\n");
+    fa = parse_ok(ctx, a, "s.fis");
+    assert_int_equal(haze_fis_num_inputs(fa), 3);
+    assert_string_equal(haze_fis_var_name(fa, 0, 2), "z");
+    assert_true(has_warning(fa, "s.fis:12: section [Input2] is the input section number 3"));
+    haze_fis_free(fa);
+    haze_ctx_free(ctx);
+}
+
+/* Sugeno outputs of range [0 0], ranges and parameters written as MATLAB
+ * expressions, and the warning for a negated Sugeno consequent. */
+static void test_fis_ranges(void **s) {
+    (void)s;
+    haze_ctx *ctx = cpu_ctx();
+    const char *t = "[System]\nType='sugeno'\nDefuzzMethod='wtaver'\nNumInputs=2\nNumOutputs=1\n"
+                    "[Input1]\nRange = [-pi/4 pi/4]\nNumMFs=1\nMF1='a':'trimf',[-pi/4 0 pi/4]\n"
+                    "[Input2]\nRange=[1 -2+5]\nNumMFs=1\nMF1='b':'trimf',[1 - 2, 2^-1 2*(1+0.5)]\n"
+                    "[Output1]\nRange=[0 0]\nNumMFs=2\nMF1='c':'constant',[3]\n"
+                    "MF2='d':'constant',[1e1]\n[Rules]\n1 1, 1 (1) : 1\n1 0, -2 (1) : 1\n";
+    haze_fis *f = parse_ok(ctx, t, "r.fis");
+    double lo, hi;
+    haze_fis_var_range(f, 0, 0, &lo, &hi);
+    assert_true(lo == -3.141592653589793 / 4 && hi == 3.141592653589793 / 4);
+    haze_fis_var_range(f, 0, 1, &lo, &hi);
+    assert_true(lo == 1.0 && hi == 3.0);
+    haze_fis_var_range(f, 1, 0, &lo, &hi);
+    assert_true(lo == 0.0 && hi == 0.0);
+    const double *p;
+    int np;
+    assert_int_equal(haze_fis_mf(f, 0, 1, 0, NULL, NULL, &p, &np), HAZE_OK);
+    assert_int_equal(np, 3);
+    assert_true(p[0] == -1.0 && p[1] == 0.5 && p[2] == 3.0);
+    assert_true(has_warning(f, "r.fis:21: rule 2: the negated Sugeno consequent -2"));
+    /* x = (0, 1): rule 1 fires 0 (b(1) = ... 0.8), rule 2 weight 1 - 1 */
+    double x[2] = {0.0, 2.0}, y;
+    assert_int_equal(haze_fis_eval(ctx, f, x, 1, &y), HAZE_OK);
+    assert_true(fabs(y - 3.0) < 1e-12);
+    haze_fis_free(f);
+    haze_ctx_free(ctx);
+}
+
+/* fuzzylite mode drops rules whose degree is below its threshold 1e-6 on a
+ * .fis too, as the same model read from .fll does. */
+static void test_fuzzylite_mode_threshold(void **s) {
+    (void)s;
+    haze_ctx *ctx = cpu_ctx();
+    const char *t = "[System]\nType='sugeno'\nDefuzzMethod='wtaver'\nNumInputs=1\nNumOutputs=1\n"
+                    "[Input1]\nName='x'\nRange=[0 1]\nNumMFs=2\nMF1='up':'trimf',[0 1 2]\n"
+                    "MF2='down':'trimf',[-1 0 1]\n"
+                    "[Output1]\nName='y'\nRange=[0 100]\nNumMFs=2\nMF1='big':'constant',[100]\n"
+                    "MF2='zero':'constant',[0]\n[Rules]\n1, 1 (1) : 1\n2, 2 (1) : 1\n";
+    const char *fll = "Engine: t\nInputVariable: x\n  range: 0 1\n  term: up Triangle 0 1 2\n"
+                      "  term: down Triangle -1 0 1\nOutputVariable: y\n  range: 0 100\n"
+                      "  defuzzifier: WeightedAverage TakagiSugeno\n  default: nan\n"
+                      "  term: big Constant 100\n  term: zero Constant 0\nRuleBlock: \n"
+                      "  conjunction: Minimum\n  activation: General\n"
+                      "  rule: if x is up then y is big\n  rule: if x is down then y is zero\n";
+    haze_fis *f = parse_ok(ctx, t, "t.fis"), *g = NULL;
+    assert_int_equal(haze_fis_parse_fll(ctx, fll, "t.fll", &g), HAZE_OK);
+    double x[2] = {1e-8, 0.5}, ym[2], yf[2], yl[2];
+    assert_int_equal(haze_fis_eval(ctx, f, x, 2, ym), HAZE_OK);
+    assert_true(ym[0] > 0.0); /* MATLAB keeps the rule of degree 1e-8 */
+    haze_fis_set_mode(f, HAZE_FIS_MODE_FUZZYLITE);
+    assert_int_equal(haze_fis_eval(ctx, f, x, 2, yf), HAZE_OK);
+    assert_int_equal(haze_fis_eval(ctx, g, x, 2, yl), HAZE_OK);
+    assert_true(yf[0] == 0.0);
+    assert_memory_equal(yf, yl, sizeof yf);
+    haze_fis_free(f);
+    haze_fis_free(g);
+    haze_ctx_free(ctx);
+}
+
+/* A .fll variable with two terms of one name: fuzzylite takes the first. */
+static void test_fll_duplicate_terms(void **s) {
+    (void)s;
+    haze_ctx *ctx = cpu_ctx();
+    const char *fll = "Engine: d\nInputVariable: x\n  range: 0 1\n  term: t Triangle 0 1 2\n"
+                      "  term: t Triangle -1 0 1\nOutputVariable: y\n  range: 0 10\n"
+                      "  defuzzifier: WeightedAverage TakagiSugeno\n  default: nan\n"
+                      "  term: a Constant 4\n  term: a Constant 7\nRuleBlock: \n"
+                      "  conjunction: Minimum\n  activation: General\n"
+                      "  rule: if x is t then y is a\n";
+    haze_fis *f = NULL;
+    if (haze_fis_parse_fll(ctx, fll, "d.fll", &f)) fail_msg("%s", haze_ctx_errmsg(ctx));
+    assert_true(has_warning(f, "d.fll:5: term 't' of 'x' defined twice"));
+    assert_true(has_warning(f, "d.fll:11: term 'a' of 'y' defined twice"));
+    /* x = 0.9: the first 't' has degree 0.9 (the second 0.1), the first 'a' is 4 */
+    double x = 0.9, y;
+    assert_int_equal(haze_fis_eval(ctx, f, &x, 1, &y), HAZE_OK);
+    assert_true(y == 4.0);
+    char buf[256];
+    assert_true(haze_fis_rule_text(f, 0, buf, sizeof buf) > 0);
+    assert_string_equal(buf, "If (x is t) then (y is a) (1)");
+    haze_fis_free(f);
+    haze_ctx_free(ctx);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tipper_matlab),
@@ -1025,6 +1194,10 @@ int main(void) {
         cmocka_unit_test(test_exact_closed_forms),
         cmocka_unit_test(test_exact_limit),
         cmocka_unit_test(test_exact_refused),
+        cmocka_unit_test(test_fis_by_position),
+        cmocka_unit_test(test_fis_ranges),
+        cmocka_unit_test(test_fuzzylite_mode_threshold),
+        cmocka_unit_test(test_fll_duplicate_terms),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -72,6 +72,7 @@ typedef struct fl_parser {
      * seconds for 64 KB of text */
     fl_name *ht;
     int nht, cht;
+    haze__warns warns;
 } fl_parser;
 
 static int ferr(fl_parser *ps, int status, int line, const char *fmt, ...)
@@ -157,6 +158,7 @@ static void fl_free(fl_parser *ps) {
     }
     free(ps->rules);
     free(ps->ht);
+    haze__warns_free(&ps->warns);
 }
 
 static const char *name_of(const fl_parser *ps, const fl_name *e) {
@@ -228,7 +230,13 @@ static int parse_term(fl_parser *ps, int k, int vi, int line, const char *lstart
     memset(t, 0, sizeof *t);
     t->line = line;
     if (copy_name(t->name, name)) return PARSE_ERR(line, "term name too long");
-    if (name_find(ps, 2 * vi + k, name)) return PARSE_ERR(line, "term '%s' defined twice", name);
+    /* fuzzylite keeps both terms and names the first (Variable::getTerm):
+     * the second is never used by a rule; the caller leaves it out of the
+     * table of names */
+    if (name_find(ps, 2 * vi + k, name))
+        haze__warn(&ps->warns, ps->file, line,
+                   "term '%s' of '%s' defined twice; rules name the first, as in fuzzylite", name,
+                   v->name);
     int ty = -1;
     if (strcmp(type, "Constant") == 0)
         ty = HAZE__MF_CONSTANT;
@@ -789,6 +797,8 @@ static int build(fl_parser *ps, haze_fis **out) {
     f->mode = HAZE_FIS_MODE_FUZZYLITE;
     f->points = 100;
     free(names);
+    f->warns = ps->warns;
+    memset(&ps->warns, 0, sizeof ps->warns);
     *out = f;
     return HAZE_OK;
 nomem:
@@ -896,7 +906,9 @@ int haze__fll_parse(haze_ctx *ctx, char *buf, const char *file, haze_fis **out) 
                 goto done;
             }
         } else if ((sec == 1 || sec == 2) && strcmp(key, "term") == 0) {
-            if ((st = parse_term(ps, cur_k, cur_i, lineno, line, val)) ||
+            if ((st = parse_term(ps, cur_k, cur_i, lineno, line, val))) goto done;
+            const fl_term *nt = &cur->t[cur->nt - 1];
+            if (!name_find(ps, 2 * cur_i + cur_k, nt->name) &&
                 (st = name_add(ps, cur_k, cur_i, cur->nt - 1)))
                 goto done;
         } else if (sec == 2 && strcmp(key, "aggregation") == 0) {
