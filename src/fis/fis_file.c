@@ -1104,6 +1104,7 @@ static const char *fl_inexpressible(const haze_fis *f, char *why, size_t cap) {
 
 int haze_fis_save(haze_ctx *ctx, const haze_fis *f, const char *path) {
     if (!f || !path) return haze__error(ctx, HAZE_ERR_INVALID, "haze_fis_save: NULL argument");
+    if (ends_with(path, ".fll")) return haze__fll_save(ctx, f, path);
     if (f->fl) {
         char why[256];
         const char *no = fl_inexpressible(f, why, sizeof why);

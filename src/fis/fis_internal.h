@@ -825,6 +825,10 @@ void haze__warn(haze__warns *w, const char *file, int line, const char *fmt, ...
 #endif
     ;
 void haze__warns_free(haze__warns *w);
+/* Writes f as a fuzzylite .fll engine (fis_fll.c; haze_fis_save for a
+ * path ending in ".fll"); HAZE_ERR_UNSUPPORTED for what fuzzylite cannot
+ * say with the same meaning. */
+int haze__fll_save(haze_ctx *ctx, const haze_fis *f, const char *path);
 /* Reads a fuzzylite .fll engine (fis_fll.c); buf is modified. */
 int haze__fll_parse(haze_ctx *ctx, char *buf, const char *file, haze_fis **out);
 
