@@ -1167,6 +1167,97 @@ static void test_fll_duplicate_terms(void **s) {
     haze_ctx_free(ctx);
 }
 
+/* Within 1e-6 of each output's range (1 when that is 0), NaN as NaN. */
+static void expect_close(const haze_fis *f, const char *what, size_t rows, const double *got,
+                         const double *want, size_t wstride, double rel) {
+    int no = haze_fis_num_outputs(f);
+    for (size_t r = 0; r < rows; r++)
+        for (int o = 0; o < no; o++) {
+            double lo, hi, g = got[r * (size_t)no + (size_t)o], w = want[r * wstride + (size_t)o];
+            haze_fis_var_range(f, 1, o, &lo, &hi);
+            double tol = rel * (hi > lo ? hi - lo : 1.0);
+            if (isnan(g) != isnan(w) || (!isnan(w) && !(fabs(g - w) <= tol)))
+                fail_msg("%s row %zu output %d: haze %.17g, expected %.17g", what, r + 1, o + 1, g,
+                         w);
+        }
+}
+
+/* Real .fis files from public projects (tests/data/fis/corpus/README.md):
+ * haze against the peers' outputs kept by scripts/golden/fis/corpus_compare.py
+ * (golden/MANIFEST), and each file written as .fll and read back gives what
+ * the .fis gives in fuzzylite mode. */
+static void test_fis_corpus(void **s) {
+    (void)s;
+    haze_ctx *ctx = cpu_ctx();
+    char path[1024], line[512];
+    snprintf(path, sizeof path, "%s/fis/corpus/golden/MANIFEST", HAZE_TEST_DATA);
+    FILE *mf = fopen(path, "r");
+    assert_non_null(mf);
+    int checked = 0;
+    while (fgets(line, sizeof line, mf)) {
+        char file[256], peer[32], mode[32];
+        int ni, no;
+        if (line[0] == '#' ||
+            sscanf(line, "%255s %31s %31s %d %d", file, peer, mode, &ni, &no) != 5)
+            continue;
+        char rel[512];
+        snprintf(rel, sizeof rel, "corpus/%s", file);
+        haze_fis *f = load(ctx, rel);
+        assert_int_equal(haze_fis_num_inputs(f), ni);
+        assert_int_equal(haze_fis_num_outputs(f), no);
+        haze_fis_mode m;
+        assert_int_equal(haze_fis_mode_parse(mode, &m), HAZE_OK);
+        haze_fis_set_mode(f, m);
+        if (m == HAZE_FIS_MODE_FUZZYLITE) { /* fuzzylite's import: resolution 100, nan */
+            haze_fis_set_points(f, 100);
+            haze_fis_set_nan_if_no_rule(f, 1);
+        }
+        snprintf(path, sizeof path, "%s/fis/corpus/golden/%.*s.%s.csv", HAZE_TEST_DATA,
+                 (int)strlen(file) - 4, file, peer);
+        haze_read_options ro = haze_read_options_default();
+        ro.header = 0;
+        ro.allow_nonfinite = 1;
+        haze_table *t = NULL;
+        if (haze_table_read(ctx, path, &ro, &t)) fail_msg("%s", haze_ctx_errmsg(ctx));
+        assert_int_equal((int)t->cols, ni + no);
+        double *in = malloc(sizeof(double) * t->rows * (size_t)ni);
+        double *out = malloc(sizeof(double) * t->rows * (size_t)no);
+        double *back = malloc(sizeof(double) * t->rows * (size_t)no);
+        assert_true(in && out && back);
+        for (size_t r = 0; r < t->rows; r++)
+            for (int j = 0; j < ni; j++)
+                in[r * (size_t)ni + (size_t)j] = t->data[r * t->cols + (size_t)j];
+        assert_int_equal(haze_fis_eval(ctx, f, in, t->rows, out), HAZE_OK);
+        char what[600];
+        snprintf(what, sizeof what, "%s (%s)", file, peer);
+        expect_close(f, what, t->rows, out, t->data + ni, t->cols, 1e-6);
+        if (m == HAZE_FIS_MODE_FUZZYLITE) {
+            /* the .fll round trip, in the same settings */
+            char tmp[] = "/tmp/haze-fis-XXXXXX.fll";
+            int fd = mkstemps(tmp, 4);
+            assert_true(fd >= 0);
+            close(fd);
+            if (haze_fis_save(ctx, f, tmp)) fail_msg("%s", haze_ctx_errmsg(ctx));
+            haze_fis *g = NULL;
+            if (haze_fis_load(ctx, tmp, &g)) fail_msg("%s: %s", file, haze_ctx_errmsg(ctx));
+            remove(tmp);
+            assert_int_equal(haze_fis_eval(ctx, g, in, t->rows, back), HAZE_OK);
+            snprintf(what, sizeof what, "%s written as .fll", file);
+            expect_close(f, what, t->rows, back, out, (size_t)no, 1e-12);
+            haze_fis_free(g);
+        }
+        free(in);
+        free(out);
+        free(back);
+        haze_table_free(t);
+        haze_fis_free(f);
+        checked++;
+    }
+    fclose(mf);
+    assert_true(checked >= 20);
+    haze_ctx_free(ctx);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tipper_matlab),
@@ -1198,6 +1289,7 @@ int main(void) {
         cmocka_unit_test(test_fis_ranges),
         cmocka_unit_test(test_fuzzylite_mode_threshold),
         cmocka_unit_test(test_fll_duplicate_terms),
+        cmocka_unit_test(test_fis_corpus),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

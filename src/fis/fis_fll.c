@@ -1102,9 +1102,6 @@ static int fis_chain(double hedge, int neg) {
 
 /* Why f cannot be written as .fll with the same meaning, or NULL. */
 static const char *fll_inexpressible(const haze_fis *f, char *why, size_t cap) {
-    if (f->props)
-        return "rules that fuzzylite writes with parentheses, 'any' or output variables (a "
-               "chained engine)";
     for (int i = 0; i < f->nmfs; i++) {
         const haze__mf *m = &f->mfs[i];
         double q[HAZE__FL_MAXP];
@@ -1145,6 +1142,54 @@ static const char *fll_inexpressible(const haze_fis *f, char *why, size_t cap) {
                           r + 1);
     }
     return NULL;
+}
+
+/* The antecedent of rule r from its postfix propositions, every operation
+ * in parentheses (fuzzylite reads them; the order of the operands is
+ * kept, so the same operations run in the same order). */
+static int fll_props(haze_ctx *ctx, FILE *fp, const haze_fis *f, int r, char (*vn)[FLL_NAME],
+                     char (*tn)[FLL_NAME]) {
+    static const char *const h[] = {"", "not", "very", "somewhat", "seldom", "extremely", "any"};
+    char *stack[HAZE__FL_STACK] = {0};
+    int sp = 0, st = HAZE_OK;
+    for (int e = f->prop_off[r]; e < f->prop_off[r + 1] && !st; e++) {
+        const int *q = f->props + 3 * e;
+        char buf[4 * FLL_NAME + 64 + 16 * HAZE__H_MAX];
+        char *t = NULL;
+        if (q[0] == HAZE__FL_AND || q[0] == HAZE__FL_OR) {
+            if (sp < 2) return haze__error(ctx, HAZE_ERR_INTERNAL, "rule %d: bad postfix", r + 1);
+            size_t n = strlen(stack[sp - 2]) + strlen(stack[sp - 1]) + 8;
+            t = malloc(n);
+            if (t)
+                snprintf(t, n, "(%s %s %s)", stack[sp - 2], q[0] == HAZE__FL_AND ? "and" : "or",
+                         stack[sp - 1]);
+            free(stack[sp - 2]);
+            free(stack[sp - 1]);
+            sp -= 2;
+        } else {
+            const haze__var *v = q[0] < f->ni ? &f->in[q[0]] : &f->out[q[0] - f->ni];
+            int c[HAZE__H_MAX], n = 0, len = 0;
+            for (int chain = q[2]; chain && n < HAZE__H_MAX; chain >>= 3) c[n++] = chain & 7;
+            len = snprintf(buf, sizeof buf, "%s is", vn[q[0]]);
+            while (n > 0) len += snprintf(buf + len, sizeof buf - (size_t)len, " %s", h[c[--n]]);
+            if (q[1] > 0)
+                snprintf(buf + len, sizeof buf - (size_t)len, " %s", tn[v->mf0 + q[1] - 1]);
+            t = malloc(strlen(buf) + 1);
+            if (t) strcpy(t, buf);
+            if (sp == HAZE__FL_STACK) {
+                free(t);
+                t = NULL;
+            }
+        }
+        if (!t)
+            st = haze__error(ctx, HAZE_ERR_NOMEM, "out of memory");
+        else
+            stack[sp++] = t;
+    }
+    if (!st && sp != 1) st = haze__error(ctx, HAZE_ERR_INTERNAL, "rule %d: bad postfix", r + 1);
+    if (!st) fprintf(fp, " %s", stack[0]);
+    for (int i = 0; i < sp; i++) free(stack[i]);
+    return st;
 }
 
 int haze__fll_save(haze_ctx *ctx, const haze_fis *f, const char *path) {
@@ -1248,10 +1293,20 @@ int haze__fll_save(haze_ctx *ctx, const haze_fis *f, const char *path) {
         int na = 0, nc = 0;
         for (int j = 0; j < f->ni; j++) na += f->ante[r * f->ni + j] != 0;
         for (int o = 0; o < f->no; o++) nc += f->cons[r * f->no + o] != 0;
+        if (f->props) na = f->prop_off[r + 1] > f->prop_off[r];
         if (!na || !nc) continue; /* never fires, or concludes nothing: no effect */
         fprintf(fp, "  rule: if");
         int first = 1;
-        for (int j = 0; j < f->ni; j++) {
+        if (f->props) {
+            if ((st = fll_props(ctx, fp, f, r, vn, tn))) {
+                haze_outfile_abort(&of);
+                free(vn);
+                free(tn);
+                return st;
+            }
+            first = 0;
+        }
+        for (int j = 0; j < f->ni && !f->props; j++) {
             const int code = f->ante[r * f->ni + j];
             if (!code) continue;
             const int k = (code < 0 ? -code : code) - 1;
