@@ -4,7 +4,10 @@
  *   haze fis info MODEL.fis
  *   haze fis eval MODEL.fis [INPUTS.csv|-] [-o OUT.csv] [--mode M] [--points N] [--nan]
  *   haze fis surface MODEL.fis [--grid N] -o surface.csv   (like MATLAB's gensurf)
- *   haze fis convert IN.{fis,fll} -o OUT.fis
+ *   haze fis convert IN.{fis,fll} -o OUT.{fis,fll}
+ *
+ * Results go to standard output (or -o); messages, counts and the reader's
+ * warnings ("haze: warning: FILE:LINE: ...") to standard error.
  */
 #include <getopt.h>
 #include <math.h>

@@ -1258,6 +1258,60 @@ static void test_fis_corpus(void **s) {
     haze_ctx_free(ctx);
 }
 
+/* A .fll engine written as .fll reads back to the same outputs, bit for
+ * bit (the fuzzylite binary reproduces its reference data on these files;
+ * a .fis written as .fll: test_fis_corpus, within 1e-12, as MATLAB's MF
+ * formulas and fuzzylite's round differently); Function
+ * terms are refused, saying why. */
+static void test_fll_writer(void **s) {
+    (void)s;
+    haze_ctx *ctx = cpu_ctx();
+    const char *files[] = {"fuzzylite/mamdani_AllTerms.fll",
+                           "fuzzylite/mamdani_SimpleDimmerChained.fll",
+                           "fuzzylite/mamdani_Laundry.fll",
+                           "fuzzylite/hybrid_tipper.fll",
+                           "fuzzylite/tsukamoto_tsukamoto.fll",
+                           "fuzzylite/takagi-sugeno_octave_heart_disease_risk.fll",
+                           "fuzzylite-haze/connectives.fll",
+                           "fuzzylite-haze/activation_highest_3.fll",
+                           "fuzzylite-haze/activation_threshold_le.fll"};
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        haze_fis *a = load(ctx, files[i]);
+        char tmp[] = "/tmp/haze-fis-XXXXXX.fll";
+        int fd = mkstemps(tmp, 4);
+        assert_true(fd >= 0);
+        close(fd);
+        if (haze_fis_save(ctx, a, tmp)) fail_msg("%s: %s", files[i], haze_ctx_errmsg(ctx));
+        haze_fis *b = NULL;
+        if (haze_fis_load(ctx, tmp, &b)) fail_msg("%s: %s", files[i], haze_ctx_errmsg(ctx));
+        remove(tmp);
+        int ni = haze_fis_num_inputs(a), no = haze_fis_num_outputs(a);
+        assert_int_equal(ni, haze_fis_num_inputs(b));
+        assert_int_equal(no, haze_fis_num_outputs(b));
+        double in[300 * 8], oa[300 * 4], ob[300 * 4];
+        srand(11);
+        for (int k = 0; k < 300 * ni; k++) {
+            double lo, hi;
+            haze_fis_var_range(a, 0, k % ni, &lo, &hi);
+            in[k] = lo + (hi - lo) * rand() / (double)RAND_MAX;
+        }
+        assert_int_equal(haze_fis_eval(ctx, a, in, 300, oa), HAZE_OK);
+        assert_int_equal(haze_fis_eval(ctx, b, in, 300, ob), HAZE_OK);
+        for (int k = 0; k < 300 * no; k++)
+            if (!(oa[k] == ob[k] || (isnan(oa[k]) && isnan(ob[k]))))
+                fail_msg("%s row %d: %.17g, written as .fll %.17g", files[i], k / no + 1, oa[k],
+                         ob[k]);
+        haze_fis_free(a);
+        haze_fis_free(b);
+    }
+    haze_fis *f = load(ctx, "fuzzylite-haze/functions.fll");
+    assert_int_equal(haze_fis_save(ctx, f, "/tmp/haze-never.fll"), HAZE_ERR_UNSUPPORTED);
+    assert_non_null(strstr(haze_ctx_errmsg(ctx), "cannot be written as .fll: Function term"));
+    assert_int_equal(access("/tmp/haze-never.fll", F_OK), -1);
+    haze_fis_free(f);
+    haze_ctx_free(ctx);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tipper_matlab),
@@ -1290,6 +1344,7 @@ int main(void) {
         cmocka_unit_test(test_fuzzylite_mode_threshold),
         cmocka_unit_test(test_fll_duplicate_terms),
         cmocka_unit_test(test_fis_corpus),
+        cmocka_unit_test(test_fll_writer),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -50,7 +50,10 @@ typedef enum haze_fis_mode {
  * Reads a MATLAB/Octave .fis file. Tolerant as MATLAB is: "%" and "#"
  * comments, keys in any order, defaults for missing keys, parameter lists
  * padded with zeros (only the first n parameters of a type are used), rule
- * codes with hedges (2.3: MF 2 with hedge exponent 3, Octave's convention).
+ * codes with hedges (2.3: MF 2 with hedge exponent 3, Octave's convention),
+ * MF lines and variable sections by their position in the file, ranges and
+ * parameters written as MATLAB expressions ([-pi/4 pi/4]); what is odd
+ * warns (haze_fis_warning).
  * A path ending in ".fll" is read as a fuzzylite 6 engine (its terms with
  * Function expressions, hedges, norms, activation methods, per-output
  * defuzzifiers and resolutions, lock-previous carried over the rows of one
@@ -85,6 +88,10 @@ HAZE_API void haze_fis_free(haze_fis *fis);
  * read from .fll is written where .fis can say the same (fuzzylite terms
  * with a MATLAB twin, one defuzzifier and aggregation for all outputs, ...);
  * anything else is HAZE_ERR_UNSUPPORTED with a message saying what.
+ * A path ending in ".fll" gets a fuzzylite 6 engine (FuzzyLite Language)
+ * with the meaning the model has in FUZZYLITE mode (Mamdani resolution:
+ * the points setting); what fuzzylite cannot say is HAZE_ERR_UNSUPPORTED,
+ * saying what (docs/fis.md).
  */
 HAZE_API int haze_fis_save(haze_ctx *ctx, const haze_fis *fis, const char *path);
 

@@ -8,7 +8,11 @@
  * lists longer than the type needs (old files pad with zeros: the first n are
  * used), rule lines with or without the comma between antecedents and
  * consequents, and Octave's hedge suffix in rule codes (2.3 is MF 2 with
- * hedge 3). Everything else that is wrong is an error naming file and line.
+ * hedge 3). As MATLAB's readfis, the k-th MF line of a section is MF k and
+ * the k-th [Input..] section input k, whatever number they carry (a
+ * warning says so where they differ), and a Range or parameter list may be
+ * a MATLAB expression. Everything else that is wrong is an error naming
+ * file and line.
  */
 #include <ctype.h>
 #include <errno.h>

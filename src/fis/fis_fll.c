@@ -14,6 +14,9 @@
  * has reached from the rules triggered before). Not supported, refused
  * naming the line: parentheses and rules that mix "and" with "or",
  * NormalizedSum, rule blocks that disagree on their norms or activation.
+ * A term named twice is kept, and rules name the first (fuzzylite's
+ * Variable::getTerm), with a warning. Writing (haze__fll_save, at the end):
+ * any model as a .fll engine with the meaning it has in FUZZYLITE mode.
  */
 #include <ctype.h>
 #include <math.h>
