@@ -502,11 +502,13 @@ static void put_hedge(txt *t, double h) {
 static void put_prop(txt *t, const haze_fis *f, int var, int term, int chain) {
     const haze__var *v = var < f->ni ? &f->in[var] : &f->out[var - f->ni];
     tput(t, "(%s is ", v->name);
-    put_chain(t, chain);
-    if (term > 0)
+    if (term > 0) {
+        put_chain(t, chain);
         tput(t, "%s)", f->mfs[v->mf0 + term - 1].name);
-    else
-        tput(t, "any)"); /* the hedge 'any' wrote nothing: no term */
+    } else { /* "is [hedges] any": the chain ends with any, written last */
+        put_chain(t, (chain & 7) == HAZE__H_ANY ? chain >> 3 : chain);
+        tput(t, "any)");
+    }
 }
 
 int haze_fis_rule_text(const haze_fis *f, int r, char *buf, size_t cap) {
@@ -515,28 +517,41 @@ int haze_fis_rule_text(const haze_fis *f, int r, char *buf, size_t cap) {
     if (cap) buf[0] = '\0';
     tput(&t, "If ");
     if (f->props) {
-        /* postfix to infix: each stack entry is a span of text */
-        char stack[HAZE__FL_STACK][512];
-        int sp = 0;
-        for (int e = f->prop_off[r]; e < f->prop_off[r + 1]; e++) {
+        /* postfix to infix: each stack entry a malloc'd text */
+        char *stack[HAZE__FL_STACK] = {0};
+        int sp = 0, bad = 0;
+        for (int e = f->prop_off[r]; e < f->prop_off[r + 1] && !bad; e++) {
             const int *q = f->props + 3 * e;
+            char *s2 = NULL;
             if (q[0] == HAZE__FL_AND || q[0] == HAZE__FL_OR) {
-                if (sp < 2) return -1;
-                char tmp[512];
-                snprintf(tmp, sizeof tmp, "(%s %s %s)", stack[sp - 2],
-                         q[0] == HAZE__FL_AND ? "and" : "or", stack[sp - 1]);
-                memcpy(stack[sp - 2], tmp, sizeof tmp);
-                sp--;
-            } else {
-                if (sp == HAZE__FL_STACK) return -1;
-                char tmp[512];
-                txt u = {tmp, sizeof tmp, 0};
-                tmp[0] = '\0';
-                put_prop(&u, f, q[0], q[1], q[2]);
-                memcpy(stack[sp++], tmp, sizeof tmp);
+                if (sp < 2) {
+                    bad = 1;
+                    break;
+                }
+                size_t n = strlen(stack[sp - 2]) + strlen(stack[sp - 1]) + 8;
+                s2 = malloc(n);
+                if (s2)
+                    snprintf(s2, n, "(%s %s %s)", stack[sp - 2],
+                             q[0] == HAZE__FL_AND ? "and" : "or", stack[sp - 1]);
+                free(stack[sp - 2]);
+                free(stack[sp - 1]);
+                sp -= 2;
+            } else if (sp < HAZE__FL_STACK) {
+                txt u = {NULL, 0, 0};
+                put_prop(&u, f, q[0], q[1], q[2]); /* measures */
+                s2 = malloc(u.len + 1);
+                if (s2) {
+                    txt w = {s2, u.len + 1, 0};
+                    put_prop(&w, f, q[0], q[1], q[2]);
+                }
             }
+            if (!s2)
+                bad = 1;
+            else
+                stack[sp++] = s2;
         }
-        tput(&t, "%s", sp == 1 ? stack[0] : "?");
+        tput(&t, "%s", !bad && sp == 1 ? stack[0] : "?");
+        for (int i = 0; i < sp; i++) free(stack[i]);
     } else {
         const char *conn = f->conn[r] == 2 ? "or" : "and";
         int first = 1;

@@ -1015,8 +1015,8 @@ int haze_fis_parse_fll(haze_ctx *ctx, const char *text, const char *name, haze_f
 /* A name fuzzylite reads back as one token meaning the same thing: the
  * characters of Op::validName (letters, digits, '_', '.'), others as '_';
  * a keyword or hedge name gets a '_' after it; taken names get _2, _3, ...
- * (taken: the names so far, n of them, HAZE__NAME_MAX + 8 bytes each). */
-#define FLL_NAME (HAZE__NAME_MAX + 8)
+ * (taken: the names so far, n of them, FLL_NAME bytes each). */
+#define FLL_NAME (HAZE__NAME_MAX + 16)
 static void fll_name(const char *src, char (*taken)[FLL_NAME], int n, char *dst) {
     static const char *const reserved[] = {"if",        "is",  "then", "and",      "or",
                                            "with",      "not", "very", "somewhat", "seldom",
@@ -1034,7 +1034,7 @@ static void fll_name(const char *src, char (*taken)[FLL_NAME], int n, char *dst)
         int clash = 0;
         for (int i = 0; i < n && !clash; i++) clash = strcmp(taken[i], dst) == 0;
         if (!clash) return;
-        snprintf(dst, FLL_NAME, "%s_%d", base, suffix);
+        snprintf(dst, FLL_NAME, "%.65s_%d", base, suffix);
     }
 }
 
