@@ -326,14 +326,10 @@ static void print_result(FILE *fp, const haze_fuzzy_array *v, out_format fmt, in
     if (sym) mid = v->precision ? ((float *)v->data)[0] : ((double *)v->data)[0];
     haze_fuzzy_centroid(v, 0, &c);
     if (fmt == FMT_JSON) {
-        fprintf(fp, "{\"expression\": \"");
-        for (const char *s = expr; *s; s++)
-            if (*s == '"' || *s == '\\')
-                fprintf(fp, "\\%c", *s);
-            else if ((unsigned char)*s >= 32)
-                fputc(*s, fp);
+        fprintf(fp, "{\"expression\": ");
+        cli_json_str(fp, expr);
         fprintf(fp,
-                "\", \"encoding\": \"%s\", \"precision\": \"%s\", \"centroid\": %.17g, \"cuts\": [",
+                ", \"encoding\": \"%s\", \"precision\": \"%s\", \"centroid\": %.17g, \"cuts\": [",
                 haze_fuzzy_encoding_name(v->encoding), v->precision ? "single" : "double", c);
     } else if (fmt == FMT_CSV) {
         fprintf(fp, "alpha,lower,upper%s\n", sym ? ",midpoint,radius" : "");

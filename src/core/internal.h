@@ -24,6 +24,7 @@ struct haze_ctx {
     int errcode;
     char errmsg[HAZE__ERRMSG_MAX];
     void *stream; /* cudaStream_t, created on first use by the CUDA backend */
+    struct haze__outgroup *outgroup; /* the open output group (src/io/outfile.c), or NULL */
 };
 
 /*
@@ -36,6 +37,9 @@ int haze__error(haze_ctx *ctx, int status, const char *fmt, ...)
 #endif
     ;
 int haze__verror(haze_ctx *ctx, int status, const char *fmt, va_list ap);
+
+/* Removes the context's open output group, if any, with its temporaries. */
+void haze__outgroup_release(haze_ctx *ctx);
 
 /* Threads for a CPU kernel on this context (>= 1). */
 static inline int haze__threads(const haze_ctx *ctx) {
