@@ -129,6 +129,51 @@ cp "$tmp/d.csv" "$tmp/$uname"
 check 0 "fcm --json, UTF-8 name" "$haze" fcm "$tmp/$uname" -c 2 --json
 grep -q "$uname" "$out" || fail "valid UTF-8 name not kept as it is"
 
+# edge: the extension decides the format, or the name is refused
+cam=$src/data/edge_camera.png
+check 0 "edge -o .jpg" "$haze" --quiet edge "$cam" -o "$tmp/e.jpg"
+[ "$(head -c 2 "$tmp/e.jpg" | od -An -tx1 | tr -d ' ')" = ffd8 ] || fail "edge -o .jpg did not write JPEG"
+check 0 "edge -o .ppm" "$haze" --quiet edge "$cam" -o "$tmp/e.ppm"
+[ "$(head -c 2 "$tmp/e.ppm")" = P6 ] || fail "edge -o .ppm did not write PPM"
+check 0 "edge -o .pgm" "$haze" --quiet edge "$cam" -o "$tmp/e.pgm"
+[ "$(head -c 2 "$tmp/e.pgm")" = P5 ] || fail "edge -o .pgm did not write PGM"
+check 0 "edge -o .png" "$haze" --quiet edge "$cam" -o "$tmp/e.png"
+[ "$(head -c 4 "$tmp/e.png" | tail -c 3)" = PNG ] || fail "edge -o .png did not write PNG"
+check 0 "edge reads its JPEG back" "$haze" --quiet edge "$tmp/e.jpg" -o "$tmp/e2.pgm"
+check 1 "edge -o .gif" "$haze" edge "$cam" -o "$tmp/e.gif"
+grep_err "unknown image type" "edge -o .gif: why"
+absent "$tmp/e.gif" "edge -o .gif"
+# edge into a folder: created when named with '/', two inputs of one name refused
+mkdir "$tmp/a" "$tmp/b"
+cp "$cam" "$tmp/a/x.png"
+cp "$tmp/e.pgm" "$tmp/b/x.pgm"
+check 1 "edge: two inputs with one output name" "$haze" edge "$tmp/a/x.png" "$tmp/b/x.pgm" -o "$tmp/outdir/"
+grep_err "both be written to" "edge: same output name: why"
+absent "$tmp/outdir" "edge: same output name"
+check 0 "edge -o DIR/ creates the folder" "$haze" edge "$tmp/a/x.png" -o "$tmp/outdir/"
+[ -s "$tmp/outdir/x.png" ] || fail "edge -o DIR/: no DIR/x.png"
+grep_err "x.png" "edge names what it wrote on stderr"
+[ -s "$out" ] && fail "edge printed to stdout: $(cat "$out")"
+check 1 "edge batch into a missing folder without '/'" "$haze" edge "$tmp/a/x.png" "$tmp/e.pgm" -o "$tmp/nodir"
+grep_err "nodir/" "edge: how to create the folder"
+check 2 "edge -o DIR/ in a missing parent" "$haze" edge "$tmp/a/x.png" -o "$tmp/no/such/"
+grep_err "mkdir -p" "edge: missing parent: how"
+printf 'P5 4 4 255\nabc' > "$tmp/bad.pgm"
+check 2 "edge batch with a bad input" "$haze" edge "$tmp/a/x.png" "$tmp/bad.pgm" -o "$tmp/batch/"
+absent "$tmp/batch" "edge batch with a bad input"
+check 0 "edge batch --format jpg" "$haze" --quiet edge "$tmp/a/x.png" "$tmp/e.pgm" -o "$tmp/outdir" --format jpg
+[ -s "$tmp/outdir/x.jpg" ] && [ -s "$tmp/outdir/e.jpg" ] || fail "edge batch --format jpg"
+
+# haze help COMMAND is the command's help
+check 0 "help fcm" "$haze" help fcm
+grep_out "usage: haze fcm" "help fcm prints fcm's help"
+check 0 "help fis eval" "$haze" help fis eval
+grep_out "usage: haze fis" "help fis eval"
+check 0 "help" "$haze" help
+grep_out "Commands:" "help alone"
+check 1 "help of an unknown command" "$haze" help frob
+grep_err "unknown command 'frob'" "help frob: why"
+
 rm -rf "$tmp"
 [ "$fails" = 0 ] && echo "all output checks passed" && exit 0
 echo "$fails output checks failed"
