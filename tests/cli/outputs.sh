@@ -129,6 +129,20 @@ cp "$tmp/d.csv" "$tmp/$uname"
 check 0 "fcm --json, UTF-8 name" "$haze" fcm "$tmp/$uname" -c 2 --json
 grep -q "$uname" "$out" || fail "valid UTF-8 name not kept as it is"
 
+cp "$src/examples/prec/fixed_point.g" "$tmp/$bad"
+check 0 "prec --json, non-UTF-8 name" "$haze" prec --json "$tmp/$bad"
+grep -q 'x\\ufffdy.csv' "$out" || fail "prec --json: non-UTF-8 name not escaped"
+
+# results on stdout, everything else on stderr
+check 0 "prec -o FILE: nothing on stdout" "$haze" prec "$src/examples/prec/fixed_point.g" -o "$tmp/p.txt"
+[ -s "$out" ] && fail "prec -o FILE printed on stdout: $(cat "$out")"
+grep -q "exact" "$tmp/p.txt" || fail "prec -o FILE: no result in the file"
+check 0 "info: nothing on stderr" "$haze" info
+[ -s "$err" ] && fail "info wrote on stderr: $(cat "$err")"
+check 0 "demo" "$haze" demo
+grep_out "FIRE edges" "demo's tour on stdout"
+grep -q "camera.png" "$err" && fail "demo shows its temporary files: $(cat "$err")"
+
 # edge: the extension decides the format, or the name is refused
 cam=$src/data/edge_camera.png
 check 0 "edge -o .jpg" "$haze" --quiet edge "$cam" -o "$tmp/e.jpg"
