@@ -105,11 +105,13 @@ check 0 "fcm with three outputs" fcm -o "$tmp/c.csv" --memberships "$tmp/m.csv" 
 [ "$(temps_in "$tmp")" = 0 ] || fail "temporaries left behind: $(ls -A "$tmp")"
 
 # a full standard output is a runtime error (exit 3) with a message
+printf 'a,b,y\n0,0,0\n0,1,1\n1,0,1\n1,1,0\n0.5,0.5,0.5\n' > "$tmp/t.csv"
+check 0 "fnn train (a model for fnn info)" "$haze" --quiet fnn train "$tmp/t.csv" --target y -o "$tmp/m.fnn"
 if [ -c /dev/full ]; then
     for args in "info" "fcm $tmp/d.csv -c 2" "fcm $tmp/d.csv -c 2 --json" \
         "fis info $data/fis/tipper.fis" "fis eval $data/fis/tipper.fis $tmp/d.csv" \
         "fuzzy eval 1+2" "prec $src/examples/prec/fixed_point.g" "help" "--version" \
-        "fcm --help"; do
+        "fcm --help" "fnn info $tmp/m.fnn"; do
         # shellcheck disable=SC2086
         "$haze" --quiet $args > /dev/full 2> "$err"
         rc=$?
