@@ -18,8 +18,8 @@
  * Every live temporary is listed in a process-wide table that
  * haze_outfile_remove_temps() walks with nothing but atomic loads and
  * unlink(2), so a signal handler may call it. Old tables are never freed
- * (they are small and grow by doubling), so a handler that runs while the
- * table grows still reads valid memory.
+ * (they are small, grow by doubling and stay linked from the new one), so a
+ * handler that runs while the table grows still reads valid memory.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -40,6 +40,7 @@
 /* ------------------------------------------------ the table of temporaries */
 
 typedef struct temp_table {
+    struct temp_table *prev; /* the table this one replaced, kept (see above) */
     size_t cap;
     _Atomic(char *) slot[];
 } temp_table;
@@ -66,6 +67,7 @@ static long temp_register(const char *name) {
             return -1;
         }
         n->cap = cap;
+        n->prev = t;
         for (size_t j = 0; t && j < t->cap; j++) atomic_init(&n->slot[j], atomic_load(&t->slot[j]));
         for (size_t j = t ? t->cap : 0; j < cap; j++) atomic_init(&n->slot[j], NULL);
         atomic_store(&temps, n); /* the old table stays allocated: see the header */
