@@ -24,7 +24,8 @@ struct haze_ctx {
     int errcode;
     char errmsg[HAZE__ERRMSG_MAX];
     void *stream; /* cudaStream_t, created on first use by the CUDA backend */
-    struct haze__outgroup *outgroup; /* the open output group (src/io/outfile.c), or NULL */
+    /* the open output group (src/io/outfile.c), or NULL */
+    struct haze__outgroup *outgroup;
 };
 
 /*
