@@ -636,6 +636,8 @@ static int npy_write_header(FILE *fp, const char *descr, size_t rows, size_t col
 
 static int matrix_write(haze_ctx *ctx, const char *path, const void *data, int f32, size_t rows,
                         size_t cols, const char *const *names) {
+    if (!path || (!data && rows && cols))
+        return haze__error(ctx, HAZE_ERR_INVALID, "haze_matrix_write: NULL argument");
     haze_outfile f;
     int st = haze_outfile_open(ctx, &f, path);
     if (st) return st;
