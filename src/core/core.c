@@ -125,7 +125,7 @@ int haze_cpu_threads(void) {
 int haze__verror(haze_ctx *ctx, int status, const char *fmt, va_list ap) {
     if (ctx) {
         ctx->errcode = status;
-        vsnprintf(ctx->errmsg, sizeof ctx->errmsg, fmt, ap);
+        haze__vsnprintf(ctx->errmsg, sizeof ctx->errmsg, fmt, ap);
     }
     return status;
 }
@@ -223,6 +223,7 @@ int haze_ctx_new(haze_ctx **out, const haze_ctx_options *opt) {
 
 void haze_ctx_free(haze_ctx *ctx) {
     if (!ctx) return;
+    haze__outgroup_release(ctx);
 #ifdef HAZE_HAVE_CUDA
     haze__cuda_ctx_release(ctx);
 #endif

@@ -57,7 +57,7 @@ void haze__warn(haze__warns *w, const char *file, int line, const char *fmt, ...
     int k = snprintf(msg, sizeof msg, "%s:%d: ", file, line);
     va_list ap;
     va_start(ap, fmt);
-    if (k >= 0 && (size_t)k < sizeof msg) vsnprintf(msg + k, sizeof msg - (size_t)k, fmt, ap);
+    if (k >= 0 && (size_t)k < sizeof msg) haze__vsnprintf(msg + k, sizeof msg - (size_t)k, fmt, ap);
     va_end(ap);
     if (w->n == w->cap) {
         int cap = w->cap ? 2 * w->cap : 4;
@@ -472,7 +472,7 @@ static void tput(txt *t, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     char *at = t->len < t->cap ? t->buf + t->len : NULL;
-    int n = vsnprintf(at, at ? t->cap - t->len : 0, fmt, ap);
+    int n = haze__vsnprintf(at, at ? t->cap - t->len : 0, fmt, ap);
     va_end(ap);
     if (n > 0) t->len += (size_t)n;
 }

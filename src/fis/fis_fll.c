@@ -88,7 +88,7 @@ static int ferr(fl_parser *ps, int status, int line, const char *fmt, ...) {
     char msg[512];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    haze__vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     return haze__error(ps->ctx, status, "%s:%d: %s", ps->file, line, msg);
 }
@@ -142,7 +142,7 @@ static char *trim(char *s) {
 
 static int parse_num(const char *s, double *out) {
     char *end;
-    *out = strtod(s, &end);
+    *out = haze__strtod(s, &end);
     return end != s && *end == '\0';
 }
 
@@ -1087,7 +1087,7 @@ static void fll_chain(FILE *fp, int chain) {
     static const char *const h[] = {"", "not", "very", "somewhat", "seldom", "extremely", "any"};
     int c[HAZE__H_MAX], n = 0;
     for (; chain && n < HAZE__H_MAX; chain >>= 3) c[n++] = chain & 7;
-    while (n > 0) fprintf(fp, "%s ", h[c[--n]]);
+    while (n > 0) haze__fprintf(fp, "%s ", h[c[--n]]);
 }
 
 /* An Octave hedge exponent (with NOT) as a fuzzylite chain, or -1:
@@ -1190,7 +1190,7 @@ static int fll_props(haze_ctx *ctx, FILE *fp, const haze_fis *f, int r, char (*v
             stack[sp++] = t;
     }
     if (!st && sp != 1) st = haze__error(ctx, HAZE_ERR_INTERNAL, "rule %d: bad postfix", r + 1);
-    if (!st) fprintf(fp, " %s", stack[0]);
+    if (!st) haze__fprintf(fp, " %s", stack[0]);
     for (int i = 0; i < sp; i++) free(stack[i]);
     return st;
 }
@@ -1226,29 +1226,29 @@ int haze__fll_save(haze_ctx *ctx, const haze_fis *f, const char *path) {
         return st;
     }
     FILE *fp = of.fp;
-    fprintf(fp, "Engine: %s\n", ename);
+    haze__fprintf(fp, "Engine: %s\n", ename);
     for (int k = 0; k < nv; k++) {
         const int out = k >= f->ni, i = out ? k - f->ni : k;
         const haze__var *v = out ? &f->out[i] : &f->in[i];
         const int wtd = f->fl ? v->wtd : out && f->sugeno;
-        fprintf(fp, "%s: %s\n  enabled: true\n  range: %.17g %.17g\n  lock-range: %s\n",
-                out ? "OutputVariable" : "InputVariable", vn[k], v->lo, v->hi,
-                f->fl && v->lock ? "true" : "false");
+        haze__fprintf(fp, "%s: %s\n  enabled: true\n  range: %.17g %.17g\n  lock-range: %s\n",
+                      out ? "OutputVariable" : "InputVariable", vn[k], v->lo, v->hi,
+                      f->fl && v->lock ? "true" : "false");
         if (out) {
             const int dm = f->fl ? v->defuzz : f->defuzz_m;
             static const char *const dn[] = {
                 "Centroid",         "Bisector",        "MeanOfMaximum", "SmallestOfMaximum",
                 "LargestOfMaximum", "WeightedAverage", "WeightedSum"};
             int agg = f->fl ? v->agg : (wtd ? -1 : f->agg_m);
-            fprintf(fp, "  aggregation: %s\n", fll_norm_name(agg));
+            haze__fprintf(fp, "  aggregation: %s\n", fll_norm_name(agg));
             if (wtd)
-                fprintf(fp, "  defuzzifier: %s %s\n", dn[dm],
-                        f->fl && v->wtd == 1 ? "Automatic" : "TakagiSugeno");
+                haze__fprintf(fp, "  defuzzifier: %s %s\n", dn[dm],
+                              f->fl && v->wtd == 1 ? "Automatic" : "TakagiSugeno");
             else
-                fprintf(fp, "  defuzzifier: %s %d\n", dn[dm],
-                        f->fl && v->res > 0 ? v->res : f->points);
-            fprintf(fp, "  default: %.17g\n  lock-previous: %s\n", f->fl ? v->dflt : NAN,
-                    f->fl && v->lockprev ? "true" : "false");
+                haze__fprintf(fp, "  defuzzifier: %s %d\n", dn[dm],
+                              f->fl && v->res > 0 ? v->res : f->points);
+            haze__fprintf(fp, "  default: %.17g\n  lock-previous: %s\n", f->fl ? v->dflt : NAN,
+                          f->fl && v->lockprev ? "true" : "false");
         }
         for (int t = 0; t < v->nmf; t++) {
             const haze__mf *m = &f->mfs[v->mf0 + t];
@@ -1268,29 +1268,29 @@ int haze__fll_save(haze_ctx *ctx, const haze_fis *f, const char *path) {
             } else {
                 type = fis_to_fl(m->type, p, f->ni, q, &nq);
             }
-            fprintf(fp, "  term: %s %s", tn[v->mf0 + t],
-                    type == HAZE__MF_CONSTANT ? "Constant"
-                    : type == HAZE__MF_LINEAR ? "Linear"
-                                              : haze__mf_names[type]);
-            for (int c = 0; c < nq; c++) fprintf(fp, " %.17g", q[c]);
+            haze__fprintf(fp, "  term: %s %s", tn[v->mf0 + t],
+                          type == HAZE__MF_CONSTANT ? "Constant"
+                          : type == HAZE__MF_LINEAR ? "Linear"
+                                                    : haze__mf_names[type]);
+            for (int c = 0; c < nq; c++) haze__fprintf(fp, " %.17g", q[c]);
             fputc('\n', fp);
         }
     }
     int sugeno_only = 1;
     for (int o = 0; o < f->no; o++) sugeno_only &= f->fl ? f->out[o].wtd != 0 : f->sugeno;
-    fprintf(fp, "RuleBlock: \n  enabled: true\n  conjunction: %s\n  disjunction: %s\n",
-            fll_norm_name(f->and_m), fll_norm_name(f->or_m));
-    fprintf(fp, "  implication: %s\n", sugeno_only ? "none" : fll_norm_name(f->imp_m));
+    haze__fprintf(fp, "RuleBlock: \n  enabled: true\n  conjunction: %s\n  disjunction: %s\n",
+                  fll_norm_name(f->and_m), fll_norm_name(f->or_m));
+    haze__fprintf(fp, "  implication: %s\n", sugeno_only ? "none" : fll_norm_name(f->imp_m));
     static const char *const an[] = {"General", "First",        "Last",     "Highest",
                                      "Lowest",  "Proportional", "Threshold"};
     static const char *const cn[] = {"<", "<=", "==", "!=", ">=", ">"};
-    fprintf(fp, "  activation: %s", an[f->act]);
+    haze__fprintf(fp, "  activation: %s", an[f->act]);
     if (f->act == HAZE__ACT_FIRST || f->act == HAZE__ACT_LAST)
-        fprintf(fp, " %d %.17g", f->act_n, f->act_thr);
+        haze__fprintf(fp, " %d %.17g", f->act_n, f->act_thr);
     else if (f->act == HAZE__ACT_HIGHEST || f->act == HAZE__ACT_LOWEST)
-        fprintf(fp, " %d", f->act_n);
+        haze__fprintf(fp, " %d", f->act_n);
     else if (f->act == HAZE__ACT_THRESHOLD)
-        fprintf(fp, " %s %.17g", cn[f->act_cmp], f->act_thr);
+        haze__fprintf(fp, " %s %.17g", cn[f->act_cmp], f->act_thr);
     fputc('\n', fp);
     for (int r = 0; r < f->nr; r++) {
         int na = 0, nc = 0;
@@ -1298,7 +1298,7 @@ int haze__fll_save(haze_ctx *ctx, const haze_fis *f, const char *path) {
         for (int o = 0; o < f->no; o++) nc += f->cons[r * f->no + o] != 0;
         if (f->props) na = f->prop_off[r + 1] > f->prop_off[r];
         if (!na || !nc) continue; /* never fires, or concludes nothing: no effect */
-        fprintf(fp, "  rule: if");
+        haze__fprintf(fp, "  rule: if");
         int first = 1;
         if (f->props) {
             if ((st = fll_props(ctx, fp, f, r, vn, tn))) {
@@ -1313,13 +1313,13 @@ int haze__fll_save(haze_ctx *ctx, const haze_fis *f, const char *path) {
             const int code = f->ante[r * f->ni + j];
             if (!code) continue;
             const int k = (code < 0 ? -code : code) - 1;
-            fprintf(fp, "%s %s is ", first ? "" : (f->conn[r] == 2 ? " or" : " and"), vn[j]);
+            haze__fprintf(fp, "%s %s is ", first ? "" : (f->conn[r] == 2 ? " or" : " and"), vn[j]);
             first = 0;
             fll_chain(fp, f->fl ? f->ante_fl[r * f->ni + j]
                                 : fis_chain(f->ante_hedge[r * f->ni + j], code < 0));
-            fprintf(fp, "%s", tn[f->in[j].mf0 + k]);
+            haze__fprintf(fp, "%s", tn[f->in[j].mf0 + k]);
         }
-        fprintf(fp, " then");
+        haze__fprintf(fp, " then");
         /* fuzzylite hedges the conclusions' degree cumulatively: those of a
          * .fll in order of growing chains, each with its own part; of a
          * .fis, the negated one (at most one) last */
@@ -1334,13 +1334,13 @@ int haze__fll_save(haze_ctx *ctx, const haze_fis *f, const char *path) {
                     int cl = 0;
                     for (int c = chain; c; c >>= 3) cl++;
                     if (f->fl ? (pass || cl != len) : (len || (code < 0) != pass)) continue;
-                    fprintf(fp, "%s %s is ", first ? "" : " and", vn[f->ni + o]);
+                    haze__fprintf(fp, "%s %s is ", first ? "" : " and", vn[f->ni + o]);
                     first = 0;
                     fll_chain(fp, f->fl ? chain >> (3 * prevlen) : chain);
                     if (f->fl) prevlen = cl;
-                    fprintf(fp, "%s", tn[f->out[o].mf0 + (code < 0 ? -code : code) - 1]);
+                    haze__fprintf(fp, "%s", tn[f->out[o].mf0 + (code < 0 ? -code : code) - 1]);
                 }
-        if (f->weight[r] != 1.0) fprintf(fp, " with %.17g", f->weight[r]);
+        if (f->weight[r] != 1.0) haze__fprintf(fp, " with %.17g", f->weight[r]);
         fputc('\n', fp);
     }
     free(vn);
