@@ -1311,10 +1311,18 @@ __device__ __forceinline__ unsigned long long reg_key(double v) {
 
 /* Over the warp: the smallest key (the largest log firing); every lane gets it. */
 __device__ __forceinline__ unsigned long long reg_warp_min(unsigned long long key) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     unsigned hi = __reduce_min_sync(0xffffffffu, (unsigned)(key >> 32));
     unsigned lo =
         __reduce_min_sync(0xffffffffu, (unsigned)(key >> 32) == hi ? (unsigned)key : 0xffffffffu);
     return ((unsigned long long)hi << 32) | lo;
+#else /* (redux.sync starts with Ampere; only the register kernel, sm_90, calls this) */
+    for (int off = 16; off > 0; off >>= 1) {
+        unsigned long long o = __shfl_xor_sync(0xffffffffu, key, off);
+        key = o < key ? o : key;
+    }
+    return key;
+#endif
 }
 
 template <int E, bool ONE> __global__ void __launch_bounds__(256, 1) k_online_reg(res_args p) {
