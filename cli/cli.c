@@ -247,3 +247,45 @@ void cli_info(const cli_global *g, const char *fmt, ...) {
     vfprintf(stderr, fmt, ap);
     va_end(ap);
 }
+
+int cli_outputs_begin(haze_ctx *ctx, int n, const char *const *paths) {
+    int st = haze_outgroup_begin(ctx);
+    for (int i = 0; i < n && !st; i++)
+        if (paths[i]) st = haze_outgroup_add(ctx, paths[i]);
+    return st;
+}
+
+/* Length of the valid UTF-8 sequence at s (RFC 3629: no overlong forms, no
+ * surrogates, nothing above U+10FFFF), or 0. */
+static int utf8_len(const unsigned char *s) {
+    if (s[0] < 0x80) return 1;
+    int n = s[0] >= 0xC2 && s[0] <= 0xDF   ? 2
+            : s[0] >= 0xE0 && s[0] <= 0xEF ? 3
+            : s[0] >= 0xF0 && s[0] <= 0xF4 ? 4
+                                           : 0;
+    for (int i = 1; i < n; i++)
+        if ((s[i] & 0xC0) != 0x80) return 0;
+    if (n == 3 && ((s[0] == 0xE0 && s[1] < 0xA0) || (s[0] == 0xED && s[1] >= 0xA0))) return 0;
+    if (n == 4 && ((s[0] == 0xF0 && s[1] < 0x90) || (s[0] == 0xF4 && s[1] >= 0x90))) return 0;
+    return n;
+}
+
+void cli_json_str(FILE *fp, const char *str) {
+    const unsigned char *s = (const unsigned char *)str;
+    fputc('"', fp);
+    while (*s) {
+        int n = utf8_len(s);
+        if (n == 0) {
+            fputs("\\ufffd", fp); /* one replacement per bad byte */
+            s++;
+        } else if (*s == '"' || *s == '\\') {
+            fprintf(fp, "\\%c", *s++);
+        } else if (*s < 0x20 || *s == 0x7F) {
+            fprintf(fp, "\\u%04x", *s++);
+        } else {
+            fwrite(s, 1, (size_t)n, fp);
+            s += n;
+        }
+    }
+    fputc('"', fp);
+}

@@ -3,8 +3,9 @@
  * global options, context creation and error printing.
  *
  * Exit codes: 0 success, 1 usage error, 2 bad input (files, values),
- * 3 runtime or device error. Errors go to stderr as "haze: <message>", where
- * the library's message already names file and line when a file is involved.
+ * 3 runtime or device error (a failed write to standard output included),
+ * 4 `haze prec` only: a stated bound was not proved. Errors go to stderr as "haze: <message>",
+ * where the library's message already names file and line when a file is involved.
  */
 #ifndef HAZE_CLI_H
 #define HAZE_CLI_H
@@ -13,7 +14,7 @@
 
 #include "haze/haze.h"
 
-enum { CLI_OK = 0, CLI_USAGE = 1, CLI_INPUT = 2, CLI_RUNTIME = 3 };
+enum { CLI_OK = 0, CLI_USAGE = 1, CLI_INPUT = 2, CLI_RUNTIME = 3, CLI_NOT_PROVED = 4 };
 
 typedef struct cli_global {
     haze_backend backend;
@@ -83,6 +84,17 @@ int cli_parse_double(const char *s, double *out);
 /* Option parsing of a subcommand that takes nothing but --help: prints the
  * help or a usage error as needed. Returns -1 to go on, else the exit code. */
 int cli_help_only(int argc, char **argv, const char *cmd, void (*help)(FILE *fp));
+
+/* Opens an output group on ctx (haze_outgroup_begin) holding the n paths
+ * (NULL entries skipped): the command's outputs then land together at
+ * haze_outgroup_commit() or none does, and a missing folder fails before any
+ * work. Returns a library status. */
+int cli_outputs_begin(haze_ctx *ctx, int n, const char *const *paths);
+
+/* Writes s as a JSON string (quotes included). Bytes that are not valid
+ * UTF-8 (a file name in another encoding) become U+FFFD, so the document
+ * stays valid JSON. */
+void cli_json_str(FILE *fp, const char *s);
 
 /* Progress and chatter go through this; silent with --quiet. */
 void cli_info(const cli_global *g, const char *fmt, ...)

@@ -186,7 +186,9 @@ static int cmd_predict(int argc, char **argv, const cli_global *g) {
     haze_table *cv = NULL, *x = NULL, *nt = NULL;
     double *u = NULL, *xd = NULL;
     size_t *idx = NULL;
-    int st = haze_table_read(ctx, argv[optind], NULL, &cv);
+    const char *outputs[] = {out, labels};
+    int st = cli_outputs_begin(ctx, 2, outputs);
+    if (!st) st = haze_table_read(ctx, argv[optind], NULL, &cv);
     haze_read_options ro = haze_read_options_default();
     ro.text_as_nan = 1; /* text only where no feature is read (cli_columns_match checks) */
     if (!st) st = haze_table_read(ctx, argv[optind + 1], &ro, &x);
@@ -238,6 +240,7 @@ static int cmd_predict(int argc, char **argv, const cli_global *g) {
         st = haze_fcm_predict(ctx, &model, xd, x->rows, cv->cols, single, u);
         if (!st) st = haze_matrix_write(ctx, out, u, x->rows, cv->rows, NULL);
         if (!st && labels) st = write_labels(ctx, labels, u, x->rows, cv->rows);
+        if (!st) st = haze_outgroup_commit(ctx);
     }
     if (st && !code) code = cli_fail(ctx, st);
     free(u);
@@ -275,12 +278,9 @@ static void warn_degenerate(const haze_fcm_result *r, const haze_fcm_options *fo
 }
 
 static void print_json(FILE *fp, const char *data, const haze_fcm_result *r, double secs) {
-    fprintf(fp, "{\n  \"data\": \"");
-    for (const char *s = data; *s; s++) {
-        if (*s == '"' || *s == '\\') fputc('\\', fp);
-        if ((unsigned char)*s >= 0x20) fputc(*s, fp);
-    }
-    fprintf(fp, "\",\n  \"points\": %zu,\n  \"features\": %zu,\n  \"clusters\": %zu,\n", r->n, r->d,
+    fprintf(fp, "{\n  \"data\": ");
+    cli_json_str(fp, data);
+    fprintf(fp, ",\n  \"points\": %zu,\n  \"features\": %zu,\n  \"clusters\": %zu,\n", r->n, r->d,
             r->c);
     fprintf(fp, "  \"m\": %.17g,\n  \"metric\": \"%s\",\n", r->m,
             r->metric == HAZE_FCM_GK ? "gk" : "euclidean");
@@ -443,7 +443,9 @@ int cmd_fcm(int argc, char **argv, const cli_global *g) {
     if (code) return code;
     haze_table *x = NULL, *it = NULL;
     haze_fcm_result *r = NULL;
-    int st = haze_table_read(ctx, data, NULL, &x);
+    const char *outputs[] = {out, memb, labels, norms};
+    int st = cli_outputs_begin(ctx, 4, outputs);
+    if (!st) st = haze_table_read(ctx, data, NULL, &x);
     if (!st && (size_t)fo.clusters > x->rows) {
         cli_errorf("%s: %d clusters for only %zu points", data, fo.clusters, x->rows);
         code = CLI_INPUT;
@@ -482,6 +484,7 @@ int cmd_fcm(int argc, char **argv, const cli_global *g) {
     if (!st && memb) st = haze_matrix_write(ctx, memb, r->memberships, r->n, r->c, NULL);
     if (!st && labels) st = write_labels(ctx, labels, r->memberships, r->n, r->c);
     if (!st && norms) st = haze_matrix_write(ctx, norms, r->norms, r->c, r->d * r->d, NULL);
+    if (!st) st = haze_outgroup_commit(ctx);
     if (!st) {
         if (json) {
             print_json(sum, data, r, secs);

@@ -4,7 +4,10 @@
  *   haze fis info MODEL.fis
  *   haze fis eval MODEL.fis [INPUTS.csv|-] [-o OUT.csv] [--mode M] [--points N] [--nan]
  *   haze fis surface MODEL.fis [--grid N] -o surface.csv   (like MATLAB's gensurf)
- *   haze fis convert IN.{fis,fll} -o OUT.fis
+ *   haze fis convert IN.{fis,fll} -o OUT.{fis,fll}
+ *
+ * Results go to standard output (or -o); messages, counts and the reader's
+ * warnings ("haze: warning: FILE:LINE: ...") to standard error.
  */
 #include <getopt.h>
 #include <math.h>
@@ -13,42 +16,104 @@
 
 #include "cli.h"
 
+static const char *const mode_help =
+    "  --mode M           matlab (default for .fis: sums over linspace points,\n"
+    "                     inputs clamped, mid-range when no rule fires) or octave\n"
+    "                     (fuzzy-logic-toolkit: trapz, no clamping, NaN) or\n"
+    "                     fuzzylite (midpoints of N cells, rules below 1e-6\n"
+    "                     dropped; default for .fll) or exact (closed-form\n"
+    "                     integrals of piecewise-linear output sets:\n"
+    "                     trimf/trapmf/linsmf/linzmf, min/prod, max/sum; anything\n"
+    "                     else is refused, exit 2)\n"
+    "  --points N         points of the output range for Mamdani (default 101;\n"
+    "                     .fll: each output's resolution)\n";
+
 static void help(FILE *fp) {
-    fprintf(
-        fp,
-        "usage: haze fis info MODEL.{fis,fll}\n"
-        "       haze fis eval MODEL.{fis,fll} [INPUTS.csv|-] [-o OUT.csv]\n"
-        "                     [--mode matlab|octave|fuzzylite|exact] [--points N] [--nan]\n"
-        "       haze fis surface MODEL.{fis,fll} [--grid N] [-o OUT.csv] [--mode M] [--points N]\n"
-        "       haze fis convert IN.{fis,fll} -o OUT.fis\n\n"
-        "Fuzzy inference with MATLAB/Octave .fis models (Mamdani and Sugeno) and\n"
-        "fuzzylite .fll engines (also Tsukamoto and mixed outputs).\n\n"
-        "  info      inputs, outputs, membership functions and rules of a model\n"
-        "  eval      evaluates every row of INPUTS (CSV or .npy, one column per input;\n"
-        "            default: standard input) and writes one column per output\n"
-        "            (CSV, or .npy by extension; default: standard output)\n"
-        "  surface   evaluates a grid of N x N points over the first two inputs (N\n"
-        "            points for one input); other inputs sit at mid-range\n"
-        "  convert   reads a model and writes it as a MATLAB .fis file; a .fll engine\n"
-        "            that .fis cannot express is refused, saying what (exit 2)\n\n"
-        "Options:\n"
-        "  -o, --output FILE  where to write (default '-': standard output)\n"
-        "  --mode M           matlab (default: sums over linspace points, inputs\n"
-        "                     clamped, mid-range when no rule fires) or octave\n"
-        "                     (fuzzy-logic-toolkit: trapz, no clamping, NaN) or\n"
-        "                     fuzzylite (midpoints of N cells; default for .fll)\n"
-        "                     or exact (closed-form integrals of piecewise-linear\n"
-        "                     output sets: trimf/trapmf/linsmf/linzmf, min/prod,\n"
-        "                     max/sum; anything else is refused, exit 2)\n"
-        "  --points N         points of the output range for Mamdani (default 101;\n"
-        "                     .fll: each output's resolution)\n"
-        "  --nan              NaN instead of mid-range when no rule fires\n"
-        "  --grid N           surface points per axis (default 15)\n"
-        "  --ignore-extra     eval: leave out input columns the model does not name\n"
-        "                     (default: an error). With a header, INPUTS columns are\n"
-        "                     matched to the model's inputs by name; without, by order\n"
-        "  -h, --help         this text\n\n"
-        "Exit codes: 0 ok, 1 usage, 2 bad model or input (file and line named), 3 runtime.\n");
+    fprintf(fp,
+            "usage: haze fis info MODEL.{fis,fll}\n"
+            "       haze fis eval MODEL.{fis,fll} [INPUTS.csv|-] [-o OUT.csv]\n"
+            "                     [--mode matlab|octave|fuzzylite|exact] [--points N] [--nan]\n"
+            "       haze fis surface MODEL.{fis,fll} [--grid N] [-o OUT.csv] [--mode M] "
+            "[--points N]\n"
+            "       haze fis convert IN.{fis,fll} -o OUT.{fis,fll}\n\n"
+            "Fuzzy inference with MATLAB/Octave .fis models (Mamdani and Sugeno) and\n"
+            "fuzzylite .fll engines (also Tsukamoto and mixed outputs).\n\n"
+            "  info      variables, ranges, membership functions and rules of a model\n"
+            "  eval      evaluates every row of a table of inputs\n"
+            "  surface   evaluates a grid over the first two inputs (like gensurf)\n"
+            "  convert   writes a model as MATLAB .fis or fuzzylite .fll\n\n"
+            "'haze fis SUBCOMMAND --help' describes each. Results go to standard output\n"
+            "(or -o FILE); messages and warnings (\"haze: warning: FILE:LINE: ...\") go to\n"
+            "standard error.\n\n"
+            "Exit codes: 0 ok, 1 usage, 2 bad model or input (file and line named), 3 runtime.\n");
+}
+
+static void help_info(FILE *fp) {
+    fprintf(fp, "usage: haze fis info MODEL.{fis,fll}\n\n"
+                "Prints the model: its name, type and methods (AND, OR, implication,\n"
+                "aggregation, defuzzification), each input and output with its range and\n"
+                "every membership function with its type and parameters, and the rules in\n"
+                "words, as MATLAB's showrule writes them (the weight last). Reader warnings\n"
+                "go to standard error.\n\n"
+                "Options:\n"
+                "  -h, --help         this text\n");
+}
+
+static void help_eval(FILE *fp) {
+    fprintf(fp,
+            "usage: haze fis eval MODEL.{fis,fll} [INPUTS.csv|-] [-o OUT.csv]\n"
+            "                     [--mode matlab|octave|fuzzylite|exact] [--points N] [--nan]\n\n"
+            "Evaluates every row of INPUTS (CSV or .npy, a column per input; default:\n"
+            "standard input) and writes one column per output (CSV, or .npy by\n"
+            "extension; default: standard output). Counts of clamped inputs and of\n"
+            "outputs where no rule fired go to standard error.\n\n"
+            "Options:\n"
+            "  -o, --output FILE  where to write (default '-': standard output)\n"
+            "%s"
+            "  --nan              NaN instead of mid-range when no rule fires\n"
+            "  --ignore-extra     leave out input columns the model does not name\n"
+            "                     (default: an error). With a header, INPUTS columns are\n"
+            "                     matched to the model's inputs by name; without, by order\n"
+            "  -h, --help         this text\n",
+            mode_help);
+}
+
+static void help_surface(FILE *fp) {
+    fprintf(fp,
+            "usage: haze fis surface MODEL.{fis,fll} [--grid N] [-o OUT.csv] [--mode M]\n"
+            "                        [--points N] [--nan]\n\n"
+            "Evaluates a grid of N x N points over the ranges of the first two inputs (N\n"
+            "points for a model of one input; other inputs sit at mid-range), like\n"
+            "MATLAB's gensurf, and writes the inputs and outputs, one row per point.\n\n"
+            "Options:\n"
+            "  --grid N           points per axis (default 15)\n"
+            "  -o, --output FILE  where to write (default '-': standard output)\n"
+            "%s"
+            "  --nan              NaN instead of mid-range when no rule fires\n"
+            "  -h, --help         this text\n",
+            mode_help);
+}
+
+static void help_convert(FILE *fp) {
+    fprintf(fp, "usage: haze fis convert IN.{fis,fll} -o OUT.{fis,fll}\n\n"
+                "Reads a model and writes it in the format that the extension of OUT names\n"
+                "(anything but .fll, and '-' for standard output, is MATLAB .fis):\n"
+                "  .fis  a .fll engine that .fis cannot express is refused, saying what\n"
+                "  .fll  fuzzylite 6 FuzzyLite Language; the resolution of Mamdani outputs\n"
+                "        is --points N (default 101); what fuzzylite cannot say with the\n"
+                "        same meaning is refused, saying what\n"
+                "Refusals exit 2 and write nothing.\n\n"
+                "Options:\n"
+                "  -o, --output FILE  where to write (required)\n"
+                "  --points N         resolution of Mamdani outputs in a .fll\n"
+                "  -h, --help         this text\n");
+}
+
+static void (*sub_help(const char *sub))(FILE *) {
+    if (strcmp(sub, "info") == 0) return help_info;
+    if (strcmp(sub, "eval") == 0) return help_eval;
+    if (strcmp(sub, "surface") == 0) return help_surface;
+    return help_convert;
 }
 
 typedef struct fis_opts {
@@ -61,7 +126,7 @@ typedef struct fis_opts {
     int ignore_extra;
 } fis_opts;
 
-static int parse_opts(int argc, char **argv, fis_opts *o, int *first_arg) {
+static int parse_opts(int argc, char **argv, fis_opts *o, int *first_arg, void (*hp)(FILE *)) {
     static const struct option opts[] = {
         {"help", no_argument, 0, 'h'},         {"output", required_argument, 0, 'o'},
         {"mode", required_argument, 0, 'm'},   {"points", required_argument, 0, 'p'},
@@ -72,7 +137,7 @@ static int parse_opts(int argc, char **argv, fis_opts *o, int *first_arg) {
     while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
         switch (c) {
         case 'h':
-            help(stdout);
+            hp(stdout);
             return -1;
         case 'o':
             o->output = optarg;
@@ -114,19 +179,64 @@ static int load_model(haze_ctx *ctx, const char *path, const fis_opts *o, haze_f
     return HAZE_OK;
 }
 
+static void print_params(const double *p, int np) {
+    printf("[");
+    for (int k = 0; k < np; k++) printf("%s%.10g", k ? " " : "", p[k]);
+    printf("]");
+}
+
 static void print_info(const haze_fis *f) {
+    const int no = haze_fis_num_outputs(f);
     printf("name     %s\n", haze_fis_name(f));
     printf("type     %s\n", haze_fis_is_sugeno(f) ? "sugeno" : "mamdani");
-    printf("rules    %d\n", haze_fis_num_rules(f));
+    printf("methods  and %s, or %s, implication %s", haze_fis_method(f, "and", -1),
+           haze_fis_method(f, "or", -1), haze_fis_method(f, "imp", -1));
+    if (no > 0)
+        printf(", aggregation %s, defuzzification %s", haze_fis_method(f, "agg", 0),
+               haze_fis_method(f, "defuzz", 0));
+    printf("\n");
     for (int io = 0; io < 2; io++) {
-        int n = io ? haze_fis_num_outputs(f) : haze_fis_num_inputs(f);
+        int n = io ? no : haze_fis_num_inputs(f);
         printf("%s  %d\n", io ? "outputs" : "inputs ", n);
         for (int i = 0; i < n; i++) {
             double lo, hi;
             haze_fis_var_range(f, io, i, &lo, &hi);
-            printf("  %d  %-24s [%g, %g]\n", i + 1, haze_fis_var_name(f, io, i), lo, hi);
+            printf("  %d  %-24s [%.10g, %.10g]", i + 1, haze_fis_var_name(f, io, i), lo, hi);
+            if (io && no > 1)
+                printf("  aggregation %s, defuzzification %s", haze_fis_method(f, "agg", i),
+                       haze_fis_method(f, "defuzz", i));
+            printf("\n");
+            for (int k = 0; k < haze_fis_num_mfs(f, io, i); k++) {
+                const char *name, *type;
+                const double *p;
+                int np;
+                haze_fis_mf(f, io, i, k, &name, &type, &p, &np);
+                printf("       %d  %-20s %-17s ", k + 1, name, type);
+                print_params(p, np);
+                printf("\n");
+            }
         }
     }
+    printf("rules    %d\n", haze_fis_num_rules(f));
+    char buf[1024];
+    for (int r = 0; r < haze_fis_num_rules(f); r++) {
+        int len = haze_fis_rule_text(f, r, buf, sizeof buf);
+        if (len < 0) continue;
+        if ((size_t)len < sizeof buf) {
+            printf("  %d. %s\n", r + 1, buf);
+        } else {
+            char *big = malloc((size_t)len + 1);
+            if (big && haze_fis_rule_text(f, r, big, (size_t)len + 1) == len)
+                printf("  %d. %s\n", r + 1, big);
+            free(big);
+        }
+    }
+}
+
+/* The reader's warnings, on standard error. */
+static void print_warnings(const haze_fis *f) {
+    for (int i = 0; i < haze_fis_num_warnings(f); i++)
+        fprintf(stderr, "haze: warning: %s\n", haze_fis_warning(f, i));
 }
 
 static char **var_names(const haze_fis *f, int with_inputs) {
@@ -247,7 +357,7 @@ int cmd_fis(int argc, char **argv, const cli_global *g) {
     fis_opts o;
     memset(&o, 0, sizeof o);
     int first = 0;
-    int rc = parse_opts(argc - 1, argv + 1, &o, &first);
+    int rc = parse_opts(argc - 1, argv + 1, &o, &first, sub_help(sub));
     if (rc < 0) return CLI_OK;
     if (rc) return rc;
     int nargs = argc - 1 - first;
@@ -257,12 +367,13 @@ int cmd_fis(int argc, char **argv, const cli_global *g) {
     if (nargs > max_args)
         return cli_usage_error("fis", "%s: unexpected argument '%s'", sub, args[max_args]);
     if (strcmp(sub, "convert") == 0 && !o.output)
-        return cli_usage_error("fis", "convert: -o OUT.fis is required");
+        return cli_usage_error("fis", "convert: -o OUT.fis or -o OUT.fll is required");
     haze_ctx *ctx = NULL;
     rc = cli_ctx_new(g, &ctx);
     if (rc) return rc;
     haze_fis *f = NULL;
     int st = load_model(ctx, args[0], &o, &f);
+    if (!st) print_warnings(f);
     if (st) {
         rc = cli_fail(ctx, st);
     } else if (strcmp(sub, "info") == 0) {

@@ -391,13 +391,9 @@ static void print_result(FILE *fp, const haze_fuzzy_array *v, out_format fmt, in
     if (sym) mid = v->precision ? ((float *)v->data)[0] : ((double *)v->data)[0];
     haze_fuzzy_centroid(v, 0, &c);
     if (fmt == FMT_JSON) {
-        fprintf(fp, "{\"expression\": \"");
-        for (const char *s = expr; *s; s++)
-            if (*s == '"' || *s == '\\')
-                fprintf(fp, "\\%c", *s);
-            else if ((unsigned char)*s >= 32)
-                fputc(*s, fp);
-        fprintf(fp, "\", \"encoding\": \"%s\", \"precision\": \"%s\", \"centroid\": ",
+        fprintf(fp, "{\"expression\": ");
+        cli_json_str(fp, expr);
+        fprintf(fp, ", \"encoding\": \"%s\", \"precision\": \"%s\", \"centroid\": ",
                 haze_fuzzy_encoding_name(v->encoding), v->precision ? "single" : "double");
         put_num(fp, fmt, c, 0);
         fputs(", \"cuts\": [", fp);

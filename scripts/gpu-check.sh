@@ -10,12 +10,22 @@
 # HAZE_SKIP_TESTS=1 / HAZE_SKIP_BENCH=1 skip a phase; HAZE_TARGETS="a b" builds only
 # those targets; HAZE_TEST_FILTER=regex runs only matching tests; HAZE_BENCH_ARGS (e.g. --quick) and
 # HAZE_BENCH_TIMEOUT (seconds, default 300) apply to every benchmark; JOBS sets parallelism.
+# HAZE_CUDA_ARCHS narrows the build (CMAKE_CUDA_ARCHITECTURES, e.g. 90; default:
+# the fat build of CMakeLists.txt); HAZE_BUILD_DIR (default build-gpu) is the build folder,
+# HAZE_SKIP_BUILD=1 uses it as it is.
+# NVIDIA's checker: every GPU test (tests/test_*_cuda) runs under compute-sanitizer's
+# memcheck (with leak check), racecheck, synccheck and initcheck, and the summary
+# counts the errors of each. HAZE_SANITIZE=quick (default: HAZE_TEST_QUICK=1, fewer
+# random cases), full, or 0 (skip); HAZE_SANITIZE_TOOLS="memcheck ..." picks tools;
+# HAZE_SANITIZE_TESTS="test_fnn_cuda test_fcm_cuda:test_gk ..." picks runs; HAZE_SANITIZE_JOBS (default 4)
+# runs that many at once; HAZE_SANITIZE_TIMEOUT (seconds, default 1200) per run.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 debs=${1:-.debs}
 out=${2:-gpu-check-out}
 mkdir -p "$out"
 jobs=${JOBS:-$(nproc)}
+bdir=${HAZE_BUILD_DIR:-build-gpu}
 prefix=/tmp/haze-deps
 
 if [ -d "$debs" ] && ls "$debs"/*.deb >/dev/null 2>&1; then
@@ -32,19 +42,23 @@ fi
 
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>/dev/null | tee "$out/gpu.txt"
 t0=$(date +%s)
-cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DHAZE_CUDA=ON >"$out/configure.log" 2>&1 ||
-    { tail -30 "$out/configure.log"; exit 1; }
-# shellcheck disable=SC2086
-cmake --build build-gpu -j "$jobs" ${HAZE_TARGETS:+--target $HAZE_TARGETS} >"$out/build.log" 2>&1 ||
-    { grep -E "error|Error" "$out/build.log" | head -40; exit 1; }
-t_build=$(( $(date +%s) - t0 ))
-grep -E "registers|spill" "$out/build.log" >"$out/ptxas.txt" || true
-./build-gpu/haze info | tee "$out/info.txt"
+t_build="skipped"
+if [ "${HAZE_SKIP_BUILD:-0}" != 1 ]; then
+    cmake -S . -B "$bdir" -DCMAKE_BUILD_TYPE=Release -DHAZE_CUDA=ON \
+        ${HAZE_CUDA_ARCHS:+-DCMAKE_CUDA_ARCHITECTURES="$HAZE_CUDA_ARCHS"} >"$out/configure.log" 2>&1 ||
+        { tail -30 "$out/configure.log"; exit 1; }
+    # shellcheck disable=SC2086
+    cmake --build "$bdir" -j "$jobs" ${HAZE_TARGETS:+--target $HAZE_TARGETS} >"$out/build.log" 2>&1 ||
+        { grep -E "error|Error" "$out/build.log" | head -40; exit 1; }
+    t_build="$(( $(date +%s) - t0 ))s"
+    grep -E "registers|spill" "$out/build.log" >"$out/ptxas.txt" || true
+fi
+"$bdir"/haze info | tee "$out/info.txt"
 
 tests="not run"
 if [ "${HAZE_SKIP_TESTS:-0}" != 1 ]; then
     t0=$(date +%s)
-    ctest --test-dir build-gpu --output-on-failure -j 4 --timeout 900 ${HAZE_TEST_FILTER:+-R "$HAZE_TEST_FILTER"} \
+    ctest --test-dir "$bdir" --output-on-failure -j 4 --timeout 900 ${HAZE_TEST_FILTER:+-R "$HAZE_TEST_FILTER"} \
         >"$out/ctest.log" 2>&1
     t_test=$(( $(date +%s) - t0 ))
     grep -E "tests passed|tests failed|\(Failed\)|\(Skipped\)|Timeout|Not Run" "$out/ctest.log" | tail -20
@@ -53,9 +67,93 @@ if [ "${HAZE_SKIP_TESTS:-0}" != 1 ]; then
     tests="$tests, $skipped skipped (${t_test}s)"
 fi
 
+# ------------------------------------------------ compute-sanitizer
+# A run is a test program, or PROGRAM:test_a,test_b for some of its tests
+# (HAZE_TEST_ONLY). Quick mode: fewer random cases, and the two long GPU
+# tests in parts that together cover every kernel family (the SONFIN
+# register, cluster, launch and mini-batch kernels; the c-means fixed-shape,
+# fast, Gustafson-Kessel and streamed paths), the slowest first.
+declare -a san_rows=()
+san=${HAZE_SANITIZE:-quick}
+san_tools=${HAZE_SANITIZE_TOOLS:-memcheck racecheck synccheck initcheck}
+san_total=0
+if [ "$san" != 0 ]; then
+    cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+    all=$(cd "$bdir"/tests && ls test_*_cuda 2>/dev/null | tr '\n' ' ')
+    if [ "$san" = quick ]; then
+        quick="test_fnn_cuda:test_register_online test_fnn_cuda:test_cluster_online,test_math
+               test_fnn_cuda:test_cluster_threads,test_step_time
+               test_fnn_cuda:test_atm_batch,test_gpufnn_baseline,test_fixed_width
+               test_fcm_cuda:test_pipeline test_fcm_cuda:test_gk,test_fuzzifier
+               test_fcm_cuda:test_hard_data,test_kept_share"
+        for t in $all; do case $t in test_fnn_cuda | test_fcm_cuda) ;; *) quick+=" $t" ;; esac; done
+        san_tests=${HAZE_SANITIZE_TESTS:-$quick}
+    else
+        san_tests=${HAZE_SANITIZE_TESTS:-$all}
+    fi
+    mkdir -p "$out/san"
+    # one run: its log, then "errors warnings exit" in a .res file
+    san_one() {
+        local tool=$1 run=$2 t=${2%%:*} only= opts=() name
+        [ "$run" != "$t" ] && only=${run#*:}
+        name=$(echo "$run" | tr ':,' '._')
+        local log="$out/san/$name.$tool.log"
+        case $tool in
+        memcheck) opts=(--leak-check full) ;;
+        racecheck) opts=(--racecheck-report all --num-cuda-barriers 4) ;;
+        synccheck) opts=(--num-cuda-barriers 4) ;; # the SONFIN cluster kernels' 2 mbarriers per block
+        esac
+        if [ "$san" = quick ]; then export HAZE_TEST_QUICK=1; fi
+        # several runs share the machine: few CPU threads each
+        HAZE_TEST_ONLY=$only HAZE_THREADS=${HAZE_THREADS:-2} OMP_NUM_THREADS=${OMP_NUM_THREADS:-2} \
+            timeout "${HAZE_SANITIZE_TIMEOUT:-1200}" "$cs" --tool "$tool" "${opts[@]}" --print-limit 20 \
+            "$bdir/tests/$t" >"$log" 2>&1
+        local rc=$? n w=0
+        if [ "$tool" = racecheck ]; then
+            n=$(sed -n 's/.*RACECHECK SUMMARY: .*(\([0-9]*\) errors, \([0-9]*\) warnings).*/\1/p' "$log" | tail -1)
+            w=$(sed -n 's/.*RACECHECK SUMMARY: .*(\([0-9]*\) errors, \([0-9]*\) warnings).*/\2/p' "$log" | tail -1)
+        else
+            n=$(grep -Eo "ERROR SUMMARY: [0-9]+" "$log" | tail -1 | grep -Eo "[0-9]+$")
+        fi
+        echo "${n:--} ${w:-0} $rc" >"$out/san/$name.$tool.res"
+    }
+    export -f san_one
+    export cs san out bdir
+    t0=$(date +%s)
+    for t in $san_tests; do for tool in $san_tools; do echo "$tool $t"; done; done |
+        xargs -P "${HAZE_SANITIZE_JOBS:-4}" -n 2 bash -c 'san_one "$0" "$1"'
+    t_san=$(( $(date +%s) - t0 ))
+    lw=16
+    for t in $san_tests; do [ ${#t} -gt $lw ] && lw=${#t}; done
+    san_rows+=("$(printf '%-*s' "$lw" "errors ($san)"; for tool in $san_tools; do printf ' %10s' "$tool"; done)")
+    for t in $san_tests; do
+        name=$(echo "$t" | tr ':,' '._')
+        row=$(printf '%-*s' "$lw" "$t")
+        for tool in $san_tools; do
+            read -r n w rc <"$out/san/$name.$tool.res" || { n=-; w=0; rc=?; }
+            cell=$n
+            [ "$w" != 0 ] && cell="$n+${w}w"
+            case $rc in
+            0) ;;
+            77) cell="$cell skip" ;;
+            124) cell="timeout" ;;
+            *) cell="$cell exit$rc" ;;
+            esac
+            # no count, or the test failing under the tool, counts as one error
+            if [ "$n" = - ] || { [ "$rc" != 0 ] && [ "$rc" != 77 ]; }; then
+                san_total=$((san_total + 1))
+            fi
+            [ "$n" != - ] && san_total=$((san_total + n))
+            row+=$(printf ' %10s' "$cell")
+        done
+        san_rows+=("$row")
+    done
+    san_rows+=("$(printf '%-*s %s' "$lw" "total errors" "$san_total (${t_san}s; logs in $out/san)")")
+fi
+
 declare -a bench_rows=()
-if [ "${HAZE_SKIP_BENCH:-0}" != 1 ] && [ -d build-gpu/bench ]; then
-    for b in build-gpu/bench/bench_*; do
+if [ "${HAZE_SKIP_BENCH:-0}" != 1 ] && [ -d "$bdir"/bench ]; then
+    for b in "$bdir"/bench/bench_*; do
         [ -x "$b" ] || continue
         name=$(basename "$b")
         if [ -n "${HAZE_BENCH_FILTER:-}" ] && ! echo "$name" | grep -Eq "$HAZE_BENCH_FILTER"; then continue; fi
@@ -72,6 +170,11 @@ fi
 echo
 echo "================ haze gpu-check summary ================"
 printf '%-16s %s\n' "gpu" "$(head -1 "$out/gpu.txt" 2>/dev/null)"
-printf '%-16s %ss\n' "build" "$t_build"
+printf '%-16s %s\n' "build" "$t_build"
 printf '%-16s %s\n' "tests" "$tests"
 for r in "${bench_rows[@]+"${bench_rows[@]}"}"; do printf '%-16s %s\n' "bench" "$r"; done
+if [ "${#san_rows[@]}" -gt 0 ]; then
+    echo "---------------- compute-sanitizer (errors per test and tool)"
+    for r in "${san_rows[@]}"; do echo "$r"; done
+fi
+[ "$san_total" = 0 ]

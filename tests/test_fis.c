@@ -462,8 +462,18 @@ static void test_bad_input(void **s) {
     expect_parse_error(ctx, t, "MF2 is missing");
     expect_parse_error(ctx, "[System]\nNumInputs=two\n",
                        "bad.fis:2: NumInputs: expected a whole number");
-    snprintf(t, sizeof t, "%s[Input1]\nRange=[1 0]\n", head);
+    snprintf(t, sizeof t, "%s[Input1]\nRange=[1 0]\nNumMFs=1\nMF1='a':'trimf',[0 1 2]\n%s", head,
+             out1);
     expect_parse_error(ctx, t, "bad.fis:6: Range");
+    /* a Mamdani output of range [0 0] (a Sugeno one is loaded) */
+    snprintf(t, sizeof t,
+             "%s[Input1]\nNumMFs=1\nMF1='a':'trimf',[0 1 2]\n[Output1]\nRange=[0 0]\nNumMFs=1\n"
+             "MF1='a':'trimf',[0 1 2]\n",
+             head);
+    expect_parse_error(ctx, t, "bad.fis:9: Range [0 0]: expected min < max");
+    /* an expression that is not one of numbers says what was read */
+    snprintf(t, sizeof t, "%s[Input1]\nRange=[0 foo]\n", head);
+    expect_parse_error(ctx, t, "bad.fis:6: Range: expected [min max], two numbers (or MATLAB");
     /* truncated file: sections missing */
     expect_parse_error(ctx, head, "section [Input1] is missing");
     /* a missing file is an I/O error */
@@ -998,6 +1008,310 @@ static void test_threads_identical(void **s) {
     haze_ctx_free(ctx);
 }
 
+/* The reader's warnings hold `want`. */
+static int has_warning(const haze_fis *f, const char *want) {
+    for (int i = 0; i < haze_fis_num_warnings(f); i++)
+        if (strstr(haze_fis_warning(f, i), want)) return 1;
+    return 0;
+}
+
+static haze_fis *parse_ok(haze_ctx *ctx, const char *text, const char *name) {
+    haze_fis *f = NULL;
+    if (haze_fis_parse(ctx, text, name, &f)) fail_msg("%s", haze_ctx_errmsg(ctx));
+    return f;
+}
+
+/* MF lines, and input sections, are taken by their position in the file as
+ * MATLAB's readfis takes them, with a warning (they were matched by number,
+ * and duplicates refused). */
+static void test_fis_by_position(void **s) {
+    (void)s;
+    haze_ctx *ctx = cpu_ctx();
+    const char *sys = "[System]\nName='p'\nNumInputs=1\nNumOutputs=1\n";
+    const char *rest = "[Output1]\nRange=[0 10]\nNumMFs=2\nMF1='lo':'trimf',[0 2 5]\n"
+                       "MF2='hi':'trimf',[5 8 10]\n[Rules]\n1, 1 (1) : 1\n2, 2 (1) : 1\n";
+    char a[2048], b[2048];
+    /* MF2 written before MF1: the first line is MF 1 */
+    snprintf(a, sizeof a,
+             "%s[Input1]\nRange=[0 1]\nNumMFs=2\nMF2='up':'trimf',[0 1 2]\n"
+             "MF1='down':'trimf',[-1 0 1]\n%s",
+             sys, rest);
+    snprintf(b, sizeof b,
+             "%s[Input1]\nRange=[0 1]\nNumMFs=2\nMF1='up':'trimf',[0 1 2]\n"
+             "MF2='down':'trimf',[-1 0 1]\n%s",
+             sys, rest);
+    haze_fis *fa = parse_ok(ctx, a, "a.fis"), *fb = parse_ok(ctx, b, "b.fis");
+    assert_true(has_warning(fa, "a.fis:8: MF2 is the MF line number 1"));
+    assert_true(has_warning(fa, "a.fis:9: MF1 is the MF line number 2"));
+    assert_int_equal(haze_fis_num_warnings(fb), 0);
+    double x[3] = {0.1, 0.5, 0.9}, ya[3], yb[3];
+    assert_int_equal(haze_fis_eval(ctx, fa, x, 3, ya), HAZE_OK);
+    assert_int_equal(haze_fis_eval(ctx, fb, x, 3, yb), HAZE_OK);
+    assert_memory_equal(ya, yb, sizeof ya);
+    assert_true(ya[0] > 5.0); /* 'up' (MF 1) is high at 0.1: the rule to 'lo'... */
+    haze_fis_free(fa);
+    haze_fis_free(fb);
+    /* a duplicate MF2 line is MF 3 */
+    snprintf(
+        a, sizeof a,
+        "%s[Input1]\nRange=[0 1]\nNumMFs=3\nMF1='a':'trimf',[0 1 2]\nMF2='b':'trimf',[-1 0 1]\n"
+        "MF2='c':'trimf',[0 0.5 1]\n%s",
+        sys, rest);
+    fa = parse_ok(ctx, a, "d.fis");
+    assert_true(
+        has_warning(fa, "d.fis:10: MF2 is the MF line number 3 of its section; taken as MF3"));
+    assert_int_equal(haze_fis_num_mfs(fa, 0, 0), 3);
+    const char *name;
+    assert_int_equal(haze_fis_mf(fa, 0, 0, 2, &name, NULL, NULL, NULL), HAZE_OK);
+    assert_string_equal(name, "c");
+    haze_fis_free(fa);
+    /* a repeated [Input2] section is input 3 */
+    snprintf(a, sizeof a,
+             "[System]\nNumInputs=3\nNumOutputs=1\n[Input1]\nName='x'\nNumMFs=1\n"
+             "MF1='a':'trimf',[0 1 2]\n[Input2]\nName='y'\nNumMFs=1\nMF1='a':'trimf',[0 1 2]\n"
+             "[Input2]\nName='z'\nNumMFs=1\nMF1='a':'trimf',[0 1 2]\n[Output1]\nNumMFs=1\n"
+             "MF1='a':'trimf',[0 1 2]\n[Rules]\n1 1 1, 1 (1) : 1\n");
+    fa = parse_ok(ctx, a, "s.fis");
+    assert_int_equal(haze_fis_num_inputs(fa), 3);
+    assert_string_equal(haze_fis_var_name(fa, 0, 2), "z");
+    assert_true(has_warning(fa, "s.fis:12: section [Input2] is the input section number 3"));
+    haze_fis_free(fa);
+    haze_ctx_free(ctx);
+}
+
+/* Sugeno outputs of range [0 0], ranges and parameters written as MATLAB
+ * expressions, and the warning for a negated Sugeno consequent. */
+static void test_fis_ranges(void **s) {
+    (void)s;
+    haze_ctx *ctx = cpu_ctx();
+    const char *t = "[System]\nType='sugeno'\nDefuzzMethod='wtaver'\nNumInputs=2\nNumOutputs=1\n"
+                    "[Input1]\nRange = [-pi/4 pi/4]\nNumMFs=1\nMF1='a':'trimf',[-pi/4 0 pi/4]\n"
+                    "[Input2]\nRange=[1 -2+5]\nNumMFs=1\nMF1='b':'trimf',[1 - 2, 2^-1 2*(1+0.5)]\n"
+                    "[Output1]\nRange=[0 0]\nNumMFs=2\nMF1='c':'constant',[3]\n"
+                    "MF2='d':'constant',[1e1]\n[Rules]\n1 1, 1 (1) : 1\n1 0, -2 (1) : 1\n";
+    haze_fis *f = parse_ok(ctx, t, "r.fis");
+    double lo, hi;
+    haze_fis_var_range(f, 0, 0, &lo, &hi);
+    assert_true(lo == -3.141592653589793 / 4 && hi == 3.141592653589793 / 4);
+    haze_fis_var_range(f, 0, 1, &lo, &hi);
+    assert_true(lo == 1.0 && hi == 3.0);
+    haze_fis_var_range(f, 1, 0, &lo, &hi);
+    assert_true(lo == 0.0 && hi == 0.0);
+    const double *p;
+    int np;
+    assert_int_equal(haze_fis_mf(f, 0, 1, 0, NULL, NULL, &p, &np), HAZE_OK);
+    assert_int_equal(np, 3);
+    assert_true(p[0] == -1.0 && p[1] == 0.5 && p[2] == 3.0);
+    assert_true(has_warning(f, "r.fis:21: rule 2: the negated Sugeno consequent -2"));
+    /* x = (0, 1): rule 1 fires 0 (b(1) = ... 0.8), rule 2 weight 1 - 1 */
+    double x[2] = {0.0, 2.0}, y;
+    assert_int_equal(haze_fis_eval(ctx, f, x, 1, &y), HAZE_OK);
+    assert_true(fabs(y - 3.0) < 1e-12);
+    haze_fis_free(f);
+    haze_ctx_free(ctx);
+}
+
+/* fuzzylite mode drops rules whose degree is below its threshold 1e-6 on a
+ * .fis too, as the same model read from .fll does. */
+static void test_fuzzylite_mode_threshold(void **s) {
+    (void)s;
+    haze_ctx *ctx = cpu_ctx();
+    const char *t = "[System]\nType='sugeno'\nDefuzzMethod='wtaver'\nNumInputs=1\nNumOutputs=1\n"
+                    "[Input1]\nName='x'\nRange=[0 1]\nNumMFs=2\nMF1='up':'trimf',[0 1 2]\n"
+                    "MF2='down':'trimf',[-1 0 1]\n"
+                    "[Output1]\nName='y'\nRange=[0 100]\nNumMFs=2\nMF1='big':'constant',[100]\n"
+                    "MF2='zero':'constant',[0]\n[Rules]\n1, 1 (1) : 1\n2, 2 (1) : 1\n";
+    const char *fll = "Engine: t\nInputVariable: x\n  range: 0 1\n  term: up Triangle 0 1 2\n"
+                      "  term: down Triangle -1 0 1\nOutputVariable: y\n  range: 0 100\n"
+                      "  defuzzifier: WeightedAverage TakagiSugeno\n  default: nan\n"
+                      "  term: big Constant 100\n  term: zero Constant 0\nRuleBlock: \n"
+                      "  conjunction: Minimum\n  activation: General\n"
+                      "  rule: if x is up then y is big\n  rule: if x is down then y is zero\n";
+    haze_fis *f = parse_ok(ctx, t, "t.fis"), *g = NULL;
+    assert_int_equal(haze_fis_parse_fll(ctx, fll, "t.fll", &g), HAZE_OK);
+    double x[2] = {1e-8, 0.5}, ym[2], yf[2], yl[2];
+    assert_int_equal(haze_fis_eval(ctx, f, x, 2, ym), HAZE_OK);
+    assert_true(ym[0] > 0.0); /* MATLAB keeps the rule of degree 1e-8 */
+    haze_fis_set_mode(f, HAZE_FIS_MODE_FUZZYLITE);
+    assert_int_equal(haze_fis_eval(ctx, f, x, 2, yf), HAZE_OK);
+    assert_int_equal(haze_fis_eval(ctx, g, x, 2, yl), HAZE_OK);
+    assert_true(yf[0] == 0.0);
+    assert_memory_equal(yf, yl, sizeof yf);
+    haze_fis_free(f);
+    haze_fis_free(g);
+    haze_ctx_free(ctx);
+}
+
+/* A .fll variable with two terms of one name: fuzzylite takes the first. */
+static void test_fll_duplicate_terms(void **s) {
+    (void)s;
+    haze_ctx *ctx = cpu_ctx();
+    const char *fll = "Engine: d\nInputVariable: x\n  range: 0 1\n  term: t Triangle 0 1 2\n"
+                      "  term: t Triangle -1 0 1\nOutputVariable: y\n  range: 0 10\n"
+                      "  defuzzifier: WeightedAverage TakagiSugeno\n  default: nan\n"
+                      "  term: a Constant 4\n  term: a Constant 7\nRuleBlock: \n"
+                      "  conjunction: Minimum\n  activation: General\n"
+                      "  rule: if x is t then y is a\n";
+    haze_fis *f = NULL;
+    if (haze_fis_parse_fll(ctx, fll, "d.fll", &f)) fail_msg("%s", haze_ctx_errmsg(ctx));
+    assert_true(has_warning(f, "d.fll:5: term 't' of 'x' defined twice"));
+    assert_true(has_warning(f, "d.fll:11: term 'a' of 'y' defined twice"));
+    /* x = 0.9: the first 't' has degree 0.9 (the second 0.1), the first 'a' is 4 */
+    double x = 0.9, y;
+    assert_int_equal(haze_fis_eval(ctx, f, &x, 1, &y), HAZE_OK);
+    assert_true(y == 4.0);
+    char buf[256];
+    assert_true(haze_fis_rule_text(f, 0, buf, sizeof buf) > 0);
+    assert_string_equal(buf, "If (x is t) then (y is a) (1)");
+    haze_fis_free(f);
+    haze_ctx_free(ctx);
+}
+
+/* Within 1e-6 of each output's range (1 when that is 0), NaN as NaN. */
+static void expect_close(const haze_fis *f, const char *what, size_t rows, const double *got,
+                         const double *want, size_t wstride, double rel) {
+    int no = haze_fis_num_outputs(f);
+    for (size_t r = 0; r < rows; r++)
+        for (int o = 0; o < no; o++) {
+            double lo, hi, g = got[r * (size_t)no + (size_t)o], w = want[r * wstride + (size_t)o];
+            haze_fis_var_range(f, 1, o, &lo, &hi);
+            double tol = rel * (hi > lo ? hi - lo : 1.0);
+            if (isnan(g) != isnan(w) || (!isnan(w) && !(fabs(g - w) <= tol)))
+                fail_msg("%s row %zu output %d: haze %.17g, expected %.17g", what, r + 1, o + 1, g,
+                         w);
+        }
+}
+
+/* Real .fis files from public projects (tests/data/fis/corpus/README.md):
+ * haze against the peers' outputs kept by scripts/golden/fis/corpus_compare.py
+ * (golden/MANIFEST), and each file written as .fll and read back gives what
+ * the .fis gives in fuzzylite mode. */
+static void test_fis_corpus(void **s) {
+    (void)s;
+    haze_ctx *ctx = cpu_ctx();
+    char path[1024], line[512];
+    snprintf(path, sizeof path, "%s/fis/corpus/golden/MANIFEST", HAZE_TEST_DATA);
+    FILE *mf = fopen(path, "r");
+    assert_non_null(mf);
+    int checked = 0;
+    while (fgets(line, sizeof line, mf)) {
+        char file[256], peer[32], mode[32];
+        int ni, no;
+        if (line[0] == '#' ||
+            sscanf(line, "%255s %31s %31s %d %d", file, peer, mode, &ni, &no) != 5)
+            continue;
+        char rel[512];
+        snprintf(rel, sizeof rel, "corpus/%s", file);
+        haze_fis *f = load(ctx, rel);
+        assert_int_equal(haze_fis_num_inputs(f), ni);
+        assert_int_equal(haze_fis_num_outputs(f), no);
+        haze_fis_mode m;
+        assert_int_equal(haze_fis_mode_parse(mode, &m), HAZE_OK);
+        haze_fis_set_mode(f, m);
+        if (m == HAZE_FIS_MODE_FUZZYLITE) { /* fuzzylite's import: resolution 100, nan */
+            haze_fis_set_points(f, 100);
+            haze_fis_set_nan_if_no_rule(f, 1);
+        }
+        snprintf(path, sizeof path, "%s/fis/corpus/golden/%.*s.%s.csv", HAZE_TEST_DATA,
+                 (int)strlen(file) - 4, file, peer);
+        haze_read_options ro = haze_read_options_default();
+        ro.header = 0;
+        ro.allow_nonfinite = 1;
+        haze_table *t = NULL;
+        if (haze_table_read(ctx, path, &ro, &t)) fail_msg("%s", haze_ctx_errmsg(ctx));
+        assert_int_equal((int)t->cols, ni + no);
+        double *in = malloc(sizeof(double) * t->rows * (size_t)ni);
+        double *out = malloc(sizeof(double) * t->rows * (size_t)no);
+        double *back = malloc(sizeof(double) * t->rows * (size_t)no);
+        assert_true(in && out && back);
+        for (size_t r = 0; r < t->rows; r++)
+            for (int j = 0; j < ni; j++)
+                in[r * (size_t)ni + (size_t)j] = t->data[r * t->cols + (size_t)j];
+        assert_int_equal(haze_fis_eval(ctx, f, in, t->rows, out), HAZE_OK);
+        char what[600];
+        snprintf(what, sizeof what, "%s (%s)", file, peer);
+        expect_close(f, what, t->rows, out, t->data + ni, t->cols, 1e-6);
+        if (m == HAZE_FIS_MODE_FUZZYLITE) {
+            /* the .fll round trip, in the same settings */
+            char tmp[] = "/tmp/haze-fis-XXXXXX.fll";
+            int fd = mkstemps(tmp, 4);
+            assert_true(fd >= 0);
+            close(fd);
+            if (haze_fis_save(ctx, f, tmp)) fail_msg("%s", haze_ctx_errmsg(ctx));
+            haze_fis *g = NULL;
+            if (haze_fis_load(ctx, tmp, &g)) fail_msg("%s: %s", file, haze_ctx_errmsg(ctx));
+            remove(tmp);
+            assert_int_equal(haze_fis_eval(ctx, g, in, t->rows, back), HAZE_OK);
+            snprintf(what, sizeof what, "%s written as .fll", file);
+            expect_close(f, what, t->rows, back, out, (size_t)no, 1e-12);
+            haze_fis_free(g);
+        }
+        free(in);
+        free(out);
+        free(back);
+        haze_table_free(t);
+        haze_fis_free(f);
+        checked++;
+    }
+    fclose(mf);
+    assert_true(checked >= 20);
+    haze_ctx_free(ctx);
+}
+
+/* A .fll engine written as .fll reads back to the same outputs, bit for
+ * bit (the fuzzylite binary reproduces its reference data on these files;
+ * a .fis written as .fll: test_fis_corpus, within 1e-12, as MATLAB's MF
+ * formulas and fuzzylite's round differently); Function
+ * terms are refused, saying why. */
+static void test_fll_writer(void **s) {
+    (void)s;
+    haze_ctx *ctx = cpu_ctx();
+    const char *files[] = {"fuzzylite/mamdani_AllTerms.fll",
+                           "fuzzylite/mamdani_SimpleDimmerChained.fll",
+                           "fuzzylite/mamdani_Laundry.fll",
+                           "fuzzylite/hybrid_tipper.fll",
+                           "fuzzylite/tsukamoto_tsukamoto.fll",
+                           "fuzzylite/takagi-sugeno_octave_heart_disease_risk.fll",
+                           "fuzzylite-haze/connectives.fll",
+                           "fuzzylite-haze/activation_highest_3.fll",
+                           "fuzzylite-haze/activation_threshold_le.fll"};
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        haze_fis *a = load(ctx, files[i]);
+        char tmp[] = "/tmp/haze-fis-XXXXXX.fll";
+        int fd = mkstemps(tmp, 4);
+        assert_true(fd >= 0);
+        close(fd);
+        if (haze_fis_save(ctx, a, tmp)) fail_msg("%s: %s", files[i], haze_ctx_errmsg(ctx));
+        haze_fis *b = NULL;
+        if (haze_fis_load(ctx, tmp, &b)) fail_msg("%s: %s", files[i], haze_ctx_errmsg(ctx));
+        remove(tmp);
+        int ni = haze_fis_num_inputs(a), no = haze_fis_num_outputs(a);
+        assert_int_equal(ni, haze_fis_num_inputs(b));
+        assert_int_equal(no, haze_fis_num_outputs(b));
+        double in[300 * 8], oa[300 * 4], ob[300 * 4];
+        srand(11);
+        for (int k = 0; k < 300 * ni; k++) {
+            double lo, hi;
+            haze_fis_var_range(a, 0, k % ni, &lo, &hi);
+            in[k] = lo + (hi - lo) * rand() / (double)RAND_MAX;
+        }
+        assert_int_equal(haze_fis_eval(ctx, a, in, 300, oa), HAZE_OK);
+        assert_int_equal(haze_fis_eval(ctx, b, in, 300, ob), HAZE_OK);
+        for (int k = 0; k < 300 * no; k++)
+            if (!(oa[k] == ob[k] || (isnan(oa[k]) && isnan(ob[k]))))
+                fail_msg("%s row %d: %.17g, written as .fll %.17g", files[i], k / no + 1, oa[k],
+                         ob[k]);
+        haze_fis_free(a);
+        haze_fis_free(b);
+    }
+    haze_fis *f = load(ctx, "fuzzylite-haze/functions.fll");
+    assert_int_equal(haze_fis_save(ctx, f, "/tmp/haze-never.fll"), HAZE_ERR_UNSUPPORTED);
+    assert_non_null(strstr(haze_ctx_errmsg(ctx), "cannot be written as .fll: Function term"));
+    assert_int_equal(access("/tmp/haze-never.fll", F_OK), -1);
+    haze_fis_free(f);
+    haze_ctx_free(ctx);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tipper_matlab),
@@ -1025,6 +1339,12 @@ int main(void) {
         cmocka_unit_test(test_exact_closed_forms),
         cmocka_unit_test(test_exact_limit),
         cmocka_unit_test(test_exact_refused),
+        cmocka_unit_test(test_fis_by_position),
+        cmocka_unit_test(test_fis_ranges),
+        cmocka_unit_test(test_fuzzylite_mode_threshold),
+        cmocka_unit_test(test_fll_duplicate_terms),
+        cmocka_unit_test(test_fis_corpus),
+        cmocka_unit_test(test_fll_writer),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -36,5 +37,31 @@ static inline haze_ctx *haze_test_ctx(haze_backend b) {
     if (st != HAZE_OK) fail_msg("haze_ctx_new(%s): %s", haze_backend_name(b), haze_ctx_errmsg(ctx));
     return ctx;
 }
+
+/* HAZE_TEST_ONLY="test_a,test_b": runs only those tests of the group (the
+ * quick mode of scripts/gpu-check.sh's compute-sanitizer runs). */
+static inline int haze__test_group(const char *group, const struct CMUnitTest *tests, size_t n,
+                                   CMFixtureFunction setup, CMFixtureFunction teardown) {
+    const char *only = getenv("HAZE_TEST_ONLY");
+    if (!only || !*only) return _cmocka_run_group_tests(group, tests, n, setup, teardown);
+    struct CMUnitTest *sel = (struct CMUnitTest *)malloc(n * sizeof *sel);
+    size_t k = 0;
+    for (size_t i = 0; sel && i < n; i++) {
+        size_t len = strlen(tests[i].name);
+        for (const char *p = only; *p; p += strcspn(p, ",")) {
+            if (*p == ',') p++;
+            if (strncmp(p, tests[i].name, len) == 0 && (p[len] == ',' || p[len] == 0)) {
+                sel[k++] = tests[i];
+                break;
+            }
+        }
+    }
+    int rc = sel && k ? _cmocka_run_group_tests(group, sel, k, setup, teardown) : 0;
+    free(sel);
+    return rc;
+}
+#undef cmocka_run_group_tests
+#define cmocka_run_group_tests(tests, setup, teardown)                                             \
+    haze__test_group(#tests, tests, sizeof(tests) / sizeof((tests)[0]), setup, teardown)
 
 #endif

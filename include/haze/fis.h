@@ -50,7 +50,10 @@ typedef enum haze_fis_mode {
  * Reads a MATLAB/Octave .fis file. Tolerant as MATLAB is: "%" and "#"
  * comments, keys in any order, defaults for missing keys, parameter lists
  * padded with zeros (only the first n parameters of a type are used), rule
- * codes with hedges (2.3: MF 2 with hedge exponent 3, Octave's convention).
+ * codes with hedges (2.3: MF 2 with hedge exponent 3, Octave's convention),
+ * MF lines and variable sections by their position in the file, ranges and
+ * parameters written as MATLAB expressions ([-pi/4 pi/4]); what is odd
+ * warns (haze_fis_warning).
  * A path ending in ".fll" is read as a fuzzylite 6 engine (its terms with
  * Function expressions, hedges, norms, activation methods, per-output
  * defuzzifiers and resolutions, lock-previous carried over the rows of one
@@ -66,6 +69,16 @@ HAZE_API int haze_fis_parse(haze_ctx *ctx, const char *text, const char *name, h
 /* A fuzzylite .fll engine from a NUL-terminated buffer (haze_fis_load picks
  * this for paths ending in ".fll"). */
 HAZE_API int haze_fis_parse_fll(haze_ctx *ctx, const char *text, const char *name, haze_fis **out);
+/*
+ * Warnings of the reader: what it accepted as MATLAB or fuzzylite do but
+ * that is odd enough to say (MF lines or sections out of order or repeated,
+ * taken by their position as MATLAB's readfis takes them; duplicate term
+ * names in .fll, where fuzzylite takes the first; a negated Sugeno
+ * consequent, which has no MATLAB meaning). Each message is "FILE:LINE:
+ * text", valid while fis lives; the library never prints them.
+ */
+HAZE_API int haze_fis_num_warnings(const haze_fis *fis);
+HAZE_API const char *haze_fis_warning(const haze_fis *fis, int i);
 /* Frees a system; NULL is a no-op. */
 HAZE_API void haze_fis_free(haze_fis *fis);
 
@@ -75,6 +88,10 @@ HAZE_API void haze_fis_free(haze_fis *fis);
  * read from .fll is written where .fis can say the same (fuzzylite terms
  * with a MATLAB twin, one defuzzifier and aggregation for all outputs, ...);
  * anything else is HAZE_ERR_UNSUPPORTED with a message saying what.
+ * A path ending in ".fll" gets a fuzzylite 6 engine (FuzzyLite Language)
+ * with the meaning the model has in FUZZYLITE mode (Mamdani resolution:
+ * the points setting); what fuzzylite cannot say is HAZE_ERR_UNSUPPORTED,
+ * saying what (docs/fis.md).
  */
 HAZE_API int haze_fis_save(haze_ctx *ctx, const haze_fis *fis, const char *path);
 
@@ -88,6 +105,24 @@ HAZE_API int haze_fis_is_sugeno(const haze_fis *fis);
 /* Name and range of input (is_output 0) or output (1) number i (0-based). */
 HAZE_API const char *haze_fis_var_name(const haze_fis *fis, int is_output, int i);
 HAZE_API int haze_fis_var_range(const haze_fis *fis, int is_output, int i, double *lo, double *hi);
+
+/* The membership functions (terms) of input (is_output 0) or output (1)
+ * number i: their count, and function k's name, type (MATLAB's name such as
+ * "trimf", or fuzzylite's such as "Triangle") and parameters (in the file's
+ * order; a fuzzylite term's height last; none for a Function term). The
+ * strings and parameters are valid while fis lives. */
+HAZE_API int haze_fis_num_mfs(const haze_fis *fis, int is_output, int i);
+HAZE_API int haze_fis_mf(const haze_fis *fis, int is_output, int i, int k, const char **name,
+                         const char **type, const double **params, int *nparams);
+/* A method's name: which is "and", "or", "imp", "agg" or "defuzz" (the
+ * last two per output for a fuzzylite engine; output is ignored otherwise).
+ * MATLAB's names (min, prod, probor, centroid, wtaver, ...); NULL if unknown. */
+HAZE_API const char *haze_fis_method(const haze_fis *fis, const char *which, int output);
+/* Rule r (0-based) in words, as MATLAB's showrule writes it:
+ * "If (service is poor) or (food is rancid) then (tip is cheap) (1)", the
+ * weight last. Like snprintf: writes at most cap bytes with the NUL and
+ * returns the length of the whole text (-1 for a bad argument). */
+HAZE_API int haze_fis_rule_text(const haze_fis *fis, int r, char *buf, size_t cap);
 
 /* Sampling mode and number of points (N >= 2; default MATLAB, 101). */
 HAZE_API int haze_fis_set_mode(haze_fis *fis, haze_fis_mode mode);

@@ -223,6 +223,7 @@ int haze_ctx_new(haze_ctx **out, const haze_ctx_options *opt) {
 
 void haze_ctx_free(haze_ctx *ctx) {
     if (!ctx) return;
+    haze__outgroup_release(ctx);
 #ifdef HAZE_HAVE_CUDA
     haze__cuda_ctx_release(ctx);
 #endif

@@ -26,6 +26,8 @@ struct haze_ctx {
     int errcode;
     char errmsg[HAZE__ERRMSG_MAX];
     void *stream; /* cudaStream_t, created on first use by the CUDA backend */
+    /* the open output group (src/io/outfile.c), or NULL */
+    struct haze__outgroup *outgroup;
 };
 
 /*
@@ -63,6 +65,9 @@ int haze__snprintf(char *buf, size_t cap, const char *fmt, ...)
 #endif
     ;
 int haze__vsnprintf(char *buf, size_t cap, const char *fmt, va_list ap);
+
+/* Removes the context's open output group, if any, with its temporaries. */
+void haze__outgroup_release(haze_ctx *ctx);
 
 /* Threads for a CPU kernel on this context (>= 1). */
 static inline int haze__threads(const haze_ctx *ctx) {

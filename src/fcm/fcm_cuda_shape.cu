@@ -353,6 +353,12 @@ template <int DR, int CP> __device__ __forceinline__ constexpr int p_col(int j) 
 template <int DR, int CP, int PREV>
 __global__ void __launch_bounds__(TILE, PREV == PREV_NONE && !expanded(DR) ? 5 : 4)
     shape_kernel(const __grid_constant__ shape_params<DR, CP> A) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+    /* TF32 tensor-core products start with Ampere: before it the host takes
+     * the fast kernel instead (haze__fcm_shape_covers) */
+    (void)A;
+    __trap();
+#else
     extern __shared__ __align__(16) double smem_s[];
     constexpr bool EXP = expanded(DR);
     constexpr int NCX = DR / 4, NCP = CP / 4;
@@ -651,6 +657,7 @@ __global__ void __launch_bounds__(TILE, PREV == PREV_NONE && !expanded(DR) ? 5 :
         haze__fcm_group_scalars(row + nv + c, red, NWARP, tid);
         __syncthreads();
     }
+#endif
 }
 
 /* The expanded form's tables from V (c x d doubles), Vp (the previous
@@ -845,6 +852,12 @@ template <int DR, int CP> cudaError_t launch_t(const haze__fcm_shape_args *a, cu
 } // namespace
 
 extern "C" int haze__fcm_shape_covers(size_t d, size_t c) {
+    /* the kernel's TF32 tensor-core products need compute capability 8.0 */
+    int dev = 0, major = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
+        major < 8)
+        return 0;
     return shape_dr(d) && shape_cp(c);
 }
 

@@ -11,6 +11,8 @@
  * aggregate_output_sugeno.m merges equal rule outputs): see docs/fis.md.
  */
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,6 +51,39 @@ const char *const haze__norm_names[HAZE__N_COUNT] = {"min",
                                                      "sum"};
 const char *const haze__defuzz_names[HAZE__D_COUNT] = {"centroid", "bisector", "mom",  "som",
                                                        "lom",      "wtaver",   "wtsum"};
+
+void haze__warn(haze__warns *w, const char *file, int line, const char *fmt, ...) {
+    char msg[1024];
+    int k = snprintf(msg, sizeof msg, "%s:%d: ", file, line);
+    va_list ap;
+    va_start(ap, fmt);
+    if (k >= 0 && (size_t)k < sizeof msg) haze__vsnprintf(msg + k, sizeof msg - (size_t)k, fmt, ap);
+    va_end(ap);
+    if (w->n == w->cap) {
+        int cap = w->cap ? 2 * w->cap : 4;
+        char **m = realloc(w->msg, sizeof(char *) * (size_t)cap);
+        if (!m) return;
+        w->msg = m;
+        w->cap = cap;
+    }
+    char *c = malloc(strlen(msg) + 1);
+    if (!c) return;
+    strcpy(c, msg);
+    w->msg[w->n++] = c;
+}
+
+void haze__warns_free(haze__warns *w) {
+    for (int i = 0; i < w->n; i++) free(w->msg[i]);
+    free(w->msg);
+    memset(w, 0, sizeof *w);
+}
+
+int haze_fis_num_warnings(const haze_fis *fis) {
+    return fis ? fis->warns.n : 0;
+}
+const char *haze_fis_warning(const haze_fis *fis, int i) {
+    return fis && i >= 0 && i < fis->warns.n ? fis->warns.msg[i] : NULL;
+}
 
 int haze_fis_num_inputs(const haze_fis *fis) {
     return fis ? fis->ni : 0;
@@ -379,4 +414,199 @@ int haze_fis_eval_device(haze_ctx *ctx, const haze_fis *fis, const double *d_inp
 int haze_fis_eval(haze_ctx *ctx, const haze_fis *fis, const double *inputs, size_t n,
                   double *outputs) {
     return haze_fis_eval_stats(ctx, fis, inputs, n, outputs, NULL);
+}
+
+/* ------------------------------------------------ describing a model */
+
+int haze_fis_num_mfs(const haze_fis *fis, int is_output, int i) {
+    if (!fis || i < 0 || i >= (is_output ? fis->no : fis->ni)) return 0;
+    return is_output ? fis->out[i].nmf : fis->in[i].nmf;
+}
+
+int haze_fis_mf(const haze_fis *fis, int is_output, int i, int k, const char **name,
+                const char **type, const double **params, int *nparams) {
+    if (!fis || i < 0 || i >= (is_output ? fis->no : fis->ni)) return HAZE_ERR_INVALID;
+    const haze__var *v = is_output ? &fis->out[i] : &fis->in[i];
+    if (k < 0 || k >= v->nmf) return HAZE_ERR_INVALID;
+    const haze__mf *m = &fis->mfs[v->mf0 + k];
+    const double *p = fis->params + m->poff;
+    int np = m->np;
+    if (m->type == HAZE__MF_FL_FUNCTION) { /* a compiled program: nothing to show */
+        p = NULL;
+        np = 0;
+    }
+    if (name) *name = m->name;
+    if (type) *type = haze__mf_names[m->type];
+    if (params) *params = p;
+    if (nparams) *nparams = np;
+    return HAZE_OK;
+}
+
+const char *haze_fis_method(const haze_fis *fis, const char *which, int output) {
+    if (!fis || !which) return NULL;
+    const int fl = fis->fl && output >= 0 && output < fis->no;
+    if (strcmp(which, "and") == 0) return haze__norm_names[fis->and_m];
+    if (strcmp(which, "or") == 0) return haze__norm_names[fis->or_m];
+    if (strcmp(which, "imp") == 0) return haze__norm_names[fis->imp_m];
+    if (strcmp(which, "agg") == 0) {
+        if (fl && fis->out[output].agg < 0) return "none";
+        return haze__norm_names[fl ? fis->out[output].agg : fis->agg_m];
+    }
+    if (strcmp(which, "defuzz") == 0)
+        return haze__defuzz_names[fl ? fis->out[output].defuzz : fis->defuzz_m];
+    return NULL;
+}
+
+/* A growing text in a caller's buffer, snprintf-style. */
+typedef struct txt {
+    char *buf;
+    size_t cap, len;
+} txt;
+
+static void tput(txt *t, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+static void tput(txt *t, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    char *at = t->len < t->cap ? t->buf + t->len : NULL;
+    int n = haze__vsnprintf(at, at ? t->cap - t->len : 0, fmt, ap);
+    va_end(ap);
+    if (n > 0) t->len += (size_t)n;
+}
+
+/* fuzzylite's hedges of a chain, as written (the last applied first). */
+static void put_chain(txt *t, int chain) {
+    static const char *const h[] = {"", "not", "very", "somewhat", "seldom", "extremely", "any"};
+    int c[HAZE__H_MAX], n = 0;
+    for (; chain && n < HAZE__H_MAX; chain >>= 3) c[n++] = chain & 7;
+    while (n > 0) tput(t, "%s ", h[c[--n]]);
+}
+
+/* Octave's hedge exponents by name (fuzzy-logic-toolkit's showrule). */
+static void put_hedge(txt *t, double h) {
+    if (h == 0.5)
+        tput(t, "somewhat ");
+    else if (h == 2.0)
+        tput(t, "very ");
+    else if (h == 3.0)
+        tput(t, "extremely ");
+    else if (h == 4.0)
+        tput(t, "very very ");
+    else if (h != 0.0)
+        tput(t, "(hedge %g) ", h);
+}
+
+static void put_prop(txt *t, const haze_fis *f, int var, int term, int chain) {
+    const haze__var *v = var < f->ni ? &f->in[var] : &f->out[var - f->ni];
+    tput(t, "(%s is ", v->name);
+    if (term > 0) {
+        put_chain(t, chain);
+        tput(t, "%s)", f->mfs[v->mf0 + term - 1].name);
+    } else { /* "is [hedges] any": the chain ends with any, written last */
+        put_chain(t, (chain & 7) == HAZE__H_ANY ? chain >> 3 : chain);
+        tput(t, "any)");
+    }
+}
+
+int haze_fis_rule_text(const haze_fis *f, int r, char *buf, size_t cap) {
+    if (!f || r < 0 || r >= f->nr || (!buf && cap)) return -1;
+    txt t = {buf, cap, 0};
+    if (cap) buf[0] = '\0';
+    tput(&t, "If ");
+    if (f->props) {
+        /* postfix to infix: each stack entry a malloc'd text */
+        char *stack[HAZE__FL_STACK] = {0};
+        int sp = 0, bad = 0;
+        for (int e = f->prop_off[r]; e < f->prop_off[r + 1] && !bad; e++) {
+            const int *q = f->props + 3 * e;
+            char *s2 = NULL;
+            if (q[0] == HAZE__FL_AND || q[0] == HAZE__FL_OR) {
+                if (sp < 2) {
+                    bad = 1;
+                    break;
+                }
+                size_t n = strlen(stack[sp - 2]) + strlen(stack[sp - 1]) + 8;
+                s2 = malloc(n);
+                if (s2)
+                    snprintf(s2, n, "(%s %s %s)", stack[sp - 2],
+                             q[0] == HAZE__FL_AND ? "and" : "or", stack[sp - 1]);
+                free(stack[sp - 2]);
+                free(stack[sp - 1]);
+                sp -= 2;
+            } else if (sp < HAZE__FL_STACK) {
+                txt u = {NULL, 0, 0};
+                put_prop(&u, f, q[0], q[1], q[2]); /* measures */
+                s2 = malloc(u.len + 1);
+                if (s2) {
+                    txt w = {s2, u.len + 1, 0};
+                    put_prop(&w, f, q[0], q[1], q[2]);
+                }
+            }
+            if (!s2)
+                bad = 1;
+            else
+                stack[sp++] = s2;
+        }
+        tput(&t, "%s", !bad && sp == 1 ? stack[0] : "?");
+        for (int i = 0; i < sp; i++) free(stack[i]);
+    } else {
+        const char *conn = f->conn[r] == 2 ? "or" : "and";
+        int first = 1;
+        for (int j = 0; j < f->ni; j++) {
+            int code = f->ante[r * f->ni + j];
+            if (code == 0) continue;
+            if (!first) tput(&t, " %s ", conn);
+            first = 0;
+            const int neg = code < 0;
+            const haze__mf *m = &f->mfs[f->in[j].mf0 + (neg ? -code : code) - 1];
+            tput(&t, "(%s is ", f->in[j].name);
+            if (f->ante_fl) {
+                put_chain(&t, f->ante_fl[r * f->ni + j]);
+            } else {
+                if (neg) tput(&t, "not ");
+                put_hedge(&t, f->ante_hedge[r * f->ni + j]);
+            }
+            tput(&t, "%s)", m->name);
+        }
+        if (first) tput(&t, "(nothing)");
+    }
+    tput(&t, " then ");
+    /* fuzzylite hedges the conclusions cumulatively (cons_fl holds the
+     * chain so far): written in order of growing chains, each with its own
+     * hedges, which says the same */
+    int done[64] = {0}, firstc = 1, prevlen = 0;
+    for (int step = 0; step < f->no; step++) {
+        int best = -1, bestlen = 0;
+        for (int o = 0; o < f->no; o++) {
+            if ((o < 64 && done[o]) || f->cons[r * f->no + o] == 0) continue;
+            int len = 0;
+            for (int c = f->cons_fl ? f->cons_fl[r * f->no + o] : 0; c; c >>= 3) len++;
+            if (best < 0 || len < bestlen) {
+                best = o;
+                bestlen = len;
+            }
+        }
+        if (best < 0) break;
+        if (best < 64) done[best] = 1;
+        const int code = f->cons[r * f->no + best], neg = code < 0;
+        const haze__mf *m = &f->mfs[f->out[best].mf0 + (neg ? -code : code) - 1];
+        if (!firstc) tput(&t, " and ");
+        firstc = 0;
+        tput(&t, "(%s is ", f->out[best].name);
+        if (f->cons_fl) {
+            put_chain(&t, f->cons_fl[r * f->no + best] >> (3 * prevlen));
+            prevlen = bestlen;
+        } else {
+            if (neg) tput(&t, "not ");
+            put_hedge(&t, f->cons_hedge[r * f->no + best]);
+        }
+        tput(&t, "%s)", m->name);
+        if (best >= 64) break; /* beyond the bookkeeping: stop rather than repeat */
+    }
+    if (firstc) tput(&t, "(nothing)");
+    tput(&t, " (%g)", f->weight[r]);
+    return (int)t.len;
 }

@@ -8,7 +8,11 @@
  * lists longer than the type needs (old files pad with zeros: the first n are
  * used), rule lines with or without the comma between antecedents and
  * consequents, and Octave's hedge suffix in rule codes (2.3 is MF 2 with
- * hedge 3). Everything else that is wrong is an error naming file and line.
+ * hedge 3). As MATLAB's readfis, the k-th MF line of a section is MF k and
+ * the k-th [Input..] section input k, whatever number they carry (a
+ * warning says so where they differ), and a Range or parameter list may be
+ * a MATLAB expression. Everything else that is wrong is an error naming
+ * file and line.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -33,11 +37,11 @@ typedef struct mf_spec {
 typedef struct var_spec {
     int present, line;
     char name[HAZE__NAME_MAX];
-    int has_range;
+    int has_range, range_line;
     double lo, hi;
     int nmf, nmf_line; /* NumMFs, -1 if missing */
-    mf_spec *mf;       /* indexed by MF number - 1 */
-    int mf_cap;
+    mf_spec *mf;       /* indexed by position: the k-th MF line is MF k */
+    int mf_cap, nmf_read;
 } var_spec;
 
 typedef struct rule_spec {
@@ -60,6 +64,8 @@ typedef struct parser {
     int in_cap, out_cap;
     rule_spec *rules;
     int nrules, rules_cap;
+    int nsec[2]; /* [Input..] and [Output..] sections read so far */
+    haze__warns warns;
 } parser;
 
 static void parser_free(parser *ps) {
@@ -74,6 +80,7 @@ static void parser_free(parser *ps) {
     }
     for (int r = 0; r < ps->nrules; r++) free(ps->rules[r].codes);
     free(ps->rules);
+    haze__warns_free(&ps->warns);
 }
 
 #define PERR(line, ...) perr(ps, line, __VA_ARGS__)
@@ -158,6 +165,208 @@ static int parse_vector(char *s, double **out, int *n) {
     return 0;
 }
 
+/* MATLAB's readfis evaluates a Range or a parameter list as a MATLAB
+ * expression, and files written by hand use that ("[-pi/4 pi/4]"). What
+ * haze evaluates: numbers, pi, eps, Inf, + - * / ^ (left-associative, ^
+ * binding tighter than a sign, as in MATLAB: -2^2 is -4, 2^-1 is 0.5),
+ * parentheses and the functions sqrt exp log log10 abs sin cos tan. Inside
+ * [ ], blanks or commas separate elements, and a sign after a blank that
+ * is not followed by a blank starts a new element ("[1 -2]" is two
+ * elements, "[1 - 2]" one), MATLAB's rule. */
+typedef struct mexpr {
+    const char *s;
+    int err;
+} mexpr;
+
+static double mx_sum(mexpr *e, int in_vector);
+
+static void mx_blank(mexpr *e) {
+    while (*e->s == ' ' || *e->s == '\t') e->s++;
+}
+
+static double mx_primary(mexpr *e) {
+    static const char *const fn[] = {"sqrt", "exp", "log", "log10", "abs", "sin", "cos", "tan"};
+    mx_blank(e);
+    const char *s = e->s;
+    if (*s == '(') {
+        e->s++;
+        double v = mx_sum(e, 0);
+        mx_blank(e);
+        if (*e->s != ')') e->err = 1;
+        e->s++;
+        return v;
+    }
+    if (isdigit((unsigned char)*s) || (*s == '.' && isdigit((unsigned char)s[1]))) {
+        char *end;
+        double v = haze__strtod(s, &end);
+        e->s = end;
+        return v;
+    }
+    if (!isalpha((unsigned char)*s)) {
+        e->err = 1;
+        return 0.0;
+    }
+    char id[16];
+    size_t n = 0;
+    while (isalnum((unsigned char)s[n]) || s[n] == '_') n++;
+    if (n >= sizeof id) {
+        e->err = 1;
+        return 0.0;
+    }
+    memcpy(id, s, n);
+    id[n] = '\0';
+    e->s = s + n;
+    if (strcmp(id, "pi") == 0) return 3.141592653589793;
+    if (strcmp(id, "eps") == 0) return 2.220446049250313e-16;
+    if (strcmp(id, "Inf") == 0 || strcmp(id, "inf") == 0) return INFINITY;
+    for (int k = 0; k < (int)(sizeof fn / sizeof *fn); k++)
+        if (strcmp(id, fn[k]) == 0) {
+            mx_blank(e);
+            if (*e->s != '(') break;
+            double a = mx_primary(e);
+            switch (k) {
+            case 0:
+                return sqrt(a);
+            case 1:
+                return exp(a);
+            case 2:
+                return log(a);
+            case 3:
+                return log10(a);
+            case 4:
+                return fabs(a);
+            case 5:
+                return sin(a);
+            case 6:
+                return cos(a);
+            default:
+                return tan(a);
+            }
+        }
+    e->err = 1;
+    return 0.0;
+}
+
+static double mx_power(mexpr *e) {
+    double v = mx_primary(e);
+    for (;;) {
+        const char *before = e->s;
+        mx_blank(e);
+        if (*e->s != '^') {
+            e->s = before;
+            return v;
+        }
+        e->s++;
+        mx_blank(e);
+        int neg = 0;
+        while (*e->s == '-' || *e->s == '+') {
+            neg ^= *e->s == '-';
+            e->s++;
+            mx_blank(e);
+        }
+        double r = mx_primary(e);
+        v = pow(v, neg ? -r : r);
+    }
+}
+
+static double mx_unary(mexpr *e) {
+    mx_blank(e);
+    if (*e->s == '-' || *e->s == '+') {
+        int neg = *e->s == '-';
+        e->s++;
+        double v = mx_unary(e);
+        return neg ? -v : v;
+    }
+    return mx_power(e);
+}
+
+static double mx_product(mexpr *e) {
+    double v = mx_unary(e);
+    for (;;) {
+        const char *before = e->s;
+        mx_blank(e);
+        char c = *e->s;
+        if (c != '*' && c != '/') {
+            e->s = before;
+            return v;
+        }
+        e->s++;
+        double r = mx_unary(e);
+        v = c == '*' ? v * r : v / r;
+    }
+}
+
+static double mx_sum(mexpr *e, int in_vector) {
+    double v = mx_product(e);
+    for (;;) {
+        const char *before = e->s;
+        mx_blank(e);
+        char c = *e->s;
+        /* "[1 -2]": a sign after a blank, not before one, starts the next
+         * element */
+        if ((c != '+' && c != '-') ||
+            (in_vector && e->s != before && e->s[1] != ' ' && e->s[1] != '\t')) {
+            e->s = before;
+            return v;
+        }
+        e->s++;
+        double r = mx_product(e);
+        v = c == '+' ? v + r : v - r;
+    }
+}
+
+/* "[e1 e2 ...]" of such expressions into a malloc'd array: 0, -1 (not
+ * such a list, or a value that is not finite), -2 (out of memory). */
+static int parse_mvector(const char *s, double **out, int *n) {
+    while (isspace((unsigned char)*s)) s++;
+    if (*s != '[') return -1;
+    mexpr e = {s + 1, 0};
+    int cap = 8, cnt = 0;
+    double *v = malloc(sizeof(double) * (size_t)cap);
+    if (!v) return -2;
+    for (;;) {
+        while (isspace((unsigned char)*e.s) || *e.s == ',') e.s++;
+        if (*e.s == ']') break;
+        double d = mx_sum(&e, 1);
+        if (e.err || !isfinite(d) ||
+            (*e.s != ']' && *e.s != ',' && !isspace((unsigned char)*e.s))) {
+            free(v);
+            return -1;
+        }
+        if (cnt == cap) {
+            cap *= 2;
+            double *nv = realloc(v, sizeof(double) * (size_t)cap);
+            if (!nv) {
+                free(v);
+                return -2;
+            }
+            v = nv;
+        }
+        v[cnt++] = d;
+    }
+    e.s++;
+    while (isspace((unsigned char)*e.s)) e.s++;
+    if (*e.s) {
+        free(v);
+        return -1;
+    }
+    *out = v;
+    *n = cnt;
+    return 0;
+}
+
+/* A list of plain numbers, or else of MATLAB expressions; s is kept. */
+static int parse_vector_expr(const char *s, double **out, int *n) {
+    size_t len = strlen(s);
+    char *copy = malloc(len + 1);
+    if (!copy) return -2;
+    memcpy(copy, s, len + 1);
+    int rc = parse_vector(copy, out, n);
+    free(copy);
+    if (rc == -1) rc = parse_mvector(s, out, n);
+    return rc;
+}
+
 /* Grows a var_spec array so that index idx exists. */
 static int ensure_var(var_spec **arr, int *cap, int idx) {
     if (idx < *cap) return 0;
@@ -219,7 +428,7 @@ static int parse_mf(parser *ps, int line, char *val, mf_spec *m) {
     if (unquote(rest, tname, sizeof tname)) return PERR(line, "MF type too long");
     m->type = lookup(haze__mf_names, HAZE__MF_LINEAR + 1, tname); /* MATLAB's types only */
     if (m->type < 0) return PERR(line, "unknown MF type '%s' (expected trimf, trapmf, ...)", tname);
-    int rc = parse_vector(br, &m->p, &m->np);
+    int rc = parse_vector_expr(br, &m->p, &m->np);
     if (rc == -2)
         return haze__error(ps->ctx, HAZE_ERR_NOMEM, "%s:%d: out of memory", ps->file, line);
     if (rc) return PERR(line, "expected a list of numbers in [ ] for the MF parameters");
@@ -434,6 +643,13 @@ static int build(parser *ps, haze_fis **out) {
             nmfs += cnt;
             haze__var *hv = io ? &f->out[i] : &f->in[i];
             snprintf(hv->name, sizeof hv->name, "%s", v->name);
+            /* MATLAB loads a Sugeno output of range [0 0] (its range is
+             * used only for the mid-range value when no rule fires) */
+            if (v->has_range && !(v->lo < v->hi) && !(io && f->sugeno && v->lo == v->hi)) {
+                st = PERR(v->range_line, "Range [%.17g %.17g]: expected min < max%s", v->lo, v->hi,
+                          io && f->sugeno ? " (or min = max for a Sugeno output)" : "");
+                goto fail;
+            }
             if (!v->has_range) {
                 hv->lo = 0.0;
                 hv->hi = 1.0;
@@ -502,6 +718,11 @@ static int build(parser *ps, haze_fis **out) {
                           abs(mf), isout ? "output" : "input", v + 1, hv->name, hv->nmf);
                 goto fail;
             }
+            if (isout && mf < 0 && f->sugeno)
+                haze__warn(&ps->warns, ps->file, rs->line,
+                           "rule %d: the negated Sugeno consequent %d of output '%s' has no MATLAB "
+                           "meaning; haze gives it Octave's (the rule's degree taken as 1 - w)",
+                           r + 1, mf, hv->name);
             if (isout) {
                 f->cons[r * f->no + v] = mf;
                 f->cons_hedge[r * f->no + v] = hedge;
@@ -515,6 +736,8 @@ static int build(parser *ps, haze_fis **out) {
     }
     f->mode = HAZE_FIS_MODE_MATLAB;
     f->points = 101;
+    f->warns = ps->warns;
+    memset(&ps->warns, 0, sizeof ps->warns);
     *out = f;
     return HAZE_OK;
 nomem:
@@ -557,16 +780,26 @@ static int parse_text(haze_ctx *ctx, char *buf, const char *file, haze_fis **out
                     st = PERR(lineno, "section number %d out of range", idx);
                     goto done;
                 }
+                /* MATLAB's readfis takes the k-th input (output) section
+                 * as input (output) k, whatever number it is written with */
+                int pos = ++ps->nsec[isout];
+                if (pos != idx)
+                    haze__warn(&ps->warns, file, lineno,
+                               "section [%s] is the %s section number %d; taken as %s%d by "
+                               "position, as MATLAB reads it",
+                               name, isout ? "output" : "input", pos, isout ? "Output" : "Input",
+                               pos);
+                idx = pos;
+                if (idx > 4096) {
+                    st = PERR(lineno, "section number %d out of range", idx);
+                    goto done;
+                }
                 if (ensure_var(isout ? &ps->out : &ps->in, isout ? &ps->out_cap : &ps->in_cap,
                                idx - 1)) {
                     st = haze__error(ctx, HAZE_ERR_NOMEM, "out of memory");
                     goto done;
                 }
                 cur = isout ? &ps->out[idx - 1] : &ps->in[idx - 1];
-                if (cur->present) {
-                    st = PERR(lineno, "section [%s] appears twice", name);
-                    goto done;
-                }
                 cur->present = 1;
                 cur->line = lineno;
                 sec = isout ? SEC_OUTPUT : SEC_INPUT;
@@ -649,13 +882,20 @@ static int parse_text(haze_ctx *ctx, char *buf, const char *file, haze_fis **out
         } else if (strcmp(key, "Range") == 0) {
             double *v = NULL;
             int n = 0;
-            int rc = parse_vector(val, &v, &n);
-            if (rc || n != 2 || !(v[0] < v[1]))
-                st = PERR(lineno, "Range: expected [min max] with min < max");
-            else {
+            int rc = parse_vector_expr(val, &v, &n);
+            if (rc == -2) {
+                st = haze__error(ctx, HAZE_ERR_NOMEM, "%s:%d: out of memory", file, lineno);
+            } else if (rc || n != 2) {
+                st = PERR(lineno,
+                          "Range: expected [min max], two numbers (or MATLAB expressions of "
+                          "numbers, pi, + - * / ^ and parentheses), found '%.60s'",
+                          val);
+            } else {
+                /* min < max is checked once the system type is known */
                 cur->lo = v[0];
                 cur->hi = v[1];
                 cur->has_range = 1;
+                cur->range_line = lineno;
             }
             free(v);
         } else if (strcmp(key, "NumMFs") == 0) {
@@ -664,15 +904,23 @@ static int parse_text(haze_ctx *ctx, char *buf, const char *file, haze_fis **out
             cur->nmf_line = lineno;
         } else if (strncmp(key, "MF", 2) == 0 && !parse_int(key + 2, &idx) && idx >= 1 &&
                    idx <= 4096) {
-            if (ensure_mf(cur, idx - 1)) {
+            /* MATLAB's readfis takes the k-th MF line of a section as MF k,
+             * whatever number it is written with */
+            int pos = ++cur->nmf_read;
+            if (pos > 4096) {
+                st = PERR(lineno, "more than 4096 MF lines in one section");
+                goto done;
+            }
+            if (pos != idx)
+                haze__warn(&ps->warns, file, lineno,
+                           "MF%d is the MF line number %d of its section; taken as MF%d by "
+                           "position, as MATLAB reads it",
+                           idx, pos, pos);
+            if (ensure_mf(cur, pos - 1)) {
                 st = haze__error(ctx, HAZE_ERR_NOMEM, "out of memory");
                 goto done;
             }
-            mf_spec *m = &cur->mf[idx - 1];
-            if (m->line) {
-                st = PERR(lineno, "MF%d defined twice", idx);
-                goto done;
-            }
+            mf_spec *m = &cur->mf[pos - 1];
             st = parse_mf(ps, lineno, val, m);
             if (st) {
                 free(m->p);
@@ -738,6 +986,7 @@ void haze_fis_free(haze_fis *f) {
     free(f->cons_fl);
     free(f->props);
     free(f->prop_off);
+    haze__warns_free(&f->warns);
     free(f);
 }
 
@@ -861,6 +1110,7 @@ static const char *fl_inexpressible(const haze_fis *f, char *why, size_t cap) {
 
 int haze_fis_save(haze_ctx *ctx, const haze_fis *f, const char *path) {
     if (!f || !path) return haze__error(ctx, HAZE_ERR_INVALID, "haze_fis_save: NULL argument");
+    if (ends_with(path, ".fll")) return haze__fll_save(ctx, f, path);
     if (f->fl) {
         char why[256];
         const char *no = fl_inexpressible(f, why, sizeof why);

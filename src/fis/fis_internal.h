@@ -150,6 +150,13 @@ enum {
 
 #define HAZE__NAME_MAX 64
 
+/* Warnings found while reading a model (host only): each message is
+ * "FILE:LINE: text", malloc'd; see haze_fis_warning. */
+typedef struct haze__warns {
+    char **msg;
+    int n, cap;
+} haze__warns;
+
 typedef struct haze__mf {
     char name[HAZE__NAME_MAX];
     int type;
@@ -232,6 +239,8 @@ struct haze_fis {
     /* during an evaluation only: for a model that haze__fis_plain accepts,
      * its rules as a program (see there), or NULL */
     const int *plain;
+    /* what the reader accepted with a warning (host only) */
+    haze__warns warns;
 };
 
 extern const char *const haze__mf_names[HAZE__MF_COUNT];
@@ -809,6 +818,17 @@ size_t haze__fis_plain_len(const haze_fis *f);
  * of the evaluation; scratch holds haze__fis_scratch(f) doubles. */
 int haze__fis_hold(haze_ctx *ctx, const haze_fis *f, const double *in, size_t n, double *out,
                    const unsigned char *held, double *scratch);
+/* Adds a warning "FILE:LINE: text" (fis.c); out of memory drops it. */
+void haze__warn(haze__warns *w, const char *file, int line, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+void haze__warns_free(haze__warns *w);
+/* Writes f as a fuzzylite .fll engine (fis_fll.c; haze_fis_save for a
+ * path ending in ".fll"); HAZE_ERR_UNSUPPORTED for what fuzzylite cannot
+ * say with the same meaning. */
+int haze__fll_save(haze_ctx *ctx, const haze_fis *f, const char *path);
 /* Reads a fuzzylite .fll engine (fis_fll.c); buf is modified. */
 int haze__fll_parse(haze_ctx *ctx, char *buf, const char *file, haze_fis **out);
 

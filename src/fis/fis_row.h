@@ -64,9 +64,10 @@ HAZE__HD int haze__odefuzz(const struct haze_fis *f, int o) {
     return f->fl ? f->out[o].defuzz : f->defuzz_m;
 }
 /* Does rule degree w fire? fuzzylite triggers a rule only when its degree
- * is greater than 0 by more than its tolerance (General.cpp, Op::isGt). */
+ * is greater than 0 by more than its tolerance (General.cpp, Op::isGt):
+ * for its engines and for any model evaluated in FUZZYLITE mode. */
 HAZE__HD int haze__fires(const struct haze_fis *f, double w) {
-    return f->fl ? haze__fl_gt(w, 0.0) : w != 0.0;
+    return f->fl || f->mode == HAZE_FIS_MODE_FUZZYLITE ? haze__fl_gt(w, 0.0) : w != 0.0;
 }
 
 /* fuzzylite's activation degree of term t (1-based) of output o after the
@@ -875,7 +876,7 @@ HAZE__HD double haze__defuzz_sugeno(const struct haze_fis *f, int o, const doubl
         int code = f->cons[r * f->no + o];
         if (code == 0) continue;
         if (w[r] == 0.0 && octave) continue;
-        if (f->fl && !haze__fires(f, wraw[r])) continue;
+        if ((f->fl || f->mode == HAZE_FIS_MODE_FUZZYLITE) && !haze__fires(f, wraw[r])) continue;
         any = 1;
         int neg = code < 0;
         const haze__mf *m = &f->mfs[f->out[o].mf0 + (neg ? -code : code) - 1];

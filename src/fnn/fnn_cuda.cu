@@ -1311,10 +1311,18 @@ __device__ __forceinline__ unsigned long long reg_key(double v) {
 
 /* Over the warp: the smallest key (the largest log firing); every lane gets it. */
 __device__ __forceinline__ unsigned long long reg_warp_min(unsigned long long key) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     unsigned hi = __reduce_min_sync(0xffffffffu, (unsigned)(key >> 32));
     unsigned lo =
         __reduce_min_sync(0xffffffffu, (unsigned)(key >> 32) == hi ? (unsigned)key : 0xffffffffu);
     return ((unsigned long long)hi << 32) | lo;
+#else /* (redux.sync starts with Ampere; only the register kernel, sm_90, calls this) */
+    for (int off = 16; off > 0; off >>= 1) {
+        unsigned long long o = __shfl_xor_sync(0xffffffffu, key, off);
+        key = o < key ? o : key;
+    }
+    return key;
+#endif
 }
 
 template <int E, bool ONE> __global__ void __launch_bounds__(256, 1) k_online_reg(res_args p) {
@@ -1440,10 +1448,27 @@ template <int E, bool ONE> __global__ void __launch_bounds__(256, 1) k_online_re
             const double kw = __longlong_as_double((long long)reg_warp_min(reg_key(lq)));
             double *bx = box + (size_t)(xc & 1) * P * PS;
             uint64_t *bar = bars + (xc & 1);
-            if (threadIdx.x == 0) res_expect(bar, (unsigned)(P * PS * sizeof(double)));
+            if (threadIdx.x == 0 && C > 1) res_expect(bar, (unsigned)(P * PS * sizeof(double)));
             /* pair q of the partial (values 2q, 2q + 1) to block b from lane
-             * b Q + q (and 32 on) */
-            {
+             * b Q + q (and 32 on); a cluster of one block stores into its
+             * own shared memory and meets at a block barrier (st.async and
+             * mapa need a cluster of two blocks at least) */
+            if (C == 1) {
+                const int q = lane < Q ? lane : 0; /* Q <= 16 (REG_MAX_OUT) */
+                double v0, v1;
+                if (ONE) { /* (Y_0, S), (M, 0) */
+                    v0 = q == 0 ? yw : kw;
+                    v1 = q == 0 ? sw : 0.0;
+                } else {
+                    const int c0 = 2 * q, c1 = c0 + 1;
+                    double y0 = __shfl_sync(0xffffffffu, yw, c0 < L ? c0 : 0);
+                    double y1 = __shfl_sync(0xffffffffu, yw, c1 < L ? c1 : 0);
+                    v0 = c0 < L ? y0 : c0 == L ? sw : kw;
+                    v1 = c1 < L ? y1 : c1 == L ? sw : c1 == L + 1 ? kw : 0.0;
+                }
+                if (lane < Q) *(double2 *)(bx + (size_t)warp * PS + 2 * q) = make_double2(v0, v1);
+                __syncthreads();
+            } else {
                 int b = sb0, q = sq0;
                 const uint32_t base =
                     (uint32_t)__cvta_generic_to_shared(bx + (size_t)(rank * NW + warp) * PS);
@@ -1464,8 +1489,8 @@ template <int E, bool ONE> __global__ void __launch_bounds__(256, 1) k_online_re
                     b += sbq, q += sbr;
                     if (q >= Q) q -= Q, b++;
                 }
+                res_wait(bar, (unsigned)(xc >> 1) & 1);
             }
-            res_wait(bar, (unsigned)(xc >> 1) & 1);
             xc++;
             /* the cluster's sums, in the same order in every warp */
             if (ONE) {
@@ -1547,8 +1572,10 @@ template <int E, bool ONE> __global__ void __launch_bounds__(256, 1) k_online_re
                         unsigned kb = 0xffffffffu;
                         double ab = 0.0;
                         for (int b = 0; b < C; b++) {
-                            const unsigned *rk = cl.map_shared_rank(&pubk[xa & 1][0], b);
-                            const double *rd = cl.map_shared_rank(&pubd[xa & 1][0], b);
+                            const unsigned *rk =
+                                C == 1 ? &pubk[xa & 1][0] : cl.map_shared_rank(&pubk[xa & 1][0], b);
+                            const double *rd =
+                                C == 1 ? &pubd[xa & 1][0] : cl.map_shared_rank(&pubd[xa & 1][0], b);
                             for (int w = 0; w < NW; w++)
                                 if (rk[w] < kb) kb = rk[w], ab = rd[w];
                         }

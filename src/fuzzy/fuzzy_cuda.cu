@@ -199,8 +199,15 @@ __global__ void keybits_kernel(size_t count, const uint32_t *__restrict__ keys, 
         o |= k, x &= k;
         if (idx) idx[i] = (uint32_t)i;
     }
+#if __CUDA_ARCH__ >= 800
     o = __reduce_or_sync(~0u, o);
     x = __reduce_and_sync(~0u, x);
+#else /* redux.sync starts with Ampere */
+    for (int off = 16; off > 0; off >>= 1) {
+        o |= __shfl_xor_sync(~0u, o, off);
+        x &= __shfl_xor_sync(~0u, x, off);
+    }
+#endif
     if ((threadIdx.x & 31) == 0) atomicOr(or_and, o), atomicAnd(or_and + 1, x);
 }
 

@@ -667,6 +667,8 @@ static void write_name(FILE *fp, const char *s) {
 
 static int matrix_write(haze_ctx *ctx, const char *path, const void *data, int f32, size_t rows,
                         size_t cols, const char *const *names) {
+    if (!path || (!data && rows && cols))
+        return haze__error(ctx, HAZE_ERR_INVALID, "haze_matrix_write: NULL argument");
     haze_outfile f;
     int st = haze_outfile_open(ctx, &f, path);
     if (st) return st;
