@@ -40,8 +40,8 @@ while IFS= read -r line; do
     "" | "#"*) continue ;;
     sh\ * | cmake\ * | ctest\ * | cat\ *) continue ;;
     esac
-    case "$line" in
-    *haze\ *) ;;
+    case "$line" in # haze as a command: first, or after a pipe or &&
+    haze\ * | *"| haze "* | *"&& haze "*) ;;
     *) continue ;;
     esac
     want=0

@@ -38,7 +38,7 @@ def output_ranges(fll):
             cur = None
         elif cur is not None and s.startswith("range:"):
             lo, hi = map(float, s.split()[1:3])
-            ranges[cur] = max(hi - lo, 1e-300)
+            ranges[cur] = hi - lo if hi > lo else 1.0  # a range [0 0]: absolute
     return ranges
 
 
