@@ -154,8 +154,9 @@ static int do_eval(haze_ctx *ctx, haze_fis *f, const char *in_path, const fis_op
     st = haze_fis_eval_stats(ctx, f, t->data, t->rows, out, &stats);
     if (!st) {
         char **names = var_names(f, 0);
-        st = haze_matrix_write(ctx, o->output ? o->output : "-", out, t->rows, (size_t)no,
-                               (const char *const *)names);
+        st = !names ? HAZE_ERR_NOMEM
+                    : haze_matrix_write(ctx, o->output ? o->output : "-", out, t->rows, (size_t)no,
+                                        (const char *const *)names);
         free(names);
     }
     if (!st && (stats.clamped || stats.no_rule))
@@ -205,8 +206,9 @@ static int do_surface(haze_ctx *ctx, haze_fis *f, const fis_opts *o) {
                    sizeof(double) * (size_t)no);
         }
         char **names = var_names(f, 1);
-        st = haze_matrix_write(ctx, o->output ? o->output : "-", tab, rows, (size_t)(ni + no),
-                               (const char *const *)names);
+        st = !names ? HAZE_ERR_NOMEM
+                    : haze_matrix_write(ctx, o->output ? o->output : "-", tab, rows,
+                                        (size_t)(ni + no), (const char *const *)names);
         free(names);
     }
     free(in);

@@ -16,7 +16,6 @@
 #include <ctype.h>
 #include <getopt.h>
 #include <math.h>
-#include <mpfr.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,26 +66,13 @@ static haze_fuzzy_array *new_value(evaluator *ev) {
 /* A number, as its tightest enclosing double interval. */
 static int parse_number(evaluator *ev, double *lo, double *hi) {
     skip(ev);
-    mpfr_t x;
-    mpfr_init2(x, 256);
-    char *end;
-    const char *s = ev->p;
-    int ok = 0;
-    if (*s == '+' || *s == '-' || isdigit((unsigned char)*s) || *s == '.') {
-        mpfr_strtofr(x, s, &end, 0, MPFR_RNDN);
-        if (end != s && mpfr_number_p(x)) {
-            /* 256 bits hold every double exactly; round each way from the string again */
-            mpfr_strtofr(x, s, &end, 0, MPFR_RNDD);
-            *lo = mpfr_get_d(x, MPFR_RNDD);
-            mpfr_strtofr(x, s, &end, 0, MPFR_RNDU);
-            *hi = mpfr_get_d(x, MPFR_RNDU);
-            ok = isfinite(*lo) && isfinite(*hi);
-            if (ok) ev->p = end;
-        }
-    }
-    mpfr_clear(x);
-    if (!ok) fail_at(ev, s, HAZE_ERR_PARSE, "expected a finite number");
-    return ok;
+    const char *s = ev->p, *end = s;
+    int st = haze_number_enclose(ev->ctx, s, &end, lo, hi); /* out of memory: not an abort */
+    if (st == HAZE_OK)
+        ev->p = end;
+    else
+        fail_at(ev, s, st, st == HAZE_ERR_NOMEM ? "out of memory" : "expected a finite number");
+    return st == HAZE_OK;
 }
 
 static haze_fuzzy_array *parse_expr(evaluator *ev);

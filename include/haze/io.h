@@ -84,6 +84,15 @@ HAZE_API void haze_outfile_abort(haze_outfile *f);
  */
 HAZE_API int haze_file_read_all(haze_ctx *ctx, const char *path, char **out, size_t *len);
 
+/*
+ * The number at the start of s (decimal, or hexadecimal with 0x, as strtod
+ * reads it; no leading space) as the tightest interval of doubles [lo, hi]
+ * around it: lo == hi when it is a double. *end (may be NULL) is set past
+ * it. HAZE_ERR_PARSE when s does not start with a finite number.
+ */
+HAZE_API int haze_number_enclose(haze_ctx *ctx, const char *s, const char **end, double *lo,
+                                 double *hi);
+
 #ifdef __cplusplus
 }
 #endif

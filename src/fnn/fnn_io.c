@@ -167,14 +167,19 @@ static int read_tokens(reader *r, char *s, size_t n, char ***out) {
     char **v = calloc(n ? n : 1, sizeof *v);
     if (!v) return haze__error(r->ctx, HAZE_ERR_NOMEM, "out of memory");
     size_t i = 0;
+    int nomem = 0;
     for (char *t = strtok(s, " \t"); t; t = strtok(NULL, " \t")) {
         if (i == n) break;
-        if (!(v[i] = strdup(t))) break;
+        if (!(v[i] = strdup(t))) {
+            nomem = 1;
+            break;
+        }
         i++;
     }
-    if (i != n || strtok(NULL, " \t")) {
+    if (nomem || i != n || strtok(NULL, " \t")) {
         for (size_t k = 0; k < n; k++) free(v[k]);
         free(v);
+        if (nomem) return haze__error(r->ctx, HAZE_ERR_NOMEM, "out of memory");
         return bad(r, "wrong number of names");
     }
     *out = v;

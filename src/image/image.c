@@ -150,6 +150,12 @@ typedef struct png_err {
     char msg[200];
 } png_err;
 
+/* libpng's and libjpeg's messages for a failed allocation ("Out of memory",
+ * "insufficient memory", "Insufficient memory (case 4)") */
+static int nomem_msg(const char *m) {
+    return strstr(m, "ut of memory") || strstr(m, "nsufficient memory");
+}
+
 static void png_on_error(png_structp p, png_const_charp msg) {
     png_err *e = (png_err *)png_get_error_ptr(p);
     snprintf(e->msg, sizeof e->msg, "%s", msg);
@@ -179,6 +185,7 @@ static int load_png(haze_ctx *ctx, const char *path, const unsigned char *b, siz
         haze_image_free(im);
         free(rows);
         free(buf);
+        if (nomem_msg(err.msg)) return haze__error(ctx, HAZE_ERR_NOMEM, "%s: out of memory", path);
         return haze__error(ctx, HAZE_ERR_PARSE, "%s: corrupt PNG: %s", path, err.msg);
     }
     png_set_read_fn(p, &m, png_mem_read);
@@ -243,6 +250,7 @@ static int load_jpeg(haze_ctx *ctx, const char *path, const unsigned char *b, si
         jpeg_destroy_decompress(&c);
         haze_image_free(im);
         free(row);
+        if (nomem_msg(e.msg)) return haze__error(ctx, HAZE_ERR_NOMEM, "%s: out of memory", path);
         return haze__error(ctx, HAZE_ERR_PARSE, "%s: corrupt JPEG: %s", path, e.msg);
     }
     jpeg_create_decompress(&c);
@@ -331,6 +339,8 @@ int haze_image_save(haze_ctx *ctx, const haze_image *img, const char *path) {
         if (setjmp(png_jmpbuf(p))) {
             png_destroy_write_struct(&p, &info);
             haze_outfile_abort(&of);
+            if (nomem_msg(err.msg))
+                return haze__error(ctx, HAZE_ERR_NOMEM, "%s: out of memory", path);
             return haze__error(ctx, HAZE_ERR_IO, "%s: PNG write failed: %s", path, err.msg);
         }
         png_set_write_fn(p, of.fp, png_file_write, png_file_flush);

@@ -44,8 +44,10 @@ int haze_outfile_open(haze_ctx *ctx, haze_outfile *f, const char *path) {
     fchmod(fd, 0644);
     f->fp = fdopen(fd, "wb");
     if (!f->fp) {
+        int nomem = errno == ENOMEM;
         close(fd);
         haze_outfile_abort(f);
+        if (nomem) return haze__error(ctx, HAZE_ERR_NOMEM, "%s: out of memory", path);
         return haze__error(ctx, HAZE_ERR_IO, "%s: cannot open output file", path);
     }
     return HAZE_OK;
@@ -100,6 +102,7 @@ int haze_file_read_all(haze_ctx *ctx, const char *path, char **out, size_t *len)
     *out = NULL;
     int is_stdin = strcmp(path, "-") == 0;
     FILE *fp = is_stdin ? stdin : fopen(path, "rb");
+    if (!fp && errno == ENOMEM) return haze__error(ctx, HAZE_ERR_NOMEM, "%s: out of memory", path);
     if (!fp) return haze__error(ctx, HAZE_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
     if (!is_stdin) {
         struct stat sb;

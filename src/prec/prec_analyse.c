@@ -50,15 +50,17 @@ static void af_free(aform *a) {
     memset(a, 0, sizeof *a);
 }
 
+/* The affine-form helpers return 0, or 1 when out of memory (their callers
+ * turn it into HAZE_ERR_NOMEM; a negative value would read as a haze status). */
 static int af_reserve(aform *a, int n) {
     if (n <= a->cap) return 0;
     int cap = a->cap ? a->cap : 4;
     while (cap < n) cap *= 2;
     int *ns = realloc(a->sym, (size_t)cap * sizeof *ns);
-    if (!ns) return -1;
+    if (!ns) return 1;
     a->sym = ns;
     pint *nc = realloc(a->c, (size_t)cap * sizeof *nc);
-    if (!nc) return -1;
+    if (!nc) return 1;
     a->c = nc;
     for (int i = 0; i < a->n; i++) pi_fixup(&a->c[i]);
     a->cap = cap;
@@ -67,7 +69,7 @@ static int af_reserve(aform *a, int n) {
 
 /* Appends coefficient k on a symbol larger than all present. */
 static int af_push(aform *a, int sym, const pint *k) {
-    if (af_reserve(a, a->n + 1)) return -1;
+    if (af_reserve(a, a->n + 1)) return 1;
     a->sym[a->n] = sym;
     pi_init(&a->c[a->n]);
     pi_set(&a->c[a->n], k);
@@ -139,7 +141,7 @@ static int af_lin(aform *r, const aform *x, const pint *kx, const aform *y, cons
     }
     int nx = x ? x->n : 0, ny = y ? y->n : 0;
     /* room for every term and the junk symbol: terms are built in place */
-    if (af_reserve(r, r->n + nx + ny + 1)) return -1;
+    if (af_reserve(r, r->n + nx + ny + 1)) return 1;
     while (!st && (i < nx || j < ny)) {
         int sx = i < nx ? x->sym[i] : INT_MAX, sy = j < ny ? y->sym[j] : INT_MAX;
         pint *up = &r->c[r->n];

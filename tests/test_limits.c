@@ -1,0 +1,82 @@
+/*
+ * tests/test_limits.c - hostile sizes: a limit is named in its message, a
+ * precision MPFR cannot take is refused instead of aborting, and the number
+ * reader that replaced the command line's own MPFR code encloses as before.
+ */
+#include <limits.h>
+#include <math.h>
+#include <string.h>
+
+#include "test_util.h"
+
+static const char *fis_text(int num_rules) {
+    static char buf[1024];
+    snprintf(buf, sizeof buf,
+             "[System]\nName='t'\nType='mamdani'\nNumInputs=1\nNumOutputs=1\nNumRules=%d\n"
+             "AndMethod='min'\nOrMethod='max'\nImpMethod='min'\nAggMethod='max'\n"
+             "DefuzzMethod='centroid'\n\n[Input1]\nName='x'\nRange=[0 1]\nNumMFs=1\n"
+             "MF1='a':'trimf',[0 0.5 1]\n\n[Output1]\nName='y'\nRange=[0 1]\nNumMFs=1\n"
+             "MF1='b':'trimf',[0 0.5 1]\n\n[Rules]\n1, 1 (1) : 1\n",
+             num_rules);
+    return buf;
+}
+
+/* NumRules=200000 named the number as not a whole number. */
+static void test_fis_rule_limit(void **state) {
+    (void)state;
+    haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
+    haze_fis *f = NULL;
+    assert_int_equal(haze_fis_parse(ctx, fis_text(1), "t.fis", &f), HAZE_OK);
+    haze_fis_free(f);
+    f = NULL;
+    assert_int_equal(haze_fis_parse(ctx, fis_text(200000), "t.fis", &f), HAZE_ERR_PARSE);
+    assert_null(f);
+    const char *m = haze_ctx_errmsg(ctx);
+    assert_non_null(strstr(m, "t.fis:6"));
+    assert_non_null(strstr(m, "200000 is more than 4096"));
+    assert_null(strstr(m, "whole number"));
+    haze_ctx_free(ctx);
+}
+
+/* A precision above MPFR's maximum aborted inside mpfr_init2. */
+static void test_prec_eval_precision(void **state) {
+    (void)state;
+    haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
+    haze_prec_script *s = NULL;
+    assert_int_equal(haze_prec_parse(ctx, "x = 1 + 2;\n{ x in [2,4] }", "p.g", &s), HAZE_OK);
+    double out[1];
+    assert_int_equal(haze_prec_eval(ctx, s, NULL, 128, out), HAZE_OK);
+    assert_true(out[0] == 3.0);
+    assert_int_equal(haze_prec_eval(ctx, s, NULL, LONG_MAX, out), HAZE_ERR_INVALID);
+    assert_non_null(strstr(haze_ctx_errmsg(ctx), "bits of precision"));
+    assert_int_equal(haze_prec_eval(ctx, s, NULL, HAZE_PREC_EVAL_MAX_BITS + 1, out),
+                     HAZE_ERR_INVALID);
+    haze_prec_free(s);
+    haze_ctx_free(ctx);
+}
+
+static void test_number_enclose(void **state) {
+    (void)state;
+    haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
+    double lo, hi;
+    const char *end;
+    const char *s = "0.1+x";
+    assert_int_equal(haze_number_enclose(ctx, s, &end, &lo, &hi), HAZE_OK);
+    assert_true(lo < 0.1 || hi > 0.1);
+    assert_true(lo <= 0.1 && 0.1 <= hi && nextafter(lo, 1) == hi);
+    assert_ptr_equal(end, s + 3);
+    assert_int_equal(haze_number_enclose(ctx, "0x1.8p1", NULL, &lo, &hi), HAZE_OK);
+    assert_true(lo == 3.0 && hi == 3.0);
+    assert_int_equal(haze_number_enclose(ctx, "x", &end, &lo, &hi), HAZE_ERR_PARSE);
+    assert_int_equal(haze_number_enclose(ctx, "1e999", &end, &lo, &hi), HAZE_ERR_PARSE);
+    haze_ctx_free(ctx);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_fis_rule_limit),
+        cmocka_unit_test(test_prec_eval_precision),
+        cmocka_unit_test(test_number_enclose),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
