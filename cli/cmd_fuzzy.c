@@ -39,6 +39,7 @@ typedef struct evaluator {
     const char *src, *p, *what;
     char err[512];
     int status;
+    int depth; /* nesting of the expression being parsed */
 } evaluator;
 
 static haze_fuzzy_array *fail_at(evaluator *ev, const char *at, int status, const char *msg) {
@@ -200,13 +201,25 @@ static haze_fuzzy_array *parse_primary(evaluator *ev) {
     return v;
 }
 
+/* Every level of nesting passes here: a limit keeps the recursion off the
+ * end of the stack ("((((...", "----..."). */
+#define MAX_NESTING 1000
+
 static haze_fuzzy_array *parse_unary(evaluator *ev) {
     skip(ev);
+    if (ev->depth >= MAX_NESTING)
+        return fail_at(ev, ev->p, HAZE_ERR_PARSE,
+                       "expression nested too deeply (more than 1000 levels)");
+    ev->depth++;
+    haze_fuzzy_array *v;
     if (*ev->p == '-') {
         const char *at = ev->p++;
-        return apply(ev, at, HAZE_FUZZY_NEG, parse_unary(ev), NULL);
+        v = apply(ev, at, HAZE_FUZZY_NEG, parse_unary(ev), NULL);
+    } else {
+        v = parse_primary(ev);
     }
-    return parse_primary(ev);
+    ev->depth--;
+    return v;
 }
 
 static haze_fuzzy_array *parse_term(evaluator *ev) {
