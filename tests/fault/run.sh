@@ -2,7 +2,7 @@
 # tests/fault/run.sh HAZE SHIM SRC - fault injection: runs representative
 # commands with the Nth allocation failing (fault_alloc.c, LD_PRELOAD), N
 # swept over every allocation of the command (or an even sample of
-# HAZE_FAULT_RUNS of them, 150 by default), and asserts for each run: no
+# HAZE_FAULT_RUNS of them, 100 by default), and asserts for each run: no
 # signal and no hang; exit 0 with the output of the run without a failure
 # (the allocation was one haze can do without), or exit 3 with "out of
 # memory" in the message; and no temporary file left beside the outputs.
@@ -13,7 +13,7 @@ set -u
 haze=$1
 shim=$2
 src=$3
-runs=${HAZE_FAULT_RUNS:-150}
+runs=${HAZE_FAULT_RUNS:-100}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fails=0
