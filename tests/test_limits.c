@@ -5,9 +5,11 @@
  * a long unrolled loop neither takes quadratic time (checked through what
  * made it quadratic, not with a clock) nor loses soundness.
  */
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "prec/prec_internal.h"
 #include "test_util.h"
@@ -109,12 +111,37 @@ static void test_prec_loop_hash(void **state) {
     haze_ctx_free(ctx);
 }
 
+/* A 27-byte ASCII PGM whose header asks for 1000000 x 2010 pixels made the
+ * reader allocate 2 GB before it found the data missing. */
+static void test_pgm_header_size(void **state) {
+    (void)state;
+    haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
+    char path[] = "/tmp/haze-limits-XXXXXX.pgm";
+    int fd = mkstemps(path, 4);
+    assert_true(fd >= 0);
+    const char pgm[] = "P2 1000000 02010 055\n1 2 3\n";
+    assert_int_equal(write(fd, pgm, sizeof pgm - 1), (long)(sizeof pgm - 1));
+    close(fd);
+    haze_image *im = NULL;
+    assert_int_equal(haze_image_load(ctx, path, &im), HAZE_ERR_PARSE);
+    assert_non_null(strstr(haze_ctx_errmsg(ctx), "truncated Netpbm data"));
+    /* a small one still reads */
+    fd = open(path, O_WRONLY | O_TRUNC);
+    assert_true(fd >= 0);
+    const char ok[] = "P2 2 1 255 1 2";
+    assert_int_equal(write(fd, ok, sizeof ok - 1), (long)(sizeof ok - 1));
+    close(fd);
+    assert_int_equal(haze_image_load(ctx, path, &im), HAZE_OK);
+    haze_image_free(im);
+    unlink(path);
+    haze_ctx_free(ctx);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_fis_rule_limit),
-        cmocka_unit_test(test_prec_eval_precision),
-        cmocka_unit_test(test_number_enclose),
-        cmocka_unit_test(test_prec_loop_hash),
+        cmocka_unit_test(test_fis_rule_limit),  cmocka_unit_test(test_prec_eval_precision),
+        cmocka_unit_test(test_number_enclose),  cmocka_unit_test(test_prec_loop_hash),
+        cmocka_unit_test(test_pgm_header_size),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

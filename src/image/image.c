@@ -91,6 +91,13 @@ static int load_pnm(haze_ctx *ctx, const char *path, const unsigned char *b, siz
         return haze__error(ctx, HAZE_ERR_PARSE, "%s: image of %ld x %ld is too large", path, w, h);
     int ch = (kind == 3 || kind == 6) ? 3 : 1;
     int bytes = maxv > 255 ? 2 : 1;
+    /* an ASCII sample takes a digit and a separator: a header cannot ask for
+     * more pixels than the bytes after it hold (a 27-byte file allocated 2 GB) */
+    size_t rest = r.pos < len ? len - r.pos : 0;
+    if (kind < 5 && (size_t)w * (size_t)h * (size_t)ch > rest / 2 + 1)
+        return haze__error(ctx, HAZE_ERR_PARSE,
+                           "%s: truncated Netpbm data (%ld x %ld pixels in %zu bytes)", path, w, h,
+                           rest);
     haze_image *im;
     int st = haze_image_new(ctx, (int)w, (int)h, &im);
     if (st) return st;
