@@ -18,7 +18,11 @@
  * hardware limit is one read of the data per iteration at the device's
  * theoretical memory bandwidth ("floor"); "of floor" is floor / measured.
  *
+ * Then the k-means++ seeding (the default start) at 10^7 x 16 x 32: GPU,
+ * CPU and the plain one-thread seeding of earlier versions.
+ *
  * Environment: BENCH_FCM_ONLY = run the rows whose label starts with it;
+ * BENCH_FCM_SEEDING = the seeding table alone;
  * BENCH_FCM_GPU_ONLY = time the GPU alone (CPU and competitor: n/a);
  * BENCH_FCM_LIMIT_MIB = the device memory the library may use in the rows
  * that set no limit of their own (for the paths taken when less is free);
@@ -198,6 +202,114 @@ typedef struct {
     int obj;      /* MATLAB's stopping rule on the objective: no membership change computed */
 } workload;
 
+/* The seeding that haze used before greedy k-means++ on the device: plain
+ * k-means++ on one thread, one pass over the data per centre (kept here
+ * only as the "previous" column). */
+static double old_kmeanspp(const float *x, size_t n, size_t d, size_t c, double *v) {
+    double t0 = bench_now();
+    double *dmin = malloc(n * sizeof *dmin);
+    uint64_t s = 12345;
+#define NEXT() (s ^= s << 13, s ^= s >> 7, s ^= s << 17, (double)(s >> 11) * 0x1.0p-53)
+    size_t first = (size_t)(NEXT() * (double)n);
+    for (size_t q = 0; q < d; q++) v[q] = x[first * d + q];
+    for (size_t i = 0; i < n; i++) dmin[i] = INFINITY;
+    for (size_t j = 1; j < c; j++) {
+        const double *vl = v + (j - 1) * d;
+        double tot = 0;
+        for (size_t i = 0; i < n; i++) {
+            double a = 0;
+            for (size_t k = 0; k < d; k++) {
+                double e = x[i * d + k] - vl[k];
+                a += e * e;
+            }
+            if (a < dmin[i]) dmin[i] = a;
+            tot += dmin[i];
+        }
+        double target = NEXT() * tot, acc = 0;
+        size_t pick = n - 1;
+        for (size_t i = 0; i < n; i++) {
+            acc += dmin[i];
+            if (acc > target && dmin[i] > 0) {
+                pick = i;
+                break;
+            }
+        }
+        for (size_t q = 0; q < d; q++) v[j * d + q] = x[pick * d + q];
+    }
+#undef NEXT
+    free(dmin);
+    return bench_now() - t0;
+}
+
+/* Seconds of a one-iteration fit of xf on ctx from init (k-means++, or
+ * the centres v0); the centres it ends with go to vout. */
+static double fit1(haze_ctx *ctx, const float *xf, size_t n, size_t d, size_t c, const double *v0,
+                   double *vout) {
+    haze_fcm_options o = haze_fcm_options_default();
+    o.clusters = (int)c;
+    o.tol = 0;
+    o.max_iter = 1;
+    o.seed = 1;
+    if (v0) {
+        o.init = HAZE_FCM_INIT_CENTERS;
+        o.init_data = v0;
+    }
+    haze_fcm_result *r = NULL;
+    double t0 = bench_now();
+    int st = haze_fcm_fit_f32(ctx, xf, n, d, &o, &r);
+    double t = bench_now() - t0;
+    if (st) {
+        fprintf(stderr, "bench_fcm: %s\n", haze_ctx_errmsg(ctx));
+        return -1;
+    }
+    memcpy(vout, r->centers, c * d * sizeof *vout);
+    haze_fcm_result_free(r);
+    return t;
+}
+
+/* The k-means++ seeding (the default start) at n x c x d in float32: on the
+ * device, on the CPU (HAZE_FCM_CPU_SEED=1: the same centres), and the plain
+ * one-thread seeding haze had before. Each seeding time is a fit of one
+ * iteration from k-means++ less the same fit from given centres (best of 3). */
+static void seeding_table(haze_ctx *gpu, haze_ctx *cpu, size_t n, size_t c, size_t d) {
+    printf("\nk-means++ seeding (the default start), %zu x %zu clusters x %zu features, f32\n", n,
+           c, d);
+    double *x = make_data(n, d, c, 99);
+    float *xf = malloc(n * d * sizeof *xf);
+    double *va = malloc(c * d * sizeof *va), *vb = malloc(c * d * sizeof *vb);
+    double *vc = malloc(c * d * sizeof *vc);
+    if (!xf || !va || !vb || !vc) {
+        fprintf(stderr, "bench_fcm: out of memory\n");
+        exit(3);
+    }
+    for (size_t i = 0; i < n * d; i++) xf[i] = (float)x[i];
+    free(x);
+    double ta = 1e30, t0 = 1e30;
+    for (int rep = 0; rep < 3; rep++) {
+        const double a = fit1(gpu, xf, n, d, c, NULL, va);
+        const double z = fit1(gpu, xf, n, d, c, va, vc); /* the fit's own cost */
+        if (a < 0 || z < 0) return;
+        ta = a < ta ? a : ta;
+        t0 = z < t0 ? z : t0;
+    }
+    setenv("HAZE_FCM_CPU_SEED", "1", 1);
+    const double b = fit1(gpu, xf, n, d, c, NULL, vb);
+    unsetenv("HAZE_FCM_CPU_SEED");
+    if (b < 0) return;
+    const double tg = ta - t0, tc = b - t0;
+    (void)old_kmeanspp(xf, n, d, c, vc); /* warm the pages */
+    double told = old_kmeanspp(xf, n, d, c, vc);
+    printf("  haze GPU (greedy k-means++, %s)      %10.2f ms\n",
+           memcmp(va, vb, c * d * sizeof *va) == 0 ? "the CPU's centres" : "CENTRES DIFFER",
+           tg * 1e3);
+    printf("  haze CPU, %2d threads (the same centres)          %10.2f ms\n", haze_ctx_threads(cpu),
+           tc * 1e3);
+    printf("  previous haze CPU seeding (plain, 1 thread)      %10.2f ms   (%.0fx the GPU)\n",
+           told * 1e3, tg > 0 ? told / tg : 0);
+    printf("  (a fit of one iteration from given centres: %.2f ms, left out)\n", t0 * 1e3);
+    free(xf), free(va), free(vb), free(vc);
+}
+
 int main(int argc, char **argv) {
     int quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
     haze_ctx_options co = haze_ctx_options_default();
@@ -250,6 +362,12 @@ int main(int argc, char **argv) {
     double *x = NULL;
     float *xf = NULL;
     size_t xn = 0, xd = 0, xc = 0;
+    if (getenv("BENCH_FCM_SEEDING")) { /* the seeding table alone */
+        if (gpu) seeding_table(gpu, cpu, 10000000, 16, 32);
+        haze_ctx_free(gpu);
+        haze_ctx_free(cpu);
+        return 0;
+    }
     const char *only = getenv("BENCH_FCM_ONLY"); /* rows whose label starts with it */
     const int gpu_only = getenv("BENCH_FCM_GPU_ONLY") != NULL;
     for (size_t w = 0; w < sizeof all / sizeof *all; w++) {
@@ -324,6 +442,7 @@ int main(int argc, char **argv) {
     }
     free(x);
     free(xf);
+    if (gpu && !quick && !only) seeding_table(gpu, cpu, 10000000, 16, 32);
     printf("\nfloor: one read of the data at the theoretical memory bandwidth; ~: the "
            "competitor timed on %d points and scaled linearly;\nobj: stopping rule on the "
            "objective (MATLAB's), the others on the membership change (scikit-fuzzy's, the "

@@ -37,6 +37,8 @@ static double speed(haze_ctx *ctx, const double *x, const double *d, size_t n, s
     o.max_rules = R;
     o.shuffle = 0;
     o.rate = 0.01;
+    o.width = 0;      /* the distance rule and no hold-out, as when measured */
+    o.validation = 0; /* (every sample of the structure pass makes a rule) */
     double r = NAN;
     if (haze_fnn_train(ctx, net, x, d, R < n ? R : n, &o) == HAZE_OK) {
         o.threshold = 0.0;

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
 
@@ -108,10 +109,168 @@ int cli_parse_double(const char *s, double *out) {
     return 1;
 }
 
+/* ------------------------------------------------- input columns by name */
+
+/* Appends the names (at most 8, then how many in all) to buf as a list. */
+static void name_list(char *buf, size_t cap, const char *const *names, size_t n) {
+    size_t len = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < n && len < cap; i++) {
+        if (i == 8) {
+            snprintf(buf + len, cap - len, ", ... (%zu in all)", n);
+            return;
+        }
+        int k = snprintf(buf + len, cap - len, "%s'%s'", i ? ", " : "", names[i]);
+        if (k < 0) return;
+        len += (size_t)k;
+    }
+}
+
+/* Names are equal as written; failing that (loose), with blanks, control
+ * characters and quotes taken as '_' and "" as "_", the way fnn model files
+ * of version 1 stored them. */
+static int same_name(const char *a, const char *b, int loose) {
+    if (!loose) return strcmp(a, b) == 0;
+    static const char empty[] = "_";
+    if (!*a) a = empty;
+    if (!*b) b = empty;
+    for (;; a++, b++) {
+        unsigned char x = (unsigned char)*a, y = (unsigned char)*b;
+        if (!x || !y) return x == y;
+        if (x <= ' ' || x == '\'' || x == '"' || x == 127) x = '_';
+        if (y <= ' ' || y == '\'' || y == '"' || y == 127) y = '_';
+        if (x != y) return 0;
+    }
+}
+
+int cli_columns_match(const haze_table *t, const char *path, const cli_columns *c, size_t *idx) {
+    size_t avail = t->cols - (c->skip >= 0 && (size_t)c->skip < t->cols ? 1 : 0);
+    int by_name = t->names && c->names;
+    for (size_t k = 0; by_name && k < c->n; k++)
+        if (!c->names[k]) by_name = 0; /* a model with unnamed inputs */
+    if (!by_name) {
+        if (avail != c->n) {
+            cli_errorf("%s: %zu columns%s, but %s %s has %zu %ss", path, avail,
+                       avail != t->cols ? " besides the target" : "", c->kind, c->model, c->n,
+                       c->noun);
+            return CLI_INPUT;
+        }
+        for (size_t j = 0, k = 0; j < t->cols; j++)
+            if ((int)j != c->skip) idx[k++] = j;
+        return CLI_OK;
+    }
+    char list[512], have[512];
+    const char **miss = malloc((c->n + t->cols + 1) * sizeof *miss);
+    char *used = calloc(t->cols + 1, 1);
+    if (!miss || !used) {
+        free(miss);
+        free(used);
+        cli_errorf("out of memory");
+        return CLI_RUNTIME;
+    }
+    int code = CLI_OK;
+    size_t nmiss = 0;
+    for (size_t k = 0; k < c->n; k++) {
+        size_t hits = 0;
+        for (int loose = 0; loose < 2 && !hits; loose++)
+            for (size_t j = 0; j < t->cols; j++) {
+                if ((int)j == c->skip || !same_name(t->names[j], c->names[k], loose)) continue;
+                if (hits++) {
+                    cli_errorf("%s: the header names '%s' twice (columns %zu and %zu)", path,
+                               c->names[k], idx[k] + 1, j + 1);
+                    code = CLI_INPUT;
+                    goto out;
+                }
+                idx[k] = j;
+                used[j] = 1;
+            }
+        if (!hits) miss[nmiss++] = c->names[k];
+    }
+    if (nmiss) {
+        const char **cols = miss + nmiss;
+        size_t ncols = 0;
+        for (size_t j = 0; j < t->cols; j++)
+            if ((int)j != c->skip) cols[ncols++] = t->names[j];
+        name_list(list, sizeof list, miss, nmiss);
+        name_list(have, sizeof have, cols, ncols);
+        cli_errorf("%s: no column for the %s%s %s of %s %s (the header names %s)", path, c->noun,
+                   nmiss > 1 ? "s" : "", list, c->kind, c->model, ncols ? have : "no other column");
+        code = CLI_INPUT;
+        goto out;
+    }
+    size_t nextra = 0;
+    for (size_t j = 0; j < t->cols; j++)
+        if ((int)j != c->skip && !used[j]) miss[nextra++] = t->names[j];
+    if (nextra && !c->ignore_extra) {
+        name_list(list, sizeof list, miss, nextra);
+        name_list(have, sizeof have, c->names, c->n);
+        cli_errorf("%s: column%s %s %s not among the %ss of %s %s (%s); leave %s out or pass "
+                   "--ignore-extra",
+                   path, nextra > 1 ? "s" : "", list, nextra > 1 ? "are" : "is", c->noun, c->kind,
+                   c->model, have, nextra > 1 ? "them" : "it");
+        code = CLI_INPUT;
+    }
+out:
+    free(miss);
+    free(used);
+    return code;
+}
+
+double *cli_columns_gather(const haze_table *t, const size_t *idx, size_t n, size_t first,
+                           size_t rows) {
+    double *x = malloc((rows * n > 0 ? rows * n : 1) * sizeof *x);
+    if (!x) return NULL;
+    for (size_t i = 0; i < rows; i++)
+        for (size_t k = 0; k < n; k++) x[i * n + k] = t->data[(first + i) * t->cols + idx[k]];
+    return x;
+}
+
 void cli_info(const cli_global *g, const char *fmt, ...) {
     if (g && g->quiet) return;
     va_list ap;
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);
     va_end(ap);
+}
+
+int cli_outputs_begin(haze_ctx *ctx, int n, const char *const *paths) {
+    int st = haze_outgroup_begin(ctx);
+    for (int i = 0; i < n && !st; i++)
+        if (paths[i]) st = haze_outgroup_add(ctx, paths[i]);
+    return st;
+}
+
+/* Length of the valid UTF-8 sequence at s (RFC 3629: no overlong forms, no
+ * surrogates, nothing above U+10FFFF), or 0. */
+static int utf8_len(const unsigned char *s) {
+    if (s[0] < 0x80) return 1;
+    int n = s[0] >= 0xC2 && s[0] <= 0xDF   ? 2
+            : s[0] >= 0xE0 && s[0] <= 0xEF ? 3
+            : s[0] >= 0xF0 && s[0] <= 0xF4 ? 4
+                                           : 0;
+    for (int i = 1; i < n; i++)
+        if ((s[i] & 0xC0) != 0x80) return 0;
+    if (n == 3 && ((s[0] == 0xE0 && s[1] < 0xA0) || (s[0] == 0xED && s[1] >= 0xA0))) return 0;
+    if (n == 4 && ((s[0] == 0xF0 && s[1] < 0x90) || (s[0] == 0xF4 && s[1] >= 0x90))) return 0;
+    return n;
+}
+
+void cli_json_str(FILE *fp, const char *str) {
+    const unsigned char *s = (const unsigned char *)str;
+    fputc('"', fp);
+    while (*s) {
+        int n = utf8_len(s);
+        if (n == 0) {
+            fputs("\\ufffd", fp); /* one replacement per bad byte */
+            s++;
+        } else if (*s == '"' || *s == '\\') {
+            fprintf(fp, "\\%c", *s++);
+        } else if (*s < 0x20 || *s == 0x7F) {
+            fprintf(fp, "\\u%04x", *s++);
+        } else {
+            fwrite(s, 1, (size_t)n, fp);
+            s += n;
+        }
+    }
+    fputc('"', fp);
 }

@@ -3,8 +3,9 @@
  * global options, context creation and error printing.
  *
  * Exit codes: 0 success, 1 usage error, 2 bad input (files, values),
- * 3 runtime or device error. Errors go to stderr as "haze: <message>", where
- * the library's message already names file and line when a file is involved.
+ * 3 runtime or device error (a failed write to standard output included),
+ * 4 `haze prec` only: a stated bound was not proved. Errors go to stderr as "haze: <message>",
+ * where the library's message already names file and line when a file is involved.
  */
 #ifndef HAZE_CLI_H
 #define HAZE_CLI_H
@@ -13,7 +14,7 @@
 
 #include "haze/haze.h"
 
-enum { CLI_OK = 0, CLI_USAGE = 1, CLI_INPUT = 2, CLI_RUNTIME = 3 };
+enum { CLI_OK = 0, CLI_USAGE = 1, CLI_INPUT = 2, CLI_RUNTIME = 3, CLI_NOT_PROVED = 4 };
 
 typedef struct cli_global {
     haze_backend backend;
@@ -49,6 +50,33 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
  * the exit code (3 for a missing device), else 0. */
 int cli_ctx_new(const cli_global *g, haze_ctx **out);
 
+/*
+ * Which column of an input table feeds each input of a model. When the
+ * table has a header and the model names its inputs, columns are matched by
+ * name, whatever their order: a missing name is an error, and so is a column
+ * the model does not know unless ignore_extra (as scikit-learn refuses
+ * unseen feature names). Without a header, or for a model without names,
+ * the columns are taken in order and their number must match.
+ */
+typedef struct cli_columns {
+    const char *kind;         /* in messages: "the model", "the centres file" */
+    const char *model;        /* the model's file, named in messages */
+    const char *noun;         /* what the model calls a column: "input", "feature" */
+    const char *const *names; /* the model's n input names, or NULL when it has none */
+    size_t n;
+    int skip;         /* a column that is not an input (fnn's target), or -1 */
+    int ignore_extra; /* leave out columns the model does not name instead of failing */
+} cli_columns;
+
+/* Fills idx[0..c->n) with the table's column for each model input; prints
+ * why not (naming `path`) and returns CLI_INPUT when they do not match. */
+int cli_columns_match(const haze_table *t, const char *path, const cli_columns *c, size_t *idx);
+
+/* A new rows x n matrix of the columns idx[0..n) of rows first.. of t, for
+ * the caller to free; NULL when out of memory. */
+double *cli_columns_gather(const haze_table *t, const size_t *idx, size_t n, size_t first,
+                           size_t rows);
+
 /* Strict number parsing for option values: 1 on success. */
 int cli_parse_int(const char *s, long lo, long hi, long *out);
 int cli_parse_double(const char *s, double *out);
@@ -56,6 +84,17 @@ int cli_parse_double(const char *s, double *out);
 /* Option parsing of a subcommand that takes nothing but --help: prints the
  * help or a usage error as needed. Returns -1 to go on, else the exit code. */
 int cli_help_only(int argc, char **argv, const char *cmd, void (*help)(FILE *fp));
+
+/* Opens an output group on ctx (haze_outgroup_begin) holding the n paths
+ * (NULL entries skipped): the command's outputs then land together at
+ * haze_outgroup_commit() or none does, and a missing folder fails before any
+ * work. Returns a library status. */
+int cli_outputs_begin(haze_ctx *ctx, int n, const char *const *paths);
+
+/* Writes s as a JSON string (quotes included). Bytes that are not valid
+ * UTF-8 (a file name in another encoding) become U+FFFD, so the document
+ * stays valid JSON. */
+void cli_json_str(FILE *fp, const char *s);
 
 /* Progress and chatter go through this; silent with --quiet. */
 void cli_info(const cli_global *g, const char *fmt, ...)

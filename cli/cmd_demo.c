@@ -105,7 +105,9 @@ static int demo_edge(const cli_global *g) {
     if (ok) {
         char name[] = "edge", o[] = "-o";
         char *argv[] = {name, in, o, out, NULL};
-        rc = cmd_edge(4, argv, g);
+        cli_global quiet = *g; /* the temporary file names are no news */
+        quiet.quiet = 1;
+        rc = cmd_edge(4, argv, &quiet);
     }
     if (!rc) {
         haze_ctx *ctx = NULL;

@@ -3,8 +3,11 @@
  * table, and `haze fcm predict`: memberships of new points for given
  * centres. The algorithm is haze_fcm_fit (include/haze/fcm.h, docs/fcm.md).
  */
+#include <ctype.h>
+#include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -15,37 +18,71 @@
 static void help(FILE *fp) {
     fprintf(fp,
             "usage: haze fcm DATA.{csv,npy} -c K [options]\n"
-            "       haze fcm predict CENTERS.csv DATA.{csv,npy} [-m M] [options]\n\n"
+            "       haze fcm predict CENTERS.csv DATA.{csv,npy} [options]   (see 'haze fcm "
+            "predict --help')\n\n"
             "Fuzzy c-means clustering (Bezdek): memberships u_ij in [0,1] of every point to\n"
             "every one of K clusters, minimising sum u_ij^m d(x_i, v_j). CSV with or without\n"
-            "a header, or NumPy .npy (float32/float64, C order); one point per row.\n\n"
+            "a header, or NumPy .npy (float32/float64); one point per row.\n\n"
             "Options:\n"
             "  -c, --clusters K       number of clusters (2 <= K <= points; required)\n"
-            "  -m, --fuzzifier M      fuzzifier m > 1 (default 2)\n"
+            "  -m, --fuzzifier M      fuzzifier m > 1 (default 2; closer to 1, e.g. 1.1, for\n"
+            "                         data of many features)\n"
             "      --metric NAME      euclidean (default) or gk (Gustafson-Kessel: one\n"
             "                         volume-normalised covariance norm per cluster)\n"
-            "      --init WHAT        random (default: seeded random memberships), kmeans++,\n"
-            "                         or a CSV/.npy FILE with K rows of centres or N rows of\n"
-            "                         K initial memberships (told apart by shape)\n"
+            "      --init WHAT        kmeans++ (default: k-means++ seeding of the centres),\n"
+            "                         random (seeded random memberships, the start of\n"
+            "                         scikit-fuzzy and MATLAB: for conformance with them; it\n"
+            "                         collapses on data of more than about 8 features), or a\n"
+            "                         CSV/.npy FILE with K rows of centres or N rows of K\n"
+            "                         initial memberships (told apart by shape)\n"
             "      --tol E            stopping tolerance (default 1e-5; 0: run --max-iter)\n"
             "      --stop RULE        membership (default: ||U(k)-U(k-1)||_F < E, as\n"
             "                         scikit-fuzzy) or objective (|J(k)-J(k-1)| < E, as MATLAB)\n"
             "      --max-iter N       at most N iterations (default 300)\n"
-            "      --seed S           seed of the random initialisation (default 0)\n"
+            "      --seed S           seed of kmeans++ or random, 0 to 2^64-1 (default 0)\n"
             "      --precision P      double (default) or single (float32 arithmetic)\n"
             "  -o, --output FILE      write the centres (K rows) to FILE (CSV or .npy)\n"
             "      --memberships FILE write the N x K memberships (CSV or .npy)\n"
             "      --labels FILE      write the hard labels (index of the largest membership)\n"
             "      --norms FILE       gk: write the K norm matrices A_j, one per row (D*D values,\n"
             "                         row-major), for `predict --norms`\n"
-            "      --json             print the summary as JSON on stdout\n"
+            "      --json             print the summary as JSON\n"
             "  -h, --help             this text\n\n"
-            "Without -o the centres are printed. Progress (iteration, objective, change;\n"
-            "the GPU leaves the change out with --stop objective) goes to stderr when it\n"
-            "is a terminal. `predict` writes the memberships of\n"
-            "DATA for the fixed CENTERS (to -o FILE, default stdout): Euclidean, or\n"
-            "Gustafson-Kessel with --norms FILE as written by the fit.\n\n"
+            "The summary (text, or JSON with --json) goes to stdout, with the centres when\n"
+            "there is no -o; when a FILE above is '-' (stdout; one of them at most) the\n"
+            "summary goes to stderr. Progress (iteration, objective, change; the GPU leaves\n"
+            "the change out with --stop objective) goes to stderr when it is a terminal.\n"
+            "A degenerate result (coincident centres, memberships all near 1/K, or an\n"
+            "empty cluster) gets a warning on stderr and \"degenerate\" in the JSON: try\n"
+            "-m closer to 1 or another --seed (docs/fcm.md).\n\n"
             "Exit codes: 0 success, 1 usage error, 2 bad input, 3 runtime or device error.\n");
+}
+
+static void help_predict(FILE *fp) {
+    fprintf(fp, "usage: haze fcm predict CENTERS.csv DATA.{csv,npy} [options]\n\n"
+                "Memberships of the points of DATA for the fixed centres of CENTERS (K rows, one\n"
+                "centre per row, as `haze fcm -o` writes them): Euclidean, or Gustafson-Kessel\n"
+                "with --norms FILE as written by `haze fcm --metric gk --norms`.\n\n"
+                "Options:\n"
+                "  -m, --fuzzifier M      fuzzifier m > 1 of the model (default 2)\n"
+                "      --precision P      double (default) or single (float32 arithmetic)\n"
+                "  -o, --output FILE      write the N x K memberships to FILE (CSV or .npy;\n"
+                "                         default '-', stdout)\n"
+                "      --labels FILE      write the hard labels (index of the largest membership)\n"
+                "      --norms FILE       the K norm matrices A_j of a gk model, one per row\n"
+                "      --ignore-extra     leave out DATA columns the centres do not name\n"
+                "  -h, --help             this text\n\n"
+                "The centres file carries the header of the fit's data; when DATA has a header\n"
+                "too, its columns are matched to the centres' features by name (a missing or\n"
+                "unknown name is an error), otherwise by order.\n"
+                "Only one of -o and --labels can be '-' (stdout). Data whose squared distances\n"
+                "to the centres overflow is refused (exit 2), as the fit refuses it.\n\n"
+                "Exit codes: 0 success, 1 usage error, 2 bad input, 3 runtime or device error.\n");
+}
+
+/* 1 when path names stdout. */
+static int is_stdout(const char *path) {
+    return path && strcmp(path, "-") == 0;
 }
 
 enum {
@@ -59,7 +96,8 @@ enum {
     OPT_MEMB,
     OPT_LABELS,
     OPT_JSON,
-    OPT_NORMS
+    OPT_NORMS,
+    OPT_EXTRA
 };
 
 static int progress(void *arg, int iter, double j, double change) {
@@ -95,9 +133,11 @@ static int cmd_predict(int argc, char **argv, const cli_global *g) {
                                          {"output", required_argument, 0, 'o'},
                                          {"labels", required_argument, 0, OPT_LABELS},
                                          {"norms", required_argument, 0, OPT_NORMS},
+                                         {"ignore-extra", no_argument, 0, OPT_EXTRA},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     double m = 2.0;
+    int ignore_extra = 0;
     int single = 0;
     const char *out = "-", *labels = NULL, *norms = NULL;
     optind = 1;
@@ -105,11 +145,11 @@ static int cmd_predict(int argc, char **argv, const cli_global *g) {
     while ((o = getopt_long(argc, argv, "m:o:h", opts, NULL)) != -1) {
         switch (o) {
         case 'h':
-            help(stdout);
+            help_predict(stdout);
             return CLI_OK;
         case 'm':
             if (!cli_parse_double(optarg, &m))
-                return cli_usage_error("fcm", "-m: expected a number, got '%s'", optarg);
+                return cli_usage_error("fcm predict", "-m: expected a number, got '%s'", optarg);
             if (!(m > 1) || !isfinite(m)) {
                 cli_errorf("-m %s: the fuzzifier must be a finite number > 1", optarg);
                 return CLI_INPUT;
@@ -117,7 +157,7 @@ static int cmd_predict(int argc, char **argv, const cli_global *g) {
             break;
         case OPT_PREC:
             if (strcmp(optarg, "single") && strcmp(optarg, "double"))
-                return cli_usage_error("fcm", "--precision: expected single or double");
+                return cli_usage_error("fcm predict", "--precision: expected single or double");
             single = strcmp(optarg, "single") == 0;
             break;
         case 'o':
@@ -129,17 +169,26 @@ static int cmd_predict(int argc, char **argv, const cli_global *g) {
         case OPT_NORMS:
             norms = optarg;
             break;
+        case OPT_EXTRA:
+            ignore_extra = 1;
+            break;
         default:
-            return cli_usage_error("fcm", "bad option");
+            return cli_usage_error("fcm predict", "bad option");
         }
     }
-    if (argc - optind != 2) return cli_usage_error("fcm", "predict needs CENTERS and DATA files");
+    if (argc - optind != 2)
+        return cli_usage_error("fcm predict", "predict needs CENTERS and DATA files");
+    if (is_stdout(out) && is_stdout(labels))
+        return cli_usage_error("fcm predict", "-o and --labels cannot both be '-' (stdout)");
     haze_ctx *ctx = NULL;
     int code = cli_ctx_new(g, &ctx);
     if (code) return code;
     haze_table *cv = NULL, *x = NULL, *nt = NULL;
-    double *u = NULL;
-    int st = haze_table_read(ctx, argv[optind], NULL, &cv);
+    double *u = NULL, *xd = NULL;
+    size_t *idx = NULL;
+    const char *outputs[] = {out, labels};
+    int st = cli_outputs_begin(ctx, 2, outputs);
+    if (!st) st = haze_table_read(ctx, argv[optind], NULL, &cv);
     if (!st) st = haze_table_read(ctx, argv[optind + 1], NULL, &x);
     if (!st && norms) st = haze_table_read(ctx, norms, NULL, &nt);
     if (!st && nt && (nt->rows != cv->rows || nt->cols != cv->cols * cv->cols)) {
@@ -166,12 +215,17 @@ static int cmd_predict(int argc, char **argv, const cli_global *g) {
         code = CLI_INPUT;
         st = HAZE_ERR_INVALID;
     }
-    if (!st && x->cols != cv->cols) {
-        cli_errorf("%s: %zu columns, but the centres in %s have %zu", argv[optind + 1], x->cols,
-                   argv[optind], cv->cols);
-        code = CLI_INPUT;
-        st = HAZE_ERR_MISMATCH;
-    }
+    /* the fit writes the data's header above the centres: columns by name */
+    cli_columns spec = {.kind = "the centres file",
+                        .model = argv[optind],
+                        .noun = "feature",
+                        .names = (const char *const *)(cv ? cv->names : NULL),
+                        .n = cv ? cv->cols : 0,
+                        .skip = -1,
+                        .ignore_extra = ignore_extra};
+    if (!st && !(idx = malloc((cv->cols + 1) * sizeof *idx))) st = HAZE_ERR_NOMEM;
+    if (!st && (code = cli_columns_match(x, argv[optind + 1], &spec, idx))) st = HAZE_ERR_MISMATCH;
+    if (!st && !(xd = cli_columns_gather(x, idx, cv->cols, 0, x->rows))) st = HAZE_ERR_NOMEM;
     if (!st && !(u = malloc(x->rows * cv->rows * sizeof *u))) st = HAZE_ERR_NOMEM;
     if (!st) {
         haze_fcm_result model;
@@ -181,12 +235,15 @@ static int cmd_predict(int argc, char **argv, const cli_global *g) {
             model.metric = HAZE_FCM_GK;
             model.norms = nt->data;
         }
-        st = haze_fcm_predict(ctx, &model, x->data, x->rows, x->cols, single, u);
+        st = haze_fcm_predict(ctx, &model, xd, x->rows, cv->cols, single, u);
         if (!st) st = haze_matrix_write(ctx, out, u, x->rows, cv->rows, NULL);
         if (!st && labels) st = write_labels(ctx, labels, u, x->rows, cv->rows);
+        if (!st) st = haze_outgroup_commit(ctx);
     }
     if (st && !code) code = cli_fail(ctx, st);
     free(u);
+    free(xd);
+    free(idx);
     haze_table_free(cv);
     haze_table_free(x);
     haze_table_free(nt);
@@ -194,13 +251,34 @@ static int cmd_predict(int argc, char **argv, const cli_global *g) {
     return code;
 }
 
+/* The reasons of a degenerate result, comma-separated words. */
+static void degenerate_words(FILE *fp, int why, const char *quote) {
+    const char *w[] = {"coincident_centres", "uniform_memberships", "empty_cluster"};
+    int first = 1;
+    for (int b = 0; b < 3; b++)
+        if (why & (1 << b)) {
+            fprintf(fp, "%s%s%s%s", first ? "" : ", ", quote, w[b], quote);
+            first = 0;
+        }
+}
+
+static void warn_degenerate(const haze_fcm_result *r, const haze_fcm_options *fo) {
+    fprintf(stderr, "haze: warning: fcm: degenerate result (");
+    degenerate_words(stderr, r->degenerate, "");
+    fprintf(stderr, "): the partition says little about the data.\n");
+    if (fo->init == HAZE_FCM_INIT_RANDOM)
+        fprintf(stderr, "haze: warning: --init random collapses on data of many features; try "
+                        "--init kmeans++ (the default)\n");
+    fprintf(stderr,
+            "haze: warning: try a fuzzifier closer to 1 (now -m %g; 1.1 to 1.3 for data of many "
+            "features, here %zu), fewer clusters, or another --seed\n",
+            r->m, r->d);
+}
+
 static void print_json(FILE *fp, const char *data, const haze_fcm_result *r, double secs) {
-    fprintf(fp, "{\n  \"data\": \"");
-    for (const char *s = data; *s; s++) {
-        if (*s == '"' || *s == '\\') fputc('\\', fp);
-        if ((unsigned char)*s >= 0x20) fputc(*s, fp);
-    }
-    fprintf(fp, "\",\n  \"points\": %zu,\n  \"features\": %zu,\n  \"clusters\": %zu,\n", r->n, r->d,
+    fprintf(fp, "{\n  \"data\": ");
+    cli_json_str(fp, data);
+    fprintf(fp, ",\n  \"points\": %zu,\n  \"features\": %zu,\n  \"clusters\": %zu,\n", r->n, r->d,
             r->c);
     fprintf(fp, "  \"m\": %.17g,\n  \"metric\": \"%s\",\n", r->m,
             r->metric == HAZE_FCM_GK ? "gk" : "euclidean");
@@ -213,6 +291,9 @@ static void print_json(FILE *fp, const char *data, const haze_fcm_result *r, dou
         fprintf(fp, "  \"xie_beni\": %.17g,\n", r->xie_beni);
     else
         fprintf(fp, "  \"xie_beni\": null,\n");
+    fprintf(fp, "  \"degenerate\": [");
+    degenerate_words(fp, r->degenerate, "\"");
+    fprintf(fp, "],\n");
     fprintf(fp, "  \"objective_history\": [");
     for (int k = 0; k < r->iterations; k++) fprintf(fp, "%s%.17g", k ? ", " : "", r->objective[k]);
     fprintf(fp, "],\n  \"centers\": [");
@@ -244,7 +325,7 @@ int cmd_fcm(int argc, char **argv, const cli_global *g) {
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     haze_fcm_options fo = haze_fcm_options_default();
-    const char *init = "random", *out = NULL, *memb = NULL, *labels = NULL, *norms = NULL;
+    const char *init = "kmeans++", *out = NULL, *memb = NULL, *labels = NULL, *norms = NULL;
     int json = 0;
     long l;
     optind = 1;
@@ -303,10 +384,16 @@ int cmd_fcm(int argc, char **argv, const cli_global *g) {
             fo.max_iter = (int)l;
             break;
         case OPT_SEED: {
+            /* digits only (strtoull would take a sign and spaces), and no
+             * silent clamping of a value beyond 64 bits */
             char *end = NULL;
+            errno = 0;
             unsigned long long s = strtoull(optarg, &end, 10);
-            if (!*optarg || *end || optarg[0] == '-')
-                return cli_usage_error("fcm", "--seed: expected a number >= 0, got '%s'", optarg);
+            if (!isdigit((unsigned char)optarg[0]) || *end || errno == ERANGE || s > UINT64_MAX)
+                return cli_usage_error("fcm",
+                                       "--seed: expected a whole number from 0 to "
+                                       "18446744073709551615, got '%s'",
+                                       optarg);
             fo.seed = (uint64_t)s;
             break;
         }
@@ -341,6 +428,12 @@ int cmd_fcm(int argc, char **argv, const cli_global *g) {
     if (fo.clusters == 0) return cli_usage_error("fcm", "the number of clusters -c K is required");
     if (norms && fo.metric != HAZE_FCM_GK)
         return cli_usage_error("fcm", "--norms needs --metric gk (Euclidean has no norm matrices)");
+    /* Results on stdout push the summary to stderr; two results cannot share it. */
+    const int to_stdout = is_stdout(out) + is_stdout(memb) + is_stdout(labels) + is_stdout(norms);
+    if (to_stdout > 1)
+        return cli_usage_error("fcm", "only one of -o, --memberships, --labels and --norms can "
+                                      "be '-' (stdout)");
+    FILE *sum = to_stdout ? stderr : stdout;
     const char *data = argv[optind];
 
     haze_ctx *ctx = NULL;
@@ -348,7 +441,9 @@ int cmd_fcm(int argc, char **argv, const cli_global *g) {
     if (code) return code;
     haze_table *x = NULL, *it = NULL;
     haze_fcm_result *r = NULL;
-    int st = haze_table_read(ctx, data, NULL, &x);
+    const char *outputs[] = {out, memb, labels, norms};
+    int st = cli_outputs_begin(ctx, 4, outputs);
+    if (!st) st = haze_table_read(ctx, data, NULL, &x);
     if (!st && (size_t)fo.clusters > x->rows) {
         cli_errorf("%s: %d clusters for only %zu points", data, fo.clusters, x->rows);
         code = CLI_INPUT;
@@ -387,28 +482,31 @@ int cmd_fcm(int argc, char **argv, const cli_global *g) {
     if (!st && memb) st = haze_matrix_write(ctx, memb, r->memberships, r->n, r->c, NULL);
     if (!st && labels) st = write_labels(ctx, labels, r->memberships, r->n, r->c);
     if (!st && norms) st = haze_matrix_write(ctx, norms, r->norms, r->c, r->d * r->d, NULL);
+    if (!st) st = haze_outgroup_commit(ctx);
     if (!st) {
         if (json) {
-            print_json(stdout, data, r, secs);
+            print_json(sum, data, r, secs);
         } else {
-            printf("fcm: %zu points, %zu features, %zu clusters, m = %g, %s, %s\n", r->n, r->d,
-                   r->c, r->m, r->metric == HAZE_FCM_GK ? "Gustafson-Kessel" : "Euclidean",
-                   fo.single ? "float32" : "float64");
-            printf("iterations %d (%s), %.3f s\n", r->iterations,
-                   r->converged ? "converged" : "not converged", secs);
-            printf("objective %.10g\npartition coefficient %.6f\npartition entropy %.6f\n"
-                   "Xie-Beni index %.6g\n",
-                   r->objective[r->iterations - 1], r->partition_coefficient, r->partition_entropy,
-                   r->xie_beni);
+            fprintf(sum, "fcm: %zu points, %zu features, %zu clusters, m = %g, %s, %s\n", r->n,
+                    r->d, r->c, r->m, r->metric == HAZE_FCM_GK ? "Gustafson-Kessel" : "Euclidean",
+                    fo.single ? "float32" : "float64");
+            fprintf(sum, "iterations %d (%s), %.3f s\n", r->iterations,
+                    r->converged ? "converged" : "not converged", secs);
+            fprintf(sum,
+                    "objective %.10g\npartition coefficient %.6f\npartition entropy %.6f\n"
+                    "Xie-Beni index %.6g\n",
+                    r->objective[r->iterations - 1], r->partition_coefficient, r->partition_entropy,
+                    r->xie_beni);
             if (!out) {
-                printf("centres:\n");
+                fprintf(sum, "centres:\n");
                 for (size_t j = 0; j < r->c; j++) {
                     for (size_t k = 0; k < r->d; k++)
-                        printf("%s%.10g", k ? "," : "", r->centers[j * r->d + k]);
-                    printf("\n");
+                        fprintf(sum, "%s%.10g", k ? "," : "", r->centers[j * r->d + k]);
+                    fprintf(sum, "\n");
                 }
             }
         }
+        if (r->degenerate) warn_degenerate(r, &fo);
     }
     if (st && !code) code = cli_fail(ctx, st);
     haze_fcm_result_free(r);

@@ -44,6 +44,9 @@ static void help(FILE *fp) {
         "                     .fll: each output's resolution)\n"
         "  --nan              NaN instead of mid-range when no rule fires\n"
         "  --grid N           surface points per axis (default 15)\n"
+        "  --ignore-extra     eval: leave out input columns the model does not name\n"
+        "                     (default: an error). With a header, INPUTS columns are\n"
+        "                     matched to the model's inputs by name; without, by order\n"
         "  -h, --help         this text\n\n"
         "Exit codes: 0 ok, 1 usage, 2 bad model or input (file and line named), 3 runtime.\n");
 }
@@ -55,16 +58,15 @@ typedef struct fis_opts {
     long points;
     long grid;
     int nan;
+    int ignore_extra;
 } fis_opts;
 
 static int parse_opts(int argc, char **argv, fis_opts *o, int *first_arg) {
-    static const struct option opts[] = {{"help", no_argument, 0, 'h'},
-                                         {"output", required_argument, 0, 'o'},
-                                         {"mode", required_argument, 0, 'm'},
-                                         {"points", required_argument, 0, 'p'},
-                                         {"grid", required_argument, 0, 'g'},
-                                         {"nan", no_argument, 0, 'n'},
-                                         {0, 0, 0, 0}};
+    static const struct option opts[] = {
+        {"help", no_argument, 0, 'h'},         {"output", required_argument, 0, 'o'},
+        {"mode", required_argument, 0, 'm'},   {"points", required_argument, 0, 'p'},
+        {"grid", required_argument, 0, 'g'},   {"nan", no_argument, 0, 'n'},
+        {"ignore-extra", no_argument, 0, 'x'}, {0, 0, 0, 0}};
     optind = 1;
     int c;
     while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
@@ -91,6 +93,9 @@ static int parse_opts(int argc, char **argv, fis_opts *o, int *first_arg) {
             break;
         case 'n':
             o->nan = 1;
+            break;
+        case 'x':
+            o->ignore_extra = 1;
             break;
         default:
             return cli_usage_error("fis", "unknown option");
@@ -133,25 +138,36 @@ static char **var_names(const haze_fis *f, int with_inputs) {
     return names;
 }
 
-static int do_eval(haze_ctx *ctx, haze_fis *f, const char *in_path, const fis_opts *o,
-                   const cli_global *g) {
+static int do_eval(haze_ctx *ctx, haze_fis *f, const char *model, const char *in_path,
+                   const fis_opts *o, const cli_global *g) {
     haze_table *t = NULL;
     int st = haze_table_read(ctx, in_path, NULL, &t);
     if (st) return cli_fail(ctx, st);
     int ni = haze_fis_num_inputs(f), no = haze_fis_num_outputs(f);
-    if ((int)t->cols != ni || t->text_col >= 0) {
-        cli_errorf("%s: %zu columns, but the model has %d inputs", in_path, t->cols, ni);
-        haze_table_free(t);
-        return CLI_INPUT;
-    }
+    char **in_names = var_names(f, 1); /* inputs, then outputs */
+    size_t *idx = malloc(sizeof(size_t) * (size_t)ni + 1);
+    cli_columns spec = {.kind = "the model",
+                        .model = model,
+                        .noun = "input",
+                        .names = (const char *const *)in_names,
+                        .n = (size_t)ni,
+                        .skip = -1,
+                        .ignore_extra = o->ignore_extra};
+    int code = !in_names || !idx ? CLI_RUNTIME : cli_columns_match(t, in_path, &spec, idx);
+    double *x = code ? NULL : cli_columns_gather(t, idx, (size_t)ni, 0, t->rows);
     double *out = malloc(sizeof(double) * t->rows * (size_t)no + 1);
-    if (!out) {
+    free(in_names);
+    free(idx);
+    if (code || !x || !out) {
+        if (!code) cli_errorf("out of memory");
+        free(x);
+        free(out);
         haze_table_free(t);
-        cli_errorf("out of memory");
-        return CLI_RUNTIME;
+        return code ? code : CLI_RUNTIME;
     }
     haze_fis_stats stats;
-    st = haze_fis_eval_stats(ctx, f, t->data, t->rows, out, &stats);
+    st = haze_fis_eval_stats(ctx, f, x, t->rows, out, &stats);
+    free(x);
     if (!st) {
         char **names = var_names(f, 0);
         st = !names ? HAZE_ERR_NOMEM
@@ -253,7 +269,7 @@ int cmd_fis(int argc, char **argv, const cli_global *g) {
         print_info(f);
         rc = CLI_OK;
     } else if (strcmp(sub, "eval") == 0) {
-        rc = do_eval(ctx, f, nargs > 1 ? args[1] : "-", &o, g);
+        rc = do_eval(ctx, f, args[0], nargs > 1 ? args[1] : "-", &o, g);
     } else if (strcmp(sub, "surface") == 0) {
         rc = do_surface(ctx, f, &o);
     } else {

@@ -20,28 +20,94 @@ static void help(FILE *fp) {
                 "       haze fnn export MODEL -o MODEL.fis\n\n"
                 "SONFIN, the self-constructing neural fuzzy inference network: Gaussian\n"
                 "memberships, product rules, weighted-average outputs; rules are created\n"
-                "while training and all parameters tuned by gradient descent.\n\n"
-                "train options:\n"
-                "  --target COLUMN   the column to learn (name or 0-based index); required\n"
-                "  --classes         classification: one output per distinct label, argmax\n"
-                "                    (default: regression on the numeric target)\n"
-                "  --epochs N        passes over the data (10)\n"
-                "  --threshold T     new rule when the best per-input firing is <= T (0.35)\n"
-                "  --decay D         threshold of epoch e is T * D^e (0.5)\n"
-                "  --beta B          overlap: new widths = B * distance to nearest rule (0.5)\n"
-                "  --width W         every new rule gets width W instead (standardised units;\n"
-                "                    0: the beta rule, default)\n"
-                "  --rate R          learning rate tau (0.05)\n"
-                "  --batch B         1: online, sample by sample (default); >1: mini-batch\n"
-                "  --max-rules N     no new rules beyond N (0: no limit)\n"
-                "  --seed S          seed of the per-epoch shuffle (1)\n"
-                "  --scale input|global  z-scores per input (default) or one for all inputs\n"
-                "  --head N          train on the first N rows only\n"
-                "  --tail N          train on the last N rows only\n"
-                "  -o MODEL          the model file to write (required)\n\n"
-                "predict writes one prediction per row (class label, or the value); when\n"
-                "DATA holds the target column, it also reports accuracy or RMSE on stderr.\n"
-                "export writes a Sugeno .fis file (MATLAB, Octave, fuzzylite, haze fis).\n");
+                "while training and all parameters tuned by gradient descent.\n"
+                "`haze fnn SUBCOMMAND --help` describes each subcommand.\n");
+}
+
+static void help_train(FILE *fp) {
+    fprintf(fp,
+            "usage: haze fnn train DATA --target COLUMN [options] -o MODEL\n\n"
+            "Trains a SONFIN network on the table DATA (CSV or .npy) and writes it to\n"
+            "MODEL ('-': standard output). Progress and the summary go to stderr.\n"
+            "Inputs are standardised per input (--scale), regression targets too; a\n"
+            "share of the rows (--validation) is held out, the epoch that does best on\n"
+            "it is kept, and the learning rate is halved after an epoch whose loss rose.\n\n"
+            "  --target COLUMN   the column to learn (name or 0-based index); required\n"
+            "  --classes         classification: one output per distinct label, argmax\n"
+            "                    (default: regression on the numeric target)\n"
+            "  --epochs N        passes over the data (%d)\n"
+            "  --threshold T     new rule when the best per-input firing is <= T (%g)\n"
+            "  --decay D         threshold of epoch e is T * D^e (%g)\n"
+            "  --width W         every new rule gets width W (standardised units, %g);\n"
+            "                    0: widths from --beta\n"
+            "  --beta B          new widths = B * distance to the strongest rule (%g);\n"
+            "                    given without --width, it selects this rule (--width 0)\n"
+            "  --rate R          initial learning rate tau (%g)\n"
+            "  --validation F    share of the rows held out to pick the best epoch (%g;\n"
+            "                    0: none, the last epoch is kept)\n"
+            "  --batch B         1: online, sample by sample (default); >1: mini-batch\n"
+            "  --max-rules N     no new rules beyond N (0: no limit)\n"
+            "  --seed S          seed of the shuffles and of the held-out pick (1)\n"
+            "  --scale input|global  z-scores per input (default) or one for all inputs\n"
+            "  --head N          train on the first N rows only\n"
+            "  --tail N          train on the last N rows only\n"
+            "  -o MODEL          the model file to write (required)\n"
+            "  -h, --help        this text\n",
+            haze_fnn_options_default().epochs, haze_fnn_options_default().threshold,
+            haze_fnn_options_default().decay, haze_fnn_options_default().width,
+            haze_fnn_options_default().beta, haze_fnn_options_default().rate,
+            haze_fnn_options_default().validation);
+}
+
+static void help_predict(FILE *fp) {
+    fprintf(fp, "usage: haze fnn predict MODEL DATA [--head N | --tail N] [-o OUT.csv]\n\n"
+                "Writes one prediction per row of DATA as CSV with a header: the class label\n"
+                "(exactly as in the training data, quoted where CSV needs it) or the value.\n"
+                "When DATA holds the target column, accuracy or RMSE goes to stderr.\n"
+                "When DATA has a header, its columns are matched to the model's inputs by\n"
+                "name (a missing name is an error, and so is an unknown column unless\n"
+                "--ignore-extra); without one, by order.\n\n"
+                "  --head N          predict the first N rows only\n"
+                "  --tail N          predict the last N rows only\n"
+                "  --ignore-extra    leave out columns the model does not know\n"
+                "  -o OUT.csv        where to write (default '-': standard output)\n"
+                "  -h, --help        this text\n");
+}
+
+static void help_info(FILE *fp) {
+    fprintf(fp, "usage: haze fnn info MODEL\n\n"
+                "Prints the model's kind, inputs, outputs, rules, target and classes on\n"
+                "standard output.\n\n"
+                "  -h, --help        this text\n");
+}
+
+static void help_export(FILE *fp) {
+    fprintf(fp, "usage: haze fnn export MODEL -o MODEL.fis\n\n"
+                "Writes the network as a MATLAB/Octave Sugeno .fis file (gaussmf inputs on\n"
+                "the raw scale, constant outputs; read by MATLAB, Octave, fuzzylite and\n"
+                "haze fis). '-' writes to standard output.\n\n"
+                "  -o MODEL.fis      the file to write (required)\n"
+                "  -h, --help        this text\n");
+}
+
+/* Writes one CSV field: as it is, or in double quotes with inner quotes
+ * doubled (RFC 4180) where it holds a comma, a quote or a line break, and
+ * also where haze's own reader would not give it back as it is: empty,
+ * blanks around it, or a '#' first (a comment line). */
+static void put_field(FILE *fp, const char *s) {
+    size_t n = strlen(s);
+    int quote = n == 0 || strpbrk(s, ",\"\r\n") || s[0] == '#' || s[0] == ' ' || s[0] == '\t' ||
+                s[n - 1] == ' ' || s[n - 1] == '\t';
+    if (!quote) {
+        fputs(s, fp);
+        return;
+    }
+    fputc('"', fp);
+    for (; *s; s++) {
+        if (*s == '"') fputc('"', fp);
+        fputc(*s, fp);
+    }
+    fputc('"', fp);
 }
 
 /* ------------------------------------------------------------ data sets */
@@ -130,18 +196,23 @@ static int cmp_label(const void *a, const void *b) {
 
 typedef struct {
     const cli_global *g;
-    size_t n;
+    haze_fnn_epoch last;                     /* the last epoch's report (epoch -1: none yet) */
+    double best_val_loss, best_val_accuracy; /* of the best epoch */
 } progress_state;
 
 static int on_epoch(void *arg, const haze_fnn_epoch *e) {
     progress_state *p = arg;
-    if (isnan(e->accuracy))
-        cli_info(p->g, "epoch %3d  rules %5zu  loss %.6f  %.0f samples/s\n", e->epoch + 1, e->rules,
-                 e->loss, e->seconds > 0 ? (double)p->n / e->seconds : 0.0);
-    else
-        cli_info(p->g, "epoch %3d  rules %5zu  loss %.6f  accuracy %6.2f%%  %.0f samples/s\n",
-                 e->epoch + 1, e->rules, e->loss, 100.0 * e->accuracy,
-                 e->seconds > 0 ? (double)p->n / e->seconds : 0.0);
+    double rate = e->seconds > 0 ? (double)e->train_samples / e->seconds : 0.0;
+    cli_info(p->g, "epoch %3d  rules %5zu  loss %.6f", e->epoch + 1, e->rules, e->loss);
+    if (!isnan(e->accuracy)) cli_info(p->g, "  accuracy %6.2f%%", 100.0 * e->accuracy);
+    if (e->val_samples) {
+        cli_info(p->g, "  held-out loss %.6f", e->val_loss);
+        if (!isnan(e->val_accuracy)) cli_info(p->g, "  accuracy %6.2f%%", 100.0 * e->val_accuracy);
+    }
+    cli_info(p->g, "  rate %.3g  %.0f samples/s\n", e->rate, rate);
+    if (e->best_epoch == e->epoch)
+        p->best_val_loss = e->val_loss, p->best_val_accuracy = e->val_accuracy;
+    p->last = *e;
     return 0;
 }
 
@@ -174,7 +245,8 @@ static int fnn_train(int argc, char **argv, const cli_global *g) {
         O_SEED,
         O_HEAD,
         O_TAIL,
-        O_SCALE
+        O_SCALE,
+        O_VALID
     };
     static const struct option opts[] = {{"help", no_argument, 0, 'h'},
                                          {"target", required_argument, 0, O_TARGET},
@@ -189,20 +261,21 @@ static int fnn_train(int argc, char **argv, const cli_global *g) {
                                          {"max-rules", required_argument, 0, O_MAXR},
                                          {"seed", required_argument, 0, O_SEED},
                                          {"scale", required_argument, 0, O_SCALE},
+                                         {"validation", required_argument, 0, O_VALID},
                                          {"head", required_argument, 0, O_HEAD},
                                          {"tail", required_argument, 0, O_TAIL},
                                          {"output", required_argument, 0, 'o'},
                                          {0, 0, 0, 0}};
     haze_fnn_options o = haze_fnn_options_default();
     const char *target = NULL, *out = NULL;
-    int classes = 0;
+    int classes = 0, beta_set = 0, width_set = 0;
     long v, head = 0, tail = 0;
     int c, e = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
         switch (c) {
         case 'h':
-            help(stdout);
+            help_train(stdout);
             return CLI_OK;
         case 'o':
             out = optarg;
@@ -214,41 +287,46 @@ static int fnn_train(int argc, char **argv, const cli_global *g) {
             classes = 1;
             break;
         case O_EPOCHS:
-            e = opt_count("fnn", "--epochs", optarg, 0, 1000000, &v);
+            e = opt_count("fnn train", "--epochs", optarg, 0, 1000000, &v);
             o.epochs = (int)v;
             break;
         case O_TH:
-            e = opt_double("fnn", "--threshold", optarg, &o.threshold);
+            e = opt_double("fnn train", "--threshold", optarg, &o.threshold);
             break;
         case O_DECAY:
-            e = opt_double("fnn", "--decay", optarg, &o.decay);
+            e = opt_double("fnn train", "--decay", optarg, &o.decay);
             break;
         case O_BETA:
-            e = opt_double("fnn", "--beta", optarg, &o.beta);
+            e = opt_double("fnn train", "--beta", optarg, &o.beta);
+            beta_set = 1;
             break;
         case O_WIDTH:
-            e = opt_double("fnn", "--width", optarg, &o.width);
+            e = opt_double("fnn train", "--width", optarg, &o.width);
+            width_set = 1;
             break;
         case O_RATE:
-            e = opt_double("fnn", "--rate", optarg, &o.rate);
+            e = opt_double("fnn train", "--rate", optarg, &o.rate);
+            break;
+        case O_VALID:
+            e = opt_double("fnn train", "--validation", optarg, &o.validation);
             break;
         case O_BATCH:
-            e = opt_count("fnn", "--batch", optarg, 1, 1L << 30, &v);
+            e = opt_count("fnn train", "--batch", optarg, 1, 1L << 30, &v);
             o.batch = (size_t)v;
             break;
         case O_MAXR:
-            e = opt_count("fnn", "--max-rules", optarg, 0, 1L << 30, &v);
+            e = opt_count("fnn train", "--max-rules", optarg, 0, 1L << 30, &v);
             o.max_rules = (size_t)v;
             break;
         case O_SEED:
-            e = opt_count("fnn", "--seed", optarg, 0, 0x7fffffffL, &v);
+            e = opt_count("fnn train", "--seed", optarg, 0, 0x7fffffffL, &v);
             o.seed = (uint64_t)v;
             break;
         case O_HEAD:
-            e = opt_count("fnn", "--head", optarg, 1, 1L << 40, &head);
+            e = opt_count("fnn train", "--head", optarg, 1, 1L << 40, &head);
             break;
         case O_TAIL:
-            e = opt_count("fnn", "--tail", optarg, 1, 1L << 40, &tail);
+            e = opt_count("fnn train", "--tail", optarg, 1, 1L << 40, &tail);
             break;
         case O_SCALE:
             if (strcmp(optarg, "input") == 0)
@@ -256,18 +334,22 @@ static int fnn_train(int argc, char **argv, const cli_global *g) {
             else if (strcmp(optarg, "global") == 0)
                 o.scaling = HAZE_FNN_SCALE_GLOBAL;
             else
-                return cli_usage_error("fnn", "--scale: expected input or global, got '%s'",
+                return cli_usage_error("fnn train", "--scale: expected input or global, got '%s'",
                                        optarg);
             break;
         default:
-            return cli_usage_error("fnn", "unknown option");
+            return cli_usage_error("fnn train", "unknown option");
         }
         if (e) return e;
     }
-    if (optind + 1 != argc) return cli_usage_error("fnn", "train needs exactly one DATA file");
-    if (!target) return cli_usage_error("fnn", "train needs --target COLUMN");
-    if (!out) return cli_usage_error("fnn", "train needs -o MODEL");
-    if (head && tail) return cli_usage_error("fnn", "--head and --tail exclude each other");
+    /* --beta alone asks for the distance rule (what it meant before fixed
+     * widths became the default) */
+    if (beta_set && !width_set) o.width = 0.0;
+    if (optind + 1 != argc)
+        return cli_usage_error("fnn train", "train needs exactly one DATA file");
+    if (!target) return cli_usage_error("fnn train", "train needs --target COLUMN");
+    if (!out) return cli_usage_error("fnn train", "train needs -o MODEL");
+    if (head && tail) return cli_usage_error("fnn train", "--head and --tail exclude each other");
     const char *path = argv[optind];
     haze_ctx *ctx = NULL;
     int code = cli_ctx_new(g, &ctx);
@@ -333,7 +415,10 @@ static int fnn_train(int argc, char **argv, const cli_global *g) {
         code = cli_fail(ctx, st);
         goto done;
     }
-    progress_state ps = {g, s.n};
+    progress_state ps;
+    memset(&ps, 0, sizeof ps);
+    ps.g = g;
+    ps.last.epoch = -1;
     o.progress = on_epoch;
     o.progress_arg = &ps;
     cli_info(g, "fnn: %zu samples, %zu inputs, %s, backend %s\n", s.n, s.D,
@@ -355,6 +440,12 @@ static int fnn_train(int argc, char **argv, const cli_global *g) {
     if (st) {
         code = cli_fail(ctx, st);
         goto done;
+    }
+    if (ps.last.epoch >= 0 && ps.last.val_samples) {
+        cli_info(g, "fnn: best epoch %d of %d on %zu held-out samples (", ps.last.best_epoch + 1,
+                 ps.last.epoch + 1, ps.last.val_samples);
+        if (classes) cli_info(g, "accuracy %.2f%%, ", 100.0 * ps.best_val_accuracy);
+        cli_info(g, "loss %.6f); trained on %zu\n", ps.best_val_loss, ps.last.train_samples);
     }
     cli_info(g, "fnn: %zu rules, model written to %s\n", haze_fnn_rules(net), out);
     code = CLI_OK;
@@ -378,37 +469,42 @@ done:
 /* ------------------------------------------------------------- predict */
 
 static int fnn_predict(int argc, char **argv, const cli_global *g) {
-    enum { O_HEAD = 256, O_TAIL };
+    enum { O_HEAD = 256, O_TAIL, O_EXTRA };
     static const struct option opts[] = {{"help", no_argument, 0, 'h'},
                                          {"output", required_argument, 0, 'o'},
                                          {"head", required_argument, 0, O_HEAD},
                                          {"tail", required_argument, 0, O_TAIL},
+                                         {"ignore-extra", no_argument, 0, O_EXTRA},
                                          {0, 0, 0, 0}};
     const char *out = "-";
     long head = 0, tail = 0;
+    int ignore_extra = 0;
     int c, e = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
         switch (c) {
         case 'h':
-            help(stdout);
+            help_predict(stdout);
             return CLI_OK;
         case 'o':
             out = optarg;
             break;
         case O_HEAD:
-            e = opt_count("fnn", "--head", optarg, 1, 1L << 40, &head);
+            e = opt_count("fnn predict", "--head", optarg, 1, 1L << 40, &head);
             break;
         case O_TAIL:
-            e = opt_count("fnn", "--tail", optarg, 1, 1L << 40, &tail);
+            e = opt_count("fnn predict", "--tail", optarg, 1, 1L << 40, &tail);
+            break;
+        case O_EXTRA:
+            ignore_extra = 1;
             break;
         default:
-            return cli_usage_error("fnn", "unknown option");
+            return cli_usage_error("fnn predict", "unknown option");
         }
         if (e) return e;
     }
-    if (optind + 2 != argc) return cli_usage_error("fnn", "predict needs MODEL and DATA");
-    if (head && tail) return cli_usage_error("fnn", "--head and --tail exclude each other");
+    if (optind + 2 != argc) return cli_usage_error("fnn predict", "predict needs MODEL and DATA");
+    if (head && tail) return cli_usage_error("fnn predict", "--head and --tail exclude each other");
     const char *mpath = argv[optind], *path = argv[optind + 1];
     haze_ctx *ctx = NULL;
     int code = cli_ctx_new(g, &ctx);
@@ -431,12 +527,29 @@ static int fnn_predict(int argc, char **argv, const cli_global *g) {
     code = dataset_read(ctx, path, tname, cls, 0, (size_t)head, (size_t)tail, &s);
     if (code) goto done;
     size_t D = haze_fnn_inputs(net), L = haze_fnn_outputs(net);
-    if (s.D != D) {
-        cli_errorf("%s: %zu input columns%s, but the model %s has %zu inputs", path, s.D,
-                   s.target >= 0 ? " besides the target" : "", mpath, D);
-        code = CLI_INPUT;
-        goto done;
+    /* the model keeps its inputs' names: a table with a header is matched by name */
+    const char **in = malloc(D * sizeof *in);
+    size_t *idx = malloc(D * sizeof *idx);
+    if (!in || !idx) {
+        free(in);
+        free(idx);
+        goto nomem;
     }
+    for (size_t j = 0; j < D; j++) in[j] = haze_fnn_input_name(net, j);
+    cli_columns spec = {.kind = "the model",
+                        .model = mpath,
+                        .noun = "input",
+                        .names = in,
+                        .n = D,
+                        .skip = s.target,
+                        .ignore_extra = ignore_extra};
+    code = cli_columns_match(s.t, path, &spec, idx);
+    free(s.x);
+    s.x = code ? NULL : cli_columns_gather(s.t, idx, D, s.first, s.n);
+    free(in);
+    free(idx);
+    if (code) goto done;
+    if (!s.x) goto nomem;
     if (s.target >= 0 && cls) {
         truth = malloc(s.n * sizeof *truth);
         if (!truth) goto nomem;
@@ -463,16 +576,19 @@ static int fnn_predict(int argc, char **argv, const cli_global *g) {
     size_t hits = 0;
     double se = 0.0;
     if (cls) {
-        fprintf(f.fp, "%s\n", tname ? tname : "class");
+        put_field(f.fp, tname ? tname : "class");
+        fputc('\n', f.fp);
         for (size_t i = 0; i < s.n; i++) {
             size_t b = 0;
             for (size_t k = 1; k < L; k++)
                 if (y[i * L + k] > y[i * L + b]) b = k;
-            fprintf(f.fp, "%s\n", haze_fnn_class_name(net, b));
+            put_field(f.fp, haze_fnn_class_name(net, b));
+            fputc('\n', f.fp);
             if (truth && (int)b == truth[i]) hits++;
         }
     } else {
-        fprintf(f.fp, "%s\n", tname ? tname : "y");
+        put_field(f.fp, tname ? tname : "y");
+        fputc('\n', f.fp);
         for (size_t i = 0; i < s.n; i++) {
             fprintf(f.fp, "%.17g\n", y[i]);
             if (s.target >= 0) {
@@ -515,18 +631,20 @@ static int fnn_info_export(int argc, char **argv, const cli_global *g, int expor
     optind = 1;
     while ((c = getopt_long(argc, argv, export ? "ho:" : "h", opts, NULL)) != -1) {
         if (c == 'h') {
-            help(stdout);
+            (export ? help_export : help_info)(stdout);
             return CLI_OK;
         }
         if (c == 'o' && export) {
             out = optarg;
             continue;
         }
-        return cli_usage_error("fnn", "unknown option");
+        return cli_usage_error(export ? "fnn export" : "fnn info", "unknown option");
     }
     if (optind + 1 != argc)
-        return cli_usage_error("fnn", "%s needs one MODEL", export ? "export" : "info");
-    if (export && !out) return cli_usage_error("fnn", "export needs -o FILE.fis");
+        return cli_usage_error(export ? "fnn export" : "fnn info", "%s needs one MODEL",
+                               export ? "export" : "info");
+    if (export && !out)
+        return cli_usage_error(export ? "fnn export" : "fnn info", "export needs -o FILE.fis");
     haze_ctx *ctx = NULL;
     int code = cli_ctx_new(g, &ctx);
     if (code) return code;
@@ -540,10 +658,15 @@ static int fnn_info_export(int argc, char **argv, const cli_global *g, int expor
         printf("model      %s (format version %d)\n", argv[optind], HAZE_FNN_FILE_VERSION);
         printf("kind       %s\n", haze_fnn_is_classifier(net) ? "classification" : "regression");
         printf("inputs     %zu\noutputs    %zu\nrules      %zu\n", D, L, haze_fnn_rules(net));
-        printf("target     %s\n", haze_fnn_target_name(net) ? haze_fnn_target_name(net) : "-");
+        printf("target     ");
+        put_field(stdout, haze_fnn_target_name(net) ? haze_fnn_target_name(net) : "-");
+        putchar('\n');
         if (haze_fnn_is_classifier(net)) {
             printf("classes   ");
-            for (size_t k = 0; k < L; k++) printf(" %s", haze_fnn_class_name(net, k));
+            for (size_t k = 0; k < L; k++) {
+                putchar(k ? ',' : ' '); /* one CSV record */
+                put_field(stdout, haze_fnn_class_name(net, k));
+            }
             printf("\n");
         }
         printf("parameters %zu\n", haze_fnn_rules(net) * (2 * D + L));

@@ -9,9 +9,11 @@
  *   unary   := '-' unary | primary
  *   primary := NUMBER | '[' NUMBER ',' NUMBER ']' | NAME | '(' expr ')'
  *            | tri(l,m,u) | trap(a,b,c,d) | gauss(mu,sigma,k) | sqrt(expr) | sqr(expr)
- * NUMBER is a decimal or C99 hex float; a crisp constant is enclosed exactly
- * (a decimal such as 0.1 becomes the tightest interval around it), while
- * membership-function parameters are rounded to nearest.
+ * NUMBER is a decimal or C99 hex float, read exactly by the library
+ * (haze_fuzzy_parse_number): a crisp constant such as 0.1 becomes the
+ * tightest double interval around it, and membership-function parameters
+ * are enclosed the same way and cut outward (haze_fuzzy_set_membership), so
+ * every cut contains the cut of the function of the decimal parameters.
  */
 #include <ctype.h>
 #include <getopt.h>
@@ -22,6 +24,10 @@
 #include "cli.h"
 
 #define MAX_LETS 64
+/* Deepest nesting of parentheses, function calls and unary minus signs: the
+ * parser recurses once per level, so the limit keeps it off the stack's end
+ * (as prec, FPCore and .fll readers do). */
+#define MAX_DEPTH 1000
 
 typedef struct binding {
     char name[32];
@@ -37,14 +43,17 @@ typedef struct evaluator {
     int nlets;
     /* the text being parsed, for error columns */
     const char *src, *p, *what;
+    int col0;          /* column of src in its line, less 1 (batch lines hold several items) */
+    int depth;         /* nesting of the parse at p */
+    unsigned op_flags; /* haze_fuzzy_op_ex flags (--div-zero hull) */
     char err[512];
     int status;
-    int depth; /* nesting of the expression being parsed */
 } evaluator;
 
 static haze_fuzzy_array *fail_at(evaluator *ev, const char *at, int status, const char *msg) {
     if (!ev->status) {
-        snprintf(ev->err, sizeof ev->err, "%s:%d: %s", ev->what, (int)(at - ev->src) + 1, msg);
+        snprintf(ev->err, sizeof ev->err, "%s:%d: %s", ev->what, ev->col0 + (int)(at - ev->src) + 1,
+                 msg);
         ev->status = status;
     }
     return NULL;
@@ -64,16 +73,22 @@ static haze_fuzzy_array *new_value(evaluator *ev) {
     return a;
 }
 
-/* A number, as its tightest enclosing double interval. */
+/* A number, as its tightest enclosing double interval [RD, RU] (read exactly). */
 static int parse_number(evaluator *ev, double *lo, double *hi) {
     skip(ev);
-    const char *s = ev->p, *end = s;
-    int st = haze_number_enclose(ev->ctx, s, &end, lo, hi); /* out of memory: not an abort */
-    if (st == HAZE_OK)
+    const char *s = ev->p, *end;
+    int st = HAZE_ERR_PARSE;
+    if (*s == '+' || *s == '-' || isdigit((unsigned char)*s) || *s == '.')
+        st = haze_fuzzy_parse_number(s, &end, lo, hi);
+    if (st == HAZE_OK) {
         ev->p = end;
-    else
-        fail_at(ev, s, st, st == HAZE_ERR_NOMEM ? "out of memory" : "expected a finite number");
-    return st == HAZE_OK;
+        return 1;
+    }
+    fail_at(ev, s, HAZE_ERR_PARSE,
+            st == HAZE_ERR_RANGE
+                ? "number out of range (beyond the doubles, or an exponent beyond 100000)"
+                : "expected a finite number");
+    return 0;
 }
 
 static haze_fuzzy_array *parse_expr(evaluator *ev);
@@ -97,10 +112,22 @@ static haze_fuzzy_array *apply(evaluator *ev, const char *at, haze_fuzzy_opcode 
         haze_fuzzy_array_free(b);
         return NULL;
     }
-    int st = haze_fuzzy_op(ev->ctx, op, a, b, a);
+    int st = haze_fuzzy_op_ex(ev->ctx, op, a, b, a, ev->op_flags);
     haze_fuzzy_array_free(b);
+    const char *prec = ev->prec == HAZE_FUZZY_FLOAT ? "single" : "double";
+    if (st == HAZE_ERR_RANGE) { /* the result is an enclosure with unbounded cuts: say so, go on */
+        cli_errorf("%s:%d: warning: the result overflows %s precision (unbounded cuts)", ev->what,
+                   ev->col0 + (int)(at - ev->src) + 1, prec);
+        return a;
+    }
     if (st) {
         haze_fuzzy_array_free(a);
+        if (st == HAZE_ERR_DOMAIN)
+            return fail_at(ev, at, st,
+                           op == HAZE_FUZZY_SQRT
+                               ? "square root of a number with negative values"
+                               : "the divisor's support contains 0 (--div-zero hull gives the "
+                                 "IEEE 1788 hull)");
         return fail_at(ev, at, st, haze_ctx_errmsg(ev->ctx));
     }
     return a;
@@ -162,22 +189,19 @@ static haze_fuzzy_array *parse_primary(evaluator *ev) {
                 }
                 return apply(ev, at, f == 3 ? HAZE_FUZZY_SQRT : HAZE_FUZZY_SQR, v, NULL);
             }
-            double arg[4], lo, hi;
-            for (int i = 0; i < fns[f].nargs; i++) {
-                if (i && !expect(ev, ',')) return NULL;
-                if (!parse_number(ev, &lo, &hi)) return NULL;
-                arg[i] = lo == hi ? lo : 0.5 * lo + 0.5 * hi; /* nearest */
-            }
-            if (!expect(ev, ')')) return NULL;
+            /* the parameters are decimals: the library encloses each one and cuts outward */
             haze_fuzzy_array *v = new_value(ev);
             if (!v) return NULL;
-            int st = f == 0   ? haze_fuzzy_set_tri(ev->ctx, v, 0, arg[0], arg[1], arg[2])
-                     : f == 1 ? haze_fuzzy_set_trap(ev->ctx, v, 0, arg[0], arg[1], arg[2], arg[3])
-                              : haze_fuzzy_set_gauss(ev->ctx, v, 0, arg[0], arg[1], arg[2]);
+            const char *end;
+            int st = haze_fuzzy_set_membership(ev->ctx, v, 0, at, &end);
             if (st) {
                 haze_fuzzy_array_free(v);
-                return fail_at(ev, at, st, haze_ctx_errmsg(ev->ctx));
+                /* syntax errors point at the character, bad values at the function */
+                return fail_at(ev, st == HAZE_ERR_INVALID ? at : end,
+                               st == HAZE_ERR_RANGE ? HAZE_ERR_PARSE : st,
+                               haze_ctx_errmsg(ev->ctx));
             }
+            ev->p = end;
             return v;
         }
         for (int i = ev->nlets - 1; i >= 0; i--) {
@@ -201,15 +225,13 @@ static haze_fuzzy_array *parse_primary(evaluator *ev) {
     return v;
 }
 
-/* Every level of nesting passes here: a limit keeps the recursion off the
- * end of the stack ("((((...", "----..."). */
-#define MAX_NESTING 1000
-
 static haze_fuzzy_array *parse_unary(evaluator *ev) {
     skip(ev);
-    if (ev->depth >= MAX_NESTING)
-        return fail_at(ev, ev->p, HAZE_ERR_PARSE,
-                       "expression nested too deeply (more than 1000 levels)");
+    if (ev->depth >= MAX_DEPTH) {
+        char msg[96];
+        snprintf(msg, sizeof msg, "expression nested too deeply (more than %d levels)", MAX_DEPTH);
+        return fail_at(ev, ev->p, HAZE_ERR_PARSE, msg);
+    }
     ev->depth++;
     haze_fuzzy_array *v;
     if (*ev->p == '-') {
@@ -248,6 +270,7 @@ static haze_fuzzy_array *parse_expr(evaluator *ev) {
 static haze_fuzzy_array *eval_text(evaluator *ev, const char *text, const char *what) {
     ev->src = ev->p = text;
     ev->what = what;
+    ev->depth = 0;
     haze_fuzzy_array *v = parse_expr(ev);
     skip(ev);
     if (v && *ev->p) {
@@ -289,6 +312,7 @@ static int bind(evaluator *ev, const char *text, const char *what) {
     b->name[nl] = 0;
     ev->src = text; /* columns count from the start of NAME=VALUE */
     ev->p = eq + 1;
+    ev->depth = 0;
     haze_fuzzy_array *v = parse_expr(ev);
     skip(ev);
     if (v && *ev->p) {
@@ -308,38 +332,52 @@ static void unbind_from(evaluator *ev, int keep) {
 
 typedef enum { FMT_TABLE, FMT_CSV, FMT_JSON } out_format;
 
-static int pad_numbers; /* table output: fixed-width columns */
+/*
+ * One number as text: %.17g, or %a with --exact; infinities and NaN (an
+ * empty cut) as "inf", "-inf" and "nan", never "-nan".
+ */
+static const char *num_text(char *buf, size_t cap, double x, int exact) {
+    if (x != x) return "nan";
+    if (isinf(x)) return x > 0 ? "inf" : "-inf";
+    snprintf(buf, cap, exact ? "%a" : "%.17g", x);
+    return buf;
+}
 
-static void print_num(FILE *fp, double x, int exact) {
-    if (exact)
-        fprintf(fp, pad_numbers ? "%-24a" : "%a", x);
+/*
+ * A number in the output format: JSON takes it bare when it is a finite
+ * number printed in decimal, and as a string otherwise (hex floats with
+ * --exact, and "inf", "-inf", "nan", which JSON numbers cannot hold); the
+ * table pads it to a column.
+ */
+static void put_num(FILE *fp, out_format fmt, double x, int exact) {
+    char buf[64];
+    const char *t = num_text(buf, sizeof buf, x, exact);
+    if (fmt == FMT_JSON)
+        fprintf(fp, exact || !isfinite(x) ? "\"%s\"" : "%s", t);
     else
-        fprintf(fp, pad_numbers ? "%-24.17g" : "%.17g", x);
+        fprintf(fp, fmt == FMT_TABLE ? "%-24s" : "%s", t);
 }
 
 static void print_result(FILE *fp, const haze_fuzzy_array *v, out_format fmt, int exact,
                          const char *expr) {
     int sym = v->encoding != HAZE_FUZZY_LU;
     double mid = 0, lo, hi, c;
-    pad_numbers = fmt == FMT_TABLE;
+    char buf[64];
     if (sym) mid = v->precision ? ((float *)v->data)[0] : ((double *)v->data)[0];
     haze_fuzzy_centroid(v, 0, &c);
     if (fmt == FMT_JSON) {
-        fprintf(fp, "{\"expression\": \"");
-        for (const char *s = expr; *s; s++)
-            if (*s == '"' || *s == '\\')
-                fprintf(fp, "\\%c", *s);
-            else if ((unsigned char)*s >= 32)
-                fputc(*s, fp);
-        fprintf(fp,
-                "\", \"encoding\": \"%s\", \"precision\": \"%s\", \"centroid\": %.17g, \"cuts\": [",
-                haze_fuzzy_encoding_name(v->encoding), v->precision ? "single" : "double", c);
+        fprintf(fp, "{\"expression\": ");
+        cli_json_str(fp, expr);
+        fprintf(fp, ", \"encoding\": \"%s\", \"precision\": \"%s\", \"centroid\": ",
+                haze_fuzzy_encoding_name(v->encoding), v->precision ? "single" : "double");
+        put_num(fp, fmt, c, 0);
+        fputs(", \"cuts\": [", fp);
     } else if (fmt == FMT_CSV) {
         fprintf(fp, "alpha,lower,upper%s\n", sym ? ",midpoint,radius" : "");
     } else {
-        fprintf(fp, "# %s  (%s, %s, %d cuts, centroid %.17g)\n", expr,
+        fprintf(fp, "# %s  (%s, %s, %d cuts, centroid %s)\n", expr,
                 haze_fuzzy_encoding_name(v->encoding), v->precision ? "single" : "double", v->ncuts,
-                c);
+                num_text(buf, sizeof buf, c, 0));
         fprintf(fp, "%-8s %-24s %-24s%s\n", "alpha", "lower", "upper",
                 sym ? " midpoint                 radius" : "");
     }
@@ -356,31 +394,18 @@ static void print_result(FILE *fp, const haze_fuzzy_array *v, out_format fmt, in
                 rsum = x;
             rad = rsum;
         }
-        const char *sep = fmt == FMT_CSV ? "," : fmt == FMT_JSON ? ", " : " ";
+        double val[4] = {lo, hi, mid, rad};
+        static const char *const key[4] = {"lower", "upper", "midpoint", "radius"};
         if (fmt == FMT_JSON)
-            fprintf(fp, "%s{\"alpha\": %.17g, \"lower\": ", k ? ", " : "", v->alphas[k]);
+            fprintf(fp, "%s{\"alpha\": %.17g", k ? ", " : "", v->alphas[k]);
         else
-            fprintf(fp, fmt == FMT_CSV ? "%.17g," : "%-8.6g ", v->alphas[k]);
-        if (fmt == FMT_JSON && exact) fputc('"', fp);
-        print_num(fp, lo, exact);
-        if (fmt == FMT_JSON)
-            fprintf(fp, exact ? "\", \"upper\": \"" : ", \"upper\": ");
-        else
-            fputs(sep, fp);
-        print_num(fp, hi, exact);
-        if (fmt == FMT_JSON && exact) fputc('"', fp);
-        if (sym) {
+            fprintf(fp, fmt == FMT_CSV ? "%.17g" : "%-8.6g", v->alphas[k]);
+        for (int j = 0; j < (sym ? 4 : 2); j++) {
             if (fmt == FMT_JSON)
-                fprintf(fp, exact ? ", \"midpoint\": \"" : ", \"midpoint\": ");
+                fprintf(fp, ", \"%s\": ", key[j]);
             else
-                fputs(sep, fp);
-            print_num(fp, mid, exact);
-            if (fmt == FMT_JSON)
-                fprintf(fp, exact ? "\", \"radius\": \"" : ", \"radius\": ");
-            else
-                fputs(sep, fp);
-            print_num(fp, rad, exact);
-            if (fmt == FMT_JSON && exact) fputc('"', fp);
+                fputc(fmt == FMT_CSV ? ',' : ' ', fp);
+            put_num(fp, fmt, val[j], exact);
         }
         fputs(fmt == FMT_JSON ? "}" : "\n", fp);
     }
@@ -404,11 +429,19 @@ static void help(FILE *fp) {
         "  --precision single|double   (default double)\n"
         "  --format table|csv|json     (default table)\n"
         "  --exact               print every bound as a hex float\n"
+        "  --div-zero error|hull division by a number whose support contains 0: an error\n"
+        "                        (default) or the IEEE 1788 hull (unbounded cuts)\n"
         "  --batch FILE|-        one evaluation per line: 'a=tri(1,2,3); b=2; a*b'\n"
         "                        (bindings then the expression, separated by ';';\n"
-        "                        empty lines and lines starting with # are skipped)\n"
-        "  -o, --output FILE     write there instead of stdout (whole or not at all)\n"
+        "                        empty lines and lines starting with # are skipped;\n"
+        "                        a bad line is reported with its line and column, the\n"
+        "                        others are evaluated, and the exit code is then 2)\n"
+        "  -o, --output FILE     write there instead of stdout (nothing is written when the\n"
+        "                        run fails; a batch leaves out only its bad lines)\n"
         "  -h, --help            this text\n\n"
+        "Results go to stdout (or -o), messages to stderr. Numbers a JSON number cannot\n"
+        "hold are strings: \"inf\", \"-inf\", \"nan\" (an empty cut), and with --exact every\n"
+        "bound. An overflow gives unbounded cuts (still an enclosure) and a warning.\n\n"
         "exit codes: 0 ok, 1 usage, 2 bad input (the message gives the column), 3 runtime\n",
         HAZE_FUZZY_MAX_CUTS);
 }
@@ -421,11 +454,14 @@ static int eval_line(evaluator *ev, char *line, const char *file, long lineno, F
     int keep = ev->nlets;
     char *item = line, *semi;
     haze_fuzzy_array *v = NULL;
+    ev->status = 0;
+    ev->err[0] = 0;
     for (;;) {
         semi = strchr(item, ';');
         if (semi) *semi = 0;
         char *s = item;
         while (isspace((unsigned char)*s)) s++;
+        ev->col0 = (int)(item - line); /* columns count from the start of the line */
         if (!semi) {
             v = eval_text(ev, item, what);
             break;
@@ -434,30 +470,30 @@ static int eval_line(evaluator *ev, char *line, const char *file, long lineno, F
         if (!bind(ev, item, what)) break;
         item = semi + 1;
     }
-    /* columns: the library message counts within the item; add the item's offset */
-    if (!v && ev->status) {
-        int col;
-        char rest[480];
-        if (sscanf(ev->err + strlen(what), ":%d: %479[^\n]", &col, rest) == 2)
-            snprintf(ev->err, sizeof ev->err, "%s:%d: %s", what, col + (int)(item - line), rest);
-    }
     if (v) {
         print_result(fp, v, fmt, exact, item);
         haze_fuzzy_array_free(v);
     }
     unbind_from(ev, keep);
+    ev->col0 = 0;
     return v ? HAZE_OK : ev->status;
 }
 
 int cmd_fuzzy(int argc, char **argv, const cli_global *g) {
-    static const struct option opts[] = {
-        {"let", required_argument, 0, 'l'},      {"cuts", required_argument, 0, 'n'},
-        {"encoding", required_argument, 0, 'e'}, {"precision", required_argument, 0, 'p'},
-        {"format", required_argument, 0, 'f'},   {"exact", no_argument, 0, 'x'},
-        {"batch", required_argument, 0, 'b'},    {"output", required_argument, 0, 'o'},
-        {"help", no_argument, 0, 'h'},           {0, 0, 0, 0}};
+    static const struct option opts[] = {{"let", required_argument, 0, 'l'},
+                                         {"cuts", required_argument, 0, 'n'},
+                                         {"encoding", required_argument, 0, 'e'},
+                                         {"precision", required_argument, 0, 'p'},
+                                         {"format", required_argument, 0, 'f'},
+                                         {"exact", no_argument, 0, 'x'},
+                                         {"batch", required_argument, 0, 'b'},
+                                         {"output", required_argument, 0, 'o'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {"div-zero", required_argument, 0, 'z'},
+                                         {0, 0, 0, 0}};
     const char *lets[MAX_LETS], *batch = NULL, *output = "-";
     int nlets = 0, exact = 0;
+    unsigned op_flags = 0;
     long ncuts = 4;
     haze_fuzzy_encoding enc = HAZE_FUZZY_LU;
     haze_fuzzy_precision prec = HAZE_FUZZY_DOUBLE;
@@ -502,6 +538,14 @@ int cmd_fuzzy(int argc, char **argv, const cli_global *g) {
         case 'x':
             exact = 1;
             break;
+        case 'z':
+            if (strcmp(optarg, "hull") == 0)
+                op_flags = HAZE_FUZZY_DIV_HULL;
+            else if (strcmp(optarg, "error") == 0)
+                op_flags = 0;
+            else
+                return cli_usage_error("fuzzy", "--div-zero must be error or hull");
+            break;
         case 'b':
             batch = optarg;
             break;
@@ -529,6 +573,7 @@ int cmd_fuzzy(int argc, char **argv, const cli_global *g) {
         return CLI_RUNTIME;
     }
     ev->ctx = ctx, ev->enc = enc, ev->prec = prec, ev->ncuts = (int)ncuts;
+    ev->op_flags = op_flags;
     haze_outfile out = {0};
     char *text = NULL;
     int st = HAZE_OK;
@@ -556,7 +601,7 @@ int cmd_fuzzy(int argc, char **argv, const cli_global *g) {
             st = ev->status;
         }
     } else if (!st) {
-        long lineno = 0;
+        long lineno = 0, nbad = 0, nlines = 0;
         char *save = NULL;
         const char *name = strcmp(batch, "-") == 0 ? "stdin" : batch;
         /* split on newlines by hand: strtok would skip empty lines and shift numbers */
@@ -568,8 +613,27 @@ int cmd_fuzzy(int argc, char **argv, const cli_global *g) {
             char *s = line;
             while (isspace((unsigned char)*s)) s++;
             if (!*s || *s == '#') continue;
-            st = eval_line(ev, line, name, lineno, out.fp, fmt, exact);
+            nlines++;
+            int ls = eval_line(ev, line, name, lineno, out.fp, fmt, exact);
+            if (ls && cli_exit_code(ls) == CLI_INPUT) { /* a bad line: say where, go on */
+                cli_errorf("%s", ev->err[0] ? ev->err : haze_ctx_errmsg(ctx));
+                nbad++;
+            } else {
+                st = ls; /* a runtime failure ends the batch */
+            }
             if (!save || !*save) break;
+        }
+        if (!st && nbad) {
+            /* the good lines' results are written; the exit code says some were not */
+            st = haze_outfile_commit(ctx, &out);
+            if (st) {
+                rc = cli_fail(ctx, st);
+            } else {
+                cli_errorf("%ld of %ld lines of %s failed (their results are missing)", nbad,
+                           nlines, name);
+                rc = CLI_INPUT;
+            }
+            goto done;
         }
     }
     if (st) {

@@ -3,7 +3,9 @@
  * FPCore script (Linderman et al., CGO 2010: Gappa with an affine engine).
  * Prints each goal with its enclosure in decimal (rounded outward) and in
  * exact dyadic form; exit 0 when every goal with a stated bound is proved,
- * 1 when one is not, 2 on bad input, 3 on a runtime error.
+ * 4 when one is not, 1 on a usage error, 2 on bad input, 3 on a runtime
+ * error. Parser notes (parts of the script not used) go to stderr as
+ * warnings, and into the JSON output.
  */
 #include <getopt.h>
 #include <stdlib.h>
@@ -31,25 +33,14 @@ static void help(FILE *fp) {
             "                  10000); their conditions must not depend on the inputs\n"
             "  --max-ops N     at most N operations once loops are unrolled (default\n"
             "                  1000000)\n"
-            "  --json          print the result as JSON\n"
+            "  --json          print the result as JSON (with the warnings)\n"
             "  -o FILE         write the result to FILE instead of standard output\n"
             "  -h, --help      this text\n\n"
-            "Exit codes: 0 all stated bounds proved, 1 a bound not proved (or usage\n"
-            "error), 2 bad input (syntax, undefined names, empty ranges, division by a\n"
-            "range containing zero), 3 runtime error.\n");
-}
-
-static void json_str(FILE *fp, const char *s) {
-    fputc('"', fp);
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            fprintf(fp, "\\%c", *s);
-        else if ((unsigned char)*s < 0x20)
-            fprintf(fp, "\\u%04x", *s);
-        else
-            fputc(*s, fp);
-    }
-    fputc('"', fp);
+            "The result goes to standard output (or FILE); warnings, such as an FPCore\n"
+            ":pre constraint that is not used, go to standard error.\n\n"
+            "Exit codes: 0 all stated bounds proved, 1 usage error, 2 bad input (syntax,\n"
+            "undefined names, empty ranges, division by a range containing zero),\n"
+            "3 runtime error, 4 a stated bound not proved.\n");
 }
 
 static void print_text(FILE *fp, const char *script, haze_prec_engine e,
@@ -64,17 +55,22 @@ static void print_text(FILE *fp, const char *script, haze_prec_engine e,
     }
 }
 
-static void print_json(FILE *fp, const char *script, haze_prec_engine e,
+static void print_json(FILE *fp, const char *script, haze_prec_engine e, const haze_prec_script *s,
                        const haze_prec_result *r) {
     fprintf(fp, "{\"script\": ");
-    json_str(fp, script);
+    cli_json_str(fp, script);
     fprintf(fp, ", \"engine\": \"%s\", \"boxes\": %zu, \"seconds\": %.6f, \"all_proved\": %s,\n",
             haze_prec_engine_name(e), r->boxes, r->seconds, r->all_proved ? "true" : "false");
-    fprintf(fp, " \"goals\": [\n");
+    fprintf(fp, " \"warnings\": [");
+    for (size_t i = 0; i < haze_prec_note_count(s); i++) {
+        fputs(i ? ", " : "", fp);
+        cli_json_str(fp, haze_prec_note(s, i));
+    }
+    fprintf(fp, "],\n \"goals\": [\n");
     for (size_t i = 0; i < r->n_goals; i++) {
         const haze_prec_goal *g = &r->goals[i];
         fprintf(fp, "  {\"goal\": ");
-        json_str(fp, g->text);
+        cli_json_str(fp, g->text);
         fprintf(fp, ", \"lo\": \"%s\", \"hi\": \"%s\", \"lo_exact\": \"%s\", \"hi_exact\": \"%s\"",
                 g->lo_decimal, g->hi_decimal, g->lo_exact, g->hi_exact);
         if (g->has_bound) fprintf(fp, ", \"proved\": %s", g->proved ? "true" : "false");
@@ -179,6 +175,8 @@ int cmd_prec(int argc, char **argv, const cli_global *g) {
             return CLI_USAGE;
         }
     }
+    for (size_t i = 0; !st && i < haze_prec_note_count(s); i++)
+        cli_errorf("warning: %s:%s", path, haze_prec_note(s, i));
     if (!st) st = haze_prec_set_refine(ctx, s, refine);
     if (!st) st = haze_prec_analyse(ctx, s, engine, &r);
     if (st) {
@@ -191,12 +189,12 @@ int cmd_prec(int argc, char **argv, const cli_global *g) {
     st = haze_outfile_open(ctx, &f, output);
     if (!st) {
         if (json)
-            print_json(f.fp, path, engine, r);
+            print_json(f.fp, path, engine, s, r);
         else
             print_text(f.fp, path, engine, r);
         st = haze_outfile_commit(ctx, &f);
     }
-    code = st ? cli_fail(ctx, st) : r->all_proved ? CLI_OK : 1;
+    code = st ? cli_fail(ctx, st) : r->all_proved ? CLI_OK : CLI_NOT_PROVED;
     haze_prec_result_free(r);
     haze_prec_free(s);
     haze_ctx_free(ctx);

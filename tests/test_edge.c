@@ -322,13 +322,79 @@ static void test_image_io(void **s) {
     haze_ctx_free(ctx);
 }
 
+/* A JPEG header may claim up to 65500 x 65500 pixels in a few hundred
+ * bytes: refused by size (as PNG and PNM are), or stopped at the end of the
+ * data, in either case without decoding made-up rows for minutes. */
+static void test_jpeg_limits(void **state) {
+    (void)state;
+    haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
+    const char *seeds[] = {"seed-huge-size.jpg", "seed-huge-size-truncated.jpg",
+                           "seed-truncated.jpg", "seed-truncated.png", "seed-truncated.pgm"};
+    const char *want[] = {"65500 x 65500 is too large", "truncated", "truncated", "truncated",
+                          "truncated"};
+    for (int i = 0; i < 5; i++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/fuzz/corpus/fuzz_image/%s", HAZE_SOURCE_DIR, seeds[i]);
+        haze_image *im = NULL;
+        assert_int_equal(haze_image_load(ctx, path, &im), HAZE_ERR_PARSE);
+        assert_null(im);
+        if (!strstr(haze_ctx_errmsg(ctx), want[i]))
+            fail_msg("%s: '%s'", seeds[i], haze_ctx_errmsg(ctx));
+    }
+    haze_ctx_free(ctx);
+}
+
+/* The extension decides the format written; an unknown one writes nothing. */
+static void test_save_formats(void **state) {
+    (void)state;
+    haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
+    haze_image *src = load_img(ctx, "camera.png"), *back = NULL;
+    char dir[] = "/tmp/haze-test-save-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    const char *names[] = {"a.png", "a.jpg", "a.JPEG", "a.pgm", "a.ppm", "noext"};
+    const unsigned char *magic[] = {
+        (const unsigned char *)"\x89PNG",      (const unsigned char *)"\xff\xd8\xff",
+        (const unsigned char *)"\xff\xd8\xff", (const unsigned char *)"P5",
+        (const unsigned char *)"P6",           (const unsigned char *)"\x89PNG"};
+    for (int i = 0; i < 6; i++) {
+        char path[256];
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        assert_int_equal(haze_image_save(ctx, src, path), HAZE_OK);
+        char *buf = NULL;
+        size_t n = 0;
+        assert_int_equal(haze_file_read_all(ctx, path, &buf, &n), HAZE_OK);
+        size_t m = strlen((const char *)magic[i]);
+        if (n < m || memcmp(buf, magic[i], m)) fail_msg("%s: wrong format", names[i]);
+        free(buf);
+        assert_int_equal(haze_image_load(ctx, path, &back), HAZE_OK);
+        assert_int_equal(back->width, src->width);
+        assert_int_equal(back->height, src->height);
+        if (i != 1 && i != 2) /* lossless ones give the same bytes */
+            assert_memory_equal(back->data, src->data, (size_t)src->width * src->height);
+        haze_image_free(back);
+        remove(path);
+    }
+    char path[256];
+    snprintf(path, sizeof path, "%s/a.gif", dir);
+    assert_int_equal(haze_image_save(ctx, src, path), HAZE_ERR_UNSUPPORTED);
+    assert_non_null(strstr(haze_ctx_errmsg(ctx), ".gif"));
+    assert_int_equal(access(path, F_OK), -1);
+    assert_int_equal(haze_image_format_check(ctx, "x/y.jpeg"), HAZE_OK);
+    assert_int_equal(haze_image_format_check(ctx, "x.y/z"), HAZE_OK);
+    assert_int_equal(haze_image_format_check(ctx, "z.tif"), HAZE_ERR_UNSUPPORTED);
+    rmdir(dir);
+    haze_image_free(src);
+    haze_ctx_free(ctx);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_flat_is_white),    cmocka_unit_test(test_step_is_dark),
         cmocka_unit_test(test_golden_camera),    cmocka_unit_test(test_golden_astronaut_rgb),
         cmocka_unit_test(test_golden_coins_ppm), cmocka_unit_test(test_fast_equals_reference),
         cmocka_unit_test(test_bad_params),       cmocka_unit_test(test_edge_fis),
-        cmocka_unit_test(test_image_io),
+        cmocka_unit_test(test_image_io),         cmocka_unit_test(test_jpeg_limits),
+        cmocka_unit_test(test_save_formats),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

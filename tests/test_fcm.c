@@ -8,6 +8,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "fcm/fcm_internal.h"
 #include "test_util.h"
 
 static int quick(void) {
@@ -424,6 +425,205 @@ static void test_bad_input(void **state) {
     haze_ctx_free(ctx);
 }
 
+/* The fraction of points whose hard label is the majority label of their
+ * true cluster (i % k), and whether every cluster got its own label. */
+static double purity(const double *u, size_t n, size_t c, size_t k, int *distinct) {
+    int *lab = malloc(n * sizeof *lab);
+    size_t *cnt = calloc(k * c, sizeof *cnt);
+    int *used = calloc(c, sizeof *used);
+    assert_int_equal(haze_fcm_labels(u, n, c, lab), HAZE_OK);
+    for (size_t i = 0; i < n; i++) cnt[(i % k) * c + (size_t)lab[i]]++;
+    size_t good = 0;
+    *distinct = 1;
+    for (size_t t = 0; t < k; t++) {
+        size_t best = 0;
+        for (size_t j = 1; j < c; j++)
+            if (cnt[t * c + j] > cnt[t * c + best]) best = j;
+        good += cnt[t * c + best];
+        if (used[best]++) *distinct = 0;
+    }
+    free(lab), free(cnt), free(used);
+    return (double)good / (double)n;
+}
+
+/* Digits-like data (the shape of scikit-learn's digits): n 8 x 8 images of
+ * k classes, pixel values 0..16 as integers; each class a random stroke
+ * pattern (a third of the pixels on), each image its class's pattern with
+ * noise, clipped and rounded. Point i is of class i % k. */
+static double *digits_like(size_t n, size_t k, unsigned seed) {
+    const size_t d = 64;
+    double *x = malloc(n * d * sizeof *x), *proto = malloc(k * d * sizeof *proto);
+    srand(seed);
+    for (size_t i = 0; i < k * d; i++)
+        proto[i] = rand() % 3 == 0 ? 10.0 + 6.0 * rand() / RAND_MAX : 2.0 * rand() / RAND_MAX;
+    for (size_t i = 0; i < n; i++)
+        for (size_t q = 0; q < d; q++) {
+            double u1 = (rand() + 1.0) / (RAND_MAX + 2.0), u2 = (double)rand() / RAND_MAX;
+            double t = proto[(i % k) * d + q] + 3.0 * sqrt(-2 * log(u1)) * cos(6.283185307 * u2);
+            x[i * d + q] = t < 0 ? 0 : t > 16 ? 16 : floor(t + 0.5);
+        }
+    free(proto);
+    return x;
+}
+
+/* On data of many features the default start (k-means++) recovers the
+ * clusters where random memberships collapse (every centre on the data's
+ * mean, partition coefficient 1/c, "converged"); the collapse is flagged
+ * and a good fit is not. 32-feature blobs and digits-like 64-feature data. */
+static void test_high_dimensional(void **state) {
+    (void)state;
+    haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
+    const struct { size_t n, d, c; } cases[] = {{4000, 32, 16}, {1797, 64, 10}};
+    for (int t = 0; t < 2; t++) {
+        const size_t n = cases[t].n, d = cases[t].d, c = cases[t].c;
+        double *x = t == 0 ? blobs(n, d, c, 1.0, 31) : digits_like(n, c, 32);
+        haze_fcm_options o = haze_fcm_options_default();
+        assert_int_equal(o.init, HAZE_FCM_INIT_KMEANSPP);
+        o.clusters = (int)c;
+        o.want_memberships = 1;
+        for (uint64_t seed = 0; seed < (quick() ? 2u : 8u); seed++) {
+            o.seed = seed;
+            haze_fcm_result *r = NULL;
+            if (haze_fcm_fit(ctx, x, n, d, &o, &r)) fail_msg("fit: %s", haze_ctx_errmsg(ctx));
+            int distinct;
+            double pur = purity(r->memberships, n, c, c, &distinct);
+            if (!(pur > 0.99) || !distinct || r->degenerate || !r->converged)
+                fail_msg("%zu x %zu x %zu seed %d: purity %.3f, distinct %d, PC %.6f, "
+                         "degenerate %d",
+                         n, d, c, (int)seed, pur, distinct, r->partition_coefficient,
+                         r->degenerate);
+            haze_fcm_result_free(r);
+        }
+        /* random memberships: the collapse, flagged */
+        o.init = HAZE_FCM_INIT_RANDOM;
+        o.seed = 1;
+        haze_fcm_result *r = NULL;
+        assert_int_equal(haze_fcm_fit(ctx, x, n, d, &o, &r), HAZE_OK);
+        if (!(r->degenerate & HAZE_FCM_DEGENERATE_UNIFORM) ||
+            !(r->degenerate & HAZE_FCM_DEGENERATE_COINCIDENT))
+            fail_msg("%zu x %zu x %zu random start: degenerate %d, PC %.17g", n, d, c,
+                     r->degenerate, r->partition_coefficient);
+        assert_true(fabs(r->partition_coefficient - 1.0 / (double)c) < 1e-6);
+        haze_fcm_result_free(r);
+        free(x);
+    }
+    haze_ctx_free(ctx);
+}
+
+/* The flag's third reason: a cluster left with almost no weight (a steep
+ * fuzzifier, two groups of points, a third centre between them). */
+static void test_degenerate_empty(void **state) {
+    (void)state;
+    haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
+    double x[] = {0, 0.01, 0.02, 0.03, 10, 10.01, 10.02, 10.03};
+    double v[] = {0.015, 10.015, 5};
+    haze_fcm_options o = haze_fcm_options_default();
+    o.clusters = 3;
+    o.m = 1.05;
+    o.init = HAZE_FCM_INIT_CENTERS;
+    o.init_data = v;
+    haze_fcm_result *r = NULL;
+    assert_int_equal(haze_fcm_fit(ctx, x, 8, 1, &o, &r), HAZE_OK);
+    assert_int_equal(r->degenerate, HAZE_FCM_DEGENERATE_EMPTY);
+    haze_fcm_result_free(r);
+    /* two centres: a good fit, no flag */
+    o.clusters = 2;
+    assert_int_equal(haze_fcm_fit(ctx, x, 8, 1, &o, &r), HAZE_OK);
+    assert_int_equal(r->degenerate, 0);
+    haze_fcm_result_free(r);
+    haze_ctx_free(ctx);
+}
+
+/* k-means++ picks data points, distinct ones while there are distinct
+ * points off the centres, the same for any thread count; float32 seeds
+ * from the data rounded to float, as the float32 entry point does. */
+static void test_kmeanspp_seeding(void **state) {
+    (void)state;
+    haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
+    const size_t n = 300000, d = 3, c = 12; /* more blocks than segments */
+    double *x = blobs(n, d, c, 1.0, 41), *v1 = malloc(c * d * sizeof *v1),
+           *v2 = malloc(c * d * sizeof *v2);
+    haze_ctx_set_threads(ctx, 1);
+    assert_int_equal(haze__fcm_kmeanspp(ctx, NULL, x, 0, n, d, c, 9, v1), HAZE_OK);
+    haze_ctx_set_threads(ctx, 2);
+    assert_int_equal(haze__fcm_kmeanspp(ctx, NULL, x, 0, n, d, c, 9, v2), HAZE_OK);
+    assert_memory_equal(v1, v2, c * d * sizeof *v1);
+    for (size_t j = 0; j < c; j++) {
+        size_t i = 0;
+        while (i < n && memcmp(x + i * d, v1 + j * d, d * sizeof *x)) i++;
+        assert_true(i < n);
+        for (size_t l = 0; l < j; l++) assert_true(memcmp(v1 + l * d, v1 + j * d, d * sizeof *x));
+    }
+    /* every point on one spot: the fallback draws, no failure */
+    double same[40];
+    for (size_t i = 0; i < 40; i++) same[i] = 2.5;
+    assert_int_equal(haze__fcm_kmeanspp(ctx, NULL, same, 0, 20, 2, 5, 3, v1), HAZE_OK);
+    for (size_t i = 0; i < 10; i++) assert_true(v1[i] == 2.5);
+    free(x), free(v1), free(v2);
+    haze_ctx_free(ctx);
+}
+
+/* The hardening of predict and labels: the model is validated as the fit
+ * validates its options, NULL pointers are errors, and data whose squared
+ * distances overflow is refused by both, not given NaN memberships. */
+static void test_predict_validation(void **state) {
+    (void)state;
+    haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
+    double x[] = {1, 2, 3, 4, 5, 6}, v[] = {1, 2, 5, 6}, u[6], a[8] = {1, 0, 0, 1, 1, 0, 0, 1};
+    haze_fcm_result model = {0};
+    model.d = 2, model.c = 2, model.m = 2, model.centers = v;
+    assert_int_equal(haze_fcm_predict(ctx, &model, x, 3, 2, 0, u), HAZE_OK);
+    const double bad_m[] = {0.5, -3, 1, NAN, INFINITY};
+    for (size_t k = 0; k < 5; k++) {
+        model.m = bad_m[k];
+        assert_int_equal(haze_fcm_predict(ctx, &model, x, 3, 2, 0, u), HAZE_ERR_DOMAIN);
+        assert_non_null(strstr(haze_ctx_errmsg(ctx), "fuzzifier"));
+    }
+    model.m = 2;
+    model.metric = HAZE_FCM_GK; /* without norms */
+    assert_int_equal(haze_fcm_predict(ctx, &model, x, 3, 2, 0, u), HAZE_ERR_INVALID);
+    assert_non_null(strstr(haze_ctx_errmsg(ctx), "norm"));
+    model.norms = a;
+    assert_int_equal(haze_fcm_predict(ctx, &model, x, 3, 2, 0, u), HAZE_OK);
+    model.metric = (haze_fcm_metric)7;
+    assert_int_equal(haze_fcm_predict(ctx, &model, x, 3, 2, 0, u), HAZE_ERR_INVALID);
+    model.metric = HAZE_FCM_EUCLIDEAN;
+    model.centers = NULL;
+    assert_int_equal(haze_fcm_predict(ctx, &model, x, 3, 2, 0, u), HAZE_ERR_INVALID);
+    assert_int_equal(haze_fcm_predict(ctx, NULL, x, 3, 2, 0, u), HAZE_ERR_INVALID);
+    model.centers = v;
+    assert_int_equal(haze_fcm_predict(ctx, &model, NULL, 3, 2, 0, u), HAZE_ERR_INVALID);
+    assert_int_equal(haze_fcm_predict(ctx, &model, x, 3, 2, 0, NULL), HAZE_ERR_INVALID);
+    model.c = 1;
+    assert_int_equal(haze_fcm_predict(ctx, &model, x, 3, 2, 0, u), HAZE_ERR_INVALID);
+    model.c = 2;
+    v[3] = NAN;
+    assert_int_equal(haze_fcm_predict(ctx, &model, x, 3, 2, 0, u), HAZE_ERR_DOMAIN);
+    v[3] = 6;
+    /* 1e308: the fit refuses it, and so does predict (no NaN, no exit 0) */
+    x[2] = 1e308;
+    haze_fcm_options o = haze_fcm_options_default();
+    o.clusters = 2;
+    haze_fcm_result *r = NULL;
+    assert_int_equal(haze_fcm_fit(ctx, x, 3, 2, &o, &r), HAZE_ERR_DOMAIN);
+    assert_non_null(strstr(haze_ctx_errmsg(ctx), "overflow"));
+    assert_int_equal(haze_fcm_predict(ctx, &model, x, 3, 2, 0, u), HAZE_ERR_DOMAIN);
+    assert_non_null(strstr(haze_ctx_errmsg(ctx), "overflow"));
+    /* float32 overflows far sooner: 1e20 */
+    x[2] = 1e20;
+    assert_int_equal(haze_fcm_predict(ctx, &model, x, 3, 2, 0, u), HAZE_OK);
+    assert_int_equal(haze_fcm_predict(ctx, &model, x, 3, 2, 1, u), HAZE_ERR_DOMAIN);
+    o.single = 1;
+    assert_int_equal(haze_fcm_fit(ctx, x, 3, 2, &o, &r), HAZE_ERR_DOMAIN);
+    /* labels */
+    int lab[3];
+    assert_int_equal(haze_fcm_labels(NULL, 3, 2, lab), HAZE_ERR_INVALID);
+    assert_int_equal(haze_fcm_labels(u, 3, 2, NULL), HAZE_ERR_INVALID);
+    assert_int_equal(haze_fcm_labels(u, 3, 0, lab), HAZE_ERR_INVALID);
+    assert_int_equal(haze_fcm_labels(NULL, 0, 2, NULL), HAZE_OK);
+    haze_ctx_free(ctx);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_skfuzzy_iris),
@@ -437,6 +637,10 @@ int main(void) {
         cmocka_unit_test(test_stopping_rules),
         cmocka_unit_test(test_seeds_and_progress),
         cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_high_dimensional),
+        cmocka_unit_test(test_degenerate_empty),
+        cmocka_unit_test(test_kmeanspp_seeding),
+        cmocka_unit_test(test_predict_validation),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -42,6 +42,7 @@ static haze_fcm_options fit_options(size_t c, uint64_t seed, int max_iter) {
     o.seed = seed;
     o.tol = 0;
     o.max_iter = max_iter;
+    o.init = HAZE_FCM_INIT_RANDOM; /* the in-kernel random memberships (test_seeding: k-means++) */
     return o;
 }
 
@@ -376,13 +377,152 @@ static void test_fuzzifier(void **state) {
     }
 }
 
+/* k-means++ on the device (with the data resident) picks the centres the CPU
+ * picks for the same draws, bit for bit: float and double data, n across
+ * block and segment boundaries (more blocks than segments), rows staged in
+ * shared memory or read from global memory, up to 64 clusters (6
+ * candidates a round), draws at the ends of [0, 1), and data all on one
+ * spot (the fallback draws). Through the fit: the default start gives the
+ * same centres on both backends, streamed data is seeded on the CPU with
+ * the same result, and HAZE_FCM_CPU_SEED=1 changes nothing. */
+static void test_seeding(void **state) {
+    (void)state;
+#ifdef HAZE_HAVE_CUDA /* the device entry points (a build without CUDA skips the tests) */
+    const size_t sz[][3] = {{1000, 2, 5},   {257, 3, 4},    {300000, 32, 16}, {70000, 64, 10},
+                            {5000, 20, 64}, {20000, 16, 3}, {1, 5, 1},        {262401, 7, 9},
+                            {4096, 1, 2},   {33333, 130, 7}};
+    haze_ctx *cpu = haze_test_ctx(HAZE_BACKEND_CPU), *gpu = haze_test_ctx(HAZE_BACKEND_CUDA);
+    srand(17);
+    for (size_t s = 0; s < sizeof sz / sizeof *sz; s++) {
+        const size_t n = sz[s][0], d = sz[s][1], c = sz[s][2];
+        double *x = blobs(n, d, c, (unsigned)(s + 3));
+        float *xf = malloc(n * d * sizeof *xf);
+        for (size_t i = 0; i < n * d; i++) xf[i] = (float)x[i];
+        const size_t trials = haze__fcm_pp_trials(c);
+        size_t *idx = malloc(c * sizeof *idx);
+        double *u = malloc(c * trials * sizeof *u), *vg = malloc(c * d * sizeof *vg),
+               *vc = malloc(c * d * sizeof *vc);
+        for (int single = 0; single < 2; single++)
+            for (int rep = 0; rep < 2; rep++) {
+                for (size_t j = 0; j < c; j++) idx[j] = (size_t)rand() % n;
+                for (size_t k = 0; k < c * trials; k++)
+                    u[k] = rep == 0 ? (double)rand() / ((double)RAND_MAX + 1)
+                                    : (k % 2 ? 0.0 : 1.0 - 0x1p-53);
+                const void *xp = single ? (const void *)xf : (const void *)x;
+                haze__fcm_gpu *g = NULL;
+                if (haze__fcm_cuda_begin(gpu, xp, n, d, c, single, 0, &g))
+                    fail_msg("begin: %s", haze_ctx_errmsg(gpu));
+                int st = haze__fcm_seed_cuda(gpu, g, trials, idx, u, vg);
+                haze__fcm_cuda_end(g);
+                if (st)
+                    fail_msg("n %zu d %zu c %zu: the device did not seed (%d: %s)", n, d, c, st,
+                             st < 0 ? haze_ctx_errmsg(gpu) : "declined");
+                assert_int_equal(haze__fcm_seed_cpu(cpu, xp, single, n, d, c, trials, idx, u, vc),
+                                 HAZE_OK);
+                if (memcmp(vg, vc, c * d * sizeof *vg))
+                    fail_msg("n %zu d %zu c %zu %s rep %d: device and CPU seeds differ", n, d, c,
+                             single ? "f32" : "f64", rep);
+            }
+        free(x), free(xf), free(idx), free(u), free(vg), free(vc);
+    }
+    /* every point on one spot */
+    {
+        const size_t n = 600, d = 3, c = 4, trials = haze__fcm_pp_trials(c);
+        double *x = malloc(n * d * sizeof *x), u[4 * 8], vg[12], vc[12];
+        size_t idx[4] = {5, 17, 599, 0};
+        for (size_t i = 0; i < n * d; i++) x[i] = -2.5;
+        for (size_t k = 0; k < c * trials; k++) u[k] = 0.5;
+        haze__fcm_gpu *g = NULL;
+        assert_int_equal(haze__fcm_cuda_begin(gpu, x, n, d, c, 0, 0, &g), HAZE_OK);
+        assert_int_equal(haze__fcm_seed_cuda(gpu, g, trials, idx, u, vg), HAZE_OK);
+        haze__fcm_cuda_end(g);
+        assert_int_equal(haze__fcm_seed_cpu(cpu, x, 0, n, d, c, trials, idx, u, vc), HAZE_OK);
+        assert_memory_equal(vg, vc, sizeof vg);
+        free(x);
+    }
+    /* through the fit: the default start, resident and streamed, CPU seeding forced */
+    const size_t n = 200000, d = 32, c = 16;
+    double *x = blobs(n, d, c, 23);
+    haze_fcm_options o = haze_fcm_options_default();
+    o.clusters = (int)c;
+    o.max_iter = 1;
+    o.tol = 0;
+    o.seed = 5;
+    haze_fcm_result *rc = NULL, *rg = NULL;
+    float *xf = malloc(n * d * sizeof *xf);
+    double *v0 = malloc(c * d * sizeof *v0);
+    for (size_t i = 0; i < n * d; i++) xf[i] = (float)x[i];
+    for (int single = 0; single < 2; single++) {
+        o.single = single;
+        o.init = HAZE_FCM_INIT_KMEANSPP;
+        o.init_data = NULL;
+        assert_int_equal(haze_fcm_fit(gpu, x, n, d, &o, &rg), HAZE_OK);
+        /* from the CPU's seeds (of the data rounded to float in single
+         * precision) the device's fit has the same bits */
+        assert_int_equal(haze__fcm_kmeanspp(cpu, NULL, single ? (const void *)xf : (const void *)x,
+                                            single, n, d, c, 5, v0),
+                         HAZE_OK);
+        o.init = HAZE_FCM_INIT_CENTERS;
+        o.init_data = v0;
+        assert_int_equal(haze_fcm_fit(gpu, x, n, d, &o, &rc), HAZE_OK);
+        assert_memory_equal(rg->centers, rc->centers, c * d * sizeof(double));
+        haze_fcm_result_free(rc);
+        o.init = HAZE_FCM_INIT_KMEANSPP;
+        o.init_data = NULL;
+        setenv("HAZE_FCM_CPU_SEED", "1", 1);
+        assert_int_equal(haze_fcm_fit(gpu, x, n, d, &o, &rc), HAZE_OK);
+        unsetenv("HAZE_FCM_CPU_SEED");
+        assert_memory_equal(rg->centers, rc->centers, c * d * sizeof(double));
+        haze_fcm_result_free(rc);
+        haze_fcm_result_free(rg);
+    }
+    free(xf), free(v0);
+    /* streamed: the device declines, the CPU seeds; the CPU fit from the same start agrees */
+    o.single = 0;
+    o.max_iter = 3;
+    haze_ctx_set_device_memory_limit(gpu, (size_t)8 << 20);
+    assert_int_equal(haze_fcm_fit(gpu, x, n, d, &o, &rg), HAZE_OK);
+    haze_ctx_set_device_memory_limit(gpu, 0);
+    assert_int_equal(haze_fcm_fit(cpu, x, n, d, &o, &rc), HAZE_OK);
+    close_rel(rg->centers, rc->centers, c * d, 1e-12, "streamed k-means++ fit", n, d, c, 0);
+    haze_fcm_result_free(rc), haze_fcm_result_free(rg);
+    free(x);
+    haze_ctx_free(cpu), haze_ctx_free(gpu);
+#endif
+}
+
+/* The degeneracy flag on the device: the collapse of random memberships on
+ * 32 features is flagged, the default start's fit is not. */
+static void test_degenerate(void **state) {
+    (void)state;
+    const size_t n = 40000, d = 32, c = 16;
+    double *x = blobs(n, d, c, 29);
+    haze_ctx *gpu = haze_test_ctx(HAZE_BACKEND_CUDA);
+    haze_fcm_options o = haze_fcm_options_default();
+    o.clusters = (int)c;
+    o.single = 1;
+    haze_fcm_result *r = NULL;
+    assert_int_equal(haze_fcm_fit(gpu, x, n, d, &o, &r), HAZE_OK);
+    if (r->degenerate) fail_msg("k-means++ start: degenerate %d", r->degenerate);
+    haze_fcm_result_free(r);
+    o.init = HAZE_FCM_INIT_RANDOM;
+    assert_int_equal(haze_fcm_fit(gpu, x, n, d, &o, &r), HAZE_OK);
+    assert_true(r->degenerate & HAZE_FCM_DEGENERATE_UNIFORM);
+    haze_fcm_result_free(r);
+    haze_ctx_free(gpu);
+    free(x);
+}
+
 int main(void) {
     haze_test_require_gpu();
+    /* HAZE_TEST_FILTER=PATTERN runs the tests whose names match (cmocka's * and ?) */
+    if (getenv("HAZE_TEST_FILTER")) cmocka_set_test_filter(getenv("HAZE_TEST_FILTER"));
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sizes),     cmocka_unit_test(test_hard_data),
         cmocka_unit_test(test_accuracy),  cmocka_unit_test(test_gk),
         cmocka_unit_test(test_streaming), cmocka_unit_test(test_kept_share),
         cmocka_unit_test(test_pipeline),  cmocka_unit_test(test_fuzzifier),
+        cmocka_unit_test(test_seeding),   cmocka_unit_test(test_degenerate),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

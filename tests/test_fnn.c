@@ -27,13 +27,15 @@ static void fill_uniform(haze__rng *r, double *v, size_t n, double lo, double hi
     for (size_t i = 0; i < n; i++) v[i] = lo + (hi - lo) * haze__rng_uniform(r);
 }
 
-/* E = 1/2 sum (y - d)^2 of the network on one sample. */
+/* E = 1/2 sum (y - d)^2 of the network on one sample, in standardised
+ * target units (the loss training descends). */
 static double loss_of(haze_ctx *ctx, const haze_fnn *net, const double *x, const double *d) {
     size_t L = haze_fnn_outputs(net);
+    const double *ts = haze_fnn_target_scale(net);
     double y[8];
     assert_int_equal(haze_fnn_predict(ctx, net, x, 1, y), HAZE_OK);
     double e = 0;
-    for (size_t l = 0; l < L; l++) e += 0.5 * (y[l] - d[l]) * (y[l] - d[l]);
+    for (size_t l = 0; l < L; l++) e += 0.5 * (y[l] - d[l]) * (y[l] - d[l]) / (ts[l] * ts[l]);
     return e;
 }
 
@@ -191,6 +193,7 @@ static void test_structure_learning(void **state) {
     o.shuffle = 0;
     o.rate = 0;
     o.beta = 0.5;
+    o.width = 0; /* the distance rule */
     assert_int_equal(haze_fnn_train(ctx, net, x, d, 2, &o), HAZE_OK);
     assert_int_equal(haze_fnn_rules(net), 2);
     /* mean 0, scale 1 per input: z = x */
@@ -202,8 +205,11 @@ static void test_structure_learning(void **state) {
     assert_near(s[0], o.sigma0, 0);
     /* distance sqrt(8) over sqrt(2) inputs = 2; times beta */
     assert_near(s[2], 1.0, 1e-15);
-    assert_near(w[0], 3, 0);
-    assert_near(w[1], 5, 0);
+    /* consequents in standardised target units: mean 4, deviation 1 */
+    assert_near(haze_fnn_target_mean(net)[0], 4, 0);
+    assert_near(haze_fnn_target_scale(net)[0], 1, 0);
+    assert_near(w[0], -1, 0);
+    assert_near(w[1], 1, 0);
     /* A second pass at threshold 0 adds nothing, and max_rules caps growth. */
     o.threshold = 0.0;
     assert_int_equal(haze_fnn_train(ctx, net, x, d, 2, &o), HAZE_OK);
@@ -313,6 +319,7 @@ static void test_high_dimension(void **state) {
     haze_fnn_options o = haze_fnn_options_default();
     o.epochs = 2;
     o.rate = 0.01;
+    o.validation = 0; /* every sample is trained on */
     assert_int_equal(haze_fnn_train(ctx, net, x, d, n, &o), HAZE_OK);
     assert_true(haze_fnn_rules(net) >= 2);
     assert_int_equal(haze_fnn_predict(ctx, net, x, n, y), HAZE_OK);
@@ -362,7 +369,7 @@ static void test_model_file(void **state) {
     assert_int_equal(haze_fnn_save(ctx, net, path), HAZE_OK);
     assert_int_equal(haze_fnn_load(ctx, path, &back), HAZE_OK);
     assert_int_equal(haze_fnn_rules(back), haze_fnn_rules(net));
-    assert_string_equal(haze_fnn_class_name(back, 1), "versi_color");
+    assert_string_equal(haze_fnn_class_name(back, 1), "versi color");
     assert_string_equal(haze_fnn_target_name(back), "species");
     assert_string_equal(haze_fnn_input_name(back, 1), "b");
     assert_null(haze_fnn_input_name(back, 2));
@@ -413,6 +420,7 @@ static void test_global_scaling(void **state) {
     double x[] = {0, 10, 2, 20}, d[] = {0, 1};
     haze_fnn_options o = haze_fnn_options_default();
     o.epochs = 1;
+    o.rate = 0; /* the centres stay where the rules were made */
     o.scaling = HAZE_FNN_SCALE_GLOBAL;
     assert_int_equal(haze_fnn_train(ctx, net, x, d, 2, &o), HAZE_OK);
     /* mean of {0, 10, 2, 20} = 8; variance (64 + 4 + 36 + 144) / 4 = 62 */
@@ -497,6 +505,246 @@ static void test_fis_golden(void **state) {
     haze_ctx_free(ctx);
 }
 
+/* Regression with targets far from 0 and 1 (diabetes-like: mean 150, spread
+ * 60): the targets are standardised, so the defaults learn and do better
+ * than predicting the training mean on unseen samples. */
+static void test_regression_target_scale(void **state) {
+    (void)state;
+    haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
+    size_t ntr = 600, nte = 200, D = 3;
+    haze__rng r;
+    haze__rng_seed(&r, 5);
+    double *x = malloc((ntr + nte) * D * sizeof *x), *d = malloc((ntr + nte) * sizeof *d);
+    double *y = malloc(nte * sizeof *y);
+    fill_uniform(&r, x, (ntr + nte) * D, -1, 1);
+    for (size_t i = 0; i < ntr + nte; i++) {
+        const double *xi = x + i * D;
+        d[i] = 150 + 60 * xi[0] - 40 * xi[1] * xi[1] + 10 * (haze__rng_uniform(&r) - 0.5);
+    }
+    haze_fnn *net;
+    assert_int_equal(haze_fnn_new(ctx, D, 1, &net), HAZE_OK);
+    assert_int_equal(haze_fnn_train(ctx, net, x, d, ntr, NULL), HAZE_OK);
+    assert_true(haze_fnn_target_scale(net)[0] > 30.0); /* fixed from the targets */
+    assert_int_equal(haze_fnn_predict(ctx, net, x + ntr * D, nte, y), HAZE_OK);
+    double mean = 0, se = 0, se_mean = 0;
+    for (size_t i = 0; i < ntr; i++) mean += d[i] / (double)ntr;
+    for (size_t i = 0; i < nte; i++) {
+        se += (y[i] - d[ntr + i]) * (y[i] - d[ntr + i]);
+        se_mean += (mean - d[ntr + i]) * (mean - d[ntr + i]);
+    }
+    double rmse = sqrt(se / (double)nte), rmse_mean = sqrt(se_mean / (double)nte);
+    print_message("targets around 150: %zu rules, RMSE %.2f, mean predictor %.2f\n",
+                  haze_fnn_rules(net), rmse, rmse_mean);
+    assert_true(rmse < 0.5 * rmse_mean);
+    haze_fnn_free(net);
+    free(x), free(d), free(y);
+    haze_ctx_free(ctx);
+}
+
+/* What the progress callback saw, and the network at the best epoch. */
+typedef struct {
+    haze_fnn *net;
+    int epochs;
+    double rate[64], loss[64], val_loss[64];
+    int best[64];
+    size_t val_samples;
+    size_t R;
+    double *m, *s, *w;
+} watch;
+
+static int watch_epoch(void *arg, const haze_fnn_epoch *e) {
+    watch *wt = arg;
+    size_t D = haze_fnn_inputs(wt->net), L = haze_fnn_outputs(wt->net), R = haze_fnn_rules(wt->net);
+    assert_true(e->epoch < 64);
+    wt->rate[e->epoch] = e->rate;
+    wt->loss[e->epoch] = e->loss;
+    wt->val_loss[e->epoch] = e->val_loss;
+    wt->best[e->epoch] = e->best_epoch;
+    wt->val_samples = e->val_samples;
+    wt->epochs = e->epoch + 1;
+    if (e->best_epoch == e->epoch) {
+        free(wt->m), free(wt->s), free(wt->w);
+        wt->R = R;
+        wt->m = malloc(R * D * sizeof *wt->m);
+        wt->s = malloc(R * D * sizeof *wt->s);
+        wt->w = malloc(R * L * sizeof *wt->w);
+        memcpy(wt->m, haze_fnn_centres(wt->net), R * D * sizeof *wt->m);
+        memcpy(wt->s, haze_fnn_widths(wt->net), R * D * sizeof *wt->s);
+        memcpy(wt->w, haze_fnn_weights(wt->net), R * L * sizeof *wt->w);
+    }
+    return 0;
+}
+
+/* The rate halves after each epoch whose training loss rose, and training
+ * ends with the parameters of the best epoch on the held-out samples, not
+ * the last. A rate far too large for the data makes both happen. */
+static void test_best_epoch_and_rate_guard(void **state) {
+    (void)state;
+    haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
+    size_t n = 300, D = 2;
+    haze__rng r;
+    haze__rng_seed(&r, 9);
+    double *x = malloc(n * D * sizeof *x), *d = malloc(n * sizeof *d);
+    fill_uniform(&r, x, n * D, -2, 2);
+    for (size_t i = 0; i < n; i++) d[i] = sin(2 * x[2 * i]) * cos(x[2 * i + 1]);
+    haze_fnn *net;
+    assert_int_equal(haze_fnn_new(ctx, D, 1, &net), HAZE_OK);
+    watch wt;
+    memset(&wt, 0, sizeof wt);
+    wt.net = net;
+    haze_fnn_options o = haze_fnn_options_default();
+    o.rate = 1.0;
+    o.epochs = 12;
+    o.progress = watch_epoch;
+    o.progress_arg = &wt;
+    assert_int_equal(haze_fnn_train(ctx, net, x, d, n, &o), HAZE_OK);
+    assert_int_equal(wt.epochs, 12);
+    assert_int_equal(wt.val_samples, 30);
+    int rises = 0;
+    for (int e = 0; e < wt.epochs; e++) {
+        /* epoch e runs at the rate of e - 1, halved if e - 1's training loss rose */
+        double want = e == 0 ? 1.0 : wt.rate[e - 1];
+        if (e >= 2 && wt.loss[e - 1] > wt.loss[e - 2]) want *= 0.5;
+        assert_near(wt.rate[e], want, 0);
+        rises += e >= 1 && wt.loss[e] > wt.loss[e - 1];
+    }
+    int best = wt.best[wt.epochs - 1];
+    print_message("rate guard: %d rises, best epoch %d of %d, final rate %g\n", rises, best + 1,
+                  wt.epochs, wt.rate[wt.epochs - 1]);
+    assert_true(rises >= 1);
+    assert_true(best < wt.epochs - 1); /* so that keeping the best is seen */
+    for (int e = 0; e < wt.epochs; e++) assert_true(wt.val_loss[best] <= wt.val_loss[e]);
+    assert_int_equal(haze_fnn_rules(net), wt.R);
+    assert_memory_equal(haze_fnn_centres(net), wt.m, wt.R * D * sizeof *wt.m);
+    assert_memory_equal(haze_fnn_widths(net), wt.s, wt.R * D * sizeof *wt.s);
+    assert_memory_equal(haze_fnn_weights(net), wt.w, wt.R * sizeof *wt.w);
+    free(wt.m), free(wt.s), free(wt.w);
+    haze_fnn_free(net);
+    free(x), free(d);
+    haze_ctx_free(ctx);
+}
+
+/* Saves and loads back a network; HAZE_OK or the save's status. */
+static int round_trip(haze_ctx *ctx, const haze_fnn *net, haze_fnn **back) {
+    char path[] = "/tmp/haze-fnn-rt-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    remove(path);
+    int st = haze_fnn_save(ctx, net, path);
+    if (st) {
+        assert_int_equal(access(path, F_OK), -1); /* nothing written */
+        return st;
+    }
+    st = haze_fnn_load(ctx, path, back);
+    remove(path);
+    return st;
+}
+
+/* Training that diverges is an error, and what haze writes it reads: a rate
+ * of 1e308 stops with HAZE_ERR_DOMAIN and a network that saves and loads;
+ * data holding 1e308 trains to finite parameters; a network with a NaN is
+ * not saved. */
+static void test_divergence(void **state) {
+    (void)state;
+    haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
+    size_t n = 60, D = 2;
+    haze__rng r;
+    haze__rng_seed(&r, 13);
+    double x[120], d[60], y[60];
+    fill_uniform(&r, x, n * D, -1, 1);
+    for (size_t i = 0; i < n; i++) d[i] = x[2 * i] + x[2 * i + 1];
+    haze_fnn *net, *back = NULL;
+    for (int regression = 0; regression < 2; regression++) {
+        assert_int_equal(haze_fnn_new(ctx, D, regression ? 1 : 2, &net), HAZE_OK);
+        haze_fnn_options o = haze_fnn_options_default();
+        o.rate = 1e308;
+        int lab[60];
+        for (size_t i = 0; i < n; i++) lab[i] = d[i] > 0;
+        int st = regression ? haze_fnn_train(ctx, net, x, d, n, &o)
+                            : haze_fnn_train_classes(ctx, net, x, lab, n, &o);
+        assert_int_equal(st, HAZE_ERR_DOMAIN);
+        assert_non_null(strstr(haze_ctx_errmsg(ctx), "diverged"));
+        if (haze_fnn_rules(net) > 0) {
+            assert_int_equal(round_trip(ctx, net, &back), HAZE_OK);
+            haze_fnn_free(back);
+            back = NULL;
+        }
+        haze_fnn_free(net);
+    }
+    /* inputs and targets near DBL_MAX */
+    x[0] = 1e308, x[3] = -1e308, d[5] = 1e308, d[7] = -1e308;
+    assert_int_equal(haze_fnn_new(ctx, D, 1, &net), HAZE_OK);
+    assert_int_equal(haze_fnn_train(ctx, net, x, d, n, NULL), HAZE_OK);
+    assert_true(isfinite(haze_fnn_scale(net)[0]) && isfinite(haze_fnn_target_scale(net)[0]));
+    assert_int_equal(round_trip(ctx, net, &back), HAZE_OK);
+    assert_int_equal(haze_fnn_predict(ctx, back, x + 2, n - 1, y), HAZE_OK);
+    haze_fnn_free(back);
+    back = NULL;
+    /* a NaN parameter: save refuses, writes nothing */
+    haze_fnn_weights(net)[0] = NAN;
+    assert_int_equal(round_trip(ctx, net, &back), HAZE_ERR_DOMAIN);
+    assert_null(back);
+    haze_fnn_free(net);
+    haze_ctx_free(ctx);
+}
+
+/* Class labels and names come back from a model file exactly: spaces,
+ * commas, quotes, a lone "-", an empty label and UTF-8; a line break is
+ * refused. A version 1 file (bare names) still loads. */
+static void test_names_exact(void **state) {
+    (void)state;
+    haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
+    const char *classes[] = {"grey soil", "x, y", "say \"hi\"",
+                             "-",         "",     "na\xc3\xafve \xe2\x9c\x93"};
+    const char *in[] = {"sepal length", "\"q\"", "-"};
+    size_t L = 6, D = 3, n = 60;
+    double x[180];
+    int lab[60];
+    haze__rng r;
+    haze__rng_seed(&r, 17);
+    fill_uniform(&r, x, n * D, 0, 1);
+    for (size_t i = 0; i < n; i++) lab[i] = (int)(i % L);
+    haze_fnn *net, *back = NULL;
+    assert_int_equal(haze_fnn_new(ctx, D, L, &net), HAZE_OK);
+    assert_int_equal(haze_fnn_set_classes(ctx, net, classes, L), HAZE_OK);
+    assert_int_equal(haze_fnn_set_names(ctx, net, in, "soil type, \"grade\""), HAZE_OK);
+    haze_fnn_options o = haze_fnn_options_default();
+    o.epochs = 2;
+    assert_int_equal(haze_fnn_train_classes(ctx, net, x, lab, n, &o), HAZE_OK);
+    assert_int_equal(round_trip(ctx, net, &back), HAZE_OK);
+    for (size_t k = 0; k < L; k++) assert_string_equal(haze_fnn_class_name(back, k), classes[k]);
+    for (size_t j = 0; j < D; j++) assert_string_equal(haze_fnn_input_name(back, j), in[j]);
+    assert_string_equal(haze_fnn_target_name(back), "soil type, \"grade\"");
+    haze_fnn_free(back);
+    const char *broken[] = {"a", "b\nc", "d", "e", "f", "g"};
+    assert_int_equal(haze_fnn_set_classes(ctx, net, broken, L), HAZE_ERR_INVALID);
+    assert_string_equal(haze_fnn_class_name(net, 1), "x, y"); /* unchanged */
+    haze_fnn_free(net);
+
+    /* version 1: names were single tokens, "-" for none; no target scaling */
+    char path[] = "/tmp/haze-fnn-v1-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *fp = fdopen(fd, "w");
+    fputs("haze-fnn 1\nkind classification\ninputs 2\noutputs 2\nrules 1\ntarget soil_type\n"
+          "names a -\nclasses grey_soil red\nmean 0 0\nscale 1 1\nm 0 0\ns 1 1\nw 0.25 0.75\n"
+          "end\n",
+          fp);
+    fclose(fp);
+    assert_int_equal(haze_fnn_load(ctx, path, &back), HAZE_OK);
+    assert_string_equal(haze_fnn_class_name(back, 0), "grey_soil");
+    assert_string_equal(haze_fnn_target_name(back), "soil_type");
+    assert_null(haze_fnn_input_name(back, 1));
+    double y[2], x0[2] = {3, 4};
+    assert_int_equal(haze_fnn_predict(ctx, back, x0, 1, y), HAZE_OK);
+    assert_near(y[0], 0.25, 0);
+    assert_near(y[1], 0.75, 0);
+    haze_fnn_free(back);
+    remove(path);
+    haze_ctx_free(ctx);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gradient_finite_differences),
@@ -510,6 +758,10 @@ int main(void) {
         cmocka_unit_test(test_global_scaling),
         cmocka_unit_test(test_bad_arguments),
         cmocka_unit_test(test_fis_golden),
+        cmocka_unit_test(test_regression_target_scale),
+        cmocka_unit_test(test_best_epoch_and_rate_guard),
+        cmocka_unit_test(test_divergence),
+        cmocka_unit_test(test_names_exact),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

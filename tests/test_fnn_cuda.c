@@ -73,6 +73,7 @@ static void run_case_opt(size_t n, size_t D, size_t L, size_t batch, int mapping
     o.max_rules = max_rules;
     o.width = width;
     o.rate = g_rate;
+    o.validation = 0; /* the kernels are compared, not the choice of epoch */
     haze__fnn_cuda_set_mapping(mapping);
     /* regression with L == 0 asked: one output, a smooth function of the
      * sample (the class centre plus a ripple) */

@@ -479,6 +479,393 @@ static void test_theorem4_single(void **state) {
     mpfr_clears(f, t, v, (mpfr_ptr)0);
 }
 
+/*
+ * Statuses of haze_fuzzy_op(_ex), the same in every encoding and precision:
+ * overflow is HAZE_ERR_RANGE with a message that says so (lower-upper said
+ * "the divisor's support contains 0", the symmetric encodings said
+ * nothing); a divisor containing 0 is HAZE_ERR_DOMAIN, or HAZE_OK with the
+ * IEEE 1788 hull under HAZE_FUZZY_DIV_HULL; a root of a negative number
+ * stays HAZE_ERR_DOMAIN; the result is complete in every case.
+ */
+static void test_op_status(void **state) {
+    (void)state;
+    for (int e = 0; e < 3; e++)
+        for (int p = 0; p < 2; p++) {
+            haze_fuzzy_array *a, *b, *c;
+            haze_fuzzy_encoding enc = (haze_fuzzy_encoding)e;
+            haze_fuzzy_precision pr = (haze_fuzzy_precision)p;
+            double big = p ? 3e38 : 1e308, lo, hi;
+            assert_int_equal(haze_fuzzy_array_new(ctx, &a, enc, pr, 3, 2, NULL), HAZE_OK);
+            assert_int_equal(haze_fuzzy_array_new(ctx, &b, enc, pr, 3, 2, NULL), HAZE_OK);
+            assert_int_equal(haze_fuzzy_array_new(ctx, &c, enc, pr, 3, 2, NULL), HAZE_OK);
+            /* overflow in element 1 */
+            assert_int_equal(haze_fuzzy_set_crisp(ctx, a, 0, 2, 2), HAZE_OK);
+            assert_int_equal(haze_fuzzy_set_crisp(ctx, a, 1, big, big), HAZE_OK);
+            assert_int_equal(haze_fuzzy_set_crisp(ctx, b, 0, 10, 10), HAZE_OK);
+            assert_int_equal(haze_fuzzy_set_crisp(ctx, b, 1, 10, 10), HAZE_OK);
+            assert_int_equal(haze_fuzzy_op(ctx, HAZE_FUZZY_MUL, a, b, c), HAZE_ERR_RANGE);
+            assert_non_null(strstr(haze_ctx_errmsg(ctx), "element 1: the result overflows"));
+            assert_int_equal(haze_fuzzy_get_cut(c, 1, 0, &lo, &hi), HAZE_OK);
+            assert_true(hi == INFINITY && lo <= big * 10);
+            assert_int_equal(haze_fuzzy_get_cut(c, 0, 0, &lo, &hi), HAZE_OK);
+            assert_true(lo <= 20 && hi >= 20 && hi - lo < 1e-5);
+            assert_int_equal(haze_fuzzy_op(ctx, HAZE_FUZZY_ADD, a, a, c), HAZE_ERR_RANGE);
+            /* 1 / tiny overflows: not a divisor containing 0 */
+            assert_int_equal(haze_fuzzy_set_crisp(ctx, b, 1, 1 / big / 100, 1 / big / 100),
+                             HAZE_OK);
+            assert_int_equal(haze_fuzzy_op(ctx, HAZE_FUZZY_RECIP, b, NULL, c), HAZE_ERR_RANGE);
+            /* a divisor containing 0 in its lower cuts only (2 / [1/3, 5/3] is bounded) */
+            assert_int_equal(haze_fuzzy_set_crisp(ctx, a, 1, 2, 2), HAZE_OK);
+            assert_int_equal(haze_fuzzy_set_tri(ctx, b, 1, -1, 1, 3), HAZE_OK);
+            assert_int_equal(haze_fuzzy_op(ctx, HAZE_FUZZY_DIV, a, b, c), HAZE_ERR_DOMAIN);
+            assert_non_null(strstr(haze_ctx_errmsg(ctx), "element 1: the divisor"));
+            assert_int_equal(haze_fuzzy_op_ex(ctx, HAZE_FUZZY_DIV, a, b, c, HAZE_FUZZY_DIV_HULL),
+                             HAZE_OK);
+            assert_int_equal(
+                haze_fuzzy_op_ex(ctx, HAZE_FUZZY_RECIP, b, NULL, c, HAZE_FUZZY_DIV_HULL), HAZE_OK);
+            assert_int_equal(haze_fuzzy_get_cut(c, 1, 0, &lo, &hi), HAZE_OK); /* kernel 1/1 */
+            assert_true(lo <= 1 && hi >= 1 && hi - lo < 1e-5);
+            assert_int_equal(haze_fuzzy_get_cut(c, 1, 2, &lo, &hi), HAZE_OK); /* 1/[-1/3, 7/3] */
+            assert_true(lo == -INFINITY && hi == INFINITY);
+            /* half-line hull in lower-upper: 1 / [0, 1] = [1, +inf] */
+            assert_int_equal(haze_fuzzy_set_crisp(ctx, b, 1, 0, 1), HAZE_OK);
+            assert_int_equal(
+                haze_fuzzy_op_ex(ctx, HAZE_FUZZY_RECIP, b, NULL, c, HAZE_FUZZY_DIV_HULL), HAZE_OK);
+            assert_int_equal(haze_fuzzy_get_cut(c, 1, 0, &lo, &hi), HAZE_OK);
+            assert_true(hi == INFINITY && (enc == HAZE_FUZZY_LU ? lo == 1 : lo == -INFINITY));
+            assert_int_equal(haze_fuzzy_op(ctx, HAZE_FUZZY_RECIP, b, NULL, c), HAZE_ERR_DOMAIN);
+            /* square roots of negative numbers are no division */
+            assert_int_equal(haze_fuzzy_set_crisp(ctx, b, 1, -4, -1), HAZE_OK);
+            assert_int_equal(
+                haze_fuzzy_op_ex(ctx, HAZE_FUZZY_SQRT, b, NULL, c, HAZE_FUZZY_DIV_HULL),
+                HAZE_ERR_DOMAIN);
+            assert_non_null(strstr(haze_ctx_errmsg(ctx), "square root"));
+            assert_int_equal(haze_fuzzy_op_ex(ctx, HAZE_FUZZY_ADD, b, b, c, 8), HAZE_ERR_INVALID);
+            /* unbounded operands give unbounded results, no new overflow */
+            assert_int_equal(haze_fuzzy_set_crisp(ctx, b, 1, 0, 1), HAZE_OK);
+            haze_fuzzy_op_ex(ctx, HAZE_FUZZY_RECIP, b, NULL, c, HAZE_FUZZY_DIV_HULL);
+            assert_int_equal(haze_fuzzy_op(ctx, HAZE_FUZZY_ADD, c, a, c), HAZE_OK);
+            haze_fuzzy_array_free(a);
+            haze_fuzzy_array_free(b);
+            haze_fuzzy_array_free(c);
+        }
+}
+
+/*
+ * Reciprocals of numbers from tiny to huge (2^-1020 .. 2^1020 in double,
+ * 2^-125 .. 2^125 in single): midpoint-increment radii are finite, within
+ * twice the midpoint-radius ones, and contain the exact reciprocal cuts.
+ * Algorithm 4 as written forms t (t - d), which under- or overflows there
+ * (1/1e-162 gave the whole line, 1/1e300 radii 10^290 times too wide).
+ */
+static void test_recip_scaled(void **state) {
+    (void)state;
+    haze__rng rng;
+    haze__rng_seed(&rng, 4);
+    mpfr_t lo, hi, rl, rh;
+    mpfr_inits2(2200, lo, hi, rl, rh, (mpfr_ptr)0);
+    for (int p = 0; p < 2; p++) {
+        int emax = p ? 125 : 1020;
+        for (int rep = 0; rep < 2000; rep++) {
+            int n = 1 + (int)haze__rng_below(&rng, 6);
+            haze_fuzzy_array *x[3], *y[3];
+            double l[8], h[8];
+            int ex = (int)haze__rng_below(&rng, 2 * (unsigned)emax + 1) - emax;
+            double m = ldexp(1 + haze__rng_uniform(&rng), ex) * (rep & 1 ? -1 : 1);
+            double rho = 0;
+            for (int k = 0; k < n; k++) {
+                rho += fabs(m) * 1e-3 * haze__rng_uniform(&rng) / n;
+                l[k] = m - rho, h[k] = m + rho;
+            }
+            for (int e = 0; e < 3; e++) {
+                assert_int_equal(haze_fuzzy_array_new(ctx, &x[e], (haze_fuzzy_encoding)e,
+                                                      (haze_fuzzy_precision)p, n, 1, NULL),
+                                 HAZE_OK);
+                assert_int_equal(haze_fuzzy_array_new(ctx, &y[e], (haze_fuzzy_encoding)e,
+                                                      (haze_fuzzy_precision)p, n, 1, NULL),
+                                 HAZE_OK);
+                assert_int_equal(haze_fuzzy_set_cuts(ctx, x[e], 0, l, h), HAZE_OK);
+                assert_int_equal(haze_fuzzy_op(ctx, HAZE_FUZZY_RECIP, x[e], NULL, y[e]), HAZE_OK);
+            }
+            for (int k = 0; k < n; k++) {
+                double l1, h1, l2, h2;
+                haze_fuzzy_get_cut(y[HAZE_FUZZY_MR], 0, k, &l1, &h1);
+                haze_fuzzy_get_cut(y[HAZE_FUZZY_MI], 0, k, &l2, &h2);
+                if (!(isfinite(l2) && isfinite(h2) && h2 - l2 <= 2 * (h1 - l1)))
+                    fail_msg("%s 1/%a cut %d: mi [%a, %a], mr [%a, %a]", p ? "single" : "double", m,
+                             k, l2, h2, l1, h1);
+                for (int e = 0; e < 3; e++) {
+                    exact_cut(x[e], 0, k, lo, hi);
+                    mpfr_ui_div(lo, 1, lo, MPFR_RNDU); /* 1/lo >= 1/hi: the upper end */
+                    mpfr_ui_div(hi, 1, hi, MPFR_RNDD);
+                    exact_cut(y[e], 0, k, rl, rh);
+                    if (mpfr_greater_p(rl, hi) || mpfr_less_p(rh, lo))
+                        fail_msg("%s %s 1/%a cut %d misses the exact reciprocal",
+                                 haze_fuzzy_encoding_name((haze_fuzzy_encoding)e),
+                                 p ? "single" : "double", m, k);
+                }
+            }
+            for (int e = 0; e < 3; e++) haze_fuzzy_array_free(x[e]), haze_fuzzy_array_free(y[e]);
+        }
+    }
+    mpfr_clears(lo, hi, rl, rh, (mpfr_ptr)0);
+}
+
+/*
+ * A random decimal m * 10^e as text and as an exact rational: 1 to 17
+ * digits, values mostly between 1e-3 and 1e3, sometimes tiny or huge.
+ */
+static void gen_decimal(haze__rng *r, char *txt, size_t cap, mpq_t q, int positive) {
+    int nd = 1 + (int)haze__rng_below(r, 17);
+    unsigned long long m = 0;
+    for (int k = 0; k < nd; k++) m = 10 * m + haze__rng_below(r, 10);
+    if (m == 0) m = 1 + haze__rng_below(r, 9);
+    int e = (int)haze__rng_below(r, 10) - nd - 3;
+    if (haze__rng_below(r, 20) == 0) e += (int)haze__rng_below(r, 600) - 300;
+    int neg = !positive && haze__rng_below(r, 2);
+    /* both spellings: "123e-4" and "0.0123" / "-12.3" */
+    if (e < 0 && e >= -nd - 3 && haze__rng_below(r, 2)) {
+        char digits[32];
+        snprintf(digits, sizeof digits, "%llu", m);
+        int len = (int)strlen(digits), point = len + e; /* digits before the point */
+        char *t = txt;
+        if (neg) *t++ = '-';
+        if (point <= 0) {
+            t += sprintf(t, "0.");
+            for (int k = 0; k < -point; k++) *t++ = '0';
+            sprintf(t, "%s", digits);
+        } else {
+            sprintf(t, "%.*s.%s", point, digits, digits + point);
+        }
+    } else {
+        snprintf(txt, cap, "%s%llue%d", neg ? "-" : "", m, e);
+    }
+    mpz_t p;
+    mpz_init(p);
+    mpz_ui_pow_ui(p, 10, (unsigned long)abs(e));
+    mpq_set_ui(q, 1, 1);
+    if (e >= 0)
+        mpz_set(mpq_numref(q), p);
+    else
+        mpz_set(mpq_denref(q), p);
+    mpz_set_ui(p, (unsigned long)(m >> 32));
+    mpz_mul_2exp(p, p, 32);
+    mpz_add_ui(p, p, (unsigned long)(m & 0xffffffffu));
+    mpz_mul(mpq_numref(q), mpq_numref(q), p);
+    if (neg) mpq_neg(q, q);
+    mpq_canonicalize(q);
+    mpz_clear(p);
+}
+
+/*
+ * Membership functions with random decimal parameters, through the text door
+ * (haze_fuzzy_set_membership) and the enclosure door (haze_fuzzy_set_*_iv
+ * with [RD, RU] from MPFR), in every encoding and precision, several cuts
+ * and levels: each stored cut (exactly, at 2200 bits) contains the exact
+ * cut of the function of the decimal parameters (rational arithmetic for
+ * tri and trap; for gauss, mu -+ sigma min(sqrt(-2 ln a), k) bounded with
+ * MPFR at 2000 bits in the direction that makes the check stronger).
+ */
+static void test_decimal_membership(void **state) {
+    (void)state;
+    haze__rng rng;
+    haze__rng_seed(&rng, 2026);
+    long cases = fp_gen_cases(3000), bad = 0, checked = 0;
+    mpq_t prm[4], tq, ex;
+    for (int k = 0; k < 4; k++) mpq_init(prm[k]);
+    mpq_inits(tq, ex, NULL);
+    mpfr_t rl, rh, t, w;
+    mpfr_inits2(2200, rl, rh, t, w, (mpfr_ptr)0);
+    for (long c = 0; c < cases; c++) {
+        int kind = (int)(c % 3), np = kind == 1 ? 4 : 3; /* tri, trap, gauss */
+        haze_fuzzy_encoding enc = (haze_fuzzy_encoding)haze__rng_below(&rng, 3);
+        haze_fuzzy_precision prec = (haze_fuzzy_precision)haze__rng_below(&rng, 2);
+        static const int ncs[] = {1, 2, 3, 5, 8};
+        int n = ncs[haze__rng_below(&rng, 5)];
+        double al[HAZE_FUZZY_MAX_CUTS];
+        int own_levels = (int)haze__rng_below(&rng, 2);
+        for (int k = 0; k < n; k++)
+            al[k] = own_levels ? (n - k - haze__rng_uniform(&rng) * 0.9) / n : (double)(n - k) / n;
+        char txt[4][64];
+        for (int k = 0; k < np; k++)
+            gen_decimal(&rng, txt[k], sizeof txt[k], prm[k], kind == 2 && k > 0);
+        if (kind == 2) { /* k between 0.1 and 5.1 */
+            snprintf(txt[2], sizeof txt[2], "%d.%03d", (int)haze__rng_below(&rng, 5),
+                     100 + (int)haze__rng_below(&rng, 900));
+            int ip, fp;
+            sscanf(txt[2], "%d.%d", &ip, &fp);
+            mpq_set_ui(prm[2], (unsigned long)(ip * 1000 + fp), 1000);
+            mpq_canonicalize(prm[2]);
+        } else { /* sort the parameters (exactly) */
+            for (int i = 1; i < np; i++)
+                for (int j = i; j > 0 && mpq_cmp(prm[j - 1], prm[j]) > 0; j--) {
+                    char tt[64];
+                    mpq_swap(prm[j - 1], prm[j]);
+                    memcpy(tt, txt[j - 1], 64), memcpy(txt[j - 1], txt[j], 64),
+                        memcpy(txt[j], tt, 64);
+                }
+        }
+        char spec[300];
+        if (np == 3)
+            snprintf(spec, sizeof spec, "%s(%s, %s,%s)", kind == 2 ? "gauss" : "tri", txt[0],
+                     txt[1], txt[2]);
+        else
+            snprintf(spec, sizeof spec, "trap(%s,%s, %s ,%s)", txt[0], txt[1], txt[2], txt[3]);
+        haze_fuzzy_array *a;
+        assert_int_equal(haze_fuzzy_array_new(ctx, &a, enc, prec, n, 2, al), HAZE_OK);
+        int st = haze_fuzzy_set_membership(ctx, a, 0, spec, NULL);
+        if (st == HAZE_ERR_RANGE && prec == HAZE_FUZZY_FLOAT) { /* huge parameter */
+            haze_fuzzy_array_free(a);
+            continue;
+        }
+        if (st) fail_msg("%s: %s", spec, haze_ctx_errmsg(ctx));
+        /* the enclosure door, with enclosures made here */
+        haze_ivd iv[4];
+        for (int k = 0; k < np; k++) {
+            mpfr_set_q(t, prm[k], MPFR_RNDD);
+            iv[k].lo = mpfr_get_d(t, MPFR_RNDD);
+            mpfr_set_q(t, prm[k], MPFR_RNDU);
+            iv[k].hi = mpfr_get_d(t, MPFR_RNDU);
+        }
+        st = kind == 0   ? haze_fuzzy_set_tri_iv(ctx, a, 1, iv[0], iv[1], iv[2])
+             : kind == 1 ? haze_fuzzy_set_trap_iv(ctx, a, 1, iv[0], iv[1], iv[2], iv[3])
+                         : haze_fuzzy_set_gauss_iv(ctx, a, 1, iv[0], iv[1], iv[2]);
+        assert_int_equal(st, HAZE_OK);
+        assert_memory_equal(a->data, (char *)a->data + a->stride * (prec ? 4 : 8),
+                            a->stride * (prec ? 4 : 8));
+        for (int k = 0; k < n; k++) {
+            exact_cut(a, 0, k, rl, rh);
+            mpq_set_d(tq, a->alphas[k]);
+            int ok;
+            if (kind < 2) { /* [p + a (q - p), s - a (s - r)] */
+                const int q = 1, r = kind == 0 ? 1 : 2, s = kind == 0 ? 2 : 3;
+                mpq_sub(ex, prm[q], prm[0]);
+                mpq_mul(ex, ex, tq);
+                mpq_add(ex, ex, prm[0]);
+                ok = mpfr_cmp_q(rl, ex) <= 0;
+                mpq_sub(ex, prm[s], prm[r]);
+                mpq_mul(ex, ex, tq);
+                mpq_sub(ex, prm[s], ex);
+                ok = ok && mpfr_cmp_q(rh, ex) >= 0;
+            } else { /* w >= sigma min(sqrt(-2 ln a), k), then mu - w rounded down, mu + w up */
+                mpfr_set_d(w, a->alphas[k], MPFR_RNDN);
+                mpfr_log(w, w, MPFR_RNDD);
+                mpfr_mul_si(w, w, -2, MPFR_RNDU);
+                mpfr_sqrt(w, w, MPFR_RNDU);
+                mpfr_set_q(t, prm[2], MPFR_RNDU);
+                mpfr_min(w, w, t, MPFR_RNDU);
+                mpfr_set_q(t, prm[1], MPFR_RNDU);
+                mpfr_mul(w, w, t, MPFR_RNDU);
+                mpfr_set_q(t, prm[0], MPFR_RNDD);
+                mpfr_sub(t, t, w, MPFR_RNDD);
+                ok = mpfr_lessequal_p(rl, t);
+                mpfr_set_q(t, prm[0], MPFR_RNDU);
+                mpfr_add(t, t, w, MPFR_RNDU);
+                ok = ok && mpfr_greaterequal_p(rh, t);
+            }
+            checked++;
+            if (!ok && bad++ < 10)
+                print_error("%s %s %s cut %d (alpha %.17g): [%a, %a] misses the exact cut\n", spec,
+                            haze_fuzzy_encoding_name(enc), prec ? "single" : "double", k,
+                            a->alphas[k], mpfr_get_d(rl, MPFR_RNDD), mpfr_get_d(rh, MPFR_RNDU));
+        }
+        haze_fuzzy_array_free(a);
+    }
+    print_message("decimal membership functions: %ld cuts checked, %ld miss\n", checked, bad);
+    for (int k = 0; k < 4; k++) mpq_clear(prm[k]);
+    mpq_clears(tq, ex, NULL);
+    mpfr_clears(rl, rh, t, w, (mpfr_ptr)0);
+    if (bad) fail_msg("%ld of %ld cuts miss the exact cut", bad, checked);
+}
+
+/* The three cases: the kernels contain the decimal parameters. */
+static void test_decimal_kernels(void **state) {
+    (void)state;
+    static const char *const spec[] = {"tri(0.2,0.3,0.4)", "gauss(0.3,0.1,3)",
+                                       "trap(-9.01,-8.51,-1.91,3.34)"};
+    static const char *const klo[] = {"0.3", "0.3", "-8.51"}, *const khi[] = {"0.3", "0.3",
+                                                                              "-1.91"};
+    for (int e = 0; e < 3; e++)
+        for (int p = 0; p < 2; p++)
+            for (int f = 0; f < 3; f++) {
+                haze_fuzzy_array *a;
+                double lo, hi, l1, h1, l2, h2;
+                assert_int_equal(haze_fuzzy_array_new(ctx, &a, (haze_fuzzy_encoding)e,
+                                                      (haze_fuzzy_precision)p, 4, 1, NULL),
+                                 HAZE_OK);
+                assert_int_equal(haze_fuzzy_set_membership(ctx, a, 0, spec[f], NULL), HAZE_OK);
+                assert_int_equal(haze_fuzzy_get_cut(a, 0, 0, &lo, &hi), HAZE_OK);
+                assert_int_equal(haze_fuzzy_parse_number(klo[f], NULL, &l1, &h1), HAZE_OK);
+                assert_int_equal(haze_fuzzy_parse_number(khi[f], NULL, &l2, &h2), HAZE_OK);
+                assert_true(l1 < h1 && l2 < h2); /* none of them is a double */
+                if (!(lo <= l1 && hi >= h2))
+                    fail_msg("%s %s %s: kernel [%a, %a] misses [%s, %s]", spec[f],
+                             haze_fuzzy_encoding_name(a->encoding), p ? "single" : "double", lo, hi,
+                             klo[f], khi[f]);
+                haze_fuzzy_array_free(a);
+            }
+}
+
+/* The exact reader: spellings, ends, exact enclosures, errors. */
+static void test_parse_number(void **state) {
+    (void)state;
+    double lo, hi;
+    const char *end;
+    assert_int_equal(haze_fuzzy_parse_number(" 0.1+x", &end, &lo, &hi), HAZE_OK);
+    assert_true(lo == 0x1.9999999999999p-4 && hi == 0x1.999999999999ap-4 && *end == '+');
+    assert_int_equal(haze_fuzzy_parse_number("-.5e1", &end, &lo, &hi), HAZE_OK);
+    assert_true(lo == -5 && hi == -5 && *end == 0);
+    assert_int_equal(haze_fuzzy_parse_number("0x1.8p-3", &end, &lo, &hi), HAZE_OK);
+    assert_true(lo == 0.1875 && hi == 0.1875);
+    assert_int_equal(haze_fuzzy_parse_number("2e", &end, &lo, &hi), HAZE_OK);
+    assert_true(lo == 2 && *end == 'e');
+    assert_int_equal(haze_fuzzy_parse_number("0x", &end, &lo, &hi), HAZE_OK);
+    assert_true(lo == 0 && *end == 'x');
+    assert_int_equal(haze_fuzzy_parse_number("1e-400", NULL, &lo, &hi), HAZE_OK);
+    assert_true(lo == 0 && hi == 0x1p-1074);
+    assert_int_equal(haze_fuzzy_parse_number("-1e-400", NULL, &lo, &hi), HAZE_OK);
+    assert_true(lo == -0x1p-1074 && hi == 0 && !signbit(hi));
+    assert_int_equal(
+        haze_fuzzy_parse_number("179769313486231570814527423731704356798070567525844996"
+                                "598917476803157260780028538760589558632766878171540458"
+                                "953514382464234321326889464182768467546703537516986049"
+                                "910576551282076245490090389328944075868508455133942304"
+                                "583236903222948165808559332123348274797826204144723168"
+                                "738177180919299881250404026184124858368",
+                                NULL, &lo, &hi),
+        HAZE_OK);
+    assert_true(lo == 0x1.fffffffffffffp+1023 && hi == lo);
+    assert_int_equal(haze_fuzzy_parse_number("1e309", NULL, &lo, &hi), HAZE_ERR_RANGE);
+    assert_int_equal(haze_fuzzy_parse_number("1e99999999999", NULL, &lo, &hi), HAZE_ERR_RANGE);
+    assert_int_equal(haze_fuzzy_parse_number("0e99999999999", NULL, &lo, &hi), HAZE_OK);
+    assert_int_equal(haze_fuzzy_parse_number("x", &end, &lo, &hi), HAZE_ERR_PARSE);
+    assert_int_equal(haze_fuzzy_parse_number("-.", &end, &lo, &hi), HAZE_ERR_PARSE);
+    assert_int_equal(haze_fuzzy_parse_number("inf", &end, &lo, &hi), HAZE_ERR_PARSE);
+    /* the text door checks order and signs on the exact values */
+    haze_fuzzy_array *a;
+    assert_int_equal(haze_fuzzy_array_new(ctx, &a, HAZE_FUZZY_LU, HAZE_FUZZY_DOUBLE, 2, 1, NULL),
+                     HAZE_OK);
+    assert_int_equal(haze_fuzzy_set_membership(ctx, a, 0, "tri(0.30000000000000001, 0.3, 1)", NULL),
+                     HAZE_ERR_INVALID);
+    assert_int_equal(haze_fuzzy_set_membership(ctx, a, 0, "tri(0.3, 0.30000000000000001, 1)", NULL),
+                     HAZE_OK);
+    assert_int_equal(haze_fuzzy_set_membership(ctx, a, 0, "gauss(0, 1e-400, 1)", NULL), HAZE_OK);
+    assert_int_equal(haze_fuzzy_set_membership(ctx, a, 0, "gauss(0, -1e-400, 1)", NULL),
+                     HAZE_ERR_INVALID);
+    assert_int_equal(haze_fuzzy_set_membership(ctx, a, 0, "tri(1, 2)", &end), HAZE_ERR_PARSE);
+    assert_true(*end == ')');
+    assert_int_equal(haze_fuzzy_set_membership(ctx, a, 0, "trap(1,2,3,4) x", NULL), HAZE_ERR_PARSE);
+    assert_int_equal(haze_fuzzy_set_membership(ctx, a, 0, "trap(1,2,3,4) x", &end), HAZE_OK);
+    assert_true(*end == ' ');
+    assert_int_equal(haze_fuzzy_set_membership(ctx, a, 0, "bell(1,2,3)", NULL), HAZE_ERR_PARSE);
+    assert_int_equal(haze_fuzzy_set_membership(ctx, a, 0, "tri(1,2,1e999)", NULL), HAZE_ERR_RANGE);
+    haze_ivd one = haze_ivd_make(1, 1), two = haze_ivd_make(2, 2);
+    assert_int_equal(haze_fuzzy_set_tri_iv(ctx, a, 0, two, one, two), HAZE_ERR_INVALID);
+    assert_int_equal(haze_fuzzy_set_tri_iv(ctx, a, 0, haze_ivd_make(2, 1), two, two),
+                     HAZE_ERR_INVALID);
+    haze_fuzzy_array_free(a);
+}
+
 /* Device arrays need the CUDA backend; host copies work everywhere. */
 static void test_array_copy(void **state) {
     (void)state;
@@ -505,7 +892,9 @@ int main(void) {
         cmocka_unit_test(test_array_copy),      cmocka_unit_test(test_construct),
         cmocka_unit_test(test_lu_is_interval),  cmocka_unit_test(test_sort_axpy),
         cmocka_unit_test(test_containment),     cmocka_unit_test(test_theorem4),
-        cmocka_unit_test(test_theorem4_single),
+        cmocka_unit_test(test_theorem4_single), cmocka_unit_test(test_parse_number),
+        cmocka_unit_test(test_decimal_kernels), cmocka_unit_test(test_decimal_membership),
+        cmocka_unit_test(test_recip_scaled),    cmocka_unit_test(test_op_status),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

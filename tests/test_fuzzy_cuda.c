@@ -80,6 +80,19 @@ static void test_ops(void **state) {
                             fail_msg("CPU and GPU differ: %s %s op %d n=%zu cuts=%d",
                                      haze_fuzzy_encoding_name(enc), p ? "float" : "double", op, n,
                                      nc);
+                        if (s1 && strcmp(haze_ctx_errmsg(cpu), haze_ctx_errmsg(gpu)) != 0)
+                            fail_msg("CPU and GPU statuses differ: '%s' and '%s'",
+                                     haze_ctx_errmsg(cpu), haze_ctx_errmsg(gpu));
+                        if (op != HAZE_FUZZY_DIV && op != HAZE_FUZZY_RECIP) continue;
+                        /* the IEEE 1788 hull for divisors containing 0: same status and bits */
+                        s1 = haze_fuzzy_op_ex(cpu, (haze_fuzzy_opcode)op, a, b, c1,
+                                              HAZE_FUZZY_DIV_HULL);
+                        s2 = haze_fuzzy_op_ex(gpu, (haze_fuzzy_opcode)op, a, b, c2,
+                                              HAZE_FUZZY_DIV_HULL);
+                        assert_int_equal(s1, s2);
+                        assert_true(s1 == HAZE_OK || s1 == HAZE_ERR_RANGE);
+                        if (memcmp(c1->data, c2->data, bytes_of(c1)) != 0)
+                            fail_msg("CPU and GPU differ with the hull flag");
                     }
                     haze_fuzzy_array_free(a);
                     haze_fuzzy_array_free(b);

@@ -178,6 +178,149 @@ static void test_npy_roundtrip(void **state) {
     haze_ctx_free(ctx);
 }
 
+/* Writes a .npy file with the given header dict (padded as NumPy pads it)
+ * and `nbytes` of data. */
+static const char *write_npy(const char *name, const char *dict, const void *data, size_t nbytes) {
+    static char path[256];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *fp = fopen(path, "wb");
+    assert_non_null(fp);
+    size_t n = strlen(dict), total = 10 + n + 1, pad = (64 - total % 64) % 64;
+    unsigned hlen = (unsigned)(n + pad + 1);
+    unsigned char pre[10] = {0x93,
+                             'N',
+                             'U',
+                             'M',
+                             'P',
+                             'Y',
+                             1,
+                             0,
+                             (unsigned char)(hlen & 0xff),
+                             (unsigned char)(hlen >> 8)};
+    fwrite(pre, 1, 10, fp);
+    fputs(dict, fp);
+    for (size_t i = 0; i < pad; i++) fputc(' ', fp);
+    fputc('\n', fp);
+    if (nbytes) fwrite(data, 1, nbytes, fp);
+    fclose(fp);
+    return path;
+}
+
+/* The header is parsed as the Python literal it is, not searched for
+ * substrings: spacing does not matter, Fortran order is honoured, a
+ * structured dtype is refused by name, and a shape whose product wraps is an
+ * overflow, not an empty array. */
+static void test_npy_header(void **state) {
+    (void)state;
+    haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
+    haze_table *t = NULL;
+    const double d[6] = {1, 2, 3, 4, 5, 6};
+
+    /* no blanks, double quotes, a trailing comma, Python 2 longs */
+    const char *p = write_npy("tight.npy",
+                              "{\"descr\":\"<f8\",\"fortran_order\":False,"
+                              "\"shape\":(2L,3L),}",
+                              d, sizeof d);
+    if (haze_table_read(ctx, p, NULL, &t)) fail_msg("%s", haze_ctx_errmsg(ctx));
+    assert_int_equal(t->rows, 2);
+    assert_int_equal(t->cols, 3);
+    assert_true(t->data[1] == 2 && t->data[3] == 4);
+    haze_table_free(t);
+
+    /* Fortran order without a space: column after column */
+    p = write_npy("fortran.npy", "{'descr':'<f8','fortran_order':True,'shape':(2,3)}", d, sizeof d);
+    if (haze_table_read(ctx, p, NULL, &t)) fail_msg("%s", haze_ctx_errmsg(ctx));
+    assert_int_equal(t->rows, 2);
+    assert_int_equal(t->cols, 3);
+    /* stored 1,2 | 3,4 | 5,6 as columns: row 0 is 1,3,5 */
+    assert_true(t->data[0] == 1 && t->data[1] == 3 && t->data[2] == 5 && t->data[3] == 2 &&
+                t->data[5] == 6);
+    haze_table_free(t);
+
+    /* 1-D */
+    p = write_npy("vec.npy", "{'descr': '<f8', 'fortran_order': False, 'shape': (6,), }", d,
+                  sizeof d);
+    if (haze_table_read(ctx, p, NULL, &t)) fail_msg("%s", haze_ctx_errmsg(ctx));
+    assert_int_equal(t->rows, 6);
+    assert_int_equal(t->cols, 1);
+    haze_table_free(t);
+
+    /* a structured array is not float64 because '<f8' appears in it */
+    p = write_npy(
+        "struct.npy",
+        "{'descr': [('x', '<i8'), ('y', '<f8')], 'fortran_order': False, 'shape': (3,), }", d,
+        sizeof d);
+    assert_int_equal(haze_table_read(ctx, p, NULL, &t), HAZE_ERR_UNSUPPORTED);
+    assert_null(t);
+    if (!strstr(haze_ctx_errmsg(ctx), "structured")) fail_msg("%s", haze_ctx_errmsg(ctx));
+
+    p = write_npy("int.npy", "{'descr': '<i8', 'fortran_order': False, 'shape': (6,), }", d,
+                  sizeof d);
+    assert_int_equal(haze_table_read(ctx, p, NULL, &t), HAZE_ERR_UNSUPPORTED);
+    if (!strstr(haze_ctx_errmsg(ctx), "'<i8'")) fail_msg("%s", haze_ctx_errmsg(ctx));
+    p = write_npy("big.npy", "{'descr': '>f8', 'fortran_order': False, 'shape': (6,), }", d,
+                  sizeof d);
+    assert_int_equal(haze_table_read(ctx, p, NULL, &t), HAZE_ERR_UNSUPPORTED);
+
+    /* 2^33 x 2^31 wraps to 0 in 64 bits */
+    p = write_npy("wrap.npy",
+                  "{'descr': '<f8', 'fortran_order': False, 'shape': (8589934592, 2147483648), }",
+                  d, sizeof d);
+    assert_int_equal(haze_table_read(ctx, p, NULL, &t), HAZE_ERR_PARSE);
+    if (!strstr(haze_ctx_errmsg(ctx), "overflows")) fail_msg("%s", haze_ctx_errmsg(ctx));
+    p = write_npy("huge.npy",
+                  "{'descr': '<f8', 'fortran_order': False, 'shape': (99999999999999999999999,), }",
+                  d, sizeof d);
+    assert_int_equal(haze_table_read(ctx, p, NULL, &t), HAZE_ERR_PARSE);
+    if (!strstr(haze_ctx_errmsg(ctx), "overflows")) fail_msg("%s", haze_ctx_errmsg(ctx));
+    p = write_npy("empty.npy", "{'descr': '<f8', 'fortran_order': False, 'shape': (0, 3), }", d, 0);
+    assert_int_equal(haze_table_read(ctx, p, NULL, &t), HAZE_ERR_PARSE);
+    if (!strstr(haze_ctx_errmsg(ctx), "empty")) fail_msg("%s", haze_ctx_errmsg(ctx));
+
+    /* malformed or incomplete dicts */
+    static const char *const bad[] = {
+        "{'descr': '<f8', 'fortran_order': False}",                                /* no shape */
+        "{'descr': '<f8', 'fortran_order': False, 'shape': (6), }",                /* not a tuple */
+        "{'descr': '<f8', 'fortran_order': 0, 'shape': (6,), }",                   /* not a bool */
+        "{'descr': '<f8', 'fortran_order': Falsey, 'shape': (6,), }",              /* a name */
+        "{'descr': '<f8', 'descr': '<f8', 'fortran_order': False, 'shape': (6,)}", /* twice */
+        "{'descr': '<f8', 'fortran_order': False, 'shape': (6,), 'x': 1}",         /* unknown key */
+        "{'descr': '<f8', 'fortran_order': False, 'shape': (-6,), }",              /* negative */
+        "{'descr': '<f8', 'fortran_order': False, 'shape': (6,), } x", /* trailing text */
+        "{'descr': '<f8' 'fortran_order': False, 'shape': (6,), }",    /* no comma */
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        p = write_npy("bad.npy", bad[i], d, sizeof d);
+        int st = haze_table_read(ctx, p, NULL, &t);
+        if (st != HAZE_ERR_PARSE) fail_msg("%s: status %d, %s", bad[i], st, haze_ctx_errmsg(ctx));
+        assert_null(t);
+    }
+    haze_ctx_free(ctx);
+}
+
+/* A UTF-8 byte-order mark before the header or the first row is not part of
+ * the first field. */
+static void test_csv_bom(void **state) {
+    (void)state;
+    haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
+    haze_table *t;
+    const char *p = write_file("bom.csv", "\xEF\xBB\xBFx,y\n1,2\n");
+    assert_int_equal(haze_table_read(ctx, p, NULL, &t), HAZE_OK);
+    assert_non_null(t->names);
+    assert_string_equal(t->names[0], "x");
+    assert_int_equal(haze_table_column(t, "x"), 0);
+    assert_int_equal(t->rows, 1);
+    haze_table_free(t);
+    p = write_file("bom2.csv", "\xEF\xBB\xBF"
+                               "1,2\n3,4\n");
+    assert_int_equal(haze_table_read(ctx, p, NULL, &t), HAZE_OK);
+    assert_null(t->names); /* the first row is data, not a header */
+    assert_int_equal(t->rows, 2);
+    assert_true(t->data[0] == 1.0);
+    haze_table_free(t);
+    haze_ctx_free(ctx);
+}
+
 static void test_outfile_atomic(void **state) {
     (void)state;
     haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
@@ -214,7 +357,8 @@ int main(void) {
         cmocka_unit_test(test_csv_header),     cmocka_unit_test(test_csv_plain_and_spaces),
         cmocka_unit_test(test_tsv_quoted),     cmocka_unit_test(test_csv_text_column),
         cmocka_unit_test(test_csv_errors),     cmocka_unit_test(test_npy_roundtrip),
-        cmocka_unit_test(test_outfile_atomic),
+        cmocka_unit_test(test_outfile_atomic), cmocka_unit_test(test_npy_header),
+        cmocka_unit_test(test_csv_bom),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

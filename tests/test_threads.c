@@ -42,7 +42,7 @@ static void *work(void *p) {
             memcmp(u, sh->fcm_ref, sizeof u))
             w->wrong++;
         double lo, hi;
-        if (haze_number_enclose(sh->ctx, "0.1", NULL, &lo, &hi) || !(lo < hi)) w->wrong++;
+        if (haze_fuzzy_parse_number("0.1", NULL, &lo, &hi) || !(lo < hi)) w->wrong++;
     }
     return NULL;
 }

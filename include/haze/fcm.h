@@ -32,8 +32,12 @@ typedef enum haze_fcm_metric {
 } haze_fcm_metric;
 
 typedef enum haze_fcm_init {
-    HAZE_FCM_INIT_RANDOM = 0,     /* random memberships from the seed, rows summing to 1 */
-    HAZE_FCM_INIT_KMEANSPP = 1,   /* k-means++ seeding of the centres (Arthur & Vassilvitskii) */
+    HAZE_FCM_INIT_RANDOM = 0,     /* random memberships from the seed, rows summing to 1, as
+                                     scikit-fuzzy and MATLAB start (for conformance with them);
+                                     collapses on data of more than about 8 features */
+    HAZE_FCM_INIT_KMEANSPP = 1,   /* k-means++ seeding of the centres (Arthur & Vassilvitskii),
+                                     the default; on the device when the fit runs there, the
+                                     same centres as on the CPU for the same seed */
     HAZE_FCM_INIT_CENTERS = 2,    /* init_data holds c x d centres */
     HAZE_FCM_INIT_MEMBERSHIPS = 3 /* init_data holds n x c memberships (rows are normalised) */
 } haze_fcm_init;
@@ -47,7 +51,7 @@ typedef struct haze_fcm_options {
     int clusters;            /* c >= 2, c <= n */
     double m;                /* fuzzifier > 1; default 2 */
     haze_fcm_metric metric;  /* default EUCLIDEAN */
-    haze_fcm_init init;      /* default RANDOM */
+    haze_fcm_init init;      /* default KMEANSPP */
     const double *init_data; /* centres or memberships for INIT_CENTERS / INIT_MEMBERSHIPS */
     haze_fcm_stop stop;      /* default MEMBERSHIP */
     double tol;              /* default 1e-5; 0 runs max_iter iterations */
@@ -66,6 +70,17 @@ typedef struct haze_fcm_options {
 /* The defaults above, with clusters = 0 (the caller must set it). */
 HAZE_API haze_fcm_options haze_fcm_options_default(void);
 
+/* Why a result is degenerate (haze_fcm_result.degenerate, a set of these
+ * bits; docs/fcm.md, "Degenerate results"): the run may still have
+ * converged, to a partition that says nothing about the data. */
+enum {
+    HAZE_FCM_DEGENERATE_COINCIDENT = 1, /* two centres closer than 1e-3 times the fuzzy spread
+                                           sqrt(sum u^m d / sum u^m) */
+    HAZE_FCM_DEGENERATE_UNIFORM = 2,    /* partition coefficient within 1e-3 (1 - 1/c) of 1/c:
+                                           every point about equally in every cluster */
+    HAZE_FCM_DEGENERATE_EMPTY = 4       /* a cluster whose weight sum_i u_ij^m is below 1/2 */
+};
+
 typedef struct haze_fcm_result {
     size_t n, d, c;
     double m;
@@ -81,11 +96,15 @@ typedef struct haze_fcm_result {
     double partition_coefficient; /* (1/n) sum u^2 of U(K), Bezdek */
     double partition_entropy;     /* -(1/n) sum u ln u of U(K), Bezdek */
     double xie_beni;              /* sum u^m d / (n min_{j!=l} |v_j - v_l|^2), Xie & Beni 1991 */
+    int degenerate;               /* 0, or HAZE_FCM_DEGENERATE_* bits of U(K), V(K) */
 } haze_fcm_result;
 
 /*
  * Clusters the n x d row-major matrix x. Validates everything first: n >= 1,
- * d >= 1, 2 <= c <= n, m > 1, finite data, init data of the right kind.
+ * d >= 1, 2 <= c <= n, m > 1, finite data whose squared distances are
+ * finite in the precision used (each column's range r_k: sum r_k^2 below
+ * the largest double, or float in single precision), init data of the
+ * right kind.
  *
  * Ownership: on success *out is new and freed with haze_fcm_result_free();
  * on failure *out is NULL and the context holds the reason.
@@ -104,12 +123,17 @@ HAZE_API void haze_fcm_result_free(haze_fcm_result *r);
  * Memberships (n x c, row-major, written to the caller's u) of the points
  * x (n x d) for the fixed centres of a fitted model (its metric, norms and m).
  * single: 1 computes in float32. Nothing is allocated for the caller.
+ * Validates the model as the fit validates its options (c >= 2, m > 1,
+ * finite centres, the norms of a GK model) and the data (finite, and
+ * spanning with the centres no more than squared distances can hold in the
+ * precision used: HAZE_ERR_DOMAIN, never NaN memberships).
  */
 HAZE_API int haze_fcm_predict(haze_ctx *ctx, const haze_fcm_result *model, const double *x,
                               size_t n, size_t d, int single, double *u);
 
-/* Hard labels: the index of the largest membership of each row (first on ties). */
-HAZE_API void haze_fcm_labels(const double *u, size_t n, size_t c, int *labels);
+/* Hard labels: the index of the largest membership of each row (first on ties).
+ * HAZE_ERR_INVALID (nothing written) when u or labels is NULL with n > 0, or c is 0. */
+HAZE_API int haze_fcm_labels(const double *u, size_t n, size_t c, int *labels);
 
 #ifdef __cplusplus
 }

@@ -7,8 +7,11 @@
  *
  * The network works on standardised inputs (z-scores computed from the first
  * training set and stored in the model), so one threshold and one overlap
- * coefficient fit every data set; the .fis export folds the scaling back into
- * the membership functions. docs/fnn.md gives the formulas and every choice
+ * coefficient fit every data set; a regression network also learns
+ * standardised targets. The .fis export folds both scalings back into the
+ * membership functions and consequents. Training holds out a slice of the
+ * samples, keeps the parameters of the epoch that did best on it and halves
+ * the learning rate after an epoch whose loss rose. docs/fnn.md gives the formulas and every choice
  * made where the thesis is ambiguous.
  */
 #ifndef HAZE_FNN_H
@@ -24,18 +27,24 @@ extern "C" {
 #endif
 
 /* Version of the model file format written by haze_fnn_save(). */
-#define HAZE_FNN_FILE_VERSION 1
+#define HAZE_FNN_FILE_VERSION 2
 
 typedef struct haze_fnn haze_fnn;
 
 /* What one epoch of training did; passed to the progress callback. */
 typedef struct haze_fnn_epoch {
-    int epoch;        /* 0-based */
-    size_t rules;     /* rules after the epoch */
-    double loss;      /* mean E = 1/2 sum (y - d)^2 per sample, before each update */
-    double accuracy;  /* classification: share of samples whose argmax was right; else NaN */
-    double seconds;   /* wall time of the epoch */
-    double threshold; /* firing threshold used in this epoch */
+    int epoch;           /* 0-based */
+    size_t rules;        /* rules after the epoch */
+    double loss;         /* mean E = 1/2 sum (y - d)^2 per training sample, before each update
+                            (standardised targets for regression) */
+    double accuracy;     /* classification: share of samples whose argmax was right; else NaN */
+    double seconds;      /* wall time of the epoch */
+    double threshold;    /* firing threshold used in this epoch */
+    double rate;         /* learning rate used in this epoch */
+    double val_loss;     /* mean E on the held-out samples after the epoch; NaN without them */
+    double val_accuracy; /* classification: accuracy on the held-out samples; else NaN */
+    int best_epoch;      /* the epoch whose parameters training keeps so far (0-based) */
+    size_t train_samples, val_samples; /* how the samples were split */
 } haze_fnn_epoch;
 
 /* Called after each epoch; return non-zero to stop training early. */
@@ -48,23 +57,30 @@ typedef int (*haze_fnn_progress_fn)(void *arg, const haze_fnn_epoch *e);
 enum { HAZE_FNN_SCALE_INPUT = 0, HAZE_FNN_SCALE_GLOBAL = 1 };
 
 typedef struct haze_fnn_options {
-    int epochs;                    /* passes over the data (default 10) */
-    double threshold;              /* mu_th: a rule is made when the best per-input firing
-                                      max_k mu_k^(1/dim) is <= mu_th (default 0.35) */
-    double decay;                  /* mu_th of epoch e is threshold * decay^e (default 0.5) */
-    double beta;                   /* overlap coefficient: new width = beta * distance to the
-                                      nearest rule centre (default 0.5) */
-    double width;                  /* > 0: every new rule gets this width (standardised
-                                      units) instead of beta * distance and sigma0;
-                                      0 (default): the distance rule */
-    double sigma0;                 /* width of the first rule, standardised units (default 1) */
-    double rate;                   /* learning rate tau (default 0.05) */
-    size_t batch;                  /* 1: online, sample by sample (the thesis); >1: mini-batch */
-    size_t max_rules;              /* no new rule beyond this many; 0: no limit */
-    uint64_t seed;                 /* seeds the shuffle of each epoch (default 1) */
-    int shuffle;                   /* 1 (default): shuffle each epoch; 0: data order */
-    int scaling;                   /* HAZE_FNN_SCALE_INPUT (default) or _GLOBAL; read by the
-                                      first training call only */
+    int epochs;        /* passes over the data (default 20) */
+    double threshold;  /* mu_th: a rule is made when the best per-input firing
+                          max_k mu_k^(1/dim) is <= mu_th (default 0.8) */
+    double decay;      /* mu_th of epoch e is threshold * decay^e (default 0.5) */
+    double beta;       /* width 0 only: overlap coefficient: new width = beta * distance to the
+                          nearest rule centre (default 0.5) */
+    double width;      /* > 0: every new rule gets this width (standardised
+                          units) instead of beta * distance and sigma0
+                          (default 1.5); 0: the distance rule */
+    double sigma0;     /* width of the first rule, standardised units (default 1) */
+    double rate;       /* learning rate tau at the start (default 0.05); halved
+                          after each epoch whose training loss rose */
+    size_t batch;      /* 1: online, sample by sample (the thesis); >1: mini-batch */
+    size_t max_rules;  /* no new rule beyond this many; 0: no limit */
+    uint64_t seed;     /* seeds the shuffle of each epoch (default 1) */
+    int shuffle;       /* 1 (default): shuffle each epoch; 0: data order */
+    int scaling;       /* HAZE_FNN_SCALE_INPUT (default) or _GLOBAL; read by the
+                          first training call only */
+    double validation; /* share of the samples held out (floor(validation * n),
+                          a seeded random pick) to choose the epoch whose
+                          parameters are kept: the best held-out accuracy
+                          (classification; ties: lower loss) or loss (regression)
+                          (default 0.1). 0, or fewer than one sample: no
+                          hold-out, the last epoch is kept */
     haze_fnn_progress_fn progress; /* may be NULL */
     void *progress_arg;
 } haze_fnn_options;
@@ -84,16 +100,18 @@ HAZE_API size_t haze_fnn_rules(const haze_fnn *net);
 
 /*
  * Marks the network as a classifier with one output per class and names the
- * classes (n must equal the number of outputs; names are copied, without
- * white space). The pointer returned by haze_fnn_class_name() lives as long
- * as the network; NULL for a regression network or an index out of range.
+ * classes (n must equal the number of outputs; names are copied exactly, any
+ * bytes but line breaks; the model file quotes them where needed). The pointer returned by
+ * haze_fnn_class_name() lives as long as the network; NULL for a regression network or an index out
+ * of range.
  */
 HAZE_API int haze_fnn_set_classes(haze_ctx *ctx, haze_fnn *net, const char *const *names, size_t n);
 HAZE_API int haze_fnn_is_classifier(const haze_fnn *net);
 HAZE_API const char *haze_fnn_class_name(const haze_fnn *net, size_t k);
 
-/* Names of the inputs and of the target column (copied; optional, used by the
- * file formats and the CLI). NULL entries are allowed. */
+/* Names of the inputs and of the target column (copied exactly, no line
+ * breaks; optional, used by the file formats and the CLI). NULL entries are
+ * allowed. */
 HAZE_API int haze_fnn_set_names(haze_ctx *ctx, haze_fnn *net, const char *const *inputs,
                                 const char *target);
 HAZE_API const char *haze_fnn_input_name(const haze_fnn *net, size_t j);
@@ -102,8 +120,11 @@ HAZE_API const char *haze_fnn_target_name(const haze_fnn *net);
 /*
  * Trains on n samples: x is n x inputs, d is n x outputs (row-major) with the
  * desired outputs. The first call on a network without rules fixes the input
- * scaling from x. Further calls continue training (new rules may appear).
- * `opt` may be NULL for the defaults. Runs on the context's backend.
+ * scaling from x (and, for a regression network, the target scaling from d).
+ * Further calls continue training (new rules may appear). `opt` may be NULL
+ * for the defaults. Runs on the context's backend. Training that drives a
+ * parameter to infinity or NaN stops with HAZE_ERR_DOMAIN and leaves the
+ * network as it was after its best epoch (before training if none).
  */
 HAZE_API int haze_fnn_train(haze_ctx *ctx, haze_fnn *net, const double *x, const double *d,
                             size_t n, const haze_fnn_options *opt);
@@ -121,7 +142,9 @@ HAZE_API int haze_fnn_classify(haze_ctx *ctx, const haze_fnn *net, const double 
 
 /*
  * Gradient of E = 1/2 sum_l (y_l - d_l)^2 for one sample x (raw inputs) and
- * desired output d, with respect to the parameters in standardised units:
+ * desired output d (raw; E is taken on the standardised targets
+ * (d - target mean) / target scale, the loss training descends), with respect
+ * to the parameters in standardised units:
  * gw (rules x outputs), gm and gs (rules x inputs; centres and widths). Any
  * of the three may be NULL. Exposed for tests (finite differences).
  */
@@ -130,21 +153,27 @@ HAZE_API int haze_fnn_gradient(haze_ctx *ctx, const haze_fnn *net, const double 
 
 /*
  * The parameters, in standardised input units: centres m and widths sigma
- * (rules x inputs, rule-major), consequents w (rules x outputs). Pointers
- * stay valid until the network is trained again or freed. The scaling:
- * standardised x_j = (raw x_j - mean_j) / scale_j.
+ * (rules x inputs, rule-major), consequents w (rules x outputs, in
+ * standardised target units). Pointers stay valid until the network is
+ * trained again or freed. The scaling: standardised x_j = (raw x_j - mean_j)
+ * / scale_j; raw output y_l = target_mean_l + target_scale_l * (standardised
+ * y_l) (0 and 1 for a classifier).
  */
 HAZE_API double *haze_fnn_centres(haze_fnn *net);
 HAZE_API double *haze_fnn_widths(haze_fnn *net);
 HAZE_API double *haze_fnn_weights(haze_fnn *net);
 HAZE_API const double *haze_fnn_mean(const haze_fnn *net);
 HAZE_API const double *haze_fnn_scale(const haze_fnn *net);
+HAZE_API const double *haze_fnn_target_mean(const haze_fnn *net);
+HAZE_API const double *haze_fnn_target_scale(const haze_fnn *net);
 
 /*
- * Versioned text model file (docs/fnn.md, "Model file"). Save is atomic.
- * Load reports a wrong version as HAZE_ERR_VERSION and a truncated or
- * malformed file as HAZE_ERR_PARSE with its line. *out is new, freed with
- * haze_fnn_free().
+ * Versioned text model file (docs/fnn.md, "Model file"). Save is atomic and
+ * refuses (HAZE_ERR_DOMAIN) a network that load would not read back (a
+ * parameter that is not finite, a width or scale that is not positive). Load
+ * reads versions 1 and 2, reports another version as HAZE_ERR_VERSION and a
+ * truncated or malformed file as HAZE_ERR_PARSE with its line. *out is new,
+ * freed with haze_fnn_free().
  */
 HAZE_API int haze_fnn_save(haze_ctx *ctx, const haze_fnn *net, const char *path);
 HAZE_API int haze_fnn_load(haze_ctx *ctx, const char *path, haze_fnn **out);

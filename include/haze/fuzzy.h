@@ -54,6 +54,10 @@ extern "C" {
 
 /* ------------------------------------------------------- scalar functions */
 
+/* What the scalar functions return (haze/fuzzy_impl.h): 0 or these bits. */
+#define HAZE_FUZZY_DOMAIN_BIT   1 /* a divisor's cut contains 0 / a root's cut is below 0 */
+#define HAZE_FUZZY_OVERFLOW_BIT 2 /* bounded operands, unbounded result */
+
 #define HAZE__P d
 #define HAZE__S
 #define HAZE__T   double
@@ -184,6 +188,49 @@ HAZE_API int haze_fuzzy_set_trap(haze_ctx *ctx, haze_fuzzy_array *a, size_t i, d
 HAZE_API int haze_fuzzy_set_gauss(haze_ctx *ctx, haze_fuzzy_array *a, size_t i, double mu,
                                   double sigma, double k);
 
+/*
+ * The same membership functions with parameters known only as enclosures:
+ * each haze_ivd holds a true parameter (a decimal such as 0.3 is
+ * [RD(0.3), RU(0.3)], see haze_fuzzy_parse_number). Every cut bound is
+ * monotone in the parameters, so each cut's lower end is computed from the
+ * parameters' ends that make it smallest and its upper end from those that
+ * make it largest: the cuts contain those of the membership function of
+ * every parameter set inside the enclosures (that satisfies the ordering).
+ * Errors: HAZE_ERR_INVALID (a non-finite or inverted enclosure; lower ends
+ * or upper ends out of order; sigma or k with an upper end <= 0 or a lower
+ * end < 0), HAZE_ERR_RANGE (single precision overflow).
+ */
+HAZE_API int haze_fuzzy_set_tri_iv(haze_ctx *ctx, haze_fuzzy_array *a, size_t i, haze_ivd l,
+                                   haze_ivd m, haze_ivd u);
+HAZE_API int haze_fuzzy_set_trap_iv(haze_ctx *ctx, haze_fuzzy_array *a, size_t i, haze_ivd p,
+                                    haze_ivd q, haze_ivd r, haze_ivd s);
+HAZE_API int haze_fuzzy_set_gauss_iv(haze_ctx *ctx, haze_fuzzy_array *a, size_t i, haze_ivd mu,
+                                     haze_ivd sigma, haze_ivd k);
+/*
+ * A membership function given as text with decimal (or C99 hex-float)
+ * parameters, "tri(l, m, u)", "trap(a, b, c, d)" or "gauss(mu, sigma, k)",
+ * enclosed: the parameters are read exactly (their ordering and signs are
+ * checked on the exact values) and each is enclosed by its outward double
+ * rounding for haze_fuzzy_set_*_iv. `end` (may be NULL) receives where
+ * parsing stopped: just past ')' on success, at the offending character on
+ * a parse error; with end NULL, text after ')' other than spaces is an error.
+ * Errors: HAZE_ERR_PARSE (syntax, unknown function), HAZE_ERR_RANGE (a
+ * parameter outside the double range), HAZE_ERR_INVALID (as the _iv
+ * functions, and parameters out of order).
+ */
+HAZE_API int haze_fuzzy_set_membership(haze_ctx *ctx, haze_fuzzy_array *a, size_t i,
+                                       const char *spec, const char **end);
+/*
+ * Reads a number written in decimal ("0.1", "-2.5e-3", ".5") or as a C99
+ * hex float ("0x1.8p-3"), after optional spaces, exactly, and gives its
+ * tightest double enclosure: *lo = RD(x), *hi = RU(x) (equal when x is a
+ * double). `end` (may be NULL) receives the first character after the
+ * number (s itself when there is none). Returns HAZE_OK, HAZE_ERR_PARSE (no
+ * number) or HAZE_ERR_RANGE (|x| beyond the largest double, or a decimal
+ * exponent beyond +-100000).
+ */
+HAZE_API int haze_fuzzy_parse_number(const char *s, const char **end, double *lo, double *hi);
+
 /* Cut k of number i as a double interval (outward; exact from the storage). */
 HAZE_API int haze_fuzzy_get_cut(const haze_fuzzy_array *a, size_t i, int k, double *lo, double *hi);
 /*
@@ -205,13 +252,34 @@ HAZE_API int haze_fuzzy_centroid(const haze_fuzzy_array *a, size_t i, double *va
  * Element-wise c = a op b (b ignored by unary ops). a, b, c share encoding,
  * precision and ncuts; b may have count 1 (broadcast); c must have a's
  * count; c may be a or b. Runs on the context's backend; CPU and GPU give
- * the same bits. Errors: HAZE_ERR_MISMATCH; HAZE_ERR_DOMAIN when a divisor's
- * (or a square root's argument's) support contains 0 (or is negative): c is
- * still complete, such elements holding the IEEE 1788 enclosure (a
- * half-line or the whole line), and the message names the first index.
+ * the same bits. c is always complete, every cut an enclosure; the status
+ * says where that took an unbounded or empty cut, naming the first index:
+ *   HAZE_ERR_DOMAIN  a divisor's cut contains 0 (DIV, RECIP), or a square
+ *                    root's argument has a cut below 0: such elements hold
+ *                    the IEEE 1788 enclosure (a half-line, the whole line,
+ *                    or empty for a division by [0, 0] and the root of a
+ *                    negative cut; the symmetric encodings can only hold
+ *                    the whole line);
+ *   HAZE_ERR_RANGE   no domain problem, but an element's bounded operands
+ *                    gave an unbounded cut: overflow (1e308 * 10 in double
+ *                    is [DBL_MAX, +inf] in lower-upper, the whole line in the
+ *                    symmetric encodings); a status, not a failure.
+ * Other errors: HAZE_ERR_MISMATCH, HAZE_ERR_INVALID.
  */
 HAZE_API int haze_fuzzy_op(haze_ctx *ctx, haze_fuzzy_opcode op, const haze_fuzzy_array *a,
                            const haze_fuzzy_array *b, haze_fuzzy_array *c);
+
+/* Flags of haze_fuzzy_op_ex. */
+#define HAZE_FUZZY_DIV_HULL 1u /* division (and RECIP) by a divisor containing 0 is no error */
+
+/*
+ * haze_fuzzy_op with flags. HAZE_FUZZY_DIV_HULL: dividing by a number whose
+ * cuts contain 0 returns HAZE_OK with the IEEE 1788 hull in those cuts
+ * (what haze_fuzzy_op leaves there too, with HAZE_ERR_DOMAIN); square roots
+ * of negative cuts stay HAZE_ERR_DOMAIN, overflow HAZE_ERR_RANGE.
+ */
+HAZE_API int haze_fuzzy_op_ex(haze_ctx *ctx, haze_fuzzy_opcode op, const haze_fuzzy_array *a,
+                              const haze_fuzzy_array *b, haze_fuzzy_array *c, unsigned flags);
 
 /*
  * The AXPY series of the paper's Fig. 2: for each element j,

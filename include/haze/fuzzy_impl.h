@@ -8,10 +8,12 @@
  *   midpoint-radius    T x[n+1]: x[0] = kernel, x[1+i] = radius_i
  *   midpoint-increment T x[n+1]: x[0] = kernel, x[1+i] = increment_i, the
  *                      radius of cut i being the exact sum of increments 1..i
- * The output may alias an input. Every function returns 0, or 1 when an
- * operand's support contains 0 where the operation needs it not to (the
- * result is then the enclosure the interval functions define: a half-line
- * or the whole line).
+ * The output may alias an input. Every function returns 0 or a set of
+ * HAZE_FUZZY_DOMAIN_BIT (a divisor's cut contains 0, or a square root's cut
+ * lies below 0: the result is the enclosure the interval functions define,
+ * a half-line, the whole line or empty) and HAZE_FUZZY_OVERFLOW_BIT (bounded
+ * operands gave an unbounded cut: an overflow, the result still encloses).
+ * The symmetric encodings report only the domain bit when both apply.
  */
 #define HAZE__CAT3_(a, b, c) a##b##c
 #define HAZE__CAT3(a, b, c)  HAZE__CAT3_(a, b, c)
@@ -31,6 +33,14 @@
  * the radii replaces a test per cut (NaN propagates through the sum; the
  * sum's rounding does not matter), so the common path costs N - 1 additions.
  */
+/* Overflow bit: the widest radius (mr: the last; mi: the sum of the increments) of the result is
+ * unbounded while the operands' were bounded. */
+#define HAZE__RSUM(n, x, s)                                                                        \
+    do {                                                                                           \
+        s = 0;                                                                                     \
+        HAZE__PRAGMA_UNROLL                                                                        \
+        for (int i_ = 1; i_ <= (n); i_++) s += (x)[i_];                                            \
+    } while (0)
 #define HAZE__FIX_NAN(n, c)                                                                        \
     do {                                                                                           \
         HAZE__T s_ = 0;                                                                            \
@@ -43,40 +53,55 @@
 
 /* ------------------------------------------------------------ lower-upper */
 
-#define HAZE__LU_BINARY(name)                                                                      \
+/*
+ * Per cut: the domain bit when `dom` holds for the divisor (or the root's
+ * argument) y, else the overflow bit when the cut is unbounded (or empty)
+ * while the operands' cuts were bounded.
+ */
+#define HAZE__LU_BINARY(name, dom)                                                                 \
     HAZE_HD int HAZE__LU(name)(int n, HAZE__T *c, const HAZE__T *a, const HAZE__T *b) {            \
-        int bad = 0;                                                                               \
+        int f = 0;                                                                                 \
         HAZE__PRAGMA_UNROLL                                                                        \
         for (int i = 0; i < n; i++) {                                                              \
             HAZE__IV x = HAZE__IVF(make)(a[2 * i], a[2 * i + 1]);                                  \
             HAZE__IV y = HAZE__IVF(make)(b[2 * i], b[2 * i + 1]);                                  \
             HAZE__IV z = HAZE__IVF(name)(x, y);                                                    \
-            bad |= !HAZE__IVF(is_finite)(z);                                                       \
+            if (dom)                                                                               \
+                f |= HAZE_FUZZY_DOMAIN_BIT;                                                        \
+            else if (!HAZE__IVF(is_finite)(z) && HAZE__IVF(is_finite)(x) &&                        \
+                     HAZE__IVF(is_finite)(y))                                                      \
+                f |= HAZE_FUZZY_OVERFLOW_BIT;                                                      \
             c[2 * i] = z.lo;                                                                       \
             c[2 * i + 1] = z.hi;                                                                   \
         }                                                                                          \
-        return bad;                                                                                \
+        return f;                                                                                  \
     }
-#define HAZE__LU_UNARY(name)                                                                       \
+#define HAZE__LU_UNARY(name, dom)                                                                  \
     HAZE_HD int HAZE__LU(name)(int n, HAZE__T *c, const HAZE__T *a) {                              \
-        int bad = 0;                                                                               \
+        int f = 0;                                                                                 \
         HAZE__PRAGMA_UNROLL                                                                        \
         for (int i = 0; i < n; i++) {                                                              \
-            HAZE__IV z = HAZE__IVF(name)(HAZE__IVF(make)(a[2 * i], a[2 * i + 1]));                 \
-            bad |= !HAZE__IVF(is_finite)(z);                                                       \
+            HAZE__IV y = HAZE__IVF(make)(a[2 * i], a[2 * i + 1]);                                  \
+            HAZE__IV z = HAZE__IVF(name)(y);                                                       \
+            if (dom)                                                                               \
+                f |= HAZE_FUZZY_DOMAIN_BIT;                                                        \
+            else if (!HAZE__IVF(is_finite)(z) && HAZE__IVF(is_finite)(y))                          \
+                f |= HAZE_FUZZY_OVERFLOW_BIT;                                                      \
             c[2 * i] = z.lo;                                                                       \
             c[2 * i + 1] = z.hi;                                                                   \
         }                                                                                          \
-        return bad;                                                                                \
+        return f;                                                                                  \
     }
-HAZE__LU_BINARY(add)
-HAZE__LU_BINARY(sub)
-HAZE__LU_BINARY(mul)
-HAZE__LU_BINARY(div)
-HAZE__LU_UNARY(neg)
-HAZE__LU_UNARY(recip)
-HAZE__LU_UNARY(sqr)
-HAZE__LU_UNARY(sqrt)
+#define HAZE__HAS_0(y) ((y).lo <= 0 && (y).hi >= 0)
+HAZE__LU_BINARY(add, 0)
+HAZE__LU_BINARY(sub, 0)
+HAZE__LU_BINARY(mul, 0)
+HAZE__LU_BINARY(div, HAZE__HAS_0(y))
+HAZE__LU_UNARY(neg, 0)
+HAZE__LU_UNARY(recip, HAZE__HAS_0(y))
+HAZE__LU_UNARY(sqr, 0)
+HAZE__LU_UNARY(sqrt, y.hi < 0)
+#undef HAZE__HAS_0
 #undef HAZE__LU_BINARY
 #undef HAZE__LU_UNARY
 
@@ -84,23 +109,25 @@ HAZE__LU_UNARY(sqrt)
 
 /* (5a) per cut, one kernel for all. */
 HAZE_HD int HAZE__FMR(add)(int n, HAZE__T *c, const HAZE__T *a, const HAZE__T *b) {
+    int ovf = a[n] < HAZE__INF && b[n] < HAZE__INF; /* before c overwrites an operand */
     HAZE__T m = HAZE__R(rn_add)(a[0], b[0]);
     HAZE__T e = HAZE__MRF(mid_err)(m, 0);
     if (!(HAZE__ABS(m) < HAZE__INF)) m = 0, e = HAZE__INF; /* overflow: whole line */
     HAZE__PRAGMA_UNROLL
     for (int i = 1; i <= n; i++) c[i] = HAZE__R(ru_add)(HAZE__R(ru_add)(e, a[i]), b[i]);
     c[0] = m;
-    return 0;
+    return ovf && !(c[n] < HAZE__INF) ? HAZE_FUZZY_OVERFLOW_BIT : 0;
 }
 
 HAZE_HD int HAZE__FMR(sub)(int n, HAZE__T *c, const HAZE__T *a, const HAZE__T *b) {
+    int ovf = a[n] < HAZE__INF && b[n] < HAZE__INF;
     HAZE__T m = HAZE__R(rn_sub)(a[0], b[0]);
     HAZE__T e = HAZE__MRF(mid_err)(m, 0);
     if (!(HAZE__ABS(m) < HAZE__INF)) m = 0, e = HAZE__INF;
     HAZE__PRAGMA_UNROLL
     for (int i = 1; i <= n; i++) c[i] = HAZE__R(ru_add)(HAZE__R(ru_add)(e, a[i]), b[i]);
     c[0] = m;
-    return 0;
+    return ovf && !(c[n] < HAZE__INF) ? HAZE_FUZZY_OVERFLOW_BIT : 0;
 }
 
 HAZE_HD int HAZE__FMR(neg)(int n, HAZE__T *c, const HAZE__T *a) {
@@ -112,6 +139,7 @@ HAZE_HD int HAZE__FMR(neg)(int n, HAZE__T *c, const HAZE__T *a) {
 
 /* Algorithm 1: rho_C,i = RU(eta + u|m_C| + (|m_A| + rho_A,i) rho_B,i + |m_B| rho_A,i). */
 HAZE_HD int HAZE__FMR(mul)(int n, HAZE__T *c, const HAZE__T *a, const HAZE__T *b) {
+    int ovf = a[n] < HAZE__INF && b[n] < HAZE__INF; /* before c overwrites an operand */
     HAZE__T ma = HAZE__ABS(a[0]), mb = HAZE__ABS(b[0]);
     HAZE__T m = HAZE__R(rn_mul)(a[0], b[0]);
     HAZE__T e = HAZE__MRF(mid_err)(m, 1);
@@ -125,16 +153,16 @@ HAZE_HD int HAZE__FMR(mul)(int n, HAZE__T *c, const HAZE__T *a, const HAZE__T *b
     }
     HAZE__FIX_NAN(n, c);
     c[0] = m;
-    return 0;
+    return ovf && !(c[n] < HAZE__INF) ? HAZE_FUZZY_OVERFLOW_BIT : 0;
 }
 
 /* (5c) per cut; the widest cut decides whether 0 is excluded. */
 HAZE_HD int HAZE__FMR(recip)(int n, HAZE__T *c, const HAZE__T *a) {
     HAZE__T am = HAZE__ABS(a[0]);
-    int bad = !(am > a[n]);
+    int dom = !(am > a[n]), ovf = !dom && a[n] < HAZE__INF;
     HAZE__T m = HAZE__R(rn_div)((HAZE__T)1, a[0]);
     HAZE__T e = HAZE__MRF(mid_err)(m, 1);
-    if (!(HAZE__ABS(m) < HAZE__INF)) m = 0, e = HAZE__INF, bad = 1;
+    if (!(HAZE__ABS(m) < HAZE__INF)) m = 0, e = HAZE__INF;
     HAZE__PRAGMA_UNROLL
     for (int i = 1; i <= n; i++) {
         HAZE__T ra = a[i], r;
@@ -149,13 +177,16 @@ HAZE_HD int HAZE__FMR(recip)(int n, HAZE__T *c, const HAZE__T *a) {
         c[i] = r;
     }
     c[0] = m;
-    return bad;
+    return dom ? HAZE_FUZZY_DOMAIN_BIT : ovf && !(c[n] < HAZE__INF) ? HAZE_FUZZY_OVERFLOW_BIT : 0;
 }
 
 /* ----------------------------------------- midpoint-increment (Alg. 2-4) */
 
 /* Algorithm 2: the kernel's error goes into the first increment only. */
 HAZE_HD int HAZE__FMI(add)(int n, HAZE__T *c, const HAZE__T *a, const HAZE__T *b) {
+    HAZE__T sa, sb, sc;
+    HAZE__RSUM(n, a, sa);
+    HAZE__RSUM(n, b, sb);
     HAZE__T m = HAZE__R(rn_add)(a[0], b[0]);
     HAZE__T e = HAZE__MRF(mid_err)(m, 0);
     if (!(HAZE__ABS(m) < HAZE__INF)) m = 0, e = HAZE__INF;
@@ -163,10 +194,14 @@ HAZE_HD int HAZE__FMI(add)(int n, HAZE__T *c, const HAZE__T *a, const HAZE__T *b
     HAZE__PRAGMA_UNROLL
     for (int i = 2; i <= n; i++) c[i] = HAZE__R(ru_add)(a[i], b[i]);
     c[0] = m;
-    return 0;
+    HAZE__RSUM(n, c, sc);
+    return sa < HAZE__INF && sb < HAZE__INF && !(sc < HAZE__INF) ? HAZE_FUZZY_OVERFLOW_BIT : 0;
 }
 
 HAZE_HD int HAZE__FMI(sub)(int n, HAZE__T *c, const HAZE__T *a, const HAZE__T *b) {
+    HAZE__T sa, sb, sc;
+    HAZE__RSUM(n, a, sa);
+    HAZE__RSUM(n, b, sb);
     HAZE__T m = HAZE__R(rn_sub)(a[0], b[0]);
     HAZE__T e = HAZE__MRF(mid_err)(m, 0);
     if (!(HAZE__ABS(m) < HAZE__INF)) m = 0, e = HAZE__INF;
@@ -174,7 +209,8 @@ HAZE_HD int HAZE__FMI(sub)(int n, HAZE__T *c, const HAZE__T *a, const HAZE__T *b
     HAZE__PRAGMA_UNROLL
     for (int i = 2; i <= n; i++) c[i] = HAZE__R(ru_add)(a[i], b[i]);
     c[0] = m;
-    return 0;
+    HAZE__RSUM(n, c, sc);
+    return sa < HAZE__INF && sb < HAZE__INF && !(sc < HAZE__INF) ? HAZE_FUZZY_OVERFLOW_BIT : 0;
 }
 
 HAZE_HD int HAZE__FMI(neg)(int n, HAZE__T *c, const HAZE__T *a) {
@@ -189,6 +225,9 @@ HAZE_HD int HAZE__FMI(neg)(int n, HAZE__T *c, const HAZE__T *a) {
  * Both accumulators are rounded up; the kernel's error goes into d_C,1 only.
  */
 HAZE_HD int HAZE__FMI(mul)(int n, HAZE__T *c, const HAZE__T *a, const HAZE__T *b) {
+    HAZE__T sa, sb, sc;
+    HAZE__RSUM(n, a, sa);
+    HAZE__RSUM(n, b, sb);
     HAZE__T m = HAZE__R(rn_mul)(a[0], b[0]);
     HAZE__T e = HAZE__MRF(mid_err)(m, 1);
     if (!(HAZE__ABS(m) < HAZE__INF)) m = 0, e = HAZE__INF;
@@ -204,19 +243,26 @@ HAZE_HD int HAZE__FMI(mul)(int n, HAZE__T *c, const HAZE__T *a, const HAZE__T *b
     }
     HAZE__FIX_NAN(n, c);
     c[0] = m;
-    return 0;
+    HAZE__RSUM(n, c, sc);
+    return sa < HAZE__INF && sb < HAZE__INF && !(sc < HAZE__INF) ? HAZE_FUZZY_OVERFLOW_BIT : 0;
 }
 
 /*
  * Algorithm 4. d_C,i = d_i / (t_i (t_i - d_i)) with t_i = |m| - rho_i-1, the
  * exact increment of Neumaier's radius. t_i is a lower bound here, so it is
  * rounded down (the paper rounds it up, which can make d_C,i too small).
+ * The quotient is computed as -(d_i / t_i) / (d_i - t_i), every step rounded
+ * up, as the midpoint-radius (5c): the product t_i (t_i - d_i) would
+ * underflow for t_i < 2^-537 (1/1e-162 gave the whole line) and overflow
+ * for t_i > 2^512 (1/1e300 gave radii 10^290 times too wide).
  */
 HAZE_HD int HAZE__FMI(recip)(int n, HAZE__T *c, const HAZE__T *a) {
+    HAZE__T sa, sc;
+    HAZE__RSUM(n, a, sa);
     HAZE__T m = HAZE__R(rn_div)((HAZE__T)1, a[0]);
     HAZE__T e = HAZE__MRF(mid_err)(m, 1);
-    int bad = 0;
-    if (!(HAZE__ABS(m) < HAZE__INF)) m = 0, e = HAZE__INF, bad = 1;
+    int dom = 0;
+    if (!(HAZE__ABS(m) < HAZE__INF)) m = 0, e = HAZE__INF;
     HAZE__T t = HAZE__ABS(a[0]), d_prev = 0;
     HAZE__PRAGMA_UNROLL
     for (int i = 1; i <= n; i++) {
@@ -224,32 +270,36 @@ HAZE_HD int HAZE__FMI(recip)(int n, HAZE__T *c, const HAZE__T *a) {
         t = HAZE__R(rd_sub)(t, d_prev);
         if (!(HAZE__R(rd_sub)(t, d) > 0)) {
             r = HAZE__INF;
-            bad = 1;
+            dom = 1;
         } else if (d == 0) {
             r = 0;
         } else {
-            r = HAZE__R(ru_div)(-d, HAZE__R(ru_mul)(t, HAZE__R(ru_sub)(d, t)));
+            HAZE__T q = HAZE__R(ru_div)(d, t);              /* >= d / t */
+            r = HAZE__R(ru_div)(-q, HAZE__R(ru_sub)(d, t)); /* >= q / (t - d) */
         }
         if (i == 1) r = HAZE__R(ru_add)(e, r);
         c[i] = r;
         d_prev = d;
     }
     c[0] = m;
-    return bad;
+    HAZE__RSUM(n, c, sc);
+    return dom                                   ? HAZE_FUZZY_DOMAIN_BIT
+           : sa < HAZE__INF && !(sc < HAZE__INF) ? HAZE_FUZZY_OVERFLOW_BIT
+                                                 : 0;
 }
 
 /* Division as inversion then product (the paper's choice). */
 HAZE_HD int HAZE__FMR(div)(int n, HAZE__T *c, const HAZE__T *a, const HAZE__T *b) {
     HAZE__T t[HAZE_FUZZY_MAX_CUTS + 1] = {0};
-    int bad = HAZE__FMR(recip)(n, t, b);
-    HAZE__FMR(mul)(n, c, a, t);
-    return bad;
+    int f = HAZE__FMR(recip)(n, t, b);
+    f |= HAZE__FMR(mul)(n, c, a, t);
+    return f & HAZE_FUZZY_DOMAIN_BIT ? HAZE_FUZZY_DOMAIN_BIT : f;
 }
 HAZE_HD int HAZE__FMI(div)(int n, HAZE__T *c, const HAZE__T *a, const HAZE__T *b) {
     HAZE__T t[HAZE_FUZZY_MAX_CUTS + 1] = {0};
-    int bad = HAZE__FMI(recip)(n, t, b);
-    HAZE__FMI(mul)(n, c, a, t);
-    return bad;
+    int f = HAZE__FMI(recip)(n, t, b);
+    f |= HAZE__FMI(mul)(n, c, a, t);
+    return f & HAZE_FUZZY_DOMAIN_BIT ? HAZE_FUZZY_DOMAIN_BIT : f;
 }
 HAZE_HD int HAZE__FMR(sqr)(int n, HAZE__T *c, const HAZE__T *a) {
     return HAZE__FMR(mul)(n, c, a, a);
@@ -314,16 +364,16 @@ HAZE_HD void HAZE__LU(to_mr)(int n, HAZE__T *c, const HAZE__T *a) {
 HAZE_HD int HAZE__FMR(sqrt)(int n, HAZE__T *c, const HAZE__T *a) {
     HAZE__T t[2 * HAZE_FUZZY_MAX_CUTS] = {0};
     HAZE__FMR(to_lu)(n, t, a);
-    int bad = HAZE__LU(sqrt)(n, t, t);
+    int f = HAZE__LU(sqrt)(n, t, t);
     HAZE__LU(to_mr)(n, c, t);
-    return bad;
+    return f & HAZE_FUZZY_DOMAIN_BIT ? HAZE_FUZZY_DOMAIN_BIT : f;
 }
 HAZE_HD int HAZE__FMI(sqrt)(int n, HAZE__T *c, const HAZE__T *a) {
     HAZE__T t[HAZE_FUZZY_MAX_CUTS + 1] = {0};
     HAZE__FMI(to_mr)(n, t, a);
-    int bad = HAZE__FMR(sqrt)(n, t, t);
+    int f = HAZE__FMR(sqrt)(n, t, t);
     HAZE__FMR(to_mi)(n, c, t);
-    return bad;
+    return f;
 }
 
 #undef HAZE__IV
@@ -336,5 +386,6 @@ HAZE_HD int HAZE__FMI(sqrt)(int n, HAZE__T *c, const HAZE__T *a) {
 #undef HAZE__R
 #undef HAZE__ABS
 #undef HAZE__FIX_NAN
+#undef HAZE__RSUM
 #undef HAZE__CAT3
 #undef HAZE__CAT3_

@@ -1,6 +1,6 @@
 /*
  * haze/image.h - 8-bit grey images in and out: PNG and JPEG (libpng,
- * libjpeg), PGM and PPM (read by hand); PNG and PGM out. Colour is turned
+ * libjpeg), PGM and PPM (by hand), both ways. Colour is turned
  * into luminance with the ITU-R BT.601 weights (0.299 R + 0.587 G +
  * 0.114 B, in integer arithmetic, rounded), the luma of JPEG and of most
  * image tools.
@@ -26,7 +26,8 @@ typedef struct haze_image {
  * Reads PNG, JPEG, PGM or PPM (told apart by their magic bytes; "-" reads
  * standard input) into luminance. Alpha is dropped; 16-bit samples are
  * scaled to 8 bits with rounding. A corrupt or unreadable file is an error
- * naming the file.
+ * naming the file, and so is an image of more than 2^31 pixels or a
+ * truncated one.
  *
  * Ownership: *out is new, freed with haze_image_free().
  */
@@ -36,11 +37,17 @@ HAZE_API int haze_image_new(haze_ctx *ctx, int width, int height, haze_image **o
 /* Frees an image; NULL is a no-op. */
 HAZE_API void haze_image_free(haze_image *img);
 /*
- * Writes an 8-bit grey image: binary PGM when the path ends in ".pgm",
- * otherwise PNG. Whole or not at all (haze_outfile); "-" is standard output
- * (PNG).
+ * Writes an 8-bit grey image in the format the name's extension says (any
+ * case): .png PNG, .jpg or .jpeg JPEG (baseline, quality 95, grey), .pgm
+ * binary PGM, .ppm binary PPM (three equal channels). A name without an
+ * extension, and "-" (standard output), get PNG; another extension is an
+ * error (HAZE_ERR_UNSUPPORTED) and nothing is written. Whole or not at all
+ * (haze_outfile).
  */
 HAZE_API int haze_image_save(haze_ctx *ctx, const haze_image *img, const char *path);
+/* HAZE_OK when haze_image_save() can write `path`'s format, else the error
+ * it would give (so a batch can refuse before any work). */
+HAZE_API int haze_image_format_check(haze_ctx *ctx, const char *path);
 
 #ifdef __cplusplus
 }

@@ -37,10 +37,13 @@ HAZE_API haze_read_options haze_read_options_default(void);
 
 /*
  * Reads a CSV (comma, semicolon, tab or whitespace separated; "#" comments;
- * quoted fields) or a NumPy .npy file (float32/float64, C order, 1-D or 2-D),
- * told apart by the ".npy" extension or the NumPy magic bytes. "-" reads CSV
- * from standard input. Ragged rows, empty files, non-numeric or non-finite
- * fields are errors naming the line and column.
+ * quoted fields; a leading UTF-8 byte-order mark is skipped) or a NumPy .npy
+ * file (little-endian float32/float64, C or Fortran order, 1-D or 2-D; the
+ * header dict is parsed strictly, structured dtypes are refused), told apart
+ * by the ".npy" extension or the NumPy magic bytes. "-" reads CSV from
+ * standard input. Ragged rows, empty files, non-numeric or non-finite fields
+ * are errors naming the line and column. Numbers are read (and written by
+ * the functions below) with a decimal point whatever locale the program set.
  *
  * Ownership: *out is new, freed with haze_table_free(). `opt` may be NULL.
  */
@@ -67,11 +70,20 @@ HAZE_API int haze_matrix_write_f32(haze_ctx *ctx, const char *path, const float 
  * beside `path` (or uses stdout for "-"); write to f->fp; commit() flushes,
  * syncs and renames it over `path`; abort() removes the temporary. After
  * either, the struct is empty again.
+ *
+ * A symbolic link is followed: its target is rewritten and the link stays.
+ * A path that names a character device, FIFO or other special file is
+ * written straight through, never replaced (so "/dev/null" stays a device).
+ * A new file gets mode 0666 less the umask; a rewritten file keeps its mode
+ * (and its owner where the process may set it).
  */
 typedef struct haze_outfile {
     FILE *fp;
-    char *path;
-    char *tmp;
+    char *path;       /* as given, for messages */
+    char *tmp;        /* the temporary file; NULL when written straight through */
+    char *target;     /* path with symbolic links followed: what tmp replaces */
+    long slot;        /* private: the temporary's entry for haze_outfile_remove_temps */
+    long group_index; /* private: 1 + its entry in the context's output group, or 0 */
 } haze_outfile;
 
 HAZE_API int haze_outfile_open(haze_ctx *ctx, haze_outfile *f, const char *path);
@@ -79,19 +91,38 @@ HAZE_API int haze_outfile_commit(haze_ctx *ctx, haze_outfile *f);
 HAZE_API void haze_outfile_abort(haze_outfile *f);
 
 /*
+ * Removes every temporary output file of this process that is still open.
+ * Async-signal-safe (atomic loads and unlink(2) only): meant for a SIGINT or
+ * SIGTERM handler, which then re-raises the signal. Outputs that were being
+ * written keep their old contents.
+ */
+HAZE_API void haze_outfile_remove_temps(void);
+
+/*
+ * Output groups: the outputs of one command land together or none do.
+ *
+ * haze_outgroup_begin() opens a group on the context. haze_outgroup_add()
+ * creates an output's temporary file at once, so a missing folder or a name
+ * given twice fails before any work is done. While the group is open, every
+ * output committed through the context (haze_outfile_commit(), and so
+ * haze_matrix_write(), haze_image_save(), haze_fis_save(), ...) is written
+ * and synced but not renamed; haze_outgroup_commit() renames them all and
+ * closes the group. haze_outgroup_abort(), a failed haze_outgroup_commit()
+ * or haze_ctx_free() removes every temporary, leaving all targets as they
+ * were. An output added but never written keeps its old contents. Standard
+ * output and special files (devices, FIFOs) cannot wait: they are written as
+ * they come.
+ */
+HAZE_API int haze_outgroup_begin(haze_ctx *ctx);
+HAZE_API int haze_outgroup_add(haze_ctx *ctx, const char *path);
+HAZE_API int haze_outgroup_commit(haze_ctx *ctx);
+HAZE_API void haze_outgroup_abort(haze_ctx *ctx);
+
+/*
  * Reads a whole file (or "-" for stdin) into a NUL-terminated buffer.
  * *out is malloc'd; the caller frees it. *len may be NULL.
  */
 HAZE_API int haze_file_read_all(haze_ctx *ctx, const char *path, char **out, size_t *len);
-
-/*
- * The number at the start of s (decimal, or hexadecimal with 0x, as strtod
- * reads it; no leading space) as the tightest interval of doubles [lo, hi]
- * around it: lo == hi when it is a double. *end (may be NULL) is set past
- * it. HAZE_ERR_PARSE when s does not start with a finite number.
- */
-HAZE_API int haze_number_enclose(haze_ctx *ctx, const char *s, const char **end, double *lo,
-                                 double *hi);
 
 #ifdef __cplusplus
 }

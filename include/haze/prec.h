@@ -62,6 +62,15 @@ HAZE_API size_t haze_prec_goal_count(const haze_prec_script *s);
 HAZE_API size_t haze_prec_var_count(const haze_prec_script *s);
 /* Name of input variable i (valid while the script lives). */
 HAZE_API const char *haze_prec_var_name(const haze_prec_script *s, size_t i);
+/*
+ * Notes the parser left: parts of the script it read but does not use, such
+ * as an FPCore :pre conjunct that is not a range of one argument
+ * ((> (+ a b) c) is dropped; the bounds then hold for the whole box). A
+ * program should show them as warnings. Note i from 0, NULL past the last;
+ * valid while the script lives.
+ */
+HAZE_API size_t haze_prec_note_count(const haze_prec_script *s);
+HAZE_API const char *haze_prec_note(const haze_prec_script *s, size_t i);
 
 /*
  * Sets the number of equal sub-ranges the input variable `var` is bisected

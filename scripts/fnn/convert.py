@@ -5,7 +5,8 @@
                                          gzipped) -> float32 .npy, one row per
                                          image, pixels 0..255, label last
   convert.py sklearn NAME OUT.csv        a data set bundled with scikit-learn
-                                         (iris, wine, breast_cancer, digits)
+                                         (iris, wine, breast_cancer, digits;
+                                         diabetes, a regression target)
                                          -> CSV with header, label column last
 """
 import gzip
@@ -45,7 +46,8 @@ def main():
         with open(out, "w") as f:
             f.write(",".join(names + ["label"]) + "\n")
             for row, y in zip(d.data, d.target):
-                f.write(",".join(repr(float(v)) for v in row) + f",{int(y)}\n")
+                t = repr(float(y)) if name == "diabetes" else str(int(y))
+                f.write(",".join(repr(float(v)) for v in row) + f",{t}\n")
         print(f"{out}: {d.data.shape[0]} rows, {d.data.shape[1]} inputs + label")
     else:
         raise SystemExit(__doc__)

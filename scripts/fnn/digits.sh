@@ -20,7 +20,7 @@ dir=${2:-$root/out/datasets}
 py=${PYTHON:-python3}
 seeds=${SEEDS:-1}
 threads=${THREADS:-1}
-settings="--epochs 10 --threshold 0.8 --width 1.0 --rate 0.02 --scale global"
+settings="--epochs 10 --threshold 0.8 --width 1.0 --rate 0.02 --scale global --validation 0"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$dir"

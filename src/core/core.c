@@ -168,7 +168,7 @@ int haze__verror(haze_ctx *ctx, int status, const char *fmt, va_list ap) {
     }
     e->used = ++errs.tick;
     e->code = status;
-    vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+    haze__vsnprintf(e->msg, sizeof e->msg, fmt, ap);
     return status;
 }
 
@@ -276,6 +276,7 @@ void haze_ctx_free(haze_ctx *ctx) {
     if (!ctx) return;
     err_slot *e = err_find(ctx); /* other threads' slots are never read again */
     if (e) e->id = 0;
+    haze__outgroup_release(ctx);
 #ifdef HAZE_HAVE_CUDA
     haze__cuda_ctx_release(ctx);
 #endif

@@ -5,8 +5,10 @@
 #ifndef HAZE_CORE_INTERNAL_H
 #define HAZE_CORE_INTERNAL_H
 
+#include <locale.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "haze/core.h"
 
@@ -29,6 +31,8 @@ struct haze_ctx {
     size_t device_memory_limit;
     unsigned long long id;
     void *stream; /* cudaStream_t, created on first use by the CUDA backend */
+    /* the open output group (src/io/outfile.c), or NULL */
+    struct haze__outgroup *outgroup;
 };
 
 /*
@@ -71,6 +75,34 @@ void *haze__mp_malloc(size_t n);
 void *haze__mp_calloc(size_t n, size_t size);
 void *haze__mp_realloc(void *p, size_t n);
 void haze__mp_free(void *p);
+
+/*
+ * Numbers in files and messages are read and written in the "C" locale,
+ * whatever the host program set with setlocale (src/core/locale.c). Use
+ * haze__strtod and haze__fprintf / haze__snprintf instead of strtod and
+ * fprintf / snprintf wherever a floating-point number is read or written;
+ * around other locale-dependent calls (MPFR's mpfr_strtofr, mpfr_asprintf)
+ * or a loop of many, bracket with begin/end: begin switches the calling
+ * thread to the C locale and returns what to give end to switch it back.
+ */
+locale_t haze__numeric_begin(void);
+void haze__numeric_end(locale_t prev);
+double haze__strtod(const char *s, char **end);
+int haze__fprintf(FILE *fp, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+int haze__vfprintf(FILE *fp, const char *fmt, va_list ap);
+int haze__snprintf(char *buf, size_t cap, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+int haze__vsnprintf(char *buf, size_t cap, const char *fmt, va_list ap);
+
+/* Removes the context's open output group, if any, with its temporaries. */
+void haze__outgroup_release(haze_ctx *ctx);
 
 /* Threads for a CPU kernel on this context (>= 1). */
 static inline int haze__threads(const haze_ctx *ctx) {

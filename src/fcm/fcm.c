@@ -50,7 +50,7 @@ haze_fcm_options haze_fcm_options_default(void) {
     memset(&o, 0, sizeof o);
     o.m = 2.0;
     o.metric = HAZE_FCM_EUCLIDEAN;
-    o.init = HAZE_FCM_INIT_RANDOM;
+    o.init = HAZE_FCM_INIT_KMEANSPP;
     o.stop = HAZE_FCM_STOP_MEMBERSHIP;
     o.tol = 1e-5;
     o.max_iter = 300;
@@ -68,13 +68,16 @@ void haze_fcm_result_free(haze_fcm_result *r) {
     free(r);
 }
 
-void haze_fcm_labels(const double *u, size_t n, size_t c, int *labels) {
+int haze_fcm_labels(const double *u, size_t n, size_t c, int *labels) {
+    if (n == 0) return HAZE_OK;
+    if (!u || !labels || c == 0) return HAZE_ERR_INVALID;
     for (size_t i = 0; i < n; i++) {
         size_t best = 0;
         for (size_t j = 1; j < c; j++)
             if (u[i * c + j] > u[i * c + best]) best = j;
         labels[i] = (int)best;
     }
+    return HAZE_OK;
 }
 
 /* Runs one pass on the context's backend. */
@@ -92,52 +95,168 @@ static int run_pass(fit_env *e, haze__fcm_pass *p) {
     return haze__fcm_pass_cpu(e->ctx, p);
 }
 
-/* k-means++ (Arthur and Vassilvitskii, 2007): first centre uniform, each
- * next one drawn with probability proportional to the squared distance to
- * the nearest centre chosen so far. */
-static inline double xval(const double *xd, const float *xf, size_t idx) {
-    return xd ? xd[idx] : (double)xf[idx];
+/* Greedy k-means++ (Arthur and Vassilvitskii, 2007, and their greedy
+ * variant, as scikit-learn seeds k-means): first centre uniform, then for
+ * each next one 2 + floor(ln c) candidates drawn with probability
+ * proportional to the squared distance to the nearest centre chosen so far,
+ * and the one that leaves the smallest sum of those distances kept; in the
+ * order of fcm_internal.h that the device follows too. */
+static inline double xval(const void *x, int single, size_t idx) {
+    return single ? (double)((const float *)x)[idx] : ((const double *)x)[idx];
 }
 
-static int kmeanspp(haze_ctx *ctx, const double *x, const float *xf, size_t n, size_t d, size_t c,
-                    uint64_t seed, double *v) {
-    double *dmin = malloc(n * sizeof *dmin);
-    if (!dmin) return haze__error(ctx, HAZE_ERR_NOMEM, "fcm: out of memory for k-means++");
+/* The random draws of the seeding, from the seed alone: idx[0] the first
+ * centre; for round j >= 1, u[j * trials + t] (t < trials) the uniforms of
+ * its candidates and idx[j] the fallback index. */
+static void pp_draws(uint64_t seed, size_t n, size_t c, size_t trials, size_t *idx, double *u) {
     haze__rng r;
     haze__rng_seed(&r, seed);
-    size_t first = (size_t)haze__rng_below(&r, n);
-    for (size_t q = 0; q < d; q++) v[q] = xval(x, xf, first * d + q);
-    for (size_t i = 0; i < n; i++) dmin[i] = INFINITY;
+    idx[0] = (size_t)haze__rng_below(&r, n);
+    for (size_t t = 0; t < trials; t++) u[t] = 0;
+    for (size_t j = 1; j < c; j++) {
+        for (size_t t = 0; t < trials; t++) u[j * trials + t] = haze__rng_uniform(&r);
+        idx[j] = (size_t)haze__rng_below(&r, n);
+    }
+}
+
+/* The sum of the block sums bs (nb of them): segment sums into q[0 .. S),
+ * their tree in q[S .. 2 S). */
+static double pp_total(const double *bs, size_t nb, double *q) {
+    enum { S = HAZE__FCM_PP_SEGS };
+    const size_t L = (nb + S - 1) / S;
+    for (size_t sg = 0; sg < S; sg++) {
+        double t = 0;
+        for (size_t b = sg * L; b < (sg + 1) * L && b < nb; b++) t = t + bs[b];
+        q[sg] = q[S + sg] = t;
+    }
+    haze__fcm_pp_tree(q + S, S);
+    return q[S];
+}
+
+/* Squared distance of point i to the centre w, in double without contraction. */
+static inline double pp_dist(const void *x, int single, size_t i, size_t d, const double *w) {
+    double a = 0;
+    for (size_t k = 0; k < d; k++) {
+        const double e = xval(x, single, i * d + k) - w[k];
+        a = a + e * e;
+    }
+    return a;
+}
+
+int haze__fcm_seed_cpu(haze_ctx *ctx, const void *x, int single, size_t n, size_t d, size_t c,
+                       size_t trials, const size_t *idx, const double *u, double *v) {
+    enum { B = HAZE__FCM_PP_BLOCK, S = HAZE__FCM_PP_SEGS };
+    const size_t nb = (n + B - 1) / B, L = (nb + S - 1) / S;
+    double *dmin = malloc(n * sizeof *dmin), *bs = malloc(nb * (trials + 1) * sizeof *bs);
+    double *q = malloc(2 * S * sizeof *q), *cv = malloc(trials * d * sizeof *cv);
+    if (!dmin || !bs || !q || !cv || trials > HAZE__FCM_PP_TRIALS_MAX) {
+        free(dmin), free(bs), free(q), free(cv);
+        return trials > HAZE__FCM_PP_TRIALS_MAX
+                   ? haze__error(ctx, HAZE_ERR_INTERNAL, "fcm: %zu k-means++ trials", trials)
+                   : haze__error(ctx, HAZE_ERR_NOMEM, "fcm: out of memory for k-means++");
+    }
+    double *cs = bs + nb; /* trials x nb block sums of the candidates */
+    size_t cand[HAZE__FCM_PP_TRIALS_MAX];
+    const long long nbl = (long long)nb;
+    for (size_t k = 0; k < d; k++) v[k] = xval(x, single, idx[0] * d + k);
     for (size_t j = 1; j < c; j++) {
         const double *vl = v + (j - 1) * d;
-        double tot = 0;
-        for (size_t i = 0; i < n; i++) {
-            double s = 0;
-            for (size_t k = 0; k < d; k++) {
-                double t = xval(x, xf, i * d + k) - vl[k];
-                s += t * t;
+#pragma omp parallel for num_threads(haze__threads(ctx)) schedule(static) if (nb > 16)
+        for (long long b = 0; b < nbl; b++) {
+            double s[B];
+            for (size_t t = 0; t < B; t++) {
+                const size_t i = (size_t)b * B + t;
+                double w = 0;
+                if (i < n) {
+                    const double a = pp_dist(x, single, i, d, vl);
+                    const double old = j == 1 ? INFINITY : dmin[i];
+                    w = a < old ? a : old;
+                    dmin[i] = w;
+                }
+                s[t] = w;
             }
-            if (s < dmin[i]) dmin[i] = s;
-            tot += dmin[i];
+            haze__fcm_pp_tree(s, B);
+            bs[b] = s[0];
         }
-        size_t pick;
-        if (tot > 0) {
-            double target = haze__rng_uniform(&r) * tot, acc = 0;
-            pick = n - 1;
-            for (size_t i = 0; i < n; i++) {
-                acc += dmin[i];
-                if (acc > target && dmin[i] > 0) {
-                    pick = i;
-                    break;
+        const double tot = pp_total(bs, nb, q);
+        int same = 1;
+        for (size_t t = 0; t < trials; t++) {
+            long long pick = -1;
+            if (tot > 0) {
+                const double target = u[j * trials + t] * tot;
+                double acc = 0;
+                const long long sg = haze__fcm_pp_level(q, S, target, &acc);
+                if (sg >= 0) {
+                    const size_t b0 = (size_t)sg * L;
+                    const long long b =
+                        haze__fcm_pp_level(bs + b0, L < nb - b0 ? L : nb - b0, target, &acc);
+                    if (b >= 0) {
+                        const size_t i0 = (b0 + (size_t)b) * B;
+                        const long long i =
+                            haze__fcm_pp_level(dmin + i0, B < n - i0 ? B : n - i0, target, &acc);
+                        if (i >= 0) pick = (long long)i0 + i;
+                    }
                 }
             }
-        } else {
-            pick = (size_t)haze__rng_below(&r, n); /* all points on the centres */
+            cand[t] = pick >= 0 ? (size_t)pick : idx[j]; /* all points on the centres */
+            same &= cand[t] == cand[0];
+            for (size_t k = 0; k < d; k++) cv[t * d + k] = xval(x, single, cand[t] * d + k);
         }
-        for (size_t q = 0; q < d; q++) v[j * d + q] = xval(x, xf, pick * d + q);
+        size_t best = 0;
+        if (!same) { /* the candidate that leaves the smallest potential sum_i dmin_i */
+#pragma omp parallel for num_threads(haze__threads(ctx)) schedule(static) if (nb > 16)
+            for (long long b = 0; b < nbl; b++) {
+                double s[B];
+                for (size_t t = 0; t < trials; t++) {
+                    for (size_t r = 0; r < B; r++) {
+                        const size_t i = (size_t)b * B + r;
+                        double w = 0;
+                        if (i < n) {
+                            const double a = pp_dist(x, single, i, d, cv + t * d);
+                            w = a < dmin[i] ? a : dmin[i];
+                        }
+                        s[r] = w;
+                    }
+                    haze__fcm_pp_tree(s, B);
+                    cs[t * nb + (size_t)b] = s[0];
+                }
+            }
+            double pbest = pp_total(cs, nb, q);
+            for (size_t t = 1; t < trials; t++) {
+                const double pt = pp_total(cs + t * nb, nb, q);
+                if (pt < pbest) pbest = pt, best = t;
+            }
+        }
+        memcpy(v + j * d, cv + best * d, d * sizeof *v);
     }
-    free(dmin);
+    free(dmin), free(bs), free(q), free(cv);
     return HAZE_OK;
+}
+
+int haze__fcm_kmeanspp(haze_ctx *ctx, haze__fcm_gpu *gpu, const void *x, int single, size_t n,
+                       size_t d, size_t c, uint64_t seed, double *v) {
+    const size_t trials = haze__fcm_pp_trials(c);
+    size_t *idx = malloc(c * sizeof *idx);
+    double *u = malloc(c * trials * sizeof *u);
+    int st = HAZE_OK;
+    if (!idx || !u) {
+        st = haze__error(ctx, HAZE_ERR_NOMEM, "fcm: out of memory for k-means++");
+        goto done;
+    }
+    pp_draws(seed, n, c, trials, idx, u);
+#ifdef HAZE_HAVE_CUDA
+    if (gpu) {
+        st = haze__fcm_seed_cuda(ctx, gpu, trials, idx, u, v);
+        if (st <= 0) goto done; /* done, or an error; 1: seed on the CPU */
+    }
+#else
+    (void)gpu;
+#endif
+    st = haze__fcm_seed_cpu(ctx, x, single, n, d, c, trials, idx, u, v);
+done:
+    free(idx);
+    free(u);
+    return st;
 }
 
 /* GK norms A_j = det(F_j)^(1/d) F_j^-1 from the fuzzy covariances of the
@@ -224,24 +343,63 @@ static int gk_norms(fit_env *e, haze__fcm_pass *src, const double *v, double reg
     return HAZE_OK;
 }
 
-static int check_finite(haze_ctx *ctx, const double *x, size_t n, size_t d, const char *what) {
+/* Every value finite; with lo and hi (d values each, updated) also the
+ * range of each column. */
+static int check_finite(haze_ctx *ctx, const double *x, size_t n, size_t d, const char *what,
+                        double *lo, double *hi) {
     for (size_t i = 0; i < n; i++)
-        for (size_t k = 0; k < d; k++)
-            if (!isfinite(x[i * d + k]))
+        for (size_t k = 0; k < d; k++) {
+            const double t = x[i * d + k];
+            if (!isfinite(t))
                 return haze__error(ctx, HAZE_ERR_DOMAIN,
                                    "fcm: %s row %zu column %zu is not a finite number", what, i + 1,
                                    k + 1);
+            if (lo && t < lo[k]) lo[k] = t;
+            if (hi && t > hi[k]) hi[k] = t;
+        }
     return HAZE_OK;
 }
 
-static int check_finite_f32(haze_ctx *ctx, const float *x, size_t n, size_t d) {
+static int check_finite_f32(haze_ctx *ctx, const float *x, size_t n, size_t d, double *lo,
+                            double *hi) {
     for (size_t i = 0; i < n; i++)
-        for (size_t k = 0; k < d; k++)
-            if (!isfinite(x[i * d + k]))
+        for (size_t k = 0; k < d; k++) {
+            const double t = x[i * d + k];
+            if (!isfinite(t))
                 return haze__error(ctx, HAZE_ERR_DOMAIN,
                                    "fcm: data row %zu column %zu is not a finite number", i + 1,
                                    k + 1);
+            if (t < lo[k]) lo[k] = t;
+            if (t > hi[k]) hi[k] = t;
+        }
     return HAZE_OK;
+}
+
+/* The squared distance between two points of the box lo..hi must be finite
+ * in the precision of the computation: finite data that spans more (a value
+ * near 1e154 in float64, 1e19 in float32) would give infinite distances and
+ * NaN memberships. */
+static int check_span(haze_ctx *ctx, const double *lo, const double *hi, size_t d, int single,
+                      const char *who) {
+    const double lim = single ? (double)FLT_MAX : DBL_MAX;
+    double s = 0;
+    for (size_t k = 0; k < d; k++) {
+        const double w = hi[k] - lo[k];
+        s += w * w;
+        if (!(s <= lim))
+            return haze__error(ctx, HAZE_ERR_DOMAIN,
+                               "%s: column %zu spans %g to %g: squared distances overflow %s; "
+                               "rescale the data",
+                               who, k + 1, lo[k], hi[k], single ? "float32" : "float64");
+    }
+    return HAZE_OK;
+}
+
+static double *span_new(size_t d) {
+    double *b = malloc(2 * d * sizeof *b);
+    if (b)
+        for (size_t k = 0; k < d; k++) b[k] = INFINITY, b[d + k] = -INFINITY;
+    return b;
 }
 
 /* Centres from the accumulated sums; a cluster with no weight is an error. */
@@ -301,6 +459,34 @@ static void indices_from_sums(haze_fcm_result *r, const double *sums) {
     r->xie_beni = sep > 0 ? sums[nv + c + HAZE__FCM_JSELF] / ((double)n * sep) : INFINITY;
 }
 
+/* Why U(K), V(K) = r->centers say nothing about the data (the
+ * HAZE_FCM_DEGENERATE_* bits), from the sums of the pass that computed
+ * them: sum u^m per cluster and JSELF = sum u^m d. */
+static int degeneracy(const haze_fcm_result *r, const double *sums) {
+    const size_t d = r->d, c = r->c, nv = c * d;
+    const double *w = sums + nv;
+    int why = 0;
+    double wt = 0;
+    for (size_t j = 0; j < c; j++) {
+        if (!(w[j] >= 0.5)) why |= HAZE_FCM_DEGENERATE_EMPTY;
+        wt += w[j];
+    }
+    /* the mean weighted squared distance to the centres: the fuzzy spread */
+    const double spread = wt > 0 ? sums[nv + c + HAZE__FCM_JSELF] / wt : 0;
+    for (size_t j = 0; j < c; j++)
+        for (size_t l = j + 1; l < c; l++) {
+            double s = 0;
+            for (size_t q = 0; q < d; q++) {
+                const double t = r->centers[j * d + q] - r->centers[l * d + q];
+                s += t * t;
+            }
+            if (s <= 1e-6 * spread) why |= HAZE_FCM_DEGENERATE_COINCIDENT;
+        }
+    const double inv = 1.0 / (double)c;
+    if (r->partition_coefficient - inv <= 1e-3 * (1 - inv)) why |= HAZE_FCM_DEGENERATE_UNIFORM;
+    return why;
+}
+
 /* The fit on double data x or float data x32 (exactly one is set). */
 static int fit(haze_ctx *ctx, const double *x, const float *x32, size_t n, size_t d,
                const haze_fcm_options *opt, haze_fcm_result **out) {
@@ -336,9 +522,14 @@ static int fit(haze_ctx *ctx, const double *x, const float *x32, size_t n, size_
         return haze__error(ctx, HAZE_ERR_INVALID, "fcm: init_data is NULL");
     if (opt->init < HAZE_FCM_INIT_RANDOM || opt->init > HAZE_FCM_INIT_MEMBERSHIPS)
         return haze__error(ctx, HAZE_ERR_INVALID, "fcm: unknown init %d", (int)opt->init);
-    int st = x ? check_finite(ctx, x, n, d, "data") : check_finite_f32(ctx, x32, n, d);
-    if (st) return st;
     const int single = x32 || opt->single;
+    double *box = span_new(d);
+    if (!box) return haze__error(ctx, HAZE_ERR_NOMEM, "fcm: out of memory");
+    int st = x ? check_finite(ctx, x, n, d, "data", box, box + d)
+               : check_finite_f32(ctx, x32, n, d, box, box + d);
+    if (!st) st = check_span(ctx, box, box + d, d, single, "fcm");
+    free(box);
+    if (st) return st;
 
     const int gk = opt->metric == HAZE_FCM_GK;
     const size_t nv = c * d, na = gk ? c * d * d : 0;
@@ -403,13 +594,12 @@ static int fit(haze_ctx *ctx, const double *x, const float *x32, size_t n, size_
         p.u0 = u0;
         break;
     case HAZE_FCM_INIT_CENTERS:
-        if ((st = check_finite(ctx, opt->init_data, c, d, "initial centre"))) goto fail;
+        if ((st = check_finite(ctx, opt->init_data, c, d, "initial centre", NULL, NULL))) goto fail;
         memcpy(vprev, opt->init_data, nv * sizeof *vprev);
         p.src = HAZE__FCM_SRC_CENTERS;
         p.vp = vprev; /* with the Euclidean norm: no covariance exists yet */
         break;
-    case HAZE_FCM_INIT_KMEANSPP:
-        if ((st = kmeanspp(ctx, x, x32, n, d, c, opt->seed, vprev))) goto fail;
+    case HAZE_FCM_INIT_KMEANSPP: /* seeded below, on the fit's backend */
         p.src = HAZE__FCM_SRC_CENTERS;
         p.vp = vprev;
         break;
@@ -423,6 +613,16 @@ static int fit(haze_ctx *ctx, const double *x, const float *x32, size_t n, size_
         (st = haze__fcm_cuda_begin(ctx, xp, n, d, c, p.single, gk, &env.gpu)))
         goto fail;
 #endif
+    /* From the data the fit computes with (rounded to float in single
+     * precision), which is what the device holds. */
+    if (opt->init == HAZE_FCM_INIT_KMEANSPP) {
+#ifdef HAZE_HAVE_CUDA
+        st = haze__fcm_kmeanspp(ctx, env.gpu, xp, single, n, d, c, opt->seed, vprev);
+#else
+        st = haze__fcm_kmeanspp(ctx, NULL, xp, single, n, d, c, opt->seed, vprev);
+#endif
+        if (st) goto fail_env;
+    }
     /* The CPU pass computes the indices at no extra cost; the GPU pass skips
      * them during the iteration (they need a logarithm per membership) and
      * gets them from one extra pass at the end, which computes U(K) and
@@ -488,6 +688,7 @@ static int fit(haze_ctx *ctx, const double *x, const float *x32, size_t n, size_
         if ((st = run_pass(&env, &p))) goto fail_env;
         if (!had) indices_from_sums(r, sums);
     }
+    r->degenerate = degeneracy(r, sums);
 #ifdef HAZE_HAVE_CUDA
     haze__fcm_cuda_end(env.gpu);
 #endif
@@ -532,15 +733,37 @@ int haze_fcm_fit_f32(haze_ctx *ctx, const float *x, size_t n, size_t d, const ha
 
 int haze_fcm_predict(haze_ctx *ctx, const haze_fcm_result *model, const double *x, size_t n,
                      size_t d, int single, double *u) {
-    if (!ctx || !model || !x || !u) return haze__error(ctx, HAZE_ERR_INVALID, "fcm: NULL argument");
+    if (!ctx || !model || !model->centers || (n > 0 && (!x || !u)))
+        return haze__error(ctx, HAZE_ERR_INVALID, "fcm predict: NULL argument");
+    const size_t c = model->c;
+    if (model->d < 1 || c < 2)
+        return haze__error(ctx, HAZE_ERR_INVALID,
+                           "fcm predict: the model has %zu centres of %zu features; it needs at "
+                           "least 2 centres of at least 1",
+                           c, model->d);
+    if (!(model->m > 1) || !isfinite(model->m))
+        return haze__error(ctx, HAZE_ERR_DOMAIN,
+                           "fcm predict: the fuzzifier m must be a finite number > 1, got %g",
+                           model->m);
+    if (model->metric != HAZE_FCM_EUCLIDEAN && model->metric != HAZE_FCM_GK)
+        return haze__error(ctx, HAZE_ERR_INVALID, "fcm predict: unknown metric %d",
+                           (int)model->metric);
+    if (model->metric == HAZE_FCM_GK && !model->norms)
+        return haze__error(ctx, HAZE_ERR_INVALID,
+                           "fcm predict: a Gustafson-Kessel model needs its norm matrices");
     if (d != model->d)
         return haze__error(ctx, HAZE_ERR_MISMATCH,
                            "fcm predict: the data has %zu columns but the centres have %zu", d,
                            model->d);
-    if (n == 0) return HAZE_OK;
-    int st = check_finite(ctx, x, n, d, "data");
-    if (st) return st;
-    const size_t c = model->c;
+    double *box = span_new(d);
+    if (!box) return haze__error(ctx, HAZE_ERR_NOMEM, "fcm predict: out of memory");
+    int st = check_finite(ctx, model->centers, c, d, "centre", box, box + d);
+    if (!st && model->metric == HAZE_FCM_GK)
+        st = check_finite(ctx, model->norms, c, d * d, "norm matrix", NULL, NULL);
+    if (!st && n > 0) st = check_finite(ctx, x, n, d, "data", box, box + d);
+    if (!st && n > 0) st = check_span(ctx, box, box + d, d, single != 0, "fcm predict");
+    free(box);
+    if (st || n == 0) return st;
     double *sums = malloc((c * d + c + HAZE__FCM_NSCALAR) * sizeof *sums);
     float *xf = NULL;
     if (!sums || (single && !(xf = malloc(n * d * sizeof *xf)))) {
@@ -572,6 +795,14 @@ int haze_fcm_predict(haze_ctx *ctx, const haze_fcm_result *model, const double *
     haze__fcm_cuda_end(env.gpu);
 done:
 #endif
+    /* Finite data and centres whose squared distance overflows (|x - v| near
+     * 1e154 in float64, 1e19 in float32) give no memberships: say so. */
+    for (size_t i = 0; !st && i < n * c; i++)
+        if (!isfinite(u[i]))
+            st = haze__error(ctx, HAZE_ERR_DOMAIN,
+                             "fcm predict: data row %zu: the squared distance to a centre "
+                             "overflows %s; rescale the data and the centres",
+                             i / c + 1, p.single ? "float32" : "float64");
     free(sums);
     free(xf);
     return st;

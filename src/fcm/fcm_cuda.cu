@@ -791,6 +791,7 @@ struct haze__fcm_gpu {
     cudaStream_t copy;
     cudaEvent_t copied[2], freed[2];
     int have_copy, have_ev;
+    size_t used; /* device bytes of the data, its buffers and the sums (setup) */
 };
 
 extern "C" void haze__fcm_cuda_end(haze__fcm_gpu *g) {
@@ -908,7 +909,9 @@ static int setup(haze__fcm_gpu *g) {
     if (fixed + n * per_pt <= budget) {
         g->resident = 1;
         g->chunk = g->ngroups * g->gpts;
+        g->used = fixed + n * per_pt;
         if (keep && fixed + n * per_pt + keep <= budget) {
+            g->used += keep;
             TRY(cudaMalloc(&g->dkeep, keep));
             if (!(g->keep_v = (double *)malloc(c * d * sizeof(double))))
                 return haze__error(g->ctx, HAZE_ERR_NOMEM, "fcm: out of memory");
@@ -984,6 +987,21 @@ extern "C" int haze__fcm_cuda_begin(haze_ctx *ctx, const void *x, size_t n, size
     }
     *out = g;
     return HAZE_OK;
+}
+
+extern "C" int haze__fcm_seed_cuda(haze_ctx *ctx, haze__fcm_gpu *g, size_t trials,
+                                   const size_t *idx, const double *u, double *v) {
+    /* Resident data only (streaming it twice per centre would cost more
+     * than the CPU's passes over host memory), and room for the distances
+     * and block sums. HAZE_FCM_CPU_SEED=1 seeds on the CPU (for timing). */
+    const size_t nb = (g->n + HAZE__FCM_PP_BLOCK - 1) / HAZE__FCM_PP_BLOCK;
+    const size_t need = haze__fcm_seed_bytes(g->n, g->d, g->c, trials);
+    const char *cpu = getenv("HAZE_FCM_CPU_SEED");
+    if (!g->resident || g->used + need > haze__cuda_budget(ctx) || (cpu && *cpu == '1') ||
+        nb > 0x7fffffffu)
+        return 1;
+    return haze__fcm_seed_run(ctx, g->dx[0], g->single, g->n, g->d, g->c, trials, idx, u, v,
+                              haze__stream(ctx));
 }
 
 /* Copies a double matrix to the device in T through the page-locked staging

@@ -104,6 +104,13 @@ cudaError_t haze__fcm_shape_next(void *tab, double *v_next, double *sums_out, co
 int haze__fcm_shape_shifts(size_t d);
 /* Launches the pass over a.ngrp groups on stream st. */
 cudaError_t haze__fcm_shape_launch(const haze__fcm_shape_args *a, cudaStream_t st);
+/* k-means++ (fcm_internal.h) on the n x d resident data dx (float when
+ * single) on stream st: fcm_cuda_seed.cu. */
+int haze__fcm_seed_run(haze_ctx *ctx, const void *dx, int single, size_t n, size_t d, size_t c,
+                       size_t trials, const size_t *idx, const double *u, double *v,
+                       cudaStream_t st);
+/* The device memory it allocates. */
+size_t haze__fcm_seed_bytes(size_t n, size_t d, size_t c, size_t trials);
 #ifdef __cplusplus
 }
 #endif

@@ -82,11 +82,84 @@ static inline HAZE__HD double haze__fcm_rand(uint64_t seed, uint64_t i, uint64_t
     return ((double)(z >> 11) + 1.0) * 0x1.0p-53;
 }
 
+/*
+ * k-means++ seeding (Arthur and Vassilvitskii, 2007), defined so that the
+ * CPU and the GPU pick the same centres for the same seed:
+ *  - the random draws come first, from the seed alone: the first centre's
+ *    index, then for each later centre j the uniforms u_jt of its
+ *    haze__fcm_pp_trials(c) candidates and a fallback index a_j (used only
+ *    when every point lies on a centre);
+ *  - round j updates dmin_i = min(dmin_i, D(x_i, v_{j-1})), D summed over
+ *    the features in order in double (the data converted exactly, no fused
+ *    multiply-add), then sums dmin in a fixed order: blocks of
+ *    HAZE__FCM_PP_BLOCK points by a pairwise tree (haze__fcm_pp_tree, past
+ *    the last point zeros), the block sums in HAZE__FCM_PP_SEGS segments of
+ *    L = ceil(blocks / SEGS) consecutive ones summed in order, and the
+ *    segment sums by the same tree into the total;
+ *  - each candidate is the point reached by walking the segments, then the
+ *    blocks of the chosen one, then its points (haze__fcm_pp_level) towards
+ *    target = u_jt * total;
+ *  - the next centre is the candidate of the smallest potential (the first
+ *    on ties), its potential sum_i min(dmin_i, D(x_i, cand)) summed in the
+ *    same blocks, segments and tree.
+ * Every step is a correctly rounded operation in an order fixed by n alone,
+ * so any thread count and the device give the same bits.
+ */
+#define HAZE__FCM_PP_BLOCK      256
+#define HAZE__FCM_PP_SEGS       1024
+#define HAZE__FCM_PP_TRIALS_MAX 8
+
+/* Candidates per centre, 2 + floor(ln c) (scikit-learn's greedy k-means++),
+ * from integer thresholds (e^1 .. e^6 rounded up): no libm in the result. */
+static inline size_t haze__fcm_pp_trials(size_t c) {
+    static const size_t th[] = {3, 8, 21, 55, 149, 404};
+    size_t t = 2;
+    for (size_t k = 0; k < sizeof th / sizeof *th; k++) t += c >= th[k];
+    return t;
+}
+
+/* Pairwise sum of s[0 .. width) in place (width a power of 2): s[0] is the sum. */
+static inline HAZE__HD void haze__fcm_pp_tree(double *s, size_t width) {
+    for (size_t h = width / 2; h > 0; h /= 2)
+        for (size_t t = 0; t < h; t++) s[t] = s[t] + s[t + h];
+}
+
+/* One level of the walk: the first i with acc + w[0] + ... + w[i] > target
+ * (summed in this order) and w[i] > 0, else the last i with w[i] > 0; *acc
+ * becomes the sum before entry i. -1 when no entry is > 0. */
+static inline HAZE__HD long long haze__fcm_pp_level(const double *w, size_t count, double target,
+                                                    double *acc) {
+    double a = *acc, alast = a;
+    long long last = -1;
+    for (size_t i = 0; i < count; i++) {
+        const double wi = w[i];
+        if (wi > 0) {
+            if (a + wi > target) {
+                *acc = a;
+                return (long long)i;
+            }
+            last = (long long)i;
+            alast = a;
+        }
+        a = a + wi;
+    }
+    *acc = alast;
+    return last;
+}
+
+/* The seeding on the CPU, or on the device when the fit runs there (gpu not
+ * NULL and the data resident); x: float when single, else double. */
+typedef struct haze__fcm_gpu haze__fcm_gpu; /* fcm_cuda.cu */
+int haze__fcm_kmeanspp(haze_ctx *ctx, haze__fcm_gpu *gpu, const void *x, int single, size_t n,
+                       size_t d, size_t c, uint64_t seed, double *v);
+/* The CPU seeding for the draws idx, u (see haze__fcm_seed_cuda). */
+int haze__fcm_seed_cpu(haze_ctx *ctx, const void *x, int single, size_t n, size_t d, size_t c,
+                       size_t trials, const size_t *idx, const double *u, double *v);
+
 /* The CPU pass (OpenMP over the context's threads). */
 int haze__fcm_pass_cpu(haze_ctx *ctx, haze__fcm_pass *p);
 
 #ifdef HAZE_HAVE_CUDA
-typedef struct haze__fcm_gpu haze__fcm_gpu;
 /* Device state of one fit: the data stays resident when it fits the budget,
  * else it is streamed through in chunks at every pass. */
 int haze__fcm_cuda_begin(haze_ctx *ctx, const void *x, size_t n, size_t d, size_t c, int single,
@@ -97,6 +170,13 @@ int haze__fcm_pass_cuda(haze_ctx *ctx, haze__fcm_gpu *g, haze__fcm_pass *p);
  * counted over the program: for the tests. */
 void haze__fcm_cuda_queue_counts(unsigned long *used, unsigned long *dropped);
 void haze__fcm_cuda_end(haze__fcm_gpu *g);
+/* k-means++ on the device (the definition above): idx[0] the first index,
+ * idx[j] and u[j * trials .. j * trials + trials) the draws of round j;
+ * writes the c x d centres to v.
+ * Returns 1, with no message, when the device cannot do it (data streamed,
+ * memory): the caller then seeds on the CPU, with the same result. */
+int haze__fcm_seed_cuda(haze_ctx *ctx, haze__fcm_gpu *g, size_t trials, const size_t *idx,
+                        const double *u, double *v);
 #endif
 
 #ifdef __cplusplus

@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/internal.h"
 #include "fis/fis_internal.h"
 
 const char *const haze__fn1_names[HAZE__FN1_COUNT] = {
@@ -53,7 +54,7 @@ static int fx_fail(fx *c, const char *at, const char *fmt, ...) {
     if (c->errcol) return -1; /* the first error stands */
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(c->err, c->errcap, fmt, ap);
+    haze__vsnprintf(c->err, c->errcap, fmt, ap);
     va_end(ap);
     c->errcol = (int)(at - c->text) + 1;
     return -1;
@@ -103,7 +104,7 @@ static int fx_atom(fx *c) {
     }
     if (isdigit((unsigned char)*at) || (*at == '.' && isdigit((unsigned char)at[1]))) {
         char *end;
-        double v = strtod(at, &end);
+        double v = haze__strtod(at, &end);
         c->s = end;
         if (is_name0(*end)) return fx_fail(c, at, "malformed number");
         if (fx_emit(c, HAZE__OP_NUM, 1)) return -1;

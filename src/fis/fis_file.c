@@ -86,7 +86,7 @@ static int perr(parser *ps, int line, const char *fmt, ...) {
     char msg[768];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    haze__vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     return haze__error(ps->ctx, HAZE_ERR_PARSE, "%s:%d: %s", ps->file, line, msg);
 }
@@ -115,7 +115,7 @@ static int unquote(char *s, char *dst, size_t cap) {
 static int parse_int(const char *s, int *out) {
     char *end;
     errno = 0;
-    double v = strtod(s, &end);
+    double v = haze__strtod(s, &end);
     while (isspace((unsigned char)*end)) end++;
     if (end == s || *end || errno || v != floor(v) || v < 0 || v > 1e6) return -1;
     *out = (int)v;
@@ -136,7 +136,7 @@ static int parse_vector(char *s, double **out, int *n) {
         while (isspace((unsigned char)*s) || *s == ',') s++;
         if (!*s) break;
         char *end;
-        double d = strtod(s, &end);
+        double d = haze__strtod(s, &end);
         if (end == s || !isfinite(d) || (*end && !isspace((unsigned char)*end) && *end != ',')) {
             free(v);
             return -1;
@@ -244,7 +244,7 @@ static int parse_rule(parser *ps, int line, char *s, int ni, int no) {
         }
         if (*p == '(') {
             char *end;
-            w = strtod(p + 1, &end);
+            w = haze__strtod(p + 1, &end);
             while (isspace((unsigned char)*end)) end++;
             if (end == p + 1 || *end != ')') return PERR(line, "expected (weight) in the rule");
             have_w = 1;
@@ -253,7 +253,7 @@ static int parse_rule(parser *ps, int line, char *s, int ni, int no) {
         }
         if (*p == ':') {
             char *end;
-            double c = strtod(p + 1, &end);
+            double c = haze__strtod(p + 1, &end);
             while (isspace((unsigned char)*end)) end++;
             if (end == p + 1 || *end || (c != 1.0 && c != 2.0))
                 return PERR(line, "expected ': 1' (AND) or ': 2' (OR) at the end of the rule");
@@ -262,7 +262,7 @@ static int parse_rule(parser *ps, int line, char *s, int ni, int no) {
             continue;
         }
         char *end;
-        double v = strtod(p, &end);
+        double v = haze__strtod(p, &end);
         if (end == p || !isfinite(v))
             return PERR(line, "expected a number in the rule, found '%.20s'", p);
         if (cnt == (int)(sizeof vals / sizeof *vals)) return PERR(line, "rule too long");
@@ -816,15 +816,16 @@ static const char *fl_inexpressible(const haze_fis *f, char *why, size_t cap) {
     for (int k = 0; k < f->ni + f->no; k++) {
         const haze__var *v = k < f->ni ? &f->in[k] : &f->out[k - f->ni];
         if (!(isfinite(v->lo) && isfinite(v->hi) && v->lo < v->hi)) {
-            snprintf(why, cap, "the range [%g, %g] of '%s' (.fis needs finite bounds, min < max)",
-                     v->lo, v->hi, v->name);
+            haze__snprintf(why, cap,
+                           "the range [%g, %g] of '%s' (.fis needs finite bounds, min < max)",
+                           v->lo, v->hi, v->name);
             return why;
         }
     }
     for (int r = 0; r < f->nr; r++)
         if (!(f->weight[r] >= 0.0 && f->weight[r] <= 1.0)) {
-            snprintf(why, cap, "rule %d's weight %g (.fis needs one in [0, 1])", r + 1,
-                     f->weight[r]);
+            haze__snprintf(why, cap, "rule %d's weight %g (.fis needs one in [0, 1])", r + 1,
+                           f->weight[r]);
             return why;
         }
     double q[HAZE__FL_MAXP];
@@ -842,8 +843,9 @@ static const char *fl_inexpressible(const haze_fis *f, char *why, size_t cap) {
         }
         for (int k = 0; k < nq; k++)
             if (!isfinite(q[k])) {
-                snprintf(why, cap, "term '%s' with the parameter %g (.fis needs finite numbers)",
-                         m->name, q[k]);
+                haze__snprintf(why, cap,
+                               "term '%s' with the parameter %g (.fis needs finite numbers)",
+                               m->name, q[k]);
                 return why;
             }
         int in_wtd = 0;
@@ -897,8 +899,8 @@ int haze_fis_save(haze_ctx *ctx, const haze_fis *f, const char *path) {
         int n = io ? f->no : f->ni;
         for (int i = 0; i < n; i++) {
             const haze__var *v = io ? &f->out[i] : &f->in[i];
-            fprintf(fp, "\n[%s%d]\nName='%s'\nRange=[%.17g %.17g]\nNumMFs=%d\n",
-                    io ? "Output" : "Input", i + 1, v->name, v->lo, v->hi, v->nmf);
+            haze__fprintf(fp, "\n[%s%d]\nName='%s'\nRange=[%.17g %.17g]\nNumMFs=%d\n",
+                          io ? "Output" : "Input", i + 1, v->name, v->lo, v->hi, v->nmf);
             for (int k = 0; k < v->nmf; k++) {
                 const haze__mf *m = &f->mfs[v->mf0 + k];
                 double q[HAZE__FL_MAXP];
@@ -908,7 +910,7 @@ int haze_fis_save(haze_ctx *ctx, const haze_fis *f, const char *path) {
                 else
                     memcpy(q, f->params + m->poff, sizeof(double) * (size_t)nq);
                 fprintf(fp, "MF%d='%s':'%s',[", k + 1, m->name, haze__mf_names[type]);
-                for (int p = 0; p < nq; p++) fprintf(fp, "%s%.17g", p ? " " : "", q[p]);
+                for (int p = 0; p < nq; p++) haze__fprintf(fp, "%s%.17g", p ? " " : "", q[p]);
                 fprintf(fp, "]\n");
             }
         }
@@ -926,7 +928,7 @@ int haze_fis_save(haze_ctx *ctx, const haze_fis *f, const char *path) {
             fputc(' ', fp);
             put_code(fp, f->cons[r * f->no + j], f->cons_hedge[r * f->no + j]);
         }
-        fprintf(fp, " (%.17g) : %d\n", f->weight[r], f->conn[r]);
+        haze__fprintf(fp, " (%.17g) : %d\n", f->weight[r], f->conn[r]);
     }
     if (ferror(fp)) {
         haze_outfile_abort(&of);

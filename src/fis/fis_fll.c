@@ -83,7 +83,7 @@ static int ferr(fl_parser *ps, int status, int line, const char *fmt, ...) {
     char msg[512];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    haze__vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     return haze__error(ps->ctx, status, "%s:%d: %s", ps->file, line, msg);
 }
@@ -137,7 +137,7 @@ static char *trim(char *s) {
 
 static int parse_num(const char *s, double *out) {
     char *end;
-    *out = strtod(s, &end);
+    *out = haze__strtod(s, &end);
     return end != s && *end == '\0';
 }
 

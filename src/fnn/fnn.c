@@ -40,16 +40,18 @@
 haze_fnn_options haze_fnn_options_default(void) {
     haze_fnn_options o;
     memset(&o, 0, sizeof o);
-    o.epochs = 10;
-    o.threshold = 0.35;
+    o.epochs = 20;
+    o.threshold = 0.8;
     o.decay = 0.5;
     o.beta = 0.5;
+    o.width = 1.5;
     o.sigma0 = 1.0;
     o.rate = 0.05;
     o.batch = 1;
     o.max_rules = 0;
     o.seed = 1;
     o.shuffle = 1;
+    o.validation = 0.1;
     return o;
 }
 
@@ -66,11 +68,14 @@ int haze_fnn_new(haze_ctx *ctx, size_t inputs, size_t outputs, haze_fnn **out) {
     net->L = outputs;
     net->mean = calloc(inputs, sizeof *net->mean);
     net->scale = malloc(inputs * sizeof *net->scale);
-    if (!net->mean || !net->scale) {
+    net->tmean = calloc(outputs, sizeof *net->tmean);
+    net->tscale = malloc(outputs * sizeof *net->tscale);
+    if (!net->mean || !net->scale || !net->tmean || !net->tscale) {
         haze_fnn_free(net);
         return haze__error(ctx, HAZE_ERR_NOMEM, "haze_fnn_new: out of memory");
     }
     for (size_t j = 0; j < inputs; j++) net->scale[j] = 1.0;
+    for (size_t l = 0; l < outputs; l++) net->tscale[l] = 1.0;
     *out = net;
     return HAZE_OK;
 }
@@ -88,6 +93,8 @@ void haze_fnn_free(haze_fnn *net) {
     free(net->w);
     free(net->mean);
     free(net->scale);
+    free(net->tmean);
+    free(net->tscale);
     free_names(net->classes, net->L);
     free_names(net->inames, net->D);
     free(net->target);
@@ -121,6 +128,12 @@ const double *haze_fnn_mean(const haze_fnn *net) {
 const double *haze_fnn_scale(const haze_fnn *net) {
     return net ? net->scale : NULL;
 }
+const double *haze_fnn_target_mean(const haze_fnn *net) {
+    return net ? net->tmean : NULL;
+}
+const double *haze_fnn_target_scale(const haze_fnn *net) {
+    return net ? net->tscale : NULL;
+}
 
 const char *haze_fnn_class_name(const haze_fnn *net, size_t k) {
     if (!net || !net->classifier || !net->classes || k >= net->L) return NULL;
@@ -134,19 +147,13 @@ const char *haze_fnn_target_name(const haze_fnn *net) {
     return net ? net->target : NULL;
 }
 
-/* A copy with white space and quotes replaced by '_' (names are single
- * tokens in the model file and quoted in .fis files). */
-static char *token_dup(const char *s) {
-    size_t n = strlen(s);
-    char *c = malloc(n + 1 > 1 ? n + 1 : 2);
-    if (!c) return NULL;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char ch = (unsigned char)s[i];
-        c[i] = (ch <= ' ' || ch == '\'' || ch == '"' || ch == 127) ? '_' : (char)ch;
-    }
-    if (n == 0) c[n++] = '_';
-    c[n] = '\0';
-    return c;
+/* An exact copy of a name; the model file quotes names where needed, but a
+ * record is one line, so line breaks are refused. */
+static int name_dup(haze_ctx *ctx, const char *fn, const char *s, char **out) {
+    if (strpbrk(s, "\r\n"))
+        return haze__error(ctx, HAZE_ERR_INVALID, "%s: a name cannot hold a line break", fn);
+    if (!(*out = strdup(s))) return haze__error(ctx, HAZE_ERR_NOMEM, "%s: out of memory", fn);
+    return HAZE_OK;
 }
 
 int haze_fnn_set_classes(haze_ctx *ctx, haze_fnn *net, const char *const *names, size_t n) {
@@ -157,10 +164,10 @@ int haze_fnn_set_classes(haze_ctx *ctx, haze_fnn *net, const char *const *names,
     char **v = calloc(n, sizeof *v);
     if (!v) return haze__error(ctx, HAZE_ERR_NOMEM, "haze_fnn_set_classes: out of memory");
     for (size_t i = 0; i < n; i++) {
-        v[i] = token_dup(names[i] ? names[i] : "");
-        if (!v[i]) {
+        int st = name_dup(ctx, "haze_fnn_set_classes", names[i] ? names[i] : "", &v[i]);
+        if (st) {
             free_names(v, n);
-            return haze__error(ctx, HAZE_ERR_NOMEM, "haze_fnn_set_classes: out of memory");
+            return st;
         }
     }
     free_names(net->classes, net->L);
@@ -174,22 +181,27 @@ int haze_fnn_set_names(haze_ctx *ctx, haze_fnn *net, const char *const *inputs,
     if (!net) return haze__error(ctx, HAZE_ERR_INVALID, "haze_fnn_set_names: net is NULL");
     char **v = NULL;
     char *t = NULL;
+    int st = HAZE_OK;
     if (inputs) {
         v = calloc(net->D, sizeof *v);
-        if (!v) goto nomem;
+        if (!v) {
+            st = haze__error(ctx, HAZE_ERR_NOMEM, "haze_fnn_set_names: out of memory");
+            goto fail;
+        }
         for (size_t j = 0; j < net->D; j++)
-            if (inputs[j] && !(v[j] = token_dup(inputs[j]))) goto nomem;
+            if (inputs[j] && (st = name_dup(ctx, "haze_fnn_set_names", inputs[j], &v[j])))
+                goto fail;
     }
-    if (target && !(t = token_dup(target))) goto nomem;
+    if (target && (st = name_dup(ctx, "haze_fnn_set_names", target, &t))) goto fail;
     free_names(net->inames, net->D);
     free(net->target);
     net->inames = v;
     net->target = t;
     return HAZE_OK;
-nomem:
+fail:
     free_names(v, net->D);
     free(t);
-    return haze__error(ctx, HAZE_ERR_NOMEM, "haze_fnn_set_names: out of memory");
+    return st;
 }
 
 int haze__fnn_reserve(haze_ctx *ctx, haze_fnn *net, size_t rules) {
@@ -444,42 +456,73 @@ static int check_finite(haze_ctx *ctx, const char *what, const double *v, size_t
     return HAZE_OK;
 }
 
+/* z = (x - mean) / scale; where the difference overflows (inputs near
+ * DBL_MAX of both signs), the two quotients are subtracted instead. */
 static double *standardise(const haze_fnn *net, const double *x, size_t n) {
     size_t D = net->D;
     double *z = malloc((n ? n : 1) * D * sizeof *z);
     if (!z) return NULL;
     for (size_t i = 0; i < n; i++)
-        for (size_t j = 0; j < D; j++) z[i * D + j] = (x[i * D + j] - net->mean[j]) / net->scale[j];
+        for (size_t j = 0; j < D; j++) {
+            double v = x[i * D + j], t = (v - net->mean[j]) / net->scale[j];
+            z[i * D + j] = isfinite(t) ? t : v / net->scale[j] - net->mean[j] / net->scale[j];
+        }
     return z;
 }
 
+/* Mean and standard deviation (1 for constant data) of v[i * stride],
+ * i < n. Data beyond 2^600 in magnitude is scaled down by a power of two
+ * first, so that sums of values near DBL_MAX do not overflow; ordinary data
+ * is summed as it is. */
+static void mean_sd(const double *v, size_t n, size_t stride, double *mean, double *sd) {
+    double big = 0.0, f = 1.0, mu = 0.0, var = 0.0;
+    for (size_t i = 0; i < n; i++) big = fmax(big, fabs(v[i * stride]));
+    int ex = 0;
+    if (big > 0x1p600) {
+        frexp(big, &ex);
+        f = ldexp(1.0, -ex);
+    }
+    for (size_t i = 0; i < n; i++) mu += v[i * stride] * f;
+    mu /= (double)n;
+    for (size_t i = 0; i < n; i++) {
+        double t = v[i * stride] * f - mu;
+        var += t * t;
+    }
+    var /= (double)n;
+    *mean = ldexp(mu, ex);
+    *sd = var > 0.0 ? ldexp(sqrt(var), ex) : 1.0;
+}
+
 /* Fixes the scaling from the training data: mean and standard deviation per
- * input; a constant input keeps scale 1. */
-static void fit_scaling(haze_fnn *net, const double *x, size_t n, int global) {
+ * input (or one for all inputs); a constant input keeps scale 1. A
+ * regression network's targets get the same per output. */
+static void fit_scaling(haze_fnn *net, const double *x, const double *d, size_t n, int global) {
     size_t D = net->D;
     if (global) {
-        double mu = 0.0, var = 0.0;
-        for (size_t i = 0; i < n * D; i++) mu += x[i];
-        mu /= (double)(n * D);
-        for (size_t i = 0; i < n * D; i++) var += (x[i] - mu) * (x[i] - mu);
-        var /= (double)(n * D);
-        for (size_t j = 0; j < D; j++) {
-            net->mean[j] = mu;
-            net->scale[j] = var > 0.0 ? sqrt(var) : 1.0;
-        }
-        net->scaled = 1;
-        return;
+        double mu, sd;
+        mean_sd(x, n * D, 1, &mu, &sd);
+        for (size_t j = 0; j < D; j++) net->mean[j] = mu, net->scale[j] = sd;
+    } else {
+        for (size_t j = 0; j < D; j++) mean_sd(x + j, n, D, &net->mean[j], &net->scale[j]);
     }
-    for (size_t j = 0; j < D; j++) {
-        double mu = 0.0, var = 0.0;
-        for (size_t i = 0; i < n; i++) mu += x[i * D + j];
-        mu /= (double)n;
-        for (size_t i = 0; i < n; i++) var += (x[i * D + j] - mu) * (x[i * D + j] - mu);
-        var /= (double)n;
-        net->mean[j] = mu;
-        net->scale[j] = var > 0.0 ? sqrt(var) : 1.0;
-    }
+    if (!net->classifier)
+        for (size_t l = 0; l < net->L; l++)
+            mean_sd(d + l, n, net->L, &net->tmean[l], &net->tscale[l]);
     net->scaled = 1;
+}
+
+/* Standardised targets (d - tmean) / tscale, with the fallback of
+ * standardise() where the difference overflows. */
+static double *standardise_targets(const haze_fnn *net, const double *d, size_t n) {
+    size_t L = net->L;
+    double *t = malloc((n ? n : 1) * L * sizeof *t);
+    if (!t) return NULL;
+    for (size_t i = 0; i < n; i++)
+        for (size_t l = 0; l < L; l++) {
+            double v = d[i * L + l], q = (v - net->tmean[l]) / net->tscale[l];
+            t[i * L + l] = isfinite(q) ? q : v / net->tscale[l] - net->tmean[l] / net->tscale[l];
+        }
+    return t;
 }
 
 static int check_options(haze_ctx *ctx, const haze_fnn_options *o) {
@@ -498,9 +541,91 @@ static int check_options(haze_ctx *ctx, const haze_fnn_options *o) {
         return haze__error(ctx, HAZE_ERR_INVALID, "fnn: unknown scaling %d", o->scaling);
     if (!(o->rate >= 0.0 && isfinite(o->rate)))
         return haze__error(ctx, HAZE_ERR_INVALID, "fnn: the learning rate must be >= 0");
+    if (!(o->validation >= 0.0 && o->validation < 1.0))
+        return haze__error(ctx, HAZE_ERR_INVALID, "fnn: the held-out share must lie in [0, 1)");
     return HAZE_OK;
 }
 
+/* The parameters of an epoch, kept to go back to. */
+typedef struct {
+    size_t R, cap;
+    double *m, *s, *w;
+} snapshot;
+
+static int snapshot_take(haze_ctx *ctx, snapshot *p, const haze_fnn *net) {
+    size_t D = net->D, L = net->L, R = net->R;
+    if (R > p->cap) {
+        size_t cap = R + R / 2;
+        double *m = realloc(p->m, cap * D * sizeof *m);
+        if (m) p->m = m;
+        double *s = m ? realloc(p->s, cap * D * sizeof *s) : NULL;
+        if (s) p->s = s;
+        double *w = s ? realloc(p->w, cap * L * sizeof *w) : NULL;
+        if (!w) return haze__error(ctx, HAZE_ERR_NOMEM, "fnn train: out of memory");
+        p->w = w;
+        p->cap = cap;
+    }
+    if (R) {
+        memcpy(p->m, net->m, R * D * sizeof *p->m);
+        memcpy(p->s, net->s, R * D * sizeof *p->s);
+        memcpy(p->w, net->w, R * L * sizeof *p->w);
+    }
+    p->R = R;
+    return HAZE_OK;
+}
+
+/* Back to the snapshot (the network's arrays are at least as large). */
+static void snapshot_restore(const snapshot *p, haze_fnn *net) {
+    size_t D = net->D, L = net->L;
+    if (p->R) {
+        memcpy(net->m, p->m, p->R * D * sizeof *p->m);
+        memcpy(net->s, p->s, p->R * D * sizeof *p->s);
+        memcpy(net->w, p->w, p->R * L * sizeof *p->w);
+    }
+    net->R = p->R;
+}
+
+static int all_finite(const double *v, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(v[i])) return 0;
+    return 1;
+}
+
+static int forward(haze_ctx *ctx, const haze_fnn *net, const double *z, size_t n, double *y) {
+#ifdef HAZE_HAVE_CUDA
+    if (haze__use_cuda(ctx)) return haze__fnn_forward_cuda(ctx, net, z, n, y);
+#endif
+    return haze__fnn_forward_cpu(ctx, net, z, n, y);
+}
+
+/* Mean E and argmax accuracy of the network on n standardised samples. */
+static int evaluate(haze_ctx *ctx, const haze_fnn *net, const double *z, const double *d, size_t n,
+                    double *y, double *loss, double *accuracy) {
+    size_t L = net->L, hits = 0;
+    int st = forward(ctx, net, z, n, y);
+    if (st) return st;
+    double sum = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        const double *yi = y + i * L, *di = d + i * L;
+        double e2 = 0.0;
+        for (size_t l = 0; l < L; l++) e2 += (yi[l] - di[l]) * (yi[l] - di[l]);
+        sum += 0.5 * e2;
+        hits += argmax(yi, L) == argmax(di, L);
+    }
+    *loss = sum / (double)n;
+    *accuracy = net->classifier ? (double)hits / (double)n : NAN;
+    return HAZE_OK;
+}
+
+/*
+ * The epoch loop. Held-out samples (options.validation) are picked once with
+ * a generator of their own, so that the shuffles of the training samples
+ * are those of a run without them; after each epoch the training loss is
+ * compared with the previous epoch's, and a rise halves the learning rate.
+ * The parameters of the best epoch on the held-out samples are kept; an
+ * epoch that leaves a parameter infinite or NaN ends training with an error
+ * and the best parameters.
+ */
 int haze_fnn_train(haze_ctx *ctx, haze_fnn *net, const double *x, const double *d, size_t n,
                    const haze_fnn_options *opt) {
     if (!net || !x || !d)
@@ -511,26 +636,62 @@ int haze_fnn_train(haze_ctx *ctx, haze_fnn *net, const double *x, const double *
     if (st) return st;
     if ((st = check_finite(ctx, "fnn train inputs", x, n, net->D))) return st;
     if ((st = check_finite(ctx, "fnn train targets", d, n, net->L))) return st;
-    if (!net->scaled && net->R == 0) fit_scaling(net, x, n, o.scaling == HAZE_FNN_SCALE_GLOBAL);
-    double *z = standardise(net, x, n);
+    if (!net->scaled && net->R == 0) fit_scaling(net, x, d, n, o.scaling == HAZE_FNN_SCALE_GLOBAL);
+    size_t D = net->D, L = net->L;
+    size_t nval = (size_t)(o.validation * (double)n), ntr = n - nval;
+    double *z = standardise(net, x, n), *t = standardise_targets(net, d, n);
+    double *zs = malloc(n * D * sizeof *zs), *ts = malloc(n * L * sizeof *ts);
+    double *yv = malloc((nval ? nval : 1) * L * sizeof *yv);
     size_t *order = malloc(n * sizeof *order);
-    if (!z || !order) {
-        free(z);
-        free(order);
-        return haze__error(ctx, HAZE_ERR_NOMEM, "fnn train: out of memory");
+    snapshot best = {0, 0, NULL, NULL, NULL};
+    if (!z || !t || !zs || !ts || !yv || !order) {
+        st = haze__error(ctx, HAZE_ERR_NOMEM, "fnn train: out of memory");
+        goto done;
     }
     for (size_t i = 0; i < n; i++) order[i] = i;
+    if (nval) {
+        /* a partial shuffle picks the held-out samples (the last nval) */
+        haze__rng pick;
+        haze__rng_seed(&pick, o.seed ^ 0x9e3779b97f4a7c15ULL);
+        for (size_t i = n - 1; i >= ntr; i--) {
+            size_t r = (size_t)haze__rng_below(&pick, i + 1), k = order[i];
+            order[i] = order[r];
+            order[r] = k;
+        }
+        /* training samples in their original order */
+        char *held = calloc(n, 1);
+        if (!held) {
+            st = haze__error(ctx, HAZE_ERR_NOMEM, "fnn train: out of memory");
+            goto done;
+        }
+        for (size_t i = ntr; i < n; i++) held[order[i]] = 1;
+        size_t a = 0, b = ntr;
+        for (size_t i = 0; i < n; i++) order[held[i] ? b++ : a++] = i;
+        free(held);
+    }
+    for (size_t i = 0; i < n; i++) {
+        memcpy(zs + i * D, z + order[i] * D, D * sizeof *zs);
+        memcpy(ts + i * L, t + order[i] * L, L * sizeof *ts);
+    }
+    for (size_t i = 0; i < ntr; i++) order[i] = i;
+    free(z), free(t); /* the reordered copies are used from here on */
+    z = t = NULL;
+    if ((st = snapshot_take(ctx, &best, net))) goto done;
     haze__rng rng;
     haze__rng_seed(&rng, o.seed);
-    for (int e = 0; e < o.epochs && st == HAZE_OK; e++) {
+    double rate = o.rate, prev = INFINITY, best_loss = INFINITY, best_acc = -1.0;
+    int best_epoch = -1;
+    for (int e = 0; e < o.epochs; e++) {
         if (o.shuffle)
-            for (size_t i = n - 1; i > 0; i--) {
-                size_t r = (size_t)haze__rng_below(&rng, i + 1), t = order[i];
+            for (size_t i = ntr - 1; i > 0; i--) {
+                size_t r = (size_t)haze__rng_below(&rng, i + 1), k = order[i];
                 order[i] = order[r];
-                order[r] = t;
+                order[r] = k;
             }
+        haze_fnn_options eo = o;
+        eo.rate = rate;
         double th = o.threshold * pow(o.decay, e);
-        haze__fnn_train_args a = {z, d, n, order, th > 0.0 ? log(th) : -INFINITY, &o, 0.0, 0};
+        haze__fnn_train_args a = {zs, ts, ntr, order, th > 0.0 ? log(th) : -INFINITY, &eo, 0.0, 0};
         double t0 = now_seconds();
 #ifdef HAZE_HAVE_CUDA
         if (haze__use_cuda(ctx))
@@ -539,16 +700,51 @@ int haze_fnn_train(haze_ctx *ctx, haze_fnn *net, const double *x, const double *
 #endif
             st = haze__fnn_epoch_cpu(ctx, net, &a);
         if (st) break;
+        double loss = a.loss_sum / (double)ntr, vloss = NAN, vacc = NAN;
+        if (!isfinite(loss) || !all_finite(net->m, net->R * D) || !all_finite(net->s, net->R * D) ||
+            !all_finite(net->w, net->R * L)) {
+            snapshot_restore(&best, net);
+            st = haze__error(ctx, HAZE_ERR_DOMAIN,
+                             "fnn train: training diverged in epoch %d (a parameter or the loss "
+                             "became infinite or NaN); try a lower learning rate than %g",
+                             e + 1, rate);
+            break;
+        }
+        if (nval && (st = evaluate(ctx, net, zs + ntr * D, ts + ntr * L, nval, yv, &vloss, &vacc)))
+            break;
+        int better = 1;
+        if (nval)
+            better = net->classifier ? vacc > best_acc || (vacc == best_acc && vloss < best_loss)
+                                     : vloss < best_loss;
+        if (better) {
+            best_epoch = e;
+            best_loss = vloss;
+            best_acc = vacc;
+            if ((st = snapshot_take(ctx, &best, net))) break;
+        }
         haze_fnn_epoch info = {e,
                                net->R,
-                               a.loss_sum / (double)n,
-                               net->classifier ? (double)a.correct / (double)n : NAN,
+                               loss,
+                               net->classifier ? (double)a.correct / (double)ntr : NAN,
                                now_seconds() - t0,
-                               th};
+                               th,
+                               rate,
+                               vloss,
+                               vacc,
+                               best_epoch,
+                               ntr,
+                               nval};
+        /* A rise of the training loss means steps too large for the
+         * network (the held-out loss also rises when it overfits, which
+         * keeping the best epoch answers). */
+        if (loss > prev) rate *= 0.5;
+        prev = loss;
         if (o.progress && o.progress(o.progress_arg, &info)) break;
     }
-    free(z);
-    free(order);
+    if (st == HAZE_OK && nval) snapshot_restore(&best, net);
+done:
+    free(z), free(t), free(zs), free(ts), free(yv), free(order);
+    free(best.m), free(best.s), free(best.w);
     return st;
 }
 
@@ -584,13 +780,12 @@ int haze_fnn_predict(haze_ctx *ctx, const haze_fnn *net, const double *x, size_t
     if (st) return st;
     double *z = standardise(net, x, n);
     if (!z) return haze__error(ctx, HAZE_ERR_NOMEM, "fnn predict: out of memory");
-#ifdef HAZE_HAVE_CUDA
-    if (haze__use_cuda(ctx))
-        st = haze__fnn_forward_cuda(ctx, net, z, n, y);
-    else
-#endif
-        st = haze__fnn_forward_cpu(ctx, net, z, n, y);
+    st = forward(ctx, net, z, n, y);
     free(z);
+    if (st == HAZE_OK && !net->classifier)
+        for (size_t i = 0; i < n; i++)
+            for (size_t l = 0; l < net->L; l++)
+                y[i * net->L + l] = net->tmean[l] + net->tscale[l] * y[i * net->L + l];
     return st;
 }
 
@@ -618,10 +813,10 @@ int haze_fnn_gradient(haze_ctx *ctx, const haze_fnn *net, const double *x, const
     if (net->R == 0)
         return haze__error(ctx, HAZE_ERR_INVALID, "fnn gradient: the network has no rules");
     size_t D = net->D, L = net->L, R = net->R;
-    double *z = standardise(net, x, 1);
+    double *z = standardise(net, x, 1), *t = standardise_targets(net, d, 1);
     double *phi = malloc(R * sizeof *phi), *y = malloc(L * sizeof *y);
-    if (!z || !phi || !y) {
-        free(z), free(phi), free(y);
+    if (!z || !t || !phi || !y) {
+        free(z), free(t), free(phi), free(y);
         return haze__error(ctx, HAZE_ERR_NOMEM, "fnn gradient: out of memory");
     }
     for (size_t k = 0; k < R; k++) phi[k] = haze__fnn_log_firing(net, z, k);
@@ -630,7 +825,7 @@ int haze_fnn_gradient(haze_ctx *ctx, const haze_fnn *net, const double *x, const
         const double *w = net->w + k * L;
         double g = 0.0;
         for (size_t l = 0; l < L; l++) {
-            double e = y[l] - d[l];
+            double e = y[l] - t[l];
             g += e * (w[l] - y[l]);
             if (gw) gw[k * L + l] = e * phi[k];
         }
@@ -641,6 +836,6 @@ int haze_fnn_gradient(haze_ctx *ctx, const haze_fnn *net, const double *x, const
             if (gs) gs[k * D + j] = g * 2.0 * diff * diff / (sj * sj * sj);
         }
     }
-    free(z), free(phi), free(y);
+    free(z), free(t), free(phi), free(y);
     return HAZE_OK;
 }

@@ -29,14 +29,16 @@ extern "C" {
 #define HAZE__FNN_LOG_CUTOFF (-40.0)
 
 struct haze_fnn {
-    size_t D, L;          /* inputs, outputs */
-    size_t R;             /* rules */
-    size_t cap;           /* rules the arrays have room for */
-    double *m;            /* cap x D centres (standardised units) */
-    double *s;            /* cap x D widths */
-    double *w;            /* cap x L consequents */
-    double *mean, *scale; /* D: z_j = (x_j - mean_j) / scale_j */
-    int scaled;           /* 1 once mean/scale are fixed */
+    size_t D, L;            /* inputs, outputs */
+    size_t R;               /* rules */
+    size_t cap;             /* rules the arrays have room for */
+    double *m;              /* cap x D centres (standardised units) */
+    double *s;              /* cap x D widths */
+    double *w;              /* cap x L consequents */
+    double *mean, *scale;   /* D: z_j = (x_j - mean_j) / scale_j */
+    double *tmean, *tscale; /* L: raw y_l = tmean_l + tscale_l * y_l (0 and 1 for a classifier);
+                               w is in these standardised target units */
+    int scaled;             /* 1 once mean/scale are fixed */
     int classifier;
     char **classes; /* L names, or NULL */
     char **inames;  /* D names (entries may be NULL), or NULL */

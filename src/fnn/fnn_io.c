@@ -5,7 +5,10 @@
  * Logic Toolbox, also read by Octave's fuzzy-logic-toolkit and fuzzylite).
  *
  * Numbers are written with 17 significant digits so that a saved model
- * predicts exactly what the trained one did.
+ * predicts exactly what the trained one did. Names (inputs, target, class
+ * labels) are kept exactly: from version 2 on, a name that is not a plain
+ * token is written in double quotes with inner quotes doubled (the quoting
+ * of RFC 4180), and "-" stands for a missing name only when bare.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -19,12 +22,63 @@
 
 static void put_row(FILE *fp, const char *key, const double *v, size_t n) {
     fputs(key, fp);
-    for (size_t i = 0; i < n; i++) fprintf(fp, " %.17g", v[i]);
+    for (size_t i = 0; i < n; i++) haze__fprintf(fp, " %.17g", v[i]);
     fputc('\n', fp);
+}
+
+/* A name as one token of the model file (see the file comment). */
+static void put_name(FILE *fp, const char *s) {
+    int plain = *s && strcmp(s, "-") != 0;
+    for (const char *p = s; *p && plain; p++)
+        if ((unsigned char)*p <= ' ' || *p == '"' || *p == 127) plain = 0;
+    fputc(' ', fp);
+    if (plain) {
+        fputs(s, fp);
+        return;
+    }
+    fputc('"', fp);
+    for (const char *p = s; *p; p++) {
+        if (*p == '"') fputc('"', fp);
+        fputc(*p, fp);
+    }
+    fputc('"', fp);
+}
+
+/* What load checks, checked before anything is written: a model that haze
+ * writes is one it reads back. */
+static int savable(haze_ctx *ctx, const haze_fnn *net) {
+    size_t D = net->D, L = net->L, RD = net->R * D;
+    const char *what = NULL;
+    for (size_t j = 0; j < D && !what; j++)
+        if (!isfinite(net->mean[j]) || !(net->scale[j] > 0.0 && isfinite(net->scale[j])))
+            what = "input scaling";
+    for (size_t l = 0; l < L && !what; l++)
+        if (!isfinite(net->tmean[l]) || !(net->tscale[l] > 0.0 && isfinite(net->tscale[l])))
+            what = "target scaling";
+    for (size_t i = 0; i < RD && !what; i++)
+        if (!isfinite(net->m[i]) || !(net->s[i] > 0.0 && isfinite(net->s[i])))
+            what = "rule centres or widths";
+    for (size_t i = 0; i < net->R * L && !what; i++)
+        if (!isfinite(net->w[i])) what = "consequents";
+    const char *const *names[2] = {(const char *const *)net->inames,
+                                   (const char *const *)net->classes};
+    size_t counts[2] = {D, net->classifier && net->classes ? L : 0};
+    for (int v = 0; v < 2 && !what; v++)
+        for (size_t i = 0; names[v] && i < counts[v] && !what; i++)
+            if (names[v][i] && strpbrk(names[v][i], "\r\n")) what = "names (a line break)";
+    if (!what && net->target && strpbrk(net->target, "\r\n")) what = "names (a line break)";
+    if (what)
+        return haze__error(ctx, HAZE_ERR_DOMAIN,
+                           "haze_fnn_save: the network's %s cannot be written (not finite, not "
+                           "positive or not representable)",
+                           what);
+    return HAZE_OK;
 }
 
 int haze_fnn_save(haze_ctx *ctx, const haze_fnn *net, const char *path) {
     if (!net || !path) return haze__error(ctx, HAZE_ERR_INVALID, "haze_fnn_save: NULL argument");
+    int st0 = savable(ctx, net);
+    if (st0) return st0;
     haze_outfile f = {0};
     int st = haze_outfile_open(ctx, &f, path);
     if (st) return st;
@@ -33,16 +87,24 @@ int haze_fnn_save(haze_ctx *ctx, const haze_fnn *net, const char *path) {
     fprintf(fp, "# SONFIN network written by haze %s (format: docs/fnn.md)\n", haze_version());
     fprintf(fp, "kind %s\n", net->classifier ? "classification" : "regression");
     fprintf(fp, "inputs %zu\noutputs %zu\nrules %zu\n", net->D, net->L, net->R);
-    fprintf(fp, "target %s\n", net->target ? net->target : "-");
-    fputs("names", fp);
-    for (size_t j = 0; j < net->D; j++)
-        fprintf(fp, " %s", net->inames && net->inames[j] ? net->inames[j] : "-");
+    fputs("target", fp);
+    if (net->target)
+        put_name(fp, net->target);
+    else
+        fputs(" -", fp);
+    fputs("\nnames", fp);
+    for (size_t j = 0; j < net->D; j++) {
+        if (net->inames && net->inames[j])
+            put_name(fp, net->inames[j]);
+        else
+            fputs(" -", fp);
+    }
     fputc('\n', fp);
     if (net->classifier) {
         fputs("classes", fp);
         for (size_t l = 0; l < net->L; l++) {
             if (net->classes)
-                fprintf(fp, " %s", net->classes[l]);
+                put_name(fp, net->classes[l]);
             else
                 fprintf(fp, " %zu", l);
         }
@@ -50,6 +112,8 @@ int haze_fnn_save(haze_ctx *ctx, const haze_fnn *net, const char *path) {
     }
     put_row(fp, "mean", net->mean, net->D);
     put_row(fp, "scale", net->scale, net->D);
+    put_row(fp, "tmean", net->tmean, net->L);
+    put_row(fp, "tscale", net->tscale, net->L);
     for (size_t k = 0; k < net->R; k++) {
         put_row(fp, "m", net->m + k * net->D, net->D);
         put_row(fp, "s", net->s + k * net->D, net->D);
@@ -148,7 +212,7 @@ static int read_row(reader *r, const char *key, double *v, size_t n) {
     for (size_t i = 0; i < n; i++) {
         char *end;
         errno = 0;
-        v[i] = strtod(s, &end);
+        v[i] = haze__strtod(s, &end);
         if (end == s || !isfinite(v[i])) {
             return haze__error(r->ctx, HAZE_ERR_PARSE, "%s:%d:%d: expected %zu numbers after '%s'",
                                r->path, r->line, (int)(s - r->cur) + 1, n, key);
@@ -162,25 +226,74 @@ static int read_row(reader *r, const char *key, double *v, size_t n) {
     return HAZE_OK;
 }
 
-/* Splits the rest of a line into exactly n tokens (names). */
-static int read_tokens(reader *r, char *s, size_t n, char ***out) {
+/* The next name of a line, unquoted in place: *s moves past it, *quoted
+ * tells a quoted one. NULL at the end of the line or (with *err set) at a
+ * quote that is not closed. */
+static char *next_name(char **s, int *quoted, int *err) {
+    char *p = *s;
+    while (*p == ' ' || *p == '\t') p++;
+    *quoted = 0;
+    if (!*p) return NULL;
+    char *start = p;
+    if (*p != '"') {
+        while (*p && *p != ' ' && *p != '\t') p++;
+        if (*p) *p++ = '\0';
+        *s = p;
+        return start;
+    }
+    char *w = ++p;
+    start = w;
+    for (;;) {
+        if (!*p) {
+            *err = 1;
+            return NULL;
+        }
+        if (*p == '"' && p[1] == '"') {
+            *w++ = '"';
+            p += 2;
+        } else if (*p == '"') {
+            p++;
+            break;
+        } else {
+            *w++ = *p++;
+        }
+    }
+    if (*p && *p != ' ' && *p != '\t') {
+        *err = 1;
+        return NULL;
+    }
+    *w = '\0';
+    *s = p;
+    *quoted = 1;
+    return start;
+}
+
+/* Splits the rest of a line into exactly n names; a bare "-" becomes NULL
+ * (a missing name) where dash_null is set. */
+static int read_tokens(reader *r, char *s, size_t n, int dash_null, char ***out) {
     char **v = calloc(n ? n : 1, sizeof *v);
     if (!v) return haze__error(r->ctx, HAZE_ERR_NOMEM, "out of memory");
     size_t i = 0;
-    int nomem = 0;
-    for (char *t = strtok(s, " \t"); t; t = strtok(NULL, " \t")) {
-        if (i == n) break;
+    int err = 0, quoted, more = 0, nomem = 0;
+    for (char *t; (t = next_name(&s, &quoted, &err)); i++) {
+        if (i == n) {
+            more = 1;
+            break;
+        }
+        if (dash_null && !quoted && strcmp(t, "-") == 0) continue; /* NULL: no name */
         if (!(v[i] = strdup(t))) {
             nomem = 1;
             break;
         }
-        i++;
     }
-    if (nomem || i != n || strtok(NULL, " \t")) {
+    const char *why = nomem ? "out of memory"
+                      : err ? "a quoted name is not closed or is followed by other text"
+                            : "wrong number of names";
+    if (i != n || err || more || nomem) {
         for (size_t k = 0; k < n; k++) free(v[k]);
         free(v);
         if (nomem) return haze__error(r->ctx, HAZE_ERR_NOMEM, "out of memory");
-        return bad(r, "wrong number of names");
+        return bad(r, why);
     }
     *out = v;
     return HAZE_OK;
@@ -214,9 +327,9 @@ int haze_fnn_load(haze_ctx *ctx, const char *path, haze_fnn **out) {
                          r.line);
         goto done;
     }
-    if (version != HAZE_FNN_FILE_VERSION) {
+    if (version != 1 && version != HAZE_FNN_FILE_VERSION) {
         st = haze__error(ctx, HAZE_ERR_VERSION,
-                         "%s:%d:%d: model file version %ld; this haze reads version %d", path,
+                         "%s:%d:%d: model file version %ld; this haze reads versions 1 to %d", path,
                          r.line, (int)(s - r.cur) + 1, version, HAZE_FNN_FILE_VERSION);
         goto done;
     }
@@ -243,22 +356,18 @@ int haze_fnn_load(haze_ctx *ctx, const char *path, haze_fnn **out) {
         goto done;
     if ((st = haze_fnn_new(ctx, D, L, &net))) goto done;
     net->classifier = classifier;
+    /* version 1 wrote names as bare tokens (white space and quotes made
+     * '_'), which the version 2 reader takes as they are */
     if (!(s = expect(&r, "target", &st))) goto done;
-    while (*s == ' ') s++;
-    if (strcmp(s, "-") != 0 && !(net->target = strdup(s))) {
-        st = haze__error(ctx, HAZE_ERR_NOMEM, "out of memory");
-        goto done;
-    }
+    char **tv = NULL;
+    if ((st = read_tokens(&r, s, 1, 1, &tv))) goto done;
+    net->target = tv[0];
+    free(tv);
     if (!(s = expect(&r, "names", &st))) goto done;
-    if ((st = read_tokens(&r, s, D, &net->inames))) goto done;
-    for (size_t j = 0; j < D; j++)
-        if (strcmp(net->inames[j], "-") == 0) {
-            free(net->inames[j]);
-            net->inames[j] = NULL;
-        }
+    if ((st = read_tokens(&r, s, D, 1, &net->inames))) goto done;
     if (classifier) {
         if (!(s = expect(&r, "classes", &st))) goto done;
-        if ((st = read_tokens(&r, s, L, &net->classes))) goto done;
+        if ((st = read_tokens(&r, s, L, 0, &net->classes))) goto done;
     }
     if ((st = read_row(&r, "mean", net->mean, D)) || (st = read_row(&r, "scale", net->scale, D)))
         goto done;
@@ -267,6 +376,16 @@ int haze_fnn_load(haze_ctx *ctx, const char *path, haze_fnn **out) {
             st = bad(&r, "scale values must be positive");
             goto done;
         }
+    if (version >= 2) {
+        if ((st = read_row(&r, "tmean", net->tmean, L)) ||
+            (st = read_row(&r, "tscale", net->tscale, L)))
+            goto done;
+        for (size_t l = 0; l < L; l++)
+            if (!(net->tscale[l] > 0.0)) {
+                st = bad(&r, "tscale values must be positive");
+                goto done;
+            }
+    }
     net->scaled = 1;
     if ((st = haze__fnn_reserve(ctx, net, R))) goto done;
     for (size_t k = 0; k < R; k++) {
@@ -295,6 +414,15 @@ done:
 
 /* ---------------------------------------------------------------- export */
 
+/* A name inside the .fis file's single quotes: quotes and control
+ * characters, which the format cannot hold, become '_'. */
+static void put_fis_name(FILE *fp, const char *prefix, const char *s) {
+    fprintf(fp, "Name='%s", prefix);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        fputc(*p < ' ' || *p == '\'' || *p == 127 ? '_' : *p, fp);
+    fputs("'\n", fp);
+}
+
 int haze_fnn_export_fis(haze_ctx *ctx, const haze_fnn *net, const char *path) {
     if (!net || !path)
         return haze__error(ctx, HAZE_ERR_INVALID, "haze_fnn_export_fis: NULL argument");
@@ -321,34 +449,37 @@ int haze_fnn_export_fis(haze_ctx *ctx, const haze_fnn *net, const char *path) {
         }
         fprintf(fp, "\n[Input%zu]\n", j + 1);
         if (net->inames && net->inames[j])
-            fprintf(fp, "Name='%s'\n", net->inames[j]);
+            put_fis_name(fp, "", net->inames[j]);
         else
             fprintf(fp, "Name='x%zu'\n", j + 1);
-        fprintf(fp, "Range=[%.17g %.17g]\nNumMFs=%zu\n", lo, hi, R);
+        haze__fprintf(fp, "Range=[%.17g %.17g]\nNumMFs=%zu\n", lo, hi, R);
         for (size_t k = 0; k < R; k++) {
             double c = net->mean[j] + net->m[k * D + j] * net->scale[j];
             double sd = net->s[k * D + j] * net->scale[j] / sqrt(2.0);
-            fprintf(fp, "MF%zu='r%zu':'gaussmf',[%.17g %.17g]\n", k + 1, k + 1, sd, c);
+            haze__fprintf(fp, "MF%zu='r%zu':'gaussmf',[%.17g %.17g]\n", k + 1, k + 1, sd, c);
         }
     }
     for (size_t l = 0; l < L; l++) {
-        double lo = INFINITY, hi = -INFINITY;
+        /* The weighted average of the raw consequents tmean + tscale w is
+         * the raw output (the weights sum to one). */
+        double lo = INFINITY, hi = -INFINITY, tm = net->tmean[l], ts = net->tscale[l];
         for (size_t k = 0; k < R; k++) {
-            double w = net->w[k * L + l];
+            double w = tm + ts * net->w[k * L + l];
             if (w < lo) lo = w;
             if (w > hi) hi = w;
         }
         if (!(hi > lo)) hi = lo + 1.0;
         fprintf(fp, "\n[Output%zu]\n", l + 1);
         if (net->classifier && net->classes)
-            fprintf(fp, "Name='class_%s'\n", net->classes[l]);
+            put_fis_name(fp, "class_", net->classes[l]);
         else if (L == 1 && net->target)
-            fprintf(fp, "Name='%s'\n", net->target);
+            put_fis_name(fp, "", net->target);
         else
             fprintf(fp, "Name='y%zu'\n", l + 1);
-        fprintf(fp, "Range=[%.17g %.17g]\nNumMFs=%zu\n", lo, hi, R);
+        haze__fprintf(fp, "Range=[%.17g %.17g]\nNumMFs=%zu\n", lo, hi, R);
         for (size_t k = 0; k < R; k++)
-            fprintf(fp, "MF%zu='r%zu':'constant',[%.17g]\n", k + 1, k + 1, net->w[k * L + l]);
+            haze__fprintf(fp, "MF%zu='r%zu':'constant',[%.17g]\n", k + 1, k + 1,
+                    tm + ts * net->w[k * L + l]);
     }
     fprintf(fp, "\n[Rules]\n");
     for (size_t k = 0; k < R; k++) {

@@ -201,37 +201,84 @@ int haze_fuzzy_set_crisp(haze_ctx *ctx, haze_fuzzy_array *a, size_t i, double lo
 }
 
 int haze_fuzzy_set_tri(haze_ctx *ctx, haze_fuzzy_array *a, size_t i, double l, double m, double u) {
-    if (!a) return haze__error(ctx, HAZE_ERR_INVALID, "fuzzy: NULL argument");
-    return haze_fuzzy_set_trap(ctx, a, i, l, m, m, u);
+    return haze_fuzzy_set_tri_iv(ctx, a, i, haze_ivd_make(l, l), haze_ivd_make(m, m),
+                                 haze_ivd_make(u, u));
 }
 
 int haze_fuzzy_set_trap(haze_ctx *ctx, haze_fuzzy_array *a, size_t i, double p, double q, double r,
                         double s) {
-    if (!a) return haze__error(ctx, HAZE_ERR_INVALID, "fuzzy: NULL argument");
-    if (!isfinite(p) || !isfinite(q) || !isfinite(r) || !isfinite(s))
-        return haze__error(ctx, HAZE_ERR_INVALID, "fuzzy: membership parameters must be finite");
-    if (!(p <= q && q <= r && r <= s))
+    return haze_fuzzy_set_trap_iv(ctx, a, i, haze_ivd_make(p, p), haze_ivd_make(q, q),
+                                  haze_ivd_make(r, r), haze_ivd_make(s, s));
+}
+
+int haze_fuzzy_set_gauss(haze_ctx *ctx, haze_fuzzy_array *a, size_t i, double mu, double sigma,
+                         double kk) {
+    if (!(sigma > 0) || !(kk > 0))
         return haze__error(ctx, HAZE_ERR_INVALID,
-                           "fuzzy: membership parameters must be ordered (%g <= %g <= %g <= %g)", p,
-                           q, r, s);
+                           "fuzzy: gauss needs a finite mean, sigma > 0 and a truncation k > 0");
+    return haze_fuzzy_set_gauss_iv(ctx, a, i, haze_ivd_make(mu, mu), haze_ivd_make(sigma, sigma),
+                                   haze_ivd_make(kk, kk));
+}
+
+/* A parameter enclosure must be finite and not inverted. */
+static int bad_param(const haze_ivd *v, int n) {
+    for (int k = 0; k < n; k++)
+        if (!isfinite(v[k].lo) || !isfinite(v[k].hi) || !(v[k].lo <= v[k].hi)) return 1;
+    return 0;
+}
+
+int haze_fuzzy_set_tri_iv(haze_ctx *ctx, haze_fuzzy_array *a, size_t i, haze_ivd l, haze_ivd m,
+                          haze_ivd u) {
+    return haze_fuzzy_set_trap_iv(ctx, a, i, l, m, m, u);
+}
+
+/*
+ * The cut at level al is [p + al (q - p), s - al (s - r)] = [(1 - al) p + al q,
+ * (1 - al) s + al r]: the lower end increases with p and q, the upper end
+ * with r and s (0 < al <= 1), so the lower end is computed from the lower
+ * ends of the enclosures and the upper end from their upper ends, every step
+ * rounded outward.
+ */
+int haze_fuzzy_set_trap_iv(haze_ctx *ctx, haze_fuzzy_array *a, size_t i, haze_ivd p, haze_ivd q,
+                           haze_ivd r, haze_ivd s) {
+    if (!a) return haze__error(ctx, HAZE_ERR_INVALID, "fuzzy: NULL argument");
+    haze_ivd v[4] = {p, q, r, s};
+    if (bad_param(v, 4))
+        return haze__error(ctx, HAZE_ERR_INVALID,
+                           "fuzzy: membership parameters must be finite (and each enclosure "
+                           "lower <= upper)");
+    if (!(p.lo <= q.lo && q.lo <= r.lo && r.lo <= s.lo && p.hi <= q.hi && q.hi <= r.hi &&
+          r.hi <= s.hi))
+        return haze__error(ctx, HAZE_ERR_INVALID,
+                           "fuzzy: membership parameters must be ordered (%g <= %g <= %g <= %g)",
+                           p.lo, q.lo, r.lo, s.lo);
     double lo[HAZE_FUZZY_MAX_CUTS], hi[HAZE_FUZZY_MAX_CUTS];
     for (int k = 0; k < a->ncuts; k++) {
         double al = a->alphas[k];
-        /* [p + al (q - p), s - al (s - r)], every step rounded outward */
-        lo[k] = haze_rd_add(p, haze_rd_mul(al, haze_rd_sub(q, p)));
-        hi[k] = haze_ru_sub(s, haze_rd_mul(al, haze_rd_sub(s, r)));
-        if (lo[k] < p) lo[k] = p; /* the exact bound is >= p */
-        if (hi[k] > s) hi[k] = s;
+        lo[k] = haze_rd_add(p.lo, haze_rd_mul(al, haze_rd_sub(q.lo, p.lo)));
+        hi[k] = haze_ru_sub(s.hi, haze_rd_mul(al, haze_rd_sub(s.hi, r.hi)));
+        if (lo[k] < p.lo) lo[k] = p.lo; /* the exact bound is >= p */
+        if (hi[k] > s.hi) hi[k] = s.hi;
+        if (al == 1) lo[k] = q.lo, hi[k] = r.hi; /* the kernel [q, r] itself */
         if (k > 0 && lo[k] > lo[k - 1]) lo[k] = lo[k - 1];
         if (k > 0 && hi[k] < hi[k - 1]) hi[k] = hi[k - 1];
     }
     return haze_fuzzy_set_cuts(ctx, a, i, lo, hi);
 }
 
-int haze_fuzzy_set_gauss(haze_ctx *ctx, haze_fuzzy_array *a, size_t i, double mu, double sigma,
-                         double kk) {
+/*
+ * The cut at level al is mu -+ sigma w, w = min(sqrt(-2 ln al), k): the
+ * half-width grows with sigma and k, so it is bounded above from their upper
+ * ends, and the cut's ends move with mu (lower end from mu's lower end).
+ * ln and sqrt are widened: libm's log is within 1 ulp (glibc documents 1-2
+ * for some functions), and -log is scaled up by 4 ulps before the
+ * upward-rounded sqrt.
+ */
+int haze_fuzzy_set_gauss_iv(haze_ctx *ctx, haze_fuzzy_array *a, size_t i, haze_ivd mu,
+                            haze_ivd sigma, haze_ivd kk) {
     if (!a) return haze__error(ctx, HAZE_ERR_INVALID, "fuzzy: NULL argument");
-    if (!isfinite(mu) || !(sigma > 0) || !isfinite(sigma) || !(kk > 0) || !isfinite(kk))
+    haze_ivd v[3] = {mu, sigma, kk};
+    if (bad_param(v, 3) || !(sigma.hi > 0) || !(kk.hi > 0) || sigma.lo < 0 || kk.lo < 0)
         return haze__error(ctx, HAZE_ERR_INVALID,
                            "fuzzy: gauss needs a finite mean, sigma > 0 and a truncation k > 0");
     double lo[HAZE_FUZZY_MAX_CUTS], hi[HAZE_FUZZY_MAX_CUTS];
@@ -240,10 +287,10 @@ int haze_fuzzy_set_gauss(haze_ctx *ctx, haze_fuzzy_array *a, size_t i, double mu
         L = L * (1 + 0x1p-50);         /* log(1) = 0 exactly, so the kernel stays a point */
         double w = haze_ru_sqrt(haze_ru_mul(2, L));
         w = w * (1 + 0x1p-50);
-        if (w > kk) w = kk;
-        w = haze_ru_mul(sigma, w);
-        lo[k] = haze_rd_sub(mu, w);
-        hi[k] = haze_ru_add(mu, w);
+        if (w > kk.hi) w = kk.hi;
+        w = haze_ru_mul(sigma.hi, w);
+        lo[k] = haze_rd_sub(mu.lo, w);
+        hi[k] = haze_ru_add(mu.hi, w);
         if (k > 0 && lo[k] > lo[k - 1]) lo[k] = lo[k - 1];
         if (k > 0 && hi[k] < hi[k - 1]) hi[k] = hi[k - 1];
     }
@@ -396,10 +443,17 @@ static int is_binary(haze_fuzzy_opcode op) {
 
 int haze_fuzzy_op(haze_ctx *ctx, haze_fuzzy_opcode op, const haze_fuzzy_array *a,
                   const haze_fuzzy_array *b, haze_fuzzy_array *c) {
+    return haze_fuzzy_op_ex(ctx, op, a, b, c, 0);
+}
+
+int haze_fuzzy_op_ex(haze_ctx *ctx, haze_fuzzy_opcode op, const haze_fuzzy_array *a,
+                     const haze_fuzzy_array *b, haze_fuzzy_array *c, unsigned flags) {
     if (!a || !c || (is_binary(op) && !b))
         return haze__error(ctx, HAZE_ERR_INVALID, "fuzzy: NULL operand");
     if ((int)op < 0 || op > HAZE_FUZZY_SQRT)
         return haze__error(ctx, HAZE_ERR_INVALID, "fuzzy: unknown operation %d", (int)op);
+    if (flags & ~HAZE_FUZZY_DIV_HULL)
+        return haze__error(ctx, HAZE_ERR_INVALID, "fuzzy: unknown flags 0x%x", flags);
     int st = same_shape(ctx, a, c, "result");
     if (st) return st;
     if (is_binary(op)) {
@@ -412,10 +466,14 @@ int haze_fuzzy_op(haze_ctx *ctx, haze_fuzzy_opcode op, const haze_fuzzy_array *a
         return haze__error(ctx, HAZE_ERR_MISMATCH, "fuzzy: result holds %zu numbers, need %zu",
                            c->count, a->count);
     if ((st = device_backend(ctx, a))) return st;
-    size_t first_bad = SIZE_MAX;
+    /* the bits that count: a division's domain bit is no problem with the hull flag */
+    int keep = HAZE_FUZZY_DOMAIN_BIT | HAZE_FUZZY_OVERFLOW_BIT;
+    if ((flags & HAZE_FUZZY_DIV_HULL) && (op == HAZE_FUZZY_DIV || op == HAZE_FUZZY_RECIP))
+        keep = HAZE_FUZZY_OVERFLOW_BIT;
+    size_t first[2] = {SIZE_MAX, SIZE_MAX};
 #ifdef HAZE_HAVE_CUDA
     if (haze__use_cuda(ctx)) {
-        st = haze__fuzzy_op_cuda(ctx, op, a, b, c, &first_bad);
+        st = haze__fuzzy_op_cuda(ctx, op, a, b, c, keep, first);
         if (st) return st;
     } else
 #endif
@@ -425,21 +483,28 @@ int haze_fuzzy_op(haze_ctx *ctx, haze_fuzzy_opcode op, const haze_fuzzy_array *a
         const char *pa = a->data, *pb = is_binary(op) ? b->data : NULL;
         char *pc = c->data;
         long long nn = (long long)n;
+        size_t fd = SIZE_MAX, fo = SIZE_MAX;
 #pragma omp parallel for num_threads(haze__threads(ctx)) reduction(min                             \
-                                                                   : first_bad)                    \
+                                                                   : fd, fo)                       \
     schedule(static) if (nn > 256)
         for (long long j = 0; j < nn; j++) {
             size_t i = (size_t)j;
-            if (haze__fuzzy_apply(a->encoding, a->precision, op, a->ncuts, pc + i * es, pa + i * es,
-                                  pb ? pb + i * bstep : NULL) &&
-                i < first_bad)
-                first_bad = i;
+            int f = keep & haze__fuzzy_apply(a->encoding, a->precision, op, a->ncuts, pc + i * es,
+                                             pa + i * es, pb ? pb + i * bstep : NULL);
+            if ((f & HAZE_FUZZY_DOMAIN_BIT) && i < fd) fd = i;
+            if ((f & HAZE_FUZZY_OVERFLOW_BIT) && i < fo) fo = i;
         }
+        first[0] = fd, first[1] = fo;
     }
-    if (first_bad != SIZE_MAX)
-        return haze__error(ctx, HAZE_ERR_DOMAIN, "fuzzy: element %zu: %s", first_bad,
+    if (first[0] != SIZE_MAX)
+        return haze__error(ctx, HAZE_ERR_DOMAIN, "fuzzy: element %zu: %s", first[0],
                            op == HAZE_FUZZY_SQRT ? "square root of a number with negative values"
                                                  : "the divisor's support contains 0");
+    if (first[1] != SIZE_MAX)
+        return haze__error(ctx, HAZE_ERR_RANGE,
+                           "fuzzy: element %zu: the result overflows %s precision (unbounded "
+                           "cuts)",
+                           first[1], a->precision == HAZE_FUZZY_FLOAT ? "single" : "double");
     return HAZE_OK;
 }
 

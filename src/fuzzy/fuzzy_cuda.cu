@@ -83,13 +83,16 @@ HAZE__OPS(double, d)
 HAZE__OPS(float, f)
 #undef HAZE__OPS
 
+/* first[0]: smallest index with the domain bit, first[1]: with the overflow bit (of `keep`). */
 template <class T>
 __global__ void op_kernel(int enc, int op, int n, size_t stride, size_t count, T *c, const T *a,
-                          const T *b, size_t bstep, unsigned long long *first_bad) {
+                          const T *b, size_t bstep, int keep, unsigned long long *first) {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= count) return;
-    if (ops<T>::apply(enc, op, n, c + i * stride, a + i * stride, b ? b + i * bstep : nullptr))
-        atomicMin(first_bad, (unsigned long long)i);
+    int f = keep &
+            ops<T>::apply(enc, op, n, c + i * stride, a + i * stride, b ? b + i * bstep : nullptr);
+    if (f & HAZE_FUZZY_DOMAIN_BIT) atomicMin(&first[0], (unsigned long long)i);
+    if (f & HAZE_FUZZY_OVERFLOW_BIT) atomicMin(&first[1], (unsigned long long)i);
 }
 
 /*
@@ -345,15 +348,15 @@ struct dev_bufs {
 } // namespace
 
 extern "C" int haze__fuzzy_op_cuda(haze_ctx *ctx, haze_fuzzy_opcode op, const haze_fuzzy_array *a,
-                                   const haze_fuzzy_array *b, haze_fuzzy_array *c,
-                                   size_t *first_bad) {
+                                   const haze_fuzzy_array *b, haze_fuzzy_array *c, int keep,
+                                   size_t first[2]) {
     int st = haze__cuda_begin(ctx);
     if (st) return st;
     cudaStream_t s = haze__stream(ctx);
     size_t es = haze__fuzzy_elem_size(a), bytes = a->count * a->stride * es;
     int binary = op <= HAZE_FUZZY_DIV;
     size_t bbytes = binary ? b->count * b->stride * es : 0;
-    *first_bad = SIZE_MAX;
+    first[0] = first[1] = SIZE_MAX;
     if (a->count == 0) return HAZE_OK;
     if (!a->on_device && 2 * bytes + bbytes + 64 > haze__cuda_budget(ctx))
         return haze__error(ctx, HAZE_ERR_NOMEM, "fuzzy: %zu bytes do not fit the device budget",
@@ -372,24 +375,25 @@ extern "C" int haze__fuzzy_op_cuda(haze_ctx *ctx, haze_fuzzy_opcode op, const ha
     }
     const void *da = dev ? a->data : m.p[0], *db = dev ? (binary ? b->data : NULL) : m.p[2];
     void *dc = dev ? c->data : m.p[1];
-    HAZE_CUDA_TRY(ctx, cudaMalloc(&m.p[3], sizeof(unsigned long long)));
-    unsigned long long none = ~0ull, bad = 0;
-    HAZE_CUDA_TRY(ctx, cudaMemcpyAsync(m.p[3], &none, sizeof none, cudaMemcpyHostToDevice, s));
+    HAZE_CUDA_TRY(ctx, cudaMalloc(&m.p[3], 2 * sizeof(unsigned long long)));
+    unsigned long long none[2] = {~0ull, ~0ull}, bad[2] = {0, 0};
+    HAZE_CUDA_TRY(ctx, cudaMemcpyAsync(m.p[3], none, sizeof none, cudaMemcpyHostToDevice, s));
     size_t bstep = binary && b->count == a->count ? a->stride : 0;
     unsigned blocks = (unsigned)((a->count + 255) / 256);
     if (a->precision == HAZE_FUZZY_DOUBLE)
         op_kernel<double><<<blocks, 256, 0, s>>>(
             (int)a->encoding, (int)op, a->ncuts, a->stride, a->count, (double *)dc,
-            (const double *)da, (const double *)db, bstep, (unsigned long long *)m.p[3]);
+            (const double *)da, (const double *)db, bstep, keep, (unsigned long long *)m.p[3]);
     else
         op_kernel<float><<<blocks, 256, 0, s>>>(
             (int)a->encoding, (int)op, a->ncuts, a->stride, a->count, (float *)dc,
-            (const float *)da, (const float *)db, bstep, (unsigned long long *)m.p[3]);
+            (const float *)da, (const float *)db, bstep, keep, (unsigned long long *)m.p[3]);
     HAZE_CUDA_TRY_LAUNCH(ctx);
     if (!dev) HAZE_CUDA_TRY(ctx, cudaMemcpyAsync(c->data, dc, bytes, cudaMemcpyDeviceToHost, s));
-    HAZE_CUDA_TRY(ctx, cudaMemcpyAsync(&bad, m.p[3], sizeof bad, cudaMemcpyDeviceToHost, s));
+    HAZE_CUDA_TRY(ctx, cudaMemcpyAsync(bad, m.p[3], sizeof bad, cudaMemcpyDeviceToHost, s));
     HAZE_CUDA_TRY(ctx, cudaStreamSynchronize(s));
-    if (bad != none) *first_bad = (size_t)bad;
+    for (int k = 0; k < 2; k++)
+        if (bad[k] != none[k]) first[k] = (size_t)bad[k];
     return HAZE_OK;
 }
 

@@ -19,11 +19,12 @@ static inline size_t haze__fuzzy_elem_size(const haze_fuzzy_array *a) {
 
 /*
  * GPU versions of haze_fuzzy_op / _axpy / _sort_by_key, inputs already
- * validated. op: *first_bad is set to the smallest index whose element hit
- * a domain problem, or to SIZE_MAX.
+ * validated. op: of the bits an element's scalar function returns, those in
+ * `keep` count; first[0] is set to the smallest index with the domain bit,
+ * first[1] to the smallest with the overflow bit (SIZE_MAX: none).
  */
 int haze__fuzzy_op_cuda(haze_ctx *ctx, haze_fuzzy_opcode op, const haze_fuzzy_array *a,
-                        const haze_fuzzy_array *b, haze_fuzzy_array *c, size_t *first_bad);
+                        const haze_fuzzy_array *b, haze_fuzzy_array *c, int keep, size_t first[2]);
 int haze__fuzzy_axpy_cuda(haze_ctx *ctx, const haze_fuzzy_array *a, const haze_fuzzy_array *b,
                           int iters, haze_fuzzy_array *y);
 int haze__fuzzy_sort_cuda(haze_ctx *ctx, uint32_t *keys, haze_fuzzy_array *a);

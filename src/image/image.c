@@ -1,7 +1,14 @@
 /*
  * src/image/image.c - grey-level image input and output for the edge
  * module: PNG (libpng), JPEG (libjpeg), PGM/PPM (Netpbm formats, by hand,
- * after the Netpbm specification: "P2".."P6", maxval up to 65535).
+ * after the Netpbm specification: "P2".."P6", maxval up to 65535). An output
+ * is written in the format its name's extension says.
+ *
+ * Every reader refuses an image of more than 2^31 pixels before allocating
+ * it; the JPEG reader also stops at the end of the data (libjpeg would pad a
+ * truncated file with grey rows, so a few hundred bytes claiming 65500 x
+ * 65500 pixels would decode for minutes), caps libjpeg's own memory and the
+ * number of progressive scans.
  *
  * Colour becomes luminance with the BT.601 weights in integer arithmetic,
  * Y = (299 R + 587 G + 114 B + 500) / 1000, so every reader gives the same
@@ -13,13 +20,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <jpeglib.h>
+/* after jpeglib.h, which it needs */
+#include <jerror.h>
 #include <png.h>
 
 #include "core/internal.h"
 #include "haze/image.h"
 #include "haze/io.h"
+
+/* The most pixels an image may have: 2 GiB of grey bytes. */
+#define MAX_PIXELS ((size_t)1 << 31)
 
 static uint8_t luma(unsigned r, unsigned g, unsigned b) {
     return (uint8_t)((299u * r + 587u * g + 114u * b + 500u) / 1000u);
@@ -87,7 +100,7 @@ static int load_pnm(haze_ctx *ctx, const char *path, const unsigned char *b, siz
         w < 1 || h < 1 || maxv < 1)
         return haze__error(ctx, HAZE_ERR_PARSE,
                            "%s: bad Netpbm header (expected width, height, maxval 1..65535)", path);
-    if ((size_t)w * (size_t)h > ((size_t)1 << 31))
+    if ((size_t)w * (size_t)h > MAX_PIXELS)
         return haze__error(ctx, HAZE_ERR_PARSE, "%s: image of %ld x %ld is too large", path, w, h);
     int ch = (kind == 3 || kind == 6) ? 3 : 1;
     int bytes = maxv > 255 ? 2 : 1;
@@ -198,7 +211,7 @@ static int load_png(haze_ctx *ctx, const char *path, const unsigned char *b, siz
     png_set_read_fn(p, &m, png_mem_read);
     png_read_info(p, info);
     png_uint_32 w = png_get_image_width(p, info), h = png_get_image_height(p, info);
-    if ((size_t)w * h > ((size_t)1 << 31)) png_error(p, "image too large");
+    if ((size_t)w * h > MAX_PIXELS) png_error(p, "image too large");
     png_set_strip_16(p); /* libpng rounds 16 to 8 bits */
     png_set_strip_alpha(p);
     png_set_palette_to_rgb(p);
@@ -243,6 +256,26 @@ static void jpeg_on_error(j_common_ptr c) {
 static void jpeg_on_message(j_common_ptr c) {
     (void)c;
 }
+/* Warnings are ignored, except the end of the data: libjpeg would go on
+ * with made-up grey rows for as many as the header claims. */
+static void jpeg_on_emit(j_common_ptr c, int level) {
+    if (level < 0 && c->err->msg_code == JWRN_JPEG_EOF) {
+        jerr *e = (jerr *)c->err;
+        snprintf(e->msg, sizeof e->msg, "truncated file (data ends before the last row)");
+        longjmp(e->jb, 1);
+    }
+}
+/* A progressive file may have any number of scans, each a pass over the
+ * whole image; real encoders write about 10. */
+#define JPEG_MAX_SCANS 256
+static void jpeg_on_progress(j_common_ptr c) {
+    j_decompress_ptr d = (j_decompress_ptr)c;
+    if (d->input_scan_number > JPEG_MAX_SCANS) {
+        jerr *e = (jerr *)c->err;
+        snprintf(e->msg, sizeof e->msg, "more than %d progressive scans", JPEG_MAX_SCANS);
+        longjmp(e->jb, 1);
+    }
+}
 
 static int load_jpeg(haze_ctx *ctx, const char *path, const unsigned char *b, size_t len,
                      haze_image **out) {
@@ -253,6 +286,8 @@ static int load_jpeg(haze_ctx *ctx, const char *path, const unsigned char *b, si
     c.err = jpeg_std_error(&e.pub);
     e.pub.error_exit = jpeg_on_error;
     e.pub.output_message = jpeg_on_message;
+    e.pub.emit_message = jpeg_on_emit;
+    struct jpeg_progress_mgr progress = {jpeg_on_progress, 0, 0, 0, 0};
     if (setjmp(e.jb)) {
         jpeg_destroy_decompress(&c);
         haze_image_free(im);
@@ -261,8 +296,17 @@ static int load_jpeg(haze_ctx *ctx, const char *path, const unsigned char *b, si
         return haze__error(ctx, HAZE_ERR_PARSE, "%s: corrupt JPEG: %s", path, e.msg);
     }
     jpeg_create_decompress(&c);
+    c.progress = &progress;
+    /* libjpeg's own buffers (a progressive file keeps all coefficients):
+     * about what the largest image allowed needs, then an error */
+    c.mem->max_memory_to_use = (long)(MAX_PIXELS * 2);
     jpeg_mem_src(&c, b, (unsigned long)len);
     jpeg_read_header(&c, TRUE);
+    if ((size_t)c.image_width * (size_t)c.image_height > MAX_PIXELS) {
+        jpeg_destroy_decompress(&c);
+        return haze__error(ctx, HAZE_ERR_PARSE, "%s: image of %u x %u is too large", path,
+                           (unsigned)c.image_width, (unsigned)c.image_height);
+    }
     c.out_color_space = c.num_components == 1 ? JCS_GRAYSCALE : JCS_RGB;
     jpeg_start_decompress(&c);
     int w = (int)c.output_width, h = (int)c.output_height, ch = c.output_components;
@@ -320,45 +364,114 @@ static void png_file_flush(png_structp p) {
     fflush((FILE *)png_get_io_ptr(p));
 }
 
-static int ends_with(const char *s, const char *suf) {
-    size_t a = strlen(s), b = strlen(suf);
-    return a >= b && strcmp(s + a - b, suf) == 0;
+/* The output format an image file's name asks for. */
+typedef enum { IMG_PNG, IMG_JPEG, IMG_PGM, IMG_PPM, IMG_UNKNOWN } img_format;
+
+static img_format format_of(const char *path) {
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    const char *dot = strrchr(base, '.');
+    if (strcmp(path, "-") == 0 || !dot || dot == base) return IMG_PNG; /* no extension */
+    if (!strcasecmp(dot, ".png")) return IMG_PNG;
+    if (!strcasecmp(dot, ".jpg") || !strcasecmp(dot, ".jpeg")) return IMG_JPEG;
+    if (!strcasecmp(dot, ".pgm")) return IMG_PGM;
+    if (!strcasecmp(dot, ".ppm")) return IMG_PPM;
+    return IMG_UNKNOWN;
+}
+
+int haze_image_format_check(haze_ctx *ctx, const char *path) {
+    if (!path) return haze__error(ctx, HAZE_ERR_INVALID, "haze_image_format_check: NULL argument");
+    if (format_of(path) != IMG_UNKNOWN) return HAZE_OK;
+    return haze__error(ctx, HAZE_ERR_UNSUPPORTED,
+                       "%s: unknown image type '%s' (write .png, .jpg, .jpeg, .pgm or .ppm)", path,
+                       strrchr(path, '.'));
+}
+
+static int save_png(haze_ctx *ctx, const haze_image *img, const char *path, FILE *fp) {
+    png_err err = {"unknown error"};
+    png_structp p =
+        png_create_write_struct(PNG_LIBPNG_VER_STRING, &err, png_on_error, png_on_warning);
+    png_infop info = p ? png_create_info_struct(p) : NULL;
+    if (!p || !info) {
+        png_destroy_write_struct(&p, NULL);
+        return haze__error(ctx, HAZE_ERR_NOMEM, "%s: out of memory", path);
+    }
+    if (setjmp(png_jmpbuf(p))) {
+        png_destroy_write_struct(&p, &info);
+        if (nomem_msg(err.msg)) return haze__error(ctx, HAZE_ERR_NOMEM, "%s: out of memory", path);
+        return haze__error(ctx, HAZE_ERR_IO, "%s: PNG write failed: %s", path, err.msg);
+    }
+    png_set_write_fn(p, fp, png_file_write, png_file_flush);
+    png_set_IHDR(p, info, (png_uint_32)img->width, (png_uint_32)img->height, 8, PNG_COLOR_TYPE_GRAY,
+                 PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    png_write_info(p, info);
+    for (int y = 0; y < img->height; y++)
+        png_write_row(p, img->data + (size_t)y * (size_t)img->width);
+    png_write_end(p, NULL);
+    png_destroy_write_struct(&p, &info);
+    return HAZE_OK;
+}
+
+/* Baseline grey JPEG at quality 95 (edges are sharp: lower qualities ring). */
+static int save_jpeg(haze_ctx *ctx, const haze_image *img, const char *path, FILE *fp) {
+    if (img->width > 65500 || img->height > 65500)
+        return haze__error(ctx, HAZE_ERR_UNSUPPORTED,
+                           "%s: JPEG holds at most 65500 x 65500 pixels, not %d x %d", path,
+                           img->width, img->height);
+    struct jpeg_compress_struct c;
+    jerr e;
+    c.err = jpeg_std_error(&e.pub);
+    e.pub.error_exit = jpeg_on_error;
+    e.pub.output_message = jpeg_on_message;
+    if (setjmp(e.jb)) {
+        jpeg_destroy_compress(&c);
+        if (nomem_msg(e.msg)) return haze__error(ctx, HAZE_ERR_NOMEM, "%s: out of memory", path);
+        return haze__error(ctx, HAZE_ERR_IO, "%s: JPEG write failed: %s", path, e.msg);
+    }
+    jpeg_create_compress(&c);
+    jpeg_stdio_dest(&c, fp);
+    c.image_width = (JDIMENSION)img->width;
+    c.image_height = (JDIMENSION)img->height;
+    c.input_components = 1;
+    c.in_color_space = JCS_GRAYSCALE;
+    jpeg_set_defaults(&c);
+    jpeg_set_quality(&c, 95, TRUE);
+    jpeg_start_compress(&c, TRUE);
+    while (c.next_scanline < c.image_height) {
+        JSAMPROW rp = img->data + (size_t)c.next_scanline * (size_t)img->width;
+        jpeg_write_scanlines(&c, &rp, 1);
+    }
+    jpeg_finish_compress(&c);
+    jpeg_destroy_compress(&c);
+    return HAZE_OK;
 }
 
 int haze_image_save(haze_ctx *ctx, const haze_image *img, const char *path) {
     if (!img || !path) return haze__error(ctx, HAZE_ERR_INVALID, "haze_image_save: NULL argument");
-    haze_outfile of;
-    int st = haze_outfile_open(ctx, &of, path);
+    img_format fmt = format_of(path);
+    int st = haze_image_format_check(ctx, path);
     if (st) return st;
-    if (ends_with(path, ".pgm")) {
+    haze_outfile of;
+    st = haze_outfile_open(ctx, &of, path);
+    if (st) return st;
+    size_t n = (size_t)img->width * (size_t)img->height;
+    if (fmt == IMG_PGM) {
         fprintf(of.fp, "P5\n%d %d\n255\n", img->width, img->height);
-        fwrite(img->data, 1, (size_t)img->width * (size_t)img->height, of.fp);
+        fwrite(img->data, 1, n, of.fp);
+    } else if (fmt == IMG_PPM) { /* grey in three equal channels */
+        fprintf(of.fp, "P6\n%d %d\n255\n", img->width, img->height);
+        for (size_t i = 0; i < n; i++) {
+            uint8_t v = img->data[i];
+            putc(v, of.fp);
+            putc(v, of.fp);
+            putc(v, of.fp);
+        }
     } else {
-        png_err err = {"unknown error"};
-        png_structp p =
-            png_create_write_struct(PNG_LIBPNG_VER_STRING, &err, png_on_error, png_on_warning);
-        png_infop info = p ? png_create_info_struct(p) : NULL;
-        if (!p || !info) {
-            png_destroy_write_struct(&p, NULL);
+        st = fmt == IMG_JPEG ? save_jpeg(ctx, img, path, of.fp) : save_png(ctx, img, path, of.fp);
+        if (st) {
             haze_outfile_abort(&of);
-            return haze__error(ctx, HAZE_ERR_NOMEM, "%s: out of memory", path);
+            return st;
         }
-        if (setjmp(png_jmpbuf(p))) {
-            png_destroy_write_struct(&p, &info);
-            haze_outfile_abort(&of);
-            if (nomem_msg(err.msg))
-                return haze__error(ctx, HAZE_ERR_NOMEM, "%s: out of memory", path);
-            return haze__error(ctx, HAZE_ERR_IO, "%s: PNG write failed: %s", path, err.msg);
-        }
-        png_set_write_fn(p, of.fp, png_file_write, png_file_flush);
-        png_set_IHDR(p, info, (png_uint_32)img->width, (png_uint_32)img->height, 8,
-                     PNG_COLOR_TYPE_GRAY, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
-                     PNG_FILTER_TYPE_DEFAULT);
-        png_write_info(p, info);
-        for (int y = 0; y < img->height; y++)
-            png_write_row(p, img->data + (size_t)y * (size_t)img->width);
-        png_write_end(p, NULL);
-        png_destroy_write_struct(&p, &info);
     }
     if (ferror(of.fp)) {
         haze_outfile_abort(&of);

@@ -144,7 +144,7 @@ static int parse_number(const char *s, double *out) {
     if (!*s) return 0;
     errno = 0;
     char *end;
-    double v = strtod(s, &end);
+    double v = haze__strtod(s, &end);
     if (end == s || *end != '\0') return 0;
     *out = v;
     return 1;
@@ -181,6 +181,8 @@ static int csv_parse(haze_ctx *ctx, const char *path, char *buf, const haze_read
     long text_index = -1; /* resolved once the columns are known */
     size_t lineno = 0;
     char *line = buf;
+    /* a UTF-8 byte-order mark (Excel's "CSV UTF-8", PowerShell) is not text */
+    if (strncmp(line, "\xEF\xBB\xBF", 3) == 0) line += 3;
 
     while (line && *line) {
         char *nl = strchr(line, '\n');
@@ -312,6 +314,184 @@ out:
 
 /* ------------------------------------------------------------------ NPY */
 
+/*
+ * The header is the repr() of a Python dict, e.g.
+ *   {'descr': '<f8', 'fortran_order': False, 'shape': (3, 4), }
+ * NumPy reads it with ast.literal_eval; no C library packaged for Debian
+ * parses Python literals, and the subset NEP 1 allows is small, so this is a
+ * strict hand-written parser of exactly that subset: the three keys, each
+ * once; 'descr' a string (a list is a structured dtype, refused by name);
+ * 'fortran_order' True or False; 'shape' a tuple of integers (Python 2's
+ * "3L" accepted). White space may stand between any two tokens, so
+ * "'fortran_order':True" is read like "'fortran_order': True".
+ */
+typedef struct {
+    const char *s; /* the header text */
+    size_t n, i;   /* its length and the read position */
+} npy_lex;
+
+static void npy_blank(npy_lex *l) {
+    while (l->i < l->n &&
+           (l->s[l->i] == ' ' || l->s[l->i] == '\t' || l->s[l->i] == '\n' || l->s[l->i] == '\r'))
+        l->i++;
+}
+
+static int npy_peek(npy_lex *l) {
+    npy_blank(l);
+    return l->i < l->n ? (unsigned char)l->s[l->i] : -1;
+}
+
+static int npy_eat(npy_lex *l, char c) {
+    if (npy_peek(l) != (unsigned char)c) return 0;
+    l->i++;
+    return 1;
+}
+
+/* A quoted string without escapes (NumPy's keys and dtype strings have none). */
+static int npy_string(npy_lex *l, char *buf, size_t cap) {
+    int q = npy_peek(l);
+    if (q != '\'' && q != '"') return 0;
+    size_t k = 0;
+    for (l->i++; l->i < l->n && l->s[l->i] != q; l->i++) {
+        char c = l->s[l->i];
+        if (c == '\\' || c == '\n' || k + 1 >= cap) return 0;
+        buf[k++] = c;
+    }
+    if (l->i >= l->n) return 0;
+    l->i++;
+    buf[k] = '\0';
+    return 1;
+}
+
+/* True or False, not followed by more of a name. */
+static int npy_bool(npy_lex *l, int *v) {
+    npy_blank(l);
+    for (int b = 0; b < 2; b++) {
+        const char *w = b ? "True" : "False";
+        size_t m = strlen(w);
+        if (l->n - l->i >= m && memcmp(l->s + l->i, w, m) == 0 &&
+            (l->i + m == l->n ||
+             !(isalnum((unsigned char)l->s[l->i + m]) || l->s[l->i + m] == '_'))) {
+            l->i += m;
+            *v = b;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* A non-negative integer; 1 ok, 0 not one, -1 larger than size_t. */
+static int npy_uint(npy_lex *l, size_t *v) {
+    npy_blank(l);
+    if (l->i >= l->n || !isdigit((unsigned char)l->s[l->i])) return 0;
+    size_t x = 0;
+    int over = 0;
+    for (; l->i < l->n && isdigit((unsigned char)l->s[l->i]); l->i++) {
+        size_t d = (size_t)(l->s[l->i] - '0');
+        if (x > (SIZE_MAX - d) / 10) over = 1;
+        x = over ? 0 : 10 * x + d;
+    }
+    if (l->i < l->n && l->s[l->i] == 'L') l->i++; /* Python 2 long */
+    *v = x;
+    return over ? -1 : 1;
+}
+
+typedef struct {
+    char descr[64];
+    int structured; /* 'descr' was a list of fields */
+    int fortran;
+    size_t dims[2];
+    int nd;
+    int seen[3]; /* descr, fortran_order, shape */
+} npy_header;
+
+static int npy_header_parse(haze_ctx *ctx, const char *path, const char *s, size_t n,
+                            npy_header *h) {
+    npy_lex l = {s, n, 0};
+    int seen[3] = {0, 0, 0};
+    const char *want = "'{'";
+    memset(h, 0, sizeof *h);
+    if (!npy_eat(&l, '{')) goto bad;
+    while (!npy_eat(&l, '}')) {
+        char key[32];
+        want = "a quoted key";
+        if (!npy_string(&l, key, sizeof key)) goto bad;
+        int k = strcmp(key, "descr") == 0           ? 0
+                : strcmp(key, "fortran_order") == 0 ? 1
+                : strcmp(key, "shape") == 0         ? 2
+                                                    : -1;
+        if (k < 0 || seen[k])
+            return haze__error(ctx, HAZE_ERR_PARSE, "%s: .npy header, offset %zu: %s key '%s'",
+                               path, l.i, k < 0 ? "unknown" : "repeated", key);
+        seen[k] = 1;
+        want = "':'";
+        if (!npy_eat(&l, ':')) goto bad;
+        if (k == 0) {
+            want = "a dtype string";
+            if (npy_peek(&l) == '[') { /* structured: skip the list, bracket-balanced */
+                h->structured = 1;
+                int depth = 0;
+                char q = 0;
+                for (; l.i < l.n; l.i++) {
+                    char c = l.s[l.i];
+                    if (q) {
+                        if (c == q) q = 0;
+                    } else if (c == '\'' || c == '"') {
+                        q = c;
+                    } else if (c == '[' || c == '(') {
+                        depth++;
+                    } else if ((c == ']' || c == ')') && --depth == 0) {
+                        l.i++;
+                        break;
+                    }
+                }
+                if (depth) goto bad;
+            } else if (!npy_string(&l, h->descr, sizeof h->descr)) {
+                goto bad;
+            }
+        } else if (k == 1) {
+            want = "True or False";
+            if (!npy_bool(&l, &h->fortran)) goto bad;
+        } else {
+            want = "'(' starting the shape";
+            if (!npy_eat(&l, '(')) goto bad;
+            int comma = 0; /* (3) is an integer in parentheses; NumPy writes (3,) */
+            for (;;) {
+                want = "a dimension or ')'";
+                if (npy_eat(&l, ')')) break;
+                size_t d;
+                int r = npy_uint(&l, &d);
+                if (r < 0)
+                    return haze__error(ctx, HAZE_ERR_PARSE, "%s: .npy shape overflows", path);
+                if (!r) goto bad;
+                if (h->nd >= 2)
+                    return haze__error(ctx, HAZE_ERR_UNSUPPORTED,
+                                       "%s: .npy array has more than 2 dimensions", path);
+                h->dims[h->nd++] = d;
+                want = h->nd == 1 ? "',' (a one-element tuple is written (N,))" : "',' or ')'";
+                if (npy_peek(&l) == ')' && (h->nd > 1 || comma)) {
+                    l.i++;
+                    break;
+                }
+                if (!npy_eat(&l, ',')) goto bad;
+                comma = 1;
+            }
+        }
+        want = "',' or '}'";
+        if (npy_eat(&l, '}')) break;
+        if (!npy_eat(&l, ',')) goto bad;
+    }
+    npy_blank(&l);
+    want = "the end of the header";
+    if (l.i != l.n) goto bad;
+    memcpy(h->seen, seen, sizeof seen);
+    return HAZE_OK;
+bad:
+    return haze__error(ctx, HAZE_ERR_PARSE,
+                       "%s: .npy header, offset %zu: expected %s, found \"%.20s\"", path, l.i, want,
+                       l.i < l.n ? l.s + l.i : "the end");
+}
+
 static int npy_parse(haze_ctx *ctx, const char *path, const unsigned char *b, size_t len,
                      const haze_read_options *o, haze_table *t) {
     if (len < 10 || memcmp(b, "\x93NUMPY", 6) != 0)
@@ -329,55 +509,39 @@ static int npy_parse(haze_ctx *ctx, const char *path, const unsigned char *b, si
         return haze__error(ctx, HAZE_ERR_VERSION, "%s: .npy format version %d is not supported",
                            path, major);
     }
-    if (off + hlen > len)
+    if (hlen > len - off)
         return haze__error(ctx, HAZE_ERR_PARSE, "%s: truncated .npy header", path);
-    char hdr[4096];
-    if (hlen >= sizeof hdr)
-        return haze__error(ctx, HAZE_ERR_PARSE, "%s: .npy header too long", path);
-    memcpy(hdr, b + off, hlen);
-    hdr[hlen] = '\0';
+    npy_header h;
+    int st = npy_header_parse(ctx, path, (const char *)b + off, hlen, &h);
+    if (st) return st;
+    if (h.structured)
+        return haze__error(ctx, HAZE_ERR_UNSUPPORTED,
+                           "%s: .npy array has a structured dtype (named fields); save a plain "
+                           "float32 or float64 array",
+                           path);
+    if (!h.seen[0]) return haze__error(ctx, HAZE_ERR_PARSE, "%s: .npy header has no 'descr'", path);
     int elem;
-    if (strstr(hdr, "'<f8'") || strstr(hdr, "'float64'"))
+    if (strcmp(h.descr, "<f8") == 0 || strcmp(h.descr, "float64") == 0)
         elem = 8;
-    else if (strstr(hdr, "'<f4'") || strstr(hdr, "'float32'"))
+    else if (strcmp(h.descr, "<f4") == 0 || strcmp(h.descr, "float32") == 0)
         elem = 4;
     else
         return haze__error(ctx, HAZE_ERR_UNSUPPORTED,
-                           "%s: .npy dtype must be little-endian float32 or float64 (header: %s)",
-                           path, hdr);
-    if (strstr(hdr, "'fortran_order': True"))
-        return haze__error(ctx, HAZE_ERR_UNSUPPORTED,
-                           "%s: Fortran-ordered .npy arrays are not supported; save in C order",
-                           path);
-    const char *sh = strstr(hdr, "'shape':");
-    if (!sh || !(sh = strchr(sh, '(')))
-        return haze__error(ctx, HAZE_ERR_PARSE, "%s: .npy header has no shape", path);
-    size_t dims[2] = {0, 1};
-    int nd = 0;
-    for (const char *p = sh + 1; *p && *p != ')';) {
-        while (*p == ' ' || *p == ',') p++;
-        if (*p == ')') break;
-        /* strtoull alone would take "-1" as 2^64 - 1 */
-        if (!isdigit((unsigned char)*p))
-            return haze__error(ctx, HAZE_ERR_PARSE, "%s: bad .npy shape", path);
-        char *end;
-        errno = 0;
-        unsigned long long v = strtoull(p, &end, 10);
-        if (errno) /* ERANGE; size_t holds every other value on 64-bit hosts */
-            return haze__error(ctx, HAZE_ERR_PARSE, "%s: .npy shape overflows", path);
-        if (nd >= 2)
-            return haze__error(ctx, HAZE_ERR_UNSUPPORTED,
-                               "%s: .npy array has more than 2 dimensions", path);
-        dims[nd++] = (size_t)v;
-        p = end;
-    }
-    if (nd == 0) return haze__error(ctx, HAZE_ERR_PARSE, "%s: .npy array is a scalar", path);
-    t->rows = dims[0];
-    t->cols = nd == 2 ? dims[1] : 1;
+                           "%s: .npy dtype '%s' is not supported: little-endian float32 or "
+                           "float64 ('<f4', '<f8')",
+                           path, h.descr);
+    for (int k = 1; k < 3; k++) /* a dtype we cannot read is said first */
+        if (!h.seen[k])
+            return haze__error(ctx, HAZE_ERR_PARSE, "%s: .npy header has no '%s'", path,
+                               k == 1 ? "fortran_order" : "shape");
+    if (h.nd == 0) return haze__error(ctx, HAZE_ERR_PARSE, "%s: .npy array is a scalar", path);
+    t->rows = h.dims[0];
+    t->cols = h.nd == 2 ? h.dims[1] : 1;
+    /* overflow first: a product that wraps to 0 is not an empty array */
+    if (t->cols && t->rows > SIZE_MAX / t->cols)
+        return haze__error(ctx, HAZE_ERR_PARSE, "%s: .npy shape overflows", path);
     size_t n = t->rows * t->cols;
     if (n == 0) return haze__error(ctx, HAZE_ERR_PARSE, "%s: .npy array is empty", path);
-    if (t->cols && n / t->cols != t->rows)
-        return haze__error(ctx, HAZE_ERR_PARSE, "%s: .npy shape overflows", path);
     off += hlen;
     /* compared by division: n * elem (and n * 8 for the copy) could wrap for a
      * shape that claims more than memory holds, and pass for a short file */
@@ -396,10 +560,12 @@ static int npy_parse(haze_ctx *ctx, const char *path, const unsigned char *b, si
             memcpy(&f, b + off + 4 * i, 4);
             v = f;
         }
+        /* Fortran order stores column after column: value i is (i % rows, i / rows) */
+        size_t r = h.fortran ? i % t->rows : i / t->cols, c = h.fortran ? i / t->rows : i % t->cols;
         if (!isfinite(v) && !o->allow_nonfinite)
             return haze__error(ctx, HAZE_ERR_PARSE, "%s: row %zu, column %zu: not a finite number",
-                               path, i / t->cols + 1, i % t->cols + 1);
-        t->data[i] = v;
+                               path, r + 1, c + 1);
+        t->data[r * t->cols + c] = v;
     }
     return HAZE_OK;
 }
@@ -443,7 +609,7 @@ int haze_table_read(haze_ctx *ctx, const char *path, const haze_read_options *op
 
 /* --------------------------------------------------------------- writing */
 
-static int npy_header(FILE *fp, const char *descr, size_t rows, size_t cols) {
+static int npy_write_header(FILE *fp, const char *descr, size_t rows, size_t cols) {
     char dict[256];
     int n = snprintf(dict, sizeof dict,
                      "{'descr': '%s', 'fortran_order': False, 'shape': (%zu, %zu), }", descr, rows,
@@ -470,13 +636,16 @@ static int npy_header(FILE *fp, const char *descr, size_t rows, size_t cols) {
 
 static int matrix_write(haze_ctx *ctx, const char *path, const void *data, int f32, size_t rows,
                         size_t cols, const char *const *names) {
+    if (!path || (!data && rows && cols))
+        return haze__error(ctx, HAZE_ERR_INVALID, "haze_matrix_write: NULL argument");
     haze_outfile f;
     int st = haze_outfile_open(ctx, &f, path);
     if (st) return st;
     if (ends_with(path, ".npy")) {
-        npy_header(f.fp, f32 ? "<f4" : "<f8", rows, cols);
+        npy_write_header(f.fp, f32 ? "<f4" : "<f8", rows, cols);
         fwrite(data, f32 ? 4 : 8, rows * cols, f.fp);
     } else {
+        locale_t lc = haze__numeric_begin(); /* "0.5", not the host's "0,5" */
         if (names) {
             for (size_t j = 0; j < cols; j++) fprintf(f.fp, "%s%s", j ? "," : "", names[j]);
             fputc('\n', f.fp);
@@ -491,6 +660,7 @@ static int matrix_write(haze_ctx *ctx, const char *path, const void *data, int f
             }
             fputc('\n', f.fp);
         }
+        haze__numeric_end(lc);
     }
     return haze_outfile_commit(ctx, &f);
 }

@@ -209,7 +209,10 @@ static char *dyadic(const mpfr_t x) {
 static char *decimal(const mpfr_t x, mpfr_rnd_t rnd) {
     char *buf = NULL;
     if (mpfr_inf_p(x)) return strdup(mpfr_sgn(x) > 0 ? "inf" : "-inf");
-    if (mpfr_asprintf(&buf, rnd == MPFR_RNDD ? "%.10RDg" : "%.10RUg", x) < 0) return NULL;
+    locale_t lc = haze__numeric_begin(); /* MPFR writes localeconv()'s point */
+    int n = mpfr_asprintf(&buf, rnd == MPFR_RNDD ? "%.10RDg" : "%.10RUg", x);
+    haze__numeric_end(lc);
+    if (n < 0) return NULL;
     char *r = strdup(buf);
     mpfr_free_str(buf);
     return r;

@@ -59,7 +59,7 @@ static int ferr(fp *p, int line, int col, int st, const char *fmt, ...) {
     char msg[512];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    haze__vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     return p->status = haze__error(p->ctx, st, "%s:%d:%d: %s", p->s->name, line, col, msg);
 }
@@ -186,10 +186,12 @@ static int number(const char *a, pint *out) {
     }
     if (!(isdigit((unsigned char)a[0]) || ((a[0] == '-' || a[0] == '+' || a[0] == '.') && a[1])))
         return 0;
+    locale_t lc = haze__numeric_begin(); /* MPFR reads localeconv()'s point */
     mpfr_strtofr(out->lo, a, &end, 10, MPFR_RNDD);
-    if (*end || end == a) return 0;
-    mpfr_strtofr(out->hi, a, &end, 10, MPFR_RNDU);
-    return 1;
+    int ok = !*end && end != a;
+    if (ok) mpfr_strtofr(out->hi, a, &end, 10, MPFR_RNDU);
+    haze__numeric_end(lc);
+    return ok;
 }
 
 typedef struct binding {
@@ -533,6 +535,40 @@ static int expr(fp *p, const sx *e, env *en, int *r, int *x) {
     return p->status ? -1 : 0;
 }
 
+/* Writes e as FPCore text into b (cut with "..." if it does not fit). */
+static void sx_text(const sx *e, char *b, size_t cap, size_t *len) {
+    if (*len + 1 >= cap) return;
+    if (!e->list) {
+        int n = snprintf(b + *len, cap - *len, "%s", e->atom);
+        *len = n < 0 || (size_t)n >= cap - *len ? cap - 1 : *len + (size_t)n;
+        return;
+    }
+    b[(*len)++] = '(';
+    for (int i = 0; i < e->n && *len + 1 < cap; i++) {
+        if (i) b[(*len)++] = ' ';
+        sx_text(e->kids[i], b, cap, len);
+    }
+    if (*len + 1 < cap) b[(*len)++] = ')';
+    b[*len] = '\0';
+    if (*len + 1 >= cap && cap > 4) memcpy(b + cap - 4, "...", 4);
+}
+
+/* A :pre conjunct that bounds no single argument: kept as a note, since the
+ * analysis covers the whole box and not the region the conjunct cuts out. */
+static int pre_note(fp *p, const sx *e) {
+    char text[160], note[320];
+    size_t len = 0;
+    text[0] = '\0';
+    sx_text(e, text, sizeof text, &len);
+    snprintf(note, sizeof note,
+             "%d:%d: :pre constraint %s is not used (only ranges of single arguments bound the "
+             "inputs); the bounds hold for the whole box",
+             e->line, e->col, text);
+    if (haze__prec_add_note(p->s, note))
+        return ferr(p, e->line, e->col, HAZE_ERR_NOMEM, "out of memory");
+    return 0;
+}
+
 /* :pre - (and ...) of comparison chains with one variable between numbers. */
 static int pre(fp *p, const sx *e) {
     if (!e->list || e->n < 1 || e->kids[0]->list)
@@ -548,6 +584,7 @@ static int pre(fp *p, const sx *e) {
         return ferr(p, e->line, e->col, HAZE_ERR_UNSUPPORTED,
                     ":pre supports and, <=, <, >=, >; not '%s'", op);
     /* each adjacent pair: number op variable, or variable op number */
+    int noted = 0;
     for (int i = 1; i + 1 < e->n; i++) {
         const sx *a = e->kids[i], *b = e->kids[i + 1];
         pint k;
@@ -562,7 +599,10 @@ static int pre(fp *p, const sx *e) {
             var = a;
             var_is_low = le;
         } else {
-            continue; /* number-number or variable-variable: no range */
+            /* number-number: no range; anything else relates expressions */
+            int numbers = !a->list && !b->list && number(a->atom, &k) && number(b->atom, &k);
+            if (!numbers && !noted++ && pre_note(p, e)) return -1;
+            continue;
         }
         int v = haze__prec_find_var(p->s, var->atom);
         if (v < 0)

@@ -46,8 +46,27 @@ void haze_prec_free(haze_prec_script *s) {
     free(s->fmts);
     free(s->vars);
     free(s->goals);
+    for (int i = 0; i < s->n_notes; i++) free(s->notes[i]);
+    free(s->notes);
     free(s->name);
     free(s);
+}
+
+int haze__prec_add_note(haze_prec_script *s, const char *text) {
+    char **v = realloc(s->notes, (size_t)(s->n_notes + 1) * sizeof *v);
+    if (!v) return HAZE_ERR_NOMEM;
+    s->notes = v;
+    if (!(v[s->n_notes] = strdup(text))) return HAZE_ERR_NOMEM;
+    s->n_notes++;
+    return HAZE_OK;
+}
+
+size_t haze_prec_note_count(const haze_prec_script *s) {
+    return s ? (size_t)s->n_notes : 0;
+}
+
+const char *haze_prec_note(const haze_prec_script *s, size_t i) {
+    return s && i < (size_t)s->n_notes ? s->notes[i] : NULL;
 }
 
 static uint64_t mix(uint64_t h, uint64_t v) {

@@ -165,6 +165,8 @@ struct haze_prec_script {
     int no_share;  /* 1: no second pass for roundings shared by a goal's sides */
     pint *capture; /* when set (the share pass's copies): receives each goal's
                     * enclosure exactly, before it is rounded to doubles */
+    char **notes;  /* what the parser read but does not use (haze_prec_note) */
+    int n_notes;
 };
 
 /* Node constructors (hash-consed; simplify x - x to 0 and fold exact constants). */
@@ -176,6 +178,8 @@ int haze__prec_add_var(haze_prec_script *s, const char *name, int line, int col)
 int haze__prec_find_var(const haze_prec_script *s, const char *name);
 
 haze_prec_script *haze__prec_script_new(const char *name);
+/* Adds a note for haze_prec_note(); HAZE_ERR_NOMEM if it cannot. */
+int haze__prec_add_note(haze_prec_script *s, const char *text);
 
 /* Parsers: fill an empty script. */
 int haze__prec_parse_gappa(haze_ctx *ctx, haze_prec_script *s, const char *text);

@@ -83,7 +83,7 @@ static int perr(parser *p, const tok *t, int st, const char *fmt, ...) {
     char msg[512];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    haze__vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     p->status = haze__error(p->ctx, st, "%s:%d:%d: %s", p->s->name, t->line, t->col, msg);
     return -1;
@@ -241,15 +241,19 @@ static int number(parser *p, const tok *t, int neg, pint *out) {
         long e = strtol(b + 1, &end, 10);
         if (*end || strchr(str, '.')) bad = 1;
         if (!bad) {
+            locale_t lc = haze__numeric_begin(); /* MPFR reads localeconv()'s point */
             bad |= mpfr_set_str(out->lo, str, 10, MPFR_RNDD);
             bad |= mpfr_set_str(out->hi, str, 10, MPFR_RNDU);
+            haze__numeric_end(lc);
             pi_mul_2si(out, out, e);
         }
     } else {
         char *end;
+        locale_t lc = haze__numeric_begin();
         mpfr_strtofr(out->lo, str, &end, 0, MPFR_RNDD);
         bad = *end != 0;
         mpfr_strtofr(out->hi, str, &end, 0, MPFR_RNDU);
+        haze__numeric_end(lc);
     }
     free(str);
     if (bad) return perr(p, t, HAZE_ERR_PARSE, "malformed number");

@@ -86,6 +86,76 @@ grep_err "d2.csv: 2 columns" "D mismatch message"
 absent "$tmp/o7.csv" "D mismatch"
 check 2 "--init of the wrong shape" $H fcm "$iris" -c 3 --init "$tmp/d2.csv"
 grep_err "neither" "init shape message"
+# each subcommand its own help
+check 0 "fcm --help" $H fcm --help
+grep_out "kmeans++ (default" "fcm help: the default start"
+grep_out "predict --help" "fcm help points to predict's"
+check 0 "fcm predict --help" $H fcm predict --help
+grep_out "usage: haze fcm predict CENTERS" "predict help"
+if grep -q -- "--clusters" "$out"; then echo "FAIL: predict help is the fit's"; fails=$((fails + 1)); fi
+check 0 "fcm predict -h" $H fcm predict -h
+grep_out "usage: haze fcm predict CENTERS" "predict -h"
+# --seed: the whole 64-bit range, nothing clamped
+check 1 "--seed beyond 64 bits" $H fcm "$iris" -c 3 --seed 99999999999999999999999
+grep_err "18446744073709551615" "--seed range message"
+check 1 "--seed 2^64" $H fcm "$iris" -c 3 --seed 18446744073709551616
+check 1 "--seed -1" $H fcm "$iris" -c 3 --seed -1
+check 1 "--seed +5" $H fcm "$iris" -c 3 --seed +5
+check 0 "--seed 2^64-1" $H fcm "$iris" -c 3 --seed 18446744073709551615 -o "$tmp/cs.csv"
+# results on stdout push the summary (text or JSON) to stderr: every option
+# that can write to stdout, alone and with --json; stdout then holds only the table
+only_table() { # only_table DESCRIPTION: no summary line on stdout, the summary on stderr
+    if grep -q -e "partition coefficient" -e "iterations" -e "centres:" "$out"; then
+        echo "FAIL: $1: summary on stdout"; fails=$((fails + 1))
+    fi
+    grep -q -e "partition coefficient" -e '"iterations"' "$err" || { echo "FAIL: $1: no summary on stderr"; fails=$((fails + 1)); }
+}
+for opt in -o --memberships --labels; do
+    for js in "" --json; do
+        check 0 "$opt - $js" $H fcm "$iris" -c 3 $opt - $js
+        only_table "$opt - $js"
+    done
+done
+for js in "" --json; do
+    check 0 "--norms - $js" $H fcm "$iris" -c 3 --metric gk --max-iter 10 --norms - $js
+    only_table "--norms - $js"
+    [ "$(wc -l <"$out")" = 3 ] || { echo "FAIL: --norms - rows"; fails=$((fails + 1)); }
+done
+check 0 "-o - with files for the rest" $H fcm "$iris" -c 3 -o - --memberships "$tmp/m1.csv" --labels "$tmp/l1.csv"
+only_table "-o - with files"
+[ "$(wc -l <"$out")" = 4 ] || { echo "FAIL: -o - rows"; fails=$((fails + 1)); }
+check 0 "files only: summary on stdout" $H fcm "$iris" -c 3 -o "$tmp/c2.csv" --memberships "$tmp/m2.csv"
+grep_out "partition coefficient" "summary on stdout without -"
+check 0 "--json alone on stdout" $H fcm "$iris" -c 3 --json
+grep_out '"degenerate": \[\]' "json degenerate of a good fit"
+check 1 "two results on stdout" $H fcm "$iris" -c 3 -o - --memberships -
+check 1 "two results on stdout (labels)" $H fcm "$iris" -c 3 --labels - --memberships "-"
+check 1 "predict: two results on stdout" $H fcm predict "$tmp/c.csv" "$iris" --labels -
+check 0 "predict: labels to stdout, memberships to a file" $H fcm predict "$tmp/c.csv" "$iris" -o "$tmp/pm.csv" --labels -
+[ "$(wc -l <"$out")" = 151 ] || { echo "FAIL: predict --labels - rows"; fails=$((fails + 1)); }
+# predict refuses data whose squared distances overflow, as the fit does
+printf '1,2,3,4\n1e308,2,3,4\n' >"$tmp/huge.csv"
+check 2 "predict: 1e308" $H fcm predict "$tmp/c.csv" "$tmp/huge.csv" -o "$tmp/o9.csv"
+grep_err "overflow" "predict overflow message"
+absent "$tmp/o9.csv" "predict overflow"
+printf '1,2,3,4\n1e308,2,3,4\n5,6,7,8\n' >"$tmp/huge3.csv"
+check 2 "fit: 1e308" $H fcm "$tmp/huge3.csv" -c 2 -o "$tmp/o10.csv"
+grep_err "overflow" "fit overflow message"
+absent "$tmp/o10.csv" "fit overflow"
+check 2 "predict: m = 0.5" $H fcm predict "$tmp/c.csv" "$iris" -m 0.5
+# degenerate results: random memberships collapse on 32 features (16 blobs);
+# the default start does not
+awk 'BEGIN { srand(3); for (j = 0; j < 16; j++) for (k = 0; k < 32; k++) mu[j, k] = 100 * rand();
+             for (i = 0; i < 480; i++) { j = i % 16; line = "";
+                 for (k = 0; k < 32; k++) line = line (k ? "," : "") (mu[j, k] + rand() + rand() - 1);
+                 print line } }' >"$tmp/b32.csv"
+check 0 "collapse with --init random" $H fcm "$tmp/b32.csv" -c 16 --init random -o "$tmp/cb.csv"
+grep_err "warning: fcm: degenerate result" "collapse warning"
+grep_err "closer to 1" "collapse advice"
+check 0 "collapse, JSON" $H fcm "$tmp/b32.csv" -c 16 --init random --json
+grep_out '"degenerate": \["coincident_centres", "uniform_memberships"\]' "collapse in the JSON"
+check 0 "default start on 32 features" $H fcm "$tmp/b32.csv" -c 16 -o "$tmp/cb2.csv"
+if grep -q "degenerate" "$err"; then echo "FAIL: the default start was flagged"; cat "$err"; fails=$((fails + 1)); fi
 [ "$fails" = 0 ] && echo "all fcm CLI checks passed" && exit 0
 echo "$fails fcm CLI checks failed"
 exit 1

@@ -39,6 +39,10 @@ check 0 "train with --width" "$haze" --backend cpu fnn train "$tmp/train.csv" --
     --epochs 1 --rate 0 --width 0.8 -o "$tmp/fw"
 awk '$1 == "s" { for (i = 2; i <= NF; i++) if ($i != "0.80000000000000004") bad = 1; n++ }
      END { exit !(n > 1 && !bad) }' "$tmp/fw" || { echo "FAIL: --width not the width of every rule"; fails=$((fails + 1)); }
+check 0 "train with --beta alone" "$haze" --backend cpu fnn train "$tmp/train.csv" --target lettr --classes \
+    --epochs 1 --rate 0 --beta 0.8 -o "$tmp/fb"
+awk '$1 == "s" { for (i = 2; i <= NF; i++) w[$i] = 1 } END { n = 0; for (k in w) n++; exit !(n > 2) }' \
+    "$tmp/fb" || { echo "FAIL: --beta alone does not select the distance rule"; fails=$((fails + 1)); }
 check 1 "bad --width" "$haze" fnn train "$tmp/train.csv" --target lettr --classes --width x -o "$tmp/bad0"
 check 2 "negative --width" "$haze" fnn train "$tmp/train.csv" --target lettr --classes --width -1 -o "$tmp/bad0"
 absent "$tmp/bad0" "bad --width"
@@ -69,7 +73,7 @@ grep_err "class 'Z' was not seen" "unseen class message"; absent "$tmp/bad4" "un
 cut -d, -f1-10 "$tmp/test.csv" >"$tmp/narrow.csv"
 check 2 "dimension mismatch" "$haze" fnn predict "$tmp/m" "$tmp/narrow.csv" -o "$tmp/bad5"
 grep_err "model" "mismatch message"; absent "$tmp/bad5" "dimension mismatch"
-sed '1s/haze-fnn 1/haze-fnn 7/' "$tmp/m" >"$tmp/v7"
+sed '1s/haze-fnn [0-9]*/haze-fnn 7/' "$tmp/m" >"$tmp/v7"
 check 2 "model of another version" "$haze" fnn predict "$tmp/v7" "$tmp/test.csv" -o "$tmp/bad6"
 grep_err "version 7" "version message"; absent "$tmp/bad6" "version"
 head -c 3000 "$tmp/m" >"$tmp/trunc"
@@ -78,6 +82,72 @@ grep_err "trunc:" "truncated message names the file"
 check 2 "export of a truncated model" "$haze" fnn export "$tmp/trunc" -o "$tmp/bad7.fis"
 absent "$tmp/bad7.fis" "export of truncated"
 check 2 "missing data file" "$haze" fnn predict "$tmp/m" "$tmp/nosuch.csv"
+
+# each subcommand has its own help
+for sub in train predict info export; do
+    check 0 "fnn $sub --help" "$haze" fnn "$sub" --help
+    grep_out "usage: haze fnn $sub" "$sub help names the subcommand"
+done
+check 0 "fnn predict -h" "$haze" fnn predict -h
+if grep -q -- "--threshold" "$out"; then echo "FAIL: predict help lists train options"; fails=$((fails + 1)); fi
+
+# results on stdout, everything else on stderr
+check 0 "train to stdout" "$haze" --backend cpu fnn train "$tmp/train.csv" --target lettr --classes --epochs 2 -o -
+head -1 "$out" | grep -q "^haze-fnn 2$" || { echo "FAIL: train -o - stdout is not a model"; fails=$((fails + 1)); }
+grep_err "epoch   2" "train progress on stderr"
+if grep -q "epoch\|rules, model written" "$out"; then echo "FAIL: train chatter on stdout"; fails=$((fails + 1)); fi
+cp "$out" "$tmp/stdout.fnn"
+check 0 "info of a model written to stdout" "$haze" fnn info "$tmp/stdout.fnn"
+grep_out "^rules" "info on stdout"
+[ -s "$err" ] && { echo "FAIL: info wrote to stderr"; cat "$err"; fails=$((fails + 1)); }
+check 0 "predict to stdout" "$haze" --backend cpu fnn predict "$tmp/m" "$tmp/test.csv"
+[ "$(wc -l <"$out")" = 201 ] || { echo "FAIL: predict stdout has $(wc -l <"$out") lines, want 201"; fails=$((fails + 1)); }
+grep_err "accuracy" "predict summary on stderr"
+if grep -q "accuracy" "$out"; then echo "FAIL: predict summary on stdout"; fails=$((fails + 1)); fi
+check 0 "export to stdout" "$haze" fnn export "$tmp/m" -o -
+head -1 "$out" | grep -q "^\[System\]" || { echo "FAIL: export -o - stdout is not a .fis"; fails=$((fails + 1)); }
+if grep -q "exported" "$out"; then echo "FAIL: export chatter on stdout"; fails=$((fails + 1)); fi
+
+# labels come out as they went in, CSV-quoted where needed
+printf 'a,b,soil\n' >"$tmp/labels.csv"
+i=0
+while [ $i -lt 40 ]; do
+    k=$((i % 4))
+    case $k in
+    0) lab='grey soil' ;;
+    1) lab='"x, y"' ;;
+    2) lab='"say ""hi"""' ;;
+    3) lab='café ✓' ;;
+    esac
+    printf '%d.%d,%d,%s\n' "$k" "$i" "$((k * 10 + i % 3))" "$lab" >>"$tmp/labels.csv"
+    i=$((i + 1))
+done
+check 0 "train on labels with spaces, commas, quotes, UTF-8" "$haze" --backend cpu fnn train \
+    "$tmp/labels.csv" --target soil --classes -o "$tmp/lab.fnn"
+check 0 "predict on labels with spaces" "$haze" --backend cpu fnn predict "$tmp/lab.fnn" "$tmp/labels.csv" \
+    -o "$tmp/lab.csv"
+grep_err "accuracy 100.00%" "labels predicted"
+tail -n +2 "$tmp/labels.csv" | cut -d, -f3- >"$tmp/lab-want.csv"
+tail -n +2 "$tmp/lab.csv" >"$tmp/lab-got.csv"
+cmp -s "$tmp/lab-want.csv" "$tmp/lab-got.csv" || {
+    echo "FAIL: predicted labels differ from the data's"
+    diff "$tmp/lab-want.csv" "$tmp/lab-got.csv" | head -5
+    fails=$((fails + 1))
+}
+check 0 "info lists the labels" "$haze" fnn info "$tmp/lab.fnn"
+grep_out 'grey soil,"say ""hi""","x, y"' "info lists the labels as one CSV record"
+
+# a rate that diverges is an error and writes no model; huge data trains
+check 2 "train --rate 1e308" "$haze" --backend cpu fnn train "$tmp/features.csv" --target 0 --rate 1e308 \
+    -o "$tmp/bad8"
+grep_err "diverged" "divergence message"; absent "$tmp/bad8" "divergent training"
+check 2 "classifier --rate 1e308" "$haze" --backend cpu fnn train "$tmp/train.csv" --target lettr --classes \
+    --epochs 2 --rate 1e308 -o "$tmp/bad9"
+absent "$tmp/bad9" "divergent classifier"
+sed '3s/^\([A-Z]\),[0-9]*,/\1,1e308,/; 4s/^\([A-Z]\),[0-9]*,/\1,-1e308,/' "$tmp/train.csv" >"$tmp/huge.csv"
+check 0 "train on data holding 1e308" "$haze" --backend cpu fnn train "$tmp/huge.csv" --target lettr --classes \
+    --epochs 2 -o "$tmp/huge.fnn"
+check 0 "info reads the model trained on 1e308" "$haze" fnn info "$tmp/huge.fnn"
 
 [ "$fails" = 0 ] || { echo "$fails failure(s)"; exit 1; }
 echo "all fnn CLI checks passed"

@@ -28,6 +28,18 @@ printf 'a=tri(1,2,3); b=2; a*b\n\n# comment\nlet x=[1,2]; x-x\n' >$out.in
 check 0 "batch" "$haze" fuzzy eval --batch $out.in --format csv
 has $out "^1,4,4$" "batch first line"
 check 0 "batch from stdin" sh -c "printf '1+1\n' | '$haze' fuzzy eval --batch -"
+# decimal membership parameters are enclosed: the kernels contain 0.3 and -1.91
+check 0 "decimal tri" "$haze" fuzzy eval "tri(0.2,0.3,0.4)" --exact --format csv
+has $out "^1,0x1.3333333333333p-2,0x1.3333333333334p-2$" "tri kernel encloses 0.3"
+check 0 "decimal gauss" "$haze" fuzzy eval "gauss(0.3,0.1,3)" --exact --format csv
+has $out "^1,0x1.3333333333333p-2,0x1.3333333333334p-2$" "gauss kernel encloses 0.3"
+check 0 "decimal trap" "$haze" fuzzy eval "trap(-9.01,-8.51,-1.91,3.34)" --exact --format csv --cuts 1
+has $out "^1,-0x1.1051eb851eb86p+3,-0x1.e8f5c28f5c28fp+0$" "trap kernel encloses [-8.51, -1.91]"
+check 0 "decimal tri single mi" "$haze" fuzzy eval "tri(0.2,0.3,0.4)" --exact --format csv \
+    --precision single --encoding mi --cuts 1
+has $out "^1,0x1.333332p-2,0x1.333336p-2," "single kernel encloses 0.3"
+check 2 "parameters out of order by less than an ulp" "$haze" fuzzy eval "tri(0.30000000000000001,0.3,1)"
+has $err "ordered" "order message"
 # bad input: exit 2 and a column
 check 2 "parse error" "$haze" fuzzy eval "1 + (2 *"
 has $err "expression:9:" "parse error column"
@@ -45,6 +57,50 @@ printf '1+1\n2*(3\n' >$out.in
 check 2 "batch error line" "$haze" fuzzy eval --batch $out.in
 has $err "$out.in:2:" "batch line number"
 check 2 "missing batch file" "$haze" fuzzy eval --batch /nonexistent/file
+# nesting deeper than the parser's limit: a message with line and column, no crash
+awk 'BEGIN { print "1+1"; s = ""; for (i = 0; i < 30000; i++) s = s "("; print s "1" }' >$out.in
+check 2 "deep nesting" "$haze" fuzzy eval --batch $out.in
+has $err "$out.in:2:1001: expression nested too deeply" "depth limit message"
+# overflow: the same in every encoding, an enclosure with unbounded cuts and a true warning
+for enc in lu mr mi; do
+    check 0 "overflow $enc" "$haze" fuzzy eval "1e308*10" --encoding $enc --format json --cuts 1
+    has $err "expression:6: warning: the result overflows double precision" "overflow warning $enc"
+    has $out '"upper": "inf"' "JSON infinity as a string ($enc)"
+    grep -Eq '(: |\[)-?(inf|nan)' $out && { echo "FAIL: bare inf/nan in JSON ($enc)"; fails=$((fails + 1)); }
+    grep -q warning $out && { echo "FAIL: warning on stdout ($enc)"; fails=$((fails + 1)); }
+done
+check 0 "overflow single" "$haze" fuzzy eval "3e38*10" --precision single --cuts 1 --format csv
+has $err "overflows single precision" "single overflow warning"
+has $out "^1,3.4028234663852886e+38,inf$" "single overflow bounds"
+# division by a divisor containing 0: an error by default, the IEEE 1788 hull on request
+check 2 "zero in divisor mr" "$haze" fuzzy eval "1/[-1,2]" --encoding mr
+has $err "divisor's support contains 0" "divisor message mr"
+check 0 "div-zero hull lu" "$haze" fuzzy eval "1/[0,2]" --div-zero hull --cuts 1 --format csv
+has $out "^1,0.5,inf$" "half-line hull"
+check 0 "div-zero hull mi" "$haze" fuzzy eval "1/tri(-1,1,3)" --div-zero hull --encoding mi --format csv
+has $out "^1,0.99999999999999967,1.0000000000000004,1," "kernel of the hull"
+has $out "^0.25,-inf,inf," "whole line where the cut contains 0"
+check 2 "div-zero hull keeps sqrt errors" "$haze" fuzzy eval "sqrt(-1)" --div-zero hull
+check 1 "bad div-zero" "$haze" fuzzy eval 1 --div-zero maybe
+# a batch goes on after a bad line, writes the others and exits 2
+printf '1+1\n2*(3\nsqrt(-4)\n5\n' >$out.in
+rm -f $out.res
+check 2 "batch goes on" "$haze" fuzzy eval --batch $out.in --format csv --cuts 1 -o $out.res
+has $err "$out.in:2:5: expected ')'" "first bad line"
+has $err "$out.in:3:1: square root" "second bad line"
+has $err "2 of 4 lines" "batch summary"
+has $out.res "^1,2,2$" "good line before"
+has $out.res "^1,5,5$" "good line after"
+# results go to stdout, everything else to stderr
+for args in "1/[-1,2]" "[2,1]" "1 + (2" "--cuts 99 1" "--div-zero x 1"; do
+    # shellcheck disable=SC2086
+    "$haze" fuzzy eval $args >$out 2>$err
+    [ -s $out ] && { echo "FAIL: '$args' wrote to stdout"; cat $out; fails=$((fails + 1)); }
+    [ -s $err ] || { echo "FAIL: '$args' wrote no message"; fails=$((fails + 1)); }
+done
+printf '1\n2*(\n' | "$haze" fuzzy eval --batch - --format csv >$out 2>$err
+grep -q "haze:" $out && { echo "FAIL: batch message on stdout"; fails=$((fails + 1)); }
+has $out "^alpha,lower,upper$" "batch results on stdout"
 # usage: exit 1
 check 1 "no action" "$haze" fuzzy
 check 1 "cuts out of range" "$haze" fuzzy eval 1 --cuts 65

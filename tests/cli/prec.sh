@@ -28,7 +28,7 @@ script proved.g 'y = float<ieee_64,ne>(x);\n{ x in [1,2] -> |y - x| <= 1b-52 }\n
 check 0 "a stated bound that holds" "$haze" prec "$tmp/proved.g"
 grep_out "proved" "proved line"
 script unproved.g 'y = float<ieee_64,ne>(x);\n{ x in [1,2] -> |y - x| <= 1b-60 }\n'
-check 1 "a stated bound that does not hold" "$haze" prec "$tmp/unproved.g"
+check 4 "a stated bound that does not hold (exit 4, not the usage code 1)" "$haze" prec "$tmp/unproved.g"
 grep_out "NOT PROVED" "not proved line"
 check 0 "bisection option" "$haze" prec --bisect x=4 --refine 0 "$tmp/proved.g"
 grep_out "4 sub-boxes" "bisection count"
@@ -60,4 +60,19 @@ check 1 "bad --unroll" "$haze" prec --unroll=x "$src/tests/data/prec/fpcore/newt
 check 2 "FPCore beyond --max-ops" "$haze" prec --unroll --max-ops 5 "$src/tests/data/prec/fpcore/newton.fpcore"
 grep_err "more than 5 operations" "max-ops message"
 check 1 "bad --max-ops" "$haze" prec --unroll --max-ops 0 "$src/tests/data/prec/fpcore/newton.fpcore"
+# an FPCore :pre conjunct that relates expressions is not used: a warning on
+# stderr naming it (and in the JSON), the result alone on stdout
+script rel.fpcore '(FPCore (a b c) :pre (and (<= 1 a 2) (<= 1 b 2) (<= 0 c 1) (> (+ a b) c) (< a b)) (- (+ a b) c))\n'
+check 0 "FPCore :pre with relations" "$haze" prec "$tmp/rel.fpcore"
+grep_err "warning: .*rel.fpcore:1:60: :pre constraint (> (+ a b) c) is not used" "unused :pre conjunct named"
+grep_err "(< a b) is not used" "unused relation between two arguments named"
+if grep -q "warning" "$out"; then echo "FAIL: warning on stdout"; fails=$((fails + 1)); fi
+grep_out "rounded - exact" "result on stdout"
+check 0 "FPCore :pre with relations, JSON" "$haze" prec --json "$tmp/rel.fpcore"
+grep_out '"warnings": \[".*(> (+ a b) c) is not used' "warnings in JSON"
+script box.fpcore '(FPCore (a) :pre (and (<= 1 a 2) (< 0 1)) (* a a))\n'
+check 0 "FPCore :pre of ranges only" "$haze" prec "$tmp/box.fpcore"
+if grep -q "warning" "$err"; then echo "FAIL: a warning for ranges only"; cat "$err"; fails=$((fails + 1)); fi
+check 0 "prec --json, no warnings" "$haze" prec --json "$tmp/box.fpcore"
+grep_out '"warnings": \[\]' "empty warnings list"
 [ "$fails" = 0 ] || { echo "$fails failure(s)"; exit 1; }

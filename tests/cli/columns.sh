@@ -1,0 +1,121 @@
+#!/bin/sh
+# tests/cli/columns.sh HAZE TESTDATA - input columns are matched to a model's
+# inputs by name when the table has a header, by order when it has none:
+# `haze fis eval`, `haze fcm predict` and `haze fnn predict`, each with a
+# swapped header, a missing name, an unknown extra column (an error, or left
+# out with --ignore-extra) and no header.
+set -u
+haze=$1
+tip=$2/fis/tipper.fis # inputs service, food
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+out=$tmp/out
+err=$tmp/err
+. "$(dirname "$0")/lib.sh"
+H="$haze --backend cpu"
+same() { # same FILE1 FILE2 DESCRIPTION
+    if cmp -s "$1" "$2"; then echo "ok: $3"; else
+        echo "FAIL: $3"; diff "$1" "$2" | head -5; fails=$((fails + 1))
+    fi
+}
+differ() { # differ FILE1 FILE2 DESCRIPTION
+    if cmp -s "$1" "$2"; then echo "FAIL: $3: the same"; fails=$((fails + 1)); else echo "ok: $3"; fi
+}
+
+# --- fis eval
+printf 'service,food\n2,1\n4,5\n9,2\n' >"$tmp/tip.csv"
+printf 'food,service\n1,2\n5,4\n2,9\n' >"$tmp/tip_swapped.csv"
+printf '2,1\n4,5\n9,2\n' >"$tmp/tip_plain.csv"
+printf '1,2\n5,4\n2,9\n' >"$tmp/tip_plain_swapped.csv"
+printf 'service,quality\n2,1\n' >"$tmp/tip_missing.csv"
+printf 'id,food,service\n7,1,2\n8,5,4\n9,2,9\n' >"$tmp/tip_extra.csv"
+check 0 "fis: header in the model's order" $H fis eval "$tip" "$tmp/tip.csv" -o "$tmp/f1.csv"
+check 0 "fis: swapped header" $H fis eval "$tip" "$tmp/tip_swapped.csv" -o "$tmp/f2.csv"
+same "$tmp/f1.csv" "$tmp/f2.csv" "fis: a swapped header feeds each input its own column"
+grep -q '^7.01687' "$tmp/f2.csv" || { echo "FAIL: fis: tipper(2,1) is not 7.0169"; fails=$((fails + 1)); }
+check 0 "fis: no header" $H fis eval "$tip" "$tmp/tip_plain.csv" -o "$tmp/f3.csv"
+same "$tmp/f1.csv" "$tmp/f3.csv" "fis: no header, by position"
+check 0 "fis: no header, other order" $H fis eval "$tip" "$tmp/tip_plain_swapped.csv" -o "$tmp/f4.csv"
+differ "$tmp/f1.csv" "$tmp/f4.csv" "fis: without a header the order counts"
+check 2 "fis: missing name" $H fis eval "$tip" "$tmp/tip_missing.csv" -o "$tmp/never.csv"
+grep_err "no column for the input 'food' of the model" "fis: missing name message"
+grep_err "quality" "fis: missing name message lists the header"
+absent "$tmp/never.csv" "fis: missing name"
+check 2 "fis: unknown column" $H fis eval "$tip" "$tmp/tip_extra.csv" -o "$tmp/never.csv"
+grep_err "column 'id' is not among the inputs" "fis: unknown column message"
+grep_err "ignore-extra" "fis: unknown column message names the option"
+check 0 "fis: --ignore-extra" $H fis eval "$tip" "$tmp/tip_extra.csv" --ignore-extra -o "$tmp/f5.csv"
+same "$tmp/f1.csv" "$tmp/f5.csv" "fis: --ignore-extra leaves the column out"
+printf '7,1,2\n' >"$tmp/tip_plain3.csv"
+check 2 "fis: no header, three columns" $H fis eval "$tip" "$tmp/tip_plain3.csv" -o "$tmp/never.csv"
+grep_err "3 columns, but the model" "fis: column count message"
+
+# --- fcm predict: the fit writes the data's header above the centres
+printf 'a,b\n0,0\n0.2,0.1\n0.1,0.3\n5,9\n5.2,9.1\n4.9,8.8\n' >"$tmp/pts.csv"
+check 0 "fcm: fit with a header" $H fcm "$tmp/pts.csv" -c 2 --seed 1 -o "$tmp/c.csv"
+head -1 "$tmp/c.csv" | grep -q '^a,b$' || { echo "FAIL: fcm: centres lack the header a,b"; fails=$((fails + 1)); }
+printf 'a,b\n0,1\n5,8\n3,3\n' >"$tmp/new.csv"
+printf 'b,a\n1,0\n8,5\n3,3\n' >"$tmp/new_swapped.csv"
+printf '0,1\n5,8\n3,3\n' >"$tmp/new_plain.csv"
+printf 'a,c\n0,1\n' >"$tmp/new_missing.csv"
+printf 'b,id,a\n1,1,0\n8,2,5\n3,3,3\n' >"$tmp/new_extra.csv"
+check 0 "fcm predict: header" $H fcm predict "$tmp/c.csv" "$tmp/new.csv" -o "$tmp/u1.csv"
+check 0 "fcm predict: swapped header" $H fcm predict "$tmp/c.csv" "$tmp/new_swapped.csv" -o "$tmp/u2.csv"
+same "$tmp/u1.csv" "$tmp/u2.csv" "fcm predict: a swapped header is matched by name"
+check 0 "fcm predict: no header" $H fcm predict "$tmp/c.csv" "$tmp/new_plain.csv" -o "$tmp/u3.csv"
+same "$tmp/u1.csv" "$tmp/u3.csv" "fcm predict: no header, by position"
+check 2 "fcm predict: missing name" $H fcm predict "$tmp/c.csv" "$tmp/new_missing.csv" -o "$tmp/never.csv"
+grep_err "no column for the feature 'b' of the centres file" "fcm predict: missing name message"
+check 2 "fcm predict: unknown column" $H fcm predict "$tmp/c.csv" "$tmp/new_extra.csv" -o "$tmp/never.csv"
+grep_err "column 'id' is not among the features" "fcm predict: unknown column message"
+check 0 "fcm predict: --ignore-extra" $H fcm predict "$tmp/c.csv" "$tmp/new_extra.csv" --ignore-extra -o "$tmp/u4.csv"
+same "$tmp/u1.csv" "$tmp/u4.csv" "fcm predict: --ignore-extra leaves the column out"
+absent "$tmp/never.csv" "fcm predict: failed runs"
+
+# --- fnn predict: the model file keeps its inputs' names
+{
+    echo "x1,x2,y"
+    i=0
+    while [ $i -lt 40 ]; do
+        echo "$((i % 7)),$((i % 5)),$(((i % 7) + 2 * (i % 5)))"
+        i=$((i + 1))
+    done
+} >"$tmp/train.csv"
+check 0 "fnn: train" $H --quiet fnn train "$tmp/train.csv" --target y --epochs 2 -o "$tmp/m.fnn"
+printf 'x1,x2\n1,4\n6,0\n3,2\n' >"$tmp/q.csv"
+printf 'x2,x1\n4,1\n0,6\n2,3\n' >"$tmp/q_swapped.csv"
+printf '1,4\n6,0\n3,2\n' >"$tmp/q_plain.csv"
+printf 'x1,x3\n1,4\n' >"$tmp/q_missing.csv"
+printf 'x2,y,x1\n4,9,1\n0,6,6\n2,7,3\n' >"$tmp/q_target.csv"
+printf 'x2,id,x1\n4,1,1\n0,2,6\n2,3,3\n' >"$tmp/q_extra.csv"
+check 0 "fnn predict: header" $H fnn predict "$tmp/m.fnn" "$tmp/q.csv" -o "$tmp/p1.csv"
+check 0 "fnn predict: swapped header" $H fnn predict "$tmp/m.fnn" "$tmp/q_swapped.csv" -o "$tmp/p2.csv"
+same "$tmp/p1.csv" "$tmp/p2.csv" "fnn predict: a swapped header is matched by name"
+check 0 "fnn predict: no header" $H fnn predict "$tmp/m.fnn" "$tmp/q_plain.csv" -o "$tmp/p3.csv"
+same "$tmp/p1.csv" "$tmp/p3.csv" "fnn predict: no header, by position"
+check 0 "fnn predict: target column among the inputs" $H fnn predict "$tmp/m.fnn" "$tmp/q_target.csv" -o "$tmp/p4.csv"
+same "$tmp/p1.csv" "$tmp/p4.csv" "fnn predict: the target is not an input"
+grep_err "RMSE" "fnn predict: the target column is scored"
+check 2 "fnn predict: missing name" $H fnn predict "$tmp/m.fnn" "$tmp/q_missing.csv" -o "$tmp/never.csv"
+grep_err "no column for the input 'x2' of the model" "fnn predict: missing name message"
+check 2 "fnn predict: unknown column" $H fnn predict "$tmp/m.fnn" "$tmp/q_extra.csv" -o "$tmp/never.csv"
+grep_err "column 'id' is not among the inputs" "fnn predict: unknown column message"
+check 0 "fnn predict: --ignore-extra" $H fnn predict "$tmp/m.fnn" "$tmp/q_extra.csv" --ignore-extra -o "$tmp/p5.csv"
+same "$tmp/p1.csv" "$tmp/p5.csv" "fnn predict: --ignore-extra leaves the column out"
+absent "$tmp/never.csv" "fnn predict: failed runs"
+# a model file of version 1 stored names with blanks and quotes as '_'
+{
+    echo "x 1,x2,y"
+    tail -n +2 "$tmp/train.csv"
+} >"$tmp/train_blank.csv"
+check 0 "fnn: train, a name with a blank" $H --quiet fnn train "$tmp/train_blank.csv" --target y --epochs 2 -o "$tmp/b.fnn"
+sed 's/^names .*/names x_1 x2/' "$tmp/b.fnn" >"$tmp/b1.fnn"
+printf 'x2,x 1\n4,1\n0,6\n2,3\n' >"$tmp/qb.csv"
+check 0 "fnn predict: 'x 1' finds the stored 'x_1'" $H fnn predict "$tmp/b1.fnn" "$tmp/qb.csv" -o "$tmp/p6.csv"
+check 0 "fnn predict: the same model, names as written" $H fnn predict "$tmp/b.fnn" "$tmp/qb.csv" -o "$tmp/p7.csv"
+same "$tmp/p6.csv" "$tmp/p7.csv" "fnn predict: names stored with '_' match"
+
+[ "$fails" = 0 ] && echo "all column-matching CLI checks passed" && exit 0
+echo "$fails column-matching CLI checks failed"
+exit 1
