@@ -327,7 +327,7 @@ int haze_outfile_open(haze_ctx *ctx, haze_outfile *f, const char *path) {
     f->path = strdup(path);
     f->target = resolve_links(path);
     if (!f->path || !f->target) {
-        int e = errno;
+        int e = f->path ? errno : ENOMEM;
         haze_outfile_abort(f);
         if (e == ENOMEM) return haze__error(ctx, HAZE_ERR_NOMEM, "out of memory");
         return fail_io(ctx, path, "cannot follow the link", e);
@@ -355,7 +355,11 @@ int haze_outfile_open(haze_ctx *ctx, haze_outfile *f, const char *path) {
     int fd = -1;
     if (g) {
         char *key = target_key(f->target);
-        ge = key ? group_find(g, key) : NULL;
+        if (!key) { /* else a reserved entry would be missed, then found twice */
+            haze_outfile_abort(f);
+            return haze__error(ctx, HAZE_ERR_NOMEM, "out of memory");
+        }
+        ge = group_find(g, key);
         free(key);
         if (ge && ge->state != ENTRY_RESERVED) {
             haze_outfile_abort(f);
