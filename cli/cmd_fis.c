@@ -153,13 +153,14 @@ static int do_eval(haze_ctx *ctx, haze_fis *f, const char *model, const char *in
                         .n = (size_t)ni,
                         .skip = -1,
                         .ignore_extra = o->ignore_extra};
-    int code = !in_names || !idx ? CLI_RUNTIME : cli_columns_match(t, in_path, &spec, idx);
+    int nomem = !in_names || !idx;
+    int code = nomem ? CLI_RUNTIME : cli_columns_match(t, in_path, &spec, idx);
     double *x = code ? NULL : cli_columns_gather(t, idx, (size_t)ni, 0, t->rows);
     double *out = malloc(sizeof(double) * t->rows * (size_t)no + 1);
     free(in_names);
     free(idx);
     if (code || !x || !out) {
-        if (!code) cli_errorf("out of memory");
+        if (!code || nomem) cli_errorf("out of memory");
         free(x);
         free(out);
         haze_table_free(t);
