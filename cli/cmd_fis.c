@@ -265,13 +265,14 @@ static int do_eval(haze_ctx *ctx, haze_fis *f, const char *model, const char *in
                         .n = (size_t)ni,
                         .skip = -1,
                         .ignore_extra = o->ignore_extra};
-    int code = !in_names || !idx ? CLI_RUNTIME : cli_columns_match(t, in_path, &spec, idx);
+    int nomem = !in_names || !idx;
+    int code = nomem ? CLI_RUNTIME : cli_columns_match(t, in_path, &spec, idx);
     double *x = code ? NULL : cli_columns_gather(t, idx, (size_t)ni, 0, t->rows);
     double *out = malloc(sizeof(double) * t->rows * (size_t)no + 1);
     free(in_names);
     free(idx);
     if (code || !x || !out) {
-        if (!code) cli_errorf("out of memory");
+        if (!code || nomem) cli_errorf("out of memory");
         free(x);
         free(out);
         haze_table_free(t);
@@ -282,8 +283,9 @@ static int do_eval(haze_ctx *ctx, haze_fis *f, const char *model, const char *in
     free(x);
     if (!st) {
         char **names = var_names(f, 0);
-        st = haze_matrix_write(ctx, o->output ? o->output : "-", out, t->rows, (size_t)no,
-                               (const char *const *)names);
+        st = !names ? HAZE_ERR_NOMEM
+                    : haze_matrix_write(ctx, o->output ? o->output : "-", out, t->rows, (size_t)no,
+                                        (const char *const *)names);
         free(names);
     }
     if (!st && (stats.clamped || stats.no_rule))
@@ -333,8 +335,9 @@ static int do_surface(haze_ctx *ctx, haze_fis *f, const fis_opts *o) {
                    sizeof(double) * (size_t)no);
         }
         char **names = var_names(f, 1);
-        st = haze_matrix_write(ctx, o->output ? o->output : "-", tab, rows, (size_t)(ni + no),
-                               (const char *const *)names);
+        st = !names ? HAZE_ERR_NOMEM
+                    : haze_matrix_write(ctx, o->output ? o->output : "-", tab, rows,
+                                        (size_t)(ni + no), (const char *const *)names);
         free(names);
     }
     free(in);

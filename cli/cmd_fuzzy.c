@@ -84,6 +84,7 @@ static int parse_number(evaluator *ev, double *lo, double *hi) {
         ev->p = end;
         return 1;
     }
+    if (st == HAZE_ERR_NOMEM) return fail_at(ev, s, st, "out of memory"), 0;
     fail_at(ev, s, HAZE_ERR_PARSE,
             st == HAZE_ERR_RANGE
                 ? "number out of range (beyond the doubles, or an exponent beyond 100000)"

@@ -15,7 +15,6 @@
 #include "haze/haze.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    if (size > 1 << 16) return 0;
     haze_ctx *ctx = fuzz_ctx();
     char path[] = "/tmp/haze-fuzz-XXXXXX.model";
     if (fuzz_temp_file(path, ".model", data, size)) return 0;

@@ -14,7 +14,6 @@
 #include "haze/haze.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    if (size > 1 << 18) return 0;
     haze_ctx *ctx = fuzz_ctx();
     char in[] = "/tmp/haze-fuzz-XXXXXX.img";
     if (fuzz_temp_file(in, ".img", data, size)) return 0;

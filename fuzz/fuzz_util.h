@@ -2,6 +2,11 @@
  * fuzz/fuzz_util.h - what the fuzz targets share: one CPU context for the
  * whole run, and the input written to a temporary file for the readers that
  * take a path.
+ *
+ * The targets take inputs of any size, as the command line does (it reads
+ * whole files and has no limit of its own): a smaller limit here would hide
+ * what only large inputs reach (deep nesting, long loops, big counts).
+ * libFuzzer's -max_len bounds what it makes (docs/fuzzing.md).
  */
 #ifndef HAZE_FUZZ_UTIL_H
 #define HAZE_FUZZ_UTIL_H

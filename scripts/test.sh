@@ -1,12 +1,26 @@
 #!/bin/sh
-# scripts/test.sh [--sanitize] - the second README command: build haze and
-# run the whole test suite (without a GPU, the CUDA build is narrowed to
+# scripts/test.sh [--sanitize|--tsan] - the second README command: build haze
+# and run the whole test suite (without a GPU, the CUDA build is narrowed to
 # sm_75 and sm_90; HAZE_CI_CUDA_ARCHS chooses). --sanitize builds the CPU code with
 # AddressSanitizer and UndefinedBehaviorSanitizer in build-san/ instead.
+# --tsan builds it with ThreadSanitizer in build-tsan/ and runs the tests
+# whose threads share contexts and objects (label "threads"; a test that
+# starts no thread cannot race). It is built without OpenMP: libgomp is not
+# built with ThreadSanitizer, which then cannot see its barriers and reports
+# races that are not there.
 set -eu
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
-if [ "${1:-}" = "--sanitize" ]; then
+targets=""
+labels=""
+if [ "${1:-}" = "--tsan" ]; then
+    dir=build-tsan
+    cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHAZE_CUDA=OFF -DHAZE_TSAN=ON \
+        -DHAZE_OPENMP=OFF -DHAZE_BENCH=OFF
+    export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
+    targets="--target test_core test_threads"
+    labels="-L threads"
+elif [ "${1:-}" = "--sanitize" ]; then
     dir=build-san
     cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Debug -DHAZE_CUDA=OFF -DHAZE_ASAN=ON -DHAZE_UBSAN=ON \
         -DHAZE_BENCH=OFF
@@ -30,5 +44,7 @@ else
     fi
     cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DHAZE_WERROR=ON "$archs_arg"
 fi
-cmake --build "$dir" -j "$jobs"
-ctest --test-dir "$dir" --output-on-failure -j "$jobs"
+# shellcheck disable=SC2086 # $targets and $labels are lists of words
+cmake --build "$dir" -j "$jobs" $targets
+# shellcheck disable=SC2086
+ctest --test-dir "$dir" --output-on-failure -j "$jobs" $labels

@@ -1,7 +1,9 @@
 /*
  * tests/test_core.c - status strings, version, backend selection, the
- * HAZE_BACKEND override and the CPU fallback.
+ * HAZE_BACKEND override and the CPU fallback; threads sharing a context
+ * each read their own last error.
  */
+#include <pthread.h>
 #include <string.h>
 
 #include "test_util.h"
@@ -171,12 +173,90 @@ static void test_device_query(void **state) {
     assert_int_equal(haze_device_query(0, NULL), HAZE_ERR_INVALID);
 }
 
+/* Threads sharing one context, each raising its own errors: every thread
+ * must read back its own message and code, never another's. */
+enum { SHARE_THREADS = 8, SHARE_CALLS = 2000 };
+
+typedef struct share_arg {
+    haze_ctx *ctx;
+    int id;
+    int wrong;
+} share_arg;
+
+static void *share_worker(void *p) {
+    share_arg *a = p;
+    char want[128], name[32];
+    for (int i = 0; i < SHARE_CALLS; i++) {
+        int st, code;
+        if ((a->id + i) % 2) {
+            int n = -(a->id * 100000 + i + 1);
+            st = haze_ctx_set_threads(a->ctx, n);
+            snprintf(want, sizeof want, "threads must be >= 0, got %d", n);
+            code = HAZE_ERR_INVALID;
+        } else {
+            /* a parse error naming this thread's script */
+            snprintf(name, sizeof name, "t%d_%d", a->id, i);
+            haze_prec_script *sc = NULL;
+            st = haze_prec_parse(a->ctx, "x = ;", name, &sc);
+            haze_prec_free(sc);
+            snprintf(want, sizeof want, "%s:", name);
+            code = HAZE_ERR_PARSE;
+        }
+        const char *msg = haze_ctx_errmsg(a->ctx);
+        if (st != code || haze_ctx_errcode(a->ctx) != code || strncmp(msg, want, strlen(want)))
+            a->wrong++;
+        if (i % 100 == 99) {
+            haze_ctx_clear_error(a->ctx);
+            if (haze_ctx_errcode(a->ctx) != HAZE_OK || haze_ctx_errmsg(a->ctx)[0]) a->wrong++;
+        }
+    }
+    return NULL;
+}
+
+static void test_shared_ctx_errors(void **state) {
+    (void)state;
+    haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
+    pthread_t th[SHARE_THREADS];
+    share_arg arg[SHARE_THREADS];
+    for (int t = 0; t < SHARE_THREADS; t++) {
+        arg[t] = (share_arg){ctx, t, 0};
+        assert_int_equal(pthread_create(&th[t], NULL, share_worker, &arg[t]), 0);
+    }
+    for (int t = 0; t < SHARE_THREADS; t++) {
+        assert_int_equal(pthread_join(th[t], NULL), 0);
+        assert_int_equal(arg[t].wrong, 0);
+    }
+    /* this thread raised nothing in the context */
+    assert_int_equal(haze_ctx_errcode(ctx), HAZE_OK);
+    assert_string_equal(haze_ctx_errmsg(ctx), "");
+    haze_ctx_free(ctx);
+}
+
+/* A freed context's message never shows in a new one (even at the same
+ * address); a thread keeps the messages of several contexts apart. */
+static void test_error_per_context(void **state) {
+    (void)state;
+    haze_ctx *a = haze_test_ctx(HAZE_BACKEND_CPU), *b = haze_test_ctx(HAZE_BACKEND_CPU);
+    assert_int_equal(haze_ctx_set_threads(a, -1), HAZE_ERR_INVALID);
+    assert_int_equal(haze_ctx_set_threads(b, -2), HAZE_ERR_INVALID);
+    assert_string_equal(haze_ctx_errmsg(a), "threads must be >= 0, got -1");
+    assert_string_equal(haze_ctx_errmsg(b), "threads must be >= 0, got -2");
+    haze_ctx_free(a);
+    a = haze_test_ctx(HAZE_BACKEND_CPU);
+    assert_string_equal(haze_ctx_errmsg(a), "");
+    assert_int_equal(haze_ctx_errcode(a), HAZE_OK);
+    assert_string_equal(haze_ctx_errmsg(b), "threads must be >= 0, got -2");
+    haze_ctx_free(a);
+    haze_ctx_free(b);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_status_strings),      cmocka_unit_test(test_version),
         cmocka_unit_test(test_backend_parse),       cmocka_unit_test(test_ctx_default),
         cmocka_unit_test(test_ctx_cpu_and_threads), cmocka_unit_test(test_cuda_request),
         cmocka_unit_test(test_env_override),        cmocka_unit_test(test_device_query),
+        cmocka_unit_test(test_shared_ctx_errors),   cmocka_unit_test(test_error_per_context),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,7 +3,8 @@
  *
  * Every haze computation runs in a context (haze_ctx) that says where it runs
  * (the CPU with N threads, or one CUDA device), how much device memory it may
- * take, and that keeps the message of the last error for a person to read.
+ * take, and that keeps, for each thread, the message of the last error for a
+ * person to read.
  * This header is the same whether or not haze was built with CUDA.
  */
 #ifndef HAZE_CORE_H
@@ -129,6 +130,12 @@ HAZE_API haze_ctx_options haze_ctx_options_default(void);
  * variable HAZE_BACKEND (auto|cpu|cuda) replaces an AUTO request only, so a
  * program's explicit choice wins over the environment.
  *
+ * The first context also replaces GMP's memory functions (which MPFR uses)
+ * with ones that allocate as GMP's do, so that an allocation that fails
+ * inside MPFR during a haze call is reported as HAZE_ERR_NOMEM instead of
+ * aborting; outside haze calls they still abort, as GMP's do. A program that
+ * installed its own GMP memory functions before keeps them.
+ *
  * Ownership: on success *out is a new context that the caller frees with
  * haze_ctx_free(). On failure other than HAZE_ERR_NOMEM, *out is still set to
  * a context that holds the reason (haze_ctx_errmsg); use it for nothing else
@@ -160,14 +167,34 @@ HAZE_API size_t haze_ctx_device_memory_limit(const haze_ctx *ctx);
 HAZE_API int haze_ctx_set_device_memory_limit(haze_ctx *ctx, size_t bytes);
 
 /*
- * Message of the last error raised in this context, for a person: it names
- * the file, line and column where one is involved. Empty string if none.
- * The pointer stays valid until the next haze call on this context.
+ * Threads. A context may be shared by threads: computations on one context
+ * may run at the same time on several threads, and each thread reads its own
+ * last error (below), as it reads its own errno. What must not overlap with
+ * any other call on the context is changing it (haze_ctx_set_threads,
+ * haze_ctx_set_device_memory_limit) and freeing it. Objects made from a
+ * context (a loaded model, a script) are read-only in computations and may be
+ * shared the same way unless their header says otherwise; a call that
+ * changes one must not overlap with others on it. With the CUDA backend the
+ * threads' work goes to the context's one stream, in turn: one context per
+ * thread lets it overlap.
+ *
+ * Why per thread and not one context per thread: a library context is made
+ * once and handed to a pool of workers; a message kept in the context would
+ * be overwritten by another thread's failure before the first thread reads
+ * its own, and a rule "one context per thread" is easy to break unnoticed.
+ */
+
+/*
+ * Message of the last error raised in this context by the calling thread,
+ * for a person: it names the file, line and column where one is involved.
+ * Empty string if none. The pointer stays valid until this thread's next
+ * haze call on this context, or until it ends.
  */
 HAZE_API const char *haze_ctx_errmsg(const haze_ctx *ctx);
-/* Status of the last error in this context (HAZE_OK if none). */
+/* Status of the last error raised in this context by the calling thread
+ * (HAZE_OK if none). */
 HAZE_API int haze_ctx_errcode(const haze_ctx *ctx);
-/* Forgets the last error. */
+/* Forgets the calling thread's last error in this context. */
 HAZE_API void haze_ctx_clear_error(haze_ctx *ctx);
 
 #ifdef __cplusplus

@@ -149,7 +149,12 @@ HAZE_API void haze_prec_result_free(haze_prec_result *r);
  * ones). Writes the value of each goal's expression (for relative goals the
  * relative error, for |e| goals |e|) to out[0..goal_count-1], rounded to
  * nearest double. This is the reference the soundness tests sample against.
+ * prec_bits may be at most HAZE_PREC_EVAL_MAX_BITS, and the script's numbers
+ * at that precision at most HAZE_PREC_EVAL_MAX_BYTES together; more is
+ * HAZE_ERR_INVALID.
  */
+#define HAZE_PREC_EVAL_MAX_BITS  (1L << 24)
+#define HAZE_PREC_EVAL_MAX_BYTES (1024.0 * 1048576.0)
 HAZE_API int haze_prec_eval(haze_ctx *ctx, const haze_prec_script *s, const double *x,
                             long prec_bits, double *out);
 

@@ -122,11 +122,53 @@ int haze_cpu_threads(void) {
 #endif
 }
 
+/*
+ * The last error, per thread and per context. A context may be shared by
+ * threads (core.h), so its error cannot live in the context: one thread's
+ * failure would overwrite the message another is reading (a data race, and
+ * the wrong message). Like errno, each thread keeps its own: a few slots,
+ * each naming the context by its id. A thread that raises errors in more
+ * contexts than there are slots forgets the least recently used one's.
+ * Thread-local storage needs no lock and no allocation, so an out-of-memory
+ * error can always be recorded.
+ */
+#define ERR_SLOTS 4
+
+typedef struct err_slot {
+    unsigned long long id; /* 0: free */
+    unsigned long long used;
+    int code;
+    char msg[HAZE__ERRMSG_MAX];
+} err_slot;
+
+static _Thread_local struct {
+    err_slot slot[ERR_SLOTS];
+    unsigned long long tick;
+} errs;
+
+static unsigned long long next_ctx_id(void) {
+    static unsigned long long last; /* atomic: contexts are made on any thread */
+    return __atomic_add_fetch(&last, 1, __ATOMIC_RELAXED);
+}
+
+static err_slot *err_find(const haze_ctx *ctx) {
+    for (int i = 0; i < ERR_SLOTS; i++)
+        if (errs.slot[i].id == ctx->id) return &errs.slot[i];
+    return NULL;
+}
+
 int haze__verror(haze_ctx *ctx, int status, const char *fmt, va_list ap) {
-    if (ctx) {
-        ctx->errcode = status;
-        haze__vsnprintf(ctx->errmsg, sizeof ctx->errmsg, fmt, ap);
+    if (!ctx) return status;
+    err_slot *e = err_find(ctx);
+    if (!e) {
+        e = &errs.slot[0];
+        for (int i = 1; i < ERR_SLOTS && e->id; i++)
+            if (!errs.slot[i].id || errs.slot[i].used < e->used) e = &errs.slot[i];
+        e->id = ctx->id;
     }
+    e->used = ++errs.tick;
+    e->code = status;
+    haze__vsnprintf(e->msg, sizeof e->msg, fmt, ap);
     return status;
 }
 
@@ -136,6 +178,13 @@ int haze__error(haze_ctx *ctx, int status, const char *fmt, ...) {
     haze__verror(ctx, status, fmt, ap);
     va_end(ap);
     return status;
+}
+
+void haze__ctx_init_local(struct haze_ctx *c) {
+    memset(c, 0, sizeof *c);
+    c->backend = HAZE_BACKEND_CPU;
+    c->threads = 1;
+    c->id = next_ctx_id();
 }
 
 haze_ctx_options haze_ctx_options_default(void) {
@@ -185,6 +234,8 @@ int haze_ctx_new(haze_ctx **out, const haze_ctx_options *opt) {
     haze_ctx *ctx = calloc(1, sizeof *ctx);
     if (!ctx) return HAZE_ERR_NOMEM;
     *out = ctx;
+    ctx->id = next_ctx_id();
+    haze__mp_install();
     haze_ctx_options o = opt ? *opt : haze_ctx_options_default();
 
     ctx->backend = HAZE_BACKEND_CPU;
@@ -223,6 +274,8 @@ int haze_ctx_new(haze_ctx **out, const haze_ctx_options *opt) {
 
 void haze_ctx_free(haze_ctx *ctx) {
     if (!ctx) return;
+    err_slot *e = err_find(ctx); /* other threads' slots are never read again */
+    if (e) e->id = 0;
     haze__outgroup_release(ctx);
 #ifdef HAZE_HAVE_CUDA
     haze__cuda_ctx_release(ctx);
@@ -259,14 +312,18 @@ int haze_ctx_set_device_memory_limit(haze_ctx *ctx, size_t bytes) {
 }
 
 const char *haze_ctx_errmsg(const haze_ctx *ctx) {
-    return ctx ? ctx->errmsg : "no context";
+    if (!ctx) return "no context";
+    const err_slot *e = err_find(ctx);
+    return e ? e->msg : "";
 }
 int haze_ctx_errcode(const haze_ctx *ctx) {
-    return ctx ? ctx->errcode : HAZE_ERR_INVALID;
+    if (!ctx) return HAZE_ERR_INVALID;
+    const err_slot *e = err_find(ctx);
+    return e ? e->code : HAZE_OK;
 }
 
 void haze_ctx_clear_error(haze_ctx *ctx) {
     if (!ctx) return;
-    ctx->errcode = HAZE_OK;
-    ctx->errmsg[0] = '\0';
+    err_slot *e = err_find(ctx);
+    if (e) e->id = 0;
 }

@@ -75,11 +75,15 @@ extern "C" void haze__cuda_ctx_release(haze_ctx *ctx) {
 
 extern "C" int haze__cuda_begin(haze_ctx *ctx) {
     HAZE_CUDA_TRY(ctx, cudaSetDevice(ctx->device));
-    if (!ctx->stream) {
+    if (!__atomic_load_n(&ctx->stream, __ATOMIC_ACQUIRE)) {
         cudaStream_t s;
         /* blocking: ordered after the caller's legacy-stream copies (core.h) */
         HAZE_CUDA_TRY(ctx, cudaStreamCreateWithFlags(&s, cudaStreamDefault));
-        ctx->stream = (void *)s;
+        /* threads sharing the context may race here: one stream wins */
+        void *none = NULL;
+        if (!__atomic_compare_exchange_n(&ctx->stream, &none, (void *)s, 0, __ATOMIC_ACQ_REL,
+                                         __ATOMIC_ACQUIRE))
+            cudaStreamDestroy(s);
     }
     return HAZE_OK;
 }

@@ -18,21 +18,36 @@ extern "C" {
 
 #define HAZE__ERRMSG_MAX 1024
 
+/*
+ * The context holds no error text: the last error is kept per thread and per
+ * context (core.c), so threads that share a context each read their own.
+ * `id` names the context there; it is never reused, so a freed context's
+ * message cannot reach a new one at the same address.
+ */
 struct haze_ctx {
     haze_backend backend; /* resolved: CPU or CUDA */
     int device;
     int threads;
     size_t device_memory_limit;
-    int errcode;
-    char errmsg[HAZE__ERRMSG_MAX];
+    unsigned long long id;
     void *stream; /* cudaStream_t, created on first use by the CUDA backend */
     /* the open output group (src/io/outfile.c), or NULL */
     struct haze__outgroup *outgroup;
 };
 
 /*
- * Records an error in the context (if not NULL) and returns `status`, so a
- * failing path reads `return haze__error(ctx, HAZE_ERR_PARSE, "%s:%d: ...", ...)`.
+ * Makes *c a CPU context on the stack for one worker thread of a parallel
+ * region: errors raised in it are read back (haze_ctx_errmsg) by that same
+ * thread, which then hands the message to the caller's context after the
+ * join. The library's worker threads never raise errors in the caller's
+ * context: the caller's thread would not see them.
+ */
+void haze__ctx_init_local(struct haze_ctx *c);
+
+/*
+ * Records an error in the context (if not NULL) for the calling thread and
+ * returns `status`, so a failing path reads
+ * `return haze__error(ctx, HAZE_ERR_PARSE, "%s:%d: ...", ...)`.
  */
 int haze__error(haze_ctx *ctx, int status, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -40,6 +55,26 @@ int haze__error(haze_ctx *ctx, int status, const char *fmt, ...)
 #endif
     ;
 int haze__verror(haze_ctx *ctx, int status, const char *fmt, va_list ap);
+
+/*
+ * Out of memory inside GMP and MPFR (mp_guard.c). haze__mp_run(ctx, fn, arg)
+ * returns fn(arg), run under a guard on the calling thread: when an
+ * allocation fails inside GMP or MPFR there, the blocks made under the guard
+ * (GMP's, MPFR's and haze__mp_malloc's) are freed, fn is abandoned, "out of
+ * memory" is recorded in ctx and HAZE_ERR_NOMEM returned. fn must leave
+ * nothing outside its blocks that needs cleaning up when it is abandoned at
+ * an MPFR call. Guards nest (what an inner run made belongs to the outer one
+ * once it returns); an OpenMP worker that calls MPFR runs under its own,
+ * since longjmp cannot cross threads.
+ */
+int haze__mp_run(haze_ctx *ctx, int (*fn)(void *), void *arg);
+void haze__mp_install(void); /* GMP's memory functions (once; haze_ctx_new) */
+/* malloc, calloc, realloc and free whose blocks an unwinding frees; NULL on
+ * failure as malloc (they never unwind themselves). */
+void *haze__mp_malloc(size_t n);
+void *haze__mp_calloc(size_t n, size_t size);
+void *haze__mp_realloc(void *p, size_t n);
+void haze__mp_free(void *p);
 
 /*
  * Numbers in files and messages are read and written in the "C" locale,

@@ -853,8 +853,10 @@ static int parse_text(haze_ctx *ctx, char *buf, const char *file, haze_fis **out
             } else if (strcmp(key, "NumInputs") == 0 || strcmp(key, "NumOutputs") == 0 ||
                        strcmp(key, "NumRules") == 0) {
                 int v;
-                if (parse_int(val, &v) || v > 4096) {
+                if (parse_int(val, &v)) {
                     st = PERR(lineno, "%s: expected a whole number, found '%s'", key, val);
+                } else if (v > 4096) {
+                    st = PERR(lineno, "%s: %d is more than 4096, the most haze reads", key, v);
                 } else if (key[3] == 'I') {
                     ps->ni = v;
                     ps->ni_line = lineno;
@@ -899,8 +901,10 @@ static int parse_text(haze_ctx *ctx, char *buf, const char *file, haze_fis **out
             }
             free(v);
         } else if (strcmp(key, "NumMFs") == 0) {
-            if (parse_int(val, &cur->nmf) || cur->nmf > 4096)
+            if (parse_int(val, &cur->nmf))
                 st = PERR(lineno, "NumMFs: expected a whole number, found '%s'", val);
+            else if (cur->nmf > 4096)
+                st = PERR(lineno, "NumMFs: %d is more than 4096, the most haze reads", cur->nmf);
             cur->nmf_line = lineno;
         } else if (strncmp(key, "MF", 2) == 0 && !parse_int(key + 2, &idx) && idx >= 1 &&
                    idx <= 4096) {

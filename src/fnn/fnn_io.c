@@ -292,6 +292,7 @@ static int read_tokens(reader *r, char *s, size_t n, int dash_null, char ***out)
     if (i != n || err || more || nomem) {
         for (size_t k = 0; k < n; k++) free(v[k]);
         free(v);
+        if (nomem) return haze__error(r->ctx, HAZE_ERR_NOMEM, "out of memory");
         return bad(r, why);
     }
     *out = v;

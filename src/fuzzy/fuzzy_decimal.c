@@ -224,8 +224,27 @@ static int enclose(const exact_num *x, double *lo, double *hi) {
     return isfinite(*lo) && isfinite(*hi) ? HAZE_OK : HAZE_ERR_RANGE;
 }
 
+static int parse_number_unguarded(const char *s, const char **end, double *lo, double *hi);
+
+typedef struct parse_job {
+    const char *s;
+    const char **end;
+    double *lo, *hi;
+} parse_job;
+
+static int parse_job_run(void *arg) {
+    parse_job *j = arg;
+    return parse_number_unguarded(j->s, j->end, j->lo, j->hi);
+}
+
+/* GMP's allocations fail as HAZE_ERR_NOMEM, not an abort (src/core/mp_guard.c) */
 int haze_fuzzy_parse_number(const char *s, const char **end, double *lo, double *hi) {
     if (!s || !lo || !hi) return HAZE_ERR_INVALID;
+    parse_job j = {s, end, lo, hi};
+    return haze__mp_run(NULL, parse_job_run, &j);
+}
+
+static int parse_number_unguarded(const char *s, const char **end, double *lo, double *hi) {
     exact_num x;
     mpz_init(x.m);
     int st = read_exact(s, end, &x);
@@ -234,8 +253,30 @@ int haze_fuzzy_parse_number(const char *s, const char **end, double *lo, double 
     return st;
 }
 
+static int set_membership_unguarded(haze_ctx *ctx, haze_fuzzy_array *a, size_t i, const char *spec,
+                                    const char **end);
+
+typedef struct membership_job {
+    haze_ctx *ctx;
+    haze_fuzzy_array *a;
+    size_t i;
+    const char *spec;
+    const char **end;
+} membership_job;
+
+static int membership_job_run(void *arg) {
+    membership_job *j = arg;
+    return set_membership_unguarded(j->ctx, j->a, j->i, j->spec, j->end);
+}
+
 int haze_fuzzy_set_membership(haze_ctx *ctx, haze_fuzzy_array *a, size_t i, const char *spec,
                               const char **end) {
+    membership_job j = {ctx, a, i, spec, end};
+    return haze__mp_run(ctx, membership_job_run, &j);
+}
+
+static int set_membership_unguarded(haze_ctx *ctx, haze_fuzzy_array *a, size_t i, const char *spec,
+                                    const char **end) {
     static const struct {
         const char *name;
         int nargs;

@@ -104,6 +104,13 @@ static int load_pnm(haze_ctx *ctx, const char *path, const unsigned char *b, siz
         return haze__error(ctx, HAZE_ERR_PARSE, "%s: image of %ld x %ld is too large", path, w, h);
     int ch = (kind == 3 || kind == 6) ? 3 : 1;
     int bytes = maxv > 255 ? 2 : 1;
+    /* an ASCII sample takes a digit and a separator: a header cannot ask for
+     * more pixels than the bytes after it hold (a 27-byte file allocated 2 GB) */
+    size_t rest = r.pos < len ? len - r.pos : 0;
+    if (kind < 5 && (size_t)w * (size_t)h * (size_t)ch > rest / 2 + 1)
+        return haze__error(ctx, HAZE_ERR_PARSE,
+                           "%s: truncated Netpbm data (%ld x %ld pixels in %zu bytes)", path, w, h,
+                           rest);
     haze_image *im;
     int st = haze_image_new(ctx, (int)w, (int)h, &im);
     if (st) return st;
@@ -163,6 +170,12 @@ typedef struct png_err {
     char msg[200];
 } png_err;
 
+/* libpng's and libjpeg's messages for a failed allocation ("Out of memory",
+ * "insufficient memory", "Insufficient memory (case 4)") */
+static int nomem_msg(const char *m) {
+    return strstr(m, "ut of memory") || strstr(m, "nsufficient memory");
+}
+
 static void png_on_error(png_structp p, png_const_charp msg) {
     png_err *e = (png_err *)png_get_error_ptr(p);
     snprintf(e->msg, sizeof e->msg, "%s", msg);
@@ -192,6 +205,7 @@ static int load_png(haze_ctx *ctx, const char *path, const unsigned char *b, siz
         haze_image_free(im);
         free(rows);
         free(buf);
+        if (nomem_msg(err.msg)) return haze__error(ctx, HAZE_ERR_NOMEM, "%s: out of memory", path);
         return haze__error(ctx, HAZE_ERR_PARSE, "%s: corrupt PNG: %s", path, err.msg);
     }
     png_set_read_fn(p, &m, png_mem_read);
@@ -278,6 +292,7 @@ static int load_jpeg(haze_ctx *ctx, const char *path, const unsigned char *b, si
         jpeg_destroy_decompress(&c);
         haze_image_free(im);
         free(row);
+        if (nomem_msg(e.msg)) return haze__error(ctx, HAZE_ERR_NOMEM, "%s: out of memory", path);
         return haze__error(ctx, HAZE_ERR_PARSE, "%s: corrupt JPEG: %s", path, e.msg);
     }
     jpeg_create_decompress(&c);
@@ -383,6 +398,7 @@ static int save_png(haze_ctx *ctx, const haze_image *img, const char *path, FILE
     }
     if (setjmp(png_jmpbuf(p))) {
         png_destroy_write_struct(&p, &info);
+        if (nomem_msg(err.msg)) return haze__error(ctx, HAZE_ERR_NOMEM, "%s: out of memory", path);
         return haze__error(ctx, HAZE_ERR_IO, "%s: PNG write failed: %s", path, err.msg);
     }
     png_set_write_fn(p, fp, png_file_write, png_file_flush);
@@ -409,6 +425,7 @@ static int save_jpeg(haze_ctx *ctx, const haze_image *img, const char *path, FIL
     e.pub.output_message = jpeg_on_message;
     if (setjmp(e.jb)) {
         jpeg_destroy_compress(&c);
+        if (nomem_msg(e.msg)) return haze__error(ctx, HAZE_ERR_NOMEM, "%s: out of memory", path);
         return haze__error(ctx, HAZE_ERR_IO, "%s: JPEG write failed: %s", path, e.msg);
     }
     jpeg_create_compress(&c);

@@ -276,6 +276,7 @@ static group_entry *group_push(haze_ctx *ctx, outgroup *g) {
 /* ------------------------------------------------------------ output files */
 
 static int fail_io(haze_ctx *ctx, const char *path, const char *what, int e) {
+    if (e == ENOMEM) return haze__error(ctx, HAZE_ERR_NOMEM, "%s: out of memory", path);
     return haze__error(ctx, HAZE_ERR_IO, "%s: %s: %s", path, what, strerror(e));
 }
 
@@ -326,7 +327,7 @@ int haze_outfile_open(haze_ctx *ctx, haze_outfile *f, const char *path) {
     f->path = strdup(path);
     f->target = resolve_links(path);
     if (!f->path || !f->target) {
-        int e = errno;
+        int e = f->path ? errno : ENOMEM;
         haze_outfile_abort(f);
         if (e == ENOMEM) return haze__error(ctx, HAZE_ERR_NOMEM, "out of memory");
         return fail_io(ctx, path, "cannot follow the link", e);
@@ -354,7 +355,11 @@ int haze_outfile_open(haze_ctx *ctx, haze_outfile *f, const char *path) {
     int fd = -1;
     if (g) {
         char *key = target_key(f->target);
-        ge = key ? group_find(g, key) : NULL;
+        if (!key) { /* else a reserved entry would be missed, then found twice */
+            haze_outfile_abort(f);
+            return haze__error(ctx, HAZE_ERR_NOMEM, "out of memory");
+        }
+        ge = group_find(g, key);
         free(key);
         if (ge && ge->state != ENTRY_RESERVED) {
             haze_outfile_abort(f);
@@ -592,6 +597,7 @@ int haze_file_read_all(haze_ctx *ctx, const char *path, char **out, size_t *len)
     *out = NULL;
     int is_stdin = strcmp(path, "-") == 0;
     FILE *fp = is_stdin ? stdin : fopen(path, "rb");
+    if (!fp && errno == ENOMEM) return haze__error(ctx, HAZE_ERR_NOMEM, "%s: out of memory", path);
     if (!fp) return haze__error(ctx, HAZE_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
     if (!is_stdin) {
         struct stat sb;

@@ -61,6 +61,21 @@ static int check_ranges(haze_ctx *ctx, const haze_prec_script *s) {
     return rc;
 }
 
+typedef struct parse_job {
+    haze_ctx *ctx;
+    haze_prec_script *s;
+    const char *text;
+    long unroll, max_ops;
+} parse_job;
+
+static int parse_run(void *arg) {
+    parse_job *j = arg;
+    int rc = is_fpcore(j->text)
+                 ? haze__prec_parse_fpcore(j->ctx, j->s, j->text, j->unroll, j->max_ops)
+                 : haze__prec_parse_gappa(j->ctx, j->s, j->text);
+    return rc ? rc : check_ranges(j->ctx, j->s);
+}
+
 int haze_prec_parse(haze_ctx *ctx, const char *text, const char *name, haze_prec_script **out) {
     return haze_prec_parse_ex(ctx, text, name, NULL, out);
 }
@@ -74,9 +89,11 @@ int haze_prec_parse_ex(haze_ctx *ctx, const char *text, const char *name,
     *out = NULL;
     haze_prec_script *s = haze__prec_script_new(name);
     if (!s) return haze__error(ctx, HAZE_ERR_NOMEM, "out of memory");
-    int rc = is_fpcore(text) ? haze__prec_parse_fpcore(ctx, s, text, unroll, max_ops)
-                             : haze__prec_parse_gappa(ctx, s, text);
-    if (!rc) rc = check_ranges(ctx, s);
+    /* the script holds no GMP memory (its numbers keep their digits inside,
+     * prec_internal.h): after an unwinding it is whole and can be freed; the
+     * parser's own buffers are lost */
+    parse_job j = {ctx, s, text, unroll, max_ops};
+    int rc = haze__mp_run(ctx, parse_run, &j);
     if (rc) {
         haze_prec_free(s);
         return rc;
@@ -203,8 +220,7 @@ static char *decimal(const mpfr_t x, mpfr_rnd_t rnd) {
 
 /* Sub-range k of n of [lo, hi], rounded outward so that the parts cover it. */
 static void sub_range(pint *r, const pint *full, long k, long n) {
-    mpfr_t w;
-    mpfr_init2(w, PREC_BITS);
+    PREC_TMP(w);
     mpfr_sub(w, full->hi, full->lo, MPFR_RNDN);
     mpfr_mul_si(r->lo, w, k, MPFR_RNDD);
     mpfr_div_si(r->lo, r->lo, n, MPFR_RNDD);
@@ -214,8 +230,28 @@ static void sub_range(pint *r, const pint *full, long k, long n) {
     mpfr_add(r->hi, r->hi, full->lo, MPFR_RNDU);
     if (k == 0) mpfr_set(r->lo, full->lo, MPFR_RNDD);
     if (k == n - 1) mpfr_set(r->hi, full->hi, MPFR_RNDU);
-    mpfr_clear(w);
     mpfr_free_cache();
+}
+
+/* One box's analysis on a worker thread, under that thread's own guard
+ * against out of memory inside MPFR (a longjmp cannot cross threads). */
+typedef struct box_job {
+    haze_ctx *ctx;
+    const haze_prec_script *s;
+    const pint *box;
+    haze_prec_engine engine;
+    pint *res;
+} box_job;
+
+static int box_run(void *arg) {
+    box_job *j = arg;
+    return haze__prec_analyse_box(j->ctx, j->s, j->box, j->engine, j->res);
+}
+
+static int analyse_box_guarded(haze_ctx *local, const haze_prec_script *s, const pint *box,
+                               haze_prec_engine engine, pint *res) {
+    box_job j = {local, s, box, engine, res};
+    return haze__mp_run(local, box_run, &j);
 }
 
 /* ------------------------------------------------------------ adaptive refinement */
@@ -302,6 +338,7 @@ static int refine(const haze_prec_script *s, haze_prec_engine engine, int thread
     /* candidate halves: 2 per tried input */
     leaf cand[2 * REFINE_DIMS];
     int cand_ok[2 * REFINE_DIMS];
+    int nomem = 0;
     memset(cand, 0, sizeof cand);
     int rc = (!M || !arg || !dims) ? HAZE_ERR_NOMEM : 0;
     for (int k = 0; k < 2 * REFINE_DIMS && !rc; k++) rc = leaf_alloc(&cand[k], nv, ng);
@@ -366,12 +403,22 @@ static int refine(const haze_prec_script *s, haze_prec_engine engine, int thread
             else
                 mpfr_set(C->box[d].lo, mid, MPFR_RNDD);
             struct haze_ctx local;
-            memset(&local, 0, sizeof local);
-            cand_ok[k] = haze__prec_analyse_box(&local, s, C->box, engine, C->res) == 0;
+            haze__ctx_init_local(&local);
+            int st = analyse_box_guarded(&local, s, C->box, engine, C->res);
+            cand_ok[k] = st == 0;
+            if (st == HAZE_ERR_NOMEM) {
+#pragma omp atomic write
+                nomem = 1;
+            }
+            haze_ctx_clear_error(&local); /* frees this thread's slot for it */
             /* a sub-box's values lie in the parent's enclosure too */
             if (cand_ok[k])
                 for (int g = 0; g < ng; g++) pi_meet(&C->res[g], &C->res[g], &L->res[g]);
             mpfr_free_cache();
+        }
+        if (nomem) {
+            rc = HAZE_ERR_NOMEM;
+            break;
         }
         *used += nc;
         int best = -1;
@@ -392,7 +439,7 @@ static int refine(const haze_prec_script *s, haze_prec_engine engine, int thread
         int stall = best_sc < s0 * (1 - 1e-4) ? 0 : L->stall + 1; /* a real gain */
         if (*n_leaves == *cap) {
             long nc2 = *cap * 2;
-            leaf *nl = realloc(*leaves, (size_t)nc2 * sizeof *nl);
+            leaf *nl = haze__mp_realloc(*leaves, (size_t)nc2 * sizeof *nl);
             if (!nl) {
                 rc = HAZE_ERR_NOMEM;
                 break;
@@ -429,9 +476,31 @@ static double now(void) {
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+static int analyse(haze_ctx *ctx, const haze_prec_script *s, haze_prec_engine engine,
+                   haze_prec_result **out);
+
+typedef struct analyse_job {
+    haze_ctx *ctx;
+    const haze_prec_script *s;
+    haze_prec_engine engine;
+    haze_prec_result **out;
+} analyse_job;
+
+static int analyse_run(void *arg) {
+    analyse_job *j = arg;
+    return analyse(j->ctx, j->s, j->engine, j->out);
+}
+
 int haze_prec_analyse(haze_ctx *ctx, const haze_prec_script *s, haze_prec_engine engine,
                       haze_prec_result **out) {
     if (!s || !out) return haze__error(ctx, HAZE_ERR_INVALID, "haze_prec_analyse: NULL argument");
+    *out = NULL;
+    analyse_job j = {ctx, s, engine, out};
+    return haze__mp_run(ctx, analyse_run, &j);
+}
+
+static int analyse(haze_ctx *ctx, const haze_prec_script *s, haze_prec_engine engine,
+                   haze_prec_result **out) {
     if (engine < HAZE_PREC_IA || engine > HAZE_PREC_BOTH)
         return haze__error(ctx, HAZE_ERR_INVALID, "haze_prec_analyse: unknown engine %d",
                            (int)engine);
@@ -445,7 +514,7 @@ int haze_prec_analyse(haze_ctx *ctx, const haze_prec_script *s, haze_prec_engine
         boxes *= s->vars[i].bisect;
     }
     int ng = s->n_goals, nv = s->n_vars;
-    pint *acc = malloc((size_t)ng * sizeof *acc);
+    pint *acc = haze__mp_malloc((size_t)ng * sizeof *acc);
     if (!acc) return haze__error(ctx, HAZE_ERR_NOMEM, "out of memory");
     for (int g = 0; g < ng; g++) {
         pi_init(&acc[g]);
@@ -474,7 +543,7 @@ int haze_prec_analyse(haze_ctx *ctx, const haze_prec_script *s, haze_prec_engine
     /* adaptive refinement keeps every grid box with its enclosures */
     long budget = s->refine;
     if (budget < 0) budget = s->n_nodes <= 512 ? HAZE_PREC_REFINE_DEFAULT : 0;
-    long *split = malloc((size_t)(nv ? nv : 1) * sizeof *split);
+    long *split = haze__mp_malloc((size_t)(nv ? nv : 1) * sizeof *split);
     if (!split && !rc) {
         rc = haze__error(ctx, HAZE_ERR_NOMEM, "out of memory");
         snprintf(errmsg, sizeof errmsg, "%s", haze_ctx_errmsg(ctx));
@@ -501,7 +570,7 @@ int haze_prec_analyse(haze_ctx *ctx, const haze_prec_script *s, haze_prec_engine
     long n_leaves = 0, cap_leaves = 0;
     if (budget > 0 && !on_gpu && !rc && boxes <= REFINE_MAX_GRID) {
         cap_leaves = boxes + 16;
-        leaves = calloc((size_t)cap_leaves, sizeof *leaves);
+        leaves = haze__mp_calloc((size_t)cap_leaves, sizeof *leaves);
         if (!leaves) rc = haze__error(ctx, HAZE_ERR_NOMEM, "out of memory");
         for (long b = 0; b < boxes && !rc; b++, n_leaves++)
             if (leaf_alloc(&leaves[b], nv, ng))
@@ -515,7 +584,7 @@ int haze_prec_analyse(haze_ctx *ctx, const haze_prec_script *s, haze_prec_engine
         pint *res = malloc((size_t)ng * sizeof *res);
         pint *mine = malloc((size_t)ng * sizeof *mine);
         struct haze_ctx local;
-        memset(&local, 0, sizeof local);
+        haze__ctx_init_local(&local);
         int myrc = (!box || !res || !mine) ? HAZE_ERR_NOMEM : 0;
         if (!myrc) {
             for (int i = 0; i < nv; i++) pi_init(&box[i]);
@@ -541,7 +610,7 @@ int haze_prec_analyse(haze_ctx *ctx, const haze_prec_script *s, haze_prec_engine
                     pi_set(&box[i], &s->vars[i].range);
                 rest /= n;
             }
-            myrc = haze__prec_analyse_box(&local, s, box, engine, res);
+            myrc = analyse_box_guarded(&local, s, box, engine, res);
             if (!myrc)
                 for (int g = 0; g < ng; g++) pi_hull(&mine[g], &mine[g], &res[g]);
             if (!myrc && leaves) {
@@ -552,13 +621,15 @@ int haze_prec_analyse(haze_ctx *ctx, const haze_prec_script *s, haze_prec_engine
 #pragma omp critical(haze_prec_join)
         {
             if (myrc && !rc) {
+#pragma omp atomic write
                 rc = myrc;
-                snprintf(errmsg, sizeof errmsg, "%s",
-                         local.errmsg[0] ? local.errmsg : "out of memory");
+                const char *m = haze_ctx_errmsg(&local);
+                snprintf(errmsg, sizeof errmsg, "%s", m[0] ? m : "out of memory");
             }
             if (!myrc && mine)
                 for (int g = 0; g < ng; g++) pi_hull(&acc[g], &acc[g], &mine[g]);
         }
+        haze_ctx_clear_error(&local);
         if (box && res && mine) {
             for (int i = 0; i < nv; i++) pi_clear(&box[i]);
             for (int g = 0; g < ng; g++) {
@@ -594,9 +665,9 @@ int haze_prec_analyse(haze_ctx *ctx, const haze_prec_script *s, haze_prec_engine
     }
     if (leaves) {
         for (long i = 0; i < n_leaves; i++) leaf_free(&leaves[i], nv, ng);
-        free(leaves);
+        haze__mp_free(leaves);
     }
-    free(split);
+    haze__mp_free(split);
     /* roundings shared by both sides of a goal, counted once (prec_share.c);
      * the affine engine cancels them by itself */
     if (!rc && !s->no_share && engine != HAZE_PREC_AA) {
@@ -649,7 +720,7 @@ int haze_prec_analyse(haze_ctx *ctx, const haze_prec_script *s, haze_prec_engine
     if (!rc && s->capture)
         for (int g = 0; g < ng; g++) pi_set(&s->capture[g], &acc[g]);
     for (int g = 0; g < ng; g++) pi_clear(&acc[g]);
-    free(acc);
+    haze__mp_free(acc);
     if (rc) {
         haze_prec_result_free(r);
         return rc;
@@ -660,16 +731,47 @@ int haze_prec_analyse(haze_ctx *ctx, const haze_prec_script *s, haze_prec_engine
 
 /* ------------------------------------------------------------ point evaluation */
 
+typedef struct eval_job {
+    haze_ctx *ctx;
+    const haze_prec_script *s;
+    const double *x;
+    long prec_bits;
+    double *out;
+} eval_job;
+
+static int eval_run(void *arg);
+
 int haze_prec_eval(haze_ctx *ctx, const haze_prec_script *s, const double *x, long prec_bits,
                    double *out) {
     if (!s || (!x && s->n_vars) || !out)
         return haze__error(ctx, HAZE_ERR_INVALID, "haze_prec_eval: NULL argument");
     if (prec_bits < 64) prec_bits = 64;
     int nn = s->n_nodes;
-    mpfr_t *v = malloc(((size_t)nn + 1) * sizeof *v);
+    /* MPFR aborts on a precision above its maximum; below it, the numbers
+     * must still fit in memory together */
+    if (prec_bits > HAZE_PREC_EVAL_MAX_BITS || prec_bits > MPFR_PREC_MAX)
+        return haze__error(ctx, HAZE_ERR_INVALID,
+                           "haze_prec_eval: %ld bits of precision: at most %ld are supported",
+                           prec_bits, (long)HAZE_PREC_EVAL_MAX_BITS);
+    if ((double)(nn + 1) * (double)(prec_bits / 8 + 32) > HAZE_PREC_EVAL_MAX_BYTES)
+        return haze__error(ctx, HAZE_ERR_INVALID,
+                           "haze_prec_eval: %d numbers of %ld bits need more than %.0f MiB", nn + 1,
+                           prec_bits, HAZE_PREC_EVAL_MAX_BYTES / 1048576.0);
+    eval_job j = {ctx, s, x, prec_bits, out};
+    return haze__mp_run(ctx, eval_run, &j);
+}
+
+static int eval_run(void *arg) {
+    eval_job *j = arg;
+    haze_ctx *ctx = j->ctx;
+    const haze_prec_script *s = j->s;
+    const double *x = j->x;
+    double *out = j->out;
+    int nn = s->n_nodes;
+    mpfr_t *v = haze__mp_malloc(((size_t)nn + 1) * sizeof *v);
     if (!v) return haze__error(ctx, HAZE_ERR_NOMEM, "out of memory");
     /* wide enough for exact sums and products of the formats involved */
-    mpfr_prec_t p = (mpfr_prec_t)prec_bits;
+    mpfr_prec_t p = (mpfr_prec_t)j->prec_bits;
     int rc = 0;
     int i;
     for (i = 0; i < nn; i++) {
@@ -732,7 +834,7 @@ int haze_prec_eval(haze_ctx *ctx, const haze_prec_script *s, const double *x, lo
     }
     for (int g = 0; g < s->n_goals && !rc; g++) out[g] = mpfr_get_d(v[s->goals[g].node], MPFR_RNDN);
     for (i = 0; i < nn; i++) mpfr_clear(v[i]);
-    free(v);
+    haze__mp_free(v);
     mpfr_free_cache();
     return rc;
 }

@@ -23,6 +23,7 @@
  * (de Figueiredo and Stolfi, 1997), multiplication with the quadratic term
  * as a new symbol. "both" intersects the two enclosures at every node.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,15 +51,17 @@ static void af_free(aform *a) {
     memset(a, 0, sizeof *a);
 }
 
+/* The affine-form helpers return 0, or 1 when out of memory (their callers
+ * turn it into HAZE_ERR_NOMEM; a negative value would read as a haze status). */
 static int af_reserve(aform *a, int n) {
     if (n <= a->cap) return 0;
     int cap = a->cap ? a->cap : 4;
     while (cap < n) cap *= 2;
     int *ns = realloc(a->sym, (size_t)cap * sizeof *ns);
-    if (!ns) return -1;
+    if (!ns) return 1;
     a->sym = ns;
     pint *nc = realloc(a->c, (size_t)cap * sizeof *nc);
-    if (!nc) return -1;
+    if (!nc) return 1;
     a->c = nc;
     for (int i = 0; i < a->n; i++) pi_fixup(&a->c[i]);
     a->cap = cap;
@@ -67,7 +70,7 @@ static int af_reserve(aform *a, int n) {
 
 /* Appends coefficient k on a symbol larger than all present. */
 static int af_push(aform *a, int sym, const pint *k) {
-    if (af_reserve(a, a->n + 1)) return -1;
+    if (af_reserve(a, a->n + 1)) return 1;
     a->sym[a->n] = sym;
     pi_init(&a->c[a->n]);
     pi_set(&a->c[a->n], k);
@@ -116,6 +119,67 @@ static void af_range(pint *out, const aform *a) {
     pi_clear(&s);
 }
 
+/*
+ * Terms an affine form keeps. Every rounding adds a noise symbol, so without
+ * a bound the forms grow with the script: an unrolled loop of n iterations
+ * made forms of n terms and took time n^2. Beyond AF_MAX_TERMS terms the
+ * smallest are folded into one fresh symbol (de Figueiredo and Stolfi's
+ * condensation, Sec. 3.12): sound, since the fresh symbol's coefficient is
+ * the sum of their magnitudes and it is shared with no other form; only
+ * correlations through the folded symbols, all among the smallest, are lost.
+ * An operation then costs O(AF_MAX_TERMS), and the analysis time is bounded
+ * by the number of operations (the parse limit max_ops) times that.
+ */
+#define AF_MAX_TERMS 256
+
+static int cmp_desc(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+static int af_condense(aform *r, int *next_sym) {
+    if (r->n <= AF_MAX_TERMS || !next_sym) return 0;
+    const int keep = AF_MAX_TERMS / 2; /* then many operations before the next */
+    double *mag = malloc((size_t)r->n * 2 * sizeof *mag);
+    if (!mag) return 1;
+    double *sorted = mag + r->n;
+    for (int i = 0; i < r->n; i++) {
+        PREC_TMP(m);
+        pi_mag(m, &r->c[i]);
+        double d = mpfr_get_d(m, MPFR_RNDU);
+        mag[i] = sorted[i] = isnan(d) ? HUGE_VAL : d;
+    }
+    qsort(sorted, (size_t)r->n, sizeof *sorted, cmp_desc);
+    const double thr = sorted[keep - 1];
+    PREC_TMP(folded);
+    mpfr_set_zero(folded, 1);
+    int w = 0;
+    for (int i = 0; i < r->n; i++) {
+        if (mag[i] > thr || (mag[i] == thr && w < keep)) {
+            if (w != i) {
+                r->sym[w] = r->sym[i];
+                r->c[w] = r->c[i];
+                pi_fixup(&r->c[w]);
+            }
+            w++;
+        } else {
+            PREC_TMP(m);
+            pi_mag(m, &r->c[i]);
+            mpfr_add(folded, folded, m, MPFR_RNDU);
+            pi_clear(&r->c[i]);
+        }
+    }
+    free(mag);
+    r->n = w;
+    pint f;
+    pi_init(&f);
+    mpfr_set(f.lo, folded, MPFR_RNDD);
+    mpfr_set(f.hi, folded, MPFR_RNDU);
+    int st = af_push(r, (*next_sym)++, &f);
+    pi_clear(&f);
+    return st;
+}
+
 /* r = kx*x + ky*y (kx, ky intervals; NULL means 1; y may be NULL). r is new. */
 static int af_lin(aform *r, const aform *x, const pint *kx, const aform *y, const pint *ky,
                   int *next_sym) {
@@ -139,7 +203,7 @@ static int af_lin(aform *r, const aform *x, const pint *kx, const aform *y, cons
     }
     int nx = x ? x->n : 0, ny = y ? y->n : 0;
     /* room for every term and the junk symbol: terms are built in place */
-    if (af_reserve(r, r->n + nx + ny + 1)) return -1;
+    if (af_reserve(r, r->n + nx + ny + 1)) return 1;
     while (!st && (i < nx || j < ny)) {
         int sx = i < nx ? x->sym[i] : INT_MAX, sy = j < ny ? y->sym[j] : INT_MAX;
         pint *up = &r->c[r->n];
@@ -186,6 +250,7 @@ static int af_lin(aform *r, const aform *x, const pint *kx, const aform *y, cons
         mpfr_set(jk.hi, junk, MPFR_RNDU);
         st = af_push(r, (*next_sym)++, &jk);
     }
+    if (!st) st = af_condense(r, next_sym);
     return st;
 }
 

@@ -88,6 +88,15 @@ static uint64_t node_hash(const pnode *n) {
         memcpy(&v, &hi, 8);
         h = mix(mix(h, u), v);
     }
+    /* the table takes the low bits, which mix() leaves equal for constants
+     * whose doubles differ only in their high bits (0, 1, 2, ...): one chain
+     * of all the counters of an unrolled loop, time n^2. A finaliser (the
+     * one of MurmurHash3) spreads every bit over the low ones. */
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ULL;
+    h ^= h >> 33;
     return h;
 }
 

@@ -413,6 +413,12 @@ static int format_params(parser *p, const tok *fun) {
 
 static int expr(parser *p, int rnd);
 
+/* A node id from the graph, where -1 means out of memory: records it. */
+static int made(parser *p, int id) {
+    if (id < 0 && !p->status) p->status = haze__error(p->ctx, HAZE_ERR_NOMEM, "out of memory");
+    return id;
+}
+
 static int mk(parser *p, const tok *t, int op, int a, int b, int c, int rnd) {
     if (a < 0 || p->status) return -1;
     int id = haze__prec_node(p->s, op, a, b, c, -1, t->line, t->col);
@@ -440,6 +446,7 @@ static int primary(parser *p, int rnd) {
         pi_init(&k);
         int r = number(p, t, 0, &k);
         int id = r ? -1 : haze__prec_const(p->s, &k, t->line, t->col);
+        if (!r) made(p, id);
         pi_clear(&k);
         return id;
     }
@@ -497,14 +504,14 @@ static int primary(parser *p, int rnd) {
         }
         if (expect(p, ')')) return -1;
         if (d && d->is_rnd)
-            return haze__prec_node(p->s, OP_RND, args[0], -1, -1, d->id, t->line, t->col);
+            return made(p, haze__prec_node(p->s, OP_RND, args[0], -1, -1, d->id, t->line, t->col));
         if (which >= 6) {
             /* fast GPU intrinsics (CGO 2010, Sec. 4.3): the correctly rounded
              * binary32 result widened by the documented error */
             int fmt = which == 6 ? intrinsic_format(p, 2, LONG_MIN) : intrinsic_format(p, 3, -22);
             int e = mk(p, t, op, args[0], -1, -1, -1);
             if (fmt < 0 || e < 0) return -1;
-            return haze__prec_node(p->s, OP_RND, e, -1, -1, fmt, t->line, t->col);
+            return made(p, haze__prec_node(p->s, OP_RND, e, -1, -1, fmt, t->line, t->col));
         }
         return mk(p, t, op, args[0], arity > 1 ? args[1] : -1, arity > 2 ? args[2] : -1, rnd);
     }
@@ -520,7 +527,7 @@ static int primary(parser *p, int rnd) {
     int v = haze__prec_add_var(p->s, name, t->line, t->col);
     free(name);
     if (v < 0) return p->status = haze__error(p->ctx, HAZE_ERR_NOMEM, "out of memory");
-    return haze__prec_var(p->s, v, t->line, t->col);
+    return made(p, haze__prec_var(p->s, v, t->line, t->col));
 }
 
 static int unary(parser *p, int rnd) {

@@ -1,0 +1,102 @@
+/*
+ * tests/test_threads.c - the threading rule of core.h: threads share one
+ * context and read-only objects (a model, a script, a clustering) and each
+ * computes what one thread alone computes. Run under ThreadSanitizer by
+ * `scripts/test.sh --tsan`, which reports any data race between them.
+ */
+#include <math.h>
+#include <pthread.h>
+#include <string.h>
+
+#include "test_util.h"
+
+enum { THREADS = 4, ROUNDS = 3, ROWS = 64 };
+
+typedef struct shared {
+    haze_ctx *ctx;
+    haze_fis *fis;
+    haze_prec_script *script;
+    haze_fcm_result *fcm;
+    double in[ROWS * 2], fis_ref[ROWS], prec_lo, prec_hi, fcm_ref[ROWS * 3];
+} shared;
+
+typedef struct worker {
+    shared *sh;
+    int wrong;
+} worker;
+
+static void *work(void *p) {
+    worker *w = p;
+    shared *sh = w->sh;
+    for (int r = 0; r < ROUNDS; r++) {
+        double out[ROWS], u[ROWS * 3];
+        if (haze_fis_eval(sh->ctx, sh->fis, sh->in, ROWS, out) ||
+            memcmp(out, sh->fis_ref, sizeof out))
+            w->wrong++;
+        haze_prec_result *res = NULL;
+        if (haze_prec_analyse(sh->ctx, sh->script, HAZE_PREC_IA, &res) ||
+            res->goals[0].lo != sh->prec_lo || res->goals[0].hi != sh->prec_hi)
+            w->wrong++;
+        haze_prec_result_free(res);
+        if (haze_fcm_predict(sh->ctx, sh->fcm, sh->in, ROWS, 2, 0, u) ||
+            memcmp(u, sh->fcm_ref, sizeof u))
+            w->wrong++;
+        double lo, hi;
+        if (haze_fuzzy_parse_number("0.1", NULL, &lo, &hi) || !(lo < hi)) w->wrong++;
+    }
+    return NULL;
+}
+
+static void test_shared_objects(void **state) {
+    (void)state;
+    shared sh;
+    memset(&sh, 0, sizeof sh);
+    haze_ctx_options o = haze_ctx_options_default();
+    o.backend = HAZE_BACKEND_CPU;
+    o.threads = 1;
+    assert_int_equal(haze_ctx_new(&sh.ctx, &o), HAZE_OK);
+    assert_int_equal(haze_fis_load(sh.ctx, HAZE_SOURCE_DIR "/data/tipper.fis", &sh.fis), HAZE_OK);
+    assert_int_equal(haze_prec_parse(sh.ctx,
+                                     "y = x * x - x;\nyr float<ieee_32,ne> = x * x - x;\n"
+                                     "{ x in [0.5, 2] -> yr - y in ? }",
+                                     "t.g", &sh.script),
+                     HAZE_OK);
+    for (int i = 0; i < ROWS; i++) {
+        sh.in[2 * i] = 10.0 * i / ROWS;
+        sh.in[2 * i + 1] = 10.0 - 10.0 * i / ROWS;
+    }
+    haze_fcm_options fo = haze_fcm_options_default();
+    fo.clusters = 3;
+    fo.seed = 1;
+    assert_int_equal(haze_fcm_fit(sh.ctx, sh.in, ROWS, 2, &fo, &sh.fcm), HAZE_OK);
+    /* what one thread computes */
+    assert_int_equal(haze_fis_eval(sh.ctx, sh.fis, sh.in, ROWS, sh.fis_ref), HAZE_OK);
+    haze_prec_result *res = NULL;
+    assert_int_equal(haze_prec_analyse(sh.ctx, sh.script, HAZE_PREC_IA, &res), HAZE_OK);
+    sh.prec_lo = res->goals[0].lo;
+    sh.prec_hi = res->goals[0].hi;
+    haze_prec_result_free(res);
+    assert_int_equal(haze_fcm_predict(sh.ctx, sh.fcm, sh.in, ROWS, 2, 0, sh.fcm_ref), HAZE_OK);
+
+    pthread_t th[THREADS];
+    worker w[THREADS];
+    for (int t = 0; t < THREADS; t++) {
+        w[t] = (worker){&sh, 0};
+        assert_int_equal(pthread_create(&th[t], NULL, work, &w[t]), 0);
+    }
+    for (int t = 0; t < THREADS; t++) {
+        assert_int_equal(pthread_join(th[t], NULL), 0);
+        assert_int_equal(w[t].wrong, 0);
+    }
+    haze_fcm_result_free(sh.fcm);
+    haze_prec_free(sh.script);
+    haze_fis_free(sh.fis);
+    haze_ctx_free(sh.ctx);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_shared_objects),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
