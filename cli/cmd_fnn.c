@@ -90,26 +90,6 @@ static void help_export(FILE *fp) {
                 "  -h, --help        this text\n");
 }
 
-/* Writes one CSV field: as it is, or in double quotes with inner quotes
- * doubled (RFC 4180) where it holds a comma, a quote or a line break, and
- * also where haze's own reader would not give it back as it is: empty,
- * blanks around it, or a '#' first (a comment line). */
-static void put_field(FILE *fp, const char *s) {
-    size_t n = strlen(s);
-    int quote = n == 0 || strpbrk(s, ",\"\r\n") || s[0] == '#' || s[0] == ' ' || s[0] == '\t' ||
-                s[n - 1] == ' ' || s[n - 1] == '\t';
-    if (!quote) {
-        fputs(s, fp);
-        return;
-    }
-    fputc('"', fp);
-    for (; *s; s++) {
-        if (*s == '"') fputc('"', fp);
-        fputc(*s, fp);
-    }
-    fputc('"', fp);
-}
-
 /* ------------------------------------------------------------ data sets */
 
 typedef struct {
@@ -582,18 +562,18 @@ static int fnn_predict(int argc, char **argv, const cli_global *g) {
     size_t hits = 0;
     double se = 0.0;
     if (cls) {
-        put_field(f.fp, tname ? tname : "class");
+        haze_csv_put_field(f.fp, tname ? tname : "class");
         fputc('\n', f.fp);
         for (size_t i = 0; i < s.n; i++) {
             size_t b = 0;
             for (size_t k = 1; k < L; k++)
                 if (y[i * L + k] > y[i * L + b]) b = k;
-            put_field(f.fp, haze_fnn_class_name(net, b));
+            haze_csv_put_field(f.fp, haze_fnn_class_name(net, b));
             fputc('\n', f.fp);
             if (truth && (int)b == truth[i]) hits++;
         }
     } else {
-        put_field(f.fp, tname ? tname : "y");
+        haze_csv_put_field(f.fp, tname ? tname : "y");
         fputc('\n', f.fp);
         for (size_t i = 0; i < s.n; i++) {
             fprintf(f.fp, "%.17g\n", y[i]);
@@ -665,13 +645,13 @@ static int fnn_info_export(int argc, char **argv, const cli_global *g, int expor
         printf("kind       %s\n", haze_fnn_is_classifier(net) ? "classification" : "regression");
         printf("inputs     %zu\noutputs    %zu\nrules      %zu\n", D, L, haze_fnn_rules(net));
         printf("target     ");
-        put_field(stdout, haze_fnn_target_name(net) ? haze_fnn_target_name(net) : "-");
+        haze_csv_put_field(stdout, haze_fnn_target_name(net) ? haze_fnn_target_name(net) : "-");
         putchar('\n');
         if (haze_fnn_is_classifier(net)) {
             printf("classes   ");
             for (size_t k = 0; k < L; k++) {
                 putchar(k ? ',' : ' '); /* one CSV record */
-                put_field(stdout, haze_fnn_class_name(net, k));
+                haze_csv_put_field(stdout, haze_fnn_class_name(net, k));
             }
             printf("\n");
         }

@@ -72,6 +72,15 @@ HAZE_API int haze_matrix_write_f32(haze_ctx *ctx, const char *path, const float 
                                    size_t cols, const char *const *names);
 
 /*
+ * Writes the text `s` as one CSV field that haze_table_read gives back as it
+ * is: bare, or in double quotes with inner quotes doubled (RFC 4180) when it
+ * is empty, holds a delimiter the reader may choose (comma, semicolon, tab),
+ * a quote or a line end, starts with '#' (a comment line) or has blanks at
+ * its ends (trimmed from bare fields). Used for header names and labels.
+ */
+HAZE_API void haze_csv_put_field(FILE *fp, const char *s);
+
+/*
  * An output file written whole or not at all. open() creates a temporary file
  * beside `path` (or uses stdout for "-"); write to f->fp; commit() flushes,
  * syncs and renames it over `path`; abort() removes the temporary. After

@@ -643,16 +643,11 @@ static int npy_write_header(FILE *fp, const char *descr, size_t rows, size_t col
     return HAZE_OK;
 }
 
-/*
- * A header name as a CSV field that haze_table_read gives back: quoted (a
- * quote doubled) when it holds a delimiter the reader may choose, a quote or
- * a line end, starts with '#' (a comment line) or has blanks at its ends
- * (trimmed from unquoted fields). "x,1" written bare made a centres file
- * that fcm predict read as one column too many.
- */
-static void write_name(FILE *fp, const char *s) {
+/* Header names: "x,1" written bare made a centres file that fcm predict read
+ * as one column too many. */
+void haze_csv_put_field(FILE *fp, const char *s) {
     size_t n = strlen(s);
-    int quote = strpbrk(s, ",;\t\"\r\n") || s[0] == '#' || (n && (s[0] == ' ' || s[n - 1] == ' '));
+    int quote = n == 0 || strpbrk(s, ",;\t\"\r\n") || s[0] == '#' || s[0] == ' ' || s[n - 1] == ' ';
     if (!quote) {
         fputs(s, fp);
         return;
@@ -680,7 +675,7 @@ static int matrix_write(haze_ctx *ctx, const char *path, const void *data, int f
         if (names) {
             for (size_t j = 0; j < cols; j++) {
                 if (j) fputc(',', f.fp);
-                write_name(f.fp, names[j]);
+                haze_csv_put_field(f.fp, names[j]);
             }
             fputc('\n', f.fp);
         }
