@@ -51,7 +51,8 @@ while IFS= read -r line; do
     cmd=$line
     case "$cmd" in
     *"fnn train"*)
-        cmd=$(printf '%s\n' "$cmd" | sed -e 's/--epochs [0-9]*/--epochs 1/' -e 's/--head 16000/--head 2000/')
+        cmd=$(printf '%s\n' "$cmd" | sed -e 's/--epochs [0-9]*//' -e 's/--head 16000/--head 2000/' \
+            -e 's/ -o / --epochs 1 -o /')
         [ "$cmd" != "$line" ] && echo "(shortened for the test: $cmd)"
         ;;
     esac
