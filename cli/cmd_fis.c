@@ -298,6 +298,15 @@ static int do_eval(haze_ctx *ctx, haze_fis *f, const char *model, const char *in
     return st ? cli_fail(ctx, st) : CLI_OK;
 }
 
+/* Point k of n evenly spaced over [l, h], ends exact: a weighted mean, which
+ * stays finite for any finite range (l + k (h - l) / (n - 1) overflowed to
+ * inf and NaN on [-1e308, 1e308]). */
+static double grid_point(double l, double h, long k, long n) {
+    const double t = (double)k / (double)(n - 1);
+    const double v = k == n - 1 ? h : l * (1.0 - t) + h * t;
+    return v < l ? l : v > h ? h : v;
+}
+
 static int do_surface(haze_ctx *ctx, haze_fis *f, const fis_opts *o) {
     int ni = haze_fis_num_inputs(f), no = haze_fis_num_outputs(f);
     long gn = o->grid ? o->grid : 15;
@@ -312,18 +321,16 @@ static int do_surface(haze_ctx *ctx, haze_fis *f, const fis_opts *o) {
         cli_errorf("out of memory");
         return CLI_RUNTIME;
     }
-    double lo[2], hi[2];
-    for (int a = 0; a < 2 && a < ni; a++) haze_fis_var_range(f, 0, a, &lo[a], &hi[a]);
     for (size_t r = 0; r < rows; r++) {
         for (int j = 0; j < ni; j++) {
             double l, h, v;
             haze_fis_var_range(f, 0, j, &l, &h);
             if (j == 0)
-                v = l + (double)(r % (size_t)gn) * (h - l) / (double)(gn - 1);
+                v = grid_point(l, h, (long)(r % (size_t)gn), gn);
             else if (j == 1)
-                v = l + (double)(r / (size_t)gn) * (h - l) / (double)(gn - 1);
+                v = grid_point(l, h, (long)(r / (size_t)gn), gn);
             else
-                v = (l + h) / 2.0;
+                v = l / 2.0 + h / 2.0;
             in[r * (size_t)ni + (size_t)j] = v;
         }
     }

@@ -68,5 +68,15 @@ printf 'x,y,t\n1,2,a\n' >"$tmp.r3.csv"
 check 2 "fnn predict with text in a numeric target" "$haze" fnn predict "$tmp.r.fnn" "$tmp.r3.csv"
 grep_err "r3.csv:2: column 3 (t): expected a number" "numeric target message"
 
+# --- fis surface over the widest finite ranges: grid points stay finite
+# (l + k (h - l) / (n - 1) gave inf and NaN coordinates)
+sed 's/Range=\[0 10\]/Range=[-1e308 1e308]/' "$data/fis/tipper.fis" >"$tmp.huge.fis"
+check 0 "fis surface on [-1e308, 1e308]" "$haze" fis surface "$tmp.huge.fis" --grid 5
+if cut -d, -f1,2 "$out" | grep -qi "inf\|nan"; then
+    echo "FAIL: fis surface grid has inf or nan coordinates"; fails=$((fails + 1))
+fi
+grep_out "^-1e+308,-1e+308," "surface grid starts at the range's lower ends"
+grep_out "^1e+308,1e+308," "surface grid ends at the range's upper ends"
+
 rm -f "$out" "$err" "$tmp"*
 [ $fails -eq 0 ] || { echo "$fails failure(s)"; exit 1; }
