@@ -442,7 +442,8 @@ static void help(FILE *fp) {
     fprintf(
         fp,
         "usage: haze fuzzy eval EXPR [--let NAME=VALUE]... [options]\n"
-        "       haze fuzzy eval --batch FILE|- [options]\n\n"
+        "       haze fuzzy eval --batch FILE|- [options]\n"
+        "       haze fuzzy eval [options] -- -EXPR   (an expression that starts with '-')\n\n"
         "Evaluates EXPR on fuzzy numbers with certified alpha-cut arithmetic and prints\n"
         "the cuts of the result (lower, upper; midpoint and radius for mr and mi).\n\n"
         "EXPR: + - * / and parentheses over numbers (decimal or hex float), crisp\n"

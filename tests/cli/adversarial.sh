@@ -68,6 +68,10 @@ printf 'x,y,t\n1,2,a\n' >"$tmp.r3.csv"
 check 2 "fnn predict with text in a numeric target" "$haze" fnn predict "$tmp.r.fnn" "$tmp.r3.csv"
 grep_err "r3.csv:2: column 3 (t): expected a number" "numeric target message"
 
+# an expression that starts with '-' comes after -- (as --help says)
+check 0 "expression starting with '-' after --" "$haze" fuzzy eval --cuts 1 --format csv -- "-0.1*2"
+grep_out "^1,-0.2" "negative expression after --"
+
 # --- fis surface over the widest finite ranges: grid points stay finite
 # (l + k (h - l) / (n - 1) gave inf and NaN coordinates)
 sed 's/Range=\[0 10\]/Range=[-1e308 1e308]/' "$data/fis/tipper.fis" >"$tmp.huge.fis"
