@@ -641,7 +641,7 @@ static int fnn_info_export(int argc, char **argv, const cli_global *g, int expor
         code = cli_fail(ctx, st);
     } else if (!export) {
         size_t D = haze_fnn_inputs(net), L = haze_fnn_outputs(net);
-        printf("model      %s (format version %d)\n", argv[optind], HAZE_FNN_FILE_VERSION);
+        printf("model      %s (format version %d)\n", argv[optind], haze_fnn_file_version(net));
         printf("kind       %s\n", haze_fnn_is_classifier(net) ? "classification" : "regression");
         printf("inputs     %zu\noutputs    %zu\nrules      %zu\n", D, L, haze_fnn_rules(net));
         printf("target     ");

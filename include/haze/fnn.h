@@ -97,6 +97,9 @@ HAZE_API void haze_fnn_free(haze_fnn *net);
 HAZE_API size_t haze_fnn_inputs(const haze_fnn *net);
 HAZE_API size_t haze_fnn_outputs(const haze_fnn *net);
 HAZE_API size_t haze_fnn_rules(const haze_fnn *net);
+/* The format version of the file the network was loaded from (1 or 2);
+ * HAZE_FNN_FILE_VERSION for a network made in memory. */
+HAZE_API int haze_fnn_file_version(const haze_fnn *net);
 
 /*
  * Marks the network as a classifier with one output per class and names the

@@ -65,6 +65,7 @@ int haze_fnn_new(haze_ctx *ctx, size_t inputs, size_t outputs, haze_fnn **out) {
     haze_fnn *net = calloc(1, sizeof *net);
     if (!net) return haze__error(ctx, HAZE_ERR_NOMEM, "haze_fnn_new: out of memory");
     net->D = inputs;
+    net->file_version = HAZE_FNN_FILE_VERSION;
     net->L = outputs;
     net->mean = calloc(inputs, sizeof *net->mean);
     net->scale = malloc(inputs * sizeof *net->scale);
@@ -109,6 +110,9 @@ size_t haze_fnn_outputs(const haze_fnn *net) {
 }
 size_t haze_fnn_rules(const haze_fnn *net) {
     return net ? net->R : 0;
+}
+int haze_fnn_file_version(const haze_fnn *net) {
+    return net ? net->file_version : 0;
 }
 int haze_fnn_is_classifier(const haze_fnn *net) {
     return net ? net->classifier : 0;

@@ -40,9 +40,10 @@ struct haze_fnn {
                                w is in these standardised target units */
     int scaled;             /* 1 once mean/scale are fixed */
     int classifier;
-    char **classes; /* L names, or NULL */
-    char **inames;  /* D names (entries may be NULL), or NULL */
-    char *target;   /* or NULL */
+    char **classes;   /* L names, or NULL */
+    char **inames;    /* D names (entries may be NULL), or NULL */
+    char *target;     /* or NULL */
+    int file_version; /* the format of the file it was loaded from (new: the current one) */
 };
 
 /* Makes room for at least `rules` rules; 0 or HAZE_ERR_NOMEM. */

@@ -408,6 +408,7 @@ done:
         haze_fnn_free(net);
         return st;
     }
+    net->file_version = (int)version;
     *out = net;
     return HAZE_OK;
 }
@@ -479,7 +480,7 @@ int haze_fnn_export_fis(haze_ctx *ctx, const haze_fnn *net, const char *path) {
         haze__fprintf(fp, "Range=[%.17g %.17g]\nNumMFs=%zu\n", lo, hi, R);
         for (size_t k = 0; k < R; k++)
             haze__fprintf(fp, "MF%zu='r%zu':'constant',[%.17g]\n", k + 1, k + 1,
-                    tm + ts * net->w[k * L + l]);
+                          tm + ts * net->w[k * L + l]);
     }
     fprintf(fp, "\n[Rules]\n");
     for (size_t k = 0; k < R; k++) {

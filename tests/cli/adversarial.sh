@@ -72,6 +72,13 @@ grep_err "r3.csv:2: column 3 (t): expected a number" "numeric target message"
 check 0 "expression starting with '-' after --" "$haze" fuzzy eval --cuts 1 --format csv -- "-0.1*2"
 grep_out "^1,-0.2" "negative expression after --"
 
+# fnn info names the format of the file it read (it printed the current one)
+check 0 "fnn info on a version 1 model" "$haze" fnn info "$data/../../fuzz/corpus/fuzz_fnn_model/seed-classifier"
+grep_out "(format version 1)" "fnn info version of a version 1 file"
+check 0 "fnn model for info" "$haze" fnn train "$tmp.r.csv" --target t --validation 0 --epochs 1 -o "$tmp.v2.fnn"
+check 0 "fnn info on a version 2 model" "$haze" fnn info "$tmp.v2.fnn"
+grep_out "(format version 2)" "fnn info version of a version 2 file"
+
 # --- fis surface over the widest finite ranges: grid points stay finite
 # (l + k (h - l) / (n - 1) gave inf and NaN coordinates)
 sed 's/Range=\[0 10\]/Range=[-1e308 1e308]/' "$data/fis/tipper.fis" >"$tmp.huge.fis"
