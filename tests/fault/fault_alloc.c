@@ -8,12 +8,16 @@
  * failing call. glibc routes its own allocations (strdup,
  * fopen, GMP's default functions) through these, so they fail too.
  *
- * Not counted: calls from libgomp, which exits on a failed allocation by
- * design (gomp_malloc), so no library using OpenMP could report one; and
- * calls before the first one that read the environment. Run the program
- * with one thread for a count that does not depend on scheduling.
+ * Not counted: calls before main (static constructors: with CUDA built in,
+ * the runtime registers every kernel then and crashes on a failed
+ * allocation, before any haze code runs); calls from libgomp, which exits
+ * on a failed allocation by design (gomp_malloc), so no library using
+ * OpenMP could report one; and calls before the first one that read the
+ * environment. Run the program with one thread for a count that does not
+ * depend on scheduling.
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <execinfo.h>
 #include <fcntl.h>
@@ -64,8 +68,30 @@ static void setup(void) {
     in_setup = 0;
 }
 
+static int in_main; /* 1 once main has been entered */
+
+typedef int (*main_fn)(int, char **, char **);
+static main_fn real_main;
+
+static int counted_main(int argc, char **argv, char **envp) {
+    __atomic_store_n(&in_main, 1, __ATOMIC_RELEASE);
+    return real_main(argc, argv, envp);
+}
+
+/* glibc calls the program's constructors from here, then main: main is
+ * wrapped so that counting starts there. */
+int __libc_start_main(main_fn main, int argc, char **argv, void (*init)(void), void (*fini)(void),
+                      void (*rtld_fini)(void), void *stack_end) {
+    typedef int (*start_fn)(main_fn, int, char **, void (*)(void), void (*)(void), void (*)(void),
+                            void *);
+    start_fn real = (start_fn)dlsym(RTLD_NEXT, "__libc_start_main");
+    real_main = main;
+    return real(counted_main, argc, argv, init, fini, rtld_fini, stack_end);
+}
+
 /* 1 when this call is to fail. */
 static int fail_now(void *caller) {
+    if (!__atomic_load_n(&in_main, __ATOMIC_ACQUIRE)) return 0;
     if (__atomic_load_n(&fail_at, __ATOMIC_ACQUIRE) < 0) {
         if (in_setup) return 0; /* dl_iterate_phdr's own */
         setup();
