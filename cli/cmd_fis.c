@@ -239,8 +239,9 @@ static void print_warnings(const haze_fis *f) {
         fprintf(stderr, "haze: warning: %s\n", haze_fis_warning(f, i));
 }
 
-static char **var_names(const haze_fis *f, int with_inputs) {
-    int ni = with_inputs ? haze_fis_num_inputs(f) : 0, no = haze_fis_num_outputs(f);
+/* The names of the inputs, then of the outputs (NULL when out of memory). */
+static char **var_names(const haze_fis *f) {
+    int ni = haze_fis_num_inputs(f), no = haze_fis_num_outputs(f);
     char **names = malloc(sizeof(char *) * (size_t)(ni + no));
     if (!names) return NULL;
     for (int i = 0; i < ni; i++) names[i] = (char *)haze_fis_var_name(f, 0, i);
@@ -256,23 +257,23 @@ static int do_eval(haze_ctx *ctx, haze_fis *f, const char *model, const char *in
     int st = haze_table_read(ctx, in_path, &ro, &t);
     if (st) return cli_fail(ctx, st);
     int ni = haze_fis_num_inputs(f), no = haze_fis_num_outputs(f);
-    char **in_names = var_names(f, 1); /* inputs, then outputs */
+    char **names = var_names(f); /* inputs, then outputs (the output header) */
     size_t *idx = malloc(sizeof(size_t) * (size_t)ni + 1);
     cli_columns spec = {.kind = "the model",
                         .model = model,
                         .noun = "input",
-                        .names = (const char *const *)in_names,
+                        .names = (const char *const *)names,
                         .n = (size_t)ni,
                         .skip = -1,
                         .ignore_extra = o->ignore_extra};
-    int nomem = !in_names || !idx;
+    int nomem = !names || !idx;
     int code = nomem ? CLI_RUNTIME : cli_columns_match(t, in_path, &spec, idx);
     double *x = code ? NULL : cli_columns_gather(t, idx, (size_t)ni, 0, t->rows);
     double *out = malloc(sizeof(double) * t->rows * (size_t)no + 1);
-    free(in_names);
     free(idx);
     if (code || !x || !out) {
         if (!code || nomem) cli_errorf("out of memory");
+        free(names);
         free(x);
         free(out);
         haze_table_free(t);
@@ -281,13 +282,10 @@ static int do_eval(haze_ctx *ctx, haze_fis *f, const char *model, const char *in
     haze_fis_stats stats;
     st = haze_fis_eval_stats(ctx, f, x, t->rows, out, &stats);
     free(x);
-    if (!st) {
-        char **names = var_names(f, 0);
-        st = !names ? HAZE_ERR_NOMEM
-                    : haze_matrix_write(ctx, o->output ? o->output : "-", out, t->rows, (size_t)no,
-                                        (const char *const *)names);
-        free(names);
-    }
+    if (!st)
+        st = haze_matrix_write(ctx, o->output ? o->output : "-", out, t->rows, (size_t)no,
+                               (const char *const *)(names + ni));
+    free(names);
     if (!st && (stats.clamped || stats.no_rule))
         cli_info(g,
                  "haze fis: %zu input value(s) clamped to their range, %zu output(s) with "
@@ -341,7 +339,7 @@ static int do_surface(haze_ctx *ctx, haze_fis *f, const fis_opts *o) {
             memcpy(tab + r * (size_t)(ni + no) + ni, out + r * (size_t)no,
                    sizeof(double) * (size_t)no);
         }
-        char **names = var_names(f, 1);
+        char **names = var_names(f);
         st = !names ? HAZE_ERR_NOMEM
                     : haze_matrix_write(ctx, o->output ? o->output : "-", tab, rows,
                                         (size_t)(ni + no), (const char *const *)names);

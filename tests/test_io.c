@@ -8,35 +8,10 @@
 
 #include "test_util.h"
 
-static char dir[64];
-
-static const char *write_file(const char *name, const char *text) {
-    static char path[256];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *fp = fopen(path, "wb");
-    assert_non_null(fp);
-    fputs(text, fp);
-    fclose(fp);
-    return path;
-}
-
-static int setup(void **state) {
-    (void)state;
-    strcpy(dir, "/tmp/haze-test-io-XXXXXX");
-    return mkdtemp(dir) ? 0 : -1;
-}
-
-static int teardown(void **state) {
-    (void)state;
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    return system(cmd) == 0 ? 0 : -1;
-}
-
 static void test_csv_header(void **state) {
     (void)state;
     haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
-    const char *p = write_file("a.csv", "# comment\nx,y,z\n1,2,3\n4.5,-6e2,0x1p-3\n\n");
+    const char *p = haze_test_write("a.csv", "# comment\nx,y,z\n1,2,3\n4.5,-6e2,0x1p-3\n\n");
     haze_table *t;
     assert_int_equal(haze_table_read(ctx, p, NULL, &t), HAZE_OK);
     assert_int_equal(t->rows, 2);
@@ -54,7 +29,7 @@ static void test_csv_header(void **state) {
 static void test_csv_plain_and_spaces(void **state) {
     (void)state;
     haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
-    const char *p = write_file("b.txt", "1 2\n3\t4\n");
+    const char *p = haze_test_write("b.txt", "1 2\n3\t4\n");
     haze_table *t;
     assert_int_equal(haze_table_read(ctx, p, NULL, &t), HAZE_OK);
     assert_null(t->names);
@@ -70,7 +45,7 @@ static void test_csv_plain_and_spaces(void **state) {
 static void test_tsv_quoted(void **state) {
     (void)state;
     haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
-    const char *p = write_file("q.tsv", "\"x\"\t\"y\"\t\"z\"\n\"1\"\t2\t3\n4\t \"5\" \t6\n");
+    const char *p = haze_test_write("q.tsv", "\"x\"\t\"y\"\t\"z\"\n\"1\"\t2\t3\n4\t \"5\" \t6\n");
     haze_table *t;
     int st = haze_table_read(ctx, p, NULL, &t);
     if (st) fail_msg("%s", haze_ctx_errmsg(ctx));
@@ -80,7 +55,7 @@ static void test_tsv_quoted(void **state) {
     assert_int_equal(t->cols, 3);
     assert_true(t->data[0] == 1.0 && t->data[4] == 5.0 && t->data[5] == 6.0);
     haze_table_free(t);
-    p = write_file("e.tsv", "1\t2\t3\n1\t\t3\n");
+    p = haze_test_write("e.tsv", "1\t2\t3\n1\t\t3\n");
     assert_int_equal(haze_table_read(ctx, p, NULL, &t), HAZE_ERR_PARSE); /* empty field */
     if (!strstr(haze_ctx_errmsg(ctx), "e.tsv:2:")) fail_msg("%s", haze_ctx_errmsg(ctx));
     haze_ctx_free(ctx);
@@ -89,7 +64,7 @@ static void test_tsv_quoted(void **state) {
 static void test_csv_text_column(void **state) {
     (void)state;
     haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
-    const char *p = write_file("c.csv", "lettr,a,b\nT,2,8\n\"I\",5,12\n");
+    const char *p = haze_test_write("c.csv", "lettr,a,b\nT,2,8\n\"I\",5,12\n");
     haze_read_options o = haze_read_options_default();
     o.text_column = "lettr";
     haze_table *t;
@@ -108,16 +83,16 @@ static void test_csv_errors(void **state) {
     (void)state;
     haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
     haze_table *t = NULL;
-    const char *p = write_file("d.csv", "1,2\n3,4\n5\n");
+    const char *p = haze_test_write("d.csv", "1,2\n3,4\n5\n");
     assert_int_equal(haze_table_read(ctx, p, NULL, &t), HAZE_ERR_PARSE);
     assert_null(t);
     assert_non_null(strstr(haze_ctx_errmsg(ctx), "d.csv:3: expected 2 fields, found 1"));
 
-    p = write_file("e.csv", "a,b\n1,2\n3,x7\n");
+    p = haze_test_write("e.csv", "a,b\n1,2\n3,x7\n");
     assert_int_equal(haze_table_read(ctx, p, NULL, &t), HAZE_ERR_PARSE);
     assert_non_null(strstr(haze_ctx_errmsg(ctx), "e.csv:3: column 2 (b): expected a number"));
 
-    p = write_file("f.csv", "1,nan\n");
+    p = haze_test_write("f.csv", "1,nan\n");
     assert_int_equal(haze_table_read(ctx, p, NULL, &t), HAZE_ERR_PARSE);
     assert_non_null(strstr(haze_ctx_errmsg(ctx), "not a finite number"));
     haze_read_options o = haze_read_options_default();
@@ -125,14 +100,14 @@ static void test_csv_errors(void **state) {
     assert_int_equal(haze_table_read(ctx, p, &o, &t), HAZE_OK);
     haze_table_free(t);
 
-    p = write_file("g.csv", "");
+    p = haze_test_write("g.csv", "");
     assert_int_equal(haze_table_read(ctx, p, NULL, &t), HAZE_ERR_PARSE);
     assert_non_null(strstr(haze_ctx_errmsg(ctx), "empty"));
-    p = write_file("h.csv", "x,y\n");
+    p = haze_test_write("h.csv", "x,y\n");
     assert_int_equal(haze_table_read(ctx, p, NULL, &t), HAZE_ERR_PARSE);
     assert_non_null(strstr(haze_ctx_errmsg(ctx), "no data rows"));
     assert_int_equal(haze_table_read(ctx, "/nonexistent/x.csv", NULL, &t), HAZE_ERR_IO);
-    assert_int_equal(haze_table_read(ctx, dir, NULL, &t), HAZE_ERR_IO);
+    assert_int_equal(haze_table_read(ctx, haze_test_dir(), NULL, &t), HAZE_ERR_IO);
     haze_ctx_free(ctx);
 }
 
@@ -140,7 +115,7 @@ static void test_npy_roundtrip(void **state) {
     (void)state;
     haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
     char path[256];
-    snprintf(path, sizeof path, "%s/m.npy", dir);
+    snprintf(path, sizeof path, "%s/m.npy", haze_test_dir());
     double m[6] = {1, -2.5, 3e300, 4e-310, 0x1.fffffffffffffp0, 6};
     assert_int_equal(haze_matrix_write(ctx, path, m, 3, 2, NULL), HAZE_OK);
     haze_table *t;
@@ -151,7 +126,7 @@ static void test_npy_roundtrip(void **state) {
     haze_table_free(t);
 
     float f[4] = {1.5f, 2.25f, -3.0f, 1e-40f};
-    snprintf(path, sizeof path, "%s/f.npy", dir);
+    snprintf(path, sizeof path, "%s/f.npy", haze_test_dir());
     assert_int_equal(haze_matrix_write_f32(ctx, path, f, 4, 1, NULL), HAZE_OK);
     assert_int_equal(haze_table_read(ctx, path, NULL, &t), HAZE_OK);
     assert_int_equal(t->rows, 4);
@@ -160,7 +135,7 @@ static void test_npy_roundtrip(void **state) {
 
     /* CSV round trip is exact with 17 digits */
     const char *names[] = {"u", "v"};
-    snprintf(path, sizeof path, "%s/m.csv", dir);
+    snprintf(path, sizeof path, "%s/m.csv", haze_test_dir());
     assert_int_equal(haze_matrix_write(ctx, path, m, 3, 2, names), HAZE_OK);
     assert_int_equal(haze_table_read(ctx, path, NULL, &t), HAZE_OK);
     assert_memory_equal(t->data, m, sizeof m);
@@ -168,7 +143,7 @@ static void test_npy_roundtrip(void **state) {
     haze_table_free(t);
 
     static const char bad_npy[] = "\x93NUMPY\x01\x00\x10\x00{'descr': '<i4'}";
-    snprintf(path, sizeof path, "%s/bad.npy", dir);
+    snprintf(path, sizeof path, "%s/bad.npy", haze_test_dir());
     FILE *fp = fopen(path, "wb");
     assert_non_null(fp);
     fwrite(bad_npy, 1, sizeof bad_npy - 1, fp);
@@ -182,7 +157,7 @@ static void test_npy_roundtrip(void **state) {
  * and `nbytes` of data. */
 static const char *write_npy(const char *name, const char *dict, const void *data, size_t nbytes) {
     static char path[256];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
+    snprintf(path, sizeof path, "%s/%s", haze_test_dir(), name);
     FILE *fp = fopen(path, "wb");
     assert_non_null(fp);
     size_t n = strlen(dict), total = 10 + n + 1, pad = (64 - total % 64) % 64;
@@ -304,15 +279,15 @@ static void test_csv_bom(void **state) {
     (void)state;
     haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
     haze_table *t;
-    const char *p = write_file("bom.csv", "\xEF\xBB\xBFx,y\n1,2\n");
+    const char *p = haze_test_write("bom.csv", "\xEF\xBB\xBFx,y\n1,2\n");
     assert_int_equal(haze_table_read(ctx, p, NULL, &t), HAZE_OK);
     assert_non_null(t->names);
     assert_string_equal(t->names[0], "x");
     assert_int_equal(haze_table_column(t, "x"), 0);
     assert_int_equal(t->rows, 1);
     haze_table_free(t);
-    p = write_file("bom2.csv", "\xEF\xBB\xBF"
-                               "1,2\n3,4\n");
+    p = haze_test_write("bom2.csv", "\xEF\xBB\xBF"
+                                    "1,2\n3,4\n");
     assert_int_equal(haze_table_read(ctx, p, NULL, &t), HAZE_OK);
     assert_null(t->names); /* the first row is data, not a header */
     assert_int_equal(t->rows, 2);
@@ -324,7 +299,7 @@ static void test_csv_bom(void **state) {
 static void test_outfile_atomic(void **state) {
     (void)state;
     haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
-    const char *p = write_file("keep.txt", "old contents\n");
+    const char *p = haze_test_write("keep.txt", "old contents\n");
     char path[256];
     strcpy(path, p);
     haze_outfile f;
@@ -347,7 +322,7 @@ static void test_outfile_atomic(void **state) {
     assert_non_null(strstr(haze_ctx_errmsg(ctx), "/nonexistent-dir/out.csv"));
     /* no temporary left behind */
     char cmd[256];
-    snprintf(cmd, sizeof cmd, "ls '%s' | grep -q tmp", dir);
+    snprintf(cmd, sizeof cmd, "ls '%s' | grep -q tmp", haze_test_dir());
     assert_int_not_equal(system(cmd), 0);
     haze_ctx_free(ctx);
 }
@@ -360,5 +335,5 @@ int main(void) {
         cmocka_unit_test(test_outfile_atomic), cmocka_unit_test(test_npy_header),
         cmocka_unit_test(test_csv_bom),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, haze_test_dir_setup, haze_test_dir_teardown);
 }

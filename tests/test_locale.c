@@ -14,25 +14,6 @@
 
 #include "test_util.h"
 
-static char dir[64];
-
-static const char *path_of(const char *name) {
-    static char path[4][256];
-    static int k;
-    k = (k + 1) % 4;
-    snprintf(path[k], sizeof path[k], "%s/%s", dir, name);
-    return path[k];
-}
-
-static const char *write_file(const char *name, const char *text) {
-    const char *p = path_of(name);
-    FILE *fp = fopen(p, "wb");
-    assert_non_null(fp);
-    fputs(text, fp);
-    fclose(fp);
-    return p;
-}
-
 static char *read_text(const char *p) {
     char *text = NULL;
     haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
@@ -51,7 +32,7 @@ static void test_fis(void **state) {
     assert_int_equal(haze_fis_eval(ctx, f, in, 1, out), HAZE_OK);
     assert_true(fabs(out[0] - 7.0169) < 1e-4);
     /* written back with points, and read again */
-    const char *p = path_of("tipper.fis");
+    const char *p = haze_test_path("tipper.fis");
     assert_int_equal(haze_fis_save(ctx, f, p), HAZE_OK);
     char *text = read_text(p);
     if (!strstr(text, "Range=[0 10]") || strstr(text, ",5")) fail_msg("%s", text);
@@ -91,20 +72,20 @@ static void test_tables(void **state) {
     (void)state;
     haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
     haze_table *t;
-    const char *p = write_file("t.csv", "x,y\n5.1,2.5e-1\n-0.125,3\n");
+    const char *p = haze_test_write("t.csv", "x,y\n5.1,2.5e-1\n-0.125,3\n");
     if (haze_table_read(ctx, p, NULL, &t)) fail_msg("%s", haze_ctx_errmsg(ctx));
     assert_int_equal(t->rows, 2);
     assert_true(t->data[0] == 5.1 && t->data[1] == 0.25 && t->data[2] == -0.125);
     haze_table_free(t);
     /* the locale's own "5,1" is two fields, not 5.1 */
-    p = write_file("c.csv", "5,1\n");
+    p = haze_test_write("c.csv", "5,1\n");
     if (haze_table_read(ctx, p, NULL, &t)) fail_msg("%s", haze_ctx_errmsg(ctx));
     assert_int_equal(t->cols, 2);
     haze_table_free(t);
 
     const double m[4] = {0.5, 1.25, -3e-5, 7};
     const char *names[] = {"a", "b"};
-    p = path_of("m.csv");
+    p = haze_test_path("m.csv");
     assert_int_equal(haze_matrix_write(ctx, p, m, 2, 2, names), HAZE_OK);
     char *text = read_text(p);
     assert_string_equal(text, "a,b\n0.5,1.25\n-3.0000000000000001e-05,7\n");
@@ -127,7 +108,7 @@ static void test_fnn(void **state) {
     o.epochs = 3;
     assert_int_equal(haze_fnn_train(ctx, net, x, d, 4, &o), HAZE_OK);
     assert_true(haze_fnn_rules(net) > 0);
-    const char *p = path_of("m.fnn");
+    const char *p = haze_test_path("m.fnn");
     assert_int_equal(haze_fnn_save(ctx, net, p), HAZE_OK);
     char *text = read_text(p);
     if (strstr(text, ",")) fail_msg("a comma in the model:\n%s", text);
@@ -140,7 +121,7 @@ static void test_fnn(void **state) {
     haze_fnn_free(back);
 
     /* the .fis export reads back and computes the same outputs */
-    p = path_of("m.fis");
+    p = haze_test_path("m.fis");
     assert_int_equal(haze_fnn_export_fis(ctx, net, p), HAZE_OK);
     haze_fis *f;
     if (haze_fis_load(ctx, p, &f)) fail_msg("%s", haze_ctx_errmsg(ctx));
@@ -169,19 +150,6 @@ static void test_prec(void **state) {
     haze_ctx_free(ctx);
 }
 
-static int setup(void **state) {
-    (void)state;
-    strcpy(dir, "/tmp/haze-test-locale-XXXXXX");
-    return mkdtemp(dir) ? 0 : -1;
-}
-
-static int teardown(void **state) {
-    (void)state;
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    return system(cmd) == 0 ? 0 : -1;
-}
-
 int main(void) {
     static const char *const locales[] = {"de_DE.UTF-8", "de_DE.utf8", "de_DE",
                                           "fr_FR.UTF-8", "fr_FR.utf8", "fr_FR",
@@ -207,5 +175,5 @@ int main(void) {
         cmocka_unit_test(test_fnn),
         cmocka_unit_test(test_prec),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, haze_test_dir_setup, haze_test_dir_teardown);
 }

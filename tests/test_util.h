@@ -1,6 +1,6 @@
 /*
- * tests/test_util.h - what the C tests share: cmocka, the GPU skip rule and
- * a context helper.
+ * tests/test_util.h - what the C tests share: cmocka, the GPU skip rule, a
+ * context helper and a scratch folder.
  */
 #ifndef HAZE_TEST_UTIL_H
 #define HAZE_TEST_UTIL_H
@@ -36,6 +36,46 @@ static inline haze_ctx *haze_test_ctx(haze_backend b) {
     int st = haze_ctx_new(&ctx, &o);
     if (st != HAZE_OK) fail_msg("haze_ctx_new(%s): %s", haze_backend_name(b), haze_ctx_errmsg(ctx));
     return ctx;
+}
+
+/* The group's scratch folder: made by haze_test_dir_setup and removed with
+ * what it holds by haze_test_dir_teardown (pass them as the group's setup and
+ * teardown). */
+static inline char *haze_test_dir(void) {
+    static char dir[64];
+    return dir;
+}
+
+static inline int haze_test_dir_setup(void **state) {
+    (void)state;
+    strcpy(haze_test_dir(), "/tmp/haze-test-XXXXXX");
+    return mkdtemp(haze_test_dir()) ? 0 : -1;
+}
+
+static inline int haze_test_dir_teardown(void **state) {
+    (void)state;
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", haze_test_dir());
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+/* The path of `name` in the scratch folder (the last four stay valid). */
+static inline const char *haze_test_path(const char *name) {
+    static char path[4][512];
+    static int k;
+    k = (k + 1) % 4;
+    snprintf(path[k], sizeof path[k], "%s/%s", haze_test_dir(), name);
+    return path[k];
+}
+
+/* Writes `text` to `name` in the scratch folder; returns its path. */
+static inline const char *haze_test_write(const char *name, const char *text) {
+    const char *p = haze_test_path(name);
+    FILE *fp = fopen(p, "wb");
+    assert_non_null(fp);
+    fputs(text, fp);
+    fclose(fp);
+    return p;
 }
 
 /* HAZE_TEST_ONLY="test_a,test_b": runs only those tests of the group (the

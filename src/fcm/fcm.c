@@ -343,34 +343,19 @@ static int gk_norms(fit_env *e, haze__fcm_pass *src, const double *v, double reg
     return HAZE_OK;
 }
 
-/* Every value finite; with lo and hi (d values each, updated) also the
- * range of each column. */
-static int check_finite(haze_ctx *ctx, const double *x, size_t n, size_t d, const char *what,
-                        double *lo, double *hi) {
+/* Every value of the n x d matrix x (float when single) finite; with lo
+ * and hi (d values each, updated) also the range of each column. */
+static int check_finite(haze_ctx *ctx, const void *x, int single, size_t n, size_t d,
+                        const char *what, double *lo, double *hi) {
     for (size_t i = 0; i < n; i++)
         for (size_t k = 0; k < d; k++) {
-            const double t = x[i * d + k];
+            const double t = xval(x, single, i * d + k);
             if (!isfinite(t))
                 return haze__error(ctx, HAZE_ERR_DOMAIN,
                                    "fcm: %s row %zu column %zu is not a finite number", what, i + 1,
                                    k + 1);
             if (lo && t < lo[k]) lo[k] = t;
             if (hi && t > hi[k]) hi[k] = t;
-        }
-    return HAZE_OK;
-}
-
-static int check_finite_f32(haze_ctx *ctx, const float *x, size_t n, size_t d, double *lo,
-                            double *hi) {
-    for (size_t i = 0; i < n; i++)
-        for (size_t k = 0; k < d; k++) {
-            const double t = x[i * d + k];
-            if (!isfinite(t))
-                return haze__error(ctx, HAZE_ERR_DOMAIN,
-                                   "fcm: data row %zu column %zu is not a finite number", i + 1,
-                                   k + 1);
-            if (t < lo[k]) lo[k] = t;
-            if (t > hi[k]) hi[k] = t;
         }
     return HAZE_OK;
 }
@@ -525,8 +510,8 @@ static int fit(haze_ctx *ctx, const double *x, const float *x32, size_t n, size_
     const int single = x32 || opt->single;
     double *box = span_new(d);
     if (!box) return haze__error(ctx, HAZE_ERR_NOMEM, "fcm: out of memory");
-    int st = x ? check_finite(ctx, x, n, d, "data", box, box + d)
-               : check_finite_f32(ctx, x32, n, d, box, box + d);
+    int st = x ? check_finite(ctx, x, 0, n, d, "data", box, box + d)
+               : check_finite(ctx, x32, 1, n, d, "data", box, box + d);
     if (!st) st = check_span(ctx, box, box + d, d, single, "fcm");
     free(box);
     if (st) return st;
@@ -594,7 +579,8 @@ static int fit(haze_ctx *ctx, const double *x, const float *x32, size_t n, size_
         p.u0 = u0;
         break;
     case HAZE_FCM_INIT_CENTERS:
-        if ((st = check_finite(ctx, opt->init_data, c, d, "initial centre", NULL, NULL))) goto fail;
+        if ((st = check_finite(ctx, opt->init_data, 0, c, d, "initial centre", NULL, NULL)))
+            goto fail;
         memcpy(vprev, opt->init_data, nv * sizeof *vprev);
         p.src = HAZE__FCM_SRC_CENTERS;
         p.vp = vprev; /* with the Euclidean norm: no covariance exists yet */
@@ -757,10 +743,10 @@ int haze_fcm_predict(haze_ctx *ctx, const haze_fcm_result *model, const double *
                            model->d);
     double *box = span_new(d);
     if (!box) return haze__error(ctx, HAZE_ERR_NOMEM, "fcm predict: out of memory");
-    int st = check_finite(ctx, model->centers, c, d, "centre", box, box + d);
+    int st = check_finite(ctx, model->centers, 0, c, d, "centre", box, box + d);
     if (!st && model->metric == HAZE_FCM_GK)
-        st = check_finite(ctx, model->norms, c, d * d, "norm matrix", NULL, NULL);
-    if (!st && n > 0) st = check_finite(ctx, x, n, d, "data", box, box + d);
+        st = check_finite(ctx, model->norms, 0, c, d * d, "norm matrix", NULL, NULL);
+    if (!st && n > 0) st = check_finite(ctx, x, 0, n, d, "data", box, box + d);
     if (!st && n > 0) st = check_span(ctx, box, box + d, d, single != 0, "fcm predict");
     free(box);
     if (st || n == 0) return st;

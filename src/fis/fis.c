@@ -51,6 +51,8 @@ const char *const haze__norm_names[HAZE__N_COUNT] = {"min",
                                                      "sum"};
 const char *const haze__defuzz_names[HAZE__D_COUNT] = {"centroid", "bisector", "mom",  "som",
                                                        "lom",      "wtaver",   "wtsum"};
+const char *const haze__hedge_names[HAZE__H_ANY + 1] = {"",       "not",       "very", "somewhat",
+                                                        "seldom", "extremely", "any"};
 
 void haze__warn(haze__warns *w, const char *file, int line, const char *fmt, ...) {
     char msg[1024];
@@ -479,10 +481,9 @@ static void tput(txt *t, const char *fmt, ...) {
 
 /* fuzzylite's hedges of a chain, as written (the last applied first). */
 static void put_chain(txt *t, int chain) {
-    static const char *const h[] = {"", "not", "very", "somewhat", "seldom", "extremely", "any"};
     int c[HAZE__H_MAX], n = 0;
     for (; chain && n < HAZE__H_MAX; chain >>= 3) c[n++] = chain & 7;
-    while (n > 0) tput(t, "%s ", h[c[--n]]);
+    while (n > 0) tput(t, "%s ", haze__hedge_names[c[--n]]);
 }
 
 /* Octave's hedge exponents by name (fuzzy-logic-toolkit's showrule). */

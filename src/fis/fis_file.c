@@ -129,6 +129,22 @@ static int parse_int(const char *s, int *out) {
     return 0;
 }
 
+/* Appends d to the malloc'd array v of cnt values (room for cap): 0, or -2
+ * when out of memory (v is then freed). */
+static int vector_push(double **v, int *cnt, int *cap, double d) {
+    if (*cnt == *cap) {
+        double *nv = realloc(*v, sizeof(double) * (size_t)*cap * 2);
+        if (!nv) {
+            free(*v);
+            return -2;
+        }
+        *v = nv;
+        *cap *= 2;
+    }
+    (*v)[(*cnt)++] = d;
+    return 0;
+}
+
 /* Parses "[a b c]" (spaces or commas) into a malloc'd array. */
 static int parse_vector(char *s, double **out, int *n) {
     s = trim(s);
@@ -148,16 +164,7 @@ static int parse_vector(char *s, double **out, int *n) {
             free(v);
             return -1;
         }
-        if (cnt == cap) {
-            cap *= 2;
-            double *nv = realloc(v, sizeof(double) * (size_t)cap);
-            if (!nv) {
-                free(v);
-                return -2;
-            }
-            v = nv;
-        }
-        v[cnt++] = d;
+        if (vector_push(&v, &cnt, &cap, d)) return -2;
         s = end;
     }
     *out = v;
@@ -333,16 +340,7 @@ static int parse_mvector(const char *s, double **out, int *n) {
             free(v);
             return -1;
         }
-        if (cnt == cap) {
-            cap *= 2;
-            double *nv = realloc(v, sizeof(double) * (size_t)cap);
-            if (!nv) {
-                free(v);
-                return -2;
-            }
-            v = nv;
-        }
-        v[cnt++] = d;
+        if (vector_push(&v, &cnt, &cap, d)) return -2;
     }
     e.s++;
     while (isspace((unsigned char)*e.s)) e.s++;

@@ -127,9 +127,8 @@ static int fl_norm(const char *s) {
 }
 
 static int fl_hedge(const char *s) {
-    static const char *const h[] = {"", "not", "very", "somewhat", "seldom", "extremely", "any"};
-    for (int i = 1; i < 7; i++)
-        if (strcmp(h[i], s) == 0) return i;
+    for (int i = 1; i <= HAZE__H_ANY; i++)
+        if (strcmp(haze__hedge_names[i], s) == 0) return i;
     return 0;
 }
 
@@ -1084,10 +1083,9 @@ static int fis_to_fl(int type, const double *p, int ni, double *q, int *nq) {
 
 /* The hedges of a chain as fuzzylite writes them (the last applied first). */
 static void fll_chain(FILE *fp, int chain) {
-    static const char *const h[] = {"", "not", "very", "somewhat", "seldom", "extremely", "any"};
     int c[HAZE__H_MAX], n = 0;
     for (; chain && n < HAZE__H_MAX; chain >>= 3) c[n++] = chain & 7;
-    while (n > 0) haze__fprintf(fp, "%s ", h[c[--n]]);
+    while (n > 0) haze__fprintf(fp, "%s ", haze__hedge_names[c[--n]]);
 }
 
 /* An Octave hedge exponent (with NOT) as a fuzzylite chain, or -1:
@@ -1152,7 +1150,6 @@ static const char *fll_inexpressible(const haze_fis *f, char *why, size_t cap) {
  * kept, so the same operations run in the same order). */
 static int fll_props(haze_ctx *ctx, FILE *fp, const haze_fis *f, int r, char (*vn)[FLL_NAME],
                      char (*tn)[FLL_NAME]) {
-    static const char *const h[] = {"", "not", "very", "somewhat", "seldom", "extremely", "any"};
     char *stack[HAZE__FL_STACK] = {0};
     int sp = 0, st = HAZE_OK;
     for (int e = f->prop_off[r]; e < f->prop_off[r + 1] && !st; e++) {
@@ -1174,7 +1171,9 @@ static int fll_props(haze_ctx *ctx, FILE *fp, const haze_fis *f, int r, char (*v
             int c[HAZE__H_MAX], n = 0, len = 0;
             for (int chain = q[2]; chain && n < HAZE__H_MAX; chain >>= 3) c[n++] = chain & 7;
             len = snprintf(buf, sizeof buf, "%s is", vn[q[0]]);
-            while (n > 0) len += snprintf(buf + len, sizeof buf - (size_t)len, " %s", h[c[--n]]);
+            while (n > 0)
+                len +=
+                    snprintf(buf + len, sizeof buf - (size_t)len, " %s", haze__hedge_names[c[--n]]);
             if (q[1] > 0)
                 snprintf(buf + len, sizeof buf - (size_t)len, " %s", tn[v->mf0 + q[1] - 1]);
             t = malloc(strlen(buf) + 1);

@@ -247,6 +247,8 @@ extern const char *const haze__mf_names[HAZE__MF_COUNT];
 extern const int haze__mf_nparams[HAZE__MF_COUNT]; /* -1: variable (linear) */
 extern const char *const haze__norm_names[HAZE__N_COUNT];
 extern const char *const haze__defuzz_names[HAZE__D_COUNT];
+/* fuzzylite's hedge words by HAZE__H_* code ("" for none) */
+extern const char *const haze__hedge_names[HAZE__H_ANY + 1];
 
 HAZE__HD double haze__clamp01(double v) {
     return v < 0.0 ? 0.0 : (v > 1.0 ? 1.0 : v);

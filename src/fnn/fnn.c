@@ -460,18 +460,27 @@ static int check_finite(haze_ctx *ctx, const char *what, const double *v, size_t
     return HAZE_OK;
 }
 
-/* z = (x - mean) / scale; where the difference overflows (inputs near
+/* z-scores (v - mean[j]) / scale[j] of the n rows of w values at v (inputs
+ * or regression targets); where the difference overflows (values near
  * DBL_MAX of both signs), the two quotients are subtracted instead. */
-static double *standardise(const haze_fnn *net, const double *x, size_t n) {
-    size_t D = net->D;
-    double *z = malloc((n ? n : 1) * D * sizeof *z);
+static double *zscores(const double *v, size_t n, size_t w, const double *mean,
+                       const double *scale) {
+    double *z = malloc((n ? n : 1) * w * sizeof *z);
     if (!z) return NULL;
     for (size_t i = 0; i < n; i++)
-        for (size_t j = 0; j < D; j++) {
-            double v = x[i * D + j], t = (v - net->mean[j]) / net->scale[j];
-            z[i * D + j] = isfinite(t) ? t : v / net->scale[j] - net->mean[j] / net->scale[j];
+        for (size_t j = 0; j < w; j++) {
+            double x = v[i * w + j], t = (x - mean[j]) / scale[j];
+            z[i * w + j] = isfinite(t) ? t : x / scale[j] - mean[j] / scale[j];
         }
     return z;
+}
+
+static double *standardise(const haze_fnn *net, const double *x, size_t n) {
+    return zscores(x, n, net->D, net->mean, net->scale);
+}
+
+static double *standardise_targets(const haze_fnn *net, const double *d, size_t n) {
+    return zscores(d, n, net->L, net->tmean, net->tscale);
 }
 
 /* Mean and standard deviation (1 for constant data) of v[i * stride],
@@ -513,20 +522,6 @@ static void fit_scaling(haze_fnn *net, const double *x, const double *d, size_t 
         for (size_t l = 0; l < net->L; l++)
             mean_sd(d + l, n, net->L, &net->tmean[l], &net->tscale[l]);
     net->scaled = 1;
-}
-
-/* Standardised targets (d - tmean) / tscale, with the fallback of
- * standardise() where the difference overflows. */
-static double *standardise_targets(const haze_fnn *net, const double *d, size_t n) {
-    size_t L = net->L;
-    double *t = malloc((n ? n : 1) * L * sizeof *t);
-    if (!t) return NULL;
-    for (size_t i = 0; i < n; i++)
-        for (size_t l = 0; l < L; l++) {
-            double v = d[i * L + l], q = (v - net->tmean[l]) / net->tscale[l];
-            t[i * L + l] = isfinite(q) ? q : v / net->tscale[l] - net->tmean[l] / net->tscale[l];
-        }
-    return t;
 }
 
 static int check_options(haze_ctx *ctx, const haze_fnn_options *o) {

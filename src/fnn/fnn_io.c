@@ -26,8 +26,13 @@ static void put_row(FILE *fp, const char *key, const double *v, size_t n) {
     fputc('\n', fp);
 }
 
-/* A name as one token of the model file (see the file comment). */
+/* A name as one token of the model file (see the file comment); NULL, no
+ * name, is a bare "-". */
 static void put_name(FILE *fp, const char *s) {
+    if (!s) {
+        fputs(" -", fp);
+        return;
+    }
     int plain = *s && strcmp(s, "-") != 0;
     for (const char *p = s; *p && plain; p++)
         if ((unsigned char)*p <= ' ' || *p == '"' || *p == 127) plain = 0;
@@ -88,17 +93,9 @@ int haze_fnn_save(haze_ctx *ctx, const haze_fnn *net, const char *path) {
     fprintf(fp, "kind %s\n", net->classifier ? "classification" : "regression");
     fprintf(fp, "inputs %zu\noutputs %zu\nrules %zu\n", net->D, net->L, net->R);
     fputs("target", fp);
-    if (net->target)
-        put_name(fp, net->target);
-    else
-        fputs(" -", fp);
+    put_name(fp, net->target);
     fputs("\nnames", fp);
-    for (size_t j = 0; j < net->D; j++) {
-        if (net->inames && net->inames[j])
-            put_name(fp, net->inames[j]);
-        else
-            fputs(" -", fp);
-    }
+    for (size_t j = 0; j < net->D; j++) put_name(fp, net->inames ? net->inames[j] : NULL);
     fputc('\n', fp);
     if (net->classifier) {
         fputs("classes", fp);

@@ -213,9 +213,6 @@ int haze_fuzzy_set_trap(haze_ctx *ctx, haze_fuzzy_array *a, size_t i, double p, 
 
 int haze_fuzzy_set_gauss(haze_ctx *ctx, haze_fuzzy_array *a, size_t i, double mu, double sigma,
                          double kk) {
-    if (!(sigma > 0) || !(kk > 0))
-        return haze__error(ctx, HAZE_ERR_INVALID,
-                           "fuzzy: gauss needs a finite mean, sigma > 0 and a truncation k > 0");
     return haze_fuzzy_set_gauss_iv(ctx, a, i, haze_ivd_make(mu, mu), haze_ivd_make(sigma, sigma),
                                    haze_ivd_make(kk, kk));
 }

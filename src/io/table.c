@@ -417,7 +417,6 @@ typedef struct {
 static int npy_header_parse(haze_ctx *ctx, const char *path, const char *s, size_t n,
                             npy_header *h) {
     npy_lex l = {s, n, 0};
-    int seen[3] = {0, 0, 0};
     const char *want = "'{'";
     memset(h, 0, sizeof *h);
     if (!npy_eat(&l, '{')) goto bad;
@@ -429,10 +428,10 @@ static int npy_header_parse(haze_ctx *ctx, const char *path, const char *s, size
                 : strcmp(key, "fortran_order") == 0 ? 1
                 : strcmp(key, "shape") == 0         ? 2
                                                     : -1;
-        if (k < 0 || seen[k])
+        if (k < 0 || h->seen[k])
             return haze__error(ctx, HAZE_ERR_PARSE, "%s: .npy header, offset %zu: %s key '%s'",
                                path, l.i, k < 0 ? "unknown" : "repeated", key);
-        seen[k] = 1;
+        h->seen[k] = 1;
         want = "':'";
         if (!npy_eat(&l, ':')) goto bad;
         if (k == 0) {
@@ -493,7 +492,6 @@ static int npy_header_parse(haze_ctx *ctx, const char *path, const char *s, size
     npy_blank(&l);
     want = "the end of the header";
     if (l.i != l.n) goto bad;
-    memcpy(h->seen, seen, sizeof seen);
     return HAZE_OK;
 bad:
     return haze__error(ctx, HAZE_ERR_PARSE,

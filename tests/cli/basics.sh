@@ -8,7 +8,7 @@ err=/tmp/haze-cli-err.$$
 . "$(dirname "$0")/lib.sh"
 check 0 "--help" "$haze" --help
 check 0 "--version" "$haze" --version
-grep -q "^haze [0-9]" "$out" || { echo "FAIL: version text"; fails=$((fails + 1)); }
+grep -q "^haze [0-9]" "$out" || fail "version text"
 check 1 "no command" "$haze"
 check 1 "unknown command" "$haze" frobnicate
 grep_err "unknown command 'frobnicate'" "unknown command message"
@@ -17,7 +17,7 @@ check 1 "bad --threads" "$haze" --threads zero info
 check 0 "info" "$haze" info
 check 0 "info --help" "$haze" info --help
 check 0 "info on cpu" "$haze" --backend cpu --threads 2 info
-grep -q "backend *cpu (2 threads)" "$out" || { echo "FAIL: cpu context line"; fails=$((fails + 1)); }
+grep -q "backend *cpu (2 threads)" "$out" || fail "cpu context line"
 check 0 "global option after the command" "$haze" info --backend=cpu
 if ! "$haze" info | grep -q "available, [0-9]* device"; then
     # no usable GPU here: asking for one must fail with exit 3 and say why

@@ -33,7 +33,7 @@ printf 'id,food,service\n7,1,2\n8,5,4\n9,2,9\n' >"$tmp/tip_extra.csv"
 check 0 "fis: header in the model's order" $H fis eval "$tip" "$tmp/tip.csv" -o "$tmp/f1.csv"
 check 0 "fis: swapped header" $H fis eval "$tip" "$tmp/tip_swapped.csv" -o "$tmp/f2.csv"
 same "$tmp/f1.csv" "$tmp/f2.csv" "fis: a swapped header feeds each input its own column"
-grep -q '^7.01687' "$tmp/f2.csv" || { echo "FAIL: fis: tipper(2,1) is not 7.0169"; fails=$((fails + 1)); }
+grep -q '^7.01687' "$tmp/f2.csv" || fail "fis: tipper(2,1) is not 7.0169"
 check 0 "fis: no header" $H fis eval "$tip" "$tmp/tip_plain.csv" -o "$tmp/f3.csv"
 same "$tmp/f1.csv" "$tmp/f3.csv" "fis: no header, by position"
 check 0 "fis: no header, other order" $H fis eval "$tip" "$tmp/tip_plain_swapped.csv" -o "$tmp/f4.csv"
@@ -54,7 +54,7 @@ grep_err "3 columns, but the model" "fis: column count message"
 # --- fcm predict: the fit writes the data's header above the centres
 printf 'a,b\n0,0\n0.2,0.1\n0.1,0.3\n5,9\n5.2,9.1\n4.9,8.8\n' >"$tmp/pts.csv"
 check 0 "fcm: fit with a header" $H fcm "$tmp/pts.csv" -c 2 --seed 1 -o "$tmp/c.csv"
-head -1 "$tmp/c.csv" | grep -q '^a,b$' || { echo "FAIL: fcm: centres lack the header a,b"; fails=$((fails + 1)); }
+head -1 "$tmp/c.csv" | grep -q '^a,b$' || fail "fcm: centres lack the header a,b"
 printf 'a,b\n0,1\n5,8\n3,3\n' >"$tmp/new.csv"
 printf 'b,a\n1,0\n8,5\n3,3\n' >"$tmp/new_swapped.csv"
 printf '0,1\n5,8\n3,3\n' >"$tmp/new_plain.csv"

@@ -12,24 +12,24 @@ err=$tmp/err
 . "$(dirname "$0")/lib.sh"
 H="$haze --backend cpu"
 check 0 "fcm --help" $H fcm --help
-grep -q "usage: haze fcm" "$tmp/out" || { echo "FAIL: help text"; fails=$((fails + 1)); }
+grep -q "usage: haze fcm" "$tmp/out" || fail "help text"
 check 0 "fcm predict --help" $H fcm predict --help
 check 0 "fit iris" $H fcm "$iris" -c 3 --seed 1 -o "$tmp/c.csv" --memberships "$tmp/u.csv" --labels "$tmp/l.csv"
-[ "$(wc -l <"$tmp/c.csv")" = 4 ] || { echo "FAIL: centres file has not 3 rows + header"; fails=$((fails + 1)); }
-[ "$(wc -l <"$tmp/u.csv")" = 150 ] || { echo "FAIL: memberships file has not 150 rows"; fails=$((fails + 1)); }
-[ "$(wc -l <"$tmp/l.csv")" = 151 ] || { echo "FAIL: labels file has not 150 rows + header"; fails=$((fails + 1)); }
+[ "$(wc -l <"$tmp/c.csv")" = 4 ] || fail "centres file has not 3 rows + header"
+[ "$(wc -l <"$tmp/u.csv")" = 150 ] || fail "memberships file has not 150 rows"
+[ "$(wc -l <"$tmp/l.csv")" = 151 ] || fail "labels file has not 150 rows + header"
 check 0 "fit iris --json" $H fcm "$iris" -c 3 --seed 1 --json --tol 1e-9
-grep -q '"iterations": [0-9]' "$tmp/out" || { echo "FAIL: json iterations"; fails=$((fails + 1)); }
+grep -q '"iterations": [0-9]' "$tmp/out" || fail "json iterations"
 grep -q '"objective": 60.5057' "$tmp/out" || { echo "FAIL: iris objective"; cat "$tmp/out"; fails=$((fails + 1)); }
 check 0 "fit with centres as init" $H fcm "$iris" -c 3 --init "$tmp/c.csv" --precision single
 check 0 "fit with memberships as init" $H fcm "$iris" -c 3 --init "$tmp/u.csv" --stop objective
 check 0 "gk, kmeans++" $H fcm "$iris" -c 3 --metric gk --init kmeans++ --max-iter 20
 check 0 "predict" $H fcm predict "$tmp/c.csv" "$iris" -o "$tmp/p.csv"
-[ "$(wc -l <"$tmp/p.csv")" = 150 ] || { echo "FAIL: predict rows"; fails=$((fails + 1)); }
+[ "$(wc -l <"$tmp/p.csv")" = 150 ] || fail "predict rows"
 # Gustafson-Kessel model through files: predict with the written norms gives
 # the fit's own memberships U(K) of V(K) back
 check 0 "gk fit with --norms" $H fcm "$iris" -c 3 --metric gk --max-iter 15 --tol 0 -o "$tmp/gc.csv" --norms "$tmp/gn.csv" --memberships "$tmp/gu.csv"
-[ "$(wc -l <"$tmp/gn.csv")" = 3 ] || { echo "FAIL: norms file has not 3 rows"; fails=$((fails + 1)); }
+[ "$(wc -l <"$tmp/gn.csv")" = 3 ] || fail "norms file has not 3 rows"
 check 0 "gk predict --norms" $H fcm predict "$tmp/gc.csv" "$iris" --norms "$tmp/gn.csv" -o "$tmp/gp.csv"
 if ! paste -d, "$tmp/gu.csv" "$tmp/gp.csv" | awk -F, '{ for (j = 1; j <= 3; j++) { e = $j - $(j + 3); if (e < 0) e = -e; if (e > 1e-9) bad = 1 } } END { exit bad }'; then
     echo "FAIL: gk predict differs from the fit's memberships"; fails=$((fails + 1))
@@ -108,7 +108,7 @@ only_table() { # only_table DESCRIPTION: no summary line on stdout, the summary 
     if grep -q -e "partition coefficient" -e "iterations" -e "centres:" "$out"; then
         echo "FAIL: $1: summary on stdout"; fails=$((fails + 1))
     fi
-    grep -q -e "partition coefficient" -e '"iterations"' "$err" || { echo "FAIL: $1: no summary on stderr"; fails=$((fails + 1)); }
+    grep -q -e "partition coefficient" -e '"iterations"' "$err" || fail "$1: no summary on stderr"
 }
 for opt in -o --memberships --labels; do
     for js in "" --json; do
@@ -119,11 +119,11 @@ done
 for js in "" --json; do
     check 0 "--norms - $js" $H fcm "$iris" -c 3 --metric gk --max-iter 10 --norms - $js
     only_table "--norms - $js"
-    [ "$(wc -l <"$out")" = 3 ] || { echo "FAIL: --norms - rows"; fails=$((fails + 1)); }
+    [ "$(wc -l <"$out")" = 3 ] || fail "--norms - rows"
 done
 check 0 "-o - with files for the rest" $H fcm "$iris" -c 3 -o - --memberships "$tmp/m1.csv" --labels "$tmp/l1.csv"
 only_table "-o - with files"
-[ "$(wc -l <"$out")" = 4 ] || { echo "FAIL: -o - rows"; fails=$((fails + 1)); }
+[ "$(wc -l <"$out")" = 4 ] || fail "-o - rows"
 check 0 "files only: summary on stdout" $H fcm "$iris" -c 3 -o "$tmp/c2.csv" --memberships "$tmp/m2.csv"
 grep_out "partition coefficient" "summary on stdout without -"
 check 0 "--json alone on stdout" $H fcm "$iris" -c 3 --json
@@ -132,7 +132,7 @@ check 1 "two results on stdout" $H fcm "$iris" -c 3 -o - --memberships -
 check 1 "two results on stdout (labels)" $H fcm "$iris" -c 3 --labels - --memberships "-"
 check 1 "predict: two results on stdout" $H fcm predict "$tmp/c.csv" "$iris" --labels -
 check 0 "predict: labels to stdout, memberships to a file" $H fcm predict "$tmp/c.csv" "$iris" -o "$tmp/pm.csv" --labels -
-[ "$(wc -l <"$out")" = 151 ] || { echo "FAIL: predict --labels - rows"; fails=$((fails + 1)); }
+[ "$(wc -l <"$out")" = 151 ] || fail "predict --labels - rows"
 # predict refuses data whose squared distances overflow, as the fit does
 printf '1,2,3,4\n1e308,2,3,4\n' >"$tmp/huge.csv"
 check 2 "predict: 1e308" $H fcm predict "$tmp/c.csv" "$tmp/huge.csv" -o "$tmp/o9.csv"

@@ -17,12 +17,12 @@ check 1 "fis unknown subcommand" "$haze" fis frob "$tip"
 check 1 "fis eval bad --mode" "$haze" fis eval --mode excel "$tip" -
 check 1 "fis eval bad --points" "$haze" fis eval --points 1 "$tip" -
 check 0 "fis info" "$haze" fis info "$tip"
-grep -q "service" "$tmp/out" || { echo "FAIL: info lacks input name"; fails=$((fails + 1)); }
+grep -q "service" "$tmp/out" || fail "info lacks input name"
 printf '2,1\n4,5\n7,8\n1,2\n' > "$tmp/in.csv"
 check 0 "fis eval" "$haze" fis eval "$tip" "$tmp/in.csv" -o "$tmp/tips.csv"
 grep -q "^7.0168" "$tmp/tips.csv" || { echo "FAIL: tipper value"; cat "$tmp/tips.csv"; fails=$((fails + 1)); }
 printf '2 1\n' | "$haze" fis eval "$tip" > "$tmp/out" 2>/dev/null
-grep -q "^7.0168" "$tmp/out" || { echo "FAIL: eval from stdin"; fails=$((fails + 1)); }
+grep -q "^7.0168" "$tmp/out" || fail "eval from stdin"
 check 0 "fis eval --mode exact" "$haze" fis eval --mode exact "$tip" "$tmp/in.csv" -o "$tmp/exact.csv"
 # [1 2]: the closed-form centroid (MATLAB's 101 points give 5.5586)
 grep -q "^5.55394" "$tmp/exact.csv" || { echo "FAIL: exact tipper value"; cat "$tmp/exact.csv"; fails=$((fails + 1)); }
@@ -32,10 +32,10 @@ check 2 "fis eval --mode exact on gaussmf output" "$haze" fis eval --mode exact 
 grep_err "bump" "exact refusal names the MF"
 absent "$tmp/g.csv" "exact refusal"
 check 0 "fis surface" "$haze" fis surface "$tip" --grid 5 -o "$tmp/surf.csv"
-[ "$(grep -c . "$tmp/surf.csv")" = 26 ] || { echo "FAIL: surface rows"; fails=$((fails + 1)); }
+[ "$(grep -c . "$tmp/surf.csv")" = 26 ] || fail "surface rows"
 check 0 "fis convert" "$haze" fis convert "$tip" -o "$tmp/copy.fis"
 check 0 "converted model evaluates" "$haze" fis eval "$tmp/copy.fis" "$tmp/in.csv" -o "$tmp/tips2.csv"
-cmp -s "$tmp/tips.csv" "$tmp/tips2.csv" || { echo "FAIL: converted model differs"; fails=$((fails + 1)); }
+cmp -s "$tmp/tips.csv" "$tmp/tips2.csv" || fail "converted model differs"
 # bad input: exit 2, file and line named, nothing written
 printf '[System]\nNumInputs=1\nNumOutputs=1\n[Input1]\nRange=[0 1]\nMF1=%s\n' "'a':'trimf',[0 x 1]" > "$tmp/bad.fis"
 check 2 "malformed model" "$haze" fis eval "$tmp/bad.fis" "$tmp/in.csv" -o "$tmp/never.csv"
@@ -56,7 +56,7 @@ check 0 "fis eval .fll" "$haze" fis eval "$fl/mamdani_SimpleDimmer.fll" "$tmp/am
 check 0 "fis info .fll" "$haze" fis info "$fl/hybrid_tipper.fll"
 check 0 "fis convert .fll" "$haze" fis convert "$fl/mamdani_SimpleDimmer.fll" -o "$tmp/dim.fis"
 check 0 "converted .fll evaluates" "$haze" fis eval "$tmp/dim.fis" "$tmp/amb.csv" --mode fuzzylite --points 200 -o "$tmp/dim2.csv"
-cmp -s "$tmp/dim.csv" "$tmp/dim2.csv" || { echo "FAIL: converted .fll differs"; fails=$((fails + 1)); }
+cmp -s "$tmp/dim.csv" "$tmp/dim2.csv" || fail "converted .fll differs"
 check 2 "fis convert of an inexpressible .fll" "$haze" fis convert "$fl/hybrid_tipper.fll" -o "$tmp/never.fis"
 grep_err "cannot be written as .fis: outputs mixing" "inexpressible .fll says why"
 absent "$tmp/never.fis" "inexpressible .fll"
@@ -73,12 +73,12 @@ check 1 "edge bad --kernel" "$haze" edge "$img" -o "$tmp/e.png" --kernel gpu
 check 1 "edge bad --spread" "$haze" edge "$img" -o "$tmp/e.png" --spread 0
 check 0 "edge" "$haze" edge "$img" -o "$tmp/e.png"
 check 0 "edge reference kernel" "$haze" edge "$img" -o "$tmp/r.png" --kernel reference
-cmp -s "$tmp/e.png" "$tmp/r.png" || { echo "FAIL: fast and reference differ"; fails=$((fails + 1)); }
+cmp -s "$tmp/e.png" "$tmp/r.png" || fail "fast and reference differ"
 check 0 "edge pgm" "$haze" edge "$img" -o "$tmp/e.pgm"
-cmp -s "$tmp/e.pgm" "$data/edge/camera_fire.pgm" || { echo "FAIL: edge image differs from golden"; fails=$((fails + 1)); }
+cmp -s "$tmp/e.pgm" "$data/edge/camera_fire.pgm" || fail "edge image differs from golden"
 mkdir "$tmp/frames"
 check 0 "edge batch" "$haze" edge "$img" "$data/edge/coins.ppm" "$data/edge/hubble.jpg" -o "$tmp/frames"
-[ -f "$tmp/frames/coins.png" ] && [ -f "$tmp/frames/hubble.png" ] || { echo "FAIL: batch outputs"; fails=$((fails + 1)); }
+[ -f "$tmp/frames/coins.png" ] && [ -f "$tmp/frames/hubble.png" ] || fail "batch outputs"
 check 1 "edge batch to a file" "$haze" edge "$img" "$img" -o "$tmp/x.png"
 printf 'P5 4 4 255\nab' > "$tmp/trunc.pgm"
 check 2 "truncated image" "$haze" edge "$tmp/trunc.pgm" -o "$tmp/never.png"

@@ -22,34 +22,34 @@ check 1 "train without -o" "$haze" fnn train "$tmp/train.csv" --target lettr
 check 1 "train bad --epochs" "$haze" fnn train "$tmp/train.csv" --target lettr --epochs x -o "$tmp/m"
 check 0 "train letter subset" "$haze" --backend cpu fnn train "$tmp/train.csv" --target lettr --classes \
     --epochs 2 -o "$tmp/m"
-grep -q "epoch   2  rules" "$tmp/err" || { echo "FAIL: no progress line per epoch"; fails=$((fails + 1)); }
+grep -q "epoch   2  rules" "$tmp/err" || fail "no progress line per epoch"
 check 0 "predict with truth column" "$haze" --backend cpu fnn predict "$tmp/m" "$tmp/test.csv" -o "$tmp/p.csv"
 grep_err "accuracy" "predict reports accuracy"
 [ "$(wc -l <"$tmp/p.csv")" = 201 ] || { echo "FAIL: predict wrote $(wc -l <"$tmp/p.csv") lines"; fails=$((fails + 1)); }
 cut -d, -f2- "$tmp/test.csv" >"$tmp/features.csv"
 check 0 "predict without truth column" "$haze" fnn predict "$tmp/m" "$tmp/features.csv"
 check 0 "info" "$haze" fnn info "$tmp/m"
-grep -q "^rules" "$tmp/out" || { echo "FAIL: info lacks rules"; fails=$((fails + 1)); }
+grep -q "^rules" "$tmp/out" || fail "info lacks rules"
 check 0 "export" "$haze" fnn export "$tmp/m" -o "$tmp/m.fis"
-grep -q "DefuzzMethod='wtaver'" "$tmp/m.fis" || { echo "FAIL: fis text"; fails=$((fails + 1)); }
+grep -q "DefuzzMethod='wtaver'" "$tmp/m.fis" || fail "fis text"
 check 0 "train with --scale global" "$haze" fnn train "$tmp/train.csv" --target lettr --classes --epochs 1 \
     --scale global -o "$tmp/g"
 check 1 "bad --scale" "$haze" fnn train "$tmp/train.csv" --target lettr --classes --scale odd -o "$tmp/bad0"
 check 0 "train with --width" "$haze" --backend cpu fnn train "$tmp/train.csv" --target lettr --classes \
     --epochs 1 --rate 0 --width 0.8 -o "$tmp/fw"
 awk '$1 == "s" { for (i = 2; i <= NF; i++) if ($i != "0.80000000000000004") bad = 1; n++ }
-     END { exit !(n > 1 && !bad) }' "$tmp/fw" || { echo "FAIL: --width not the width of every rule"; fails=$((fails + 1)); }
+     END { exit !(n > 1 && !bad) }' "$tmp/fw" || fail "--width not the width of every rule"
 check 0 "train with --beta alone" "$haze" --backend cpu fnn train "$tmp/train.csv" --target lettr --classes \
     --epochs 1 --rate 0 --beta 0.8 -o "$tmp/fb"
 awk '$1 == "s" { for (i = 2; i <= NF; i++) w[$i] = 1 } END { n = 0; for (k in w) n++; exit !(n > 2) }' \
-    "$tmp/fb" || { echo "FAIL: --beta alone does not select the distance rule"; fails=$((fails + 1)); }
+    "$tmp/fb" || fail "--beta alone does not select the distance rule"
 check 1 "bad --width" "$haze" fnn train "$tmp/train.csv" --target lettr --classes --width x -o "$tmp/bad0"
 check 2 "negative --width" "$haze" fnn train "$tmp/train.csv" --target lettr --classes --width -1 -o "$tmp/bad0"
 absent "$tmp/bad0" "bad --width"
 check 0 "regression train" "$haze" fnn train "$tmp/features.csv" --target 0 --epochs 2 -o "$tmp/r"
 check 0 "regression predict" "$haze" fnn predict "$tmp/r" "$tmp/features.csv" -o "$tmp/r.csv"
 grep_err "RMSE" "regression predict reports RMSE"
-head -1 "$tmp/r.csv" | grep -q "x.box" || { echo "FAIL: regression output header"; fails=$((fails + 1)); }
+head -1 "$tmp/r.csv" | grep -q "x.box" || fail "regression output header"
 
 # no header: the target by column number, remembered for predict
 tail -n +2 "$tmp/train.csv" | cut -d, -f2- >"$tmp/nohead.csv"
@@ -93,7 +93,7 @@ if grep -q -- "--threshold" "$out"; then echo "FAIL: predict help lists train op
 
 # results on stdout, everything else on stderr
 check 0 "train to stdout" "$haze" --backend cpu fnn train "$tmp/train.csv" --target lettr --classes --epochs 2 -o -
-head -1 "$out" | grep -q "^haze-fnn 2$" || { echo "FAIL: train -o - stdout is not a model"; fails=$((fails + 1)); }
+head -1 "$out" | grep -q "^haze-fnn 2$" || fail "train -o - stdout is not a model"
 grep_err "epoch   2" "train progress on stderr"
 if grep -q "epoch\|rules, model written" "$out"; then echo "FAIL: train chatter on stdout"; fails=$((fails + 1)); fi
 cp "$out" "$tmp/stdout.fnn"
@@ -105,7 +105,7 @@ check 0 "predict to stdout" "$haze" --backend cpu fnn predict "$tmp/m" "$tmp/tes
 grep_err "accuracy" "predict summary on stderr"
 if grep -q "accuracy" "$out"; then echo "FAIL: predict summary on stdout"; fails=$((fails + 1)); fi
 check 0 "export to stdout" "$haze" fnn export "$tmp/m" -o -
-head -1 "$out" | grep -q "^\[System\]" || { echo "FAIL: export -o - stdout is not a .fis"; fails=$((fails + 1)); }
+head -1 "$out" | grep -q "^\[System\]" || fail "export -o - stdout is not a .fis"
 if grep -q "exported" "$out"; then echo "FAIL: export chatter on stdout"; fails=$((fails + 1)); fi
 
 # labels come out as they went in, CSV-quoted where needed

@@ -66,8 +66,8 @@ for enc in lu mr mi; do
     check 0 "overflow $enc" "$haze" fuzzy eval "1e308*10" --encoding $enc --format json --cuts 1
     has $err "expression:6: warning: the result overflows double precision" "overflow warning $enc"
     has $out '"upper": "inf"' "JSON infinity as a string ($enc)"
-    grep -Eq '(: |\[)-?(inf|nan)' $out && { echo "FAIL: bare inf/nan in JSON ($enc)"; fails=$((fails + 1)); }
-    grep -q warning $out && { echo "FAIL: warning on stdout ($enc)"; fails=$((fails + 1)); }
+    grep -Eq '(: |\[)-?(inf|nan)' $out && fail "bare inf/nan in JSON ($enc)"
+    grep -q warning $out && fail "warning on stdout ($enc)"
 done
 check 0 "overflow single" "$haze" fuzzy eval "3e38*10" --precision single --cuts 1 --format csv
 has $err "overflows single precision" "single overflow warning"
@@ -96,10 +96,10 @@ for args in "1/[-1,2]" "[2,1]" "1 + (2" "--cuts 99 1" "--div-zero x 1"; do
     # shellcheck disable=SC2086
     "$haze" fuzzy eval $args >$out 2>$err
     [ -s $out ] && { echo "FAIL: '$args' wrote to stdout"; cat $out; fails=$((fails + 1)); }
-    [ -s $err ] || { echo "FAIL: '$args' wrote no message"; fails=$((fails + 1)); }
+    [ -s $err ] || fail "'$args' wrote no message"
 done
 printf '1\n2*(\n' | "$haze" fuzzy eval --batch - --format csv >$out 2>$err
-grep -q "haze:" $out && { echo "FAIL: batch message on stdout"; fails=$((fails + 1)); }
+grep -q "haze:" $out && fail "batch message on stdout"
 has $out "^alpha,lower,upper$" "batch results on stdout"
 # usage: exit 1
 check 1 "no action" "$haze" fuzzy
@@ -110,7 +110,7 @@ check 1 "expr and batch" "$haze" fuzzy eval 1 --batch $out.in
 # output file written whole or not at all
 rm -f $out.res
 check 2 "failed output not created" "$haze" fuzzy eval "1/0" -o $out.res
-[ -e $out.res ] && { echo "FAIL: output file left behind"; fails=$((fails + 1)); }
+[ -e $out.res ] && fail "output file left behind"
 check 0 "output file" "$haze" fuzzy eval "1" -o $out.res
 has $out.res "alpha" "output file content"
 rm -f $out $err $out.in $out.res

@@ -1,6 +1,9 @@
 # tests/cli/lib.sh - helpers shared by the CLI test scripts, which source it
 # with `. "$(dirname "$0")/lib.sh"` after setting fails=0 and $out and $err
 # (the files that receive the last command's stdout and stderr).
+fail() { # fail DESCRIPTION: counts a failed check
+    echo "FAIL: $1"; fails=$((fails + 1))
+}
 check() { # check WANT_CODE DESCRIPTION CMD...
     want=$1; what=$2; shift 2
     "$@" >"$out" 2>"$err"
@@ -12,7 +15,7 @@ check() { # check WANT_CODE DESCRIPTION CMD...
     fi
 }
 grep_out() { # grep_out PATTERN DESCRIPTION
-    grep -q -- "$1" "$out" || { echo "FAIL: $2: stdout lacks '$1'"; fails=$((fails + 1)); }
+    grep -q -- "$1" "$out" || fail "$2: stdout lacks '$1'"
 }
 grep_err() { # grep_err PATTERN DESCRIPTION
     if ! grep -q -- "$1" "$err"; then echo "FAIL: $2: stderr lacks '$1'"; cat "$err"; fails=$((fails + 1)); fi

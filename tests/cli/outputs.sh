@@ -12,7 +12,7 @@ fails=0
 out=$tmp/out
 err=$tmp/err
 . "$(dirname "$0")/lib.sh"
-fail() { echo "FAIL: $1"; fails=$((fails + 1)); }
+fail() fail "$1"
 mode_of() { stat -c %a "$1"; }
 temps_in() { ls -A "$1" | grep -c '\.tmp' ; }
 printf '1,2\n3,4\n5,6\n7,8\n9,9\n' > "$tmp/d.csv"

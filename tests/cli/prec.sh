@@ -23,7 +23,7 @@ grep_out "exact \[-7b-5, 7b-5\]" "affine engine bound"
 check 0 "json output" "$haze" prec --json "$src/examples/prec/fixed_point.g"
 grep_out '"hi_exact": "7b-5"' "json bound"
 check 0 "output file" "$haze" prec -o "$tmp/res.txt" "$src/examples/prec/fixed_point.g"
-grep -q "7b-5" "$tmp/res.txt" || { echo "FAIL: -o file"; fails=$((fails + 1)); }
+grep -q "7b-5" "$tmp/res.txt" || fail "-o file"
 script proved.g 'y = float<ieee_64,ne>(x);\n{ x in [1,2] -> |y - x| <= 1b-52 }\n'
 check 0 "a stated bound that holds" "$haze" prec "$tmp/proved.g"
 grep_out "proved" "proved line"
