@@ -37,8 +37,8 @@ static double cpu_step_us(haze_ctx *ctx, size_t D, size_t R, size_t L, size_t st
     o.max_rules = R;
     o.shuffle = 0;
     o.rate = 1e-9;
-    o.width = 0;      /* the distance rule and no hold-out, as when measured */
-    o.validation = 0; /* (every sample of the structure pass makes a rule) */
+    o.width = 0;                           /* the distance rule and no hold-out, as when measured */
+    o.validation = 0;                      /* (every sample of the structure pass makes a rule) */
     haze_fnn_train(ctx, net, x, d, R, &o); /* structure: R rules */
     o.threshold = 0.0;
     double t0 = bench_now();
