@@ -62,15 +62,17 @@ static size_t res_smem_doubles(int D, int L, int C, int Qtot, int Qs) {
  * that is, has read exchange x.
  *
  * Why not transaction barriers: an earlier form stored with st.async, each
- * store counted on the receiving block's mbarrier, and waited on its own
- * (no cluster barrier per exchange, measured 0.5-0.6 us cheaper per step on
- * an H100, docs/benchmarks.md). Each block then completed transactions on
- * the mbarriers of every block of the cluster (2 C barrier addresses, up to
- * 32), which compute-sanitizer's synccheck and racecheck cannot track
+ * store counted on the receiving block's mbarrier, and each block waited on
+ * its own, with no cluster barrier per exchange (on an H100 barrier.cluster
+ * with release/acquire costs 0.7-0.8 us, the relaxed one 0.17 us, measured,
+ * docs/benchmarks.md; the exchange here pays the first once per exchange).
+ * Each block then completed transactions on the mbarriers of every block of
+ * the cluster (2 C barrier addresses, up to 32, beside its own two), and
+ * compute-sanitizer's synccheck failed on every run of these kernels
  * ("overflow of tracked cuda::barrier structures", then a launch failure
- * under the tool, whatever --num-cuda-barriers): the GPU kernels could not
- * be checked. The values exchanged and the order of every sum are the same
- * in both forms, so the results are too.
+ * under the tool, even with --num-cuda-barriers 4): they could not be
+ * checked. The values exchanged and the order
+ * of every sum are the same in both forms, so the results are too.
  */
 
 /* v into block `rank`'s copy of *p (distributed shared memory) */
