@@ -17,8 +17,6 @@
 
 #include "fnn/fnn_cuda.cuh"
 
-namespace {
-
 /* Shared memory of the cluster kernel (C blocks), in doubles (see its carving). */
 static size_t res_smem_doubles(int D, int L, int C, int Qtot, int Qs) {
     return 2 + 3 * (size_t)D + 3 * (size_t)L + 2 * (size_t)Qtot + 2 * (size_t)C * ((size_t)L + 3) +
@@ -75,24 +73,30 @@ static size_t res_smem_doubles(int D, int L, int C, int Qtot, int Qs) {
  * of every sum are the same in both forms, so the results are too.
  */
 
-/* v into block `rank`'s copy of *p (distributed shared memory) */
-static __device__ __forceinline__ void res_send(cg::cluster_group &cl, double *p, double v,
-                                                int rank) {
-    *cl.map_shared_rank(p, rank) = v;
+/* v into block `rank`'s copy of *p (distributed shared memory; the cluster's
+ * barrier after the stores makes them visible there) */
+static __device__ __forceinline__ void res_send(const double *p, double v, int rank) {
+    asm volatile("{\n\t.reg .b32 a;\n\t"
+                 "mapa.shared::cluster.u32 a, %0, %2;\n\t"
+                 "st.shared::cluster.b64 [a], %1;\n}"
+                 :
+                 : "r"((uint32_t)__cvta_generic_to_shared(p)), "l"(__double_as_longlong(v)),
+                   "r"(rank)
+                 : "memory");
 }
 
 /* Sum over lanes 0..C-1 (the others hold 0), C a power of two <= 32; every lane gets it. */
-__device__ __forceinline__ double res_lanes_sum(double a, int C) {
+static __device__ __forceinline__ double res_lanes_sum(double a, int C) {
     for (int off = C / 2; off > 0; off >>= 1) a += __shfl_xor_sync(0xffffffffu, a, off);
     return __shfl_sync(0xffffffffu, a, 0);
 }
 
 /* a, ka becomes the larger, the lower rule among equals (the CPU's first argmax) */
-__device__ __forceinline__ void res_better(double &a, int &ka, double b, int kb) {
+static __device__ __forceinline__ void res_better(double &a, int &ka, double b, int kb) {
     if (b > a || (b == a && kb < ka)) a = b, ka = kb;
 }
 
-__device__ __forceinline__ void res_warp_best(double &v, int &k) {
+static __device__ __forceinline__ void res_warp_best(double &v, int &k) {
     for (int off = 16; off > 0; off >>= 1) {
         double b = __shfl_xor_sync(0xffffffffu, v, off);
         int kb = __shfl_xor_sync(0xffffffffu, k, off);
@@ -100,15 +104,15 @@ __device__ __forceinline__ void res_warp_best(double &v, int &k) {
     }
 }
 
-__device__ __forceinline__ double res_warp_sum(double a) {
+static __device__ __forceinline__ double res_warp_sum(double a) {
     for (int off = 16; off > 0; off >>= 1) a += __shfl_xor_sync(0xffffffffu, a, off);
     return a;
 }
 
 /* Gradient step of centre mj and width sj of one rule and input (g: the
  * rule's g_k, zj: the sample's input), as update_one does for B = 1. */
-__device__ __forceinline__ void res_update(double g, double zj, double step, double &mj,
-                                           double &sj) {
+static __device__ __forceinline__ void res_update(double g, double zj, double step, double &mj,
+                                                  double &sj) {
     double inv = fnn_rcp(sj);
     double diff = zj - mj;
     double u = 2.0 * g * diff * inv * inv;
@@ -117,7 +121,7 @@ __device__ __forceinline__ void res_update(double g, double zj, double step, dou
     sj = ns >= HAZE__FNN_SIGMA_MIN ? ns : HAZE__FNN_SIGMA_MIN;
 }
 
-template <int T> __global__ void __launch_bounds__(T, 1) k_online_cluster(res_args p) {
+template <int T> static __global__ void __launch_bounds__(T, 1) k_online_cluster(res_args p) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
     (void)p;
     __trap(); /* clusters start with Hopper; the host never launches it before (res_device) */
@@ -264,11 +268,11 @@ template <int T> __global__ void __launch_bounds__(T, 1) k_online_cluster(res_ar
                 a = res_warp_sum(a);
                 if (lane < C) {
                     if (o < 0) {
-                        res_send(cl, mine, mb, lane);
-                        res_send(cl, mine + 1, (double)kb, lane);
-                        res_send(cl, mine + 2, a, lane);
+                        res_send(mine, mb, lane);
+                        res_send(mine + 1, (double)kb, lane);
+                        res_send(mine + 2, a, lane);
                     } else {
-                        res_send(cl, mine + 3 + o, a, lane);
+                        res_send(mine + 3 + o, a, lane);
                     }
                 }
             }
@@ -425,8 +429,6 @@ static int res_read_locked(haze_ctx *ctx, haze__fnn_state *P) {
     __atomic_store_n(&P->res_read, 1, __ATOMIC_RELEASE);
     return HAZE_OK;
 }
-
-} /* namespace */
 
 /* The context's state with the online kernels' fields read. */
 int haze__fnn_res_device(haze_ctx *ctx, const haze__fnn_state **out) {

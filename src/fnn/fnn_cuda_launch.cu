@@ -25,8 +25,6 @@
  */
 #include "fnn/fnn_cuda.cuh"
 
-namespace {
-
 /* ------------------------------------------------------- firing kernels */
 
 /*
@@ -42,7 +40,7 @@ namespace {
         double *__restrict__ lm, const int *__restrict__ nR
 
 /* Column-based coarsening: G lanes per (sample, rule) row. */
-template <int G> __global__ void k_fire_col(FIRE_PARAMS) {
+template <int G> static __global__ void k_fire_col(FIRE_PARAMS) {
     long long gt = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     long long row = gt / G;
     int lane = (int)(gt % G);
@@ -64,7 +62,7 @@ template <int G> __global__ void k_fire_col(FIRE_PARAMS) {
 }
 
 /* Row-based coarsening: one warp per sample and N rules k0, k0+p, ... */
-template <int N> __global__ void k_fire_row(FIRE_PARAMS) {
+template <int N> static __global__ void k_fire_row(FIRE_PARAMS) {
     long long warp = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / 32;
     int lane = threadIdx.x & 31;
     int Rn = nR ? *nR : Rg;
@@ -100,7 +98,7 @@ template <int N> __global__ void k_fire_row(FIRE_PARAMS) {
 /* Block per (sample, rule) row with T threads, each taking inputs j, j+T,
  * ...: the GPU-FNN layout generalised to any number of inputs. It wins
  * when there are few rows (few rules, one sample) and many inputs. */
-template <int T> __global__ void k_fire_blk(FIRE_PARAMS) {
+template <int T> static __global__ void k_fire_blk(FIRE_PARAMS) {
     long long row = blockIdx.x;
     int i = (int)(row / Rg), k = (int)(row % Rg);
     int Rn = nR ? *nR : Rg;
@@ -117,7 +115,7 @@ template <int T> __global__ void k_fire_blk(FIRE_PARAMS) {
 }
 
 /* GPU-FNN baseline: block (k, i), one thread per input, shared-memory tree sum. */
-__global__ void k_fire_base(FIRE_PARAMS) {
+static __global__ void k_fire_base(FIRE_PARAMS) {
     extern __shared__ double sh[];
     int k = blockIdx.x, i = blockIdx.y, j = threadIdx.x;
     int Rn = nR ? *nR : Rg;
@@ -136,7 +134,8 @@ __global__ void k_fire_base(FIRE_PARAMS) {
 /* ------------------------------------------ structure and output layer */
 
 /* log mu_k of one sample, block-wide. */
-__device__ double block_log_firing(const double *zi, const double *mk, const double *sk, int D) {
+static __device__ double block_log_firing(const double *zi, const double *mk, const double *sk,
+                                          int D) {
     double acc = 0.0;
     for (int j = threadIdx.x; j < D; j += blockDim.x) {
         double t = (zi[j] - mk[j]) * fnn_rcp(sk[j]);
@@ -152,7 +151,7 @@ __device__ double block_log_firing(const double *zi, const double *mk, const dou
  * Then the firing of the new rules for every sample of the step fills in
  * their columns of lm.
  */
-__device__ void structure(const step_args &p, double *lm, size_t stride, int B) {
+static __device__ void structure(const step_args &p, double *lm, size_t stride, int B) {
     int R0 = *p.nR, R = R0;
     for (int i = 0; i < B; i++) {
         int si = p.idx ? p.idx[i] : i;
@@ -209,8 +208,8 @@ __device__ void structure(const step_args &p, double *lm, size_t stride, int B) 
  * the consequents are updated here too, w_kl -= step e_l phi_k, after every
  * g_k has read the old w.
  */
-__device__ void layer4(const step_args &p, int si, double *row, int R, double *out, double *g,
-                       double step) {
+static __device__ void layer4(const step_args &p, int si, double *row, int R, double *out,
+                              double *g, double step) {
     __shared__ double part[OUT_CHUNK * 32];
     __shared__ double es[L_SHARED], ys[L_SHARED];
     int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nw = (blockDim.x + 31) >> 5;
@@ -271,11 +270,10 @@ __device__ void layer4(const step_args &p, int si, double *row, int R, double *o
 }
 
 /* Centres and widths of rule k, input j from the g of B samples. */
-__device__ __forceinline__ void update_one(const double *__restrict__ z,
-                                           const int *__restrict__ idx,
-                                           const double *__restrict__ g, int B, size_t stride,
-                                           int D, double step, double *__restrict__ m,
-                                           double *__restrict__ s, long long t, int k, int j) {
+static __device__ __forceinline__ void
+update_one(const double *__restrict__ z, const int *__restrict__ idx, const double *__restrict__ g,
+           int B, size_t stride, int D, double step, double *__restrict__ m, double *__restrict__ s,
+           long long t, int k, int j) {
     double mj = m[t], sj = s[t], inv = fnn_rcp(sj), gm = 0.0, gs = 0.0;
     for (int i = 0; i < B; i++) {
         double diff = z[(size_t)(idx ? idx[i] : i) * D + j] - mj;
@@ -292,7 +290,8 @@ __device__ __forceinline__ void update_one(const double *__restrict__ z,
  * g and the consequent update, all by one block (no host round trip); for
  * a small task matrix (fuse_ms) the centres and widths too, which saves a
  * launch where launches cost more than the work. */
-__global__ void k_step1(step_args p, double *lm, double *g, double *e, double step, int fuse_ms) {
+static __global__ void k_step1(step_args p, double *lm, double *g, double *e, double step,
+                               int fuse_ms) {
     structure(p, lm, 0, 1);
     int si = p.idx ? p.idx[0] : 0;
     int R = *p.nR;
@@ -307,12 +306,12 @@ __global__ void k_step1(step_args p, double *lm, double *g, double *e, double st
 }
 
 /* Mini-batch: structure learning of the whole batch by one block. */
-__global__ void k_structure(step_args p, double *lm, size_t stride, int B) {
+static __global__ void k_structure(step_args p, double *lm, size_t stride, int B) {
     structure(p, lm, stride, B);
 }
 
 /* Mini-batch (and prediction): layer 4 and g, one block per sample. */
-__global__ void k_layer4(step_args p, double *lm, size_t stride, double *out, double *g) {
+static __global__ void k_layer4(step_args p, double *lm, size_t stride, double *out, double *g) {
     int i = blockIdx.x;
     int R = p.nR ? *p.nR : p.Rfix;
     int si = p.idx ? p.idx[i] : i;
@@ -324,10 +323,10 @@ __global__ void k_layer4(step_args p, double *lm, size_t stride, double *out, do
 
 /* Centres and widths: one task per (rule, input), coalesced along inputs;
  * tasks of rules that do not exist (k >= *nR) do nothing. */
-__global__ void k_update_ms(const double *__restrict__ z, const int *__restrict__ idx,
-                            const double *__restrict__ g, int B, int Rg, size_t stride, int D,
-                            double step, double *__restrict__ m, double *__restrict__ s,
-                            const int *__restrict__ nR) {
+static __global__ void k_update_ms(const double *__restrict__ z, const int *__restrict__ idx,
+                                   const double *__restrict__ g, int B, int Rg, size_t stride,
+                                   int D, double step, double *__restrict__ m,
+                                   double *__restrict__ s, const int *__restrict__ nR) {
     long long total = (long long)Rg * D;
     int Rn = *nR;
     for (long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x; t < total;
@@ -339,10 +338,10 @@ __global__ void k_update_ms(const double *__restrict__ z, const int *__restrict_
 }
 
 /* GPU-FNN baseline update: block per rule, thread per input. */
-__global__ void k_update_ms_base(const double *__restrict__ z, const int *__restrict__ idx,
-                                 const double *__restrict__ g, int B, int Rg, size_t stride, int D,
-                                 double step, double *__restrict__ m, double *__restrict__ s,
-                                 const int *__restrict__ nR) {
+static __global__ void k_update_ms_base(const double *__restrict__ z, const int *__restrict__ idx,
+                                        const double *__restrict__ g, int B, int Rg, size_t stride,
+                                        int D, double step, double *__restrict__ m,
+                                        double *__restrict__ s, const int *__restrict__ nR) {
     int k = blockIdx.x, j = threadIdx.x;
     if (k >= *nR) return;
     update_one(z, idx, g, B, stride, D, step, m, s, (long long)k * D + j, k, j);
@@ -350,9 +349,9 @@ __global__ void k_update_ms_base(const double *__restrict__ z, const int *__rest
 }
 
 /* Consequents of a mini-batch: one task per (rule, output). */
-__global__ void k_update_w(const double *__restrict__ phi, const double *__restrict__ e, int B,
-                           int Rg, size_t stride, int L, double step, double *__restrict__ w,
-                           const int *__restrict__ nR) {
+static __global__ void k_update_w(const double *__restrict__ phi, const double *__restrict__ e,
+                                  int B, int Rg, size_t stride, int L, double step,
+                                  double *__restrict__ w, const int *__restrict__ nR) {
     long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= (long long)Rg * L) return;
     int k = (int)(t / L), l = (int)(t % L);
@@ -514,8 +513,6 @@ static int choose_variant_locked(haze_ctx *ctx, haze__fnn_state *S, const double
     return HAZE_OK;
 }
 
-} /* namespace */
-
 /* Layers 2-3 for B samples and rules < Rg under the context's mapping. */
 int haze__fnn_fire(haze_ctx *ctx, const double *z, const int *idx, int B, const double *m,
                    const double *s, int Rg, size_t stride, int D, double *lm, const int *nR) {
@@ -537,8 +534,6 @@ int haze__fnn_fire(haze_ctx *ctx, const double *z, const int *idx, int B, const 
     if (st) return st;
     return variant_launch(ctx, v, z, idx, B, m, s, Rg, stride, D, lm, nR);
 }
-
-namespace {
 
 /* Block size of the per-sample kernels: enough threads for the rules and
  * their consequents (R x L products per sample). */
@@ -631,8 +626,6 @@ static int update_ms(haze_ctx *ctx, const double *z, const int *idx, const doubl
 
 /* Task matrices up to this size are updated inside the step kernel. */
 #define FUSE_MS_TASKS 2048
-
-} /* namespace */
 
 /* The online step after the firing kernel: k_step1, then the centres and
  * widths unless k_step1 did them. */

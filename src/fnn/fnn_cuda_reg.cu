@@ -14,8 +14,6 @@
  */
 #include "fnn/fnn_cuda.cuh"
 
-namespace {
-
 /* --------------------------------------- online training, registers only */
 
 /*
@@ -89,7 +87,8 @@ static __device__ __forceinline__ unsigned long long reg_warp_min(unsigned long 
 #endif
 }
 
-template <int E, bool ONE> __global__ void __launch_bounds__(256, 1) k_online_reg(res_args p) {
+template <int E, bool ONE>
+static __global__ void __launch_bounds__(256, 1) k_online_reg(res_args p) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
     (void)p;
     __trap();
@@ -448,8 +447,6 @@ static int reg_fit(int D, int L, size_t cap, int C, int NW, reg_cfg *out, double
     out->C = C, out->NW = NW, out->G = G, out->E = E;
     return 1;
 }
-
-} /* namespace */
 
 /* The register kernel's configuration for `cap` rules, 0 if none fits, the
  * mapping is GPU-FNN's or the shared-memory cluster kernel is forced. */
