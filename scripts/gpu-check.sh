@@ -27,19 +27,8 @@ out=${2:-gpu-check-out}
 mkdir -p "$out"
 jobs=${JOBS:-$(nproc)}
 bdir=${HAZE_BUILD_DIR:-build-gpu}
-prefix=/tmp/haze-deps
 
-if [ -d "$debs" ] && ls "$debs"/*.deb >/dev/null 2>&1; then
-    mkdir -p "$prefix"
-    for f in "$debs"/*.deb; do dpkg -x "$f" "$prefix"; done
-    # Debian's multiarch paths inside the prefix
-    export CMAKE_PREFIX_PATH="$prefix/usr${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}"
-    export CMAKE_LIBRARY_PATH="$prefix/usr/lib/x86_64-linux-gnu"
-    export CMAKE_INCLUDE_PATH="$prefix/usr/include:$prefix/usr/include/x86_64-linux-gnu"
-    export LD_LIBRARY_PATH="$prefix/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-    export PATH="$PATH:$prefix/usr/bin"
-    export LIBRARY_PATH="$prefix/usr/lib/x86_64-linux-gnu${LIBRARY_PATH:+:$LIBRARY_PATH}"
-fi
+. scripts/gpu-env.sh "$debs"
 
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>/dev/null | tee "$out/gpu.txt"
 t0=$(date +%s)
