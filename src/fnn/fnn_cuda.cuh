@@ -31,55 +31,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#if __has_include("core/cuda.h")
 #include "core/cuda.h"
 #include "core/internal.h"
-#else /* TEMPORARY until the core layer lands: its names over today's internals */
-#include <pthread.h>
-
-#include "core/internal.h"
-#define HAZE_CUDA_GOTO(ctx, st, label, call)                                                       \
-    do {                                                                                           \
-        cudaError_t haze__e = (call);                                                              \
-        if (haze__e != cudaSuccess) {                                                              \
-            st = haze__error((ctx), HAZE_ERR_CUDA, "CUDA: %s: %s (%s:%d)", #call,                  \
-                             cudaGetErrorString(haze__e), __FILE__, __LINE__);                     \
-            goto label;                                                                            \
-        }                                                                                          \
-    } while (0)
-static inline int haze__dev_alloc(haze_ctx *ctx, void **p, size_t bytes, const char *what) {
-    *p = NULL;
-    if (cudaMalloc(p, bytes) != cudaSuccess) {
-        cudaGetLastError();
-        *p = NULL;
-        return haze__error(ctx, HAZE_ERR_NOMEM, "out of device memory: %s needs %zu bytes", what,
-                           bytes);
-    }
-    return HAZE_OK;
-}
-static inline void haze__dev_free(haze_ctx *ctx, void *p, size_t bytes) {
-    (void)ctx, (void)bytes;
-    cudaFree(p);
-}
-static inline const cudaDeviceProp *haze__cuda_props(int device) {
-    static cudaDeviceProp props[64];
-    static int read[64];
-    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-    if (device < 0 || device >= 64) return NULL;
-    pthread_mutex_lock(&lock);
-    if (!read[device] && cudaGetDeviceProperties(&props[device], device) == cudaSuccess)
-        read[device] = 1;
-    pthread_mutex_unlock(&lock);
-    return read[device] ? &props[device] : NULL;
-}
-enum { HAZE__STATE_FNN };
-static inline void *haze__ctx_state(haze_ctx *ctx, int id, size_t size, void (*destroy)(void *)) {
-    static void *block;
-    (void)ctx, (void)id, (void)destroy;
-    if (!block) block = calloc(1, size);
-    return block;
-}
-#endif
 #include "fnn/fnn_internal.h"
 
 namespace cg = cooperative_groups;
