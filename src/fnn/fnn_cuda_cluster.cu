@@ -73,6 +73,7 @@ static size_t res_smem_doubles(int D, int L, int C, int Qtot, int Qs) {
  * of every sum are the same in both forms, so the results are too.
  */
 
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900 /* the kernel body's helpers (Hopper on) */
 /* v into block `rank`'s copy of *p (distributed shared memory; the cluster's
  * barrier after the stores makes them visible there) */
 static __device__ __forceinline__ void res_send(const double *p, double v, int rank) {
@@ -120,6 +121,7 @@ static __device__ __forceinline__ void res_update(double g, double zj, double st
     double ns = sj - step * (u * diff * inv);
     sj = ns >= HAZE__FNN_SIGMA_MIN ? ns : HAZE__FNN_SIGMA_MIN;
 }
+#endif
 
 template <int T> static __global__ void __launch_bounds__(T, 1) k_online_cluster(res_args p) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900

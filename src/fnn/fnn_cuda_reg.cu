@@ -49,6 +49,7 @@
 #define REG_SMEM(P, L) ((4 + 2 * (size_t)(P)*REG_PS(L)) * sizeof(double))
 #define REG_SMEM_MAX   REG_SMEM(REG_MAX_PART, REG_MAX_OUT)
 
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900 /* the kernel body's helpers (Hopper on) */
 /* (v0, v1) to shared address `addr` (16-byte aligned, this block's window)
  * of block `rank`, where `on`; no branch around the store. `rank` must be a
  * valid rank even where `on` is false (mapa maps it). The cluster's barrier
@@ -86,6 +87,7 @@ static __device__ __forceinline__ unsigned long long reg_warp_min(unsigned long 
     return key;
 #endif
 }
+#endif
 
 template <int E, bool ONE>
 static __global__ void __launch_bounds__(256, 1) k_online_reg(res_args p) {
