@@ -40,6 +40,8 @@ extern "C" const char *haze__number_fast(const char *s, const char *end, double 
     fast_float::from_chars_result r = fast_float::from_chars(s, end, v);
     /* overflow gives inf with success, as strtod gives HUGE_VAL */
     if (r.ec != std::errc()) return nullptr;
+    /* "0x1p3": fast_float reads the "0", strtod the hex float */
+    if (r.ptr != end && (*r.ptr == 'x' || *r.ptr == 'X')) return nullptr;
     *out = v;
     return r.ptr;
 #else

@@ -21,7 +21,7 @@ extern "C" {
  * the value in *out, or NULL where s does not start like one (a blank, '+',
  * "inf", "nan", ...; then nothing is said about the text: the caller takes
  * the general path). Where it returns q, strtod would stop at q with the
- * same value; hex floats are read as their leading "0" (q at the 'x').
+ * same value.
  */
 const char *haze__number_fast(const char *s, const char *end, double *out);
 
