@@ -508,9 +508,9 @@ static int csv_parse(haze_ctx *ctx, const char *path, char *buf, size_t len,
         lineno--;
     }
 
-    /* chunks of about 1 MiB at least, one per thread */
+    /* chunks of 64 KiB at least (a thread costs about as much as reading that), one per thread */
     int nthr = haze__threads(ctx);
-    nk = (size_t)(bufend - line) / (1u << 20) + 1;
+    nk = (size_t)(bufend - line) / (1u << 16) + 1;
     if (nk > (size_t)nthr) nk = (size_t)nthr;
     if (!(k = calloc(nk, sizeof *k))) {
         st = HAZE_ERR_NOMEM;
