@@ -24,11 +24,13 @@
 
 /*
  * malloc for the large buffers of a read: the file's text and the table.
- * The pages are made present with one madvise(MADV_POPULATE_WRITE) (Linux
- * 5.14) instead of one page fault each as the read first writes them: a
- * fault costs about 15 us in a virtual machine, which made 64 MiB cost 0.26
- * CPU seconds to fault in and 0.03 s to populate on the development
- * machine. Where the kernel does not know the advice, nothing changes.
+ * Two pieces of advice to the kernel (where it does not know them, nothing
+ * changes): transparent huge pages (MADV_HUGEPAGE, as NumPy asks for its
+ * arrays), and the pages made present at once (MADV_POPULATE_WRITE, Linux
+ * 5.14) instead of by one page fault each as the read first writes them. On
+ * the development machine, a virtual machine where a fault and a TLB miss
+ * are dear, writing 64 MiB of fresh memory took 0.10 CPU seconds with 4 KiB
+ * pages faulted in one by one, 0.01 s with both.
  */
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
@@ -38,7 +40,12 @@ static void *big_alloc(size_t n) {
     if (p && n >= (1u << 20)) {
         uintptr_t a = ((uintptr_t)p + 4095) & ~(uintptr_t)4095;
         uintptr_t e = ((uintptr_t)p + n) & ~(uintptr_t)4095;
-        if (e > a) (void)madvise((void *)a, e - a, MADV_POPULATE_WRITE);
+        if (e > a) {
+#ifdef MADV_HUGEPAGE
+            (void)madvise((void *)a, e - a, MADV_HUGEPAGE);
+#endif
+            (void)madvise((void *)a, e - a, MADV_POPULATE_WRITE);
+        }
     }
     return p;
 }
