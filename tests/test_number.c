@@ -28,7 +28,7 @@ static uint64_t rnd(void) { /* xorshift64* */
 static size_t checked, mismatches;
 
 /* n cases, or a tenth of them when HAZE_TEST_QUICK is set (sanitizer runs). */
-static int cases(int n) {
+static int ncases(int n) {
     return getenv("HAZE_TEST_QUICK") ? n / 10 : n;
 }
 
@@ -67,7 +67,7 @@ static void test_printed(void **state) {
     mismatches = 0;
     char s[64];
     static const char *fmts[] = {"%.17g", "%.16g", "%.15g", "%.9g", "%.6e", "%.3f", "%.20e", "%g"};
-    for (int i = 0; i < cases(400000); i++) {
+    for (int i = 0; i < ncases(400000); i++) {
         double d = random_double();
         if (i & 1) d = ldexp(d, -(int)(rnd() % 1100)) + 0.0 * d; /* toward subnormals */
         for (size_t f = 0; f < sizeof fmts / sizeof *fmts; f++) {
@@ -87,7 +87,7 @@ static void test_random_digits(void **state) {
     (void)state;
     mismatches = 0;
     char s[128];
-    for (int i = 0; i < cases(1500000); i++) {
+    for (int i = 0; i < ncases(1500000); i++) {
         size_t k = 0;
         if (rnd() & 1) s[k++] = '-';
         int nd = 1 + (int)(rnd() % 40), point = (int)(rnd() % (unsigned)(nd + 2)) - 1;
@@ -118,7 +118,7 @@ static void test_halfway(void **state) {
     (void)state;
     mismatches = 0;
     static char s[1200], t[1200];
-    for (int i = 0; i < cases(60000); i++) {
+    for (int i = 0; i < ncases(60000); i++) {
         double d = fabs(random_double());
         if (i % 3 == 0) d = ldexp(d, -(int)(rnd() % 1075));
         if (i % 5 == 0) d = (double)(rnd() >> (rnd() % 64)); /* integers */
@@ -256,7 +256,7 @@ static void test_edges(void **state) {
     /* random bytes from the number alphabet and around it */
     static const char alpha[] = "0123456789.eE+-xXpPaAfFinINty \t\r";
     char r[24];
-    for (int i = 0; i < cases(500000); i++) {
+    for (int i = 0; i < ncases(500000); i++) {
         size_t n = rnd() % (sizeof r - 1);
         for (size_t j = 0; j < n; j++) r[j] = alpha[rnd() % (sizeof alpha - 1)];
         r[n] = '\0';
