@@ -336,12 +336,55 @@ static void test_generated_npy(void **state) {
     assert_int_equal(failures, 0);
 }
 
+/* The CSV writer formats blocks of rows on several threads: the same bytes
+ * as one fprintf per value in the C locale, in order. */
+static void test_csv_write(void **state) {
+    (void)state;
+    haze_ctx *ctx = ctx_threads(3);
+    const size_t rows = 10007, cols = 7;
+    double *v = malloc(rows * cols * sizeof *v);
+    float *f = malloc(rows * cols * sizeof *f);
+    assert_true(v && f);
+    for (size_t i = 0; i < rows * cols; i++) {
+        uint64_t b = rnd();
+        memcpy(&v[i], &b, sizeof b);
+        if (!isfinite(v[i]) || i % 3 == 0) v[i] = ldexp((double)(int64_t)(rnd() >> 20), -20);
+        f[i] = (float)v[i];
+    }
+    for (int k = 0; k < 2; k++) {
+        const char *path = haze_test_path("w.csv"), *ref = haze_test_path("w_ref.csv");
+        const char *names[] = {"a", "b,c", "", "d", "e", "f", "g"};
+        if (k)
+            assert_int_equal(haze_matrix_write_f32(ctx, path, f, rows, cols, names), HAZE_OK);
+        else
+            assert_int_equal(haze_matrix_write(ctx, path, v, rows, cols, NULL), HAZE_OK);
+        FILE *fp = fopen(ref, "w");
+        assert_non_null(fp);
+        if (k) fputs("a,\"b,c\",\"\",d,e,f,g\n", fp);
+        for (size_t i = 0; i < rows; i++)
+            for (size_t j = 0; j < cols; j++)
+                fprintf(fp, k ? "%.9g%s" : "%.17g%s", k ? (double)f[i * cols + j] : v[i * cols + j],
+                        j + 1 < cols ? "," : "\n");
+        fclose(fp);
+        char *a, *b;
+        size_t na, nb;
+        assert_int_equal(haze_file_read_all(ctx, path, &a, &na), HAZE_OK);
+        assert_int_equal(haze_file_read_all(ctx, ref, &b, &nb), HAZE_OK);
+        assert_int_equal(na, nb);
+        assert_memory_equal(a, b, na);
+        free(a);
+        free(b);
+    }
+    free(v);
+    free(f);
+    haze_ctx_free(ctx);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_project_files),
-        cmocka_unit_test(test_fuzz_corpus),
-        cmocka_unit_test(test_generated_csv),
-        cmocka_unit_test(test_generated_npy),
+        cmocka_unit_test(test_project_files), cmocka_unit_test(test_fuzz_corpus),
+        cmocka_unit_test(test_generated_csv), cmocka_unit_test(test_generated_npy),
+        cmocka_unit_test(test_csv_write),
     };
     return cmocka_run_group_tests(tests, haze_test_dir_setup, haze_test_dir_teardown);
 }

@@ -55,7 +55,11 @@ HAZE_API haze_read_options haze_read_options_default(void);
  * by the ".npy" extension or the NumPy magic bytes. "-" reads CSV from
  * standard input. Ragged rows, empty files, non-numeric or non-finite fields
  * are errors naming the line and column. Numbers are read (and written by
- * the functions below) with a decimal point whatever locale the program set.
+ * the functions below) with a decimal point whatever locale the program set,
+ * each as strtod reads it in the C locale (the correctly rounded double).
+ * A regular file is read once: CSV text into one buffer, parsed on the
+ * context's threads; a .npy array straight into the table (no copy unless it
+ * is in Fortran order; with keep_float32, float32 data stays float32).
  *
  * Ownership: *out is new, freed with haze_table_free(). `opt` may be NULL.
  */
