@@ -9,7 +9,7 @@
  * reads about 50 MB/s. It knows neither locales nor white space nor hex,
  * which is what a fast path wants: haze__number_fast takes only text that
  * starts with a digit, '.' or '-' and a digit or '.', and everything else
- * is left to strtod in the C locale (haze__strtod), so the set of texts read
+ * is left to strtod in the C locale (haze__text_number), so the set of texts read
  * as numbers and their values are strtod's. tests/test_number.c checks it
  * against strtod on millions of random and hard decimal strings.
  *
@@ -24,7 +24,7 @@
 #include <fast_float/fast_float.h>
 #endif
 
-extern "C" double haze__strtod(const char *s, char **end);
+#include "core/text.h"
 
 static inline bool is_digit(char c) {
     return c >= '0' && c <= '9';
@@ -56,9 +56,9 @@ extern "C" int haze__number_field(const char *s, size_t n, double *out) {
     if (q == s + n) return 1;
     /* the general path: leading white space, '+', hex, inf, nan, and texts
      * the fast path stops inside ("1e", "0x1p3") */
-    char *e;
-    double v = haze__strtod(s, &e);
-    if (e == s || e != s + n) return 0;
+    const char *e;
+    double v;
+    if (haze__text_number(s, &e, &v) != HAZE_OK || e != s + n) return 0;
     *out = v;
     return 1;
 }

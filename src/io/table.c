@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "core/internal.h"
+#include "core/text.h"
 #include "haze/io.h"
 #include "io/number.h"
 
@@ -249,21 +250,25 @@ typedef struct {
     fields f;
 } csv_chunk;
 
-/* Records the chunk's error; formatted here, reported by the caller's thread. */
-static int chunk_error(csv_chunk *k, int st, const char *fmt, ...)
+/* Records the chunk's error "NAME:LINE[:COL]: MESSAGE" (haze__text_error's
+ * form) in a context of the worker's own; the caller's thread reports it. */
+static int chunk_error(csv_chunk *k, int st, const char *name, size_t line, size_t col,
+                       const char *fmt, ...)
 #if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
+    __attribute__((format(printf, 6, 7)))
 #endif
     ;
-static int chunk_error(csv_chunk *k, int st, const char *fmt, ...) {
-    k->st = st;
-    if ((k->msg = malloc(HAZE__ERRMSG_MAX))) {
-        va_list ap;
-        va_start(ap, fmt);
-        haze__vsnprintf(k->msg, HAZE__ERRMSG_MAX, fmt, ap);
-        va_end(ap);
-    }
-    return st;
+static int chunk_error(csv_chunk *k, int st, const char *name, size_t line, size_t col,
+                       const char *fmt, ...) {
+    struct haze_ctx local;
+    haze__ctx_init_local(&local);
+    va_list ap;
+    va_start(ap, fmt);
+    k->st = haze__text_verror(&local, st, name, (long)line, (long)col, fmt, ap);
+    va_end(ap);
+    k->msg = strdup(haze_ctx_errmsg(&local));
+    haze_ctx_clear_error(&local); /* frees this thread's slot for it */
+    return k->st;
 }
 
 /* A copy of the cell [s, e) less blanks at its ends (the general path's trim). */
@@ -359,7 +364,7 @@ static int row_general(const csv_cfg *c, csv_chunk *k, char *line, size_t lineno
     int unclosed = 0;
     int st = split_line(line, c->delim, &k->f, &bad, &unclosed);
     if (st == HAZE_ERR_PARSE)
-        return chunk_error(k, st, "%s:%zu:%zu: %s", c->name, lineno, bad + 1,
+        return chunk_error(k, st, c->name, lineno, bad + 1, "%s",
                            unclosed ? "quoted field is not closed on its line"
                                     : "expected a delimiter after the quoted field");
     if (st) return k->st = st;
@@ -370,8 +375,8 @@ static int row_general(const csv_cfg *c, csv_chunk *k, char *line, size_t lineno
          * field starts */
         while (len && line[len - 1] == '\r') len--;
         size_t col = f->n < c->cols ? len + 1 : f->at[c->cols] + 1;
-        return chunk_error(k, HAZE_ERR_PARSE, "%s:%zu:%zu: expected %zu fields, found %zu", c->name,
-                           lineno, col, c->cols, f->n);
+        return chunk_error(k, HAZE_ERR_PARSE, c->name, lineno, col,
+                           "expected %zu fields, found %zu", c->cols, f->n);
     }
     if (c->text_col >= 0 && !(*text = strdup(f->v[c->text_col]))) return k->st = HAZE_ERR_NOMEM;
     for (size_t j = 0; j < c->cols; j++) {
@@ -382,14 +387,13 @@ static int row_general(const csv_cfg *c, csv_chunk *k, char *line, size_t lineno
                 v = NAN;
                 if (!k->text_line[j]) k->text_line[j] = lineno;
             } else if (!num) {
-                return chunk_error(k, HAZE_ERR_PARSE,
-                                   "%s:%zu: column %zu%s%s%s: expected a number, found \"%.40s\"",
-                                   c->name, lineno, j + 1, c->names ? " (" : "",
-                                   c->names ? c->names[j] : "", c->names ? ")" : "", f->v[j]);
+                return chunk_error(k, HAZE_ERR_PARSE, c->name, lineno, 0,
+                                   "column %zu%s%s%s: expected a number, found \"%.40s\"", j + 1,
+                                   c->names ? " (" : "", c->names ? c->names[j] : "",
+                                   c->names ? ")" : "", f->v[j]);
             } else if (!isfinite(v) && !c->o->allow_nonfinite) {
-                return chunk_error(k, HAZE_ERR_PARSE,
-                                   "%s:%zu: column %zu: \"%s\" is not a finite number", c->name,
-                                   lineno, j + 1, f->v[j]);
+                return chunk_error(k, HAZE_ERR_PARSE, c->name, lineno, 0,
+                                   "column %zu: \"%s\" is not a finite number", j + 1, f->v[j]);
             }
         }
         dst[j] = v;
@@ -501,9 +505,9 @@ static int csv_parse(haze_ctx *ctx, const char *path, char *buf, size_t len,
     int unclosed = 0;
     if ((st = split_line(first, cfg.delim, &f, &bad, &unclosed))) {
         if (st == HAZE_ERR_PARSE)
-            st = haze__error(ctx, st, "%s:%zu:%zu: %s", path, lineno, bad + 1,
-                             unclosed ? "quoted field is not closed on its line"
-                                      : "expected a delimiter after the quoted field");
+            st = haze__text_error(ctx, st, path, (long)lineno, (long)bad + 1, "%s",
+                                  unclosed ? "quoted field is not closed on its line"
+                                           : "expected a delimiter after the quoted field");
         goto out;
     }
     t->cols = f.n;
@@ -539,9 +543,9 @@ static int csv_parse(haze_ctx *ctx, const char *path, char *buf, size_t len,
     if (o->text_column) {
         int j = haze_table_column(t, o->text_column);
         if (j < 0) {
-            st = haze__error(ctx, HAZE_ERR_PARSE, "%s:%zu: no column '%s' (%zu columns%s)", path,
-                             lineno, o->text_column, t->cols,
-                             t->names ? " in the header" : ", no header");
+            st = haze__text_error(ctx, HAZE_ERR_PARSE, path, (long)lineno, 0,
+                                  "no column '%s' (%zu columns%s)", o->text_column, t->cols,
+                                  t->names ? " in the header" : ", no header");
             goto out;
         }
         t->text_col = j;
@@ -992,11 +996,6 @@ static int npy_read_fd(haze_ctx *ctx, const char *path, const char *name, int fd
     return st;
 }
 
-static int ends_with(const char *s, const char *suffix) {
-    size_t n = strlen(s), m = strlen(suffix);
-    return n >= m && strcmp(s + n - m, suffix) == 0;
-}
-
 /* A regular file: a .npy file read straight into the table, or CSV text read
  * with one read into one buffer. */
 static int read_regular(haze_ctx *ctx, const char *path, int fd, size_t fsize,
@@ -1005,7 +1004,7 @@ static int read_regular(haze_ctx *ctx, const char *path, int fd, size_t fsize,
     size_t npre, len;
     int e = read_at(fd, 0, pre, fsize < sizeof pre ? fsize : sizeof pre, &npre);
     if (e) return read_error(ctx, path, e);
-    if (ends_with(path, ".npy") || (npre >= 6 && memcmp(pre, "\x93NUMPY", 6) == 0))
+    if (haze__text_ends_with(path, ".npy", 0) || (npre >= 6 && memcmp(pre, "\x93NUMPY", 6) == 0))
         return npy_read_fd(ctx, path, path, fd, npre < fsize ? fsize : npre, pre, npre, o, t);
     char *buf = big_alloc(fsize + 1);
     if (!buf) return haze__error(ctx, HAZE_ERR_NOMEM, "%s: out of memory while reading", path);
@@ -1055,7 +1054,8 @@ int haze_table_read(haze_ctx *ctx, const char *path, const haze_read_options *op
         size_t len;
         st = haze_file_read_all(ctx, path, &buf, &len);
         if (!st) {
-            if (ends_with(path, ".npy") || (len >= 6 && memcmp(buf, "\x93NUMPY", 6) == 0))
+            if (haze__text_ends_with(path, ".npy", 0) ||
+                (len >= 6 && memcmp(buf, "\x93NUMPY", 6) == 0))
                 st = npy_parse(ctx, name, (const unsigned char *)buf, len, &o, t);
             else if (memchr(buf, '\0', len))
                 st = haze__error(ctx, HAZE_ERR_PARSE, "%s: binary data where CSV text was expected",
@@ -1188,7 +1188,7 @@ static int matrix_write(haze_ctx *ctx, const char *path, const void *data, int f
     haze_outfile f;
     int st = haze_outfile_open(ctx, &f, path);
     if (st) return st;
-    if (ends_with(path, ".npy")) {
+    if (haze__text_ends_with(path, ".npy", 0)) {
         npy_write_header(f.fp, f32 ? "<f4" : "<f8", rows, cols);
         fwrite(data, f32 ? 4 : 8, rows * cols, f.fp);
     } else {
