@@ -19,6 +19,12 @@
 
 static size_t files_read, reads_compared, failures;
 
+/* Under HAZE_TEST_QUICK (sanitizer runs) fewer generated files and one
+ * thread count. */
+static int quick(void) {
+    return getenv("HAZE_TEST_QUICK") != NULL;
+}
+
 static int same_message(const char *neu, const char *old) {
     if (strcmp(neu, old) == 0) return 1;
     /* "P:L: expected N fields, found M" is now "P:L:C: expected N fields, found M" */
@@ -148,7 +154,7 @@ static haze_ctx *ctx_threads(int threads) {
 
 static void test_project_files(void **state) {
     (void)state;
-    for (int threads = 1; threads <= 3; threads += 2) {
+    for (int threads = quick() ? 3 : 1; threads <= 3; threads += 2) {
         haze_ctx *ctx = ctx_threads(threads);
         walk(ctx, HAZE_SOURCE_DIR "/tests/data");
         walk(ctx, HAZE_SOURCE_DIR "/examples/data");
@@ -228,7 +234,7 @@ static void test_generated_csv(void **state) {
     assert_non_null(text);
     haze_ctx *ctx1 = ctx_threads(1), *ctx3 = ctx_threads(3);
     const char *path = haze_test_path("gen.csv");
-    for (int f = 0; f < 60; f++) {
+    for (int f = 0; f < (quick() ? 15 : 60); f++) {
         char delim = delims[rnd() % 4];
         int cols = 1 + (int)(rnd() % 12), header = f % 3 == 0, crlf = f % 4 == 1;
         size_t k = 0;
@@ -294,7 +300,7 @@ static void test_generated_npy(void **state) {
     (void)state;
     haze_ctx *ctx = ctx_threads(3);
     const char *path = haze_test_path("gen.npy");
-    for (int f = 0; f < 80; f++) {
+    for (int f = 0; f < (quick() ? 30 : 80); f++) {
         int f32 = f & 1, fortran = (f >> 1) & 1, oned = f % 7 == 0, v2 = f % 5 == 0;
         size_t rows = 1 + rnd() % 300, cols = oned ? 1 : 1 + rnd() % 9, n = rows * cols;
         char dict[200];
