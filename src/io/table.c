@@ -564,6 +564,7 @@ static int csv_parse(haze_ctx *ctx, const char *path, char *buf, size_t len,
     nk = (size_t)(bufend - line) / (1u << 16) + 1;
     if (nk > (size_t)nthr) nk = (size_t)nthr;
     if (!(k = calloc(nk, sizeof *k))) {
+        nk = 0;
         st = HAZE_ERR_NOMEM;
         goto out;
     }
