@@ -145,16 +145,24 @@ static float f_up(double x) {
     return (double)f < x ? nextafterf(f, INFINITY) : f;
 }
 
-int haze_fuzzy_set_cuts(haze_ctx *ctx, haze_fuzzy_array *a, size_t i, const double *lo,
-                        const double *hi) {
-    if (host_only(ctx, a, "haze_fuzzy_set_cuts")) return HAZE_ERR_INVALID;
+/*
+ * Stores number i from its cuts. A caller's cuts must be bounded; `open`
+ * (haze_fuzzy_convert) takes the unbounded cuts of a result too: an
+ * overflow or a division's hull in one encoding stays an enclosure in
+ * another (in midpoint-radius and midpoint-increment an unbounded cut has
+ * radius inf, and only the cuts that contain an unbounded kernel lose
+ * their midpoint).
+ */
+static int put_cuts(haze_ctx *ctx, haze_fuzzy_array *a, size_t i, const double *lo,
+                    const double *hi, int open, const char *what) {
+    if (host_only(ctx, a, what)) return HAZE_ERR_INVALID;
     if (!a || !lo || !hi) return haze__error(ctx, HAZE_ERR_INVALID, "fuzzy: NULL argument");
     if (i >= a->count)
         return haze__error(ctx, HAZE_ERR_INVALID, "fuzzy: index %zu out of range (%zu numbers)", i,
                            a->count);
     int n = a->ncuts;
     for (int k = 0; k < n; k++) {
-        if (!isfinite(lo[k]) || !isfinite(hi[k]))
+        if (open ? isnan(lo[k]) || isnan(hi[k]) : !isfinite(lo[k]) || !isfinite(hi[k]))
             return haze__error(ctx, HAZE_ERR_INVALID, "fuzzy: cut %d has a non-finite bound",
                                k + 1);
         if (!(lo[k] <= hi[k]))
@@ -179,7 +187,8 @@ int haze_fuzzy_set_cuts(haze_ctx *ctx, haze_fuzzy_array *a, size_t i, const doub
         float t[2 * HAZE_FUZZY_MAX_CUTS] = {0};
         for (int k = 0; k < n; k++) t[2 * k] = f_down(lo[k]), t[2 * k + 1] = f_up(hi[k]);
         for (int k = 0; k < n; k++)
-            if (!isfinite(t[2 * k]) || !isfinite(t[2 * k + 1]))
+            if ((!isfinite(t[2 * k]) && isfinite(lo[k])) ||
+                (!isfinite(t[2 * k + 1]) && isfinite(hi[k])))
                 return haze__error(ctx, HAZE_ERR_RANGE, "fuzzy: cut %d overflows single precision",
                                    k + 1);
         float *dst = (float *)a->data + i * a->stride;
@@ -191,6 +200,11 @@ int haze_fuzzy_set_cuts(haze_ctx *ctx, haze_fuzzy_array *a, size_t i, const doub
         }
     }
     return HAZE_OK;
+}
+
+int haze_fuzzy_set_cuts(haze_ctx *ctx, haze_fuzzy_array *a, size_t i, const double *lo,
+                        const double *hi) {
+    return put_cuts(ctx, a, i, lo, hi, 0, "haze_fuzzy_set_cuts");
 }
 
 int haze_fuzzy_set_crisp(haze_ctx *ctx, haze_fuzzy_array *a, size_t i, double lo, double hi) {
@@ -290,6 +304,13 @@ int haze_fuzzy_set_gauss_iv(haze_ctx *ctx, haze_fuzzy_array *a, size_t i, haze_i
         hi[k] = haze_ru_add(mu.hi, w);
         if (k > 0 && lo[k] > lo[k - 1]) lo[k] = lo[k - 1];
         if (k > 0 && hi[k] < hi[k - 1]) hi[k] = hi[k - 1];
+        /* finite parameters whose cut passes the largest double: say so
+         * (set_cuts would call it a non-finite bound the caller gave) */
+        if (!isfinite(lo[k]) || !isfinite(hi[k]))
+            return haze__error(ctx, HAZE_ERR_RANGE,
+                               "fuzzy: gauss parameters overflow double precision: the cut at "
+                               "level %g, mu -+ sigma min(sqrt(-2 ln level), k), is unbounded",
+                               a->alphas[k]);
     }
     return haze_fuzzy_set_cuts(ctx, a, i, lo, hi);
 }
@@ -582,7 +603,7 @@ int haze_fuzzy_convert(haze_ctx *ctx, const haze_fuzzy_array *src, haze_fuzzy_ar
     double lo[HAZE_FUZZY_MAX_CUTS], hi[HAZE_FUZZY_MAX_CUTS];
     for (size_t i = 0; i < src->count; i++) {
         for (int k = 0; k < src->ncuts; k++) haze_fuzzy_get_cut(src, i, k, &lo[k], &hi[k]);
-        int st = haze_fuzzy_set_cuts(ctx, dst, i, lo, hi);
+        int st = put_cuts(ctx, dst, i, lo, hi, 1, "haze_fuzzy_convert");
         if (st) return st;
     }
     return HAZE_OK;
