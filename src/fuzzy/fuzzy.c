@@ -79,20 +79,38 @@ int haze_fuzzy_array_new(haze_ctx *ctx, haze_fuzzy_array **out, haze_fuzzy_encod
     return HAZE_OK;
 }
 
+/*
+ * A device array outlives the call that made it, and possibly its context:
+ * it keeps the device its memory lives on and a reference to the account
+ * that counts it, to free the memory there (the public struct comes first,
+ * so a device array is freed through its haze_fuzzy_array pointer).
+ */
+typedef struct device_array {
+    haze_fuzzy_array a;
+    haze__dev_acct *acct;
+    int device;
+} device_array;
+
+static size_t array_bytes(const haze_fuzzy_array *a) {
+    return a->count * a->stride * haze__fuzzy_elem_size(a);
+}
+
 void haze_fuzzy_array_free(haze_fuzzy_array *a) {
     if (!a) return;
     free(a->alphas);
 #ifdef HAZE_HAVE_CUDA
-    if (a->on_device)
-        haze__fuzzy_cuda_free(a->data);
-    else
+    if (a->on_device) {
+        device_array *d = (device_array *)a;
+        haze__fuzzy_cuda_free(d->acct, d->device, a->data, array_bytes(a));
+        haze__dev_acct_drop(d->acct);
+    } else
 #endif
         free(a->data);
     free(a);
 }
 
-static size_t array_bytes(const haze_fuzzy_array *a) {
-    return a->count * a->stride * haze__fuzzy_elem_size(a);
+haze__fuzzy_state *haze__fuzzy_state_of(haze_ctx *ctx) {
+    return haze__ctx_state(ctx, HAZE__STATE_FUZZY, sizeof(haze__fuzzy_state), NULL);
 }
 
 int haze_fuzzy_array_new_device(haze_ctx *ctx, haze_fuzzy_array **out, haze_fuzzy_encoding enc,
@@ -105,17 +123,27 @@ int haze_fuzzy_array_new_device(haze_ctx *ctx, haze_fuzzy_array **out, haze_fuzz
                            "fuzzy: device arrays need a context with the CUDA backend");
 #ifdef HAZE_HAVE_CUDA
     /* the shape checks and levels of the host constructor, with no numbers */
-    haze_fuzzy_array *a = NULL;
-    int st = haze_fuzzy_array_new(ctx, &a, enc, prec, ncuts, 0, alphas);
+    haze_fuzzy_array *h = NULL;
+    int st = haze_fuzzy_array_new(ctx, &h, enc, prec, ncuts, 0, alphas);
     if (st) return st;
-    free(a->data);
+    device_array *d = calloc(1, sizeof *d);
+    if (!d) {
+        haze_fuzzy_array_free(h);
+        return haze__error(ctx, HAZE_ERR_NOMEM, "fuzzy: out of memory");
+    }
+    d->a = *h; /* takes the levels */
+    free(h->data);
+    free(h);
+    haze_fuzzy_array *a = &d->a;
     a->data = NULL;
     a->count = count;
-    a->on_device = 1;
     if ((st = haze__fuzzy_cuda_alloc(ctx, array_bytes(a), &a->data))) {
-        haze_fuzzy_array_free(a);
+        haze_fuzzy_array_free(a); /* a host array without data yet */
         return st;
     }
+    a->on_device = 1;
+    d->acct = haze__dev_acct_hold(ctx);
+    d->device = haze_ctx_device(ctx);
     *out = a;
     return HAZE_OK;
 #else
