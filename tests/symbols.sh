@@ -77,7 +77,9 @@ for lib in "$@"; do
             name = $0
             sub(/^[^ ]+ [^ ]+ /, "", name)
             if (cls !~ /^[A-Z]$/ || cls == "U" || cls == "W" || cls == "V") next
+            anon = name ~ /^\(anonymous namespace\)::/ || name ~ /_GLOBAL__N_/
             base = name
+            sub(/^\(anonymous namespace\)::/, "", base)
             sub(/\(.*$/, "", base) # a demangled function: its name
             if (base ~ allowed) next
             if (so ~ /\.so/ && base !~ /^haze_/) {
@@ -86,7 +88,7 @@ for lib in "$@"; do
                 if (base ~ /^(cuda|__cudart|cu[A-Z]|__cuda|_Z)/) next
             }
             why = ""
-            if (base ~ /^\(anonymous namespace\)::|_GLOBAL__N_/)
+            if (anon)
                 why = "anonymous namespace, which nvcc turns into a global name: make it static"
             else if (base !~ /^haze_/) why = "outside haze_/haze__"
             else if (base ~ hooks) why = "test or benchmark hook"
