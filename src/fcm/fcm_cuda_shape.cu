@@ -875,15 +875,15 @@ static cudaError_t prepare_any(size_t d, size_t c) {
 }
 
 static cudaError_t tables_any(void *tab, const double *v, const double *vp, const double *shift,
-                              size_t d, size_t c, cudaStream_t st){
+                              size_t d, size_t c, cudaStream_t st) {
 #define TABLES(dr, cp) tables_t<dr, cp>(tab, v, vp, shift, (int)d, (int)c, st)
     SHAPE_DISPATCH(shape_dr(d), shape_cp(c), TABLES)
 #undef TABLES
 }
 
-cudaError_t
-    next_any(void *tab, double *v_next, double *sums_out, const double *sums, const double *v,
-             const double *shift, size_t d, size_t c, size_t stride, cudaStream_t st) {
+static cudaError_t next_any(void *tab, double *v_next, double *sums_out, const double *sums,
+                            const double *v, const double *shift, size_t d, size_t c, size_t stride,
+                            cudaStream_t st) {
 #define NEXT(dr, cp)                                                                               \
     next_t<dr, cp>(tab, v_next, sums_out, sums, v, shift, (int)d, (int)c, stride, st)
     SHAPE_DISPATCH(shape_dr(d), shape_cp(c), NEXT)
