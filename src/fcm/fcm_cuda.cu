@@ -20,7 +20,7 @@
  * final pass with memberships and indices) rounds exactly as the CPU; the
  * fast one (fcm_cuda_fast.cu: Euclidean iterations, d <= 32) keeps each
  * point in registers, uses FMAs and sums float runs of 32 products before
- * going to double (docs/fcm.md, "Two GPU kernels"); the fixed-shape one
+ * going to double (docs/fcm.md, "Three GPU kernels"); the fixed-shape one
  * (fcm_cuda_shape.cu) takes the steady float32 iterations with m = 2 of the
  * shapes it covers. The k-means++ seeding is fcm_cuda_seed.cu. The
  * context's fuzzy c-means tuning (fcm_internal.h) can force another choice,

@@ -7,7 +7,7 @@
  * the plain kernel (fcm_cuda_plain.cu), which rounds as the CPU does and
  * stages whole tiles through shared memory with barriers, is not. This one
  * keeps each point in registers, uses FMAs and sums float runs of 32
- * products before going to double (docs/fcm.md, "Two GPU kernels"); the
+ * products before going to double (docs/fcm.md, "Three GPU kernels"); the
  * fixed-shape kernel (fcm_cuda_shape.cu) goes further for float32, m = 2 and
  * up to 16 clusters on compute capability 8.0 and later, and leaves the
  * other steady iterations to this one.
