@@ -45,14 +45,6 @@ int haze__fcm_pass_cpu(haze_ctx *ctx, haze__fcm_pass *p) {
     return p->single ? pass_f32(ctx, p) : pass_f64(ctx, p);
 }
 
-#if !__has_include("core/cuda.h") /* TEMPORARY: until the core layer's per-context state lands */
-enum { HAZE__STATE_FCM = 1 };
-static void *haze__ctx_state(haze_ctx *ctx, int id, size_t size, void (*destroy)(void *)) {
-    static haze__fcm_tuning tmp;
-    (void)ctx, (void)id, (void)size, (void)destroy;
-    return &tmp;
-}
-#endif
 haze__fcm_tuning *haze__fcm_tuning_of(haze_ctx *ctx) {
     return (haze__fcm_tuning *)haze__ctx_state(ctx, HAZE__STATE_FCM, sizeof(haze__fcm_tuning),
                                                NULL);

@@ -141,7 +141,6 @@ struct haze__fcm_gpu {
     cudaStream_t copy;
     cudaEvent_t copied[2], freed[2];
     int have_copy, have_ev;
-    size_t used; /* device bytes of the data, its buffers and the sums (setup) */
 };
 
 extern "C" void haze__fcm_cuda_end(haze__fcm_gpu *g) {
@@ -260,9 +259,7 @@ static int setup(haze__fcm_gpu *g) {
     if (fixed + n * per_pt <= budget) {
         g->resident = 1;
         g->chunk = g->ngroups * g->gpts;
-        g->used = fixed + n * per_pt;
         if (keep && fixed + n * per_pt + keep <= budget) {
-            g->used += keep;
             DALLOC(&g->dkeep, keep, "fcm: the kept memberships");
             if (!(g->keep_v = (double *)malloc(c * d * sizeof(double))))
                 return haze__error(g->ctx, HAZE_ERR_NOMEM, "fcm: out of memory");
@@ -347,8 +344,7 @@ extern "C" int haze__fcm_seed_cuda(haze_ctx *ctx, haze__fcm_gpu *g, size_t trial
      * timing). */
     const size_t nb = (g->n + HAZE__FCM_PP_BLOCK - 1) / HAZE__FCM_PP_BLOCK;
     const size_t need = haze__fcm_seed_bytes(g->n, g->d, g->c, trials);
-    if (!g->resident || g->used + need > haze__cuda_budget(ctx) || g->tune->cpu_seed ||
-        nb > 0x7fffffffu)
+    if (!g->resident || need > haze__cuda_budget(ctx) || g->tune->cpu_seed || nb > 0x7fffffffu)
         return 1;
     return haze__fcm_seed_run(ctx, g->dx[0], g->single, g->n, g->d, g->c, trials, idx, u, v,
                               haze__stream(ctx));

@@ -14,7 +14,7 @@
 #include <stddef.h>
 
 #include "fcm/fcm_internal.h"
-#include "fcm/fcm_cuda_core.h"
+#include "core/cuda.h"
 
 #define HAZE__FCM_TILE 128                  /* points per tile = threads per block */
 #define HAZE__FCM_WPTS 32                   /* points per warp run: a tile is four runs */

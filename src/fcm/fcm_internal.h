@@ -11,14 +11,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/hd.h"
 #include "core/internal.h"
 #include "haze/fcm.h"
-
-#ifdef __CUDACC__
-#define HAZE__HD __host__ __device__
-#else
-#define HAZE__HD
-#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -74,7 +69,7 @@ typedef struct haze__fcm_pass {
 } haze__fcm_pass;
 
 /* Uniform in (0, 1] for row i, column j: SplitMix64 of a counter (reproducible anywhere). */
-static inline HAZE__HD double haze__fcm_rand(uint64_t seed, uint64_t i, uint64_t j, uint64_t c) {
+HAZE__HD double haze__fcm_rand(uint64_t seed, uint64_t i, uint64_t j, uint64_t c) {
     uint64_t z = seed * 0x9e3779b97f4a7c15ULL + (i * c + j + 1) * 0xd1b54a32d192ed03ULL;
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
@@ -119,7 +114,7 @@ static inline size_t haze__fcm_pp_trials(size_t c) {
 }
 
 /* Pairwise sum of s[0 .. width) in place (width a power of 2): s[0] is the sum. */
-static inline HAZE__HD void haze__fcm_pp_tree(double *s, size_t width) {
+HAZE__HD void haze__fcm_pp_tree(double *s, size_t width) {
     for (size_t h = width / 2; h > 0; h /= 2)
         for (size_t t = 0; t < h; t++) s[t] = s[t] + s[t + h];
 }
@@ -127,8 +122,7 @@ static inline HAZE__HD void haze__fcm_pp_tree(double *s, size_t width) {
 /* One level of the walk: the first i with acc + w[0] + ... + w[i] > target
  * (summed in this order) and w[i] > 0, else the last i with w[i] > 0; *acc
  * becomes the sum before entry i. -1 when no entry is > 0. */
-static inline HAZE__HD long long haze__fcm_pp_level(const double *w, size_t count, double target,
-                                                    double *acc) {
+HAZE__HD long long haze__fcm_pp_level(const double *w, size_t count, double target, double *acc) {
     double a = *acc, alast = a;
     long long last = -1;
     for (size_t i = 0; i < count; i++) {
