@@ -26,6 +26,10 @@
  * BENCH_FCM_GPU_ONLY = time the GPU alone (CPU and competitor: n/a);
  * BENCH_FCM_LIMIT_MIB = the device memory the library may use in the rows
  * that set no limit of their own (for the paths taken when less is free);
+ * BENCH_FCM_NO_SHAPE=1 = the fast kernel instead of the fixed-shape one,
+ * BENCH_FCM_KEEP_EIGHTHS=0..8 = the share of its groups that keep U,
+ * BENCH_FCM_NO_PIPELINE=1 = no pass queued ahead (dev/fcm_dev.h, set on the
+ * GPU context);
  * HAZE_SKFUZZY_PATH = a folder holding the skfuzzy package;
  * HAZE_PYTHON = the Python interpreter (default python3). Without Python
  * and NumPy the competitor column reads n/a. The competitor runs on at most
@@ -39,6 +43,7 @@
 #include <unistd.h>
 
 #include "bench_util.h"
+#include "fcm_dev.h"
 #include "haze/haze.h"
 
 /* Spherical clusters of the same size around c random centres (the paper's
@@ -268,7 +273,7 @@ static double fit1(haze_ctx *ctx, const float *xf, size_t n, size_t d, size_t c,
 }
 
 /* The k-means++ seeding (the default start) at n x c x d in float32: on the
- * device, on the CPU (HAZE_FCM_CPU_SEED=1: the same centres), and the plain
+ * device, on the CPU (haze_dev_fcm_set_cpu_seed: the same centres), and the plain
  * one-thread seeding haze had before. Each seeding time is a fit of one
  * iteration from k-means++ less the same fit from given centres (best of 3). */
 static void seeding_table(haze_ctx *gpu, haze_ctx *cpu, size_t n, size_t c, size_t d) {
@@ -292,9 +297,9 @@ static void seeding_table(haze_ctx *gpu, haze_ctx *cpu, size_t n, size_t c, size
         ta = a < ta ? a : ta;
         t0 = z < t0 ? z : t0;
     }
-    setenv("HAZE_FCM_CPU_SEED", "1", 1);
+    haze_dev_fcm_set_cpu_seed(gpu, 1);
     const double b = fit1(gpu, xf, n, d, c, NULL, vb);
-    unsetenv("HAZE_FCM_CPU_SEED");
+    haze_dev_fcm_set_cpu_seed(gpu, 0);
     if (b < 0) return;
     const double tg = ta - t0, tc = b - t0;
     (void)old_kmeanspp(xf, n, d, c, vc); /* warm the pages */
@@ -308,6 +313,15 @@ static void seeding_table(haze_ctx *gpu, haze_ctx *cpu, size_t n, size_t c, size
            told * 1e3, tg > 0 ? told / tg : 0);
     printf("  (a fit of one iteration from given centres: %.2f ms, left out)\n", t0 * 1e3);
     free(xf), free(va), free(vb), free(vc);
+}
+
+/* The kernel configuration forced on the GPU context (dev/fcm_dev.h) by
+ * BENCH_FCM_NO_SHAPE=1, BENCH_FCM_KEEP_EIGHTHS=0..8, BENCH_FCM_NO_PIPELINE=1. */
+static void gpu_switches(haze_ctx *gpu) {
+    const char *e = getenv("BENCH_FCM_NO_SHAPE"), *k = getenv("BENCH_FCM_KEEP_EIGHTHS");
+    if (e && *e == '1') haze_dev_fcm_set_shape(gpu, 0);
+    if (k && *k >= '0' && *k <= '8' && !k[1]) haze_dev_fcm_set_keep_eighths(gpu, *k - '0');
+    if ((e = getenv("BENCH_FCM_NO_PIPELINE")) && *e == '1') haze_dev_fcm_set_pipeline(gpu, 0);
 }
 
 int main(int argc, char **argv) {
@@ -324,6 +338,7 @@ int main(int argc, char **argv) {
     if (haze_has_cuda() && haze_cuda_device_count() > 0) {
         gpu = bench_gpu_ctx(&co);
         if (gpu) haze_device_query(haze_ctx_device(gpu), &info);
+        if (gpu) gpu_switches(gpu);
     }
     py_setup();
     const char *comp = !have_python ? "competitor" : skf ? "skfuzzy" : "numpy*";

@@ -150,10 +150,9 @@ static int cmd_predict(int argc, char **argv, const cli_global *g) {
         case 'm':
             if (!cli_parse_double(optarg, &m))
                 return cli_usage_error("fcm predict", "-m: expected a number, got '%s'", optarg);
-            if (!(m > 1) || !isfinite(m)) {
-                cli_errorf("-m %s: the fuzzifier must be a finite number > 1", optarg);
-                return CLI_INPUT;
-            }
+            if (!(m > 1) || !isfinite(m))
+                return cli_usage_error("fcm predict",
+                                       "-m %s: the fuzzifier must be a finite number > 1", optarg);
             break;
         case OPT_PREC:
             if (strcmp(optarg, "single") && strcmp(optarg, "double"))
@@ -341,19 +340,16 @@ int cmd_fcm(int argc, char **argv, const cli_global *g) {
             if (!cli_parse_int(optarg, -(1L << 30), 1L << 30, &l))
                 return cli_usage_error("fcm", "-c: expected a number of clusters, got '%s'",
                                        optarg);
-            if (l < 2) { /* a value, not a usage error: bad input */
-                cli_errorf("-c %ld: fuzzy c-means needs at least 2 clusters", l);
-                return CLI_INPUT;
-            }
+            if (l < 2) /* a bad option value: a usage error, as a malformed one */
+                return cli_usage_error("fcm", "-c %ld: fuzzy c-means needs at least 2 clusters", l);
             fo.clusters = (int)l;
             break;
         case 'm':
             if (!cli_parse_double(optarg, &fo.m))
                 return cli_usage_error("fcm", "-m: expected a number, got '%s'", optarg);
-            if (!(fo.m > 1) || !isfinite(fo.m)) {
-                cli_errorf("-m %s: the fuzzifier must be a finite number > 1", optarg);
-                return CLI_INPUT;
-            }
+            if (!(fo.m > 1) || !isfinite(fo.m))
+                return cli_usage_error("fcm", "-m %s: the fuzzifier must be a finite number > 1",
+                                       optarg);
             break;
         case OPT_METRIC:
             if (strcmp(optarg, "euclidean") == 0)

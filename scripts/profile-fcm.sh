@@ -8,6 +8,10 @@
 # usage: scripts/profile-fcm.sh [BENCH] [KERNEL_REGEX] [REPORT_DIR]
 #        (default build-gpu/bench/bench_fcm, shape_kernel; REPORT_DIR keeps
 #        the text of Nsight Compute's details page and a SASS-level listing)
+#        BENCH_FCM_NO_SHAPE=1 scripts/profile-fcm.sh BENCH fast_kernel profiles the
+#        fast kernel on the same iterations (the bench sets the switch of
+#        dev/fcm_dev.h on its GPU context; BENCH_FCM_KEEP_EIGHTHS and
+#        BENCH_FCM_NO_PIPELINE pass through the same way)
 set -eu
 bench=${1:-build-gpu/bench/bench_fcm}
 kern=${2:-shape_kernel}

@@ -8,7 +8,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "fcm/fcm_internal.h"
+#include "fcm_dev.h"
 #include "test_util.h"
 
 static int quick(void) {
@@ -544,9 +544,9 @@ static void test_kmeanspp_seeding(void **state) {
     double *x = blobs(n, d, c, 1.0, 41), *v1 = malloc(c * d * sizeof *v1),
            *v2 = malloc(c * d * sizeof *v2);
     haze_ctx_set_threads(ctx, 1);
-    assert_int_equal(haze__fcm_kmeanspp(ctx, NULL, x, 0, n, d, c, 9, v1), HAZE_OK);
+    assert_int_equal(haze_dev_fcm_kmeanspp(ctx, x, 0, n, d, c, 9, v1), HAZE_OK);
     haze_ctx_set_threads(ctx, 2);
-    assert_int_equal(haze__fcm_kmeanspp(ctx, NULL, x, 0, n, d, c, 9, v2), HAZE_OK);
+    assert_int_equal(haze_dev_fcm_kmeanspp(ctx, x, 0, n, d, c, 9, v2), HAZE_OK);
     assert_memory_equal(v1, v2, c * d * sizeof *v1);
     for (size_t j = 0; j < c; j++) {
         size_t i = 0;
@@ -557,10 +557,58 @@ static void test_kmeanspp_seeding(void **state) {
     /* every point on one spot: the fallback draws, no failure */
     double same[40];
     for (size_t i = 0; i < 40; i++) same[i] = 2.5;
-    assert_int_equal(haze__fcm_kmeanspp(ctx, NULL, same, 0, 20, 2, 5, 3, v1), HAZE_OK);
+    assert_int_equal(haze_dev_fcm_kmeanspp(ctx, same, 0, 20, 2, 5, 3, v1), HAZE_OK);
     for (size_t i = 0; i < 10; i++) assert_true(v1[i] == 2.5);
     free(x), free(v1), free(v2);
     haze_ctx_free(ctx);
+}
+
+/* The development switches (dev/fcm_dev.h) belong to the context they are
+ * set on and are checked; on the CPU they change no result, the count of
+ * passes queued ahead stays 0, and the device seeding is refused without
+ * CUDA or a device context. */
+static void test_dev_switches(void **state) {
+    (void)state;
+    haze_ctx *a = haze_test_ctx(HAZE_BACKEND_CPU), *b = haze_test_ctx(HAZE_BACKEND_CPU);
+    const size_t n = 2000, d = 4, c = 3;
+    double *x = blobs(n, d, c, 1.0, 7);
+    assert_int_equal(haze_dev_fcm_set_keep_eighths(a, 9), HAZE_ERR_INVALID);
+    assert_int_equal(haze_dev_fcm_set_keep_eighths(a, -2), HAZE_ERR_INVALID);
+    assert_int_equal(haze_dev_fcm_set_keep_eighths(a, 3), HAZE_OK);
+    assert_int_equal(haze_dev_fcm_set_keep_eighths(a, -1), HAZE_OK);
+    assert_int_equal(haze_dev_fcm_set_shape(a, 0), HAZE_OK);
+    assert_int_equal(haze_dev_fcm_set_pipeline(a, 0), HAZE_OK);
+    assert_int_equal(haze_dev_fcm_set_cpu_seed(a, 1), HAZE_OK);
+    haze_fcm_options o = haze_fcm_options_default();
+    o.clusters = (int)c;
+    o.max_iter = 5;
+    o.tol = 0;
+    haze_fcm_result *ra = NULL, *rb = NULL;
+    assert_int_equal(haze_fcm_fit(a, x, n, d, &o, &ra), HAZE_OK);
+    assert_int_equal(haze_fcm_fit(b, x, n, d, &o, &rb), HAZE_OK);
+    assert_memory_equal(ra->centers, rb->centers, c * d * sizeof(double));
+    unsigned long used = 1, dropped = 1;
+    haze_dev_fcm_queue_counts(a, &used, &dropped);
+    assert_true(used == 0 && dropped == 0);
+    /* k-means++: the probe's centres are the fit's start (one iteration from them) */
+    double *v = malloc(c * d * sizeof *v);
+    assert_int_equal(haze_dev_fcm_kmeanspp(b, x, 0, n, d, c, o.seed, v), HAZE_OK);
+    haze_fcm_result *rv = NULL;
+    o.max_iter = 1;
+    haze_fcm_result_free(rb);
+    assert_int_equal(haze_fcm_fit(b, x, n, d, &o, &rb), HAZE_OK);
+    o.init = HAZE_FCM_INIT_CENTERS;
+    o.init_data = v;
+    assert_int_equal(haze_fcm_fit(b, x, n, d, &o, &rv), HAZE_OK);
+    assert_memory_equal(rb->centers, rv->centers, c * d * sizeof(double));
+    size_t idx[3] = {0, 1, 2};
+    double u[3 * 8] = {0};
+    if (!haze_has_cuda())
+        assert_int_equal(haze_dev_fcm_seed_device(b, x, 0, n, d, c, 2, idx, u, v),
+                         HAZE_ERR_UNSUPPORTED);
+    haze_fcm_result_free(ra), haze_fcm_result_free(rb), haze_fcm_result_free(rv);
+    free(x), free(v);
+    haze_ctx_free(a), haze_ctx_free(b);
 }
 
 /* The hardening of predict and labels: the model is validated as the fit
@@ -641,6 +689,7 @@ int main(void) {
         cmocka_unit_test(test_degenerate_empty),
         cmocka_unit_test(test_kmeanspp_seeding),
         cmocka_unit_test(test_predict_validation),
+        cmocka_unit_test(test_dev_switches),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

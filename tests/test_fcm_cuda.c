@@ -9,7 +9,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "fcm/fcm_internal.h"
+#include "fcm_dev.h"
 #include "test_util.h"
 
 static double *blobs(size_t n, size_t d, size_t k, unsigned seed) {
@@ -47,11 +47,13 @@ static haze_fcm_options fit_options(size_t c, uint64_t seed, int max_iter) {
 }
 
 /* The GPU fit of x against the CPU's; init: c x d starting centres, or NULL
- * for random memberships; m: the fuzzifier. */
+ * for random memberships; m: the fuzzifier; shape 0: the fast kernel where
+ * the fixed-shape kernel would run. */
 static void compare_xm(const double *x, size_t n, size_t d, size_t c, int single, int metric,
-                       size_t limit, haze_fcm_stop stop, const double *init, double m) {
+                       size_t limit, haze_fcm_stop stop, const double *init, double m, int shape) {
     haze_ctx *cpu = haze_test_ctx(HAZE_BACKEND_CPU), *gpu = haze_test_ctx(HAZE_BACKEND_CUDA);
     if (limit) haze_ctx_set_device_memory_limit(gpu, limit);
+    assert_int_equal(haze_dev_fcm_set_shape(gpu, shape), HAZE_OK);
     /* few iterations: differences grow along a chaotic path */
     haze_fcm_options o = fit_options(c, 77, 8);
     if (init) {
@@ -115,7 +117,7 @@ static void compare_xm(const double *x, size_t n, size_t d, size_t c, int single
 
 static void compare_x(const double *x, size_t n, size_t d, size_t c, int single, int metric,
                       size_t limit, haze_fcm_stop stop, const double *init) {
-    compare_xm(x, n, d, c, single, metric, limit, stop, init, 2.0);
+    compare_xm(x, n, d, c, single, metric, limit, stop, init, 2.0, 1);
 }
 
 static void compare_stop(size_t n, size_t d, size_t c, int single, int metric, size_t limit,
@@ -262,15 +264,15 @@ static void test_streaming(void **state) {
     compare(100000, 20, 7, 1, HAZE_FCM_EUCLIDEAN, (size_t)4 << 20);
 }
 
-/* The share of the groups that keep U between passes (HAZE_FCM_KEEP_EIGHTHS;
- * the others recompute U(k-1)) changes no centre, and no objective or
- * change after the second iteration: the kept copy has the bits of the
- * recomputation. Only the second iteration may differ, where U(1) was kept
- * by another kernel. */
+/* The share of the groups that keep U between passes (set on the context,
+ * haze_dev_fcm_set_keep_eighths; the others recompute U(k-1)) changes no
+ * centre, and no objective or change after the second iteration: the kept
+ * copy has the bits of the recomputation. Only the second iteration may
+ * differ, where U(1) was kept by another kernel. */
 static void test_kept_share(void **state) {
     (void)state;
     const size_t sz[][3] = {{40000, 32, 16}, {30000, 8, 8}, {20000, 16, 5}};
-    const char *shares[] = {"8", "0", "3", "6"};
+    const int shares[] = {8, 0, 3, 6};
     for (size_t s = 0; s < 3; s++) {
         const size_t n = sz[s][0], d = sz[s][1], c = sz[s][2];
         double *x = blobs(n, d, c, 5);
@@ -278,8 +280,9 @@ static void test_kept_share(void **state) {
         haze_fcm_options o = fit_options(c, 3, 10);
         o.single = 1;
         haze_fcm_result *ref = NULL;
+        assert_int_equal(haze_dev_fcm_set_keep_eighths(gpu, 9), HAZE_ERR_INVALID);
         for (size_t q = 0; q < 4; q++) {
-            setenv("HAZE_FCM_KEEP_EIGHTHS", shares[q], 1);
+            assert_int_equal(haze_dev_fcm_set_keep_eighths(gpu, shares[q]), HAZE_OK);
             haze_fcm_result *r = NULL;
             if (haze_fcm_fit(gpu, x, n, d, &o, &r)) fail_msg("gpu: %s", haze_ctx_errmsg(gpu));
             if (!ref) {
@@ -294,36 +297,27 @@ static void test_kept_share(void **state) {
             close_rel(r->change, ref->change, 2, 1e-4, "change", n, d, c, 1);
             haze_fcm_result_free(r);
         }
-        unsetenv("HAZE_FCM_KEEP_EIGHTHS");
         haze_fcm_result_free(ref);
         haze_ctx_free(gpu);
         free(x);
     }
 }
 
-/* The library's counts of passes queued ahead (a build without CUDA never
- * gets this far: the tests skip). */
-static void queue_counts(unsigned long *used, unsigned long *dropped) {
-#ifdef HAZE_HAVE_CUDA
-    haze__fcm_cuda_queue_counts(used, dropped);
-#else
-    *used = *dropped = 0;
-#endif
-}
-
 /* With more than 8 features the fixed-shape kernel's passes are queued one
- * ahead, the next centres formed on the device (HAZE_FCM_NO_PIPELINE=1
- * turns that off): the same bits either way, with a fixed iteration count
- * and with a fit that stops on its tolerance while a pass is queued; and
- * every queued pass is used (iterations 3 to K), except the one queued
- * after a fit stops on its tolerance. */
+ * ahead, the next centres formed on the device (haze_dev_fcm_set_pipeline
+ * turns that off for one context): the same bits either way, with a fixed
+ * iteration count and with a fit that stops on its tolerance while a pass
+ * is queued; and every queued pass is used (iterations 3 to K), except the
+ * one queued after a fit stops on its tolerance. The fits alternate between
+ * a context with the pipeline and one without, each counting its own. */
 static void test_pipeline(void **state) {
     (void)state;
     const size_t sz[][3] = {{40000, 32, 16}, {20000, 16, 5}, {30000, 20, 7}};
     for (size_t s = 0; s < 3; s++) {
         const size_t n = sz[s][0], d = sz[s][1], c = sz[s][2];
         double *x = blobs(n, d, c, 9);
-        haze_ctx *gpu = haze_test_ctx(HAZE_BACKEND_CUDA);
+        haze_ctx *gpu[2] = {haze_test_ctx(HAZE_BACKEND_CUDA), haze_test_ctx(HAZE_BACKEND_CUDA)};
+        assert_int_equal(haze_dev_fcm_set_pipeline(gpu[1], 0), HAZE_OK);
         for (int rule = 0; rule < 4; rule++) {
             haze_fcm_options o = fit_options(c, 4, rule & 2 ? 200 : 9);
             o.single = 1;
@@ -333,16 +327,11 @@ static void test_pipeline(void **state) {
             haze_fcm_result *r[2] = {NULL, NULL};
             unsigned long used[2][2], dropped[2][2];
             for (int q = 0; q < 2; q++) {
-                if (q)
-                    setenv("HAZE_FCM_NO_PIPELINE", "1", 1);
-                else
-                    unsetenv("HAZE_FCM_NO_PIPELINE");
-                queue_counts(&used[q][0], &dropped[q][0]);
-                if (haze_fcm_fit(gpu, x, n, d, &o, &r[q]))
-                    fail_msg("gpu: %s", haze_ctx_errmsg(gpu));
-                queue_counts(&used[q][1], &dropped[q][1]);
+                haze_dev_fcm_queue_counts(gpu[q], &used[q][0], &dropped[q][0]);
+                if (haze_fcm_fit(gpu[q], x, n, d, &o, &r[q]))
+                    fail_msg("gpu: %s", haze_ctx_errmsg(gpu[q]));
+                haze_dev_fcm_queue_counts(gpu[q], &used[q][1], &dropped[q][1]);
             }
-            unsetenv("HAZE_FCM_NO_PIPELINE");
             if (rule & 2 && !(r[0]->converged && r[0]->iterations < o.max_iter))
                 fail_msg("%zu x %zu x %zu: the fit did not stop on its tolerance", n, d, c);
             assert_int_equal(r[0]->iterations, r[1]->iterations);
@@ -359,7 +348,23 @@ static void test_pipeline(void **state) {
             haze_fcm_result_free(r[0]);
             haze_fcm_result_free(r[1]);
         }
-        haze_ctx_free(gpu);
+        haze_ctx_free(gpu[0]);
+        haze_ctx_free(gpu[1]);
+        free(x);
+    }
+}
+
+/* The fast kernel where the fixed-shape kernel would run (what a GPU before
+ * compute capability 8.0 runs: haze_dev_fcm_set_shape(ctx, 0)) against the
+ * CPU, on shapes the fixed-shape kernel covers, direct and expanded. */
+static void test_no_shape(void **state) {
+    (void)state;
+    const size_t sz[][3] = {{20000, 8, 8}, {5000, 32, 16}, {3001, 20, 11}, {1001, 4, 2}};
+    for (size_t s = 0; s < sizeof sz / sizeof *sz; s++) {
+        const size_t n = sz[s][0], d = sz[s][1], c = sz[s][2];
+        double *x = blobs(n, d, c, (unsigned)(n + d + c));
+        for (int stop = 0; stop < 2; stop++)
+            compare_xm(x, n, d, c, 1, HAZE_FCM_EUCLIDEAN, 0, (haze_fcm_stop)stop, NULL, 2.0, 0);
         free(x);
     }
 }
@@ -372,7 +377,7 @@ static void test_fuzzifier(void **state) {
         double *x = blobs(sz[s][0], sz[s][1], sz[s][2], 3);
         for (int stop = 0; stop < 2; stop++)
             compare_xm(x, sz[s][0], sz[s][1], sz[s][2], 1, HAZE_FCM_EUCLIDEAN, 0,
-                       (haze_fcm_stop)stop, NULL, 1.6);
+                       (haze_fcm_stop)stop, NULL, 1.6, 1);
         free(x);
     }
 }
@@ -384,10 +389,10 @@ static void test_fuzzifier(void **state) {
  * candidates a round), draws at the ends of [0, 1), and data all on one
  * spot (the fallback draws). Through the fit: the default start gives the
  * same centres on both backends, streamed data is seeded on the CPU with
- * the same result, and HAZE_FCM_CPU_SEED=1 changes nothing. */
+ * the same result, and seeding on the CPU (haze_dev_fcm_set_cpu_seed)
+ * changes nothing. */
 static void test_seeding(void **state) {
     (void)state;
-#ifdef HAZE_HAVE_CUDA /* the device entry points (a build without CUDA skips the tests) */
     const size_t sz[][3] = {{1000, 2, 5},   {257, 3, 4},    {300000, 32, 16}, {70000, 64, 10},
                             {5000, 20, 64}, {20000, 16, 3}, {1, 5, 1},        {262401, 7, 9},
                             {4096, 1, 2},   {33333, 130, 7}};
@@ -398,7 +403,7 @@ static void test_seeding(void **state) {
         double *x = blobs(n, d, c, (unsigned)(s + 3));
         float *xf = malloc(n * d * sizeof *xf);
         for (size_t i = 0; i < n * d; i++) xf[i] = (float)x[i];
-        const size_t trials = haze__fcm_pp_trials(c);
+        const size_t trials = haze_dev_fcm_pp_trials(c);
         size_t *idx = malloc(c * sizeof *idx);
         double *u = malloc(c * trials * sizeof *u), *vg = malloc(c * d * sizeof *vg),
                *vc = malloc(c * d * sizeof *vc);
@@ -409,16 +414,12 @@ static void test_seeding(void **state) {
                     u[k] = rep == 0 ? (double)rand() / ((double)RAND_MAX + 1)
                                     : (k % 2 ? 0.0 : 1.0 - 0x1p-53);
                 const void *xp = single ? (const void *)xf : (const void *)x;
-                haze__fcm_gpu *g = NULL;
-                if (haze__fcm_cuda_begin(gpu, xp, n, d, c, single, 0, &g))
-                    fail_msg("begin: %s", haze_ctx_errmsg(gpu));
-                int st = haze__fcm_seed_cuda(gpu, g, trials, idx, u, vg);
-                haze__fcm_cuda_end(g);
+                int st = haze_dev_fcm_seed_device(gpu, xp, single, n, d, c, trials, idx, u, vg);
                 if (st)
                     fail_msg("n %zu d %zu c %zu: the device did not seed (%d: %s)", n, d, c, st,
                              st < 0 ? haze_ctx_errmsg(gpu) : "declined");
-                assert_int_equal(haze__fcm_seed_cpu(cpu, xp, single, n, d, c, trials, idx, u, vc),
-                                 HAZE_OK);
+                assert_int_equal(
+                    haze_dev_fcm_seed_cpu(cpu, xp, single, n, d, c, trials, idx, u, vc), HAZE_OK);
                 if (memcmp(vg, vc, c * d * sizeof *vg))
                     fail_msg("n %zu d %zu c %zu %s rep %d: device and CPU seeds differ", n, d, c,
                              single ? "f32" : "f64", rep);
@@ -427,16 +428,13 @@ static void test_seeding(void **state) {
     }
     /* every point on one spot */
     {
-        const size_t n = 600, d = 3, c = 4, trials = haze__fcm_pp_trials(c);
+        const size_t n = 600, d = 3, c = 4, trials = haze_dev_fcm_pp_trials(c);
         double *x = malloc(n * d * sizeof *x), u[4 * 8], vg[12], vc[12];
         size_t idx[4] = {5, 17, 599, 0};
         for (size_t i = 0; i < n * d; i++) x[i] = -2.5;
         for (size_t k = 0; k < c * trials; k++) u[k] = 0.5;
-        haze__fcm_gpu *g = NULL;
-        assert_int_equal(haze__fcm_cuda_begin(gpu, x, n, d, c, 0, 0, &g), HAZE_OK);
-        assert_int_equal(haze__fcm_seed_cuda(gpu, g, trials, idx, u, vg), HAZE_OK);
-        haze__fcm_cuda_end(g);
-        assert_int_equal(haze__fcm_seed_cpu(cpu, x, 0, n, d, c, trials, idx, u, vc), HAZE_OK);
+        assert_int_equal(haze_dev_fcm_seed_device(gpu, x, 0, n, d, c, trials, idx, u, vg), HAZE_OK);
+        assert_int_equal(haze_dev_fcm_seed_cpu(cpu, x, 0, n, d, c, trials, idx, u, vc), HAZE_OK);
         assert_memory_equal(vg, vc, sizeof vg);
         free(x);
     }
@@ -459,8 +457,8 @@ static void test_seeding(void **state) {
         assert_int_equal(haze_fcm_fit(gpu, x, n, d, &o, &rg), HAZE_OK);
         /* from the CPU's seeds (of the data rounded to float in single
          * precision) the device's fit has the same bits */
-        assert_int_equal(haze__fcm_kmeanspp(cpu, NULL, single ? (const void *)xf : (const void *)x,
-                                            single, n, d, c, 5, v0),
+        assert_int_equal(haze_dev_fcm_kmeanspp(cpu, single ? (const void *)xf : (const void *)x,
+                                               single, n, d, c, 5, v0),
                          HAZE_OK);
         o.init = HAZE_FCM_INIT_CENTERS;
         o.init_data = v0;
@@ -469,9 +467,9 @@ static void test_seeding(void **state) {
         haze_fcm_result_free(rc);
         o.init = HAZE_FCM_INIT_KMEANSPP;
         o.init_data = NULL;
-        setenv("HAZE_FCM_CPU_SEED", "1", 1);
+        assert_int_equal(haze_dev_fcm_set_cpu_seed(gpu, 1), HAZE_OK);
         assert_int_equal(haze_fcm_fit(gpu, x, n, d, &o, &rc), HAZE_OK);
-        unsetenv("HAZE_FCM_CPU_SEED");
+        assert_int_equal(haze_dev_fcm_set_cpu_seed(gpu, 0), HAZE_OK);
         assert_memory_equal(rg->centers, rc->centers, c * d * sizeof(double));
         haze_fcm_result_free(rc);
         haze_fcm_result_free(rg);
@@ -488,7 +486,6 @@ static void test_seeding(void **state) {
     haze_fcm_result_free(rc), haze_fcm_result_free(rg);
     free(x);
     haze_ctx_free(cpu), haze_ctx_free(gpu);
-#endif
 }
 
 /* The degeneracy flag on the device: the collapse of random memberships on
@@ -523,6 +520,7 @@ int main(void) {
         cmocka_unit_test(test_streaming), cmocka_unit_test(test_kept_share),
         cmocka_unit_test(test_pipeline),  cmocka_unit_test(test_fuzzifier),
         cmocka_unit_test(test_seeding),   cmocka_unit_test(test_degenerate),
+        cmocka_unit_test(test_no_shape),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

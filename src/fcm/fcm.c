@@ -45,6 +45,11 @@ int haze__fcm_pass_cpu(haze_ctx *ctx, haze__fcm_pass *p) {
     return p->single ? pass_f32(ctx, p) : pass_f64(ctx, p);
 }
 
+haze__fcm_tuning *haze__fcm_tuning_of(haze_ctx *ctx) {
+    return (haze__fcm_tuning *)haze__ctx_state(ctx, HAZE__STATE_FCM, sizeof(haze__fcm_tuning),
+                                               NULL);
+}
+
 haze_fcm_options haze_fcm_options_default(void) {
     haze_fcm_options o;
     memset(&o, 0, sizeof o);

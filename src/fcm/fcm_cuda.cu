@@ -1,29 +1,37 @@
 /*
- * src/fcm/fcm_cuda.cu - the fuzzy c-means pass on a CUDA device.
+ * src/fcm/fcm_cuda.cu - the fuzzy c-means pass on a CUDA device: the
+ * device state of one fit, the choice among the kernel families for each
+ * pass, the reduction tree, streaming, and the passes queued ahead.
  *
  * Anderson, Luke and Keller (IEEE TFS 16(4), 2008, Sec. IV) ran six GPU
  * programs per iteration (distances, memberships, u^q x, two reductions and
  * a division) because 2008 shaders could not do more. Here one kernel reads
  * each point once per iteration and computes its distances, its previous
- * (recomputed, or read back from the device copy that the fast kernel keeps
+ * (recomputed, or read back from the device copy that the fast kernels keep
  * when the data is resident) and new memberships (max-rescaled equation
- * (1)), its share of the
- * objective, and adds u^m x and u^m into per-group partial sums; a tree of
- * fixed shape then reduces the groups. The partial-sum layout (tiles of
- * TILE points, groups of G tiles, reduction fan-in RFAN in runs of RRUN) depends only on
- * n, d and c, never on the grid size, the chunking or the device, so the
- * result is the same on every run.
+ * (1)), its share of the objective, and adds u^m x and u^m into per-group
+ * partial sums; a tree of fixed shape then reduces the groups. The
+ * partial-sum layout (tiles of TILE points, groups of G tiles, reduction
+ * fan-in RFAN in runs of RRUN) depends only on n, d and c, never on the grid
+ * size, the chunking or the device, so the result is the same on every run.
  *
- * Two kernels compute this pass: the plain one (any d, Gustafson-Kessel,
- * the covariance pass, the final pass with memberships and indices) rounds
- * exactly as the CPU; the fast one (Euclidean iterations, d <= 32) keeps
- * each point in registers, uses FMAs and sums float runs of 32 products
- * before going to double (docs/fcm.md, "Two GPU kernels").
+ * Three kernel families compute this pass, each in its own file: the plain
+ * one (fcm_cuda_plain.cu: any d, Gustafson-Kessel, the covariance pass, the
+ * final pass with memberships and indices) rounds exactly as the CPU; the
+ * fast one (fcm_cuda_fast.cu: Euclidean iterations, d <= 32) keeps each
+ * point in registers, uses FMAs and sums float runs of 32 products before
+ * going to double (docs/fcm.md, "Three GPU kernels"); the fixed-shape one
+ * (fcm_cuda_shape.cu) takes the steady float32 iterations with m = 2 of the
+ * shapes it covers. The k-means++ seeding is fcm_cuda_seed.cu. The
+ * context's fuzzy c-means tuning (fcm_internal.h) can force another choice,
+ * for tests and benchmarks.
  *
  * Data larger than the device budget (haze__cuda_budget) is streamed in
  * chunks of whole groups through two device buffers: the copy of chunk q+1
  * on a copy stream overlaps the kernel of chunk q on the compute stream,
  * the host data being page-locked in place for the duration of the fit.
+ * Device memory comes from the context's allocator (haze__dev_alloc), which
+ * holds the fit to the context's device memory limit.
  */
 #include <cuda_runtime.h>
 #include <math.h>
@@ -34,687 +42,19 @@
 #include "fcm/fcm_internal.h"
 
 #define TILE           HAZE__FCM_TILE /* points per tile = threads per block */
-#define TS             (TILE + 1)     /* shared-memory row stride: no bank conflicts in phase 2 */
+#define TS             HAZE__FCM_TS   /* the plain kernel's shared-memory row stride */
 #define RFAN           256            /* rows summed into one in each level of the reduction tree */
-#define SCRATCH_BLOCKS 256
-
-/* The fast kernel's tile of points in shared memory is point-major: point p
- * at xs + p * SP, coordinates padded to DR and beyond to a row of SP values
- * whose length in 16-byte chunks is odd, so that the 16-byte loads of eight
- * consecutive points (a quarter warp) hit distinct banks. */
-__host__ __device__ constexpr int xs_stride(int dr, int ts) {
-    return ts == 4 ? (dr == 4 ? 12 : dr + 4) : dr + 2;
-}
-
-enum { MODE_CENTRES = 0, MODE_FULL = 1, MODE_COV = 2 };
-
-template <typename T> struct pass_args {
-    const T *x;      /* this chunk's points */
-    size_t i0, np;   /* global index of the chunk's first point, points in the chunk */
-    size_t g0, ngrp; /* global index of the chunk's first group, groups in the chunk */
-    int d, c, G, mode, src, use_smem, indices, vec;
-    int want_du, use_vp; /* fast kernel: compute the change; the previous centres are read */
-    double m;
-    T e; /* 1 / (m - 1) */
-    const T *v, *a, *vp, *ap;
-    uint64_t seed;
-    const double *u0; /* chunk-relative n x c, SRC_MEMORY */
-    double *u_out;    /* chunk-relative n x c, or NULL */
-    /* Fast kernel, data resident: the memberships kept on the device between
-     * iterations, tile by tile (c x TILE per tile, column j of a tile
-     * contiguous). u_keep receives U(k) of this pass; with u_prev set, U(k-1)
-     * is read from it instead of being recomputed from vp. Same array. */
-    T *u_keep;
-    const T *u_prev;
-    double *rows; /* ngroups x stride */
-    size_t stride;
-    T *scratch; /* per-block global scratch when shared memory is too small */
-};
-
-/* Products and sums that the compiler may not contract into FMAs, so that
- * distances and memberships round exactly as on the CPU (built with
- * -ffp-contract=off); only the summation order of the reductions differs. */
-__device__ inline float mul(float a, float b) {
-    return __fmul_rn(a, b);
-}
-__device__ inline double mul(double a, double b) {
-    return __dmul_rn(a, b);
-}
-__device__ inline float add(float a, float b) {
-    return __fadd_rn(a, b);
-}
-__device__ inline double add(double a, double b) {
-    return __dadd_rn(a, b);
-}
-
-__device__ inline float powT(float a, float b) {
-    return powf(a, b);
-}
-__device__ inline double powT(double a, double b) {
-    return pow(a, b);
-}
-template <typename T> __device__ inline T powm(T u, double m) {
-    return m == 2.0 ? mul(u, u) : powT(u, (T)m);
-}
-
-/* Squared distance of the point in column p of xs to centre j (Euclidean or GK). */
-template <typename T> __device__ T dist(const T *xs, int p, const T *v, const T *a, int j, int d) {
-    const T *vj = v + (size_t)j * d;
-    T s = 0;
-    if (!a) {
-        for (int k = 0; k < d; k++) {
-            T t = xs[k * TS + p] - vj[k];
-            s = add(s, mul(t, t));
-        }
-        return s;
-    }
-    const T *aj = a + (size_t)j * d * d;
-    for (int k = 0; k < d; k++) {
-        T r = 0;
-        for (int l = 0; l < d; l++) r = add(r, mul(aj[(size_t)k * d + l], xs[l * TS + p] - vj[l]));
-        s = add(s, mul(xs[k * TS + p] - vj[k], r));
-    }
-    return s > 0 ? s : 0;
-}
-
-/* Distances into D (column p), and what u_j = memb_u(...) needs: d_min, the
- * number of zero distances and the sum of the rescaled weights. Written to
- * round exactly as the CPU's memb() in fcm_cpu_impl.h. */
-template <typename T> struct memb_state {
-    T dmin, sum;
-    int nz;
-};
-
-template <typename T>
-__device__ memb_state<T> memb_prep(const T *xs, int p, const T *v, const T *a, int d, int c,
-                                   double m, T e, T *D) {
-    memb_state<T> s;
-    s.dmin = 0;
-    for (int j = 0; j < c; j++) {
-        T dj = dist(xs, p, v, a, j, d);
-        D[j * TS + p] = dj;
-        if (j == 0 || dj < s.dmin) s.dmin = dj;
-    }
-    s.nz = 0;
-    s.sum = 0;
-    if (s.dmin == 0) {
-        for (int j = 0; j < c; j++) s.nz += D[j * TS + p] == 0;
-    } else {
-        for (int j = 0; j < c; j++) {
-            T w = s.dmin / D[j * TS + p];
-            s.sum += m == 2.0 ? w : powT(w, e);
-        }
-    }
-    return s;
-}
-
-template <typename T> __device__ inline T memb_u(const memb_state<T> &s, T dj, double m, T e) {
-    if (s.dmin == 0) return dj == 0 ? (T)1 / (T)s.nz : (T)0;
-    T w = s.dmin / dj;
-    return (m == 2.0 ? w : powT(w, e)) / s.sum;
-}
-
-__device__ inline double rand_u(uint64_t seed, uint64_t i, uint64_t j, uint64_t c) {
-    return haze__fcm_rand(seed, i, j, c);
-}
-
-template <typename T> __global__ void __launch_bounds__(TILE) pass_kernel(pass_args<T> A) {
-    extern __shared__ double smem_d[];
-    const int tid = threadIdx.x, d = A.d, c = A.c;
-    double *red = smem_d; /* HAZE__FCM_NSCALAR x TILE */
-    T *xs, *P, *D;
-    if (A.use_smem) {
-        xs = (T *)(red + HAZE__FCM_NSCALAR * TILE);
-    } else {
-        xs = A.scratch + (size_t)blockIdx.x * TS * (d + 2 * c);
-    }
-    P = xs + (size_t)TS * d;
-    D = P + (size_t)TS * c;
-    const size_t nv = (size_t)c * d;
-    const size_t nent = A.mode == MODE_COV ? nv * d + c : nv + c;
-    for (size_t grp = blockIdx.x; grp < A.ngrp; grp += gridDim.x) {
-        double *row = A.rows + (A.g0 + grp) * A.stride;
-        for (int t = 0; t < A.G; t++) {
-            size_t p0 = (grp * A.G + t) * TILE; /* chunk-relative */
-            if (p0 >= A.np) break;
-            int np = A.np - p0 < TILE ? (int)(A.np - p0) : TILE;
-            for (int idx = tid; idx < np * d; idx += TILE) {
-                int p = idx / d, k = idx % d;
-                xs[k * TS + p] = A.x[(p0 + p) * d + k];
-            }
-            __syncthreads();
-            double sc[HAZE__FCM_NSCALAR] = {0, 0, 0, 0, 0};
-            if (tid < np) {
-                const int p = tid;
-                const size_t i = A.i0 + p0 + p;
-                /* U(k-1) of this point into P */
-                if (A.src == HAZE__FCM_SRC_RANDOM) {
-                    double tot = 0;
-                    for (int j = 0; j < c; j++) tot += rand_u(A.seed, i, j, c);
-                    for (int j = 0; j < c; j++) P[j * TS + p] = (T)(rand_u(A.seed, i, j, c) / tot);
-                } else if (A.src == HAZE__FCM_SRC_MEMORY) {
-                    for (int j = 0; j < c; j++) P[j * TS + p] = (T)A.u0[(p0 + p) * c + j];
-                } else {
-                    memb_state<T> s = memb_prep(xs, p, A.vp, A.ap, d, c, A.m, A.e, D);
-                    for (int j = 0; j < c; j++) P[j * TS + p] = memb_u(s, D[j * TS + p], A.m, A.e);
-                }
-                if (A.mode != MODE_FULL) {
-                    for (int j = 0; j < c; j++) P[j * TS + p] = powm(P[j * TS + p], A.m);
-                } else {
-                    memb_state<T> s = memb_prep(xs, p, A.v, A.a, d, c, A.m, A.e, D);
-                    for (int j = 0; j < c; j++) {
-                        T dj = D[j * TS + p], up = P[j * TS + p];
-                        T u = memb_u(s, dj, A.m, A.e);
-                        T um = powm(u, A.m);
-                        sc[HAZE__FCM_J] = add(sc[HAZE__FCM_J], (double)mul(powm(up, A.m), dj));
-                        sc[HAZE__FCM_JSELF] = add(sc[HAZE__FCM_JSELF], (double)mul(um, dj));
-                        double dd = (double)u - (double)up;
-                        sc[HAZE__FCM_DU2] = add(sc[HAZE__FCM_DU2], mul(dd, dd));
-                        if (A.indices) {
-                            sc[HAZE__FCM_PC] = add(sc[HAZE__FCM_PC], mul((double)u, (double)u));
-                            if (u > 0)
-                                sc[HAZE__FCM_PE] =
-                                    add(sc[HAZE__FCM_PE], -mul((double)u, log((double)u)));
-                        }
-                        P[j * TS + p] = um;
-                        if (A.u_out) A.u_out[(p0 + p) * c + j] = (double)u;
-                    }
-                }
-            }
-            if (A.mode == MODE_FULL) {
-                for (int s = 0; s < HAZE__FCM_NSCALAR; s++) red[s * TILE + tid] = sc[s];
-            }
-            __syncthreads();
-            if (A.mode == MODE_FULL) { /* fixed-shape tree over the tile's points */
-                for (int h = TILE / 2; h > 0; h >>= 1) {
-                    if (tid < h)
-                        for (int s = 0; s < HAZE__FCM_NSCALAR; s++)
-                            red[s * TILE + tid] += red[s * TILE + tid + h];
-                    __syncthreads();
-                }
-                if (tid < HAZE__FCM_NSCALAR) row[nv + c + tid] += red[tid * TILE];
-            }
-            /* Phase 2: this tile's sums, each entry over the points in order. */
-            for (size_t e = tid; e < nent; e += TILE) {
-                double acc = 0;
-                if (A.mode == MODE_COV && e < nv * d) {
-                    int j = (int)(e / ((size_t)d * d)), r = (int)(e % ((size_t)d * d));
-                    int k = r / d, l = r % d;
-                    T vk = A.v[(size_t)j * d + k], vl = A.v[(size_t)j * d + l];
-                    for (int p = 0; p < np; p++)
-                        acc = add(acc, (double)mul(mul(P[j * TS + p], xs[k * TS + p] - vk),
-                                                   xs[l * TS + p] - vl));
-                } else if (A.mode != MODE_COV && e < nv) {
-                    int j = (int)(e / d), k = (int)(e % d);
-                    for (int p = 0; p < np; p++)
-                        acc = add(acc, (double)mul(P[j * TS + p], xs[k * TS + p]));
-                } else {
-                    int j = (int)(e - (A.mode == MODE_COV ? nv * d : nv));
-                    for (int p = 0; p < np; p++) acc += (double)P[j * TS + p];
-                }
-                row[e] += acc;
-            }
-            __syncthreads();
-        }
-    }
-}
-
-/*
- * The fast pass for the Euclidean distance with d <= DR (4, 8, 16 or 32).
- * Each warp works alone on runs of 32 points (a quarter of a tile): it
- * copies them to its own shared-memory rows, computes in phase 1 one point
- * per lane (the point in registers, the centres V(k) in shared memory padded
- * with zeros to DR columns, the distance (x - v)^2 summed with FMAs, the
- * max-rescaled memberships), and in phase 2 adds u^m x into accumulators of
- * 4 clusters x 4 coordinates per lane (one 16-byte load of four memberships
- * and one of four coordinates per 16 FMAs). The products of the 32 points
- * are summed in T, then added to double accumulators that the warp keeps in
- * shared memory for the whole group; the block combines its four warps in
- * a fixed order once per group. No barrier is needed between the warps
- * inside a group, so the loads of one warp overlap the arithmetic of the
- * others.
- *
- * What the pass leaves out when it can:
- * - U(k-1) is needed only by the membership change (want_du) and, in the
- *   first iteration, by J(U(k-1), V(k)) when U(0) is random or given. In the
- *   other iterations J(U(k-1), V(k)) follows from the previous pass by the
- *   parallel-axis identity, J = JSELF(k-1) - sum_j S0_j |V(k)_j - V(k-1)_j|^2
- *   (fcm.c), so the pass reads or recomputes no previous memberships.
- * - JSELF = sum_j u_j^m d_j of the point is d_min f^(m-1) in closed form
- *   (u_j = w_j f, w_j = (d_min / d_j)^(1/(m-1)), f = 1 / sum w), one value
- *   per point instead of c products.
- */
-#define WPTS HAZE__FCM_WPTS /* points per warp run */
-#define DS   33             /* stride of the distance columns: conflict-free per lane */
-
-/* Row stride of the memberships u^m (point-major, c rounded up to 4 columns):
- * an odd number of 16-byte chunks, as for the points. */
-__host__ __device__ constexpr int p_stride(int c4, int ts) {
-    return ts == 4 ? ((c4 / 4) % 2 ? c4 : c4 + 4) : c4 + 2;
-}
-
-template <typename T> __device__ inline T fmaT(T a, T b, T c);
-template <> __device__ inline float fmaT<float>(float a, float b, float c) {
-    return __fmaf_rn(a, b, c);
-}
-template <> __device__ inline double fmaT<double>(double a, double b, double c) {
-    return __fma_rn(a, b, c);
-}
-
-/* Four consecutive values of a 16-byte aligned shared array. */
-__device__ inline void ld4(const float *q, float (&o)[4]) {
-    const float4 t = *(const float4 *)q;
-    o[0] = t.x, o[1] = t.y, o[2] = t.z, o[3] = t.w;
-}
-__device__ inline void ld4(const double *q, double (&o)[4]) {
-    const double2 a = *(const double2 *)q, b = *(const double2 *)(q + 2);
-    o[0] = a.x, o[1] = a.y, o[2] = b.x, o[3] = b.y;
-}
-__device__ inline void st4(float *q, const float (&o)[4]) {
-    *(float4 *)q = make_float4(o[0], o[1], o[2], o[3]);
-}
-__device__ inline void st4(double *q, const double (&o)[4]) {
-    *(double2 *)q = make_double2(o[0], o[1]);
-    *(double2 *)(q + 2) = make_double2(o[2], o[3]);
-}
-
-/* Squared distance of the point xr (registers) to the padded centre vj;
- * two partial sums (even and odd coordinates) to halve the FMA chain. */
-template <typename T, int DR> __device__ inline T dist_reg(const T (&xr)[DR], const T *vj) {
-    T s0 = 0, s1 = 0;
-#pragma unroll
-    for (int k = 0; k < DR; k += 4) {
-        T v[4];
-        ld4(vj + k, v);
-        const T t0 = xr[k] - v[0], t1 = xr[k + 1] - v[1], t2 = xr[k + 2] - v[2],
-                t3 = xr[k + 3] - v[3];
-        s0 = fmaT(t0, t0, s0);
-        s1 = fmaT(t1, t1, s1);
-        s0 = fmaT(t2, t2, s0);
-        s1 = fmaT(t3, t3, s1);
-    }
-    return s0 + s1;
-}
-
-/* w = dmin / dj: in float one reciprocal and a product (within 2 ulps) where
- * both are normal and below 2^126, else the division. */
-__device__ inline float ratio(float dmin, float dj, bool fast) {
-    return fast ? __fdividef(dmin, dj) : dmin / dj;
-}
-__device__ inline double ratio(double dmin, double dj, bool) {
-    return dmin / dj;
-}
-
-/* Distances of the point xr to the padded centres vs into column p of D,
- * then the rescaled weights w_j = (d_min / d_j)^(1/(m-1)) over them; returns
- * f = 1 / sum w (u_j = w_j f) and d_min. A point on z centres gets weights
- * 1/z or 0 and f = 1. With Pm (U(k-1) of the point, stride 1) set, *jp gets
- * sum_j Pm[j]^m d_j. */
-template <typename T, int DR>
-__device__ T memb_w(const T (&xr)[DR], const T *vs, int c, double m, T e, T *D, int p, const T *Pm,
-                    T *jp, T *dminp) {
-    T dmin = 0, dmax = 0, J = 0;
-    for (int j = 0; j < c; j++) {
-        const T dj = dist_reg<T, DR>(xr, vs + j * DR);
-        D[j * DS + p] = dj;
-        if (Pm) J = fmaT(powm(Pm[j], m), dj, J);
-        dmin = j == 0 || dj < dmin ? dj : dmin;
-        dmax = dj > dmax ? dj : dmax;
-    }
-    if (Pm) *jp = J;
-    *dminp = dmin;
-    if (dmin == 0) {
-        int nz = 0;
-        for (int j = 0; j < c; j++) nz += D[j * DS + p] == 0;
-        const T inv = (T)1 / (T)nz;
-        for (int j = 0; j < c; j++) D[j * DS + p] = D[j * DS + p] == 0 ? inv : (T)0;
-        return (T)1;
-    }
-    const bool fast = dmin >= (T)0x1p-126 && dmax <= (T)0x1p+126;
-    T sum = 0;
-    if (m == 2.0) {
-        for (int j = 0; j < c; j++) {
-            const T w = ratio(dmin, D[j * DS + p], fast);
-            D[j * DS + p] = w;
-            sum += w;
-        }
-    } else {
-        for (int j = 0; j < c; j++) {
-            const T w = powT(dmin / D[j * DS + p], e);
-            D[j * DS + p] = w;
-            sum += w;
-        }
-    }
-    return (T)1 / sum;
-}
-
-/* sum_j u_j^m d_j of a point in closed form, d_min f^(m-1) (see above). */
-template <typename T> __device__ inline double jself(T dmin, T f, double m) {
-    return (double)(dmin * (m == 2.0 ? f : powT(f, (T)(m - 1.0))));
-}
-
-#define NWARP (TILE / 32)
-
-/* Shared memory of the fast kernel, in bytes, and its parts (in elements):
- * doubles first (scalars, the column sums and the 4 x 4 accumulators of each
- * warp's entry blocks past the first, whose accumulators are registers), then
- * in T the centres (and the previous ones with use_vp), then per warp its
- * points, its u^m rows and its distance columns, room that the warp's
- * register accumulators (16 x 32 doubles) go through at the end of a group. */
-struct fast_layout {
-    int c4, njb, nkb, neb, nbl, ncb, cps, sp;
-    int ns, nsc;     /* lanes per entry block (points split between them), per column sum */
-    size_t dbl, wsz; /* doubles before the T part; T elements per warp */
-};
-__host__ __device__ inline fast_layout fast_lay(int c, int dr, int ts) {
-    fast_layout L;
-    L.c4 = (c + 3) & ~3;
-    L.njb = L.c4 / 4;
-    L.nkb = dr / 4;
-    L.neb = L.njb * L.nkb;
-    L.nbl = (L.neb + 31) / 32;
-    L.ncb = (c + 31) / 32;
-    for (L.ns = 1; 2 * L.ns * L.neb <= 32;) L.ns *= 2;
-    for (L.nsc = 1; 2 * L.nsc * c <= 32;) L.nsc *= 2;
-    L.cps = p_stride(L.c4, ts);
-    L.sp = xs_stride(dr, ts);
-    L.dbl = HAZE__FCM_NSCALAR * NWARP + (size_t)NWARP * 32 * (L.ncb + 16 * (L.nbl - 1));
-    size_t wt = (size_t)WPTS * (L.sp + L.cps) + (size_t)c * DS;
-    if (wt * ts < 16 * 32 * sizeof(double)) wt = 16 * 32 * sizeof(double) / ts;
-    L.wsz = (wt * ts + 15) / 16 * 16 / ts; /* 16-byte aligned per warp */
-    return L;
-}
-static size_t fast_smem(size_t c, size_t dr, size_t ts, int with_vp) {
-    const fast_layout L = fast_lay((int)c, (int)dr, (int)ts);
-    return L.dbl * sizeof(double) + ((with_vp ? 2 : 1) * c * dr + NWARP * L.wsz) * ts;
-}
-
-/* Register caps (minimum blocks per SM). */
-#define FAST_MINB(T, DR) (sizeof(T) == 8 && DR == 32 ? 3 : 4)
-template <typename T, int DR>
-__global__ void __launch_bounds__(TILE, FAST_MINB(T, DR)) fast_kernel(pass_args<T> A) {
-    extern __shared__ __align__(16) double smem_f[];
-    const int tid = threadIdx.x, lane = tid & 31, wp = tid >> 5, d = A.d, c = A.c;
-    const fast_layout L = fast_lay(c, DR, sizeof(T));
-    constexpr int nkb = DR / 4;
-    const int full = A.mode == MODE_FULL, use_vp = A.use_vp;
-    /* U(k-1) of each point: for the sums of the first pass, for the change,
-     * and for J when it is computed directly (U(0) random or given). */
-    const int need_prev = !full || A.src != HAZE__FCM_SRC_CENTERS || A.want_du;
-    double *red = smem_f;                                                 /* NSCALAR x NWARP */
-    double *colw = red + HAZE__FCM_NSCALAR * NWARP + wp * 32 * L.ncb;     /* ncb x 32 */
-    double *accw = red + HAZE__FCM_NSCALAR * NWARP + NWARP * 32 * L.ncb + /* nbl-1 x 16 x 32 */
-                   (size_t)wp * 32 * 16 * (L.nbl - 1);
-    T *vs = (T *)(smem_f + L.dbl);                                    /* c x DR */
-    T *vps = vs + (size_t)c * DR;                                     /* c x DR, with use_vp */
-    T *xs = vps + (use_vp ? (size_t)c * DR : 0) + (size_t)wp * L.wsz; /* WPTS x sp */
-    T *P = xs + WPTS * L.sp;                                          /* WPTS x cps */
-    T *D = P + WPTS * L.cps;                                          /* c x DS */
-    for (int idx = tid; idx < c * DR; idx += TILE) {
-        const int j = idx / DR, k = idx - j * DR;
-        vs[idx] = A.v && k < d ? A.v[(size_t)j * d + k] : (T)0;
-        if (use_vp) vps[idx] = A.vp && k < d ? A.vp[(size_t)j * d + k] : (T)0;
-    }
-    __syncthreads();
-    const size_t nv = (size_t)c * d;
-    const int sp = L.sp, cps = L.cps;
-    for (size_t grp = blockIdx.x; grp < A.ngrp; grp += gridDim.x) {
-        double *row = A.rows + (A.g0 + grp) * A.stride;
-        for (int q = lane; q < 32 * L.ncb; q += 32) colw[q] = 0;
-        for (int q = lane; q < 32 * 16 * (L.nbl - 1); q += 32) accw[q] = 0;
-        double jpd = 0, dud = 0, jsd = 0, accr[16];
-        /* With d <= 16 the float products of a lane run over several runs of
-         * 32 points (SPLIT: 32 products per lane before going to double); with
-         * d <= 8 the next run's points are loaded into registers while this one
-         * is computed (PF), since one run's load is too short to hide its
-         * latency. */
-        constexpr bool SPLIT = sizeof(T) == 4 && DR <= 16, PF = sizeof(T) == 4 && DR <= 8;
-        T accf[16];
-        float4 nxt[PF ? nkb : 1];
-        bool have_nxt = false;
-        int nrun = 0;
-#pragma unroll
-        for (int r = 0; r < 16; r++) accr[r] = 0, accf[r] = 0;
-        for (int t = 0; t < A.G; t++) {
-            const size_t tile0 = (grp * A.G + t) * TILE; /* chunk-relative */
-            if (tile0 >= A.np) break;
-            const size_t p0 = tile0 + (size_t)wp * WPTS;
-            const int npw = p0 >= A.np ? 0 : A.np - p0 < WPTS ? (int)(A.np - p0) : WPTS;
-            if (npw == 0) continue;
-            /* the run's points into xs (zero rows past npw) */
-            if (sizeof(T) == 4 && A.vec && npw == WPTS && d == DR) {
-                const float4 *x4 = (const float4 *)(A.x + p0 * d);
-                float4 tmp[nkb];
-#pragma unroll
-                for (int r = 0; r < nkb; r++)
-                    tmp[r] = PF && have_nxt ? nxt[PF ? r : 0] : x4[lane + 32 * r];
-#pragma unroll
-                for (int r = 0; r < nkb; r++) {
-                    const int i = lane + 32 * r, pp = i / nkb, k = 4 * (i - pp * nkb);
-                    *(float4 *)(xs + pp * sp + k) = tmp[r];
-                }
-            } else {
-                const T *xg = A.x + p0 * d;
-                for (int idx = lane; idx < WPTS * d; idx += 32) {
-                    const int pp = idx / d, k = idx - pp * d;
-                    xs[pp * sp + k] = pp < npw ? xg[idx] : (T)0;
-                }
-            }
-            if (!PF && t + 1 < A.G) { /* the warp's next run into L2 */
-                const size_t p1 = (grp * A.G + t + 1) * TILE + (size_t)wp * WPTS;
-                if (p1 < A.np) {
-                    const size_t nb = (A.np - p1 < WPTS ? A.np - p1 : WPTS) * d * sizeof(T);
-                    const char *b = (const char *)(A.x + p1 * d);
-                    for (size_t o = (size_t)lane * 128; o < nb; o += 32 * 128)
-                        asm volatile("prefetch.global.L2 [%0];" ::"l"(b + o));
-                }
-            }
-            if (A.u_prev && t + 1 < A.G && lane < c) { /* its kept memberships into L2 */
-                const size_t t1 = (grp * A.G + t + 1) * TILE;
-                if (t1 + (size_t)wp * WPTS < A.np)
-                    asm volatile("prefetch.global.L2 [%0];" ::"l"(A.u_prev + (A.i0 + t1) * c +
-                                                                  (size_t)lane * TILE + wp * WPTS));
-            }
-            if (PF) { /* the warp's next run, if whole */
-                const size_t p1 = (grp * A.G + t + 1) * TILE + (size_t)wp * WPTS;
-                have_nxt = A.vec && d == DR && t + 1 < A.G && p1 + WPTS <= A.np;
-                if (have_nxt) {
-                    const float4 *x4 = (const float4 *)(A.x + p1 * d);
-#pragma unroll
-                    for (int r = 0; r < (PF ? nkb : 1); r++) nxt[r] = x4[lane + 32 * r];
-                }
-            }
-            __syncwarp();
-            /* phase 1: the lane's point */
-            const int p = lane;
-            const bool valid = p < npw;
-            T *Pp = P + p * cps;
-            T xr[DR];
-#pragma unroll
-            for (int k = 0; k < DR; k += 4) {
-                T v[4];
-                ld4(xs + p * sp + k, v);
-#pragma unroll
-                for (int r = 0; r < 4; r++) xr[k + r] = k + r < d ? v[r] : (T)0;
-            }
-            if (valid && need_prev) { /* U(k-1) of the point into its row of P */
-                const size_t i = A.i0 + p0 + p;
-                if (A.src == HAZE__FCM_SRC_RANDOM) {
-                    double tot = 0;
-                    for (int j = 0; j < c; j++) tot += rand_u(A.seed, i, j, c);
-                    for (int j = 0; j < c; j++) Pp[j] = (T)(rand_u(A.seed, i, j, c) / tot);
-                } else if (A.src == HAZE__FCM_SRC_MEMORY) {
-                    for (int j = 0; j < c; j++) Pp[j] = (T)A.u0[(p0 + p) * c + j];
-                } else if (A.u_prev) { /* kept by the previous pass: the same bits */
-                    const T *up = A.u_prev + (A.i0 + tile0) * c + wp * WPTS + p;
-                    for (int j = 0; j < c; j++) Pp[j] = up[(size_t)j * TILE];
-                } else {
-                    T dmin;
-                    const T f = memb_w<T, DR>(xr, vps, c, A.m, A.e, D, p, (const T *)NULL,
-                                              (T *)NULL, &dmin);
-                    for (int j = 0; j < c; j++) Pp[j] = D[j * DS + p] * f;
-                    if (!full) /* JSELF of U(0) about V(0), for J of the first iteration */
-                        jsd += jself(dmin, f, A.m);
-                }
-            }
-            if (!full) {
-                for (int j = 0; j < L.c4; j++) Pp[j] = valid && j < c ? powm(Pp[j], A.m) : (T)0;
-            } else {
-                T f = 0, dmin = 0, jp = 0;
-                if (valid) {
-                    f = memb_w<T, DR>(xr, vs, c, A.m, A.e, D, p, need_prev ? Pp : (const T *)NULL,
-                                      &jp, &dmin);
-                    jpd += (double)jp;
-                    jsd += jself(dmin, f, A.m);
-                }
-                T *uk = A.u_keep ? A.u_keep + (A.i0 + tile0) * c + wp * WPTS + p : NULL;
-                T du = 0;
-                for (int j = 0; j < L.c4; j += 4) {
-                    T pm[4];
-#pragma unroll
-                    for (int r = 0; r < 4; r++) {
-                        const int jj = j + r;
-                        const bool in = valid && jj < c;
-                        const T u = in ? D[jj * DS + p] * f : (T)0;
-                        if (in && A.want_du) {
-                            const T dd = u - Pp[jj];
-                            du = fmaT(dd, dd, du);
-                        }
-                        if (in && uk) uk[(size_t)jj * TILE] = u;
-                        pm[r] = powm(u, A.m);
-                    }
-                    st4(Pp + j, pm);
-                }
-                dud += (double)du;
-            }
-            __syncwarp();
-            /* phase 2: u^m x over the run's 32 points, 4 x 4 entries per lane;
-             * with few entry blocks, L.ns lanes per block split the points */
-            for (int bl = 0; bl < L.nbl; bl++) {
-                const int ebl = bl == 0 ? lane % L.neb : lane + 32 * bl, sl = lane / L.neb;
-                if (bl == 0 ? sl >= L.ns : ebl >= L.neb) break;
-                const int eb = ebl, jb = eb / nkb, kb = eb - jb * nkb;
-                const T *pa = P + 4 * jb, *xa = xs + 4 * kb;
-                T acc[16];
-#pragma unroll
-                for (int r = 0; r < 16; r++) acc[r] = SPLIT && bl == 0 ? accf[r] : (T)0;
-#pragma unroll 8
-                for (int q = bl == 0 ? sl : 0; q < WPTS; q += bl == 0 ? L.ns : 1) {
-                    T a[4], x[4];
-                    ld4(pa + q * cps, a);
-                    ld4(xa + q * sp, x);
-#pragma unroll
-                    for (int u = 0; u < 4; u++)
-#pragma unroll
-                        for (int r = 0; r < 4; r++)
-                            acc[u * 4 + r] = fmaT(a[u], x[r], acc[u * 4 + r]);
-                }
-                if (bl == 0) {
-                    if (SPLIT && nrun + 1 < L.ns) {
-#pragma unroll
-                        for (int r = 0; r < 16; r++) accf[r] = acc[r];
-                    } else {
-#pragma unroll
-                        for (int r = 0; r < 16; r++) accr[r] += (double)acc[r], accf[r] = 0;
-                    }
-                } else {
-                    double *ab = accw + (size_t)(bl - 1) * 16 * 32 + lane;
-#pragma unroll
-                    for (int r = 0; r < 16; r++) ab[r * 32] += (double)acc[r];
-                }
-            }
-            nrun = nrun + 1 < L.ns ? nrun + 1 : 0;
-            /* the column sums of u^m, L.nsc lanes per column when c <= 16 */
-            for (int cb = 0; cb < L.ncb; cb++) {
-                const int j = L.nsc > 1 ? lane % c : lane + 32 * cb, sc = L.nsc > 1 ? lane / c : 0;
-                if (j >= c || sc >= L.nsc) break;
-                T s0 = 0, s1 = 0;
-                for (int q = sc; q < WPTS; q += 2 * L.nsc) {
-                    s0 += P[q * cps + j];
-                    s1 += P[(q + L.nsc) * cps + j];
-                }
-                colw[cb * 32 + lane] += (double)(s0 + s1);
-            }
-            __syncwarp();
-        }
-        /* the group's sums: the warps in order; the register accumulators
-         * through the warp's (now dead) rows */
-        {
-            double *stg = (double *)xs;
-#pragma unroll
-            for (int r = 0; r < 16; r++) stg[r * 32 + lane] = accr[r] + (double)accf[r];
-            haze__fcm_warp_scalars(red, NWARP, wp, lane, jpd, dud, jsd);
-        }
-        __syncthreads();
-        const double *col0 = red + HAZE__FCM_NSCALAR * NWARP;
-        const double *acc0 = col0 + NWARP * 32 * L.ncb;
-        const size_t wstride = (size_t)32 * 16 * (L.nbl - 1);
-        const T *xs0 = vps + (use_vp ? (size_t)c * DR : 0);
-        for (size_t e = tid; e < nv; e += TILE) {
-            const int j = (int)(e / d), k = (int)(e - (size_t)j * d);
-            const int eb = (j >> 2) * nkb + (k >> 2), r = (j & 3) * 4 + (k & 3);
-            double s = 0;
-            if (eb < 32) {
-                for (int w = 0; w < NWARP; w++)
-                    for (int sl = 0; sl < L.ns; sl++)
-                        s += ((const double *)(xs0 + w * L.wsz))[r * 32 + sl * L.neb + eb];
-            } else {
-                const size_t o = ((size_t)((eb >> 5) - 1) * 16 + r) * 32 + (eb & 31);
-                for (int w = 0; w < NWARP; w++) s += acc0[w * wstride + o];
-            }
-            row[e] = s;
-        }
-        for (int j = tid; j < c; j += TILE) {
-            const size_t o = (size_t)(j >> 5) * 32 + (j & 31);
-            double s = 0;
-            for (int w = 0; w < NWARP; w++)
-                for (int sc = 0; sc < L.nsc; sc++) s += col0[w * 32 * L.ncb + o + sc * c];
-            row[nv + j] = s;
-        }
-        haze__fcm_group_scalars(row + nv + c, red, NWARP, tid);
-        __syncthreads();
-    }
-}
-
-template <typename T> static cudaError_t fast_attr(int dr, int smem) {
-    const cudaFuncAttribute at = cudaFuncAttributeMaxDynamicSharedMemorySize;
-    switch (dr) {
-    case 4:
-        return cudaFuncSetAttribute(fast_kernel<T, 4>, at, smem);
-    case 8:
-        return cudaFuncSetAttribute(fast_kernel<T, 8>, at, smem);
-    case 16:
-        return cudaFuncSetAttribute(fast_kernel<T, 16>, at, smem);
-    default:
-        return cudaFuncSetAttribute(fast_kernel<T, 32>, at, smem);
-    }
-}
-
-template <typename T>
-static void fast_launch(int dr, unsigned blocks, size_t smem, cudaStream_t st,
-                        const pass_args<T> &A) {
-    switch (dr) {
-    case 4:
-        fast_kernel<T, 4><<<blocks, TILE, smem, st>>>(A);
-        break;
-    case 8:
-        fast_kernel<T, 8><<<blocks, TILE, smem, st>>>(A);
-        break;
-    case 16:
-        fast_kernel<T, 16><<<blocks, TILE, smem, st>>>(A);
-        break;
-    default:
-        fast_kernel<T, 32><<<blocks, TILE, smem, st>>>(A);
-        break;
-    }
-}
+#define SCRATCH_BLOCKS HAZE__FCM_SCRATCH_BLOCKS
+#define MODE_CENTRES   HAZE__FCM_MODE_CENTRES
+#define MODE_FULL      HAZE__FCM_MODE_FULL
+#define MODE_COV       HAZE__FCM_MODE_COV
 
 /* One level of the reduction tree: out[q] = the sum of rows q*RFAN ... of
  * in, as RFAN/16 runs of 16 rows, each run summed in order, then the runs
  * summed in order (an order fixed by nrows alone). A block takes 16
  * entries of one q, a thread one run of one entry. */
 #define RRUN 16
-__global__ void __launch_bounds__(256)
+static __global__ void __launch_bounds__(256)
     reduce_level(const double *in, double *out, size_t nrows, size_t stride) {
     __shared__ double part[RFAN / RRUN][RRUN];
     const size_t nb = (stride + RRUN - 1) / RRUN;
@@ -744,8 +84,18 @@ __global__ void __launch_bounds__(256)
     }
 }
 
+/* Device blocks a fit holds at most (haze__fcm_gpu.blk). */
+#define MAX_BLOCKS 24
+
 struct haze__fcm_gpu {
     haze_ctx *ctx;
+    haze__fcm_tuning *tune; /* the context's switches and counts (fcm_internal.h) */
+    /* every device block of the fit, with its size, for haze__dev_free */
+    struct {
+        void *p;
+        size_t bytes;
+    } blk[MAX_BLOCKS];
+    int nblk;
     const void *hx;
     size_t n, d, c, ts;
     int single, gk, registered, resident, use_smem;
@@ -791,7 +141,6 @@ struct haze__fcm_gpu {
     cudaStream_t copy;
     cudaEvent_t copied[2], freed[2];
     int have_copy, have_ev;
-    size_t used; /* device bytes of the data, its buffers and the sums (setup) */
 };
 
 extern "C" void haze__fcm_cuda_end(haze__fcm_gpu *g) {
@@ -800,35 +149,19 @@ extern "C" void haze__fcm_cuda_end(haze__fcm_gpu *g) {
     if (st) cudaStreamSynchronize(st);
     if (g->have_copy) cudaStreamSynchronize(g->copy);
     for (int b = 0; b < 2; b++) {
-        cudaFree(g->dx[b]);
-        cudaFree(g->du0[b]);
         if (g->have_ev) {
             cudaEventDestroy(g->copied[b]);
             cudaEventDestroy(g->freed[b]);
         }
-        cudaFree(g->tree[b]);
-    }
-    cudaFree(g->duout);
-    cudaFree(g->dkeep);
-    free(g->keep_v);
-    free(g->shift);
-    cudaFree(g->rows);
-    cudaFree(g->dv);
-    cudaFree(g->dvp);
-    cudaFree(g->da);
-    cudaFree(g->dap);
-    cudaFree(g->scratch);
-    cudaFreeHost(g->stage);
-    cudaFreeHost(g->hsums);
-    for (int b = 0; b < 2; b++) {
-        cudaFree(g->dtab[b]);
-        cudaFree(g->dcv[b]);
-        cudaFree(g->dsout[b]);
         cudaFreeHost(g->hsp[b]);
         if (g->ev_next[b]) cudaEventDestroy(g->ev_next[b]);
         if (g->ev_back[b]) cudaEventDestroy(g->ev_back[b]);
     }
-    cudaFree(g->dshift);
+    for (int k = 0; k < g->nblk; k++) haze__dev_free(g->ctx, g->blk[k].p, g->blk[k].bytes);
+    free(g->keep_v);
+    free(g->shift);
+    cudaFreeHost(g->stage);
+    cudaFreeHost(g->hsums);
     cudaFreeHost(g->hvst);
     free(g->pipe_v);
     if (g->have_copy) cudaStreamDestroy(g->copy);
@@ -838,6 +171,25 @@ extern "C" void haze__fcm_cuda_end(haze__fcm_gpu *g) {
 }
 
 #define TRY(call) HAZE_CUDA_TRY(g->ctx, call)
+
+/* Bytes of device memory for *p from the context's allocator, listed in g
+ * (haze__fcm_cuda_end frees them); what names them in the message of a
+ * refusal. */
+static int dalloc(haze__fcm_gpu *g, void *p, size_t bytes, const char *what) {
+    void **pp = (void **)p;
+    if (g->nblk == MAX_BLOCKS) /* (a bug: every block is counted above) */
+        return haze__error(g->ctx, HAZE_ERR_NOMEM, "fcm: too many device blocks");
+    int st = haze__dev_alloc(g->ctx, pp, bytes, what);
+    if (st) return st;
+    g->blk[g->nblk].p = *pp;
+    g->blk[g->nblk++].bytes = bytes;
+    return HAZE_OK;
+}
+#define DALLOC(p, bytes, what)                                                                     \
+    do {                                                                                           \
+        int dalloc_st = dalloc(g, (p), (bytes), (what));                                           \
+        if (dalloc_st) return dalloc_st;                                                           \
+    } while (0)
 
 static int setup(haze__fcm_gpu *g) {
     const size_t n = g->n, d = g->d, c = g->c, ts = g->ts;
@@ -862,34 +214,32 @@ static int setup(haze__fcm_gpu *g) {
     g->gpts = G * TILE;
     g->ngroups = (n + g->gpts - 1) / g->gpts;
 
-    int dev = 0, smem_optin = 0;
-    TRY(cudaGetDevice(&dev));
-    TRY(cudaDeviceGetAttribute(&smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    const cudaDeviceProp *prop = haze__cuda_props(g->ctx->device);
+    if (!prop)
+        return haze__error(g->ctx, HAZE_ERR_CUDA, "fcm: the properties of device %d are unknown",
+                           g->ctx->device);
+    const size_t smem_optin = prop->sharedMemPerBlockOptin;
+    int rc;
     size_t smem_full = HAZE__FCM_NSCALAR * TILE * sizeof(double) + (size_t)TS * (d + 2 * c) * ts;
-    g->use_smem = smem_full <= (size_t)smem_optin;
+    g->use_smem = smem_full <= smem_optin;
     g->smem = g->use_smem ? smem_full : HAZE__FCM_NSCALAR * TILE * sizeof(double);
     /* The fast Euclidean kernel for d <= 32 when its shared memory fits. */
     if (!g->gk && d <= 32) {
         int dr = d <= 4 ? 4 : d <= 8 ? 8 : d <= 16 ? 16 : 32;
-        size_t fs = fast_smem(c, (size_t)dr, ts, 1);
-        if (fs <= (size_t)smem_optin) {
+        size_t fs = haze__fcm_fast_smem(c, (size_t)dr, ts, 1);
+        if (fs <= smem_optin) {
             g->fast_dr = dr;
             g->fast_smem_sz = fs;
-            if (g->single)
-                TRY(fast_attr<float>(dr, (int)fs));
-            else
-                TRY(fast_attr<double>(dr, (int)fs));
+            if ((rc = haze__fcm_fast_prepare(g->ctx, g->single, dr, fs))) return rc;
         }
     }
-    if (g->fast_dr && g->single && haze__fcm_shape_covers(d, c) && !getenv("HAZE_FCM_NO_SHAPE")) {
-        TRY(haze__fcm_shape_prepare(d, c));
+    if (g->fast_dr && g->single && haze__fcm_shape_covers(prop, d, c) && !g->tune->no_shape) {
+        if ((rc = haze__fcm_shape_prepare(g->ctx, d, c))) return rc;
         if (!(g->shift = (double *)malloc(d * sizeof(double))))
             return haze__error(g->ctx, HAZE_ERR_NOMEM, "fcm: out of memory");
         g->shape = 1;
         g->tab_bytes = haze__fcm_shape_tables_bytes(d, c);
-        g->keep8 = haze__fcm_shape_keep8(d, c);
-        const char *ke = getenv("HAZE_FCM_KEEP_EIGHTHS");
-        if (ke && *ke >= '0' && *ke <= '8' && !ke[1]) g->keep8 = *ke - '0';
+        g->keep8 = g->tune->keep8 ? g->tune->keep8 - 1 : haze__fcm_shape_keep8(d, c);
     } else {
         g->keep8 = 8;
     }
@@ -909,10 +259,8 @@ static int setup(haze__fcm_gpu *g) {
     if (fixed + n * per_pt <= budget) {
         g->resident = 1;
         g->chunk = g->ngroups * g->gpts;
-        g->used = fixed + n * per_pt;
         if (keep && fixed + n * per_pt + keep <= budget) {
-            g->used += keep;
-            TRY(cudaMalloc(&g->dkeep, keep));
+            DALLOC(&g->dkeep, keep, "fcm: the kept memberships");
             if (!(g->keep_v = (double *)malloc(c * d * sizeof(double))))
                 return haze__error(g->ctx, HAZE_ERR_NOMEM, "fcm: out of memory");
         }
@@ -928,24 +276,26 @@ static int setup(haze__fcm_gpu *g) {
         g->chunk = ch;
     }
 
-    TRY(cudaMalloc(&g->rows, g->ngroups * g->stride_max * 8));
+    DALLOC(&g->rows, g->ngroups * g->stride_max * 8, "fcm: the partial sums");
     if (g->ngroups > 1) {
-        TRY(cudaMalloc(&g->tree[0], nq * g->stride_max * 8));
-        TRY(cudaMalloc(&g->tree[1], nq * g->stride_max * 8));
+        DALLOC(&g->tree[0], nq * g->stride_max * 8, "fcm: the reduction tree");
+        DALLOC(&g->tree[1], nq * g->stride_max * 8, "fcm: the reduction tree");
     }
-    TRY(cudaMalloc(&g->dv, c * d * ts));
-    TRY(cudaMalloc(&g->dvp, c * d * ts));
+    DALLOC(&g->dv, c * d * ts, "fcm: the centres");
+    DALLOC(&g->dvp, c * d * ts, "fcm: the centres");
     if (g->gk) {
-        TRY(cudaMalloc(&g->da, c * d * d * ts));
-        TRY(cudaMalloc(&g->dap, c * d * d * ts));
+        DALLOC(&g->da, c * d * d * ts, "fcm: the norm matrices");
+        DALLOC(&g->dap, c * d * d * ts, "fcm: the norm matrices");
     }
-    if (!g->use_smem) TRY(cudaMalloc(&g->scratch, (size_t)SCRATCH_BLOCKS * TS * (d + 2 * c) * ts));
+    if (!g->use_smem)
+        DALLOC(&g->scratch, (size_t)SCRATCH_BLOCKS * TS * (d + 2 * c) * ts, "fcm: the scratch");
     cudaStream_t st = haze__stream(g->ctx);
     if (g->resident) {
-        TRY(cudaMalloc(&g->dx[0], n * d * ts));
+        DALLOC(&g->dx[0], n * d * ts, "fcm: the data");
         TRY(cudaMemcpyAsync(g->dx[0], g->hx, n * d * ts, cudaMemcpyHostToDevice, st));
     } else {
-        for (int b = 0; b < 2; b++) TRY(cudaMalloc(&g->dx[b], g->chunk * d * ts));
+        for (int b = 0; b < 2; b++)
+            DALLOC(&g->dx[b], g->chunk * d * ts, "fcm: a chunk of the data");
         /* Page-lock the host data in place so that chunk copies are true DMA
          * that overlaps the kernels; without it the copies are still correct. */
         if (cudaHostRegister((void *)g->hx, n * d * ts, cudaHostRegisterReadOnly) == cudaSuccess)
@@ -961,14 +311,7 @@ static int setup(haze__fcm_gpu *g) {
         g->have_ev = 1;
         for (int b = 0; b < 2; b++) TRY(cudaEventRecord(g->freed[b], st));
     }
-    if (g->use_smem) {
-        if (g->single)
-            TRY(cudaFuncSetAttribute(pass_kernel<float>,
-                                     cudaFuncAttributeMaxDynamicSharedMemorySize, (int)g->smem));
-        else
-            TRY(cudaFuncSetAttribute(pass_kernel<double>,
-                                     cudaFuncAttributeMaxDynamicSharedMemorySize, (int)g->smem));
-    }
+    if (g->use_smem && (rc = haze__fcm_plain_prepare(g->ctx, g->single, g->smem))) return rc;
     return HAZE_OK;
 }
 
@@ -981,6 +324,10 @@ extern "C" int haze__fcm_cuda_begin(haze_ctx *ctx, const void *x, size_t n, size
     if (!g) return haze__error(ctx, HAZE_ERR_NOMEM, "fcm: out of memory");
     g->ctx = ctx, g->hx = x, g->n = n, g->d = d, g->c = c, g->single = single, g->gk = gk;
     g->ts = single ? sizeof(float) : sizeof(double);
+    if (!(g->tune = haze__fcm_tuning_of(ctx))) {
+        free(g);
+        return haze__error(ctx, HAZE_ERR_NOMEM, "fcm: out of memory");
+    }
     if ((st = setup(g))) {
         haze__fcm_cuda_end(g);
         return st;
@@ -993,12 +340,11 @@ extern "C" int haze__fcm_seed_cuda(haze_ctx *ctx, haze__fcm_gpu *g, size_t trial
                                    const size_t *idx, const double *u, double *v) {
     /* Resident data only (streaming it twice per centre would cost more
      * than the CPU's passes over host memory), and room for the distances
-     * and block sums. HAZE_FCM_CPU_SEED=1 seeds on the CPU (for timing). */
+     * and block sums. The context's cpu_seed switch seeds on the CPU (for
+     * timing). */
     const size_t nb = (g->n + HAZE__FCM_PP_BLOCK - 1) / HAZE__FCM_PP_BLOCK;
     const size_t need = haze__fcm_seed_bytes(g->n, g->d, g->c, trials);
-    const char *cpu = getenv("HAZE_FCM_CPU_SEED");
-    if (!g->resident || g->used + need > haze__cuda_budget(ctx) || (cpu && *cpu == '1') ||
-        nb > 0x7fffffffu)
+    if (!g->resident || need > haze__cuda_budget(ctx) || g->tune->cpu_seed || nb > 0x7fffffffu)
         return 1;
     return haze__fcm_seed_run(ctx, g->dx[0], g->single, g->n, g->d, g->c, trials, idx, u, v,
                               haze__stream(ctx));
@@ -1015,33 +361,23 @@ static int upload(haze__fcm_gpu *g, void *dst, const double *src, size_t k, size
     return HAZE_OK;
 }
 
-/* Counts of the passes queued ahead that a fit used and that it dropped,
- * over the program (fcm_internal.h). */
-static unsigned long queued_used, queued_dropped;
-
-extern "C" void haze__fcm_cuda_queue_counts(unsigned long *used, unsigned long *dropped) {
-    *used = __atomic_load_n(&queued_used, __ATOMIC_RELAXED);
-    *dropped = __atomic_load_n(&queued_dropped, __ATOMIC_RELAXED);
-}
-
-/* What queueing passes ahead needs, beyond the tables: 0, or a CUDA error
- * (the fit then runs without it). */
-static cudaError_t queue_setup(haze__fcm_gpu *g) {
+/* What queueing passes ahead needs, beyond the tables: HAZE_OK, or the
+ * status of what could not be had (the fit then runs without it). */
+static int queue_setup(haze__fcm_gpu *g) {
     const size_t d = g->d, c = g->c;
-    cudaError_t e = cudaSuccess;
-    if (!(g->pipe_v = (double *)malloc(c * d * sizeof(double)))) return cudaErrorMemoryAllocation;
-    for (int b = 0; b < 2 && e == cudaSuccess; b++) {
-        e = cudaMalloc(&g->dsout[b], g->stride_max * sizeof(double));
-        if (e == cudaSuccess)
-            e = cudaMallocHost(&g->hsp[b], (g->stride_max + c * d) * sizeof(double));
-        if (e == cudaSuccess) e = cudaEventCreateWithFlags(&g->ev_next[b], cudaEventDisableTiming);
-        if (e == cudaSuccess) e = cudaEventCreateWithFlags(&g->ev_back[b], cudaEventDisableTiming);
+    if (!(g->pipe_v = (double *)malloc(c * d * sizeof(double))))
+        return haze__error(g->ctx, HAZE_ERR_NOMEM, "fcm: out of memory");
+    for (int b = 0; b < 2; b++) {
+        DALLOC(&g->dsout[b], g->stride_max * sizeof(double), "fcm: the sums of a queued pass");
+        TRY(cudaMallocHost(&g->hsp[b], (g->stride_max + c * d) * sizeof(double)));
+        TRY(cudaEventCreateWithFlags(&g->ev_next[b], cudaEventDisableTiming));
+        TRY(cudaEventCreateWithFlags(&g->ev_back[b], cudaEventDisableTiming));
     }
-    if (e == cudaSuccess && !g->have_copy) {
-        e = cudaStreamCreateWithFlags(&g->copy, cudaStreamNonBlocking);
-        if (e == cudaSuccess) g->have_copy = 1;
+    if (!g->have_copy) {
+        TRY(cudaStreamCreateWithFlags(&g->copy, cudaStreamNonBlocking));
+        g->have_copy = 1;
     }
-    return e;
+    return HAZE_OK;
 }
 
 /* The device tables of the expanded-form shape kernel and, with the data
@@ -1051,15 +387,15 @@ static cudaError_t queue_setup(haze__fcm_gpu *g) {
 static int tables_setup(haze__fcm_gpu *g) {
     const size_t d = g->d, c = g->c;
     for (int b = 0; b < 2; b++) {
-        TRY(cudaMalloc(&g->dtab[b], g->tab_bytes));
-        TRY(cudaMalloc(&g->dcv[b], c * d * sizeof(double)));
+        DALLOC(&g->dtab[b], g->tab_bytes, "fcm: the tables of the fixed-shape kernel");
+        DALLOC(&g->dcv[b], c * d * sizeof(double), "fcm: the centres");
     }
-    TRY(cudaMalloc(&g->dshift, d * sizeof(double)));
+    DALLOC(&g->dshift, d * sizeof(double), "fcm: the shift");
     TRY(cudaMallocHost(&g->hvst, 2 * c * d * sizeof(double)));
     /* resident data only (a streamed pass is long and its chunks' copies
-     * share the copy stream) */
-    if (g->resident && !getenv("HAZE_FCM_NO_PIPELINE")) {
-        if (queue_setup(g) == cudaSuccess) {
+     * share the copy stream); not with the context's no_pipeline switch */
+    if (g->resident && !g->tune->no_pipeline) {
+        if (queue_setup(g) == HAZE_OK) {
             g->pipe = 1;
         } else {
             cudaGetLastError(); /* not the caller's error: the buffers stay until the end */
@@ -1098,8 +434,7 @@ static int shape_launch(haze__fcm_gpu *g, const haze__fcm_pass *p, const void *x
     sa.v = p->v, sa.vp = p->vp, sa.tab = tab;
     sa.u_keep = u_keep, sa.u_prev = u_prev;
     sa.rows = g->rows, sa.stride = haze__fcm_stride(g->c, g->d, 0);
-    TRY(haze__fcm_shape_launch(&sa, st));
-    return HAZE_OK;
+    return haze__fcm_shape_launch(g->ctx, &sa, st);
 }
 
 template <typename T> static int pass_t(haze__fcm_gpu *g, haze__fcm_pass *p) {
@@ -1129,7 +464,8 @@ template <typename T> static int pass_t(haze__fcm_gpu *g, haze__fcm_pass *p) {
         queued = tab && g->pipe && p->want_du == g->spec_du &&
                  memcmp(p->vp, g->pipe_v, c * d * sizeof(double)) == 0 &&
                  memcmp(p->v, g->hsp[1 - g->cur] + g->stride_max, c * d * sizeof(double)) == 0;
-        __atomic_fetch_add(queued ? &queued_used : &queued_dropped, 1ul, __ATOMIC_RELAXED);
+        __atomic_fetch_add(queued ? &g->tune->queued_used : &g->tune->queued_dropped, 1ul,
+                           __ATOMIC_RELAXED);
         if (!queued) {
             TRY(cudaStreamSynchronize(st));
             g->keep_ok = 0;
@@ -1177,22 +513,24 @@ template <typename T> static int pass_t(haze__fcm_gpu *g, haze__fcm_pass *p) {
                             st));
         TRY(cudaMemcpyAsync(g->dcv[1 - b], g->hvst + c * d, c * d * sizeof(double),
                             cudaMemcpyHostToDevice, st));
-        TRY(haze__fcm_shape_tables(g->dtab[b], g->dcv[b], g->dcv[1 - b], g->dshift, d, c, st));
+        if ((rc = haze__fcm_shape_tables(g->ctx, g->dtab[b], g->dcv[b], g->dcv[1 - b], g->dshift, d,
+                                         c, st)))
+            return rc;
     }
     size_t cpts = g->resident ? n : g->chunk;
     if (p->src == HAZE__FCM_SRC_MEMORY && g->du0_pts < cpts) {
         for (int b = 0; b < (g->resident ? 1 : 2); b++)
-            TRY(cudaMalloc(&g->du0[b], cpts * c * sizeof(double)));
+            DALLOC(&g->du0[b], cpts * c * sizeof(double), "fcm: the starting memberships");
         g->du0_pts = cpts;
     }
     if (p->u_out && g->duout_pts < cpts) {
-        TRY(cudaMalloc(&g->duout, cpts * c * sizeof(double)));
+        DALLOC(&g->duout, cpts * c * sizeof(double), "fcm: the memberships");
         g->duout_pts = cpts;
     }
     /* the plain kernel adds into its rows; the others write every entry */
     if (!fast) TRY(cudaMemsetAsync(g->rows, 0, g->ngroups * stride * sizeof(double), st));
 
-    pass_args<T> A;
+    haze__fcm_args<T> A;
     memset(&A, 0, sizeof A);
     A.d = (int)d, A.c = (int)c, A.G = (int)g->G, A.mode = mode, A.src = p->src;
     A.use_smem = g->use_smem;
@@ -1246,11 +584,12 @@ template <typename T> static int pass_t(haze__fcm_gpu *g, haze__fcm_pass *p) {
         } else if (fast) {
             /* without the previous centres when they are not read: less shared
              * memory, more blocks per SM */
-            fast_launch<T>(g->fast_dr, (unsigned)blocks,
-                           A.use_vp ? g->fast_smem_sz : fast_smem(c, g->fast_dr, ts, 0), st, A);
+            haze__fcm_fast_launch(
+                A, g->fast_dr, (unsigned)blocks,
+                A.use_vp ? g->fast_smem_sz : haze__fcm_fast_smem(c, g->fast_dr, ts, 0), st);
         } else {
             if (!g->use_smem && blocks > SCRATCH_BLOCKS) blocks = SCRATCH_BLOCKS;
-            pass_kernel<T><<<(unsigned)blocks, TILE, g->smem, st>>>(A);
+            haze__fcm_plain_launch(A, (unsigned)blocks, g->smem, st);
         }
         HAZE_CUDA_TRY_LAUNCH(g->ctx);
         if (p->u_out)
@@ -1265,8 +604,9 @@ template <typename T> static int pass_t(haze__fcm_gpu *g, haze__fcm_pass *p) {
          * (same flags; it reads the U(k) this pass keeps), queued before
          * this pass's sums come back to the host. */
         const int b = g->cur;
-        TRY(haze__fcm_shape_next(g->dtab[1 - b], g->dcv[1 - b], g->dsout[b], in, g->dcv[b],
-                                 g->dshift, d, c, stride, st));
+        if ((rc = haze__fcm_shape_next(g->ctx, g->dtab[1 - b], g->dcv[1 - b], g->dsout[b], in,
+                                       g->dcv[b], g->dshift, d, c, stride, st)))
+            return rc;
         TRY(cudaEventRecord(g->ev_next[b], st));
         TRY(cudaStreamWaitEvent(g->copy, g->ev_next[b], 0));
         TRY(cudaMemcpyAsync(g->hsp[b], g->dsout[b], stride * sizeof(double), cudaMemcpyDeviceToHost,

@@ -14,6 +14,11 @@
  * double operations without contraction (__dsub_rn, __dmul_rn, __dadd_rn),
  * as the CPU, built with -ffp-contract=off, computes them. The centres stay
  * on the device between rounds; the host waits once, for the c x d result.
+ *
+ * Why kernels of their own: the seeding's order of operations is fixed by
+ * n alone, unlike the pass kernels' tiles and groups, and its rounds are
+ * short and serial (one block picks the candidates), so they share nothing
+ * with the pass.
  */
 #include <cuda_runtime.h>
 #include <math.h>
@@ -33,30 +38,39 @@ template <typename T> static size_t stage_bytes(size_t d) {
 
 /* Copies point i of x into row j of v (as doubles). */
 template <typename T>
-__global__ void pp_take(const T *x, int d, const long long *pick, size_t i, double *vj) {
+static __global__ void pp_take(const T *x, int d, const long long *pick, size_t i, double *vj) {
     const size_t r = pick ? (size_t)*pick : i;
     for (int k = threadIdx.x; k < d; k += blockDim.x) vj[k] = (double)x[r * (size_t)d + k];
+}
+
+/* The row of this thread's point i0 + threadIdx.x in the block's rows
+ * (rows points from i0) of x: in global memory, or, when staged, in the
+ * block's copy in dynamic shared memory (stride d + 1), made by the whole
+ * block. */
+template <typename T>
+static __device__ const T *block_row(const T *x, size_t i0, size_t rows, int d, int staged) {
+    extern __shared__ unsigned char pp_smem[];
+    const int t = threadIdx.x;
+    if (!staged) return x + (i0 + t) * (size_t)d;
+    T *xs = (T *)pp_smem;
+    const size_t tot = rows * (size_t)d;
+    const T *src = x + i0 * (size_t)d;
+    for (size_t e = t; e < tot; e += PPB) xs[(e / d) * (d + 1) + e % d] = src[e];
+    __syncthreads();
+    return xs + (size_t)t * (d + 1);
 }
 
 /* dmin_i = min(dmin_i, |x_i - vl|^2) (first: dmin_i = |x_i - vl|^2) and the
  * block's pairwise sum of dmin into bs[block]. */
 template <typename T>
-__global__ void __launch_bounds__(PPB) pp_update(const T *x, size_t n, int d, const double *vl,
-                                                 int first, double *dmin, double *bs, int staged) {
-    extern __shared__ unsigned char pp_smem[];
+static __global__ void __launch_bounds__(PPB)
+    pp_update(const T *x, size_t n, int d, const double *vl, int first, double *dmin, double *bs,
+              int staged) {
     __shared__ double s[PPB];
     const int t = threadIdx.x;
     const size_t i0 = (size_t)blockIdx.x * PPB, i = i0 + t;
     const size_t rows = n - i0 < (size_t)PPB ? n - i0 : (size_t)PPB;
-    const T *xi = x + i * (size_t)d;
-    if (staged) {
-        T *xs = (T *)pp_smem;
-        const size_t tot = rows * (size_t)d;
-        const T *src = x + i0 * (size_t)d;
-        for (size_t e = t; e < tot; e += PPB) xs[(e / d) * (d + 1) + e % d] = src[e];
-        __syncthreads();
-        xi = xs + (size_t)t * (d + 1);
-    }
+    const T *xi = block_row(x, i0, rows, d, staged);
     double w = 0;
     if ((size_t)t < rows) {
         double a = 0;
@@ -79,7 +93,7 @@ __global__ void __launch_bounds__(PPB) pp_update(const T *x, size_t n, int d, co
 
 /* The total of nb block sums bs by one block of PPS threads: thread s sums
  * its segment into q[s]; the tree of the segment sums is returned to all. */
-__device__ double block_total(const double *bs, size_t nb, size_t L, double *q, double *t2) {
+static __device__ double block_total(const double *bs, size_t nb, size_t L, double *q, double *t2) {
     const int s = threadIdx.x;
     double a = 0;
     for (size_t b = (size_t)s * L; b < ((size_t)s + 1) * L && b < nb; b++) a = __dadd_rn(a, bs[b]);
@@ -98,7 +112,7 @@ __device__ double block_total(const double *bs, size_t nb, size_t L, double *q, 
  * candidate t towards u[t] * total (cand[t]; alt when no point is off the
  * centres), and the candidates' rows into cv (trials x d doubles). */
 template <typename T>
-__global__ void __launch_bounds__(PPS)
+static __global__ void __launch_bounds__(PPS)
     pp_sample(const T *x, size_t n, int d, const double *bs, size_t nb, size_t L,
               const double *dmin, const double *u, int trials, size_t alt, long long *cand,
               double *cv) {
@@ -152,23 +166,14 @@ __global__ void __launch_bounds__(PPS)
 /* The block sums of min(dmin_i, |x_i - cand_t|^2) for each candidate t
  * into cs[t * nb + block]. */
 template <typename T>
-__global__ void __launch_bounds__(PPB)
+static __global__ void __launch_bounds__(PPB)
     pp_cand(const T *x, size_t n, int d, const double *cv, int trials, const double *dmin,
             double *cs, size_t nb, int staged) {
-    extern __shared__ unsigned char pp_smem[];
     __shared__ double s[PPB];
     const int t = threadIdx.x;
     const size_t i0 = (size_t)blockIdx.x * PPB, i = i0 + t;
     const size_t rows = n - i0 < (size_t)PPB ? n - i0 : (size_t)PPB;
-    const T *xi = x + i * (size_t)d;
-    if (staged) {
-        T *xs = (T *)pp_smem;
-        const size_t tot = rows * (size_t)d;
-        const T *src = x + i0 * (size_t)d;
-        for (size_t e = t; e < tot; e += PPB) xs[(e / d) * (d + 1) + e % d] = src[e];
-        __syncthreads();
-        xi = xs + (size_t)t * (d + 1);
-    }
+    const T *xi = block_row(x, i0, rows, d, staged);
     const double dm = (size_t)t < rows ? dmin[i] : 0;
     for (int c = 0; c < trials; c++) {
         const double *w = cv + (size_t)c * d;
@@ -194,8 +199,9 @@ __global__ void __launch_bounds__(PPB)
 
 /* One block of PPS threads: each candidate's potential, and the candidate
  * of the smallest (the first on ties) into *pick. */
-__global__ void __launch_bounds__(PPS) pp_choose(const double *cs, size_t nb, size_t L, int trials,
-                                                 const long long *cand, long long *pick) {
+static __global__ void __launch_bounds__(PPS)
+    pp_choose(const double *cs, size_t nb, size_t L, int trials, const long long *cand,
+              long long *pick) {
     __shared__ double q[PPS], t2[PPS];
     double best = 0;
     int bt = 0;
@@ -218,21 +224,21 @@ static int seed_t(haze_ctx *ctx, const T *x, size_t n, size_t d, size_t c, size_
     long long *cand = (long long *)(du + c * trials), *pick = cand + trials;
     TRY(cudaMemcpyAsync(du, u, c * trials * sizeof(double), cudaMemcpyHostToDevice, st));
     pp_take<T><<<1, 128, 0, st>>>(x, (int)d, NULL, idx[0], dv);
-    TRY(cudaGetLastError());
+    HAZE_CUDA_TRY_LAUNCH(ctx);
     for (size_t j = 1; j < c; j++) {
         pp_update<T><<<(unsigned)nb, PPB, sm, st>>>(x, n, (int)d, dv + (j - 1) * d, j == 1, dmin,
                                                     bs, sm > 0);
-        TRY(cudaGetLastError());
+        HAZE_CUDA_TRY_LAUNCH(ctx);
         pp_sample<T><<<1, PPS, 0, st>>>(x, n, (int)d, bs, nb, L, dmin, du + j * trials, (int)trials,
                                         idx[j], cand, cv);
-        TRY(cudaGetLastError());
+        HAZE_CUDA_TRY_LAUNCH(ctx);
         pp_cand<T>
             <<<(unsigned)nb, PPB, sm, st>>>(x, n, (int)d, cv, (int)trials, dmin, cs, nb, sm > 0);
-        TRY(cudaGetLastError());
+        HAZE_CUDA_TRY_LAUNCH(ctx);
         pp_choose<<<1, PPS, 0, st>>>(cs, nb, L, (int)trials, cand, pick);
-        TRY(cudaGetLastError());
+        HAZE_CUDA_TRY_LAUNCH(ctx);
         pp_take<T><<<1, 128, 0, st>>>(x, (int)d, pick, 0, dv + j * d);
-        TRY(cudaGetLastError());
+        HAZE_CUDA_TRY_LAUNCH(ctx);
     }
     TRY(cudaMemcpyAsync(v, dv, c * d * sizeof(double), cudaMemcpyDeviceToHost, st));
     TRY(cudaStreamSynchronize(st));
@@ -247,14 +253,13 @@ extern "C" size_t haze__fcm_seed_bytes(size_t n, size_t d, size_t c, size_t tria
 extern "C" int haze__fcm_seed_run(haze_ctx *ctx, const void *dx, int single, size_t n, size_t d,
                                   size_t c, size_t trials, const size_t *idx, const double *u,
                                   double *v, cudaStream_t st) {
+    const size_t bytes = haze__fcm_seed_bytes(n, d, c, trials);
     double *buf = NULL;
-    if (cudaMalloc(&buf, haze__fcm_seed_bytes(n, d, c, trials)) != cudaSuccess) {
-        cudaGetLastError();
-        return 1;
-    }
+    if (haze__dev_alloc(ctx, (void **)&buf, bytes, "fcm: k-means++ on the device"))
+        return 1; /* the CPU seeds instead */
     int r = single ? seed_t(ctx, (const float *)dx, n, d, c, trials, idx, u, v, st, buf)
                    : seed_t(ctx, (const double *)dx, n, d, c, trials, idx, u, v, st, buf);
     if (r) cudaStreamSynchronize(st);
-    cudaFree(buf);
+    haze__dev_free(ctx, buf, bytes);
     return r;
 }

@@ -38,6 +38,14 @@
  * + s sum u^m.
  *
  * Padded centres (c <= j < CP) get the weight 0 and change nothing.
+ *
+ * Why a kernel of its own: the shapes it covers are the common ones of the
+ * steady iterations, where the fast kernel (fcm_cuda_fast.cu), with its
+ * loops over runtime d and c, spends more instructions per point than the
+ * memory system needs; this one is compiled per shape. Its tensor-core
+ * instructions need compute capability 8.0: for the architectures before
+ * it the kernel and the helpers only it calls are compiled out (SHAPE_TC)
+ * and the host runs the fast kernel instead (haze__fcm_shape_covers).
  */
 #include <cuda_runtime.h>
 #include <math.h>
@@ -50,7 +58,13 @@
 #define WPTS  HAZE__FCM_WPTS
 #define NWARP (TILE / 32)
 
-namespace {
+/* 1 where the kernel's device code is compiled: the host pass and the
+ * device passes for compute capability 8.0 on (TF32 mma.sync). */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+#define SHAPE_TC 0
+#else
+#define SHAPE_TC 1
+#endif
 
 /* What a pass needs of U(k-1): nothing (the objective's stopping rule), the
  * copy kept on the device by the previous pass, or a mix: the kept copy in a
@@ -62,7 +76,7 @@ namespace {
 enum { PREV_NONE = 0, PREV_KEPT = 1, PREV_MIXED = 2 };
 
 /* The expanded distances and the tensor-core sums from 16 features on. */
-__host__ __device__ constexpr bool expanded(int dr) {
+static __host__ __device__ constexpr bool expanded(int dr) {
     return dr >= 16;
 }
 
@@ -72,13 +86,13 @@ __host__ __device__ constexpr bool expanded(int dr) {
  * 8 x 4 block). Membership and dot-product rows (P, D) of the tensor-core
  * path: 8 or 24 modulo 32, for the 8-byte fragment accesses (rows t or g of
  * 4, column pairs). */
-__host__ __device__ constexpr int odd_chunks(int n) {
+static __host__ __device__ constexpr int odd_chunks(int n) {
     return (n / 4) % 2 ? n : n + 4;
 }
-__host__ __device__ constexpr int x_stride(int dr) {
+static __host__ __device__ constexpr int x_stride(int dr) {
     return odd_chunks(dr);
 }
-__host__ __device__ constexpr int p_stride(int dr, int cp) {
+static __host__ __device__ constexpr int p_stride(int dr, int cp) {
     return expanded(dr) ? (cp == 16 ? 24 : 8) : odd_chunks(cp);
 }
 
@@ -122,14 +136,15 @@ template <int DR, int CP, int NSET> struct shape_consts {
     uint4 wf[NSET][expanded(DR) ? NN * KS * 32 : 1];
 };
 
-__device__ __forceinline__ float4 ld4(const float *p) {
+#if SHAPE_TC
+static __device__ __forceinline__ float4 ld4(const float *p) {
     return *(const float4 *)p;
 }
 
 /* Squared distance of a point row to one centre row, summed directly in the
  * order of the coordinates (both 16-byte aligned, DR floats); two chunks at
  * a time, which keeps few registers live where it is called per point. */
-template <int DR> __device__ __forceinline__ float direct(const float *xr, const float *vr) {
+template <int DR> static __device__ __forceinline__ float direct(const float *xr, const float *vr) {
     float s = 0.f;
 #pragma unroll 2
     for (int q = 0; q < DR / 4; q++) {
@@ -151,9 +166,9 @@ template <int DR> __device__ __forceinline__ float direct(const float *xr, const
  * parameters, two per uniform load. Expanded: from the dot products in row
  * drow and |x'|^2 = nx that frag_dots left in shared memory. */
 template <int DR, int CP, int OLD, int NSET>
-__device__ __forceinline__ void distances(const shape_params<DR, CP> &A,
-                                          const shape_consts<DR, CP, NSET> &K, const float *xr,
-                                          const float *drow, float nx, float (&dd)[CP]) {
+static __device__ __forceinline__ void
+distances(const shape_params<DR, CP> &A, const shape_consts<DR, CP, NSET> &K, const float *xr,
+          const float *drow, float nx, float (&dd)[CP]) {
     constexpr int SV = shape_consts<DR, CP, NSET>::SV;
     if constexpr (!expanded(DR)) {
 #pragma unroll
@@ -209,8 +224,8 @@ __device__ __forceinline__ void distances(const shape_params<DR, CP> &A,
  * kept by the previous pass are the same bits whatever the compiler fuses
  * around the two calls. */
 template <int CP>
-__device__ __forceinline__ float memberships(const float (&pad)[CP], const float (&dd)[CP],
-                                             float (&u)[CP], float &f) {
+static __device__ __forceinline__ float memberships(const float (&pad)[CP], const float (&dd)[CP],
+                                                    float (&u)[CP], float &f) {
     float dp[CP];
 #pragma unroll
     for (int j = 0; j < CP; j++) dp[j] = dd[j] + pad[j];
@@ -253,14 +268,14 @@ __device__ __forceinline__ float memberships(const float (&pad)[CP], const float
 /* a = hi + lo exactly, hi = a rounded to the nearest TF32 value (ties away
  * from zero; a finite); the tensor cores read lo as TF32 too, dropping its
  * last 13 bits: a relative error below 2^-21 of a. */
-__device__ __forceinline__ void split_tf32(float a, uint32_t &hi, uint32_t &lo) {
+static __device__ __forceinline__ void split_tf32(float a, uint32_t &hi, uint32_t &lo) {
     hi = (__float_as_uint(a) + 0x1000u) & 0xffffe000u;
     lo = __float_as_uint(a - __uint_as_float(hi));
 }
 
 /* c += a b for one 16 x 8 x 8 TF32 tile. */
-__device__ __forceinline__ void mma_tf32(float (&c)[4], const uint32_t (&a)[4], uint32_t b0,
-                                         uint32_t b1) {
+static __device__ __forceinline__ void mma_tf32(float (&c)[4], const uint32_t (&a)[4], uint32_t b0,
+                                                uint32_t b1) {
     asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, "
                  "{%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
                  : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
@@ -274,8 +289,8 @@ __device__ __forceinline__ void mma_tf32(float (&c)[4], const uint32_t (&a)[4], 
  * of each point into nx. x' = x - s is formed from the unshifted rows of
  * xs. The whole warp calls it. */
 template <int SET, int DR, int CP, int NSET>
-__device__ __forceinline__ void frag_dots(const shape_consts<DR, CP, NSET> &K, const float *xs,
-                                          float *D, float *nx, int lane) {
+static __device__ __forceinline__ void frag_dots(const shape_consts<DR, CP, NSET> &K,
+                                                 const float *xs, float *D, float *nx, int lane) {
     static_assert(SET < NSET, "frag_dots: a centre set the block does not hold");
     constexpr int KS = DR / 8, NN = (CP + 7) / 8, SX = x_stride(DR), SD = p_stride(DR, CP);
     const int g = lane >> 2, t = lane & 3;
@@ -326,34 +341,36 @@ __device__ __forceinline__ void frag_dots(const shape_consts<DR, CP, NSET> &K, c
     }
 }
 
+#endif /* SHAPE_TC */
+
 /* Bytes of shared memory per warp: its run of points, its u^m rows (which
  * hold the dot products of the expanded form until the memberships are
  * known) and (expanded form) |x'|^2; or, at the end of a group, its 16 x 32
  * double accumulators and 32 column sums, whichever is larger. */
-__host__ __device__ constexpr size_t run_bytes(int dr, int cp) {
+static __host__ __device__ constexpr size_t run_bytes(int dr, int cp) {
     return (size_t)WPTS * (x_stride(dr) + p_stride(dr, cp) + (expanded(dr) ? 1 : 0)) * 4;
 }
-__host__ __device__ constexpr size_t warp_bytes(int dr, int cp) {
+static __host__ __device__ constexpr size_t warp_bytes(int dr, int cp) {
     return run_bytes(dr, cp) > (16 * 32 + 32) * 8 ? run_bytes(dr, cp) : (size_t)(16 * 32 + 32) * 8;
 }
-template <int DR, int CP, int PREV> __host__ __device__ constexpr size_t consts_bytes() {
+template <int DR, int CP, int PREV> static __host__ __device__ constexpr size_t consts_bytes() {
     return (sizeof(shape_consts < DR, CP, PREV == PREV_MIXED ? 2 : 1 >) + 15) / 16 * 16;
 }
-template <int DR, int CP, int PREV> __host__ __device__ constexpr size_t smem_bytes() {
+template <int DR, int CP, int PREV> static __host__ __device__ constexpr size_t smem_bytes() {
     return consts_bytes<DR, CP, PREV>() + HAZE__FCM_NSCALAR * NWARP * 8 +
            NWARP * warp_bytes(DR, CP);
 }
 
 /* Column of cluster j in a membership row: with 16 clusters on the tensor
  * cores, j and j + 8 side by side (one 8-byte load per fragment pair). */
-template <int DR, int CP> __device__ __forceinline__ constexpr int p_col(int j) {
+template <int DR, int CP> static __device__ __forceinline__ constexpr int p_col(int j) {
     return expanded(DR) && CP == 16 ? 2 * (j & 7) + (j >> 3) : j;
 }
 
 template <int DR, int CP, int PREV>
-__global__ void __launch_bounds__(TILE, PREV == PREV_NONE && !expanded(DR) ? 5 : 4)
+static __global__ void __launch_bounds__(TILE, PREV == PREV_NONE && !expanded(DR) ? 5 : 4)
     shape_kernel(const __grid_constant__ shape_params<DR, CP> A) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+#if !SHAPE_TC
     /* TF32 tensor-core products start with Ampere: before it the host takes
      * the fast kernel instead (haze__fcm_shape_covers) */
     (void)A;
@@ -668,8 +685,9 @@ __global__ void __launch_bounds__(TILE, PREV == PREV_NONE && !expanded(DR) ? 5 :
  * 2 CP DR + DR doubles), so that the serial sums of |v'|^2 wait on no
  * global load. */
 template <int DR, int CP>
-__device__ void build_tables(shape_tables<DR, CP> *__restrict__ T, const double *v,
-                             const double *vp, const double *shift, int d, int c, double *sv) {
+static __device__ void build_tables(shape_tables<DR, CP> *__restrict__ T, const double *v,
+                                    const double *vp, const double *shift, int d, int c,
+                                    double *sv) {
     double *ss = sv + 2 * CP * DR;
     for (int i = threadIdx.x; i < 2 * CP * DR; i += blockDim.x) {
         const int o = i / (CP * DR), r = i - o * CP * DR, j = r / DR, k = r - j * DR;
@@ -701,8 +719,8 @@ __device__ void build_tables(shape_tables<DR, CP> *__restrict__ T, const double 
 }
 
 template <int DR, int CP>
-__global__ void tables_kernel(shape_tables<DR, CP> *T, const double *v, const double *vp,
-                              const double *shift, int d, int c) {
+static __global__ void tables_kernel(shape_tables<DR, CP> *T, const double *v, const double *vp,
+                                     const double *shift, int d, int c) {
     __shared__ double sv[2 * CP * DR + DR];
     build_tables(T, v, vp, shift, d, c, sv);
 }
@@ -713,9 +731,9 @@ __global__ void tables_kernel(shape_tables<DR, CP> *T, const double *v, const do
  * the shift back, fcm.c divides), then the tables of the next pass from
  * v_next and v (its previous centres). One block. */
 template <int DR, int CP>
-__global__ void next_kernel(shape_tables<DR, CP> *T, double *v_next, double *out,
-                            const double *sums, const double *v, const double *shift, int d, int c,
-                            size_t stride) {
+static __global__ void next_kernel(shape_tables<DR, CP> *T, double *v_next, double *out,
+                                   const double *sums, const double *v, const double *shift, int d,
+                                   int c, size_t stride) {
     __shared__ double sv[2 * CP * DR + DR];
     const size_t nv = (size_t)c * d;
     for (size_t e = threadIdx.x; e < stride; e += blockDim.x) {
@@ -731,12 +749,12 @@ __global__ void next_kernel(shape_tables<DR, CP> *T, double *v_next, double *out
     build_tables(T, v_next, v, shift, d, c, sv);
 }
 
-template <int DR, int CP> size_t tables_bytes_t() {
+template <int DR, int CP> static size_t tables_bytes_t() {
     return expanded(DR) ? sizeof(shape_tables<DR, CP>) : 0;
 }
 template <int DR, int CP>
-cudaError_t tables_t(void *T, const double *v, const double *vp, const double *shift, int d, int c,
-                     cudaStream_t st) {
+static cudaError_t tables_t(void *T, const double *v, const double *vp, const double *shift, int d,
+                            int c, cudaStream_t st) {
     if constexpr (!expanded(DR)) {
         return cudaErrorInvalidValue;
     } else {
@@ -745,8 +763,8 @@ cudaError_t tables_t(void *T, const double *v, const double *vp, const double *s
     }
 }
 template <int DR, int CP>
-cudaError_t next_t(void *T, double *v_next, double *out, const double *sums, const double *v,
-                   const double *shift, int d, int c, size_t stride, cudaStream_t st) {
+static cudaError_t next_t(void *T, double *v_next, double *out, const double *sums, const double *v,
+                          const double *shift, int d, int c, size_t stride, cudaStream_t st) {
     if constexpr (!expanded(DR)) {
         return cudaErrorInvalidValue;
     } else {
@@ -756,32 +774,33 @@ cudaError_t next_t(void *T, double *v_next, double *out, const double *sums, con
     }
 }
 
-int shape_dr(size_t d) {
+static int shape_dr(size_t d) {
     return d <= 4 ? 4 : d <= 8 ? 8 : d <= 16 ? 16 : d <= 32 ? 32 : 0;
 }
-int shape_cp(size_t c) {
+static int shape_cp(size_t c) {
     return c <= 4 ? 4 : c <= 8 ? 8 : c <= 16 ? 16 : 0;
 }
 
 /* One instance: its shared-memory limit, or its launch. */
-template <int DR, int CP, int PREV> cudaError_t prepare_prev() {
+template <int DR, int CP, int PREV> static cudaError_t prepare_prev() {
     return cudaFuncSetAttribute(shape_kernel<DR, CP, PREV>,
                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
                                 (int)smem_bytes<DR, CP, PREV>());
 }
 template <int DR, int CP, int PREV>
-void launch_prev(const shape_params<DR, CP> &A, unsigned blocks, cudaStream_t st) {
+static void launch_prev(const shape_params<DR, CP> &A, unsigned blocks, cudaStream_t st) {
     shape_kernel<DR, CP, PREV><<<blocks, TILE, smem_bytes<DR, CP, PREV>(), st>>>(A);
 }
 
-template <int DR, int CP> cudaError_t prepare_t() {
+template <int DR, int CP> static cudaError_t prepare_t() {
     cudaError_t e = prepare_prev<DR, CP, PREV_NONE>();
     if (e == cudaSuccess) e = prepare_prev<DR, CP, PREV_KEPT>();
     if (e == cudaSuccess) e = prepare_prev<DR, CP, PREV_MIXED>();
     return e;
 }
 
-template <int DR, int CP> cudaError_t launch_t(const haze__fcm_shape_args *a, cudaStream_t st) {
+template <int DR, int CP>
+static cudaError_t launch_t(const haze__fcm_shape_args *a, cudaStream_t st) {
     shape_params<DR, CP> A;
     const int d = a->d, c = a->c;
     A.x = a->x, A.i0 = a->i0, A.np = a->np, A.g0 = a->g0, A.ngrp = a->ngrp;
@@ -849,22 +868,42 @@ template <int DR, int CP> cudaError_t launch_t(const haze__fcm_shape_args *a, cu
         return cudaErrorInvalidValue;                                                              \
     }
 
-} // namespace
-
-extern "C" int haze__fcm_shape_covers(size_t d, size_t c) {
-    /* the kernel's TF32 tensor-core products need compute capability 8.0 */
-    int dev = 0, major = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
-        major < 8)
-        return 0;
-    return shape_dr(d) && shape_cp(c);
-}
-
-extern "C" cudaError_t haze__fcm_shape_prepare(size_t d, size_t c) {
+static cudaError_t prepare_any(size_t d, size_t c) {
 #define PREP(dr, cp) prepare_t<dr, cp>()
     SHAPE_DISPATCH(shape_dr(d), shape_cp(c), PREP)
 #undef PREP
+}
+
+static cudaError_t tables_any(void *tab, const double *v, const double *vp, const double *shift,
+                              size_t d, size_t c, cudaStream_t st) {
+#define TABLES(dr, cp) tables_t<dr, cp>(tab, v, vp, shift, (int)d, (int)c, st)
+    SHAPE_DISPATCH(shape_dr(d), shape_cp(c), TABLES)
+#undef TABLES
+}
+
+static cudaError_t next_any(void *tab, double *v_next, double *sums_out, const double *sums,
+                            const double *v, const double *shift, size_t d, size_t c, size_t stride,
+                            cudaStream_t st) {
+#define NEXT(dr, cp)                                                                               \
+    next_t<dr, cp>(tab, v_next, sums_out, sums, v, shift, (int)d, (int)c, stride, st)
+    SHAPE_DISPATCH(shape_dr(d), shape_cp(c), NEXT)
+#undef NEXT
+}
+
+static cudaError_t launch_any(const haze__fcm_shape_args *a, cudaStream_t st) {
+#define LAUNCH(dr, cp) launch_t<dr, cp>(a, st)
+    SHAPE_DISPATCH(shape_dr((size_t)a->d), shape_cp((size_t)a->c), LAUNCH)
+#undef LAUNCH
+}
+
+extern "C" int haze__fcm_shape_covers(const cudaDeviceProp *prop, size_t d, size_t c) {
+    /* the kernel's TF32 tensor-core products need compute capability 8.0 */
+    return prop->major >= 8 && shape_dr(d) && shape_cp(c);
+}
+
+extern "C" int haze__fcm_shape_prepare(haze_ctx *ctx, size_t d, size_t c) {
+    HAZE_CUDA_TRY(ctx, prepare_any(d, c));
+    return HAZE_OK;
 }
 
 /* Measured on an H100 (docs/fcm.md): 6 of 8 groups keeping U at 32 x 16, 5 at
@@ -885,26 +924,21 @@ extern "C" size_t haze__fcm_shape_tables_bytes(size_t d, size_t c) {
 #undef BYTES
 }
 
-extern "C" cudaError_t haze__fcm_shape_tables(void *tab, const double *v, const double *vp,
-                                              const double *shift, size_t d, size_t c,
-                                              cudaStream_t st) {
-#define TABLES(dr, cp) tables_t<dr, cp>(tab, v, vp, shift, (int)d, (int)c, st)
-    SHAPE_DISPATCH(shape_dr(d), shape_cp(c), TABLES)
-#undef TABLES
+extern "C" int haze__fcm_shape_tables(haze_ctx *ctx, void *tab, const double *v, const double *vp,
+                                      const double *shift, size_t d, size_t c, cudaStream_t st) {
+    HAZE_CUDA_TRY(ctx, tables_any(tab, v, vp, shift, d, c, st));
+    return HAZE_OK;
 }
 
-extern "C" cudaError_t haze__fcm_shape_next(void *tab, double *v_next, double *sums_out,
-                                            const double *sums, const double *v,
-                                            const double *shift, size_t d, size_t c, size_t stride,
-                                            cudaStream_t st) {
-#define NEXT(dr, cp)                                                                               \
-    next_t<dr, cp>(tab, v_next, sums_out, sums, v, shift, (int)d, (int)c, stride, st)
-    SHAPE_DISPATCH(shape_dr(d), shape_cp(c), NEXT)
-#undef NEXT
+extern "C" int haze__fcm_shape_next(haze_ctx *ctx, void *tab, double *v_next, double *sums_out,
+                                    const double *sums, const double *v, const double *shift,
+                                    size_t d, size_t c, size_t stride, cudaStream_t st) {
+    HAZE_CUDA_TRY(ctx, next_any(tab, v_next, sums_out, sums, v, shift, d, c, stride, st));
+    return HAZE_OK;
 }
 
-extern "C" cudaError_t haze__fcm_shape_launch(const haze__fcm_shape_args *a, cudaStream_t st) {
-#define LAUNCH(dr, cp) launch_t<dr, cp>(a, st)
-    SHAPE_DISPATCH(shape_dr((size_t)a->d), shape_cp((size_t)a->c), LAUNCH)
-#undef LAUNCH
+extern "C" int haze__fcm_shape_launch(haze_ctx *ctx, const haze__fcm_shape_args *a,
+                                      cudaStream_t st) {
+    HAZE_CUDA_TRY(ctx, launch_any(a, st));
+    return HAZE_OK;
 }

@@ -11,14 +11,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/hd.h"
 #include "core/internal.h"
 #include "haze/fcm.h"
-
-#ifdef __CUDACC__
-#define HAZE__HD __host__ __device__
-#else
-#define HAZE__HD
-#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -74,7 +69,7 @@ typedef struct haze__fcm_pass {
 } haze__fcm_pass;
 
 /* Uniform in (0, 1] for row i, column j: SplitMix64 of a counter (reproducible anywhere). */
-static inline HAZE__HD double haze__fcm_rand(uint64_t seed, uint64_t i, uint64_t j, uint64_t c) {
+HAZE__HD double haze__fcm_rand(uint64_t seed, uint64_t i, uint64_t j, uint64_t c) {
     uint64_t z = seed * 0x9e3779b97f4a7c15ULL + (i * c + j + 1) * 0xd1b54a32d192ed03ULL;
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
@@ -119,7 +114,7 @@ static inline size_t haze__fcm_pp_trials(size_t c) {
 }
 
 /* Pairwise sum of s[0 .. width) in place (width a power of 2): s[0] is the sum. */
-static inline HAZE__HD void haze__fcm_pp_tree(double *s, size_t width) {
+HAZE__HD void haze__fcm_pp_tree(double *s, size_t width) {
     for (size_t h = width / 2; h > 0; h /= 2)
         for (size_t t = 0; t < h; t++) s[t] = s[t] + s[t + h];
 }
@@ -127,8 +122,7 @@ static inline HAZE__HD void haze__fcm_pp_tree(double *s, size_t width) {
 /* One level of the walk: the first i with acc + w[0] + ... + w[i] > target
  * (summed in this order) and w[i] > 0, else the last i with w[i] > 0; *acc
  * becomes the sum before entry i. -1 when no entry is > 0. */
-static inline HAZE__HD long long haze__fcm_pp_level(const double *w, size_t count, double target,
-                                                    double *acc) {
+HAZE__HD long long haze__fcm_pp_level(const double *w, size_t count, double target, double *acc) {
     double a = *acc, alast = a;
     long long last = -1;
     for (size_t i = 0; i < count; i++) {
@@ -159,6 +153,23 @@ int haze__fcm_seed_cpu(haze_ctx *ctx, const void *x, int single, size_t n, size_
 /* The CPU pass (OpenMP over the context's threads). */
 int haze__fcm_pass_cpu(haze_ctx *ctx, haze__fcm_pass *p);
 
+/*
+ * The context's fuzzy c-means tuning (its HAZE__STATE_FCM block, zeroed on
+ * first use): all zero is the library's own choice everywhere. The
+ * development library (dev/fcm_dev.h) sets the switches, for tests and
+ * benchmarks; the CUDA half reads them when a fit or a prediction begins
+ * and counts the passes it queued ahead here.
+ */
+typedef struct haze__fcm_tuning {
+    int no_shape;    /* 1: the fast kernel runs the passes of the fixed-shape kernel */
+    int keep8;       /* 0: the shape's measured share; 1 + k: k eighths of the groups keep U */
+    int no_pipeline; /* 1: no pass is queued ahead */
+    int cpu_seed;    /* 1: k-means++ on the CPU where the device could seed */
+    unsigned long queued_used, queued_dropped; /* passes queued ahead used, dropped (atomic) */
+} haze__fcm_tuning;
+/* The block of ctx; NULL when out of memory. */
+haze__fcm_tuning *haze__fcm_tuning_of(haze_ctx *ctx);
+
 #ifdef HAZE_HAVE_CUDA
 /* Device state of one fit: the data stays resident when it fits the budget,
  * else it is streamed through in chunks at every pass. */
@@ -166,15 +177,13 @@ int haze__fcm_cuda_begin(haze_ctx *ctx, const void *x, size_t n, size_t d, size_
                          int gk, haze__fcm_gpu **out);
 /* The pass on the device; same contract as the CPU pass. */
 int haze__fcm_pass_cuda(haze_ctx *ctx, haze__fcm_gpu *g, haze__fcm_pass *p);
-/* Passes queued ahead (fcm_cuda.cu) that fits used and that they dropped,
- * counted over the program: for the tests. */
-void haze__fcm_cuda_queue_counts(unsigned long *used, unsigned long *dropped);
 void haze__fcm_cuda_end(haze__fcm_gpu *g);
 /* k-means++ on the device (the definition above): idx[0] the first index,
  * idx[j] and u[j * trials .. j * trials + trials) the draws of round j;
  * writes the c x d centres to v.
- * Returns 1, with no message, when the device cannot do it (data streamed,
- * memory): the caller then seeds on the CPU, with the same result. */
+ * Returns 1 when the device does not do it (data streamed, memory, or the
+ * context's cpu_seed switch): the caller then seeds on the CPU, with the
+ * same result. */
 int haze__fcm_seed_cuda(haze_ctx *ctx, haze__fcm_gpu *g, size_t trials, const size_t *idx,
                         const double *u, double *v);
 #endif

@@ -70,15 +70,18 @@ grep_err "nan.csv:2: column 1" "NaN message"
 : >"$tmp/empty.csv"
 check 2 "empty file" $H fcm "$tmp/empty.csv" -c 2
 grep_err "empty.csv" "empty message"
-check 2 "c < 2" $H fcm "$iris" -c 1 -o "$tmp/o4.csv"
+# a bad option value is a usage error (exit 1), as a malformed one
+check 1 "c < 2" $H fcm "$iris" -c 1 -o "$tmp/o4.csv"
+grep_err "at least 2 clusters" "c < 2 message"
 absent "$tmp/o4.csv" "c < 2"
 check 2 "c > N" $H fcm "$tmp/nan.csv" -c 5 -o "$tmp/o5.csv" 2>/dev/null
 check 2 "c > N (clean data)" $H fcm "$iris" -c 151 -o "$tmp/o5.csv"
 grep_err "151 clusters for only 150 points" "c > N message"
 absent "$tmp/o5.csv" "c > N"
-check 2 "m = 1" $H fcm "$iris" -c 3 -m 1 -o "$tmp/o6.csv"
+check 1 "m = 1" $H fcm "$iris" -c 3 -m 1 -o "$tmp/o6.csv"
+grep_err "finite number > 1" "m = 1 message"
 absent "$tmp/o6.csv" "m = 1"
-check 2 "m < 1" $H fcm "$iris" -c 3 -m 0.5
+check 1 "m < 1" $H fcm "$iris" -c 3 -m 0.5
 check 2 "missing file" $H fcm "$tmp/none.csv" -c 2
 printf '1,2\n3,4\n' >"$tmp/d2.csv"
 check 2 "predict: D mismatch" $H fcm predict "$tmp/c.csv" "$tmp/d2.csv" -o "$tmp/o7.csv"
@@ -142,7 +145,8 @@ printf '1,2,3,4\n1e308,2,3,4\n5,6,7,8\n' >"$tmp/huge3.csv"
 check 2 "fit: 1e308" $H fcm "$tmp/huge3.csv" -c 2 -o "$tmp/o10.csv"
 grep_err "overflow" "fit overflow message"
 absent "$tmp/o10.csv" "fit overflow"
-check 2 "predict: m = 0.5" $H fcm predict "$tmp/c.csv" "$iris" -m 0.5
+check 1 "predict: m = 0.5" $H fcm predict "$tmp/c.csv" "$iris" -m 0.5
+grep_err "finite number > 1" "predict m = 0.5 message"
 # degenerate results: random memberships collapse on 32 features (16 blobs);
 # the default start does not
 awk 'BEGIN { srand(3); for (j = 0; j < 16; j++) for (k = 0; k < 32; k++) mu[j, k] = 100 * rand();
