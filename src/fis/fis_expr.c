@@ -26,7 +26,7 @@
 #include <string.h>
 
 #include "core/internal.h"
-#include "fis/fis_internal.h"
+#include "fis/fis_read.h"
 
 const char *const haze__fn1_names[HAZE__FN1_COUNT] = {
     "acos",  "asin",  "atan", "ceil", "cos",  "cosh", "exp",  "abs",   "fabs",  "floor", "log",
