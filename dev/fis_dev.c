@@ -60,3 +60,7 @@ int haze_dev_fis_plain(const haze_fis *f) {
 int haze_dev_fis_output_points(const haze_fis *f, int o) {
     return f && o >= 0 && o < f->no ? haze__npoints(f, o) : 0;
 }
+
+const void *haze_dev_fis_plan_cached(const haze_fis *f) {
+    return f ? __atomic_load_n(&f->plan, __ATOMIC_ACQUIRE) : NULL;
+}

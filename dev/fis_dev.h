@@ -41,6 +41,9 @@ double haze_dev_fis_fn_eval(const double *p, double x, const double *vars);
  * the common-class path (haze__fis_eval_row_plain), else 0; -1 when out of
  * memory. */
 int haze_dev_fis_plain(const haze_fis *f);
+/* The plan f holds now (fis_plan.h), without building one: NULL when none
+ * is cached. Only to compare with what it gives another time. */
+const void *haze_dev_fis_plan_cached(const haze_fis *f);
 /* The points of output o that an evaluation samples (the model's points,
  * or a .fll resolution); 0 for no such output. */
 int haze_dev_fis_output_points(const haze_fis *f, int o);

@@ -5,6 +5,7 @@
  * .fis round trips and bad input.
  */
 #include <math.h>
+#include <pthread.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -1009,6 +1010,93 @@ static void test_threads_identical(void **s) {
     haze_ctx_free(ctx);
 }
 
+/* The evaluation plan is built once per model, mode and points and kept in
+ * the model: a second evaluation uses the same plan, and changing the mode
+ * or the points drops it, so that the results are those of a model loaded
+ * with the new settings. */
+static void test_plan_cache(void **s) {
+    (void)s;
+    haze_ctx *ctx = cpu_ctx();
+    haze_fis *f = load(ctx, "tipper.fis");
+    const double in[16] = {2, 1, 4, 5, 7, 8, 1, 2, 0, 0, 10, 10, 3.3, 6.1, 9, 0.5};
+    double a[8], b[8];
+    assert_null(haze_dev_fis_plan_cached(f));
+    assert_int_equal(haze_fis_eval(ctx, f, in, 8, a), HAZE_OK);
+    const void *plan = haze_dev_fis_plan_cached(f);
+    assert_non_null(plan);
+    assert_int_equal(haze_fis_eval(ctx, f, in, 8, b), HAZE_OK);
+    assert_ptr_equal(haze_dev_fis_plan_cached(f), plan);
+    assert_memory_equal(a, b, sizeof a);
+    /* the same mode again keeps the plan */
+    assert_int_equal(haze_fis_set_mode(f, HAZE_FIS_MODE_MATLAB), HAZE_OK);
+    assert_ptr_equal(haze_dev_fis_plan_cached(f), plan);
+    for (int step = 0; step < 3; step++) {
+        haze_fis *g = load(ctx, "tipper.fis");
+        if (step == 0) {
+            assert_int_equal(haze_fis_set_points(f, 37), HAZE_OK);
+            assert_int_equal(haze_fis_set_points(g, 37), HAZE_OK);
+        } else {
+            haze_fis_mode m = step == 1 ? HAZE_FIS_MODE_OCTAVE : HAZE_FIS_MODE_FUZZYLITE;
+            assert_int_equal(haze_fis_set_mode(f, m), HAZE_OK);
+            assert_int_equal(haze_fis_set_points(g, 37), HAZE_OK);
+            assert_int_equal(haze_fis_set_mode(g, m), HAZE_OK);
+        }
+        assert_null(haze_dev_fis_plan_cached(f));
+        assert_int_equal(haze_fis_eval(ctx, f, in, 8, a), HAZE_OK);
+        assert_int_equal(haze_fis_eval(ctx, g, in, 8, b), HAZE_OK);
+        assert_memory_equal(a, b, sizeof a);
+        haze_fis_free(g);
+    }
+    haze_fis_free(f);
+    haze_ctx_free(ctx);
+}
+
+/* Threads that share a model whose plan is not built yet all build it at
+ * once; one plan is kept and every thread gets the results of a model
+ * evaluated alone (run under ThreadSanitizer by scripts/test.sh --tsan). */
+typedef struct plan_job {
+    const haze_fis *f;
+    const double *in;
+    double out[64];
+    int st;
+} plan_job;
+
+static void *plan_worker(void *arg) {
+    plan_job *j = arg;
+    haze_ctx *ctx = cpu_ctx();
+    haze_ctx_set_threads(ctx, 1);
+    j->st = haze_fis_eval(ctx, j->f, j->in, 64, j->out);
+    haze_ctx_free(ctx);
+    return NULL;
+}
+
+static void test_plan_threads(void **s) {
+    (void)s;
+    haze_ctx *ctx = cpu_ctx();
+    haze_fis *f = load(ctx, "octave/investment_portfolio.fis");
+    double in[128], want[64];
+    for (int i = 0; i < 128; i++) in[i] = 100.0 * (i * 37 % 101) / 101.0;
+    haze_fis *ref = load(ctx, "octave/investment_portfolio.fis");
+    assert_int_equal(haze_fis_eval(ctx, ref, in, 64, want), HAZE_OK);
+    haze_fis_free(ref);
+    enum { NT = 6 };
+    plan_job jobs[NT];
+    pthread_t th[NT];
+    for (int t = 0; t < NT; t++) {
+        jobs[t].f = f;
+        jobs[t].in = in;
+        assert_int_equal(pthread_create(&th[t], NULL, plan_worker, &jobs[t]), 0);
+    }
+    for (int t = 0; t < NT; t++) {
+        pthread_join(th[t], NULL);
+        assert_int_equal(jobs[t].st, HAZE_OK);
+        assert_memory_equal(jobs[t].out, want, sizeof want);
+    }
+    assert_non_null(haze_dev_fis_plan_cached(f));
+    haze_fis_free(f);
+    haze_ctx_free(ctx);
+}
+
 /* The reader's warnings hold `want`. */
 static int has_warning(const haze_fis *f, const char *want) {
     for (int i = 0; i < haze_fis_num_warnings(f); i++)
@@ -1346,6 +1434,8 @@ int main(void) {
         cmocka_unit_test(test_fll_duplicate_terms),
         cmocka_unit_test(test_fis_corpus),
         cmocka_unit_test(test_fll_writer),
+        cmocka_unit_test(test_plan_cache),
+        cmocka_unit_test(test_plan_threads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
