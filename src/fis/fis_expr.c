@@ -2,7 +2,7 @@
  * src/fis/fis_expr.c - the compiler of fuzzylite's Function terms: an
  * expression over numbers, the engine's variables and the argument x, with
  * fuzzylite's operators and functions (fl/factory/FunctionFactory.cpp of
- * fuzzylite 6.0), to the postfix program that haze__fn_eval (fis_internal.h)
+ * fuzzylite 6.0), to the postfix program that haze__fn_eval (fis_math.h)
  * runs on the CPU and the GPU alike.
  *
  * Grammar, loosest first (the precedences of fuzzylite's operators):

@@ -7,7 +7,7 @@
  * keys (enabled, range, lock-range, term, aggregation, defuzzifier with its
  * resolution or weighted type, default, conjunction, disjunction,
  * implication, activation and its parameters, rule, lock-previous); the
- * terms listed in fis_internal.h plus Constant, Linear and Function (compiled
+ * terms listed in fis_model.h plus Constant, Linear and Function (compiled
  * by fis_expr.c); hedges not, very, somewhat, seldom, extremely, any; rules
  * "if A is [h..] t and|or ... then B is [h..] t and ... [with w]", "A is
  * any"; A may be an output variable (a chained engine: the degree its term

@@ -765,8 +765,8 @@ HAZE__HD void haze__fis_eval_row(const struct haze_fis *f, const haze__fis_tabs 
     }
 }
 
-/* The same for a model in the common class that haze__fis_plain
- * recognises (a MATLAB or Octave Mamdani system with centroid, max
+/* The same for a model in the common class for which the plan has a rule
+ * program (fis_plan.c: a MATLAB or Octave Mamdani system with centroid, max
  * aggregation, min or prod implication, MATLAB's MF types, no NOT or hedge
  * in the consequents, at most HAZE__FAST_RULES sets per output, its output
  * MFs tabulated): the steps that haze__fis_eval_row takes for such a model,
@@ -862,7 +862,7 @@ HAZE__HD void haze__fis_eval_row_plain(const struct haze_fis *f, const haze__fis
         } else if (seen) {
             /* One walk over every set of the output, whichever fired: a
              * set no rule concludes adds min(0, mu) = 0 * mu = 0 (mu >= 0,
-             * haze__fis_plain) to a max of terms >= 0, which changes
+             * as the plan checked) to a max of terms >= 0, which changes
              * nothing, and max is exact and commutative, so the sums are
              * those of haze__centroid_fast to the bit. Every thread of a GPU
              * warp then takes the same walk, where the walks for each count
