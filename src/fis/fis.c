@@ -14,16 +14,12 @@
 #include <string.h>
 
 #include "core/internal.h"
+#include "core/text.h"
 #include "fis/fis_eval.h"
 #include "fis/fis_read.h"
 #include "haze/io.h"
 
 /* ------------------------------------------------ reading and writing */
-
-static int ends_with(const char *s, const char *suf) {
-    size_t a = strlen(s), b = strlen(suf);
-    return a >= b && strcmp(s + a - b, suf) == 0;
-}
 
 int haze_fis_load(haze_ctx *ctx, const char *path, haze_fis **out) {
     if (!path || !out) return haze__error(ctx, HAZE_ERR_INVALID, "haze_fis_load: NULL argument");
@@ -31,15 +27,16 @@ int haze_fis_load(haze_ctx *ctx, const char *path, haze_fis **out) {
     char *buf = NULL;
     int st = haze_file_read_all(ctx, path, &buf, NULL);
     if (st) return st;
-    st = ends_with(path, ".fll") ? haze__fll_read(ctx, buf, path, out)
-                                 : haze__fis_read(ctx, buf, path, out);
+    st = haze__text_ends_with(path, ".fll", 0) ? haze__fll_read(ctx, buf, path, out)
+                                               : haze__fis_read(ctx, buf, path, out);
     free(buf);
     return st;
 }
 
 int haze_fis_save(haze_ctx *ctx, const haze_fis *f, const char *path) {
     if (!f || !path) return haze__error(ctx, HAZE_ERR_INVALID, "haze_fis_save: NULL argument");
-    return ends_with(path, ".fll") ? haze__fll_write(ctx, f, path) : haze__fis_write(ctx, f, path);
+    return haze__text_ends_with(path, ".fll", 0) ? haze__fll_write(ctx, f, path)
+                                                 : haze__fis_write(ctx, f, path);
 }
 
 /* ------------------------------------------------ settings */

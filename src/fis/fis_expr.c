@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "core/internal.h"
+#include "core/text.h"
 #include "fis/fis_read.h"
 
 const char *const haze__fn1_names[HAZE__FN1_COUNT] = {
@@ -103,8 +104,9 @@ static int fx_atom(fx *c) {
         return 0;
     }
     if (isdigit((unsigned char)*at) || (*at == '.' && isdigit((unsigned char)at[1]))) {
-        char *end;
-        double v = haze__strtod(at, &end);
+        const char *end;
+        double v;
+        haze__text_number(at, &end, &v); /* a digit: there is a number */
         c->s = end;
         if (is_name0(*end)) return fx_fail(c, at, "malformed number");
         if (fx_emit(c, HAZE__OP_NUM, 1)) return -1;

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "core/internal.h"
+#include "core/text.h"
 #include "fis/fis_read.h"
 #include "haze/io.h"
 
@@ -83,31 +84,12 @@ static void parser_free(parser *ps) {
     haze__warns_free(&ps->warns);
 }
 
-#define PERR(line, ...) perr(ps, line, __VA_ARGS__)
-static int perr(parser *ps, int line, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-static int perr(parser *ps, int line, const char *fmt, ...) {
-    char msg[768];
-    va_list ap;
-    va_start(ap, fmt);
-    haze__vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    return haze__error(ps->ctx, HAZE_ERR_PARSE, "%s:%d: %s", ps->file, line, msg);
-}
-
-static char *trim(char *s) {
-    while (isspace((unsigned char)*s)) s++;
-    size_t n = strlen(s);
-    while (n > 0 && isspace((unsigned char)s[n - 1])) s[--n] = '\0';
-    return s;
-}
+/* A parse error at a line of the file: "FILE:LINE: message". */
+#define PERR(line, ...) haze__text_error(ps->ctx, HAZE_ERR_PARSE, ps->file, line, 0, __VA_ARGS__)
 
 /* Removes surrounding single quotes (MATLAB strings). */
 static int unquote(char *s, char *dst, size_t cap) {
-    s = trim(s);
+    s = haze__text_trim(s);
     size_t n = strlen(s);
     if (n >= 2 && s[0] == '\'' && s[n - 1] == '\'') {
         s[n - 1] = '\0';
@@ -147,7 +129,7 @@ static int vector_push(double **v, int *cnt, int *cap, double d) {
 
 /* Parses "[a b c]" (spaces or commas) into a malloc'd array. */
 static int parse_vector(char *s, double **out, int *n) {
-    s = trim(s);
+    s = haze__text_trim(s);
     size_t len = strlen(s);
     if (len < 2 || s[0] != '[' || s[len - 1] != ']') return -1;
     s[len - 1] = '\0';
@@ -158,14 +140,15 @@ static int parse_vector(char *s, double **out, int *n) {
     for (;;) {
         while (isspace((unsigned char)*s) || *s == ',') s++;
         if (!*s) break;
-        char *end;
-        double d = haze__strtod(s, &end);
-        if (end == s || !isfinite(d) || (*end && !isspace((unsigned char)*end) && *end != ',')) {
+        const char *end;
+        double d;
+        if (haze__text_number(s, &end, &d) || !isfinite(d) ||
+            (*end && !isspace((unsigned char)*end) && *end != ',')) {
             free(v);
             return -1;
         }
         if (vector_push(&v, &cnt, &cap, d)) return -2;
-        s = end;
+        s += end - s;
     }
     *out = v;
     *n = cnt;
@@ -204,9 +187,8 @@ static double mx_primary(mexpr *e) {
         return v;
     }
     if (isdigit((unsigned char)*s) || (*s == '.' && isdigit((unsigned char)s[1]))) {
-        char *end;
-        double v = haze__strtod(s, &end);
-        e->s = end;
+        double v;
+        haze__text_number(s, &e->s, &v); /* a digit: there is a number */
         return v;
     }
     if (!isalpha((unsigned char)*s)) {
@@ -408,7 +390,7 @@ static int parse_mf(parser *ps, int line, char *val, mf_spec *m) {
      * name, written as .fis, may hold any of them); the type and the
      * parameters hold no ':' or '[', so the parameter list starts at the
      * last '[' and the type after the last ':' before it */
-    char *s = trim(val);
+    char *s = haze__text_trim(val);
     char *br = strrchr(s, '[');
     if (!br) return PERR(line, "expected 'name':'type',[params] (no parameter list)");
     char *colon = NULL;
@@ -428,7 +410,7 @@ static int parse_mf(parser *ps, int line, char *val, mf_spec *m) {
     if (m->type < 0) return PERR(line, "unknown MF type '%s' (expected trimf, trapmf, ...)", tname);
     int rc = parse_vector_expr(br, &m->p, &m->np);
     if (rc == -2)
-        return haze__error(ps->ctx, HAZE_ERR_NOMEM, "%s:%d: out of memory", ps->file, line);
+        return haze__text_error(ps->ctx, HAZE_ERR_NOMEM, ps->file, line, 0, "out of memory");
     if (rc) return PERR(line, "expected a list of numbers in [ ] for the MF parameters");
     m->line = line;
     return 0;
@@ -758,7 +740,7 @@ int haze__fis_read(haze_ctx *ctx, char *buf, const char *file, haze_fis **out) {
         char *nl = strchr(line, '\n');
         if (nl) *nl = '\0';
         lineno++;
-        char *s = trim(line);
+        char *s = haze__text_trim(line);
         line = nl ? nl + 1 : NULL;
         size_t len = strlen(s);
         if (len && s[len - 1] == '\r') s[--len] = '\0';
@@ -766,7 +748,7 @@ int haze__fis_read(haze_ctx *ctx, char *buf, const char *file, haze_fis **out) {
         if (*s == '[' && s[len - 1] == ']') {
             /* a section header (a rule line never starts with '[') */
             s[len - 1] = '\0';
-            char *name = trim(s + 1);
+            char *name = haze__text_trim(s + 1);
             if (strcmp(name, "System") == 0) {
                 sec = SEC_SYSTEM;
             } else if (strcmp(name, "Rules") == 0) {
@@ -831,7 +813,7 @@ int haze__fis_read(haze_ctx *ctx, char *buf, const char *file, haze_fis **out) {
             goto done;
         }
         *eq = '\0';
-        char *key = trim(s), *val = trim(eq + 1);
+        char *key = haze__text_trim(s), *val = haze__text_trim(eq + 1);
         if (sec == SEC_NONE) {
             st = PERR(lineno, "'%s' before any section (expected [System] first)", key);
             goto done;
@@ -884,7 +866,7 @@ int haze__fis_read(haze_ctx *ctx, char *buf, const char *file, haze_fis **out) {
             int n = 0;
             int rc = parse_vector_expr(val, &v, &n);
             if (rc == -2) {
-                st = haze__error(ctx, HAZE_ERR_NOMEM, "%s:%d: out of memory", file, lineno);
+                st = haze__text_error(ctx, HAZE_ERR_NOMEM, file, lineno, 0, "out of memory");
             } else if (rc || n != 2) {
                 st = PERR(lineno,
                           "Range: expected [min max], two numbers (or MATLAB expressions of "

@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "core/internal.h"
+#include "core/text.h"
 #include "fis/fis_read.h"
 #include "haze/io.h"
 
@@ -79,21 +80,11 @@ typedef struct fl_parser {
     haze__warns warns;
 } fl_parser;
 
-static int ferr(fl_parser *ps, int status, int line, const char *fmt, ...)
-#ifdef __GNUC__
-    __attribute__((format(printf, 4, 5)))
-#endif
-    ;
-static int ferr(fl_parser *ps, int status, int line, const char *fmt, ...) {
-    char msg[512];
-    va_list ap;
-    va_start(ap, fmt);
-    haze__vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    return haze__error(ps->ctx, status, "%s:%d: %s", ps->file, line, msg);
-}
-#define PARSE_ERR(line, ...) ferr(ps, HAZE_ERR_PARSE, line, __VA_ARGS__)
-#define UNSUP(line, ...)     ferr(ps, HAZE_ERR_UNSUPPORTED, line, __VA_ARGS__)
+/* Errors at a line of the file: "FILE:LINE: message". */
+#define PARSE_ERR(line, ...)                                                                       \
+    haze__text_error(ps->ctx, HAZE_ERR_PARSE, ps->file, line, 0, __VA_ARGS__)
+#define UNSUP(line, ...)                                                                           \
+    haze__text_error(ps->ctx, HAZE_ERR_UNSUPPORTED, ps->file, line, 0, __VA_ARGS__)
 
 /* -1: "none" or empty; -2: unknown */
 static int fl_norm(const char *s) {
@@ -109,17 +100,10 @@ static int fl_hedge(const char *s) {
     return 0;
 }
 
-static char *trim(char *s) {
-    while (isspace((unsigned char)*s)) s++;
-    size_t n = strlen(s);
-    while (n && isspace((unsigned char)s[n - 1])) s[--n] = '\0';
-    return s;
-}
-
+/* 1 when s is a number and nothing else. */
 static int parse_num(const char *s, double *out) {
-    char *end;
-    *out = haze__strtod(s, &end);
-    return end != s && *end == '\0';
+    const char *end;
+    return haze__text_number(s, &end, out) == HAZE_OK && *end == '\0';
 }
 
 static int copy_name(char *dst, const char *src) {
@@ -231,7 +215,7 @@ static int parse_term(fl_parser *ps, int k, int vi, int line, const char *lstart
     if (ty == HAZE__MF_FL_FUNCTION) {
         /* the rest of the line is the expression; it is compiled once all
          * variables are known (it may name outputs defined further down) */
-        char *expr = save ? trim(save) : NULL;
+        char *expr = save ? haze__text_trim(save) : NULL;
         if (!expr || !*expr) return PARSE_ERR(line, "Function term '%s' needs an expression", name);
         t->fn = malloc(strlen(expr) + 1);
         if (!t->fn) return haze__error(ps->ctx, HAZE_ERR_NOMEM, "out of memory");
@@ -625,8 +609,8 @@ static int compile_fn(fl_parser *ps, const haze_fis *f, const char *const *names
     int col = haze__fn_compile_lookup(tm->fn, fn_lookup, &fn, tm->p, HAZE__FL_MAXP, &maxvar, err,
                                       sizeof err);
     if (col)
-        return haze__error(ps->ctx, HAZE_ERR_PARSE, "%s:%d:%d: Function term '%s': %s", ps->file,
-                           tm->line, tm->col + col - 1, tm->name, err);
+        return haze__text_error(ps->ctx, HAZE_ERR_PARSE, ps->file, tm->line, tm->col + col - 1,
+                                "Function term '%s': %s", tm->name, err);
     tm->np = (int)tm->p[0] + 2;
     if (k == 0 && maxvar >= f->ni)
         return UNSUP(tm->line,
@@ -808,7 +792,7 @@ int haze__fll_read(haze_ctx *ctx, char *buf, const char *file, haze_fis **out) {
         lineno++;
         char *hash = strchr(line, '#');
         if (hash) *hash = '\0';
-        char *s = trim(line);
+        char *s = haze__text_trim(line);
         if (!*s) continue;
         char *colon = strchr(s, ':');
         if (!colon) {
@@ -816,7 +800,7 @@ int haze__fll_read(haze_ctx *ctx, char *buf, const char *file, haze_fis **out) {
             goto done;
         }
         *colon = '\0';
-        char *key = trim(s), *val = trim(colon + 1);
+        char *key = haze__text_trim(s), *val = haze__text_trim(colon + 1);
         if (strcmp(key, "Engine") == 0) {
             snprintf(ps->name, sizeof ps->name, "%s", val);
             sec = 0;
