@@ -21,6 +21,34 @@
 
 /* ------------------------------------------------ reading and writing */
 
+/* Reads text with reader `read` (which modifies its copy). */
+static int parse_copy(haze_ctx *ctx, const char *text, const char *name, haze_fis **out,
+                      int (*read)(haze_ctx *, char *, const char *, haze_fis **)) {
+    *out = NULL;
+    size_t n = strlen(text);
+    char *buf = malloc(n + 1);
+    if (!buf) return haze__error(ctx, HAZE_ERR_NOMEM, "out of memory");
+    memcpy(buf, text, n + 1);
+    int st = read(ctx, buf, name ? name : "<string>", out);
+    free(buf);
+    return st;
+}
+
+int haze_fis_parse(haze_ctx *ctx, const char *text, const char *name, haze_fis **out) {
+    if (!text || !out) return haze__error(ctx, HAZE_ERR_INVALID, "haze_fis_parse: NULL argument");
+    return parse_copy(ctx, text, name, out, haze__fis_read);
+}
+
+int haze_fis_parse_fll(haze_ctx *ctx, const char *text, const char *name, haze_fis **out) {
+    if (!text || !out)
+        return haze__error(ctx, HAZE_ERR_INVALID, "haze_fis_parse_fll: NULL argument");
+    return parse_copy(ctx, text, name, out, haze__fll_read);
+}
+
+void haze_fis_free(haze_fis *fis) {
+    haze__fis_free(fis);
+}
+
 int haze_fis_load(haze_ctx *ctx, const char *path, haze_fis **out) {
     if (!path || !out) return haze__error(ctx, HAZE_ERR_INVALID, "haze_fis_load: NULL argument");
     *out = NULL;

@@ -723,7 +723,7 @@ static int build(parser *ps, haze_fis **out) {
 nomem:
     st = haze__error(ctx, HAZE_ERR_NOMEM, "%s: out of memory", ps->file);
 fail:
-    haze_fis_free(f);
+    haze__fis_free(f);
     return st;
 }
 
@@ -922,17 +922,5 @@ int haze__fis_read(haze_ctx *ctx, char *buf, const char *file, haze_fis **out) {
     st = build(ps, out);
 done:
     parser_free(ps);
-    return st;
-}
-
-int haze_fis_parse(haze_ctx *ctx, const char *text, const char *name, haze_fis **out) {
-    if (!text || !out) return haze__error(ctx, HAZE_ERR_INVALID, "haze_fis_parse: NULL argument");
-    *out = NULL;
-    size_t n = strlen(text);
-    char *buf = malloc(n + 1);
-    if (!buf) return haze__error(ctx, HAZE_ERR_NOMEM, "out of memory");
-    memcpy(buf, text, n + 1);
-    int st = haze__fis_read(ctx, buf, name ? name : "<string>", out);
-    free(buf);
     return st;
 }

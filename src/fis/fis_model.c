@@ -93,7 +93,7 @@ void haze__fis_plan_forget(haze_fis *f) {
     f->plan = NULL;
 }
 
-void haze_fis_free(haze_fis *f) {
+void haze__fis_free(haze_fis *f) {
     if (!f) return;
     free(f->in);
     free(f->out);

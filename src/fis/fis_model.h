@@ -258,6 +258,9 @@ void haze__warn(haze__warns *w, const char *file, int line, const char *fmt, ...
     ;
 void haze__warns_free(haze__warns *w);
 
+/* Frees f and all it holds, also when half built (NULL: nothing); the one
+ * way a model is freed (haze_fis_free, and every reader on failure). */
+void haze__fis_free(haze_fis *f);
 /* Drops the cached evaluation plan (after a change of mode or points). Not
  * to overlap with an evaluation of f: the rule for every change of a model. */
 void haze__fis_plan_forget(haze_fis *f);
