@@ -17,8 +17,8 @@
 #include <math.h>
 #include <stddef.h>
 
+#include "core/hd.h"
 #include "fis/fis_model.h"
-#include "fis/fis_hd.h"
 
 HAZE__HD double haze__clamp01(double v) {
     return v < 0.0 ? 0.0 : (v > 1.0 ? 1.0 : v);
