@@ -6,11 +6,16 @@
  * nothing of reading, planning or evaluating.
  *
  *   fis_model.h   the model (this file; fis_model.c: name tables, freeing)
- *   fis_read.h    the readers (.fis, .fll, Function expressions) and writers
  *   fis_math.h    membership functions, norms, hedges (host and device)
- *   fis_plan.h    what an evaluation precomputes once per model, mode, points
- *   fis_row.h     one input row, on top of the plan (host and device)
- *   fis_eval.h    the CPU and CUDA drivers, called by the API in fis.c
+ *   fis_read.h    the readers fis_file.c (.fis), fis_fll.c (.fll) and
+ *                 fis_expr.c (Function expressions), the writers fis_write.c
+ *   fis_plan.h    what an evaluation precomputes once per model, mode and
+ *                 points (fis_plan.c), cached in the model
+ *   fis_row.h     one input row over the plan's tables (host and device),
+ *                 with fis_exact.h for EXACT mode
+ *   fis_eval.h    the drivers fis_cpu.c and fis_cuda.cu
+ *   fis.c         the public API (haze/fis.h), the only caller of the drivers
+ * Each depends only on those above it.
  */
 #ifndef HAZE_FIS_MODEL_H
 #define HAZE_FIS_MODEL_H
