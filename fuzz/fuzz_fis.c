@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fis/fis_internal.h"
+#include "fis/fis_model.h"
 #include "fuzz_util.h"
 #include "haze/haze.h"
 

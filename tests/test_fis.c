@@ -5,11 +5,12 @@
  * .fis round trips and bad input.
  */
 #include <math.h>
+#include <pthread.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "core/rng.h"
-#include "fis/fis_internal.h"
+#include "fis_dev.h"
 #include "test_util.h"
 
 static haze_ctx *cpu_ctx(void) {
@@ -623,11 +624,7 @@ static void test_plain_row_identical(void **s) {
         haze_fis *f = NULL;
         if (haze_fis_parse(ctx, text, "rnd", &f)) fail_msg("%s\n%s", haze_ctx_errmsg(ctx), text);
         haze_fis_set_mode(f, (m >> 1) & 1 ? HAZE_FIS_MODE_OCTAVE : HAZE_FIS_MODE_MATLAB);
-        double *grid = haze__fis_grid(f);
-        int *prog = haze__fis_plain(f, grid);
-        assert_non_null(prog);
-        free(prog);
-        free(grid);
+        assert_int_equal(haze_dev_fis_plain(f), 1);
         const int ni = haze_fis_num_inputs(f), no = haze_fis_num_outputs(f);
         double in[64 * 4], a[64 * 2], b[2];
         for (int k = 0; k < rows * ni; k++) in[k] = haze__rng_uniform(&g) * 12.0 - 1.0;
@@ -652,9 +649,7 @@ static void test_plain_row_identical(void **s) {
                  outside[k != 0]);
         haze_fis *f = NULL;
         if (haze_fis_parse(ctx, text, "out", &f)) fail_msg("%s\n%s", haze_ctx_errmsg(ctx), text);
-        double *grid = haze__fis_grid(f);
-        assert_null(haze__fis_plain(f, grid));
-        free(grid);
+        assert_int_equal(haze_dev_fis_plain(f), 0);
         haze_fis_free(f);
     }
     haze_ctx_free(ctx);
@@ -666,21 +661,24 @@ static void test_plain_row_identical(void **s) {
  * result matches the formula evaluated in long double. */
 static void test_norms_stable(void **s) {
     (void)s;
-    for (int op = 0; op < HAZE__N_SUM; op++)
+    const char *op;
+    for (int k = 0; (op = haze_dev_fis_norm_name(k)) != NULL; k++)
         for (int i = 0; i <= 40; i++)
             for (int j = 0; j <= 40; j++) {
-                double a = i / 40.0, b = j / 40.0, v = haze__norm(op, a, b);
+                double a = i / 40.0, b = j / 40.0, v = haze_dev_fis_norm(op, a, b);
                 assert_true(v >= 0.0 && v <= 1.0);
-                assert_true(v == haze__norm(op, b, a) || fabs(v - haze__norm(op, b, a)) < 1e-15);
+                assert_true(v == haze_dev_fis_norm(op, b, a) ||
+                            fabs(v - haze_dev_fis_norm(op, b, a)) < 1e-15);
             }
+    assert_non_null(haze_dev_fis_norm_name(13)); /* min .. nilpotent_maximum */
     double b = 0.90800530770396803;
     for (int k = 0; k < 64; k++, b = nextafter(b, 1.0)) {
-        assert_true(haze__norm(HAZE__N_HSUM, 1.0, b) == 1.0);
+        assert_true(haze_dev_fis_norm("hamacher_sum", 1.0, b) == 1.0);
         double a = 1.0 - 1e-9 * (k + 1);
         long double la = a, lb = b, ref = (la + lb - 2 * la * lb) / (1 - la * lb);
-        assert_true(fabsl((long double)haze__norm(HAZE__N_HSUM, a, b) - ref) < 1e-15L);
+        assert_true(fabsl((long double)haze_dev_fis_norm("hamacher_sum", a, b) - ref) < 1e-15L);
     }
-    assert_true(haze__norm(HAZE__N_HSUM, 1.0, 1.0) == 1.0);
+    assert_true(haze_dev_fis_norm("hamacher_sum", 1.0, 1.0) == 1.0);
 }
 
 /* fuzzylite's 18 example engines with its own reference outputs (.fld, the
@@ -904,14 +902,14 @@ static void test_fll_bad_input(void **s) {
  * conclusions' hedges carried from one conclusion to the next. */
 static void test_fll_hedges(void **s) {
     (void)s;
-    assert_true(haze__fl_hedges(HAZE__H_VERY, 0.5) == 0.25);
-    assert_true(haze__fl_hedges(HAZE__H_SOMEWHAT, 0.25) == 0.5);
-    assert_true(haze__fl_hedges(HAZE__H_EXTREMELY, 0.25) == 0.125);
-    assert_true(haze__fl_hedges(HAZE__H_EXTREMELY, 0.75) == 0.875);
-    assert_true(haze__fl_hedges(HAZE__H_SELDOM, 0.5) == 0.5);
-    assert_true(haze__fl_hedges(HAZE__H_ANY, 0.1) == 1.0);
+    assert_true(haze_dev_fis_hedges("very", 0.5) == 0.25);
+    assert_true(haze_dev_fis_hedges("somewhat", 0.25) == 0.5);
+    assert_true(haze_dev_fis_hedges("extremely", 0.25) == 0.125);
+    assert_true(haze_dev_fis_hedges("extremely", 0.75) == 0.875);
+    assert_true(haze_dev_fis_hedges("seldom", 0.5) == 0.5);
+    assert_true(haze_dev_fis_hedges("any", 0.1) == 1.0);
     /* "not very": very first, then not */
-    assert_true(haze__fl_hedges(HAZE__H_VERY | HAZE__H_NOT << 3, 0.5) == 0.75);
+    assert_true(haze_dev_fis_hedges("not very", 0.5) == 0.75);
     haze_ctx *ctx = cpu_ctx();
     const char *text = "InputVariable: a\n  range: 0 1\n  term: t Ramp 0 1\n"
                        "OutputVariable: b\n  range: 0 1\n  defuzzifier: WeightedAverage\n"
@@ -936,39 +934,43 @@ static void test_fll_function(void **s) {
     (void)s;
     static const char *const names[] = {"a", "b"};
     const double vars[] = {3.0, -2.0};
-    double p[HAZE__FL_MAXP], q[HAZE__FL_MAXP];
+    double p[HAZE_DEV_FIS_FN_MAXP], q[HAZE_DEV_FIS_FN_MAXP];
     char err[256];
     int maxvar;
-    assert_int_equal(
-        haze__fn_compile("-a^2 - -b*x", names, 2, p, HAZE__FL_MAXP, &maxvar, err, sizeof err), 0);
+    assert_int_equal(haze_dev_fis_fn_compile("-a^2 - -b*x", names, 2, p, HAZE_DEV_FIS_FN_MAXP,
+                                             &maxvar, err, sizeof err),
+                     0);
     assert_int_equal(maxvar, 1);
-    assert_int_equal(
-        haze__fn_compile("~a^2 - ~b*x", names, 2, q, HAZE__FL_MAXP, &maxvar, err, sizeof err), 0);
+    assert_int_equal(haze_dev_fis_fn_compile("~a^2 - ~b*x", names, 2, q, HAZE_DEV_FIS_FN_MAXP,
+                                             &maxvar, err, sizeof err),
+                     0);
     assert_memory_equal(p, q, sizeof(double) * (size_t)(p[0] + 2));
-    assert_true(haze__fn_eval(p, 0.5, vars) == 9.0 - 1.0);                   /* (-3)^2 - 2 * 0.5 */
-    assert_true(haze__fn_eval(p, 0.5, NULL) != haze__fn_eval(p, 0.5, NULL)); /* NaN */
+    assert_true(haze_dev_fis_fn_eval(p, 0.5, vars) == 9.0 - 1.0); /* (-3)^2 - 2 * 0.5 */
+    assert_true(haze_dev_fis_fn_eval(p, 0.5, NULL) != haze_dev_fis_fn_eval(p, 0.5, NULL)); /* NaN */
     /* 40 nested additions need 41 stack slots; 20 fit */
     char text[512] = "", *t = text;
     for (int k = 0; k < 40; k++) t += sprintf(t, "1+(");
     t += sprintf(t, "x");
     for (int k = 0; k < 40; k++) *t++ = ')';
     *t = '\0';
-    assert_true(haze__fn_compile(text, names, 2, p, HAZE__FL_MAXP, &maxvar, err, sizeof err) > 0);
+    assert_true(haze_dev_fis_fn_compile(text, names, 2, p, HAZE_DEV_FIS_FN_MAXP, &maxvar, err,
+                                        sizeof err) > 0);
     assert_non_null(strstr(err, "nested too deeply"));
     char deep[128] = "", *d = deep;
     for (int k = 0; k < 20; k++) d += sprintf(d, "1+(");
     d += sprintf(d, "x");
     for (int k = 0; k < 20; k++) *d++ = ')';
     *d = '\0';
-    assert_int_equal(haze__fn_compile(deep, names, 2, p, HAZE__FL_MAXP, &maxvar, err, sizeof err),
-                     0);
-    assert_true(haze__fn_eval(p, 0.25, vars) == 20.25);
+    assert_int_equal(
+        haze_dev_fis_fn_compile(deep, names, 2, p, HAZE_DEV_FIS_FN_MAXP, &maxvar, err, sizeof err),
+        0);
+    assert_true(haze_dev_fis_fn_eval(p, 0.25, vars) == 20.25);
     assert_int_equal(maxvar, -1);
     /* a program longer than the parameters is refused */
     t = text;
     for (int k = 0; k < 120; k++) t += sprintf(t, "x+");
     sprintf(t, "1");
-    assert_true(haze__fn_compile(text, names, 2, p, 64, &maxvar, err, sizeof err) > 0);
+    assert_true(haze_dev_fis_fn_compile(text, names, 2, p, 64, &maxvar, err, sizeof err) > 0);
     assert_non_null(strstr(err, "too long"));
     /* an input term that names another input */
     haze_ctx *ctx = cpu_ctx();
@@ -1004,6 +1006,93 @@ static void test_threads_identical(void **s) {
     free(in);
     free(a);
     free(b);
+    haze_fis_free(f);
+    haze_ctx_free(ctx);
+}
+
+/* The evaluation plan is built once per model, mode and points and kept in
+ * the model: a second evaluation uses the same plan, and changing the mode
+ * or the points drops it, so that the results are those of a model loaded
+ * with the new settings. */
+static void test_plan_cache(void **s) {
+    (void)s;
+    haze_ctx *ctx = cpu_ctx();
+    haze_fis *f = load(ctx, "tipper.fis");
+    const double in[16] = {2, 1, 4, 5, 7, 8, 1, 2, 0, 0, 10, 10, 3.3, 6.1, 9, 0.5};
+    double a[8], b[8];
+    assert_null(haze_dev_fis_plan_cached(f));
+    assert_int_equal(haze_fis_eval(ctx, f, in, 8, a), HAZE_OK);
+    const void *plan = haze_dev_fis_plan_cached(f);
+    assert_non_null(plan);
+    assert_int_equal(haze_fis_eval(ctx, f, in, 8, b), HAZE_OK);
+    assert_ptr_equal(haze_dev_fis_plan_cached(f), plan);
+    assert_memory_equal(a, b, sizeof a);
+    /* the same mode again keeps the plan */
+    assert_int_equal(haze_fis_set_mode(f, HAZE_FIS_MODE_MATLAB), HAZE_OK);
+    assert_ptr_equal(haze_dev_fis_plan_cached(f), plan);
+    for (int step = 0; step < 3; step++) {
+        haze_fis *g = load(ctx, "tipper.fis");
+        if (step == 0) {
+            assert_int_equal(haze_fis_set_points(f, 37), HAZE_OK);
+            assert_int_equal(haze_fis_set_points(g, 37), HAZE_OK);
+        } else {
+            haze_fis_mode m = step == 1 ? HAZE_FIS_MODE_OCTAVE : HAZE_FIS_MODE_FUZZYLITE;
+            assert_int_equal(haze_fis_set_mode(f, m), HAZE_OK);
+            assert_int_equal(haze_fis_set_points(g, 37), HAZE_OK);
+            assert_int_equal(haze_fis_set_mode(g, m), HAZE_OK);
+        }
+        assert_null(haze_dev_fis_plan_cached(f));
+        assert_int_equal(haze_fis_eval(ctx, f, in, 8, a), HAZE_OK);
+        assert_int_equal(haze_fis_eval(ctx, g, in, 8, b), HAZE_OK);
+        assert_memory_equal(a, b, sizeof a);
+        haze_fis_free(g);
+    }
+    haze_fis_free(f);
+    haze_ctx_free(ctx);
+}
+
+/* Threads that share a model whose plan is not built yet all build it at
+ * once; one plan is kept and every thread gets the results of a model
+ * evaluated alone (run under ThreadSanitizer by scripts/test.sh --tsan). */
+typedef struct plan_job {
+    const haze_fis *f;
+    const double *in;
+    double out[64];
+    int st;
+} plan_job;
+
+static void *plan_worker(void *arg) {
+    plan_job *j = arg;
+    haze_ctx *ctx = cpu_ctx();
+    haze_ctx_set_threads(ctx, 1);
+    j->st = haze_fis_eval(ctx, j->f, j->in, 64, j->out);
+    haze_ctx_free(ctx);
+    return NULL;
+}
+
+static void test_plan_threads(void **s) {
+    (void)s;
+    haze_ctx *ctx = cpu_ctx();
+    haze_fis *f = load(ctx, "octave/investment_portfolio.fis");
+    double in[128], want[64];
+    for (int i = 0; i < 128; i++) in[i] = 100.0 * (i * 37 % 101) / 101.0;
+    haze_fis *ref = load(ctx, "octave/investment_portfolio.fis");
+    assert_int_equal(haze_fis_eval(ctx, ref, in, 64, want), HAZE_OK);
+    haze_fis_free(ref);
+    enum { NT = 6 };
+    plan_job jobs[NT];
+    pthread_t th[NT];
+    for (int t = 0; t < NT; t++) {
+        jobs[t].f = f;
+        jobs[t].in = in;
+        assert_int_equal(pthread_create(&th[t], NULL, plan_worker, &jobs[t]), 0);
+    }
+    for (int t = 0; t < NT; t++) {
+        pthread_join(th[t], NULL);
+        assert_int_equal(jobs[t].st, HAZE_OK);
+        assert_memory_equal(jobs[t].out, want, sizeof want);
+    }
+    assert_non_null(haze_dev_fis_plan_cached(f));
     haze_fis_free(f);
     haze_ctx_free(ctx);
 }
@@ -1345,6 +1434,8 @@ int main(void) {
         cmocka_unit_test(test_fll_duplicate_terms),
         cmocka_unit_test(test_fis_corpus),
         cmocka_unit_test(test_fll_writer),
+        cmocka_unit_test(test_plan_cache),
+        cmocka_unit_test(test_plan_threads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

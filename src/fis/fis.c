@@ -1,14 +1,11 @@
 /*
- * src/fis/fis.c - evaluation of Mamdani and Sugeno fuzzy inference systems on
- * the CPU: the reference that the CUDA path (fis_cuda.cu) is tested against.
- *
- * The steps are those of MATLAB's evalfis (Fuzzy Logic Toolbox
- * documentation, "Fuzzy Inference Process"): fuzzify, combine antecedents
- * with the AND/OR method, multiply by the rule weight, imply (min or prod),
- * aggregate over rules on N points of the output range, defuzzify. Sugeno
- * outputs are the weighted average (or sum) of the rule outputs. The OCTAVE
- * mode reproduces fuzzy-logic-toolkit 0.4.6 (defuzz.m uses trapz, and
- * aggregate_output_sugeno.m merges equal rule outputs): see docs/fis.md.
+ * src/fis/fis.c - the public API of fuzzy inference systems (haze/fis.h):
+ * loading and saving by file name, the settings, describing a model, and
+ * evaluation, which checks its arguments, gets the model's plan
+ * (fis_plan.h) and hands both to the CPU driver (fis_cpu.c) or the CUDA
+ * driver (fis_cuda.cu). The inference itself (MATLAB's evalfis, Octave's
+ * fuzzy-logic-toolkit 0.4.6, fuzzylite 6.0: docs/fis.md) is fis_row.h's.
+ * Nothing below this file calls back into it.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -16,69 +13,61 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-
 #include "core/internal.h"
-#include "fis/fis_internal.h"
-#include "fis/fis_row.h"
+#include "core/text.h"
+#include "fis/fis_eval.h"
+#include "fis/fis_read.h"
+#include "haze/io.h"
 
-const char *const haze__mf_names[HAZE__MF_COUNT] = {
-    "trimf", "trapmf", "gaussmf", "gauss2mf", "gbellmf", "sigmf", "dsigmf", "psigmf", "pimf", "smf",
-    "zmf", "linsmf", "linzmf", "constant", "linear",
-    /* fuzzylite's class names */
-    "Triangle", "Trapezoid", "Gaussian", "GaussianProduct", "Bell", "Sigmoid", "SigmoidDifference",
-    "SigmoidProduct", "SShape", "ZShape", "PiShape", "Ramp", "Rectangle", "Cosine", "Concave",
-    "Spike", "Binary", "Discrete", "Function"};
-/* parameters without the height; -1: variable */
-const int haze__mf_nparams[HAZE__MF_COUNT] = {3, 4, 2, 4, 3, 2, 4, 4, 4, 2, 2, 2, 2, 1, -1, 3,  4,
-                                              2, 4, 3, 2, 4, 4, 2, 2, 4, 2, 2, 2, 2, 2, 2,  -1, -1};
-const char *const haze__norm_names[HAZE__N_COUNT] = {"min",
-                                                     "prod",
-                                                     "bounded_difference",
-                                                     "drastic_product",
-                                                     "einstein_product",
-                                                     "hamacher_product",
-                                                     "nilpotent_minimum",
-                                                     "max",
-                                                     "probor",
-                                                     "bounded_sum",
-                                                     "drastic_sum",
-                                                     "einstein_sum",
-                                                     "hamacher_sum",
-                                                     "nilpotent_maximum",
-                                                     "sum"};
-const char *const haze__defuzz_names[HAZE__D_COUNT] = {"centroid", "bisector", "mom",  "som",
-                                                       "lom",      "wtaver",   "wtsum"};
-const char *const haze__hedge_names[HAZE__H_ANY + 1] = {"",       "not",       "very", "somewhat",
-                                                        "seldom", "extremely", "any"};
+/* ------------------------------------------------ reading and writing */
 
-void haze__warn(haze__warns *w, const char *file, int line, const char *fmt, ...) {
-    char msg[1024];
-    int k = snprintf(msg, sizeof msg, "%s:%d: ", file, line);
-    va_list ap;
-    va_start(ap, fmt);
-    if (k >= 0 && (size_t)k < sizeof msg) haze__vsnprintf(msg + k, sizeof msg - (size_t)k, fmt, ap);
-    va_end(ap);
-    if (w->n == w->cap) {
-        int cap = w->cap ? 2 * w->cap : 4;
-        char **m = realloc(w->msg, sizeof(char *) * (size_t)cap);
-        if (!m) return;
-        w->msg = m;
-        w->cap = cap;
-    }
-    char *c = malloc(strlen(msg) + 1);
-    if (!c) return;
-    strcpy(c, msg);
-    w->msg[w->n++] = c;
+/* Reads text with reader `read` (which modifies its copy). */
+static int parse_copy(haze_ctx *ctx, const char *text, const char *name, haze_fis **out,
+                      int (*read)(haze_ctx *, char *, const char *, haze_fis **)) {
+    *out = NULL;
+    size_t n = strlen(text);
+    char *buf = malloc(n + 1);
+    if (!buf) return haze__error(ctx, HAZE_ERR_NOMEM, "out of memory");
+    memcpy(buf, text, n + 1);
+    int st = read(ctx, buf, name ? name : "<string>", out);
+    free(buf);
+    return st;
 }
 
-void haze__warns_free(haze__warns *w) {
-    for (int i = 0; i < w->n; i++) free(w->msg[i]);
-    free(w->msg);
-    memset(w, 0, sizeof *w);
+int haze_fis_parse(haze_ctx *ctx, const char *text, const char *name, haze_fis **out) {
+    if (!text || !out) return haze__error(ctx, HAZE_ERR_INVALID, "haze_fis_parse: NULL argument");
+    return parse_copy(ctx, text, name, out, haze__fis_read);
 }
+
+int haze_fis_parse_fll(haze_ctx *ctx, const char *text, const char *name, haze_fis **out) {
+    if (!text || !out)
+        return haze__error(ctx, HAZE_ERR_INVALID, "haze_fis_parse_fll: NULL argument");
+    return parse_copy(ctx, text, name, out, haze__fll_read);
+}
+
+void haze_fis_free(haze_fis *fis) {
+    haze__fis_free(fis);
+}
+
+int haze_fis_load(haze_ctx *ctx, const char *path, haze_fis **out) {
+    if (!path || !out) return haze__error(ctx, HAZE_ERR_INVALID, "haze_fis_load: NULL argument");
+    *out = NULL;
+    char *buf = NULL;
+    int st = haze_file_read_all(ctx, path, &buf, NULL);
+    if (st) return st;
+    st = haze__text_ends_with(path, ".fll", 0) ? haze__fll_read(ctx, buf, path, out)
+                                               : haze__fis_read(ctx, buf, path, out);
+    free(buf);
+    return st;
+}
+
+int haze_fis_save(haze_ctx *ctx, const haze_fis *f, const char *path) {
+    if (!f || !path) return haze__error(ctx, HAZE_ERR_INVALID, "haze_fis_save: NULL argument");
+    return haze__text_ends_with(path, ".fll", 0) ? haze__fll_write(ctx, f, path)
+                                                 : haze__fis_write(ctx, f, path);
+}
+
+/* ------------------------------------------------ settings */
 
 int haze_fis_num_warnings(const haze_fis *fis) {
     return fis ? fis->warns.n : 0;
@@ -118,6 +107,7 @@ int haze_fis_set_mode(haze_fis *fis, haze_fis_mode mode) {
     if (!fis || (mode != HAZE_FIS_MODE_MATLAB && mode != HAZE_FIS_MODE_OCTAVE &&
                  mode != HAZE_FIS_MODE_FUZZYLITE && mode != HAZE_FIS_MODE_EXACT))
         return HAZE_ERR_INVALID;
+    if (fis->mode != (int)mode) haze__fis_plan_forget(fis);
     fis->mode = (int)mode;
     return HAZE_OK;
 }
@@ -126,6 +116,7 @@ haze_fis_mode haze_fis_get_mode(const haze_fis *fis) {
 }
 int haze_fis_set_points(haze_fis *fis, int points) {
     if (!fis || points < 2 || points > 1000000) return HAZE_ERR_INVALID;
+    haze__fis_plan_forget(fis); /* also when equal: .fll resolutions go */
     fis->points = points;
     for (int o = 0; o < fis->no; o++) fis->out[o].res = 0; /* overrides .fll resolutions */
     return HAZE_OK;
@@ -151,188 +142,7 @@ int haze_fis_mode_parse(const char *s, haze_fis_mode *out) {
     return HAZE_OK;
 }
 
-size_t haze__fis_grid_len(const haze_fis *f) {
-    return (size_t)f->nmfs * ((size_t)haze__fis_gstride(f) + 2);
-}
-
-int haze__fis_gstride(const haze_fis *f) {
-    int n = 0;
-    for (int o = 0; o < f->no; o++)
-        if (haze__npoints(f, o) > n) n = haze__npoints(f, o);
-    return n;
-}
-
-double *haze__fis_grid(const haze_fis *f) {
-    int mamdani = 0;
-    for (int o = 0; o < f->no; o++) mamdani |= !(f->fl ? f->out[o].wtd : f->sugeno);
-    const size_t n = (size_t)haze__fis_gstride(f);
-    /* EXACT mode samples nothing */
-    if (!mamdani || f->mode == HAZE_FIS_MODE_EXACT || (size_t)f->nmfs * n > ((size_t)1 << 23))
-        return NULL;
-    double *g = calloc(haze__fis_grid_len(f), sizeof(double));
-    if (!g) return NULL; /* the evaluation then computes the MFs itself */
-    for (int o = 0; o < f->no; o++) {
-        const haze__var *v = &f->out[o];
-        const int np = haze__npoints(f, o);
-        if (f->fl ? v->wtd : f->sugeno) continue;
-        for (int m = v->mf0; m < v->mf0 + v->nmf; m++)
-            for (int k = 0; k < np; k++)
-                g[(size_t)m * n + (size_t)k] = haze__mf_eval(
-                    f->mfs[m].type, f->params + f->mfs[m].poff, haze__xpoint(f, v, k, np));
-    }
-    /* after the table: each MF's support, the first and last point where it
-     * is not 0 (n and -1 if none), for the centroid's fast path */
-    double *sup = g + (size_t)f->nmfs * n;
-    for (int m = 0; m < f->nmfs; m++) {
-        int a = (int)n, b = -1;
-        for (int k = 0; k < (int)n; k++)
-            if (g[(size_t)m * n + (size_t)k] != 0.0) {
-                if (a > k) a = k;
-                b = k;
-            }
-        sup[2 * m] = a;
-        sup[2 * m + 1] = b;
-    }
-    return g;
-}
-
-size_t haze__fis_plain_len(const haze_fis *f) {
-    size_t n = (size_t)f->nr + 1 + (size_t)f->no;
-    for (size_t k = 0; k < (size_t)f->nr * (size_t)f->ni; k++) n += f->ante[k] != 0;
-    return n;
-}
-
-int *haze__fis_plain(const haze_fis *f, const double *grid) {
-    if (!grid || f->fl || f->props || f->ante_fl || f->cons_fl || f->sugeno ||
-        (f->mode != HAZE_FIS_MODE_MATLAB && f->mode != HAZE_FIS_MODE_OCTAVE) ||
-        f->defuzz_m != HAZE__D_CENTROID || f->agg_m != HAZE__N_MAX ||
-        (f->imp_m != HAZE__N_MIN && f->imp_m != HAZE__N_PROD))
-        return NULL;
-    for (int k = 0; k < f->nmfs; k++)
-        if (f->mfs[k].type > HAZE__MF_CONSTANT) return NULL;
-    for (int o = 0; o < f->no; o++)
-        if (f->out[o].nmf > HAZE__FAST_RULES) return NULL;
-    for (size_t k = 0; k < (size_t)f->nr * (size_t)f->no; k++)
-        if (f->cons[k] < 0 || f->cons_hedge[k] != 0.0) return NULL;
-    for (size_t k = 0; k < (size_t)f->nr * (size_t)f->ni; k++)
-        if (f->ante_hedge[k] != 0.0) return NULL;
-    /* the walk over every set of an output relies on memberships >= 0 */
-    const size_t gs = (size_t)haze__fis_gstride(f);
-    for (int o = 0; o < f->no; o++)
-        for (size_t k = (size_t)f->out[o].mf0 * gs;
-             k < (size_t)(f->out[o].mf0 + f->out[o].nmf) * gs; k++)
-            if (!(grid[k] >= 0.0)) return NULL;
-    int *p = malloc(sizeof(int) * haze__fis_plain_len(f));
-    if (!p) return NULL;
-    /* per output: are the supports of its sets pairwise disjoint? */
-    const double *sup = grid + (size_t)f->nmfs * gs;
-    for (int o = 0; o < f->no; o++) {
-        int dis = 1;
-        for (int a = f->out[o].mf0; a < f->out[o].mf0 + f->out[o].nmf; a++)
-            for (int b = f->out[o].mf0; b < a; b++)
-                if (sup[2 * a] <= sup[2 * b + 1] && sup[2 * b] <= sup[2 * a + 1]) dis = 0;
-        p[f->nr + 1 + o] = dis;
-    }
-    int *e = p + f->nr + 1 + f->no, n = 0;
-    for (int r = 0; r < f->nr; r++) {
-        p[r] = n;
-        for (int j = 0; j < f->ni; j++) {
-            const int code = f->ante[r * f->ni + j];
-            if (code == 0) continue;
-            const int m = f->in[j].mf0 + (code < 0 ? -code : code) - 1;
-            e[n++] = code < 0 ? -1 - m : m;
-        }
-    }
-    p[f->nr] = n;
-    return p;
-}
-
-static int eval_cpu(haze_ctx *ctx, const haze_fis *model, const double *inputs, size_t n,
-                    double *outputs, haze_fis_stats *stats) {
-    /* a copy that carries the tabulated output MFs for this call */
-    haze_fis copy = *model;
-    double *grid = n >= 4 ? haze__fis_grid(model) : NULL;
-    copy.grid = grid;
-    copy.gstride = haze__fis_gstride(model);
-    const haze_fis *f = &copy;
-    int *plain = haze__fis_plain(f, grid);
-    copy.plain = plain;
-    size_t wl = haze__fis_scratch(f);
-    int nt = haze__threads(ctx);
-    double *work = malloc(sizeof(double) * wl * (size_t)nt);
-    if (!work) {
-        free(plain);
-        free(grid);
-        return haze__error(ctx, HAZE_ERR_NOMEM, "fis: out of memory for %zu doubles", wl);
-    }
-    /* rows where a lock-previous output needs the rows before it */
-    unsigned char *held = f->lockprev ? calloc(n, 1) : NULL;
-    if (f->lockprev && !held) {
-        free(work);
-        free(plain);
-        free(grid);
-        return haze__error(ctx, HAZE_ERR_NOMEM, "fis: out of memory for %zu row flags", n);
-    }
-    size_t clamped = 0, no_rule = 0;
-#ifdef _OPENMP
-#pragma omp parallel num_threads(nt) reduction(+ : clamped, no_rule)
-#endif
-    {
-        int t = 0;
-#ifdef _OPENMP
-        t = omp_get_thread_num();
-#endif
-        double *wk = work + wl * (size_t)t;
-#ifdef _OPENMP
-#pragma omp for schedule(static)
-#endif
-        for (size_t i = 0; i < n; i++) {
-            int c = 0, nr = 0, h = 0;
-            if (plain)
-                haze__fis_eval_row_plain(f, inputs + i * (size_t)f->ni, outputs + i * (size_t)f->no,
-                                         wk, &c, &nr);
-            else
-                haze__fis_eval_row(f, inputs + i * (size_t)f->ni, outputs + i * (size_t)f->no, wk,
-                                   &c, &nr, NULL, &h);
-            clamped += (size_t)c;
-            no_rule += (size_t)nr;
-            if (held) held[i] = (unsigned char)h;
-        }
-    }
-    int st = held ? haze__fis_hold(ctx, f, inputs, n, outputs, held, work) : HAZE_OK;
-    free(held);
-    free(work);
-    free(plain);
-    free(grid);
-    if (st) return st;
-    if (stats) {
-        stats->clamped = clamped;
-        stats->no_rule = no_rule;
-    }
-    return HAZE_OK;
-}
-
-int haze__fis_hold(haze_ctx *ctx, const haze_fis *f, const double *in, size_t n, double *out,
-                   const unsigned char *held, double *scratch) {
-    const size_t ni = (size_t)f->ni, no = (size_t)f->no;
-    double *prev = malloc(sizeof(double) * no);
-    if (!prev) return haze__error(ctx, HAZE_ERR_NOMEM, "fis: out of memory");
-    for (size_t o = 0; o < no; o++) prev[o] = NAN; /* a new engine has none */
-    for (size_t i = 0; i < n; i++) {
-        if (held[i]) {
-            /* the counts were taken in the first pass */
-            int c = 0, nr = 0, h = 0;
-            haze__fis_eval_row(f, in + i * ni, out + i * no, scratch, &c, &nr, prev, &h);
-        }
-        /* OutputVariable::defuzzify keeps the last finite value */
-        for (size_t o = 0; o < no; o++)
-            if (isfinite(out[i * no + o])) prev[o] = out[i * no + o];
-    }
-    free(prev);
-    return HAZE_OK;
-}
-
-/* EXACT mode needs a piecewise-linear aggregate (see fis_row.h): refuses,
+/* EXACT mode needs a piecewise-linear aggregate (see fis_exact.h): refuses,
  * naming what, a system where it is not. */
 static int exact_check(haze_ctx *ctx, const haze_fis *f) {
     static const char *const why = "has no closed-form exact mode";
@@ -392,9 +202,14 @@ int haze_fis_eval_stats(haze_ctx *ctx, const haze_fis *fis, const double *inputs
     int est = exact_check(ctx, fis);
     if (est != HAZE_OK) return est;
 #ifdef HAZE_HAVE_CUDA
-    if (haze__use_cuda(ctx)) return haze__fis_eval_cuda(ctx, fis, inputs, n, outputs, stats, 0);
+    if (haze__use_cuda(ctx))
+        return haze__fis_eval_cuda(ctx, fis, haze__fis_plan_get(fis), inputs, n, outputs, stats, 0);
 #endif
-    return eval_cpu(ctx, fis, inputs, n, outputs, stats);
+    /* a batch of a few rows computes its MFs itself rather than build the
+     * tables (the results are the same) */
+    const haze__fis_plan *plan = n >= 4 ? haze__fis_plan_get(fis) : NULL;
+    const haze__fis_tabs none = {NULL, NULL, 0};
+    return haze__fis_eval_cpu(ctx, fis, plan ? &plan->t : &none, inputs, n, outputs, stats);
 }
 
 int haze_fis_eval_device(haze_ctx *ctx, const haze_fis *fis, const double *d_inputs, size_t n,
@@ -407,7 +222,9 @@ int haze_fis_eval_device(haze_ctx *ctx, const haze_fis *fis, const double *d_inp
     int est = exact_check(ctx, fis);
     if (est != HAZE_OK) return est;
 #ifdef HAZE_HAVE_CUDA
-    if (haze__use_cuda(ctx)) return haze__fis_eval_cuda(ctx, fis, d_inputs, n, d_outputs, stats, 1);
+    if (haze__use_cuda(ctx))
+        return haze__fis_eval_cuda(ctx, fis, haze__fis_plan_get(fis), d_inputs, n, d_outputs, stats,
+                                   1);
 #endif
     return haze__error(ctx, HAZE_ERR_UNSUPPORTED,
                        "haze_fis_eval_device: the context's backend is not CUDA");

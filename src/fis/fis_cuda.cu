@@ -14,15 +14,16 @@
 #include <string.h>
 
 #include "core/internal.h"
-#include "fis/fis_internal.h"
+#include "fis/fis_eval.h"
 #include "fis/fis_row.h"
 
-__global__ void fis_eval_kernel(haze_fis f, const double *in, double *out, double *scratch,
-                                size_t n, unsigned long long *counts, unsigned char *held) {
+static __global__ void fis_eval_kernel(haze_fis f, haze__fis_tabs tb, const double *in, double *out,
+                                       double *scratch, size_t n, unsigned long long *counts,
+                                       unsigned char *held) {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
     int c = 0, nr = 0, h = 0;
-    haze__fis_eval_row(&f, in + i * (size_t)f.ni, out + i * (size_t)f.no,
+    haze__fis_eval_row(&f, &tb, in + i * (size_t)f.ni, out + i * (size_t)f.no,
                        scratch + i * haze__fis_scratch(&f), &c, &nr, NULL, &h);
     if (c) atomicAdd(&counts[0], (unsigned long long)c);
     if (nr) atomicAdd(&counts[1], (unsigned long long)nr);
@@ -36,23 +37,24 @@ __global__ void fis_eval_kernel(haze_fis f, const double *in, double *out, doubl
  * reads them at every point. PLAIN: the model is in the common class of
  * haze__fis_eval_row_plain, and the kernel holds only that path. */
 template <int L, bool PLAIN>
-__global__ void fis_eval_kernel_local(haze_fis f, const double *in, double *out, size_t n,
-                                      unsigned long long *counts, unsigned char *held, int glen) {
+static __global__ void fis_eval_kernel_local(haze_fis f, haze__fis_tabs tb, const double *in,
+                                             double *out, size_t n, unsigned long long *counts,
+                                             unsigned char *held, int glen) {
     extern __shared__ double s_grid[];
     if (glen > 0) {
-        for (int k = threadIdx.x; k < glen; k += blockDim.x) s_grid[k] = f.grid[k];
+        for (int k = threadIdx.x; k < glen; k += blockDim.x) s_grid[k] = tb.grid[k];
         __syncthreads();
-        f.grid = s_grid;
+        tb.grid = s_grid;
     }
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
     double scratch[L];
     int c = 0, nr = 0, h = 0;
     if (PLAIN)
-        haze__fis_eval_row_plain(&f, in + i * (size_t)f.ni, out + i * (size_t)f.no, scratch, &c,
-                                 &nr);
+        haze__fis_eval_row_plain(&f, &tb, in + i * (size_t)f.ni, out + i * (size_t)f.no, scratch,
+                                 &c, &nr);
     else
-        haze__fis_eval_row(&f, in + i * (size_t)f.ni, out + i * (size_t)f.no, scratch, &c, &nr,
+        haze__fis_eval_row(&f, &tb, in + i * (size_t)f.ni, out + i * (size_t)f.no, scratch, &c, &nr,
                            NULL, &h);
     if (c) atomicAdd(&counts[0], (unsigned long long)c);
     if (nr) atomicAdd(&counts[1], (unsigned long long)nr);
@@ -63,18 +65,19 @@ __global__ void fis_eval_kernel_local(haze_fis f, const double *in, double *out,
 #define FIS_SGRID_MAX (48 * 1024)
 
 /* Launches the evaluation of m rows already on the device; held (NULL
- * without lock-previous outputs) gets each row's flag. dm holds device
- * pointers: gl, the length of the tabulated MFs (0 if none), and plain
- * (dm->plain set) come from the host model. */
-static cudaError_t launch(const haze_fis *dm, const double *din, double *dout, double *dscr,
-                          size_t m, unsigned long long *dcnt, unsigned char *held, cudaStream_t s,
-                          size_t gl, int plain) {
+ * without lock-previous outputs) gets each row's flag. dm and dt hold
+ * device pointers; gl is the length of the tabulated MFs (0 if none). */
+static cudaError_t launch(const haze_fis *dm, const haze__fis_tabs *dt, const double *din,
+                          double *dout, double *dscr, size_t m, unsigned long long *dcnt,
+                          unsigned char *held, cudaStream_t s, size_t gl) {
+    const int plain = dt->plain != NULL;
     const size_t wl = haze__fis_scratch(dm), wp = haze__fis_scratch_plain(dm);
     unsigned threads = 128, blocks = (unsigned)((m + threads - 1) / threads);
     const int glen = gl * sizeof(double) <= FIS_SGRID_MAX ? (int)gl : 0;
     const size_t sh = sizeof(double) * (size_t)glen;
 #define FIS_LAUNCH(L, P)                                                                           \
-    fis_eval_kernel_local<L, P><<<blocks, threads, sh, s>>>(*dm, din, dout, m, dcnt, held, glen)
+    fis_eval_kernel_local<L, P>                                                                    \
+        <<<blocks, threads, sh, s>>>(*dm, *dt, din, dout, m, dcnt, held, glen)
     if (plain && wp <= 32)
         FIS_LAUNCH(32, true);
     else if (plain && wp <= 128)
@@ -88,39 +91,40 @@ static cudaError_t launch(const haze_fis *dm, const double *din, double *dout, d
     else if (wl <= 512)
         FIS_LAUNCH(512, false);
     else
-        fis_eval_kernel<<<blocks, threads, 0, s>>>(*dm, din, dout, dscr, m, dcnt, held);
+        fis_eval_kernel<<<blocks, threads, 0, s>>>(*dm, *dt, din, dout, dscr, m, dcnt, held);
 #undef FIS_LAUNCH
     return cudaGetLastError();
 }
-
-#define CK(call)                                                                                   \
-    do {                                                                                           \
-        cudaError_t e_ = (call);                                                                   \
-        if (e_ != cudaSuccess) {                                                                   \
-            st = haze__error(ctx, HAZE_ERR_CUDA, "CUDA: %s: %s (%s:%d)", #call,                    \
-                             cudaGetErrorString(e_), __FILE__, __LINE__);                          \
-            goto done;                                                                             \
-        }                                                                                          \
-    } while (0)
 
 static size_t align16(size_t v) {
     return (v + 15) & ~(size_t)15;
 }
 
-/* on_device: inputs and outputs are device pointers (no copies). */
-extern "C" int haze__fis_eval_cuda(haze_ctx *ctx, const haze_fis *fis, const double *inputs,
-                                   size_t n, double *outputs, haze_fis_stats *stats,
-                                   int on_device) {
+/* A device allocation of one call, freed with its size. */
+typedef struct dbuf {
+    void *p;
+    size_t bytes;
+} dbuf;
+
+static int dbuf_alloc(haze_ctx *ctx, dbuf *b, size_t bytes, const char *what) {
+    int st = haze__dev_alloc(ctx, &b->p, bytes, what);
+    b->bytes = st ? 0 : bytes;
+    return st;
+}
+
+extern "C" int haze__fis_eval_cuda(haze_ctx *ctx, const haze_fis *fis, const haze__fis_plan *plan,
+                                   const double *inputs, size_t n, double *outputs,
+                                   haze_fis_stats *stats, int on_device) {
     int st = haze__cuda_begin(ctx);
     if (st) return st;
     cudaStream_t s = haze__stream(ctx);
     const int ni = fis->ni, no = fis->no, nr = fis->nr;
     /* the model in one device block */
     const size_t nrr = (size_t)nr, nprops = fis->props ? (size_t)fis->prop_off[nr] : 0;
-    /* the output MFs tabulated on the host: the GPU then uses the very same
-     * values as the CPU for them; the common class's rule program */
-    double *hgrid = haze__fis_grid(fis);
-    int *hplain = haze__fis_plain(fis, hgrid);
+    /* the plan's tables were made on the host: the GPU then uses the very
+     * same values as the CPU for the output MFs */
+    const haze__fis_tabs none = {NULL, NULL, 0};
+    const haze__fis_tabs *ht = plan ? &plan->t : &none;
     enum { NB = 15 };
     const size_t sz[NB] = {sizeof(haze__var) * ni,
                            sizeof(haze__var) * no,
@@ -136,27 +140,29 @@ extern "C" int haze__fis_eval_cuda(haze_ctx *ctx, const haze_fis *fis, const dou
                            sizeof(int) * (fis->cons_fl ? nrr * no : 0),
                            sizeof(int) * 3 * nprops,
                            sizeof(int) * (fis->prop_off ? nrr + 1 : 0),
-                           sizeof(int) * (hplain ? haze__fis_plain_len(fis) : 0)};
-    const void *src[NB] = {fis->in,      fis->out,        fis->mfs,        fis->params,   fis->ante,
-                           fis->cons,    fis->ante_hedge, fis->cons_hedge, fis->weight,   fis->conn,
-                           fis->ante_fl, fis->cons_fl,    fis->props,      fis->prop_off, hplain};
+                           sizeof(int) * (ht->plain ? plan->plain_len : 0)};
+    const void *src[NB] = {fis->in,     fis->out,      fis->mfs,        fis->params,
+                           fis->ante,   fis->cons,     fis->ante_hedge, fis->cons_hedge,
+                           fis->weight, fis->conn,     fis->ante_fl,    fis->cons_fl,
+                           fis->props,  fis->prop_off, ht->plain};
     size_t off[NB], total = 0;
     for (int k = 0; k < NB; k++) {
         off[k] = total;
         total += align16(sz[k] ? sz[k] : 16);
     }
-    char *dmodel = NULL;
-    double *dgrid = NULL;
+    dbuf dmodel = {NULL, 0}, dgrid = {NULL, 0}, din = {NULL, 0}, dout = {NULL, 0}, dscr = {NULL, 0},
+         dcnt = {NULL, 0}, dheld = {NULL, 0};
     /* lock-previous: per-row flags, brought back for the serial pass on the
      * host (haze__fis_hold), which needs the rows in order */
-    unsigned char *hheld = NULL, *dheld = NULL;
+    unsigned char *hheld = NULL;
     double *hin = NULL, *hout = NULL, *hscr = NULL;
     int any_held = 0;
-    double *din = NULL, *dout = NULL, *dscr = NULL;
-    unsigned long long *dcnt = NULL, hcnt[2] = {0, 0};
+    unsigned long long hcnt[2] = {0, 0};
+    /* the device image of the model: its arrays in dmodel, no plan */
     haze_fis dm = *fis;
-    dm.gstride = haze__fis_gstride(fis);
-    const size_t gb = hgrid ? sizeof(double) * haze__fis_grid_len(fis) : 0;
+    dm.plan = NULL;
+    haze__fis_tabs dt = {NULL, NULL, ht->gstride};
+    const size_t gb = ht->grid ? sizeof(double) * plan->grid_len : 0;
     total += gb;
     const int global_scratch = haze__fis_scratch(fis) > 512;
     size_t per_row = sizeof(double) * ((on_device ? 0 : (size_t)ni + no) +
@@ -167,68 +173,80 @@ extern "C" int haze__fis_eval_cuda(haze_ctx *ctx, const haze_fis *fis, const dou
     size_t chunk = budget > total + 4096 ? (budget - total - 4096) / per_row : 0;
     if (chunk > n) chunk = n;
     if (chunk > ((size_t)1 << 22)) chunk = (size_t)1 << 22;
-    if (fis->lockprev && !(hheld = (unsigned char *)calloc(n, 1))) {
-        free(hgrid);
-        free(hplain);
+    if (fis->lockprev && !(hheld = (unsigned char *)calloc(n, 1)))
         return haze__error(ctx, HAZE_ERR_NOMEM, "fis: out of memory for %zu row flags", n);
-    }
     if (chunk == 0) {
-        free(hgrid);
-        free(hplain);
         free(hheld);
         return haze__error(ctx, HAZE_ERR_NOMEM,
                            "fis: device memory limit too small for one row (%zu bytes)",
                            total + per_row);
     }
-    CK(cudaMalloc((void **)&dmodel, total - gb));
+    if ((st = dbuf_alloc(ctx, &dmodel, total - gb, "fis: the model"))) goto done;
+    char *dmb;
+    dmb = (char *)dmodel.p;
     for (int k = 0; k < NB; k++)
-        if (sz[k]) CK(cudaMemcpyAsync(dmodel + off[k], src[k], sz[k], cudaMemcpyHostToDevice, s));
-    dm.in = (haze__var *)(dmodel + off[0]);
-    dm.out = (haze__var *)(dmodel + off[1]);
-    dm.mfs = (haze__mf *)(dmodel + off[2]);
-    dm.params = (double *)(dmodel + off[3]);
-    dm.ante = (int *)(dmodel + off[4]);
-    dm.cons = (int *)(dmodel + off[5]);
-    dm.ante_hedge = (double *)(dmodel + off[6]);
-    dm.cons_hedge = (double *)(dmodel + off[7]);
-    dm.weight = (double *)(dmodel + off[8]);
-    dm.conn = (int *)(dmodel + off[9]);
-    dm.ante_fl = fis->ante_fl ? (int *)(dmodel + off[10]) : NULL;
-    dm.cons_fl = fis->cons_fl ? (int *)(dmodel + off[11]) : NULL;
-    dm.props = fis->props ? (int *)(dmodel + off[12]) : NULL;
-    dm.prop_off = fis->prop_off ? (int *)(dmodel + off[13]) : NULL;
-    dm.plain = hplain ? (const int *)(dmodel + off[14]) : NULL;
-    if (hgrid) {
-        CK(cudaMalloc((void **)&dgrid, gb));
-        CK(cudaMemcpyAsync(dgrid, hgrid, gb, cudaMemcpyHostToDevice, s));
+        if (sz[k])
+            HAZE_CUDA_GOTO(ctx, st, done,
+                           cudaMemcpyAsync(dmb + off[k], src[k], sz[k], cudaMemcpyHostToDevice, s));
+    dm.in = (haze__var *)(dmb + off[0]);
+    dm.out = (haze__var *)(dmb + off[1]);
+    dm.mfs = (haze__mf *)(dmb + off[2]);
+    dm.params = (double *)(dmb + off[3]);
+    dm.ante = (int *)(dmb + off[4]);
+    dm.cons = (int *)(dmb + off[5]);
+    dm.ante_hedge = (double *)(dmb + off[6]);
+    dm.cons_hedge = (double *)(dmb + off[7]);
+    dm.weight = (double *)(dmb + off[8]);
+    dm.conn = (int *)(dmb + off[9]);
+    dm.ante_fl = fis->ante_fl ? (int *)(dmb + off[10]) : NULL;
+    dm.cons_fl = fis->cons_fl ? (int *)(dmb + off[11]) : NULL;
+    dm.props = fis->props ? (int *)(dmb + off[12]) : NULL;
+    dm.prop_off = fis->prop_off ? (int *)(dmb + off[13]) : NULL;
+    dt.plain = ht->plain ? (const int *)(dmb + off[14]) : NULL;
+    if (ht->grid) {
+        if ((st = dbuf_alloc(ctx, &dgrid, gb, "fis: the tabulated output MFs"))) goto done;
+        HAZE_CUDA_GOTO(ctx, st, done,
+                       cudaMemcpyAsync(dgrid.p, ht->grid, gb, cudaMemcpyHostToDevice, s));
+        dt.grid = (const double *)dgrid.p;
     }
-    dm.grid = dgrid;
     if (!on_device) {
-        CK(cudaMalloc((void **)&din, sizeof(double) * chunk * ni));
-        CK(cudaMalloc((void **)&dout, sizeof(double) * chunk * no));
+        if ((st = dbuf_alloc(ctx, &din, sizeof(double) * chunk * ni, "fis: the inputs"))) goto done;
+        if ((st = dbuf_alloc(ctx, &dout, sizeof(double) * chunk * no, "fis: the outputs")))
+            goto done;
     }
-    if (global_scratch)
-        CK(cudaMalloc((void **)&dscr, sizeof(double) * chunk * haze__fis_scratch(fis)));
-    CK(cudaMalloc((void **)&dcnt, sizeof hcnt));
-    CK(cudaMemsetAsync(dcnt, 0, sizeof hcnt, s));
-    if (hheld) CK(cudaMalloc((void **)&dheld, chunk));
+    if (global_scratch &&
+        (st = dbuf_alloc(ctx, &dscr, sizeof(double) * chunk * haze__fis_scratch(fis),
+                         "fis: the rows' scratch")))
+        goto done;
+    if ((st = dbuf_alloc(ctx, &dcnt, sizeof hcnt, "fis: the counts"))) goto done;
+    HAZE_CUDA_GOTO(ctx, st, done, cudaMemsetAsync(dcnt.p, 0, sizeof hcnt, s));
+    if (hheld && (st = dbuf_alloc(ctx, &dheld, chunk, "fis: the row flags"))) goto done;
     for (size_t i0 = 0; i0 < n; i0 += chunk) {
         size_t m = n - i0 < chunk ? n - i0 : chunk;
+        unsigned long long *cnt = (unsigned long long *)dcnt.p;
+        unsigned char *held = (unsigned char *)dheld.p;
         if (on_device) {
-            CK(launch(&dm, inputs + i0 * ni, outputs + i0 * no, dscr, m, dcnt, dheld, s,
-                      gb / sizeof(double), hplain != NULL));
+            HAZE_CUDA_GOTO(ctx, st, done,
+                           launch(&dm, &dt, inputs + i0 * ni, outputs + i0 * no, (double *)dscr.p,
+                                  m, cnt, held, s, gb / sizeof(double)));
         } else {
-            CK(cudaMemcpyAsync(din, inputs + i0 * ni, sizeof(double) * m * ni,
-                               cudaMemcpyHostToDevice, s));
-            CK(launch(&dm, din, dout, dscr, m, dcnt, dheld, s, gb / sizeof(double),
-                      hplain != NULL));
-            CK(cudaMemcpyAsync(outputs + i0 * no, dout, sizeof(double) * m * no,
-                               cudaMemcpyDeviceToHost, s));
+            HAZE_CUDA_GOTO(ctx, st, done,
+                           cudaMemcpyAsync(din.p, inputs + i0 * ni, sizeof(double) * m * ni,
+                                           cudaMemcpyHostToDevice, s));
+            HAZE_CUDA_GOTO(ctx, st, done,
+                           launch(&dm, &dt, (const double *)din.p, (double *)dout.p,
+                                  (double *)dscr.p, m, cnt, held, s, gb / sizeof(double)));
+            HAZE_CUDA_GOTO(ctx, st, done,
+                           cudaMemcpyAsync(outputs + i0 * no, dout.p, sizeof(double) * m * no,
+                                           cudaMemcpyDeviceToHost, s));
         }
-        if (hheld) CK(cudaMemcpyAsync(hheld + i0, dheld, m, cudaMemcpyDeviceToHost, s));
+        if (hheld)
+            HAZE_CUDA_GOTO(ctx, st, done,
+                           cudaMemcpyAsync(hheld + i0, held, m, cudaMemcpyDeviceToHost, s));
     }
-    CK(cudaMemcpyAsync(hcnt, dcnt, sizeof hcnt, cudaMemcpyDeviceToHost, s));
-    CK(cudaStreamSynchronize(s));
+    HAZE_CUDA_GOTO(ctx, st, done,
+                   cudaMemcpyAsync(hcnt, dcnt.p, sizeof hcnt, cudaMemcpyDeviceToHost, s));
+    HAZE_CUDA_GOTO(ctx, st, done, cudaStreamSynchronize(s));
     if (stats) {
         stats->clamped = (size_t)hcnt[0];
         stats->no_rule = (size_t)hcnt[1];
@@ -236,10 +254,7 @@ extern "C" int haze__fis_eval_cuda(haze_ctx *ctx, const haze_fis *fis, const dou
     for (size_t i = 0; hheld && i < n && !any_held; i++) any_held = hheld[i];
     if (any_held) {
         /* the rows that wait for the rows before them, in order on the host
-         * with the host's copy of the model (the same row evaluator) */
-        haze_fis hf = *fis;
-        hf.grid = hgrid;
-        hf.gstride = dm.gstride;
+         * with the host's model and tables (the same row evaluator) */
         hscr = (double *)malloc(sizeof(double) * haze__fis_scratch(fis));
         if (on_device) {
             hin = (double *)malloc(sizeof(double) * n * ni);
@@ -250,32 +265,36 @@ extern "C" int haze__fis_eval_cuda(haze_ctx *ctx, const haze_fis *fis, const dou
             goto done;
         }
         if (on_device) {
-            CK(cudaMemcpyAsync(hin, inputs, sizeof(double) * n * ni, cudaMemcpyDeviceToHost, s));
-            CK(cudaMemcpyAsync(hout, outputs, sizeof(double) * n * no, cudaMemcpyDeviceToHost, s));
-            CK(cudaStreamSynchronize(s));
+            HAZE_CUDA_GOTO(
+                ctx, st, done,
+                cudaMemcpyAsync(hin, inputs, sizeof(double) * n * ni, cudaMemcpyDeviceToHost, s));
+            HAZE_CUDA_GOTO(
+                ctx, st, done,
+                cudaMemcpyAsync(hout, outputs, sizeof(double) * n * no, cudaMemcpyDeviceToHost, s));
+            HAZE_CUDA_GOTO(ctx, st, done, cudaStreamSynchronize(s));
         }
-        st = haze__fis_hold(ctx, &hf, on_device ? hin : inputs, n, on_device ? hout : outputs,
+        st = haze__fis_hold(ctx, fis, ht, on_device ? hin : inputs, n, on_device ? hout : outputs,
                             hheld, hscr);
         if (st) goto done;
         if (on_device) {
-            CK(cudaMemcpyAsync(outputs, hout, sizeof(double) * n * no, cudaMemcpyHostToDevice, s));
-            CK(cudaStreamSynchronize(s));
+            HAZE_CUDA_GOTO(
+                ctx, st, done,
+                cudaMemcpyAsync(outputs, hout, sizeof(double) * n * no, cudaMemcpyHostToDevice, s));
+            HAZE_CUDA_GOTO(ctx, st, done, cudaStreamSynchronize(s));
         }
     }
 done:
-    if (hgrid || hplain) cudaStreamSynchronize(s); /* before the host copies go */
-    free(hgrid);
-    free(hplain);
+    if (st) cudaStreamSynchronize(s); /* before the host buffers go */
     free(hheld);
     free(hin);
     free(hout);
     free(hscr);
-    cudaFree(dheld);
-    cudaFree(dgrid);
-    cudaFree(dmodel);
-    cudaFree(din);
-    cudaFree(dout);
-    cudaFree(dscr);
-    cudaFree(dcnt);
+    haze__dev_free(ctx, dheld.p, dheld.bytes);
+    haze__dev_free(ctx, dgrid.p, dgrid.bytes);
+    haze__dev_free(ctx, dmodel.p, dmodel.bytes);
+    haze__dev_free(ctx, din.p, din.bytes);
+    haze__dev_free(ctx, dout.p, dout.bytes);
+    haze__dev_free(ctx, dscr.p, dscr.bytes);
+    haze__dev_free(ctx, dcnt.p, dcnt.bytes);
     return st;
 }

@@ -2,7 +2,7 @@
  * src/fis/fis_expr.c - the compiler of fuzzylite's Function terms: an
  * expression over numbers, the engine's variables and the argument x, with
  * fuzzylite's operators and functions (fl/factory/FunctionFactory.cpp of
- * fuzzylite 6.0), to the postfix program that haze__fn_eval (fis_internal.h)
+ * fuzzylite 6.0), to the postfix program that haze__fn_eval (fis_math.h)
  * runs on the CPU and the GPU alike.
  *
  * Grammar, loosest first (the precedences of fuzzylite's operators):
@@ -26,7 +26,8 @@
 #include <string.h>
 
 #include "core/internal.h"
-#include "fis/fis_internal.h"
+#include "core/text.h"
+#include "fis/fis_read.h"
 
 const char *const haze__fn1_names[HAZE__FN1_COUNT] = {
     "acos",  "asin",  "atan", "ceil", "cos",  "cosh", "exp",  "abs",   "fabs",  "floor", "log",
@@ -103,8 +104,9 @@ static int fx_atom(fx *c) {
         return 0;
     }
     if (isdigit((unsigned char)*at) || (*at == '.' && isdigit((unsigned char)at[1]))) {
-        char *end;
-        double v = haze__strtod(at, &end);
+        const char *end;
+        double v;
+        haze__text_number(at, &end, &v); /* a digit: there is a number */
         c->s = end;
         if (is_name0(*end)) return fx_fail(c, at, "malformed number");
         if (fx_emit(c, HAZE__OP_NUM, 1)) return -1;

@@ -21,7 +21,8 @@
 #include <string.h>
 
 #include "core/internal.h"
-#include "fis/fis_internal.h"
+#include "core/text.h"
+#include "fis/fis_read.h"
 #include "haze/io.h"
 
 /* ------------------------------------------------------------ parse state */
@@ -83,31 +84,12 @@ static void parser_free(parser *ps) {
     haze__warns_free(&ps->warns);
 }
 
-#define PERR(line, ...) perr(ps, line, __VA_ARGS__)
-static int perr(parser *ps, int line, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-static int perr(parser *ps, int line, const char *fmt, ...) {
-    char msg[768];
-    va_list ap;
-    va_start(ap, fmt);
-    haze__vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    return haze__error(ps->ctx, HAZE_ERR_PARSE, "%s:%d: %s", ps->file, line, msg);
-}
-
-static char *trim(char *s) {
-    while (isspace((unsigned char)*s)) s++;
-    size_t n = strlen(s);
-    while (n > 0 && isspace((unsigned char)s[n - 1])) s[--n] = '\0';
-    return s;
-}
+/* A parse error at a line of the file: "FILE:LINE: message". */
+#define PERR(line, ...) haze__text_error(ps->ctx, HAZE_ERR_PARSE, ps->file, line, 0, __VA_ARGS__)
 
 /* Removes surrounding single quotes (MATLAB strings). */
 static int unquote(char *s, char *dst, size_t cap) {
-    s = trim(s);
+    s = haze__text_trim(s);
     size_t n = strlen(s);
     if (n >= 2 && s[0] == '\'' && s[n - 1] == '\'') {
         s[n - 1] = '\0';
@@ -147,7 +129,7 @@ static int vector_push(double **v, int *cnt, int *cap, double d) {
 
 /* Parses "[a b c]" (spaces or commas) into a malloc'd array. */
 static int parse_vector(char *s, double **out, int *n) {
-    s = trim(s);
+    s = haze__text_trim(s);
     size_t len = strlen(s);
     if (len < 2 || s[0] != '[' || s[len - 1] != ']') return -1;
     s[len - 1] = '\0';
@@ -158,14 +140,15 @@ static int parse_vector(char *s, double **out, int *n) {
     for (;;) {
         while (isspace((unsigned char)*s) || *s == ',') s++;
         if (!*s) break;
-        char *end;
-        double d = haze__strtod(s, &end);
-        if (end == s || !isfinite(d) || (*end && !isspace((unsigned char)*end) && *end != ',')) {
+        const char *end;
+        double d;
+        if (haze__text_number(s, &end, &d) || !isfinite(d) ||
+            (*end && !isspace((unsigned char)*end) && *end != ',')) {
             free(v);
             return -1;
         }
         if (vector_push(&v, &cnt, &cap, d)) return -2;
-        s = end;
+        s += end - s;
     }
     *out = v;
     *n = cnt;
@@ -204,9 +187,8 @@ static double mx_primary(mexpr *e) {
         return v;
     }
     if (isdigit((unsigned char)*s) || (*s == '.' && isdigit((unsigned char)s[1]))) {
-        char *end;
-        double v = haze__strtod(s, &end);
-        e->s = end;
+        double v;
+        haze__text_number(s, &e->s, &v); /* a digit: there is a number */
         return v;
     }
     if (!isalpha((unsigned char)*s)) {
@@ -408,7 +390,7 @@ static int parse_mf(parser *ps, int line, char *val, mf_spec *m) {
      * name, written as .fis, may hold any of them); the type and the
      * parameters hold no ':' or '[', so the parameter list starts at the
      * last '[' and the type after the last ':' before it */
-    char *s = trim(val);
+    char *s = haze__text_trim(val);
     char *br = strrchr(s, '[');
     if (!br) return PERR(line, "expected 'name':'type',[params] (no parameter list)");
     char *colon = NULL;
@@ -428,7 +410,7 @@ static int parse_mf(parser *ps, int line, char *val, mf_spec *m) {
     if (m->type < 0) return PERR(line, "unknown MF type '%s' (expected trimf, trapmf, ...)", tname);
     int rc = parse_vector_expr(br, &m->p, &m->np);
     if (rc == -2)
-        return haze__error(ps->ctx, HAZE_ERR_NOMEM, "%s:%d: out of memory", ps->file, line);
+        return haze__text_error(ps->ctx, HAZE_ERR_NOMEM, ps->file, line, 0, "out of memory");
     if (rc) return PERR(line, "expected a list of numbers in [ ] for the MF parameters");
     m->line = line;
     return 0;
@@ -741,11 +723,11 @@ static int build(parser *ps, haze_fis **out) {
 nomem:
     st = haze__error(ctx, HAZE_ERR_NOMEM, "%s: out of memory", ps->file);
 fail:
-    haze_fis_free(f);
+    haze__fis_free(f);
     return st;
 }
 
-static int parse_text(haze_ctx *ctx, char *buf, const char *file, haze_fis **out) {
+int haze__fis_read(haze_ctx *ctx, char *buf, const char *file, haze_fis **out) {
     parser P;
     memset(&P, 0, sizeof P);
     parser *ps = &P;
@@ -758,7 +740,7 @@ static int parse_text(haze_ctx *ctx, char *buf, const char *file, haze_fis **out
         char *nl = strchr(line, '\n');
         if (nl) *nl = '\0';
         lineno++;
-        char *s = trim(line);
+        char *s = haze__text_trim(line);
         line = nl ? nl + 1 : NULL;
         size_t len = strlen(s);
         if (len && s[len - 1] == '\r') s[--len] = '\0';
@@ -766,7 +748,7 @@ static int parse_text(haze_ctx *ctx, char *buf, const char *file, haze_fis **out
         if (*s == '[' && s[len - 1] == ']') {
             /* a section header (a rule line never starts with '[') */
             s[len - 1] = '\0';
-            char *name = trim(s + 1);
+            char *name = haze__text_trim(s + 1);
             if (strcmp(name, "System") == 0) {
                 sec = SEC_SYSTEM;
             } else if (strcmp(name, "Rules") == 0) {
@@ -831,7 +813,7 @@ static int parse_text(haze_ctx *ctx, char *buf, const char *file, haze_fis **out
             goto done;
         }
         *eq = '\0';
-        char *key = trim(s), *val = trim(eq + 1);
+        char *key = haze__text_trim(s), *val = haze__text_trim(eq + 1);
         if (sec == SEC_NONE) {
             st = PERR(lineno, "'%s' before any section (expected [System] first)", key);
             goto done;
@@ -884,7 +866,7 @@ static int parse_text(haze_ctx *ctx, char *buf, const char *file, haze_fis **out
             int n = 0;
             int rc = parse_vector_expr(val, &v, &n);
             if (rc == -2) {
-                st = haze__error(ctx, HAZE_ERR_NOMEM, "%s:%d: out of memory", file, lineno);
+                st = haze__text_error(ctx, HAZE_ERR_NOMEM, file, lineno, 0, "out of memory");
             } else if (rc || n != 2) {
                 st = PERR(lineno,
                           "Range: expected [min max], two numbers (or MATLAB expressions of "
@@ -941,244 +923,4 @@ static int parse_text(haze_ctx *ctx, char *buf, const char *file, haze_fis **out
 done:
     parser_free(ps);
     return st;
-}
-
-int haze_fis_parse(haze_ctx *ctx, const char *text, const char *name, haze_fis **out) {
-    if (!text || !out) return haze__error(ctx, HAZE_ERR_INVALID, "haze_fis_parse: NULL argument");
-    *out = NULL;
-    size_t n = strlen(text);
-    char *buf = malloc(n + 1);
-    if (!buf) return haze__error(ctx, HAZE_ERR_NOMEM, "out of memory");
-    memcpy(buf, text, n + 1);
-    int st = parse_text(ctx, buf, name ? name : "<string>", out);
-    free(buf);
-    return st;
-}
-
-static int ends_with(const char *s, const char *suf) {
-    size_t a = strlen(s), b = strlen(suf);
-    return a >= b && strcmp(s + a - b, suf) == 0;
-}
-
-int haze_fis_load(haze_ctx *ctx, const char *path, haze_fis **out) {
-    if (!path || !out) return haze__error(ctx, HAZE_ERR_INVALID, "haze_fis_load: NULL argument");
-    *out = NULL;
-    char *buf = NULL;
-    int st = haze_file_read_all(ctx, path, &buf, NULL);
-    if (st) return st;
-    st = ends_with(path, ".fll") ? haze__fll_parse(ctx, buf, path, out)
-                                 : parse_text(ctx, buf, path, out);
-    free(buf);
-    return st;
-}
-
-void haze_fis_free(haze_fis *f) {
-    if (!f) return;
-    free(f->in);
-    free(f->out);
-    free(f->mfs);
-    free(f->params);
-    free(f->ante);
-    free(f->cons);
-    free(f->ante_hedge);
-    free(f->cons_hedge);
-    free(f->weight);
-    free(f->conn);
-    free(f->ante_fl);
-    free(f->cons_fl);
-    free(f->props);
-    free(f->prop_off);
-    haze__warns_free(&f->warns);
-    free(f);
-}
-
-/* ---------------------------------------------------------------- writing */
-
-static void put_code(FILE *fp, int mf, double hedge) {
-    if (hedge != 0.0)
-        fprintf(fp, "%s%d.%d", mf < 0 ? "-" : "", abs(mf), (int)round(hedge * 10.0) / 10 % 10);
-    else
-        fprintf(fp, "%d", mf);
-}
-
-/* A fuzzylite term as a MATLAB MF with the same values: its type and
- * parameters in q, or -1 when MATLAB has no such MF (or the height is not 1). */
-static int fl_to_fis(const haze__mf *m, const double *p, double *q, int *nq) {
-    static const struct {
-        int from, to, n, perm[4];
-    } map[] = {{HAZE__MF_FL_TRIANGLE, HAZE__MF_TRI, 3, {0, 1, 2, 0}},
-               {HAZE__MF_FL_TRAPEZOID, HAZE__MF_TRAP, 4, {0, 1, 2, 3}},
-               {HAZE__MF_FL_GAUSSIAN, HAZE__MF_GAUSS, 2, {1, 0, 0, 0}},
-               {HAZE__MF_FL_GAUSSPROD, HAZE__MF_GAUSS2, 4, {1, 0, 3, 2}},
-               {HAZE__MF_FL_BELL, HAZE__MF_GBELL, 3, {1, 2, 0, 0}},
-               {HAZE__MF_FL_SIGMOID, HAZE__MF_SIG, 2, {1, 0, 0, 0}},
-               {HAZE__MF_FL_SIGDIFF, HAZE__MF_DSIG, 4, {1, 0, 2, 3}},
-               {HAZE__MF_FL_SIGPROD, HAZE__MF_PSIG, 4, {1, 0, 2, 3}},
-               {HAZE__MF_FL_SSHAPE, HAZE__MF_S, 2, {0, 1, 0, 0}},
-               {HAZE__MF_FL_ZSHAPE, HAZE__MF_Z, 2, {0, 1, 0, 0}},
-               {HAZE__MF_FL_PISHAPE, HAZE__MF_PI, 4, {0, 1, 2, 3}},
-               {HAZE__MF_FL_RECT, HAZE__MF_TRAP, 4, {0, 0, 1, 1}}};
-    if (m->type == HAZE__MF_CONSTANT || m->type == HAZE__MF_LINEAR) {
-        memcpy(q, p, sizeof(double) * (size_t)m->np);
-        *nq = m->np;
-        return m->type;
-    }
-    if (p[haze__fl_hidx(m->type, p)] != 1.0) return -1;
-    if (m->type == HAZE__MF_FL_RAMP && p[0] != p[1]) {
-        q[0] = p[0] < p[1] ? p[0] : p[1];
-        q[1] = p[0] < p[1] ? p[1] : p[0];
-        *nq = 2;
-        return p[0] < p[1] ? HAZE__MF_LINS : HAZE__MF_LINZ;
-    }
-    for (size_t i = 0; i < sizeof map / sizeof *map; i++)
-        if (map[i].from == m->type) {
-            for (int k = 0; k < map[i].n; k++) q[k] = p[map[i].perm[k]];
-            *nq = map[i].n;
-            return map[i].to;
-        }
-    return -1;
-}
-
-/* Why a fuzzylite engine cannot be written as .fis, or NULL when it can. */
-static const char *fl_inexpressible(const haze_fis *f, char *why, size_t cap) {
-    const haze__var *o0 = &f->out[0];
-    for (int o = 0; o < f->no; o++) {
-        const haze__var *v = &f->out[o];
-        if (!v->wtd != !o0->wtd)
-            return "outputs mixing Mamdani and weighted (Takagi-Sugeno) defuzzifiers";
-        if (v->defuzz != o0->defuzz || (!v->wtd && v->agg != o0->agg))
-            return "outputs with different defuzzifiers or aggregations";
-        if (v->lock) return "lock-range on an output";
-        if (v->lockprev) return "lock-previous on an output";
-        if (!isnan(v->dflt)) return "a default output value other than nan";
-    }
-    if (f->props)
-        return "rules on output variables (a chained engine), naming a variable twice or 'any', "
-               "mixing 'and' with 'or' or grouping with parentheses";
-    if (f->act != HAZE__ACT_GENERAL) return "an activation method other than General";
-    /* fuzzylite takes any range, infinite and empty ones too; the .fis
-     * reader (as MATLAB) wants finite numbers with min < max */
-    for (int k = 0; k < f->ni + f->no; k++) {
-        const haze__var *v = k < f->ni ? &f->in[k] : &f->out[k - f->ni];
-        if (!(isfinite(v->lo) && isfinite(v->hi) && v->lo < v->hi)) {
-            haze__snprintf(why, cap,
-                           "the range [%g, %g] of '%s' (.fis needs finite bounds, min < max)",
-                           v->lo, v->hi, v->name);
-            return why;
-        }
-    }
-    for (int r = 0; r < f->nr; r++)
-        if (!(f->weight[r] >= 0.0 && f->weight[r] <= 1.0)) {
-            haze__snprintf(why, cap, "rule %d's weight %g (.fis needs one in [0, 1])", r + 1,
-                           f->weight[r]);
-            return why;
-        }
-    double q[HAZE__FL_MAXP];
-    int nq;
-    for (int i = 0; i < f->nmfs; i++) {
-        const haze__mf *m = &f->mfs[i];
-        if (fl_to_fis(m, f->params + m->poff, q, &nq) < 0) {
-            snprintf(why, cap, "term '%s' (%s%s), which has no MATLAB twin", m->name,
-                     haze__mf_names[m->type],
-                     m->type != HAZE__MF_FL_DISCRETE &&
-                             f->params[m->poff + haze__fl_hidx(m->type, f->params + m->poff)] != 1.0
-                         ? " with a height other than 1"
-                         : "");
-            return why;
-        }
-        for (int k = 0; k < nq; k++)
-            if (!isfinite(q[k])) {
-                haze__snprintf(why, cap,
-                               "term '%s' with the parameter %g (.fis needs finite numbers)",
-                               m->name, q[k]);
-                return why;
-            }
-        int in_wtd = 0;
-        for (int o = 0; o < f->no; o++)
-            if (f->out[o].wtd && i >= f->out[o].mf0 && i < f->out[o].mf0 + f->out[o].nmf)
-                in_wtd = 1;
-        if (in_wtd && m->type != HAZE__MF_CONSTANT && m->type != HAZE__MF_LINEAR) {
-            snprintf(why, cap, "Tsukamoto term '%s' in a weighted output", m->name);
-            return why;
-        }
-    }
-    for (int k = 0; k < f->nr * f->ni; k++)
-        if (f->ante_fl[k] != 0 && f->ante_fl[k] != HAZE__H_NOT)
-            return "hedges other than 'not' in antecedents";
-    for (int k = 0; k < f->nr * f->no; k++)
-        if (f->cons_fl[k] != 0) return "hedges in conclusions";
-    return NULL;
-}
-
-int haze_fis_save(haze_ctx *ctx, const haze_fis *f, const char *path) {
-    if (!f || !path) return haze__error(ctx, HAZE_ERR_INVALID, "haze_fis_save: NULL argument");
-    if (ends_with(path, ".fll")) return haze__fll_save(ctx, f, path);
-    if (f->fl) {
-        char why[256];
-        const char *no = fl_inexpressible(f, why, sizeof why);
-        if (no)
-            return haze__error(ctx, HAZE_ERR_UNSUPPORTED,
-                               "%s: this fuzzylite engine cannot be written as .fis: %s", path, no);
-    }
-    for (int i = 0; i < f->nr * (f->ni + f->no); i++) {
-        double h = i < f->nr * f->ni ? f->ante_hedge[i] : f->cons_hedge[i - f->nr * f->ni];
-        if (h != 0.0 && (h != round(h) || h < 1 || h > 9))
-            return haze__error(ctx, HAZE_ERR_UNSUPPORTED,
-                               "%s: hedge %g cannot be written as a .fis rule code", path, h);
-    }
-    /* a weighted (Takagi-Sugeno) fuzzylite output may have no aggregation
-     * (-1, "none"); .fis wants one, and evaluation takes the maximum then
-     * (haze__oagg), so that is what is written */
-    const int agg = f->fl ? (f->out[0].agg >= 0 ? f->out[0].agg : HAZE__N_MAX) : f->agg_m;
-    haze_outfile of;
-    int st = haze_outfile_open(ctx, &of, path);
-    if (st) return st;
-    FILE *fp = of.fp;
-    fprintf(fp,
-            "[System]\nName='%s'\nType='%s'\nVersion=2.0\nNumInputs=%d\nNumOutputs=%d\n"
-            "NumRules=%d\nAndMethod='%s'\nOrMethod='%s'\nImpMethod='%s'\nAggMethod='%s'\n"
-            "DefuzzMethod='%s'\n",
-            f->name, f->sugeno ? "sugeno" : "mamdani", f->ni, f->no, f->nr,
-            haze__norm_names[f->and_m], haze__norm_names[f->or_m], haze__norm_names[f->imp_m],
-            haze__norm_names[agg], haze__defuzz_names[f->fl ? f->out[0].defuzz : f->defuzz_m]);
-    for (int io = 0; io < 2; io++) {
-        int n = io ? f->no : f->ni;
-        for (int i = 0; i < n; i++) {
-            const haze__var *v = io ? &f->out[i] : &f->in[i];
-            haze__fprintf(fp, "\n[%s%d]\nName='%s'\nRange=[%.17g %.17g]\nNumMFs=%d\n",
-                          io ? "Output" : "Input", i + 1, v->name, v->lo, v->hi, v->nmf);
-            for (int k = 0; k < v->nmf; k++) {
-                const haze__mf *m = &f->mfs[v->mf0 + k];
-                double q[HAZE__FL_MAXP];
-                int nq = m->np, type = m->type;
-                if (f->fl)
-                    type = fl_to_fis(m, f->params + m->poff, q, &nq);
-                else
-                    memcpy(q, f->params + m->poff, sizeof(double) * (size_t)nq);
-                fprintf(fp, "MF%d='%s':'%s',[", k + 1, m->name, haze__mf_names[type]);
-                for (int p = 0; p < nq; p++) haze__fprintf(fp, "%s%.17g", p ? " " : "", q[p]);
-                fprintf(fp, "]\n");
-            }
-        }
-    }
-    fprintf(fp, "\n[Rules]\n");
-    for (int r = 0; r < f->nr; r++) {
-        for (int j = 0; j < f->ni; j++) {
-            if (j) fputc(' ', fp);
-            int code = f->ante[r * f->ni + j];
-            if (f->fl && f->ante_fl[r * f->ni + j] == HAZE__H_NOT) code = -code;
-            put_code(fp, code, f->ante_hedge[r * f->ni + j]);
-        }
-        fputc(',', fp);
-        for (int j = 0; j < f->no; j++) {
-            fputc(' ', fp);
-            put_code(fp, f->cons[r * f->no + j], f->cons_hedge[r * f->no + j]);
-        }
-        haze__fprintf(fp, " (%.17g) : %d\n", f->weight[r], f->conn[r]);
-    }
-    if (ferror(fp)) {
-        haze_outfile_abort(&of);
-        return haze__error(ctx, HAZE_ERR_IO, "%s: write error", path);
-    }
-    return haze_outfile_commit(ctx, &of);
 }

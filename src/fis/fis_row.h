@@ -17,7 +17,9 @@
 #ifndef HAZE_FIS_ROW_H
 #define HAZE_FIS_ROW_H
 
-#include "fis/fis_internal.h"
+#include "fis/fis_exact.h"
+#include "fis/fis_math.h"
+#include "fis/fis_plan.h"
 
 /* Doubles of scratch one row needs. */
 HAZE__HD size_t haze__fis_scratch(const struct haze_fis *f) {
@@ -26,36 +28,6 @@ HAZE__HD size_t haze__fis_scratch(const struct haze_fis *f) {
 /* The same for haze__fis_eval_row_plain. */
 HAZE__HD size_t haze__fis_scratch_plain(const struct haze_fis *f) {
     return 2 * (size_t)f->nr + (size_t)f->ni + (size_t)f->no + 1 + (size_t)f->nmfs;
-}
-
-/* fuzzylite's tolerant comparisons (Op::isEq and friends, macheps 1e-6). */
-#define HAZE__FL_EPS 1e-6
-HAZE__HD int haze__fl_eq(double a, double b) {
-    return a == b || fabs(a - b) < HAZE__FL_EPS;
-}
-HAZE__HD int haze__fl_gt(double a, double b) {
-    return !haze__fl_eq(a, b) && a > b;
-}
-
-/* Points of output o, and the x of point k: MATLAB's linspace (the last
- * point exactly hi, the others lo + k (hi - lo) / (N - 1), as MATLAB
- * computes them), or the midpoints of fuzzylite's cells (Centroid.cpp:
- * min + (i + 0.5) dx). Walks over the points compute the spacing once
- * (haze__xstep; a division per point costs tens of instructions on a GPU)
- * and pass it to haze__xpoint_s. */
-HAZE__HD int haze__npoints(const struct haze_fis *f, int o) {
-    return f->fl && f->out[o].res > 0 ? f->out[o].res : f->points;
-}
-HAZE__HD double haze__xstep(const struct haze_fis *f, const haze__var *ov, int n) {
-    return f->mode == HAZE_FIS_MODE_FUZZYLITE ? (ov->hi - ov->lo) / n : (ov->hi - ov->lo) / (n - 1);
-}
-HAZE__HD double haze__xpoint_s(const struct haze_fis *f, const haze__var *ov, int k, int n,
-                               double step) {
-    if (f->mode == HAZE_FIS_MODE_FUZZYLITE) return ov->lo + (k + 0.5) * step;
-    return k == n - 1 ? ov->hi : ov->lo + k * step;
-}
-HAZE__HD double haze__xpoint(const struct haze_fis *f, const haze__var *ov, int k, int n) {
-    return haze__xpoint_s(f, ov, k, n, haze__xstep(f, ov, n));
 }
 HAZE__HD int haze__oagg(const struct haze_fis *f, int o) {
     return f->fl ? (f->out[o].agg >= 0 ? f->out[o].agg : HAZE__N_MAX) : f->agg_m;
@@ -298,10 +270,10 @@ HAZE__HD int haze__fired(const struct haze_fis *f, int o, const double *w, doubl
 }
 
 /* Aggregated membership of output o at point k (x = xk) over the fired
- * rules fr[0..cnt). The output MFs' values at the points come from f->grid
- * when the caller has tabulated them (haze__fis_grid), else are computed. */
-HAZE__HD double haze__agg_at(const struct haze_fis *f, int o, const double *w, const double *fr,
-                             int cnt, int k, double xk) {
+ * rules fr[0..cnt). The output MFs' values at the points come from the
+ * plan's table when there is one (tb->grid), else are computed. */
+HAZE__HD double haze__agg_at(const struct haze_fis *f, const haze__fis_tabs *tb, int o,
+                             const double *w, const double *fr, int cnt, int k, double xk) {
     const haze__var *ov = &f->out[o];
     const int aggm = haze__oagg(f, o);
     double agg = 0.0;
@@ -310,8 +282,8 @@ HAZE__HD double haze__agg_at(const struct haze_fis *f, int o, const double *w, c
         int code = f->cons[r * f->no + o];
         int neg = code < 0;
         int mi = ov->mf0 + (neg ? -code : code) - 1;
-        double mu = f->grid ? f->grid[(size_t)mi * (size_t)f->gstride + (size_t)k]
-                            : haze__mf_eval(f->mfs[mi].type, f->params + f->mfs[mi].poff, xk);
+        double mu = tb->grid ? tb->grid[(size_t)mi * (size_t)tb->gstride + (size_t)k]
+                             : haze__mf_eval(f->mfs[mi].type, f->params + f->mfs[mi].poff, xk);
         double hg = f->cons_hedge[r * f->no + o];
         if (neg || hg != 0.0) mu = haze__hedge_not(mu, hg, neg);
         double v =
@@ -335,7 +307,6 @@ HAZE__HD double haze__agg_at(const struct haze_fis *f, int o, const double *w, c
  * inner loop. A walk adds to sum[0] (the numerator) and sum[1] (the
  * denominator), so consecutive walks continue one sum (trapz, whose terms
  * join neighbouring points, is only ever done in one walk). */
-#define HAZE__FAST_RULES 16
 
 #define HAZE__CWALK_DEF(NAME, LEN, CNT)                                                            \
     HAZE__HD void haze__cwalk_##NAME(const struct haze_fis *f, const haze__var *ov,                \
@@ -419,14 +390,14 @@ HAZE__HD double haze__cwalk_union(const struct haze_fis *f, const haze__var *ov,
     return sum[1] != 0.0 ? sum[0] / sum[1] : NAN;
 }
 
-HAZE__HD int haze__centroid_fast(const struct haze_fis *f, int o, const double *w, const double *fr,
-                                 int cnt, double *res) {
-    if (!f->grid || haze__oagg(f, o) != HAZE__N_MAX ||
+HAZE__HD int haze__centroid_fast(const struct haze_fis *f, const haze__fis_tabs *tb, int o,
+                                 const double *w, const double *fr, int cnt, double *res) {
+    if (!tb->grid || haze__oagg(f, o) != HAZE__N_MAX ||
         (f->imp_m != HAZE__N_MIN && f->imp_m != HAZE__N_PROD))
         return 0;
     const haze__var *ov = &f->out[o];
     const double *rows[HAZE__FAST_RULES];
-    const double *sup = f->grid + (size_t)f->nmfs * (size_t)f->gstride;
+    const double *sup = tb->grid + (size_t)f->nmfs * (size_t)tb->gstride;
     double ws[HAZE__FAST_RULES];
     int mid[HAZE__FAST_RULES];
     const int n = haze__npoints(f, o), octave = f->mode == HAZE_FIS_MODE_OCTAVE,
@@ -449,7 +420,7 @@ HAZE__HD int haze__centroid_fast(const struct haze_fis *f, int o, const double *
         }
         if (nm == HAZE__FAST_RULES) return 0;
         mid[nm] = m;
-        rows[nm] = f->grid + (size_t)m * (size_t)f->gstride;
+        rows[nm] = tb->grid + (size_t)m * (size_t)tb->gstride;
         ws[nm++] = w[r];
         if ((int)sup[2 * m] < k0) k0 = (int)sup[2 * m];
         if ((int)sup[2 * m + 1] > k1) k1 = (int)sup[2 * m + 1];
@@ -489,8 +460,8 @@ HAZE__HD int haze__centroid_fast(const struct haze_fis *f, int o, const double *
 
 /* fuzzylite's Bisector and Smallest/Mean/Largest of Maximum (their .cpp
  * files in fl/defuzzifier/ of fuzzylite 6.0) over the cell midpoints. */
-HAZE__HD double haze__defuzz_fl(const struct haze_fis *f, int o, const double *w, const double *fr,
-                                int cnt, int dm) {
+HAZE__HD double haze__defuzz_fl(const struct haze_fis *f, const haze__fis_tabs *tb, int o,
+                                const double *w, const double *fr, int cnt, int dm) {
     const haze__var *ov = &f->out[o];
     const int n = haze__npoints(f, o);
     const double lo = ov->lo, hi = ov->hi, dx = (hi - lo) / n;
@@ -501,12 +472,12 @@ HAZE__HD double haze__defuzz_fl(const struct haze_fis *f, int o, const double *w
         for (int c = n; c > 0; c--) {
             if (haze__fl_eq(la, ra) || la < ra) {
                 xl = lo + (left + 0.5) * dx;
-                la += haze__agg_at(f, o, w, fr, cnt, left, xl);
+                la += haze__agg_at(f, tb, o, w, fr, cnt, left, xl);
                 left++;
             } else {
                 xr = hi - (right + 0.5) * dx;
                 right++;
-                ra += haze__agg_at(f, o, w, fr, cnt, n - right, xr);
+                ra += haze__agg_at(f, tb, o, w, fr, cnt, n - right, xr);
             }
         }
         return (la * xr + ra * xl) / (la + ra);
@@ -514,7 +485,7 @@ HAZE__HD double haze__defuzz_fl(const struct haze_fis *f, int o, const double *w
     double ymax = -1.0, xs = lo, xl = hi;
     int plateau = 0;
     for (int k = 0; k < n; k++) {
-        double x = lo + (k + 0.5) * dx, y = haze__agg_at(f, o, w, fr, cnt, k, x);
+        double x = lo + (k + 0.5) * dx, y = haze__agg_at(f, tb, o, w, fr, cnt, k, x);
         if (dm == HAZE__D_SOM) {
             if (haze__fl_gt(y, ymax)) {
                 xs = x;
@@ -541,223 +512,10 @@ HAZE__HD double haze__defuzz_fl(const struct haze_fis *f, int o, const double *w
     return dm == HAZE__D_SOM ? xs : (dm == HAZE__D_LOM ? xl : (xl + xs) / 2.0);
 }
 
-/* EXACT mode: the aggregate of piecewise-linear output MFs (trimf, trapmf,
- * linsmf, linzmf) under implication min or prod and aggregation max or sum
- * is itself piecewise linear; it is walked piece by piece and each piece
- * (x0, y0)-(x1, y1) is integrated in closed form. No per-point memory: the
- * breakpoints are found by scanning for the next one each time.
- *  - knots: the MFs' parameters and the range ends; between two knots every
- *    fired consequent is one line;
- *  - inside a knot interval the kinks of max/min of lines are among the
- *    crossings of the lines {mu_i} and the constants {w_i} (min) or of
- *    {w_i mu_i} (prod), so the next breakpoint is the nearest crossing.
- * A line's ends are extrapolated from two interior points so that the jumps
- * of degenerate MFs (a == b) at a knot do not bend it. */
-HAZE__HD int haze__exact_knots(const haze__mf *m, const double *p, double *k) {
-    (void)p;
-    switch (m->type) {
-    case HAZE__MF_TRI:
-        k[0] = p[0], k[1] = p[1], k[2] = p[2];
-        return 3;
-    case HAZE__MF_TRAP:
-        k[0] = p[0], k[1] = p[1], k[2] = p[2], k[3] = p[3];
-        return 4;
-    default: /* linsmf, linzmf */
-        k[0] = p[0], k[1] = p[1];
-        return 2;
-    }
-}
-
-/* Accumulator of one walk over the pieces; `pass` says what it gathers. */
-enum { HAZE__XP_AREA = 0, HAZE__XP_BIS, HAZE__XP_MAX, HAZE__XP_TOP };
-typedef struct haze__xacc {
-    int pass;
-    double area, mom1;     /* AREA: integral of f and of x f; BIS: running area */
-    double target, res;    /* BIS: the half area, the bisector once found */
-    int found;             /* BIS: res is set; TOP: som is set */
-    double ymax;           /* MAX: the maximum; TOP: the maximum (input) */
-    double len, mid;       /* TOP: plateau measure, integral of x over it */
-    double psum, som, lom; /* TOP: sum of isolated maximisers; extremes */
-    int pcount;
-} haze__xacc;
-
-/* Is y the maximum m (pieces' ends are computed in different ways, so a
- * relative tolerance of a few roundings applies)? */
-HAZE__HD int haze__xtop(double y, double m) {
-    return y >= m - 1e-12 * m;
-}
-
-HAZE__HD void haze__exact_piece(haze__xacc *a, double x0, double x1, double y0, double y1) {
-    const double h = x1 - x0;
-    if (!(h > 0.0)) return;
-    switch (a->pass) {
-    case HAZE__XP_AREA:
-        /* f = y0 + (y1 - y0) t, x = x0 + h t, t in [0, 1] */
-        a->area += h * (y0 + y1) / 2.0;
-        a->mom1 += h * (x0 * (y0 + y1) / 2.0 + h * (y0 + 2.0 * y1) / 6.0);
-        break;
-    case HAZE__XP_BIS: {
-        double pa = h * (y0 + y1) / 2.0;
-        if (!a->found && a->area + pa >= a->target && pa > 0.0) {
-            /* area from x0 to x0 + s: y0 s + (y1 - y0) s^2 / (2h) = need */
-            double need = a->target - a->area, g = (y1 - y0) / h, s;
-            if (need < 0.0) need = 0.0;
-            if (g == 0.0) {
-                s = need / y0;
-            } else {
-                /* g s^2 / 2 + y0 s - need = 0, the root in [0, h], in the
-                 * form without cancellation */
-                double disc = y0 * y0 + 2.0 * g * need;
-                s = 2.0 * need / (y0 + sqrt(disc > 0.0 ? disc : 0.0));
-            }
-            a->res = x0 + (s < h ? s : h);
-            a->found = 1;
-        }
-        a->area += pa;
-        break;
-    }
-    case HAZE__XP_MAX:
-        if (y0 > a->ymax) a->ymax = y0;
-        if (y1 > a->ymax) a->ymax = y1;
-        break;
-    default: { /* TOP */
-        const int t0 = haze__xtop(y0, a->ymax), t1 = haze__xtop(y1, a->ymax);
-        if (t0 && t1) {
-            a->len += h;
-            a->mid += h * (x0 + x1) / 2.0;
-        } else if (t1) {
-            a->psum += x1;
-            a->pcount++;
-        } else if (t0 && !a->found) {
-            a->psum += x0; /* a maximum at the left end of the range */
-            a->pcount++;
-        }
-        if (t0 || t1) {
-            if (!a->found) a->som = t0 ? x0 : x1;
-            a->found = 1;
-            a->lom = t1 ? x1 : x0;
-        }
-        break;
-    }
-    }
-}
-
-/* Value at x of line i of the set L in knot interval [k0, k1] (A, B: the
- * consequents' values at its ends; lines cnt.. are the constants w_i). */
-HAZE__HD double haze__xline(int i, int cnt, const double *A, const double *B, const double *w,
-                            const double *fr, double k0, double k1, double x) {
-    if (i >= cnt) return w[(int)fr[i - cnt]];
-    double t = (x - k0) / (k1 - k0);
-    return A[i] + (B[i] - A[i]) * t;
-}
-
-/* The aggregate at x in knot interval [k0, k1]. */
-HAZE__HD double haze__xagg(const struct haze_fis *f, int cnt, const double *A, const double *B,
-                           const double *w, const double *fr, double k0, double k1, double x) {
-    double agg = 0.0;
-    for (int i = 0; i < cnt; i++) {
-        double v = haze__xline(i, cnt, A, B, w, fr, k0, k1, x);
-        if (f->imp_m == HAZE__N_MIN) {
-            double wi = w[(int)fr[i]];
-            v = wi < v ? wi : v;
-        }
-        if (v < 0.0) v = 0.0;
-        agg = f->agg_m == HAZE__N_MAX ? (agg > v ? agg : v) : agg + v;
-    }
-    return agg;
-}
-
-/* One walk over the pieces of the aggregate of output o into a. */
-HAZE__HD void haze__exact_walk(const struct haze_fis *f, int o, const double *w, const double *fr,
-                               int cnt, double *A, double *B, haze__xacc *a) {
-    const haze__var *ov = &f->out[o];
-    const int nl = f->imp_m == HAZE__N_MIN ? 2 * cnt : cnt;
-    double x = ov->lo;
-    while (x < ov->hi) {
-        /* the next knot after x */
-        double xn = ov->hi, kn[4];
-        for (int i = 0; i < cnt; i++) {
-            int r = (int)fr[i], code = f->cons[r * f->no + o];
-            const haze__mf *m = &f->mfs[ov->mf0 + (code < 0 ? -code : code) - 1];
-            int nk = haze__exact_knots(m, f->params + m->poff, kn);
-            for (int j = 0; j < nk; j++)
-                if (kn[j] > x && kn[j] < xn) xn = kn[j];
-        }
-        /* the lines of the consequents on (x, xn), from two interior points */
-        const double q1 = x + (xn - x) / 4.0, q2 = x + 3.0 * (xn - x) / 4.0;
-        for (int i = 0; i < cnt; i++) {
-            int r = (int)fr[i], code = f->cons[r * f->no + o];
-            const haze__mf *m = &f->mfs[ov->mf0 + (code < 0 ? -code : code) - 1];
-            double m1 = haze__mf_eval(m->type, f->params + m->poff, q1);
-            double m2 = haze__mf_eval(m->type, f->params + m->poff, q2);
-            if (code < 0) m1 = 1.0 - m1, m2 = 1.0 - m2;
-            if (f->imp_m == HAZE__N_PROD) m1 *= w[r], m2 *= w[r];
-            A[i] = (3.0 * m1 - m2) / 2.0;
-            B[i] = (3.0 * m2 - m1) / 2.0;
-        }
-        /* pieces between the crossings of the lines inside (x, xn) */
-        double c = x, yc = haze__xagg(f, cnt, A, B, w, fr, x, xn, x);
-        while (c < xn) {
-            double cn = xn;
-            for (int i = 0; i < nl; i++)
-                for (int j = i + 1; j < nl; j++) {
-                    if (i >= cnt && j >= cnt) continue; /* parallel constants */
-                    double d0 = haze__xline(i, cnt, A, B, w, fr, x, xn, x) -
-                                haze__xline(j, cnt, A, B, w, fr, x, xn, x);
-                    double d1 = haze__xline(i, cnt, A, B, w, fr, x, xn, xn) -
-                                haze__xline(j, cnt, A, B, w, fr, x, xn, xn);
-                    if ((d0 < 0.0 && d1 > 0.0) || (d0 > 0.0 && d1 < 0.0)) {
-                        double xc = x + (xn - x) * (d0 / (d0 - d1));
-                        if (xc > c && xc < cn) cn = xc;
-                    }
-                }
-            double yn = haze__xagg(f, cnt, A, B, w, fr, x, xn, cn);
-            haze__exact_piece(a, c, cn, yc, yn);
-            c = cn;
-            yc = yn;
-        }
-        x = xn;
-    }
-}
-
-/* Exact defuzzification of Mamdani output o; NaN when the aggregate has
- * zero area (or is zero everywhere for mom/som/lom). A and B hold cnt
- * doubles each. som/lom: the smallest/largest maximiser; mom: the mean of
- * the maximisers (over the plateaus when they have length, else over the
- * isolated peaks). */
-HAZE__HD double haze__defuzz_exact(const struct haze_fis *f, int o, const double *w, double *fr,
-                                   double *A, double *B) {
-    const int cnt = haze__fired(f, o, w, fr), dm = f->defuzz_m;
-    if (cnt == 0) return NAN;
-    haze__xacc a;
-    a.area = a.mom1 = a.target = a.res = a.ymax = a.len = a.mid = a.psum = a.som = a.lom = 0.0;
-    a.found = a.pcount = 0;
-    if (dm == HAZE__D_CENTROID || dm == HAZE__D_BISECTOR) {
-        a.pass = HAZE__XP_AREA;
-        haze__exact_walk(f, o, w, fr, cnt, A, B, &a);
-        if (!(a.area > 0.0)) return NAN;
-        if (dm == HAZE__D_CENTROID) return a.mom1 / a.area;
-        a.pass = HAZE__XP_BIS;
-        a.target = a.area / 2.0;
-        a.area = 0.0;
-        haze__exact_walk(f, o, w, fr, cnt, A, B, &a);
-        return a.found ? a.res : f->out[o].hi;
-    }
-    a.pass = HAZE__XP_MAX;
-    haze__exact_walk(f, o, w, fr, cnt, A, B, &a);
-    if (!(a.ymax > 0.0)) return NAN;
-    a.pass = HAZE__XP_TOP;
-    haze__exact_walk(f, o, w, fr, cnt, A, B, &a);
-    if (dm == HAZE__D_SOM) return a.som;
-    if (dm == HAZE__D_LOM) return a.lom;
-    if (a.len > 0.0) return a.mid / a.len;
-    return a.pcount > 0 ? a.psum / a.pcount : (a.som + a.lom) / 2.0;
-}
-
 /* Defuzzified Mamdani output o (w: the rule degrees as this output sees
  * them); NaN when the aggregate is zero everywhere. */
-HAZE__HD double haze__defuzz_mamdani(const struct haze_fis *f, int o, const double *wraw,
-                                     const double *w, double *fr) {
+HAZE__HD double haze__defuzz_mamdani(const struct haze_fis *f, const haze__fis_tabs *tb, int o,
+                                     const double *wraw, const double *w, double *fr) {
     const haze__var *ov = &f->out[o];
     const int cnt = haze__fired(f, o, wraw, fr);
     if (cnt == 0) return NAN;
@@ -766,16 +524,16 @@ HAZE__HD double haze__defuzz_mamdani(const struct haze_fis *f, int o, const doub
     const double hi = ov->hi, step = haze__xstep(f, ov, n);
     double num = 0.0, den = 0.0;
     if (f->mode == HAZE_FIS_MODE_FUZZYLITE && dm != HAZE__D_CENTROID)
-        return haze__defuzz_fl(f, o, w, fr, cnt, dm);
+        return haze__defuzz_fl(f, tb, o, w, fr, cnt, dm);
     switch (dm) {
     case HAZE__D_CENTROID:
-        if (haze__centroid_fast(f, o, w, fr, cnt, &num)) return num;
+        if (haze__centroid_fast(f, tb, o, w, fr, cnt, &num)) return num;
         if (octave) {
             /* trapz(x, x.*y) / trapz(x, y), term by term as Octave's trapz */
-            double xp = haze__xpoint(f, ov, 0, n), yp = haze__agg_at(f, o, w, fr, cnt, 0, xp);
+            double xp = haze__xpoint(f, ov, 0, n), yp = haze__agg_at(f, tb, o, w, fr, cnt, 0, xp);
             for (int k = 1; k < n; k++) {
                 double xk = haze__xpoint_s(f, ov, k, n, step),
-                       yk = haze__agg_at(f, o, w, fr, cnt, k, xk);
+                       yk = haze__agg_at(f, tb, o, w, fr, cnt, k, xk);
                 double h = xk - xp;
                 num += h * (xp * yp + xk * yk) / 2.0;
                 den += h * (yp + yk) / 2.0;
@@ -785,7 +543,7 @@ HAZE__HD double haze__defuzz_mamdani(const struct haze_fis *f, int o, const doub
         } else {
             for (int k = 0; k < n; k++) {
                 double xk = haze__xpoint_s(f, ov, k, n, step),
-                       yk = haze__agg_at(f, o, w, fr, cnt, k, xk);
+                       yk = haze__agg_at(f, tb, o, w, fr, cnt, k, xk);
                 num += xk * yk;
                 den += yk;
             }
@@ -794,12 +552,12 @@ HAZE__HD double haze__defuzz_mamdani(const struct haze_fis *f, int o, const doub
     case HAZE__D_BISECTOR: {
         /* MATLAB: the first point where the running sum reaches half */
         for (int k = 0; k < n; k++)
-            den += haze__agg_at(f, o, w, fr, cnt, k, haze__xpoint_s(f, ov, k, n, step));
+            den += haze__agg_at(f, tb, o, w, fr, cnt, k, haze__xpoint_s(f, ov, k, n, step));
         if (den == 0.0) return NAN;
         double run = 0.0;
         for (int k = 0; k < n; k++) {
             double xk = haze__xpoint_s(f, ov, k, n, step);
-            run += haze__agg_at(f, o, w, fr, cnt, k, xk);
+            run += haze__agg_at(f, tb, o, w, fr, cnt, k, xk);
             if (run >= den / 2.0) return xk;
         }
         return hi;
@@ -807,7 +565,7 @@ HAZE__HD double haze__defuzz_mamdani(const struct haze_fis *f, int o, const doub
     default: { /* mom, som, lom */
         double m = 0.0;
         for (int k = 0; k < n; k++) {
-            double yk = haze__agg_at(f, o, w, fr, cnt, k, haze__xpoint_s(f, ov, k, n, step));
+            double yk = haze__agg_at(f, tb, o, w, fr, cnt, k, haze__xpoint_s(f, ov, k, n, step));
             if (yk > m) m = yk;
         }
         if (m == 0.0) return NAN;
@@ -815,7 +573,7 @@ HAZE__HD double haze__defuzz_mamdani(const struct haze_fis *f, int o, const doub
         int nmax = 0;
         for (int k = 0; k < n; k++) {
             double xk = haze__xpoint_s(f, ov, k, n, step);
-            if (haze__agg_at(f, o, w, fr, cnt, k, xk) != m) continue;
+            if (haze__agg_at(f, tb, o, w, fr, cnt, k, xk) != m) continue;
             sum += xk;
             /* MATLAB's som/lom pick the maximiser smallest/largest in
              * magnitude; Octave's the smallest/largest x */
@@ -930,9 +688,9 @@ HAZE__HD double haze__defuzz_sugeno(const struct haze_fis *f, int o, const doubl
  * when unknown (a parallel pass), where such an output with no rule fired
  * takes its default and sets *held (haze__fis_hold then evaluates the row
  * again with prev). */
-HAZE__HD void haze__fis_eval_row(const struct haze_fis *f, const double *in, double *out,
-                                 double *scratch, int *clamped, int *no_rule, const double *prev,
-                                 int *held) {
+HAZE__HD void haze__fis_eval_row(const struct haze_fis *f, const haze__fis_tabs *tb,
+                                 const double *in, double *out, double *scratch, int *clamped,
+                                 int *no_rule, const double *prev, int *held) {
     const int octave = f->mode == HAZE_FIS_MODE_OCTAVE;
     double *w = scratch, *zs = scratch + f->nr, *hs = zs + f->nr, *wo = hs + f->nr, *x = wo + f->nr;
     for (int j = 0; j < f->ni; j++) {
@@ -973,9 +731,10 @@ HAZE__HD void haze__fis_eval_row(const struct haze_fis *f, const double *in, dou
         if (wtd)
             res = haze__defuzz_sugeno(f, o, w, wv, x, zs, hs);
         else if (f->mode == HAZE_FIS_MODE_EXACT)
-            res = haze__defuzz_exact(f, o, w, zs, hs, wo); /* no .fll here: wo is free */
+            res = haze__defuzz_exact(f, o, w, zs, haze__fired(f, o, w, zs), hs,
+                                     wo); /* no .fll here: wo is free */
         else
-            res = haze__defuzz_mamdani(f, o, w, wv, zs);
+            res = haze__defuzz_mamdani(f, tb, o, w, wv, zs);
         if (f->fl) {
             /* fuzzylite (OutputVariable::defuzzify): the default, or with
              * lock-previous the previous value, only when no rule fired; a
@@ -1006,8 +765,8 @@ HAZE__HD void haze__fis_eval_row(const struct haze_fis *f, const double *in, dou
     }
 }
 
-/* The same for a model in the common class that haze__fis_plain
- * recognises (a MATLAB or Octave Mamdani system with centroid, max
+/* The same for a model in the common class for which the plan has a rule
+ * program (fis_plan.c: a MATLAB or Octave Mamdani system with centroid, max
  * aggregation, min or prod implication, MATLAB's MF types, no NOT or hedge
  * in the consequents, at most HAZE__FAST_RULES sets per output, its output
  * MFs tabulated): the steps that haze__fis_eval_row takes for such a model,
@@ -1015,8 +774,9 @@ HAZE__HD void haze__fis_eval_row(const struct haze_fis *f, const double *in, dou
  * the branches for everything else. On a GPU the kernel for these models
  * then holds the row in far fewer registers. scratch holds
  * haze__fis_scratch_plain(f) doubles. */
-HAZE__HD void haze__fis_eval_row_plain(const struct haze_fis *f, const double *in, double *out,
-                                       double *scratch, int *clamped, int *no_rule) {
+HAZE__HD void haze__fis_eval_row_plain(const struct haze_fis *f, const haze__fis_tabs *tb,
+                                       const double *in, double *out, double *scratch, int *clamped,
+                                       int *no_rule) {
     const int octave = f->mode == HAZE_FIS_MODE_OCTAVE;
     double *w = scratch, *fr = scratch + f->nr, *x = fr + f->nr;
     for (int j = 0; j < f->ni; j++) {
@@ -1034,13 +794,13 @@ HAZE__HD void haze__fis_eval_row_plain(const struct haze_fis *f, const double *i
         for (int k = f->in[j].mf0; k < f->in[j].mf0 + f->in[j].nmf; k++)
             x[f->ni + f->no + 1 + k] =
                 haze__mf_eval_ml(f->mfs[k].type, f->params + f->mfs[k].poff, x[j]);
-    /* haze__rule_firing_table over the rules' antecedents as f->plain lists
+    /* haze__rule_firing_table over the rules' antecedents as tb->plain lists
      * them (no hedges in this class): the same operations in the same order */
     const double *mu_in = x + f->ni + f->no + 1;
-    const int *pe = f->plain + f->nr + 1 + f->no;
+    const int *pe = tb->plain + f->nr + 1 + f->no;
     for (int r = 0; r < f->nr; r++) {
         const int op = f->conn[r] == 2 ? f->or_m : f->and_m;
-        const int e0 = f->plain[r], e1 = f->plain[r + 1];
+        const int e0 = tb->plain[r], e1 = tb->plain[r + 1];
         double acc = 0.0;
         if (e1 > e0) {
             const int c0 = pe[e0];
@@ -1067,7 +827,7 @@ HAZE__HD void haze__fis_eval_row_plain(const struct haze_fis *f, const double *i
         }
         w[r] = f->weight[r] * acc;
     }
-    const double *sup = f->grid + (size_t)f->nmfs * (size_t)f->gstride;
+    const double *sup = tb->grid + (size_t)f->nmfs * (size_t)tb->gstride;
     for (int o = 0; o < f->no; o++) {
         const haze__var *ov = &f->out[o];
         const int n = haze__npoints(f, o), nt = ov->nmf, prod = f->imp_m == HAZE__N_PROD;
@@ -1078,7 +838,7 @@ HAZE__HD void haze__fis_eval_row_plain(const struct haze_fis *f, const double *i
          * as haze__centroid_fast merges them; 0 for the sets none concludes */
         for (int t = 0; t < nt; t++) {
             ws[t] = 0.0;
-            rows[t] = f->grid + (size_t)(ov->mf0 + t) * (size_t)f->gstride;
+            rows[t] = tb->grid + (size_t)(ov->mf0 + t) * (size_t)tb->gstride;
         }
         for (int r = 0; r < f->nr; r++) {
             const int code = f->cons[r * f->no + o];
@@ -1094,15 +854,15 @@ HAZE__HD void haze__fis_eval_row_plain(const struct haze_fis *f, const double *i
             if ((int)sup[2 * (ov->mf0 + t)] < k0) k0 = (int)sup[2 * (ov->mf0 + t)];
             if ((int)sup[2 * (ov->mf0 + t) + 1] > k1) k1 = (int)sup[2 * (ov->mf0 + t) + 1];
         }
-        if (seen && (nan || f->plain[f->nr + 1 + o])) {
+        if (seen && (nan || tb->plain[f->nr + 1 + o])) {
             /* the order of the terms matters with a NaN degree; disjoint
              * sets are each walked over their own support there: exactly as
              * the general row (always applies to such a model) */
-            haze__centroid_fast(f, o, w, fr, haze__fired(f, o, w, fr), &res);
+            haze__centroid_fast(f, tb, o, w, fr, haze__fired(f, o, w, fr), &res);
         } else if (seen) {
             /* One walk over every set of the output, whichever fired: a
              * set no rule concludes adds min(0, mu) = 0 * mu = 0 (mu >= 0,
-             * haze__fis_plain) to a max of terms >= 0, which changes
+             * as the plan checked) to a max of terms >= 0, which changes
              * nothing, and max is exact and commutative, so the sums are
              * those of haze__centroid_fast to the bit. Every thread of a GPU
              * warp then takes the same walk, where the walks for each count

@@ -1,254 +1,24 @@
 /*
- * src/fis/fis_internal.h - the layout of a fuzzy inference system inside
- * haze, and the membership functions, norms and inference steps that the CPU
- * code (fis.c) and the CUDA code (fis_cuda.cu) share, so both evaluate the
- * same formulas.
+ * src/fis/fis_math.h - the membership functions, norms and hedges of a
+ * fuzzy inference system, and where an output's points lie: pure functions
+ * that the CPU (fis_cpu.c) and the GPU (fis_cuda.cu) share word for word,
+ * so that both evaluate the same formulas. Above the model (fis_model.h),
+ * below the plan and the row evaluator.
  *
  * Membership functions follow the definitions of MATLAB's Fuzzy Logic Toolbox
  * (trimf.m, trapmf.m, ... as documented by MathWorks) including their
- * treatment of degenerate parameters; docs/fis.md lists them.
+ * treatment of degenerate parameters; docs/fis.md lists them. fuzzylite's
+ * terms, hedges and Function expressions follow fuzzylite 6.0 (fl/term/,
+ * fl/hedge/, fl/term/Function.cpp).
  */
-#ifndef HAZE_FIS_INTERNAL_H
-#define HAZE_FIS_INTERNAL_H
+#ifndef HAZE_FIS_MATH_H
+#define HAZE_FIS_MATH_H
 
 #include <math.h>
 #include <stddef.h>
 
-#include "haze/fis.h"
-
-#ifdef __CUDACC__
-#define HAZE__HD __host__ __device__ static inline
-/* Rarely taken, large: compiled once on the device instead of inlined into
- * every kernel (keeps the kernels' registers and the build time down). */
-#define HAZE__HD_COLD __host__ __device__ static __noinline__
-#else
-#define HAZE__HD      static inline
-#define HAZE__HD_COLD static inline
-#endif
-
-#ifdef __cplusplus
-extern "C" {
-#endif
-
-/* Membership function types. */
-enum {
-    HAZE__MF_TRI = 0,
-    HAZE__MF_TRAP,
-    HAZE__MF_GAUSS,
-    HAZE__MF_GAUSS2,
-    HAZE__MF_GBELL,
-    HAZE__MF_SIG,
-    HAZE__MF_DSIG,
-    HAZE__MF_PSIG,
-    HAZE__MF_PI,
-    HAZE__MF_S,
-    HAZE__MF_Z,
-    HAZE__MF_LINS,
-    HAZE__MF_LINZ,
-    HAZE__MF_CONSTANT,
-    HAZE__MF_LINEAR,
-    /* fuzzylite's terms (fl/term/NAME.cpp of fuzzylite 6.0), parameters in
-     * fuzzylite's order with the height last (1 when the file omits it) */
-    HAZE__MF_FL_TRIANGLE,  /* a b c h */
-    HAZE__MF_FL_TRAPEZOID, /* a b c d h */
-    HAZE__MF_FL_GAUSSIAN,  /* mean sd h */
-    HAZE__MF_FL_GAUSSPROD, /* meanA sdA meanB sdB h */
-    HAZE__MF_FL_BELL,      /* center width slope h */
-    HAZE__MF_FL_SIGMOID,   /* inflection slope h */
-    HAZE__MF_FL_SIGDIFF,   /* left rising falling right h */
-    HAZE__MF_FL_SIGPROD,   /* left rising falling right h */
-    HAZE__MF_FL_SSHAPE,    /* start end h */
-    HAZE__MF_FL_ZSHAPE,    /* start end h */
-    HAZE__MF_FL_PISHAPE,   /* bottomLeft topLeft topRight bottomRight h */
-    HAZE__MF_FL_RAMP,      /* start end h */
-    HAZE__MF_FL_RECT,      /* start end h */
-    HAZE__MF_FL_COSINE,    /* center width h */
-    HAZE__MF_FL_CONCAVE,   /* inflection end h */
-    HAZE__MF_FL_SPIKE,     /* center width h */
-    HAZE__MF_FL_BINARY,    /* start direction h */
-    HAZE__MF_FL_DISCRETE,  /* n x1 y1 .. xn yn h */
-    HAZE__MF_FL_FUNCTION,  /* n code_1 .. code_n 1: an expression (fis_expr.c) */
-    HAZE__MF_COUNT
-};
-
-/* fuzzylite's hedges; a chain of them is packed 3 bits per hedge, the
- * first to apply in the lowest bits (at most 10). */
-enum {
-    HAZE__H_NONE = 0,
-    HAZE__H_NOT,
-    HAZE__H_VERY,
-    HAZE__H_SOMEWHAT,
-    HAZE__H_SELDOM,
-    HAZE__H_EXTREMELY,
-    HAZE__H_ANY
-};
-#define HAZE__H_MAX 10
-/* the operators of a postfix antecedent, and its deepest stack */
-#define HAZE__FL_AND   (-1)
-#define HAZE__FL_OR    (-2)
-#define HAZE__FL_STACK 16
-/* most parameters of one fuzzylite term (a Discrete term: 2 per point) */
-#define HAZE__FL_MAXP 512
-
-/* The bytecode of a fuzzylite Function term (compiled by fis_expr.c): a
- * postfix program over a stack of doubles, stored in the term's parameters
- * as p[0] = n words, p[1..n] the program, p[n + 1] = 1 (the height slot, which
- * fuzzylite's Function ignores). Every word is a double holding a small
- * integer, except the operand after HAZE__OP_NUM. */
-enum {
-    HAZE__OP_NUM = 1, /* push the next word */
-    HAZE__OP_VAR,     /* push vars[next word]: inputs, then outputs */
-    HAZE__OP_X,       /* push the argument x */
-    HAZE__OP_NEG,     /* unary: ~ (and -) */
-    HAZE__OP_NOT,     /* unary: ! */
-    HAZE__OP_ADD,     /* binary operators */
-    HAZE__OP_SUB,
-    HAZE__OP_MUL,
-    HAZE__OP_DIV,
-    HAZE__OP_MOD,
-    HAZE__OP_POW,
-    HAZE__OP_AND,
-    HAZE__OP_OR,
-    HAZE__OP_F1,                   /* first unary function (haze__fn1_names order) */
-    HAZE__OP_F2 = HAZE__OP_F1 + 22 /* first binary function (haze__fn2_names order) */
-};
-#define HAZE__FN1_COUNT 22
-#define HAZE__FN2_COUNT 11
-/* deepest stack a Function program may need */
-#define HAZE__FN_STACK 32
-
-/* Norms (t-norms, s-norms, aggregations), by code. */
-enum {
-    HAZE__N_MIN = 0,
-    HAZE__N_PROD,
-    HAZE__N_BDIFF, /* bounded difference (Lukasiewicz) */
-    HAZE__N_DPROD, /* drastic product */
-    HAZE__N_EPROD, /* Einstein product */
-    HAZE__N_HPROD, /* Hamacher product */
-    HAZE__N_NMIN,  /* nilpotent minimum */
-    HAZE__N_MAX,
-    HAZE__N_PROBOR, /* algebraic sum */
-    HAZE__N_BSUM,   /* bounded sum */
-    HAZE__N_DSUM,   /* drastic sum */
-    HAZE__N_ESUM,   /* Einstein sum */
-    HAZE__N_HSUM,   /* Hamacher sum */
-    HAZE__N_NMAX,   /* nilpotent maximum */
-    HAZE__N_SUM,    /* plain sum (aggregation only) */
-    HAZE__N_COUNT
-};
-
-enum {
-    HAZE__D_CENTROID = 0,
-    HAZE__D_BISECTOR,
-    HAZE__D_MOM,
-    HAZE__D_SOM,
-    HAZE__D_LOM,
-    HAZE__D_WTAVER,
-    HAZE__D_WTSUM,
-    HAZE__D_COUNT
-};
-
-#define HAZE__NAME_MAX 64
-
-/* Warnings found while reading a model (host only): each message is
- * "FILE:LINE: text", malloc'd; see haze_fis_warning. */
-typedef struct haze__warns {
-    char **msg;
-    int n, cap;
-} haze__warns;
-
-typedef struct haze__mf {
-    char name[HAZE__NAME_MAX];
-    int type;
-    int np;   /* parameters used */
-    int poff; /* offset into fis->params */
-} haze__mf;
-
-typedef struct haze__var {
-    char name[HAZE__NAME_MAX];
-    double lo, hi;
-    int nmf;
-    int mf0; /* index of its first MF in fis->mfs */
-    /* per-variable settings of a fuzzylite engine (used when fis->fl):
-     * lock: clamp the value to the range (inputs and outputs);
-     * outputs: wtd (weighted average/sum instead of a Mamdani set), their
-     * defuzzifier, aggregation and resolution (0: fis->points) and the value
-     * when no rule fired (dflt, NaN allowed) */
-    int lock, wtd, defuzz, agg, res;
-    double dflt;
-    /* lock-previous (outputs of a fuzzylite engine): when no rule fired,
-     * the last finite value of the rows before (fis.c, haze__fis_hold) */
-    int lockprev;
-} haze__var;
-
-/* fuzzylite's activation methods (fl/activation/ of fuzzylite 6.0) and the
- * comparisons of Threshold */
-enum {
-    HAZE__ACT_GENERAL = 0,
-    HAZE__ACT_FIRST,
-    HAZE__ACT_LAST,
-    HAZE__ACT_HIGHEST,
-    HAZE__ACT_LOWEST,
-    HAZE__ACT_PROPORTIONAL,
-    HAZE__ACT_THRESHOLD
-};
-enum { HAZE__CMP_LT = 0, HAZE__CMP_LE, HAZE__CMP_EQ, HAZE__CMP_NE, HAZE__CMP_GE, HAZE__CMP_GT };
-
-struct haze_fis {
-    char name[HAZE__NAME_MAX];
-    int sugeno;
-    int and_m, or_m, imp_m, agg_m, defuzz_m;
-    int ni, no, nr;
-    haze__var *in, *out;
-    haze__mf *mfs;
-    int nmfs;
-    double *params;
-    int nparams;
-    /* rules: nr x ni antecedent codes, nr x no consequent codes (signed MF
-     * number, 1-based; 0: don't care; negative: NOT), hedge exponents (0:
-     * none), weights and connections (1 AND, 2 OR). */
-    int *ante, *cons;
-    double *ante_hedge, *cons_hedge;
-    double *weight;
-    int *conn;
-    /* fuzzylite engine (.fll): per-output settings in haze__var, the hedge
-     * chains of each antecedent (nr x ni) and consequent (nr x no), packed
-     * as HAZE__H_* codes; NULL for .fis systems */
-    int fl;
-    int *ante_fl, *cons_fl;
-    /* fuzzylite rules that name an output variable (a chained engine) or a
-     * variable twice, mix 'and' and 'or' or group with parentheses: each
-     * rule's antecedent in postfix, rule r's at props[3 * prop_off[r] ..]:
-     * propositions as (variable, term, hedge chain) triples, variables
-     * numbered inputs first, then outputs, and the operators as
-     * (HAZE__FL_AND or HAZE__FL_OR, 0, 0); NULL when ante says it all */
-    int *props, *prop_off;
-    /* fuzzylite: the activation method (HAZE__ACT_*), its number of rules,
-     * comparison and threshold; lockprev: some output has lock-previous */
-    int act, act_n, act_cmp;
-    double act_thr;
-    int lockprev;
-    /* evaluation settings */
-    int mode;
-    int points;
-    int nan_if_no_rule;
-    /* during an evaluation only (on a copy of the struct): the output MFs
-     * tabulated at the points, nmfs x gstride, or NULL */
-    const double *grid;
-    int gstride;
-    /* during an evaluation only: for a model that haze__fis_plain accepts,
-     * its rules as a program (see there), or NULL */
-    const int *plain;
-    /* what the reader accepted with a warning (host only) */
-    haze__warns warns;
-};
-
-extern const char *const haze__mf_names[HAZE__MF_COUNT];
-extern const int haze__mf_nparams[HAZE__MF_COUNT]; /* -1: variable (linear) */
-extern const char *const haze__norm_names[HAZE__N_COUNT];
-extern const char *const haze__defuzz_names[HAZE__D_COUNT];
-/* fuzzylite's hedge words by HAZE__H_* code ("" for none) */
-extern const char *const haze__hedge_names[HAZE__H_ANY + 1];
+#include "core/hd.h"
+#include "fis/fis_model.h"
 
 HAZE__HD double haze__clamp01(double v) {
     return v < 0.0 ? 0.0 : (v > 1.0 ? 1.0 : v);
@@ -780,67 +550,34 @@ HAZE__HD double haze__norm(int op, double a, double b) {
     }
 }
 
-/* Tabulates every output MF of a Mamdani system at its output's points:
- * a malloc'd nmfs x points array, or NULL (Sugeno, or too large). */
-double *haze__fis_grid(const haze_fis *f);
-/* The row length of that table: the most points of any output. */
-int haze__fis_gstride(const haze_fis *f);
-/* Doubles in that table: nmfs x gstride values, then each MF's support
- * (first and last point where it is not 0). */
-size_t haze__fis_grid_len(const haze_fis *f);
-/* Function terms (fis_expr.c): the names of the unary and binary functions,
- * and the compiler. names[0..nnames) are the variables an expression may
- * name (HAZE__OP_VAR k reads vars[k]); "x" is the argument. The program goes
- * to p as described at HAZE__OP_NUM (at most cap doubles); *maxvar is the
- * largest variable index named (-1: none). Returns 0, or the 1-based column
- * in text of the error described in err. */
-extern const char *const haze__fn1_names[HAZE__FN1_COUNT];
-extern const char *const haze__fn2_names[HAZE__FN2_COUNT];
-int haze__fn_compile(const char *text, const char *const *names, int nnames, double *p, int cap,
-                     int *maxvar, char *err, size_t errcap);
-/* The same with the names looked up by lookup(ud, name): a variable's
- * index, or -1 (a reader of many variables keeps them hashed: a linear
- * search per name in every expression would be quadratic). */
-typedef int (*haze__fn_lookup)(const void *ud, const char *name);
-int haze__fn_compile_lookup(const char *text, haze__fn_lookup lookup, const void *ud, double *p,
-                            int cap, int *maxvar, char *err, size_t errcap);
-/* For a model that haze__fis_eval_row_plain evaluates (fis.c; grid: its
- * output MFs as tabulated for the evaluation, haze__fis_grid), its rules as a
- * malloc'd program of haze__fis_plain_len(f) ints: for rule r, its
- * antecedents are entries plain[r] .. plain[r + 1] - 1 of the list at
- * plain + nr + 1 + no, each the index of the input MF among the memoised
- * degrees, or -1 - that index for NOT; plain[nr + 1 + o] is 1 where the
- * supports of output o's sets are pairwise disjoint. NULL for any other model (or out of memory:
- * the general evaluator then serves). */
-int *haze__fis_plain(const haze_fis *f, const double *grid);
-size_t haze__fis_plain_len(const haze_fis *f);
-/* lock-previous over a batch (fis.c): rows flagged in held had an output
- * with lock-previous and no rule fired; they are evaluated again, in order,
- * with the last finite value of each output before them. f carries the grid
- * of the evaluation; scratch holds haze__fis_scratch(f) doubles. */
-int haze__fis_hold(haze_ctx *ctx, const haze_fis *f, const double *in, size_t n, double *out,
-                   const unsigned char *held, double *scratch);
-/* Adds a warning "FILE:LINE: text" (fis.c); out of memory drops it. */
-void haze__warn(haze__warns *w, const char *file, int line, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 4, 5)))
-#endif
-    ;
-void haze__warns_free(haze__warns *w);
-/* Writes f as a fuzzylite .fll engine (fis_fll.c; haze_fis_save for a
- * path ending in ".fll"); HAZE_ERR_UNSUPPORTED for what fuzzylite cannot
- * say with the same meaning. */
-int haze__fll_save(haze_ctx *ctx, const haze_fis *f, const char *path);
-/* Reads a fuzzylite .fll engine (fis_fll.c); buf is modified. */
-int haze__fll_parse(haze_ctx *ctx, char *buf, const char *file, haze_fis **out);
-
-#ifdef HAZE_HAVE_CUDA
-int haze__fis_eval_cuda(haze_ctx *ctx, const haze_fis *fis, const double *inputs, size_t n,
-                        double *outputs, haze_fis_stats *stats, int on_device);
-#endif
-
-#ifdef __cplusplus
+/* fuzzylite's tolerant comparisons (Op::isEq and friends, macheps 1e-6). */
+#define HAZE__FL_EPS 1e-6
+HAZE__HD int haze__fl_eq(double a, double b) {
+    return a == b || fabs(a - b) < HAZE__FL_EPS;
 }
-#endif
+HAZE__HD int haze__fl_gt(double a, double b) {
+    return !haze__fl_eq(a, b) && a > b;
+}
+
+/* Points of output o, and the x of point k: MATLAB's linspace (the last
+ * point exactly hi, the others lo + k (hi - lo) / (N - 1), as MATLAB
+ * computes them), or the midpoints of fuzzylite's cells (Centroid.cpp:
+ * min + (i + 0.5) dx). Walks over the points compute the spacing once
+ * (haze__xstep; a division per point costs tens of instructions on a GPU)
+ * and pass it to haze__xpoint_s. */
+HAZE__HD int haze__npoints(const struct haze_fis *f, int o) {
+    return f->fl && f->out[o].res > 0 ? f->out[o].res : f->points;
+}
+HAZE__HD double haze__xstep(const struct haze_fis *f, const haze__var *ov, int n) {
+    return f->mode == HAZE_FIS_MODE_FUZZYLITE ? (ov->hi - ov->lo) / n : (ov->hi - ov->lo) / (n - 1);
+}
+HAZE__HD double haze__xpoint_s(const struct haze_fis *f, const haze__var *ov, int k, int n,
+                               double step) {
+    if (f->mode == HAZE_FIS_MODE_FUZZYLITE) return ov->lo + (k + 0.5) * step;
+    return k == n - 1 ? ov->hi : ov->lo + k * step;
+}
+HAZE__HD double haze__xpoint(const struct haze_fis *f, const haze__var *ov, int k, int n) {
+    return haze__xpoint_s(f, ov, k, n, haze__xstep(f, ov, n));
+}
 
 #endif
