@@ -19,6 +19,7 @@
 #include <math.h>
 
 #include "haze/interval.h"
+#include "prec/prec_op.h"
 
 #define PBOX_MAX_NODES   256
 #define PBOX_FIX_UNKNOWN INT_MIN
@@ -26,7 +27,7 @@
 
 /* One node of the compiled program; children are earlier indices. */
 typedef struct pbox_ins {
-    int op; /* OP_* of prec_internal.h */
+    int op; /* OP_* (prec_op.h) */
     int a, b, c, strip;
     int var;
     int fixed, dir, ftz, extra_ulps, has_emin, has_emax;
@@ -34,26 +35,6 @@ typedef struct pbox_ins {
     int fix, flt;                         /* of the argument of a rounding */
     double klo, khi;                      /* OP_CONST */
 } pbox_ins;
-
-/* Keep in step with prec_internal.h. */
-enum {
-    PB_CONST,
-    PB_VAR,
-    PB_NEG,
-    PB_ADD,
-    PB_SUB,
-    PB_MUL,
-    PB_DIV,
-    PB_FMA,
-    PB_ABS,
-    PB_SQRT,
-    PB_EXP,
-    PB_LOG,
-    PB_EXP2,
-    PB_LOG2,
-    PB_RND
-};
-enum { PB_NE, PB_NA, PB_ZR, PB_AW, PB_UP, PB_DN };
 
 HAZE_HD haze_ivd pbox_meet(haze_ivd a, haze_ivd b) {
     if (a.hi < b.lo || b.hi < a.lo) return a;
@@ -103,8 +84,8 @@ HAZE_HD haze_ivd pbox_round_error(const pbox_ins *f, haze_ivd va) {
     int pos = va.lo >= 0, neg = va.hi <= 0;
     haze_ivd d;
     switch (f->dir) {
-    case PB_NE:
-    case PB_NA: {
+    case DIR_NE:
+    case DIR_NA: {
         double h = pbox_pow2(q - 1);
         if (!f->fixed) {
             int qlo = e - 1 - f->prec;
@@ -117,13 +98,13 @@ HAZE_HD haze_ivd pbox_round_error(const pbox_ins *f, haze_ivd va) {
         d = pbox_sym(h);
         break;
     }
-    case PB_UP:
+    case DIR_UP:
         d = haze_ivd_make(0, u);
         break;
-    case PB_DN:
+    case DIR_DN:
         d = haze_ivd_make(-u, 0);
         break;
-    case PB_ZR:
+    case DIR_ZR:
         d = haze_ivd_make(neg ? 0 : -u, pos ? 0 : u);
         break;
     default:
@@ -163,39 +144,39 @@ HAZE_HD int pbox_run(const pbox_ins *P, int n, const haze_ivd *box, haze_ivd *V,
         haze_ivd B = I->b >= 0 ? V[I->b] : haze_ivd_make(0, 0);
         haze_ivd d, v;
         switch (I->op) {
-        case PB_CONST:
+        case OP_CONST:
             v = haze_ivd_make(I->klo, I->khi);
             break;
-        case PB_VAR:
+        case OP_VAR:
             v = box[I->var];
             break;
-        case PB_NEG:
+        case OP_NEG:
             v = haze_ivd_neg(A);
             break;
-        case PB_ADD:
+        case OP_ADD:
             v = haze_ivd_add(A, B);
             break;
-        case PB_SUB:
+        case OP_SUB:
             v = haze_ivd_sub(A, B);
             break;
-        case PB_MUL:
+        case OP_MUL:
             v = I->a == I->b ? haze_ivd_sqr(A) : haze_ivd_mul(A, B);
             break;
-        case PB_FMA:
+        case OP_FMA:
             v = haze_ivd_add(haze_ivd_mul(A, B), V[I->c]);
             break;
-        case PB_DIV:
+        case OP_DIV:
             if (haze_ivd_contains(B, 0)) return i + 1;
             v = haze_ivd_div(A, B);
             break;
-        case PB_ABS:
+        case OP_ABS:
             v = pbox_abs(A);
             break;
-        case PB_SQRT:
+        case OP_SQRT:
             if (A.lo < 0) return i + 1;
             v = haze_ivd_sqrt(A);
             break;
-        case PB_RND:
+        case OP_RND:
             d = pbox_round_error(I, A);
             v = haze_ivd_add(A, d);
             break;
@@ -213,28 +194,28 @@ HAZE_HD int pbox_run(const pbox_ins *P, int n, const haze_ivd *box, haze_ivd *V,
         haze_ivd ib = I->b >= 0 ? V[P[I->b].strip] : haze_ivd_make(0, 0);
         haze_ivd e;
         switch (I->op) {
-        case PB_RND:
+        case OP_RND:
             e = haze_ivd_add(Ea, d);
             break;
-        case PB_NEG:
+        case OP_NEG:
             e = haze_ivd_neg(Ea);
             break;
-        case PB_ADD:
+        case OP_ADD:
             e = haze_ivd_add(Ea, Eb);
             break;
-        case PB_SUB:
+        case OP_SUB:
             e = haze_ivd_sub(Ea, Eb);
             break;
-        case PB_MUL:
-        case PB_FMA:
+        case OP_MUL:
+        case OP_FMA:
             e = haze_ivd_add(haze_ivd_add(haze_ivd_mul(ia, Eb), haze_ivd_mul(ib, Ea)),
                              haze_ivd_mul(Ea, Eb));
-            if (I->op == PB_FMA) e = haze_ivd_add(e, E[I->c]);
+            if (I->op == OP_FMA) e = haze_ivd_add(e, E[I->c]);
             break;
-        case PB_DIV:
+        case OP_DIV:
             e = haze_ivd_div(haze_ivd_sub(Ea, haze_ivd_mul(V[I->strip], Eb)), B);
             break;
-        case PB_ABS:
+        case OP_ABS:
             e = pbox_sym(pbox_mag(Ea));
             break;
         default: { /* sqrt */

@@ -11,9 +11,6 @@
 
 #include "prec/prec_box_internal.h"
 
-/* Sub-boxes per launch (bounded further by the device memory budget). */
-#define CHUNK (1L << 20)
-
 __global__ void prec_boxes_kernel(const pbox_ins *ins, pbox_prog p, long first, long count,
                                   double *out, int *err, haze_ivd *scratch) {
     long t = (long)blockIdx.x * blockDim.x + threadIdx.x;
@@ -48,7 +45,7 @@ int haze__prec_boxes_cuda(haze_ctx *ctx, const pbox_prog *p, long first, long co
     size_t per = (size_t)p->ng * 2 * sizeof(double) + sizeof(int);
     if (long_prog) per += (size_t)p->n * 2 * sizeof(haze_ivd);
     size_t budget = haze__cuda_budget(ctx);
-    long chunk = CHUNK;
+    long chunk = PBOX_CHUNK;
     if (budget && (size_t)chunk * per > budget / 2) chunk = (long)(budget / 2 / per);
     if (chunk < 1) return haze__error(ctx, HAZE_ERR_NOMEM, "GPU bisection: no device memory");
     if (long_prog && chunk > (1L << 16)) chunk = 1L << 16; /* enough threads to fill the GPU */
@@ -85,46 +82,4 @@ int haze__prec_boxes_cuda(haze_ctx *ctx, const pbox_prog *p, long first, long co
     if (ce != cudaSuccess)
         return haze__error(ctx, HAZE_ERR_CUDA, "CUDA: GPU bisection: %s", cudaGetErrorString(ce));
     return HAZE_OK;
-}
-
-int haze__prec_analyse_cuda(haze_ctx *ctx, const haze_prec_script *s, pint *acc) {
-    pbox_prog p;
-    int rc = haze__prec_box_compile(ctx, s, &p);
-    if (rc) return rc;
-    long chunk = p.boxes < CHUNK ? p.boxes : CHUNK;
-    double *out = (double *)malloc((size_t)chunk * p.ng * 2 * sizeof(double));
-    int *err = (int *)malloc((size_t)chunk * sizeof(int));
-    double *lo = (double *)malloc((size_t)p.ng * sizeof(double));
-    double *hi = (double *)malloc((size_t)p.ng * sizeof(double));
-    if (!out || !err || !lo || !hi) rc = haze__error(ctx, HAZE_ERR_NOMEM, "out of memory");
-    for (int g = 0; !rc && g < p.ng; g++) lo[g] = INFINITY, hi[g] = -INFINITY;
-    for (long first = 0; !rc && first < p.boxes; first += chunk) {
-        long c = p.boxes - first < chunk ? p.boxes - first : chunk;
-        rc = haze__prec_boxes_cuda(ctx, &p, first, c, out, err);
-        for (long t = 0; !rc && t < c; t++) {
-            if (err[t]) {
-                const pnode *n = &s->nodes[p.node_of[err[t] - 1]];
-                rc =
-                    haze__error(ctx, HAZE_ERR_DOMAIN, "%s:%d:%d: %s", s->name, n->line, n->col,
-                                n->op == OP_DIV ? "division by a range that contains zero"
-                                                : "square root of a range that reaches below zero");
-                break;
-            }
-            for (int g = 0; g < p.ng; g++) {
-                double a = out[(t * p.ng + g) * 2], b = out[(t * p.ng + g) * 2 + 1];
-                if (a < lo[g] || a != a) lo[g] = a != a ? -INFINITY : a;
-                if (b > hi[g] || b != b) hi[g] = b != b ? INFINITY : b;
-            }
-        }
-    }
-    for (int g = 0; !rc && g < p.ng; g++) {
-        mpfr_set_d(acc[g].lo, lo[g], MPFR_RNDD);
-        mpfr_set_d(acc[g].hi, hi[g], MPFR_RNDU);
-    }
-    free(out);
-    free(err);
-    free(lo);
-    free(hi);
-    haze__prec_box_free(&p);
-    return rc;
 }

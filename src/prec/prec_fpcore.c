@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "prec/prec_internal.h"
+#include "prec/prec_front.h"
 
 typedef struct sx {
     int list; /* 1: a list of kids; 0: an atom */
@@ -178,10 +178,10 @@ static int number(const char *a, pint *out) {
         num[n] = 0;
         strcpy(den, slash + 1);
         pint x, y;
-        pi_init(&x);
-        pi_init(&y);
-        int ok = number(num, &x) && number(den, &y) && !pi_has_zero(&y);
-        if (ok) pi_div(out, &x, &y);
+        haze__pi_init(&x);
+        haze__pi_init(&y);
+        int ok = number(num, &x) && number(den, &y) && !haze__pi_has_zero(&y);
+        if (ok) haze__pi_div(out, &x, &y);
         return ok;
     }
     if (!(isdigit((unsigned char)a[0]) || ((a[0] == '-' || a[0] == '+' || a[0] == '.') && a[1])))
@@ -233,7 +233,7 @@ static int by_id(const void *x, const void *y) {
 static int const_step(const haze_prec_script *s, int id, mpfr_t *v) {
     const pnode *n = &s->nodes[id];
     if (n->op == OP_CONST) {
-        if (!pi_is_point(&n->k)) return 0;
+        if (!haze__pi_is_point(&n->k)) return 0;
         mpfr_set(v[id], n->k.lo, MPFR_RNDN);
         return 1;
     }
@@ -448,7 +448,7 @@ static int expr(fp *p, const sx *e, env *en, int *r, int *x) {
                     p->max_work);
     if (!e->list) {
         pint k;
-        pi_init(&k);
+        haze__pi_init(&k);
         if (number(e->atom, &k)) {
             *x = haze__prec_const(p->s, &k, e->line, e->col);
             *r = node(p, e, OP_RND, *x, -1, -1, p->fmt);
@@ -588,7 +588,7 @@ static int pre(fp *p, const sx *e) {
     for (int i = 1; i + 1 < e->n; i++) {
         const sx *a = e->kids[i], *b = e->kids[i + 1];
         pint k;
-        pi_init(&k);
+        haze__pi_init(&k);
         const sx *var = NULL;
         int var_is_low; /* the variable is on the small side of the comparison */
         if (!a->list && number(a->atom, &k) && !b->list && !number(b->atom, &k)) {
@@ -696,13 +696,13 @@ int haze__prec_parse_fpcore(haze_ctx *ctx, haze_prec_script *s, const char *text
             if (!P.status) P.status = haze__error(ctx, HAZE_ERR_NOMEM, "out of memory");
         } else {
             s->goals = ng;
-            for (int q = 0; q < s->n_goals; q++) pi_fixup(&ng[q].want);
+            for (int q = 0; q < s->n_goals; q++) haze__pi_fixup(&ng[q].want);
             s->cap_goals = s->n_goals + 1;
             pgoal *go = &s->goals[s->n_goals++];
             memset(go, 0, sizeof *go);
             go->node = g;
             go->kind = GOAL_VALUE;
-            pi_init(&go->want);
+            haze__pi_init(&go->want);
             char buf[512];
             const char *nm = name ? name : "FPCore";
             int nlen = (int)strlen(nm);

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "prec/prec_internal.h"
+#include "prec/prec_front.h"
 
 /* Default number of sub-ranges for a "$ x;" hint without a count. */
 #define DEFAULT_BISECT 16
@@ -245,7 +245,7 @@ static int number(parser *p, const tok *t, int neg, pint *out) {
             bad |= mpfr_set_str(out->lo, str, 10, MPFR_RNDD);
             bad |= mpfr_set_str(out->hi, str, 10, MPFR_RNDU);
             haze__numeric_end(lc);
-            pi_mul_2si(out, out, e);
+            haze__pi_mul_2si(out, out, e);
         }
     } else {
         char *end;
@@ -257,7 +257,7 @@ static int number(parser *p, const tok *t, int neg, pint *out) {
     }
     free(str);
     if (bad) return perr(p, t, HAZE_ERR_PARSE, "malformed number");
-    if (neg) pi_neg(out, out);
+    if (neg) haze__pi_neg(out, out);
     return 0;
 }
 
@@ -443,11 +443,11 @@ static int primary(parser *p, int rnd) {
     if (t->kind == T_NUM) {
         next(p);
         pint k;
-        pi_init(&k);
+        haze__pi_init(&k);
         int r = number(p, t, 0, &k);
         int id = r ? -1 : haze__prec_const(p->s, &k, t->line, t->col);
         if (!r) made(p, id);
-        pi_clear(&k);
+        haze__pi_clear(&k);
         return id;
     }
     if (is_p(t, '(')) {
@@ -588,15 +588,15 @@ static int add_goal(parser *p, const tok *start, int node, int kind) {
         pgoal *ng = realloc(s->goals, (size_t)cap * sizeof *ng);
         if (!ng) return p->status = haze__error(p->ctx, HAZE_ERR_NOMEM, "out of memory");
         s->goals = ng;
-        for (int i = 0; i < s->n_goals; i++) pi_fixup(&ng[i].want);
+        for (int i = 0; i < s->n_goals; i++) haze__pi_fixup(&ng[i].want);
         s->cap_goals = cap;
     }
     pgoal *g = &s->goals[s->n_goals++];
     memset(g, 0, sizeof *g);
     g->node = node;
     g->kind = kind;
-    pi_init(&g->want);
-    pi_set_entire(&g->want);
+    haze__pi_init(&g->want);
+    haze__pi_set_entire(&g->want);
     (void)start;
     return 0;
 }
@@ -641,8 +641,8 @@ static int bound(parser *p, pint *want, pint *inner, int *has_lo, int *has_hi, i
         tok *lb = peek(p);
         if (expect(p, '[')) return -1;
         pint a, b;
-        pi_init(&a);
-        pi_init(&b);
+        haze__pi_init(&a);
+        haze__pi_init(&b);
         int r = snumber(p, &a);
         if (!r) r = expect(p, ',');
         if (!r) r = snumber(p, &b);
@@ -656,8 +656,8 @@ static int bound(parser *p, pint *want, pint *inner, int *has_lo, int *has_hi, i
                 r = perr(p, lb, HAZE_ERR_PARSE, "empty range: lower bound above upper bound");
         }
         *has_lo = *has_hi = 1;
-        pi_clear(&a);
-        pi_clear(&b);
+        haze__pi_clear(&a);
+        haze__pi_clear(&b);
         return r;
     }
     if (t->kind == T_LE || t->kind == T_GE) {
@@ -668,10 +668,10 @@ static int bound(parser *p, pint *want, pint *inner, int *has_lo, int *has_hi, i
             return 0;
         }
         pint a;
-        pi_init(&a);
+        haze__pi_init(&a);
         int r = snumber(p, &a);
-        pi_set_entire(want);
-        pi_set_entire(inner);
+        haze__pi_set_entire(want);
+        haze__pi_set_entire(inner);
         if (t->kind == T_LE) {
             mpfr_set(want->hi, a.hi, MPFR_RNDU);
             mpfr_set(inner->hi, a.lo, MPFR_RNDD);
@@ -681,7 +681,7 @@ static int bound(parser *p, pint *want, pint *inner, int *has_lo, int *has_hi, i
             mpfr_set(inner->lo, a.hi, MPFR_RNDU);
             *has_lo = 1;
         }
-        pi_clear(&a);
+        haze__pi_clear(&a);
         return r;
     }
     return perr(p, t, HAZE_ERR_PARSE, "expected 'in', '<=' or '>='");
@@ -727,27 +727,27 @@ static int atom(parser *p, int hyp) {
         }
     }
     pint want, inner;
-    pi_init(&want);
-    pi_init(&inner);
+    haze__pi_init(&want);
+    haze__pi_init(&inner);
     int has_lo, has_hi, question;
     int r = bound(p, &want, &inner, &has_lo, &has_hi, &question);
-    if (!hyp) pi_set(&want, &inner); /* goals are proved against the inner bounds */
-    pi_clear(&inner);
+    if (!hyp) haze__pi_set(&want, &inner); /* goals are proved against the inner bounds */
+    haze__pi_clear(&inner);
     if (r) {
-        pi_clear(&want);
+        haze__pi_clear(&want);
         return -1;
     }
     if (hyp) {
         const pnode *n = &p->s->nodes[a];
         if (rel || question || n->op != OP_VAR) {
-            pi_clear(&want);
+            haze__pi_clear(&want);
             return perr(p, start, HAZE_ERR_UNSUPPORTED,
                         "only hypotheses on input variables are supported (x in [a,b], |x| <= b)");
         }
         pvar *v = &p->s->vars[n->var];
         if (absolute) {
             if (has_lo || !has_hi) {
-                pi_clear(&want);
+                haze__pi_clear(&want);
                 return perr(p, start, HAZE_ERR_UNSUPPORTED, "only |x| <= b is supported");
             }
             mpfr_neg(want.lo, want.hi, MPFR_RNDD);
@@ -755,14 +755,14 @@ static int atom(parser *p, int hyp) {
         if (mpfr_cmp(want.lo, want.hi) > 0)
             r = perr(p, start, HAZE_ERR_PARSE, "empty range for '%s'", v->name);
         if (!r) {
-            pi_meet(&v->range, &v->range, &want);
+            haze__pi_meet(&v->range, &v->range, &want);
             if (mpfr_cmp(v->range.lo, want.lo) < 0) mpfr_set(v->range.lo, want.lo, MPFR_RNDD);
             if (mpfr_cmp(v->range.hi, want.hi) > 0) mpfr_set(v->range.hi, want.hi, MPFR_RNDU);
             if (mpfr_cmp(v->range.lo, v->range.hi) > 0)
                 r = perr(p, start, HAZE_ERR_PARSE, "empty range for '%s'", v->name);
             v->has_range = 1;
         }
-        pi_clear(&want);
+        haze__pi_clear(&want);
         return r;
     }
     int node = a, kind = GOAL_VALUE;
@@ -776,17 +776,17 @@ static int atom(parser *p, int hyp) {
         kind = GOAL_ABS;
     }
     if (node < 0 || add_goal(p, start, node, kind)) {
-        pi_clear(&want);
+        haze__pi_clear(&want);
         return -1;
     }
     pgoal *g = &p->s->goals[p->s->n_goals - 1];
     if (!question) {
         if (absolute && has_hi && !has_lo) mpfr_set_inf(want.lo, -1);
-        pi_set(&g->want, &want);
+        haze__pi_set(&g->want, &want);
         g->has_lo = has_lo;
         g->has_hi = has_hi;
     }
-    pi_clear(&want);
+    haze__pi_clear(&want);
     return set_goal_text(p, start);
 }
 
