@@ -126,7 +126,8 @@ int haze__prec_bisect(haze_ctx *ctx, const haze_prec_script *s, haze_prec_engine
                 for (int g = 0; g < ng; g++) haze__pi_set(&leaves[b].res[g], &res[g]);
             }
         }
-#pragma omp critical(haze_prec_join)
+/* unnamed: a named critical section is a global symbol of the library */
+#pragma omp critical
         {
             if (myrc && !rc) {
 #pragma omp atomic write
