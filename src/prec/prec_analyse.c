@@ -27,254 +27,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "prec/prec_affine.h"
 #include "prec/prec_engine.h"
-
-/* ------------------------------------------------------------ affine forms */
-
-typedef struct aform {
-    int n, cap;
-    int *sym;
-    pint *c;
-    pint c0;
-} aform;
-
-static void af_init(aform *a) {
-    memset(a, 0, sizeof *a);
-    haze__pi_init(&a->c0);
-}
-
-static void af_free(aform *a) {
-    for (int i = 0; i < a->n; i++) haze__pi_clear(&a->c[i]);
-    free(a->sym);
-    free(a->c);
-    haze__pi_clear(&a->c0);
-    memset(a, 0, sizeof *a);
-}
-
-/* The affine-form helpers return 0, or 1 when out of memory (their callers
- * turn it into HAZE_ERR_NOMEM; a negative value would read as a haze status). */
-static int af_reserve(aform *a, int n) {
-    if (n <= a->cap) return 0;
-    int cap = a->cap ? a->cap : 4;
-    while (cap < n) cap *= 2;
-    int *ns = realloc(a->sym, (size_t)cap * sizeof *ns);
-    if (!ns) return 1;
-    a->sym = ns;
-    pint *nc = realloc(a->c, (size_t)cap * sizeof *nc);
-    if (!nc) return 1;
-    a->c = nc;
-    for (int i = 0; i < a->n; i++) haze__pi_fixup(&a->c[i]);
-    a->cap = cap;
-    return 0;
-}
-
-/* Appends coefficient k on a symbol larger than all present. */
-static int af_push(aform *a, int sym, const pint *k) {
-    if (af_reserve(a, a->n + 1)) return 1;
-    a->sym[a->n] = sym;
-    haze__pi_init(&a->c[a->n]);
-    haze__pi_set(&a->c[a->n], k);
-    a->n++;
-    return 0;
-}
-
-/* Adds a new noise symbol for the interval d: mid(d) to the centre, rad(d) on sym. */
-static int af_add_interval(aform *a, const pint *d, int *next_sym) {
-    if (haze__pi_is_point(d)) {
-        haze__pi_add(&a->c0, &a->c0, d);
-        return 0;
-    }
-    if (!haze__pi_is_bounded(d)) {
-        haze__pi_set_entire(&a->c0);
-        return 0;
-    }
-    pint mid, r;
-    haze__pi_init(&mid);
-    haze__pi_init(&r);
-    haze__pi_midrad(&mid, r.hi, d);
-    mpfr_set(r.lo, r.hi, MPFR_RNDD);
-    haze__pi_add(&a->c0, &a->c0, &mid);
-    int st = af_push(a, (*next_sym)++, &r);
-    haze__pi_clear(&mid);
-    haze__pi_clear(&r);
-    return st;
-}
-
-/* Sum of |c_i| (upper bound). */
-static void af_rad(mpfr_t r, const aform *a) {
-    PREC_TMP(m);
-    mpfr_set_zero(r, 1);
-    for (int i = 0; i < a->n; i++) {
-        haze__pi_mag(m, &a->c[i]);
-        mpfr_add(r, r, m, MPFR_RNDU);
-    }
-}
-
-static void af_range(pint *out, const aform *a) {
-    pint s;
-    haze__pi_init(&s);
-    af_rad(s.hi, a);
-    mpfr_neg(s.lo, s.hi, MPFR_RNDD);
-    haze__pi_add(out, &a->c0, &s);
-    haze__pi_clear(&s);
-}
-
-/*
- * Terms an affine form keeps. Every rounding adds a noise symbol, so without
- * a bound the forms grow with the script: an unrolled loop of n iterations
- * made forms of n terms and took time n^2. Beyond AF_MAX_TERMS terms the
- * smallest are folded into one fresh symbol (de Figueiredo and Stolfi's
- * condensation, Sec. 3.12): sound, since the fresh symbol's coefficient is
- * the sum of their magnitudes and it is shared with no other form; only
- * correlations through the folded symbols, all among the smallest, are lost.
- * An operation then costs O(AF_MAX_TERMS), and the analysis time is bounded
- * by the number of operations (the parse limit max_ops) times that.
- */
-#define AF_MAX_TERMS 256
-
-static int cmp_desc(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? 1 : x > y ? -1 : 0;
-}
-
-static int af_condense(aform *r, int *next_sym) {
-    if (r->n <= AF_MAX_TERMS || !next_sym) return 0;
-    const int keep = AF_MAX_TERMS / 2; /* then many operations before the next */
-    double *mag = malloc((size_t)r->n * 2 * sizeof *mag);
-    if (!mag) return 1;
-    double *sorted = mag + r->n;
-    for (int i = 0; i < r->n; i++) {
-        PREC_TMP(m);
-        haze__pi_mag(m, &r->c[i]);
-        double d = mpfr_get_d(m, MPFR_RNDU);
-        mag[i] = sorted[i] = isnan(d) ? HUGE_VAL : d;
-    }
-    qsort(sorted, (size_t)r->n, sizeof *sorted, cmp_desc);
-    const double thr = sorted[keep - 1];
-    PREC_TMP(folded);
-    mpfr_set_zero(folded, 1);
-    int w = 0;
-    for (int i = 0; i < r->n; i++) {
-        if (mag[i] > thr || (mag[i] == thr && w < keep)) {
-            if (w != i) {
-                r->sym[w] = r->sym[i];
-                r->c[w] = r->c[i];
-                haze__pi_fixup(&r->c[w]);
-            }
-            w++;
-        } else {
-            PREC_TMP(m);
-            haze__pi_mag(m, &r->c[i]);
-            mpfr_add(folded, folded, m, MPFR_RNDU);
-            haze__pi_clear(&r->c[i]);
-        }
-    }
-    free(mag);
-    r->n = w;
-    pint f;
-    haze__pi_init(&f);
-    mpfr_set(f.lo, folded, MPFR_RNDD);
-    mpfr_set(f.hi, folded, MPFR_RNDU);
-    int st = af_push(r, (*next_sym)++, &f);
-    haze__pi_clear(&f);
-    return st;
-}
-
-/* r = kx*x + ky*y (kx, ky intervals; NULL means 1; y may be NULL). r is new. */
-static int af_lin(aform *r, const aform *x, const pint *kx, const aform *y, const pint *ky,
-                  int *next_sym) {
-    PREC_TMP(junk); /* coefficient widths moved to a fresh symbol */
-    pint t;
-    haze__pi_init(&t);
-    int i = 0, j = 0, st = 0;
-    haze__pi_set_zero(&r->c0);
-    if (x) {
-        if (kx)
-            haze__pi_mul(&r->c0, &x->c0, kx);
-        else
-            haze__pi_set(&r->c0, &x->c0);
-    }
-    if (y) {
-        if (ky)
-            haze__pi_mul(&t, &y->c0, ky);
-        else
-            haze__pi_set(&t, &y->c0);
-        haze__pi_add(&r->c0, &r->c0, &t);
-    }
-    int nx = x ? x->n : 0, ny = y ? y->n : 0;
-    /* room for every term and the junk symbol: terms are built in place */
-    if (af_reserve(r, r->n + nx + ny + 1)) return 1;
-    while (!st && (i < nx || j < ny)) {
-        int sx = i < nx ? x->sym[i] : INT_MAX, sy = j < ny ? y->sym[j] : INT_MAX;
-        pint *up = &r->c[r->n];
-        haze__pi_init(up);
-        int sym = sx < sy ? sx : sy;
-        if (sx == sym) {
-            if (kx)
-                haze__pi_mul(up, &x->c[i], kx);
-            else
-                haze__pi_set(up, &x->c[i]);
-            i++;
-        }
-        if (sy == sym) {
-            if (ky)
-                haze__pi_mul(&t, &y->c[j], ky);
-            else
-                haze__pi_set(&t, &y->c[j]);
-            haze__pi_add(up, up, &t);
-            j++;
-        }
-        /* a coefficient that rounding has made slightly wide: keep its
-         * midpoint and move the width to a fresh symbol, shared by later
-         * operations. Widths otherwise grow like interval bounds (in long
-         * recurrences, exponentially); input-dependent wide coefficients
-         * stay intervals, where this would change nothing. */
-        if (next_sym && !haze__pi_is_point(up) && mpfr_regular_p(up->lo) &&
-            mpfr_regular_p(up->hi) && mpfr_sgn(up->lo) == mpfr_sgn(up->hi)) {
-            PREC_TMP(w);
-            mpfr_sub(w, up->hi, up->lo, MPFR_RNDU);
-            /* relative width between about 2^-80 and 2^-30, read off the exponents */
-            long gap = mpfr_zero_p(w) ? LONG_MAX : (long)(mpfr_get_exp(up->lo) - mpfr_get_exp(w));
-            if (gap > 30 && gap < PREC_BITS / 2) {
-                mpfr_set(up->hi, up->lo, MPFR_RNDN);
-                mpfr_add(junk, junk, w, MPFR_RNDU); /* |c - m| <= w for c in u */
-            }
-        }
-        if (!(haze__pi_is_point(up) && mpfr_zero_p(up->lo))) r->sym[r->n++] = sym;
-    }
-    haze__pi_clear(&t);
-    if (!st && !mpfr_zero_p(junk)) {
-        pint jk;
-        haze__pi_init(&jk);
-        mpfr_set(jk.lo, junk, MPFR_RNDD);
-        mpfr_set(jk.hi, junk, MPFR_RNDU);
-        st = af_push(r, (*next_sym)++, &jk);
-    }
-    if (!st) st = af_condense(r, next_sym);
-    return st;
-}
-
-/* Standard affine product (de Figueiredo and Stolfi, Sec. 3.10): the
- * quadratic remainder, bounded by rad(x) rad(y), becomes a new symbol. */
-static int af_mul(aform *r, const aform *x, const aform *y, int *next_sym) {
-    int st = af_lin(r, x, &y->c0, y, &x->c0, next_sym);
-    if (st) return st;
-    /* the centre product was counted twice: c0 = x0*y0 + y0*x0, take one off */
-    pint p;
-    haze__pi_init(&p);
-    haze__pi_mul(&p, &x->c0, &y->c0);
-    haze__pi_sub(&r->c0, &r->c0, &p);
-    pint q;
-    haze__pi_init(&q);
-    af_rad(q.hi, x);
-    af_rad(p.hi, y);
-    mpfr_mul(q.hi, q.hi, p.hi, MPFR_RNDU);
-    mpfr_neg(q.lo, q.hi, MPFR_RNDD);
-    if (!mpfr_zero_p(q.hi)) st = af_add_interval(r, &q, next_sym);
-    haze__pi_clear(&p);
-    haze__pi_clear(&q);
-    return st;
-}
 
 /* ---------------------------------------------------------------- state */
 
@@ -569,8 +323,8 @@ static int minrange(run *R, int op, aform *out, const aform *X, const pint *xr) 
     haze__pi_sub(&t, &slope, &alpha);
     haze__pi_mul(&t, &t, xr);
     haze__pi_add(&D, &D, &t);
-    int st = af_lin(out, X, &alpha, NULL, NULL, &R->next_sym);
-    if (!st) st = af_add_interval(out, &D, &R->next_sym);
+    int st = haze__af_lin(out, X, &alpha, NULL, NULL, &R->next_sym);
+    if (!st) st = haze__af_add_interval(out, &D, &R->next_sym);
     return st;
 }
 
@@ -590,10 +344,10 @@ static int nonlinear(run *R, const pnode *n, nst *S, const nst *A, const nst *B)
         /* a / b = a * (1 / b) */
         if (B && B->has_a && haze__pi_is_bounded(&B->V) && !haze__pi_has_zero(&B->V) && ok) {
             aform inv;
-            af_init(&inv);
+            haze__af_init(&inv);
             st = minrange(R, OP_DIV, &inv, &B->A, &B->V);
-            if (!st) st = af_mul(&S->A, &A->A, &inv, &R->next_sym);
-            af_free(&inv);
+            if (!st) st = haze__af_mul(&S->A, &A->A, &inv, &R->next_sym);
+            haze__af_free(&inv);
             return st;
         }
         break;
@@ -601,7 +355,7 @@ static int nonlinear(run *R, const pnode *n, nst *S, const nst *A, const nst *B)
         break;
     }
     /* other functions: a fresh symbol for the enclosure */
-    return af_add_interval(&S->A, &S->V, &R->next_sym);
+    return haze__af_add_interval(&S->A, &S->V, &R->next_sym);
 }
 
 /* Value of a node without roundings. */
@@ -682,7 +436,7 @@ static int eval_exact(run *R, int id, const pint *box) {
     haze__pi_set_zero(&S->Rl);
     S->rel_ok = 1;
     if (!st && R->aa) {
-        af_init(&S->A);
+        haze__af_init(&S->A);
         S->has_a = 1;
         if (n->op == OP_CONST) {
             haze__pi_set(&S->A.c0, &n->k);
@@ -693,7 +447,7 @@ static int eval_exact(run *R, int id, const pint *box) {
             haze__pi_midrad(&mid, r.hi, &box[n->var]);
             mpfr_set(r.lo, r.hi, MPFR_RNDD);
             haze__pi_set(&S->A.c0, &mid);
-            if (!mpfr_zero_p(r.hi)) st = af_push(&S->A, n->var, &r);
+            if (!mpfr_zero_p(r.hi)) st = haze__af_push(&S->A, n->var, &r);
             haze__pi_clear(&mid);
             haze__pi_clear(&r);
         } else if (linear && A->has_a && (!B || B->has_a) && (!C || C->has_a)) {
@@ -702,30 +456,30 @@ static int eval_exact(run *R, int id, const pint *box) {
             mpfr_set_si(m1.lo, -1, MPFR_RNDN);
             mpfr_set_si(m1.hi, -1, MPFR_RNDN);
             if (n->op == OP_NEG)
-                st = af_lin(&S->A, &A->A, &m1, NULL, NULL, &R->next_sym);
+                st = haze__af_lin(&S->A, &A->A, &m1, NULL, NULL, &R->next_sym);
             else if (n->op == OP_ADD)
-                st = af_lin(&S->A, &A->A, NULL, &B->A, NULL, &R->next_sym);
+                st = haze__af_lin(&S->A, &A->A, NULL, &B->A, NULL, &R->next_sym);
             else if (n->op == OP_SUB)
-                st = af_lin(&S->A, &A->A, NULL, &B->A, &m1, &R->next_sym);
+                st = haze__af_lin(&S->A, &A->A, NULL, &B->A, &m1, &R->next_sym);
             else if (n->op == OP_MUL)
-                st = af_mul(&S->A, &A->A, &B->A, &R->next_sym);
+                st = haze__af_mul(&S->A, &A->A, &B->A, &R->next_sym);
             else {
                 aform p;
-                af_init(&p);
-                st = af_mul(&p, &A->A, &B->A, &R->next_sym);
-                if (!st) st = af_lin(&S->A, &p, NULL, &C->A, NULL, &R->next_sym);
-                af_free(&p);
+                haze__af_init(&p);
+                st = haze__af_mul(&p, &A->A, &B->A, &R->next_sym);
+                if (!st) st = haze__af_lin(&S->A, &p, NULL, &C->A, NULL, &R->next_sym);
+                haze__af_free(&p);
             }
             haze__pi_clear(&m1);
             if (!st) {
                 /* exact values: the tighter of both enclosures in every mode */
-                af_range(&t, &S->A);
+                haze__af_range(&t, &S->A);
                 haze__pi_meet(&S->V, &S->V, &t);
             }
         } else {
             st = nonlinear(R, n, S, A, B);
             if (!st) {
-                af_range(&t, &S->A);
+                haze__af_range(&t, &S->A);
                 haze__pi_meet(&S->V, &S->V, &t);
             }
         }
@@ -741,7 +495,7 @@ static int has_f(const nst *x) {
 
 /* F = kx * Fx + ky * Fy where an absent form is zero. */
 static int lin_f(run *R, aform *r, const nst *x, const pint *kx, const nst *y, const pint *ky) {
-    return af_lin(r, has_f(x) ? &x->F : NULL, kx, has_f(y) ? &y->F : NULL, ky, &R->next_sym);
+    return haze__af_lin(r, has_f(x) ? &x->F : NULL, kx, has_f(y) ? &y->F : NULL, ky, &R->next_sym);
 }
 
 /* Mean-value scaling: F = Fa * k. */
@@ -867,7 +621,7 @@ static int eval_rounded(run *R, int id) {
     haze__pi_init(&direct);
     int st = 0;
     if (R->aa) {
-        af_init(&S->F);
+        haze__af_init(&S->F);
         S->has_f = 1;
     }
     pint m1, rho;
@@ -885,7 +639,7 @@ static int eval_rounded(run *R, int id) {
         round_value(&direct, f, &A->V, &t);
         if (R->aa) {
             st = lin_f(R, &S->F, A, NULL, NULL, NULL);
-            if (!st) st = af_add_interval(&S->F, &t, &R->next_sym);
+            if (!st) st = haze__af_add_interval(&S->F, &t, &R->next_sym);
         }
         break;
     }
@@ -949,21 +703,21 @@ static int eval_rounded(run *R, int id) {
         }
         if (R->aa) {
             aform p;
-            af_init(&p);
+            haze__af_init(&p);
             st = lin_f(R, &p, B, ia, A, ib);
             if (!st && has_f(A) && has_f(B)) {
-                af_range(&t, &A->F);
-                af_range(&w, &B->F);
+                haze__af_range(&t, &A->F);
+                haze__af_range(&w, &B->F);
                 haze__pi_mul(&t, &t, &w);
-                st = af_add_interval(&p, &t, &R->next_sym);
+                st = haze__af_add_interval(&p, &t, &R->next_sym);
             }
             if (!st) {
                 if (n->op == OP_FMA)
-                    st = af_lin(&S->F, &p, NULL, has_f(C) ? &C->F : NULL, NULL, &R->next_sym);
+                    st = haze__af_lin(&S->F, &p, NULL, has_f(C) ? &C->F : NULL, NULL, &R->next_sym);
                 else
-                    st = af_lin(&S->F, &p, NULL, NULL, NULL, &R->next_sym);
+                    st = haze__af_lin(&S->F, &p, NULL, NULL, NULL, &R->next_sym);
             }
-            af_free(&p);
+            haze__af_free(&p);
         }
         break;
     case OP_DIV: {
@@ -1019,7 +773,7 @@ static int eval_rounded(run *R, int id) {
             else if (mpfr_sgn(ia->hi) < 0 && mpfr_sgn(A->V.hi) < 0)
                 st = lin_f(R, &S->F, A, &m1, NULL, NULL);
             else
-                st = af_add_interval(&S->F, &S->E, &R->next_sym);
+                st = haze__af_add_interval(&S->F, &S->E, &R->next_sym);
         }
         break;
     case OP_SQRT:
@@ -1032,7 +786,7 @@ static int eval_rounded(run *R, int id) {
         haze__pi_add(&t, &t, &direct);
         if (haze__pi_has_zero(&t)) {
             haze__pi_sub(&S->E, &direct, &Z->V);
-            if (R->aa) st = af_add_interval(&S->F, &S->E, &R->next_sym);
+            if (R->aa) st = haze__af_add_interval(&S->F, &S->E, &R->next_sym);
         } else {
             haze__pi_div(&S->E, &A->E, &t);
             if (R->aa) {
@@ -1108,7 +862,7 @@ static int eval_rounded(run *R, int id) {
     if (st > 0) st = nomem(R);
     if (!st) {
         if (R->aa) {
-            af_range(&t, &S->F);
+            haze__af_range(&t, &S->F);
             if (R->ia)
                 haze__pi_meet(&S->E, &S->E, &t);
             else
@@ -1137,13 +891,13 @@ static int eval_rounded(run *R, int id) {
 int haze__prec_analyse_box(haze_ctx *ctx, const haze_prec_script *s, const pint *box,
                            haze_prec_engine engine, pint *out) {
     int nn = s->n_nodes;
-    char *need = calloc((size_t)nn + 1, 1);
-    int *last = malloc(((size_t)nn + 1) * sizeof *last);
-    nst *st = calloc((size_t)nn + 1, sizeof *st);
+    char *need = haze__mp_calloc((size_t)nn + 1, 1);
+    int *last = haze__mp_malloc(((size_t)nn + 1) * sizeof *last);
+    nst *st = haze__mp_calloc((size_t)nn + 1, sizeof *st);
     if (!need || !last || !st) {
-        free(need);
-        free(last);
-        free(st);
+        haze__mp_free(need);
+        haze__mp_free(last);
+        haze__mp_free(st);
         return haze__error(ctx, HAZE_ERR_NOMEM, "out of memory");
     }
     for (int g = 0; g < s->n_goals; g++) need[s->goals[g].node] = 1;
@@ -1180,22 +934,22 @@ int haze__prec_analyse_box(haze_ctx *ctx, const haze_prec_script *s, const pint 
         for (int k = 0; k < 4; k++) {
             int c = kids[k];
             if (c < 0 || c == i || last[c] != i) continue;
-            if (st[c].has_a) af_free(&st[c].A), st[c].has_a = 0;
-            if (st[c].has_f) af_free(&st[c].F), st[c].has_f = 0;
+            if (st[c].has_a) haze__af_free(&st[c].A), st[c].has_a = 0;
+            if (st[c].has_f) haze__af_free(&st[c].F), st[c].has_f = 0;
         }
     }
     if (!rc)
         for (int g = 0; g < s->n_goals; g++) haze__pi_set(&out[g], &st[s->goals[g].node].V);
     for (int i = 0; i < nn; i++) {
         if (!st[i].live) continue;
-        if (st[i].has_a) af_free(&st[i].A);
-        if (st[i].has_f) af_free(&st[i].F);
+        if (st[i].has_a) haze__af_free(&st[i].A);
+        if (st[i].has_f) haze__af_free(&st[i].F);
         haze__pi_clear(&st[i].V);
         haze__pi_clear(&st[i].E);
         haze__pi_clear(&st[i].Rl);
     }
-    free(need);
-    free(last);
-    free(st);
+    haze__mp_free(need);
+    haze__mp_free(last);
+    haze__mp_free(st);
     return rc;
 }

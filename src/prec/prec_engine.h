@@ -1,7 +1,7 @@
 /*
  * src/prec/prec_engine.h - the MPFR engines: one analysis of one box of
  * inputs with intervals, affine forms or both (prec_analyse.c, on the affine
- * forms of prec_affine.c), and the exact point evaluation the soundness
+ * forms of prec_affine.h), and the exact point evaluation the soundness
  * tests sample with (prec_eval.c).
  */
 #ifndef HAZE_PREC_ENGINE_H

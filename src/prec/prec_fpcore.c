@@ -67,9 +67,9 @@ static int ferr(fp *p, int line, int col, int st, const char *fmt, ...) {
 static void sx_free(sx *x) {
     if (!x) return;
     for (int i = 0; i < x->n; i++) sx_free(x->kids[i]);
-    free(x->kids);
-    free(x->atom);
-    free(x);
+    haze__mp_free(x->kids);
+    haze__mp_free(x->atom);
+    haze__mp_free(x);
 }
 
 static void skip(fp *p) {
@@ -89,7 +89,7 @@ static void skip(fp *p) {
 
 static sx *read_sx(fp *p, int depth) {
     skip(p);
-    sx *x = calloc(1, sizeof *x);
+    sx *x = haze__mp_calloc(1, sizeof *x);
     if (!x) {
         p->status = haze__error(p->ctx, HAZE_ERR_NOMEM, "out of memory");
         return NULL;
@@ -99,18 +99,18 @@ static sx *read_sx(fp *p, int depth) {
     char c = p->t[p->i];
     if (!c) {
         ferr(p, p->line, p->col, HAZE_ERR_PARSE, "unexpected end of input");
-        free(x);
+        haze__mp_free(x);
         return NULL;
     }
     if (c == ')' || c == ']') {
         ferr(p, p->line, p->col, HAZE_ERR_PARSE, "unexpected '%c'", c);
-        free(x);
+        haze__mp_free(x);
         return NULL;
     }
     if (c == '(' || c == '[') {
         if (depth > 200) {
             ferr(p, p->line, p->col, HAZE_ERR_PARSE, "nesting too deep");
-            free(x);
+            haze__mp_free(x);
             return NULL;
         }
         char close = c == '(' ? ')' : ']';
@@ -132,7 +132,7 @@ static sx *read_sx(fp *p, int depth) {
                 sx_free(x);
                 return NULL;
             }
-            sx **nk = realloc(x->kids, (size_t)(x->n + 1) * sizeof *nk);
+            sx **nk = haze__mp_realloc(x->kids, (size_t)(x->n + 1) * sizeof *nk);
             if (!nk) {
                 sx_free(k);
                 sx_free(x);
@@ -151,11 +151,15 @@ static sx *read_sx(fp *p, int depth) {
     } else {
         while (p->t[j] && !isspace((unsigned char)p->t[j]) && !strchr("()[];", p->t[j])) j++;
     }
-    x->atom = strndup(p->t + p->i, j - p->i);
+    x->atom = haze__mp_malloc(j - p->i + 1);
+    if (x->atom) {
+        memcpy(x->atom, p->t + p->i, j - p->i);
+        x->atom[j - p->i] = 0;
+    }
     p->col += (int)(j - p->i);
     p->i = j;
     if (!x->atom) {
-        free(x);
+        haze__mp_free(x);
         p->status = haze__error(p->ctx, HAZE_ERR_NOMEM, "out of memory");
         return NULL;
     }
@@ -207,7 +211,7 @@ typedef struct env {
 static int env_push(env *e, const char *name, int r, int x) {
     if (e->n == e->cap) {
         int cap = e->cap ? 2 * e->cap : 16;
-        binding *nb = realloc(e->b, (size_t)cap * sizeof *nb);
+        binding *nb = haze__mp_realloc(e->b, (size_t)cap * sizeof *nb);
         if (!nb) return -1;
         e->b = nb;
         e->cap = cap;
@@ -278,7 +282,7 @@ static int const_step(const haze_prec_script *s, int id, mpfr_t *v) {
  */
 static int const_eval(const haze_prec_script *s, int id, mpfr_t out, unsigned char *mark) {
     size_t cap = 64, n = 0, done = 0;
-    int *ids = malloc(cap * sizeof *ids);
+    int *ids = haze__mp_malloc(cap * sizeof *ids);
     if (!ids) return 0;
     ids[n++] = id;
     mark[id] = 1;
@@ -291,7 +295,7 @@ static int const_eval(const haze_prec_script *s, int id, mpfr_t out, unsigned ch
         for (int k = 0; ok && k < 3; k++) {
             if (kid[k] < 0 || mark[kid[k]]) continue;
             if (n == cap) {
-                int *m = realloc(ids, 2 * cap * sizeof *ids);
+                int *m = haze__mp_realloc(ids, 2 * cap * sizeof *ids);
                 if (!m) {
                     ok = 0;
                     break;
@@ -304,7 +308,7 @@ static int const_eval(const haze_prec_script *s, int id, mpfr_t out, unsigned ch
         }
     }
     for (size_t i = 0; i < n; i++) mark[ids[i]] = 0;
-    mpfr_t *v = ok ? malloc((size_t)s->n_nodes * sizeof *v) : NULL;
+    mpfr_t *v = ok ? haze__mp_malloc((size_t)s->n_nodes * sizeof *v) : NULL;
     if (v) {
         qsort(ids, n, sizeof *ids, by_id);
         size_t i;
@@ -316,8 +320,8 @@ static int const_eval(const haze_prec_script *s, int id, mpfr_t out, unsigned ch
         while (i > 0) mpfr_clear(v[ids[--i]]);
     }
     ok = ok && v;
-    free(v);
-    free(ids);
+    haze__mp_free(v);
+    haze__mp_free(ids);
     return ok;
 }
 
@@ -363,7 +367,7 @@ static int cond_eval(fp *p, const sx *e, env *en, int *truth) {
     int ids[4] = {ra, rb, xa, xb}, ok = 1, res[2];
     if (p->nmark < (size_t)p->s->n_nodes) { /* grown, not made anew per condition */
         size_t n = 2 * (size_t)p->s->n_nodes;
-        unsigned char *m = realloc(p->mark, n);
+        unsigned char *m = haze__mp_realloc(p->mark, n);
         if (!m) return p->status = haze__error(p->ctx, HAZE_ERR_NOMEM, "out of memory");
         memset(m + p->nmark, 0, n - p->nmark);
         p->mark = m, p->nmark = n;
@@ -713,8 +717,8 @@ int haze__prec_parse_fpcore(haze_ctx *ctx, haze_prec_script *s, const char *text
             if (!go->text) P.status = haze__error(ctx, HAZE_ERR_NOMEM, "out of memory");
         }
     }
-    free(en.b);
-    free(P.mark);
+    haze__mp_free(en.b);
+    haze__mp_free(P.mark);
     sx_free(top);
     return P.status;
 }

@@ -107,7 +107,7 @@ static int lex(parser *p) {
     const char *x = p->text;
     size_t i = 0, cap = 256;
     int line = 1, col = 1;
-    p->toks = malloc(cap * sizeof *p->toks);
+    p->toks = haze__mp_malloc(cap * sizeof *p->toks);
     if (!p->toks) return p->status = haze__error(p->ctx, HAZE_ERR_NOMEM, "out of memory");
     p->n = 0;
     for (;;) {
@@ -121,7 +121,7 @@ static int lex(parser *p) {
         }
         if (p->n + 1 >= cap) {
             cap *= 2;
-            tok *nt = realloc(p->toks, cap * sizeof *nt);
+            tok *nt = haze__mp_realloc(p->toks, cap * sizeof *nt);
             if (!nt) return p->status = haze__error(p->ctx, HAZE_ERR_NOMEM, "out of memory");
             p->toks = nt;
         }
@@ -219,7 +219,7 @@ static int expect(parser *p, char c) {
 
 static char *tok_str(parser *p, const tok *t) {
     size_t n = t->end - t->start;
-    char *r = malloc(n + 1);
+    char *r = haze__mp_malloc(n + 1);
     if (r) {
         memcpy(r, p->text + t->start, n);
         r[n] = 0;
@@ -255,7 +255,7 @@ static int number(parser *p, const tok *t, int neg, pint *out) {
         mpfr_strtofr(out->hi, str, &end, 0, MPFR_RNDU);
         haze__numeric_end(lc);
     }
-    free(str);
+    haze__mp_free(str);
     if (bad) return perr(p, t, HAZE_ERR_PARSE, "malformed number");
     if (neg) haze__pi_neg(out, out);
     return 0;
@@ -292,15 +292,15 @@ static int add_def(parser *p, const tok *t, int is_rnd, int id) {
     char *name = tok_str(p, t);
     if (!name) return p->status = haze__error(p->ctx, HAZE_ERR_NOMEM, "out of memory");
     if (haze__prec_find_var(p->s, name) >= 0) {
-        free(name);
+        haze__mp_free(name);
         return perr(p, t, HAZE_ERR_PARSE, "'%.*s' is defined after being used as an input variable",
                     (int)(t->end - t->start), p->text + t->start);
     }
     if (p->n_defs == p->cap_defs) {
         int cap = p->cap_defs ? 2 * p->cap_defs : 16;
-        def *nd = realloc(p->defs, (size_t)cap * sizeof *nd);
+        def *nd = haze__mp_realloc(p->defs, (size_t)cap * sizeof *nd);
         if (!nd) {
-            free(name);
+            haze__mp_free(name);
             return p->status = haze__error(p->ctx, HAZE_ERR_NOMEM, "out of memory");
         }
         p->defs = nd;
@@ -352,7 +352,7 @@ static int format_params(parser *p, const tok *fun) {
             errno = 0;
             long v = strtol(str, &end, 10);
             int bad = *end != 0, range = errno == ERANGE || v > MAX_FORMAT_EXP;
-            free(str);
+            haze__mp_free(str);
             if (bad) return perr(p, t, HAZE_ERR_PARSE, "expected an integer");
             /* every parameter (precision, lsb weight, emin): the analyser
              * keeps them in long and int arithmetic */
@@ -525,7 +525,7 @@ static int primary(parser *p, int rnd) {
     char *name = tok_str(p, t);
     if (!name) return p->status = haze__error(p->ctx, HAZE_ERR_NOMEM, "out of memory");
     int v = haze__prec_add_var(p->s, name, t->line, t->col);
-    free(name);
+    haze__mp_free(name);
     if (v < 0) return p->status = haze__error(p->ctx, HAZE_ERR_NOMEM, "out of memory");
     return made(p, haze__prec_var(p->s, v, t->line, t->col));
 }
@@ -883,7 +883,7 @@ static int hints(parser *p) {
             char *name = tok_str(p, v);
             if (!name) return p->status = haze__error(p->ctx, HAZE_ERR_NOMEM, "out of memory");
             int vi = haze__prec_find_var(p->s, name);
-            free(name);
+            haze__mp_free(name);
             if (vi < 0)
                 return perr(p, v, HAZE_ERR_UNSUPPORTED,
                             "bisection is supported on input variables only, not on '%.*s'",
@@ -896,7 +896,7 @@ static int hints(parser *p) {
                 char *str = k->kind == T_NUM ? tok_str(p, k) : NULL, *end = NULL;
                 n = str ? strtol(str, &end, 10) : 0;
                 int bad = !str || *end || n < 1 || n > 100000000;
-                free(str);
+                haze__mp_free(str);
                 if (bad)
                     return perr(p, k, HAZE_ERR_UNSUPPORTED,
                                 "expected a count of sub-ranges (1 to 1e8); split points are not "
@@ -982,9 +982,9 @@ int haze__prec_parse_gappa(haze_ctx *ctx, haze_prec_script *s, const char *text)
         if (!r) r = expect(p, '}');
         if (!r) r = hints(p);
     }
-    for (int i = 0; i < P.n_defs; i++) free(P.defs[i].name);
-    free(P.defs);
-    free(P.toks);
+    for (int i = 0; i < P.n_defs; i++) haze__mp_free(P.defs[i].name);
+    haze__mp_free(P.defs);
+    haze__mp_free(P.toks);
     if (r || P.status) return P.status ? P.status : HAZE_ERR_PARSE;
     return HAZE_OK;
 }
