@@ -1,18 +1,18 @@
 /*
  * src/prec/prec_cuda.cu - bisection of the input box on the GPU: one thread
  * per sub-box runs the double-interval engine of prec_box.h (haze's certified
- * interval arithmetic, directed rounding with the CUDA intrinsics), and the
- * host joins the sub-boxes' enclosures. The paper (Linderman et al., CGO
- * 2010, Sec. 4.3) took 90 s for 600 sub-ranges on a CPU; here a launch
- * covers up to a million sub-boxes.
+ * interval arithmetic, directed rounding with the CUDA intrinsics), the same
+ * code the CPU runs in prec_box.c. The host side (compiling the program,
+ * joining the sub-boxes' enclosures) is prec_gpu.c.
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/cuda.h"
 #include "prec/prec_box_internal.h"
 
-__global__ void prec_boxes_kernel(const pbox_ins *ins, pbox_prog p, long first, long count,
-                                  double *out, int *err, haze_ivd *scratch) {
+static __global__ void boxes_kernel(const pbox_ins *ins, pbox_prog p, long first, long count,
+                                    double *out, int *err, haze_ivd *scratch) {
     long t = (long)blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= count) return;
     haze_ivd Vs[PBOX_MAX_NODES], Es[PBOX_MAX_NODES], box[PBOX_MAX_VARS];
@@ -37,10 +37,6 @@ int haze__prec_boxes_cuda(haze_ctx *ctx, const pbox_prog *p, long first, long co
     int rc = haze__cuda_begin(ctx);
     if (rc) return rc;
     cudaStream_t st = haze__stream(ctx);
-    pbox_ins *d_ins = NULL;
-    double *d_out = NULL;
-    int *d_err = NULL;
-    haze_ivd *d_scratch = NULL;
     int long_prog = p->n > PBOX_MAX_NODES;
     size_t per = (size_t)p->ng * 2 * sizeof(double) + sizeof(int);
     if (long_prog) per += (size_t)p->n * 2 * sizeof(haze_ivd);
@@ -50,36 +46,41 @@ int haze__prec_boxes_cuda(haze_ctx *ctx, const pbox_prog *p, long first, long co
     if (chunk < 1) return haze__error(ctx, HAZE_ERR_NOMEM, "GPU bisection: no device memory");
     if (long_prog && chunk > (1L << 16)) chunk = 1L << 16; /* enough threads to fill the GPU */
     if (chunk > count) chunk = count;
-    cudaError_t e1 = cudaMalloc(&d_ins, (size_t)p->n * sizeof *d_ins);
-    cudaError_t e2 = cudaMalloc(&d_out, (size_t)chunk * p->ng * 2 * sizeof(double));
-    cudaError_t e3 = cudaMalloc(&d_err, (size_t)chunk * sizeof(int));
-    cudaError_t e4 = cudaSuccess;
-    if (long_prog) e4 = cudaMalloc(&d_scratch, (size_t)chunk * 2 * (size_t)p->n * sizeof(haze_ivd));
-    cudaError_t ce = e1 != cudaSuccess ? e1 : e2 != cudaSuccess ? e2 : e3 != cudaSuccess ? e3 : e4;
-    if (ce == cudaSuccess)
-        ce = cudaMemcpyAsync(d_ins, p->ins, (size_t)p->n * sizeof *d_ins, cudaMemcpyHostToDevice,
-                             st);
-    for (long done = 0; ce == cudaSuccess && done < count; done += chunk) {
-        long c = count - done < chunk ? count - done : chunk;
+    size_t b_ins = (size_t)p->n * sizeof(pbox_ins);
+    size_t b_out = (size_t)chunk * p->ng * 2 * sizeof(double);
+    size_t b_err = (size_t)chunk * sizeof(int);
+    size_t b_scratch = long_prog ? (size_t)chunk * 2 * (size_t)p->n * sizeof(haze_ivd) : 0;
+    pbox_ins *d_ins = NULL;
+    double *d_out = NULL;
+    int *d_err = NULL;
+    haze_ivd *d_scratch = NULL;
+    rc = haze__dev_alloc(ctx, (void **)&d_ins, b_ins, "GPU bisection: the program");
+    if (!rc) rc = haze__dev_alloc(ctx, (void **)&d_out, b_out, "GPU bisection: the enclosures");
+    if (!rc) rc = haze__dev_alloc(ctx, (void **)&d_err, b_err, "GPU bisection: the domain flags");
+    if (!rc && long_prog)
+        rc = haze__dev_alloc(ctx, (void **)&d_scratch, b_scratch, "GPU bisection: the values");
+    if (rc) goto done;
+    HAZE_CUDA_GOTO(ctx, rc, done,
+                   cudaMemcpyAsync(d_ins, p->ins, b_ins, cudaMemcpyHostToDevice, st));
+    for (long at = 0; at < count; at += chunk) {
+        long c = count - at < chunk ? count - at : chunk;
         int threads = 128;
         unsigned blocks = (unsigned)((c + threads - 1) / threads);
-        prec_boxes_kernel<<<blocks, threads, 0, st>>>(d_ins, *p, first + done, c, d_out, d_err,
-                                                      d_scratch);
-        ce = cudaGetLastError();
-        if (ce == cudaSuccess)
-            ce =
-                cudaMemcpyAsync(out + done * p->ng * 2, d_out,
-                                (size_t)c * p->ng * 2 * sizeof(double), cudaMemcpyDeviceToHost, st);
-        if (ce == cudaSuccess)
-            ce = cudaMemcpyAsync(err + done, d_err, (size_t)c * sizeof(int), cudaMemcpyDeviceToHost,
-                                 st);
-        if (ce == cudaSuccess) ce = cudaStreamSynchronize(st);
+        boxes_kernel<<<blocks, threads, 0, st>>>(d_ins, *p, first + at, c, d_out, d_err, d_scratch);
+        HAZE_CUDA_GOTO(ctx, rc, done, cudaGetLastError());
+        HAZE_CUDA_GOTO(ctx, rc, done,
+                       cudaMemcpyAsync(out + at * p->ng * 2, d_out,
+                                       (size_t)c * p->ng * 2 * sizeof(double),
+                                       cudaMemcpyDeviceToHost, st));
+        HAZE_CUDA_GOTO(
+            ctx, rc, done,
+            cudaMemcpyAsync(err + at, d_err, (size_t)c * sizeof(int), cudaMemcpyDeviceToHost, st));
+        HAZE_CUDA_GOTO(ctx, rc, done, cudaStreamSynchronize(st));
     }
-    cudaFree(d_ins);
-    cudaFree(d_out);
-    cudaFree(d_err);
-    cudaFree(d_scratch);
-    if (ce != cudaSuccess)
-        return haze__error(ctx, HAZE_ERR_CUDA, "CUDA: GPU bisection: %s", cudaGetErrorString(ce));
-    return HAZE_OK;
+done:
+    haze__dev_free(ctx, d_ins, b_ins);
+    haze__dev_free(ctx, d_out, b_out);
+    haze__dev_free(ctx, d_err, b_err);
+    haze__dev_free(ctx, d_scratch, b_scratch);
+    return rc;
 }

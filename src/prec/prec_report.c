@@ -11,22 +11,32 @@
 
 #include "prec/prec_report.h"
 
+/* The result's blocks come from haze__mp_*: an unwinding out of MPFR in the
+ * middle of the report frees them; once the guard is left they are plain
+ * malloc blocks that haze_prec_result_free can free at any depth. */
 void haze__prec_result_free(haze_prec_result *r) {
     if (!r) return;
     for (size_t i = 0; i < r->n_goals; i++) {
-        free(r->goals[i].lo_exact);
-        free(r->goals[i].hi_exact);
-        free(r->goals[i].lo_decimal);
-        free(r->goals[i].hi_decimal);
+        haze__mp_free(r->goals[i].lo_exact);
+        haze__mp_free(r->goals[i].hi_exact);
+        haze__mp_free(r->goals[i].lo_decimal);
+        haze__mp_free(r->goals[i].hi_decimal);
     }
-    free(r->goals);
-    free(r);
+    haze__mp_free(r->goals);
+    haze__mp_free(r);
+}
+
+static char *copy(const char *s) {
+    size_t n = strlen(s) + 1;
+    char *r = haze__mp_malloc(n);
+    if (r) memcpy(r, s, n);
+    return r;
 }
 
 /* "m b e" with m odd, Gappa's dyadic notation ("-9b-5" is -9 * 2^-5). */
 static char *dyadic(const mpfr_t x) {
-    if (mpfr_inf_p(x)) return strdup(mpfr_sgn(x) > 0 ? "inf" : "-inf");
-    if (mpfr_zero_p(x)) return strdup("0");
+    if (mpfr_inf_p(x)) return copy(mpfr_sgn(x) > 0 ? "inf" : "-inf");
+    if (mpfr_zero_p(x)) return copy("0");
     mpz_t m;
     mpz_init(m);
     long e = mpfr_get_z_2exp(m, x);
@@ -34,7 +44,7 @@ static char *dyadic(const mpfr_t x) {
     mpz_fdiv_q_2exp(m, m, tz);
     e += (long)tz;
     size_t n = mpz_sizeinbase(m, 10) + 32;
-    char *r = malloc(n);
+    char *r = haze__mp_malloc(n);
     if (r) {
         mpz_get_str(r, 10, m);
         if (e) snprintf(r + strlen(r), n - strlen(r), "b%ld", e);
@@ -45,12 +55,12 @@ static char *dyadic(const mpfr_t x) {
 
 static char *decimal(const mpfr_t x, mpfr_rnd_t rnd) {
     char *buf = NULL;
-    if (mpfr_inf_p(x)) return strdup(mpfr_sgn(x) > 0 ? "inf" : "-inf");
+    if (mpfr_inf_p(x)) return copy(mpfr_sgn(x) > 0 ? "inf" : "-inf");
     locale_t lc = haze__numeric_begin(); /* MPFR writes localeconv()'s point */
     int n = mpfr_asprintf(&buf, rnd == MPFR_RNDD ? "%.10RDg" : "%.10RUg", x);
     haze__numeric_end(lc);
     if (n < 0) return NULL;
-    char *r = strdup(buf);
+    char *r = copy(buf);
     mpfr_free_str(buf);
     return r;
 }
@@ -59,8 +69,8 @@ int haze__prec_report(haze_ctx *ctx, const haze_prec_script *s, const pint *acc,
                       haze_prec_result **out) {
     int ng = s->n_goals;
     *out = NULL;
-    haze_prec_result *r = calloc(1, sizeof *r);
-    if (r) r->goals = calloc((size_t)ng, sizeof *r->goals);
+    haze_prec_result *r = haze__mp_calloc(1, sizeof *r);
+    if (r) r->goals = haze__mp_calloc((size_t)ng, sizeof *r->goals);
     if (!r || !r->goals) {
         haze__prec_result_free(r);
         return haze__error(ctx, HAZE_ERR_NOMEM, "out of memory");
