@@ -18,6 +18,7 @@
 #include <limits.h>
 #include <math.h>
 
+#include "core/hd.h"
 #include "haze/interval.h"
 #include "prec/prec_op.h"
 
@@ -36,26 +37,26 @@ typedef struct pbox_ins {
     double klo, khi;                      /* OP_CONST */
 } pbox_ins;
 
-HAZE_HD haze_ivd pbox_meet(haze_ivd a, haze_ivd b) {
+HAZE__HD haze_ivd pbox_meet(haze_ivd a, haze_ivd b) {
     if (a.hi < b.lo || b.hi < a.lo) return a;
     return haze_ivd_make(a.lo > b.lo ? a.lo : b.lo, a.hi < b.hi ? a.hi : b.hi);
 }
 
-HAZE_HD double pbox_mag(haze_ivd a) {
+HAZE__HD double pbox_mag(haze_ivd a) {
     return fabs(a.lo) > fabs(a.hi) ? fabs(a.lo) : fabs(a.hi);
 }
 
-HAZE_HD double pbox_pow2(int e) {
+HAZE__HD double pbox_pow2(int e) {
     if (e < -1074) e = -1074; /* a larger bound is still a bound */
     return ldexp(1.0, e);
 }
 
-HAZE_HD haze_ivd pbox_sym(double m) {
+HAZE__HD haze_ivd pbox_sym(double m) {
     return haze_ivd_make(-m, m);
 }
 
 /* The rounding error o(v) - v for v in va (prec_analyse.c: round_error). */
-HAZE_HD haze_ivd pbox_round_error(const pbox_ins *f, haze_ivd va) {
+HAZE__HD haze_ivd pbox_round_error(const pbox_ins *f, haze_ivd va) {
     if (!haze_ivd_is_finite(va)) return haze_ivd_entire();
     double M = pbox_mag(va);
     int q, e = 0;
@@ -125,7 +126,7 @@ HAZE_HD haze_ivd pbox_round_error(const pbox_ins *f, haze_ivd va) {
     return d;
 }
 
-HAZE_HD haze_ivd pbox_abs(haze_ivd a) {
+HAZE__HD haze_ivd pbox_abs(haze_ivd a) {
     if (a.lo >= 0) return a;
     if (a.hi <= 0) return haze_ivd_neg(a);
     return haze_ivd_make(0, pbox_mag(a));
@@ -137,7 +138,7 @@ HAZE_HD haze_ivd pbox_abs(haze_ivd a) {
  * whose operation is undefined on the box (division by a range containing 0,
  * square root below 0).
  */
-HAZE_HD int pbox_run(const pbox_ins *P, int n, const haze_ivd *box, haze_ivd *V, haze_ivd *E) {
+HAZE__HD int pbox_run(const pbox_ins *P, int n, const haze_ivd *box, haze_ivd *V, haze_ivd *E) {
     for (int i = 0; i < n; i++) {
         const pbox_ins *I = &P[i];
         haze_ivd A = I->a >= 0 ? V[I->a] : haze_ivd_make(0, 0);
@@ -231,7 +232,7 @@ HAZE_HD int pbox_run(const pbox_ins *P, int n, const haze_ivd *box, haze_ivd *V,
 }
 
 /* Bounds of sub-range k of n of [lo, hi], rounded outward so the parts cover it. */
-HAZE_HD haze_ivd pbox_sub_range(double lo, double hi, long k, long n) {
+HAZE__HD haze_ivd pbox_sub_range(double lo, double hi, long k, long n) {
     if (n <= 1) return haze_ivd_make(lo, hi);
     double w = haze_ru_sub(hi, lo);
     double a = k == 0 ? lo : haze_rd_add(lo, haze_rd_div(haze_rd_mul(w, (double)k), (double)n));

@@ -28,7 +28,7 @@ typedef struct pbox_prog {
 } pbox_prog;
 
 /* The bounds of box number b (the first input varies fastest, as on the CPU). */
-HAZE_HD void pbox_box(const pbox_prog *p, long b, haze_ivd *box) {
+HAZE__HD void pbox_box(const pbox_prog *p, long b, haze_ivd *box) {
     for (int v = 0; v < p->nv; v++) {
         long n = p->split[v];
         box[v] = pbox_sub_range(p->lo[v], p->hi[v], b % n, n);

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/text.h"
 #include "prec/prec_front.h"
 
 typedef struct sx {
@@ -56,12 +57,11 @@ static int ferr(fp *p, int line, int col, int st, const char *fmt, ...)
 
 static int ferr(fp *p, int line, int col, int st, const char *fmt, ...) {
     if (p->status) return p->status;
-    char msg[512];
     va_list ap;
     va_start(ap, fmt);
-    haze__vsnprintf(msg, sizeof msg, fmt, ap);
+    p->status = haze__text_verror(p->ctx, st, p->s->name, line, col, fmt, ap);
     va_end(ap);
-    return p->status = haze__error(p->ctx, st, "%s:%d:%d: %s", p->s->name, line, col, msg);
+    return p->status;
 }
 
 static void sx_free(sx *x) {

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/text.h"
 #include "prec/prec_internal.h"
 
 haze_prec_script *haze__prec_script_new(const char *name) {
@@ -459,10 +460,10 @@ int haze__prec_check_ranges(haze_ctx *ctx, const haze_prec_script *s) {
         if (n->c >= 0) need[n->c] = 1;
         if (n->op == OP_VAR && !s->vars[n->var].has_range) {
             const pvar *v = &s->vars[n->var];
-            rc = haze__error(ctx, HAZE_ERR_PARSE,
-                             "%s:%d:%d: undefined variable '%s' (no definition and no range; "
-                             "add '%s in [a,b]' to the hypotheses)",
-                             s->name, v->line, v->col, v->name, v->name);
+            rc = haze__text_error(ctx, HAZE_ERR_PARSE, s->name, v->line, v->col,
+                                  "undefined variable '%s' (no definition and no range; "
+                                  "add '%s in [a,b]' to the hypotheses)",
+                                  v->name, v->name);
         }
     }
     free(need);

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/text.h"
 #include "prec/prec_front.h"
 
 /* Default number of sub-ranges for a "$ x;" hint without a count. */
@@ -80,12 +81,10 @@ static int perr(parser *p, const tok *t, int st, const char *fmt, ...)
 
 static int perr(parser *p, const tok *t, int st, const char *fmt, ...) {
     if (p->status) return -1;
-    char msg[512];
     va_list ap;
     va_start(ap, fmt);
-    haze__vsnprintf(msg, sizeof msg, fmt, ap);
+    p->status = haze__text_verror(p->ctx, st, p->s->name, t->line, t->col, fmt, ap);
     va_end(ap);
-    p->status = haze__error(p->ctx, st, "%s:%d:%d: %s", p->s->name, t->line, t->col, msg);
     return -1;
 }
 
