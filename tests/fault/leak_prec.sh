@@ -15,6 +15,10 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cp "$src/examples/prec/fixed_point.g" "$tmp/fixed.g"
 printf '(FPCore (x) :pre (<= 1 x 2) (sqrt (+ (* x x) 1)))\n' >"$tmp/f.fpcore"
+# the shim must be loaded (a path it cannot open is only a warning of ld.so)
+(cd "$tmp" && HAZE_THREADS=1 HAZE_BACKEND=cpu HAZE_FAULT_N=0 HAZE_FAULT_COUNT="$tmp/count" \
+    LD_PRELOAD="$shim" "$haze" prec fixed.g >/dev/null) || { echo "FAIL: prec without a fault"; exit 1; }
+[ "$(cat "$tmp/count" 2>/dev/null || echo 0)" -gt 0 ] || { echo "FAIL: the shim counted nothing"; exit 1; }
 fails=0
 runs=0
 for f in fixed.g f.fpcore; do
