@@ -2,14 +2,14 @@
  * tests/test_prec_cuda.c - GPU bisection of the rounding-error analyser: the
  * kernel runs the double-interval engine of src/prec/prec_box.h on every
  * sub-box; its enclosures must be bit-identical to the same code run on the
- * CPU (haze__prec_boxes_host), at several numbers of sub-boxes, and the
+ * CPU (haze_dev_prec_boxes_host), at several numbers of sub-boxes, and the
  * joined GPU result must contain every sampled exact value and match the
  * CPU backend's interval engine within a small factor.
  */
 #include <math.h>
 #include <string.h>
 
-#include "prec/prec_box_internal.h"
+#include "prec_dev.h"
 #include "test_util.h"
 
 #ifdef HAZE_HAVE_CUDA
@@ -19,7 +19,7 @@ static const char *scripts[] = {
     HAZE_TEST_DATA "/prec/bench/doppler1.g",
     HAZE_TEST_DATA "/prec/bench/turbine1.g",
     HAZE_TEST_DATA "/prec/bench/jetEngine.g",
-    /* longer than the kernel's thread-local arrays (PBOX_MAX_NODES) */
+    /* longer than the kernel's thread-local arrays (haze_dev_prec_boxes_local_max) */
     HAZE_TEST_DATA "/prec/long/horner150.g",
 };
 
@@ -33,27 +33,29 @@ static void test_bit_identical(void **state) {
         for (size_t k = 0; k < sizeof splits / sizeof *splits; k++) {
             for (size_t v = 0; v < haze_prec_var_count(s); v++)
                 haze_prec_set_bisect(ctx, s, haze_prec_var_name(s, v), v == 0 ? splits[k] : 3);
-            pbox_prog p;
-            assert_int_equal(haze__prec_box_compile(ctx, s, &p), HAZE_OK);
-            if (strstr(scripts[f], "horner")) assert_true(p.n > PBOX_MAX_NODES);
-            long n = p.boxes;
-            double *a = calloc((size_t)n * p.ng * 2, sizeof *a);
-            double *b = calloc((size_t)n * p.ng * 2, sizeof *b);
+            haze_dev_prec_boxes *p = NULL;
+            assert_int_equal(haze_dev_prec_boxes_compile(ctx, s, &p), HAZE_OK);
+            if (strstr(scripts[f], "horner"))
+                assert_true(haze_dev_prec_boxes_length(p) > haze_dev_prec_boxes_local_max());
+            long n = haze_dev_prec_boxes_count(p);
+            size_t ng = (size_t)haze_dev_prec_boxes_goals(p);
+            double *a = calloc((size_t)n * ng * 2, sizeof *a);
+            double *b = calloc((size_t)n * ng * 2, sizeof *b);
             int *ea = calloc((size_t)n, sizeof *ea), *eb = calloc((size_t)n, sizeof *eb);
             assert_non_null(a);
             assert_non_null(b);
             assert_non_null(ea);
             assert_non_null(eb);
-            assert_int_equal(haze__prec_boxes_host(&p, 0, n, a, ea), 0);
-            int rc = haze__prec_boxes_cuda(ctx, &p, 0, n, b, eb);
+            assert_int_equal(haze_dev_prec_boxes_host(p, 0, n, a, ea), 0);
+            int rc = haze_dev_prec_boxes_cuda(ctx, p, 0, n, b, eb);
             if (rc) fail_msg("%s", haze_ctx_errmsg(ctx));
             assert_memory_equal(ea, eb, (size_t)n * sizeof *ea);
-            assert_memory_equal(a, b, (size_t)n * p.ng * 2 * sizeof *a);
+            assert_memory_equal(a, b, (size_t)n * ng * 2 * sizeof *a);
             free(a);
             free(b);
             free(ea);
             free(eb);
-            haze__prec_box_free(&p);
+            haze_dev_prec_boxes_free(p);
         }
         haze_prec_free(s);
     }

@@ -6,74 +6,74 @@
  * a fixed- or floating-point format, shared by the analyser and the point
  * evaluator that the soundness tests use.
  */
-#include "prec/prec_internal.h"
+#include "prec/prec_pint.h"
 
-void pi_init(pint *x) {
+void haze__pi_init(pint *x) {
     mpfr_custom_init_set(x->lo, MPFR_ZERO_KIND, 0, PREC_BITS, x->llo);
     mpfr_custom_init_set(x->hi, MPFR_ZERO_KIND, 0, PREC_BITS, x->lhi);
 }
 
-void pi_clear(pint *x) {
+void haze__pi_clear(pint *x) {
     (void)x;
 }
 
-void pi_fixup(pint *x) {
+void haze__pi_fixup(pint *x) {
     mpfr_custom_move(x->lo, x->llo);
     mpfr_custom_move(x->hi, x->lhi);
 }
 
-void pi_set(pint *r, const pint *a) {
+void haze__pi_set(pint *r, const pint *a) {
     if (r == a) return;
     mpfr_set(r->lo, a->lo, MPFR_RNDD);
     mpfr_set(r->hi, a->hi, MPFR_RNDU);
 }
 
-void pi_set_d(pint *r, double lo, double hi) {
+void haze__pi_set_d(pint *r, double lo, double hi) {
     mpfr_set_d(r->lo, lo, MPFR_RNDD);
     mpfr_set_d(r->hi, hi, MPFR_RNDU);
 }
 
-void pi_set_zero(pint *r) {
+void haze__pi_set_zero(pint *r) {
     mpfr_set_zero(r->lo, 1);
     mpfr_set_zero(r->hi, 1);
 }
 
-void pi_set_entire(pint *r) {
+void haze__pi_set_entire(pint *r) {
     mpfr_set_inf(r->lo, -1);
     mpfr_set_inf(r->hi, 1);
 }
 
-int pi_is_point(const pint *a) {
+int haze__pi_is_point(const pint *a) {
     return mpfr_equal_p(a->lo, a->hi);
 }
 
-int pi_is_bounded(const pint *a) {
+int haze__pi_is_bounded(const pint *a) {
     return mpfr_number_p(a->lo) && mpfr_number_p(a->hi);
 }
 
-int pi_has_zero(const pint *a) {
+int haze__pi_has_zero(const pint *a) {
     return mpfr_sgn(a->lo) <= 0 && mpfr_sgn(a->hi) >= 0;
 }
 
 /* NaN can only come from inf - inf or 0 * inf: the honest answer is "anything". */
 static void fix_nan(pint *r) {
-    if (mpfr_nan_p(r->lo) || mpfr_nan_p(r->hi)) pi_set_entire(r);
+    if (mpfr_nan_p(r->lo) || mpfr_nan_p(r->hi)) haze__pi_set_entire(r);
 }
 
-void pi_neg(pint *r, const pint *a) {
+void haze__pi_neg(pint *r, const pint *a) {
     PREC_TMP(t);
     mpfr_neg(t, a->lo, MPFR_RNDU);
     mpfr_neg(r->lo, a->hi, MPFR_RNDD);
     mpfr_set(r->hi, t, MPFR_RNDU);
 }
 
-void pi_add(pint *r, const pint *a, const pint *b) {
+void haze__pi_add(pint *r, const pint *a, const pint *b) {
     mpfr_add(r->lo, a->lo, b->lo, MPFR_RNDD);
     mpfr_add(r->hi, a->hi, b->hi, MPFR_RNDU);
     fix_nan(r);
 }
 
-void pi_sub(pint *r, const pint *a, const pint *b) {
+void haze__pi_sub(pint *r, const pint *a, const pint *b) {
     PREC_TMP(t);
     mpfr_sub(t, a->hi, b->lo, MPFR_RNDU);
     mpfr_sub(r->lo, a->lo, b->hi, MPFR_RNDD);
@@ -107,10 +107,10 @@ static void mul_general(pint *r, const pint *a, const pint *b) {
         }
     mpfr_set(r->lo, lo, MPFR_RNDD);
     mpfr_set(r->hi, hi, MPFR_RNDU);
-    if (nan) pi_set_entire(r);
+    if (nan) haze__pi_set_entire(r);
 }
 
-void pi_mul(pint *r, const pint *a, const pint *b) {
+void haze__pi_mul(pint *r, const pint *a, const pint *b) {
     /* the common case in affine forms: finite operands of one sign each,
      * two products instead of eight */
     if (r != a && r != b && mpfr_regular_p(a->lo) && mpfr_regular_p(a->hi) &&
@@ -135,28 +135,28 @@ void pi_mul(pint *r, const pint *a, const pint *b) {
     mul_general(r, a, b);
 }
 
-void pi_sqr(pint *r, const pint *a) {
+void haze__pi_sqr(pint *r, const pint *a) {
     PREC_TMP(m);
-    pi_mag(m, a);
-    pi_mig(r->lo, a);
+    haze__pi_mag(m, a);
+    haze__pi_mig(r->lo, a);
     mpfr_sqr(r->lo, r->lo, MPFR_RNDD);
     mpfr_sqr(r->hi, m, MPFR_RNDU);
 }
 
-void pi_div(pint *r, const pint *a, const pint *b) {
-    if (pi_has_zero(b)) {
-        pi_set_entire(r);
+void haze__pi_div(pint *r, const pint *a, const pint *b) {
+    if (haze__pi_has_zero(b)) {
+        haze__pi_set_entire(r);
         return;
     }
     pint inv;
-    pi_init(&inv);
+    haze__pi_init(&inv);
     mpfr_ui_div(inv.lo, 1, b->hi, MPFR_RNDD);
     mpfr_ui_div(inv.hi, 1, b->lo, MPFR_RNDU);
-    pi_mul(r, a, &inv);
-    pi_clear(&inv);
+    haze__pi_mul(r, a, &inv);
+    haze__pi_clear(&inv);
 }
 
-void pi_sqrt(pint *r, const pint *a) {
+void haze__pi_sqrt(pint *r, const pint *a) {
     if (mpfr_sgn(a->lo) < 0)
         mpfr_set_zero(r->lo, 1);
     else
@@ -165,10 +165,10 @@ void pi_sqrt(pint *r, const pint *a) {
     fix_nan(r);
 }
 
-void pi_abs(pint *r, const pint *a) {
+void haze__pi_abs(pint *r, const pint *a) {
     PREC_TMP(m);
-    pi_mag(m, a);
-    pi_mig(r->lo, a);
+    haze__pi_mag(m, a);
+    haze__pi_mig(r->lo, a);
     mpfr_set(r->hi, m, MPFR_RNDU);
 }
 
@@ -181,55 +181,55 @@ static void mono(pint *r, const pint *a, mfun f) {
     fix_nan(r);
 }
 
-void pi_exp(pint *r, const pint *a) {
+void haze__pi_exp(pint *r, const pint *a) {
     mono(r, a, mpfr_exp);
 }
-void pi_exp2(pint *r, const pint *a) {
+void haze__pi_exp2(pint *r, const pint *a) {
     mono(r, a, mpfr_exp2);
 }
-void pi_expm1(pint *r, const pint *a) {
+void haze__pi_expm1(pint *r, const pint *a) {
     mono(r, a, mpfr_expm1);
 }
-void pi_log(pint *r, const pint *a) {
+void haze__pi_log(pint *r, const pint *a) {
     mono(r, a, mpfr_log);
 }
-void pi_log2(pint *r, const pint *a) {
+void haze__pi_log2(pint *r, const pint *a) {
     mono(r, a, mpfr_log2);
 }
-void pi_log1p(pint *r, const pint *a) {
+void haze__pi_log1p(pint *r, const pint *a) {
     mono(r, a, mpfr_log1p);
 }
 
 /* 2^x - 1 = expm1(x ln 2); MPFR has no exp2m1 before 4.2, so enclose x ln 2. */
-void pi_exp2m1(pint *r, const pint *a) {
+void haze__pi_exp2m1(pint *r, const pint *a) {
     pint ln2;
-    pi_init(&ln2);
+    haze__pi_init(&ln2);
     mpfr_const_log2(ln2.lo, MPFR_RNDD);
     mpfr_const_log2(ln2.hi, MPFR_RNDU);
-    pi_mul(r, a, &ln2);
-    pi_expm1(r, r);
-    pi_clear(&ln2);
+    haze__pi_mul(r, a, &ln2);
+    haze__pi_expm1(r, r);
+    haze__pi_clear(&ln2);
 }
 
 /* log2(1 + x) = log1p(x) / ln 2. */
-void pi_log2_1p(pint *r, const pint *a) {
+void haze__pi_log2_1p(pint *r, const pint *a) {
     pint ln2;
-    pi_init(&ln2);
+    haze__pi_init(&ln2);
     mpfr_const_log2(ln2.lo, MPFR_RNDD);
     mpfr_const_log2(ln2.hi, MPFR_RNDU);
-    pi_log1p(r, a);
-    pi_div(r, r, &ln2);
-    pi_clear(&ln2);
+    haze__pi_log1p(r, a);
+    haze__pi_div(r, r, &ln2);
+    haze__pi_clear(&ln2);
 }
 
-void pi_hull(pint *r, const pint *a, const pint *b) {
+void haze__pi_hull(pint *r, const pint *a, const pint *b) {
     mpfr_min(r->lo, a->lo, b->lo, MPFR_RNDD);
     mpfr_max(r->hi, a->hi, b->hi, MPFR_RNDU);
 }
 
-void pi_meet(pint *r, const pint *a, const pint *b) {
+void haze__pi_meet(pint *r, const pint *a, const pint *b) {
     if (mpfr_cmp(a->hi, b->lo) < 0 || mpfr_cmp(b->hi, a->lo) < 0) {
-        pi_set(r, a);
+        haze__pi_set(r, a);
         return;
     }
     PREC_TMP(lo);
@@ -238,15 +238,15 @@ void pi_meet(pint *r, const pint *a, const pint *b) {
     mpfr_set(r->lo, lo, MPFR_RNDD);
 }
 
-void pi_mag(mpfr_t m, const pint *a) {
+void haze__pi_mag(mpfr_t m, const pint *a) {
     PREC_TMP(t);
     mpfr_abs(t, a->lo, MPFR_RNDU);
     mpfr_abs(m, a->hi, MPFR_RNDU);
     mpfr_max(m, m, t, MPFR_RNDU);
 }
 
-void pi_mig(mpfr_t m, const pint *a) {
-    if (pi_has_zero(a))
+void haze__pi_mig(mpfr_t m, const pint *a) {
+    if (haze__pi_has_zero(a))
         mpfr_set_zero(m, 1);
     else if (mpfr_sgn(a->lo) > 0)
         mpfr_set(m, a->lo, MPFR_RNDD);
@@ -254,28 +254,28 @@ void pi_mig(mpfr_t m, const pint *a) {
         mpfr_neg(m, a->hi, MPFR_RNDD);
 }
 
-void pi_sym(pint *r, const mpfr_t m) {
+void haze__pi_sym(pint *r, const mpfr_t m) {
     mpfr_neg(r->lo, m, MPFR_RNDD);
     mpfr_set(r->hi, m, MPFR_RNDU);
 }
 
-void pi_mul_2si(pint *r, const pint *a, long e) {
+void haze__pi_mul_2si(pint *r, const pint *a, long e) {
     mpfr_mul_2si(r->lo, a->lo, e, MPFR_RNDD);
     mpfr_mul_2si(r->hi, a->hi, e, MPFR_RNDU);
 }
 
-void pi_midrad(pint *mid, mpfr_t rad, const pint *a) {
+void haze__pi_midrad(pint *mid, mpfr_t rad, const pint *a) {
     /* mid: the midpoint enclosed; rad: upper bound of the half width */
     pint t;
-    pi_init(&t);
-    pi_set(&t, a);
+    haze__pi_init(&t);
+    haze__pi_set(&t, a);
     mpfr_add(mid->lo, t.lo, t.hi, MPFR_RNDD);
     mpfr_add(mid->hi, t.lo, t.hi, MPFR_RNDU);
     mpfr_div_2ui(mid->lo, mid->lo, 1, MPFR_RNDD);
     mpfr_div_2ui(mid->hi, mid->hi, 1, MPFR_RNDU);
     mpfr_sub(rad, t.hi, t.lo, MPFR_RNDU);
     mpfr_div_2ui(rad, rad, 1, MPFR_RNDU);
-    pi_clear(&t);
+    haze__pi_clear(&t);
 }
 
 /* ------------------------------------------------------ exact rounding */

@@ -27,254 +27,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "prec/prec_internal.h"
-
-/* ------------------------------------------------------------ affine forms */
-
-typedef struct aform {
-    int n, cap;
-    int *sym;
-    pint *c;
-    pint c0;
-} aform;
-
-static void af_init(aform *a) {
-    memset(a, 0, sizeof *a);
-    pi_init(&a->c0);
-}
-
-static void af_free(aform *a) {
-    for (int i = 0; i < a->n; i++) pi_clear(&a->c[i]);
-    free(a->sym);
-    free(a->c);
-    pi_clear(&a->c0);
-    memset(a, 0, sizeof *a);
-}
-
-/* The affine-form helpers return 0, or 1 when out of memory (their callers
- * turn it into HAZE_ERR_NOMEM; a negative value would read as a haze status). */
-static int af_reserve(aform *a, int n) {
-    if (n <= a->cap) return 0;
-    int cap = a->cap ? a->cap : 4;
-    while (cap < n) cap *= 2;
-    int *ns = realloc(a->sym, (size_t)cap * sizeof *ns);
-    if (!ns) return 1;
-    a->sym = ns;
-    pint *nc = realloc(a->c, (size_t)cap * sizeof *nc);
-    if (!nc) return 1;
-    a->c = nc;
-    for (int i = 0; i < a->n; i++) pi_fixup(&a->c[i]);
-    a->cap = cap;
-    return 0;
-}
-
-/* Appends coefficient k on a symbol larger than all present. */
-static int af_push(aform *a, int sym, const pint *k) {
-    if (af_reserve(a, a->n + 1)) return 1;
-    a->sym[a->n] = sym;
-    pi_init(&a->c[a->n]);
-    pi_set(&a->c[a->n], k);
-    a->n++;
-    return 0;
-}
-
-/* Adds a new noise symbol for the interval d: mid(d) to the centre, rad(d) on sym. */
-static int af_add_interval(aform *a, const pint *d, int *next_sym) {
-    if (pi_is_point(d)) {
-        pi_add(&a->c0, &a->c0, d);
-        return 0;
-    }
-    if (!pi_is_bounded(d)) {
-        pi_set_entire(&a->c0);
-        return 0;
-    }
-    pint mid, r;
-    pi_init(&mid);
-    pi_init(&r);
-    pi_midrad(&mid, r.hi, d);
-    mpfr_set(r.lo, r.hi, MPFR_RNDD);
-    pi_add(&a->c0, &a->c0, &mid);
-    int st = af_push(a, (*next_sym)++, &r);
-    pi_clear(&mid);
-    pi_clear(&r);
-    return st;
-}
-
-/* Sum of |c_i| (upper bound). */
-static void af_rad(mpfr_t r, const aform *a) {
-    PREC_TMP(m);
-    mpfr_set_zero(r, 1);
-    for (int i = 0; i < a->n; i++) {
-        pi_mag(m, &a->c[i]);
-        mpfr_add(r, r, m, MPFR_RNDU);
-    }
-}
-
-static void af_range(pint *out, const aform *a) {
-    pint s;
-    pi_init(&s);
-    af_rad(s.hi, a);
-    mpfr_neg(s.lo, s.hi, MPFR_RNDD);
-    pi_add(out, &a->c0, &s);
-    pi_clear(&s);
-}
-
-/*
- * Terms an affine form keeps. Every rounding adds a noise symbol, so without
- * a bound the forms grow with the script: an unrolled loop of n iterations
- * made forms of n terms and took time n^2. Beyond AF_MAX_TERMS terms the
- * smallest are folded into one fresh symbol (de Figueiredo and Stolfi's
- * condensation, Sec. 3.12): sound, since the fresh symbol's coefficient is
- * the sum of their magnitudes and it is shared with no other form; only
- * correlations through the folded symbols, all among the smallest, are lost.
- * An operation then costs O(AF_MAX_TERMS), and the analysis time is bounded
- * by the number of operations (the parse limit max_ops) times that.
- */
-#define AF_MAX_TERMS 256
-
-static int cmp_desc(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? 1 : x > y ? -1 : 0;
-}
-
-static int af_condense(aform *r, int *next_sym) {
-    if (r->n <= AF_MAX_TERMS || !next_sym) return 0;
-    const int keep = AF_MAX_TERMS / 2; /* then many operations before the next */
-    double *mag = malloc((size_t)r->n * 2 * sizeof *mag);
-    if (!mag) return 1;
-    double *sorted = mag + r->n;
-    for (int i = 0; i < r->n; i++) {
-        PREC_TMP(m);
-        pi_mag(m, &r->c[i]);
-        double d = mpfr_get_d(m, MPFR_RNDU);
-        mag[i] = sorted[i] = isnan(d) ? HUGE_VAL : d;
-    }
-    qsort(sorted, (size_t)r->n, sizeof *sorted, cmp_desc);
-    const double thr = sorted[keep - 1];
-    PREC_TMP(folded);
-    mpfr_set_zero(folded, 1);
-    int w = 0;
-    for (int i = 0; i < r->n; i++) {
-        if (mag[i] > thr || (mag[i] == thr && w < keep)) {
-            if (w != i) {
-                r->sym[w] = r->sym[i];
-                r->c[w] = r->c[i];
-                pi_fixup(&r->c[w]);
-            }
-            w++;
-        } else {
-            PREC_TMP(m);
-            pi_mag(m, &r->c[i]);
-            mpfr_add(folded, folded, m, MPFR_RNDU);
-            pi_clear(&r->c[i]);
-        }
-    }
-    free(mag);
-    r->n = w;
-    pint f;
-    pi_init(&f);
-    mpfr_set(f.lo, folded, MPFR_RNDD);
-    mpfr_set(f.hi, folded, MPFR_RNDU);
-    int st = af_push(r, (*next_sym)++, &f);
-    pi_clear(&f);
-    return st;
-}
-
-/* r = kx*x + ky*y (kx, ky intervals; NULL means 1; y may be NULL). r is new. */
-static int af_lin(aform *r, const aform *x, const pint *kx, const aform *y, const pint *ky,
-                  int *next_sym) {
-    PREC_TMP(junk); /* coefficient widths moved to a fresh symbol */
-    pint t;
-    pi_init(&t);
-    int i = 0, j = 0, st = 0;
-    pi_set_zero(&r->c0);
-    if (x) {
-        if (kx)
-            pi_mul(&r->c0, &x->c0, kx);
-        else
-            pi_set(&r->c0, &x->c0);
-    }
-    if (y) {
-        if (ky)
-            pi_mul(&t, &y->c0, ky);
-        else
-            pi_set(&t, &y->c0);
-        pi_add(&r->c0, &r->c0, &t);
-    }
-    int nx = x ? x->n : 0, ny = y ? y->n : 0;
-    /* room for every term and the junk symbol: terms are built in place */
-    if (af_reserve(r, r->n + nx + ny + 1)) return 1;
-    while (!st && (i < nx || j < ny)) {
-        int sx = i < nx ? x->sym[i] : INT_MAX, sy = j < ny ? y->sym[j] : INT_MAX;
-        pint *up = &r->c[r->n];
-        pi_init(up);
-        int sym = sx < sy ? sx : sy;
-        if (sx == sym) {
-            if (kx)
-                pi_mul(up, &x->c[i], kx);
-            else
-                pi_set(up, &x->c[i]);
-            i++;
-        }
-        if (sy == sym) {
-            if (ky)
-                pi_mul(&t, &y->c[j], ky);
-            else
-                pi_set(&t, &y->c[j]);
-            pi_add(up, up, &t);
-            j++;
-        }
-        /* a coefficient that rounding has made slightly wide: keep its
-         * midpoint and move the width to a fresh symbol, shared by later
-         * operations. Widths otherwise grow like interval bounds (in long
-         * recurrences, exponentially); input-dependent wide coefficients
-         * stay intervals, where this would change nothing. */
-        if (next_sym && !pi_is_point(up) && mpfr_regular_p(up->lo) && mpfr_regular_p(up->hi) &&
-            mpfr_sgn(up->lo) == mpfr_sgn(up->hi)) {
-            PREC_TMP(w);
-            mpfr_sub(w, up->hi, up->lo, MPFR_RNDU);
-            /* relative width between about 2^-80 and 2^-30, read off the exponents */
-            long gap = mpfr_zero_p(w) ? LONG_MAX : (long)(mpfr_get_exp(up->lo) - mpfr_get_exp(w));
-            if (gap > 30 && gap < PREC_BITS / 2) {
-                mpfr_set(up->hi, up->lo, MPFR_RNDN);
-                mpfr_add(junk, junk, w, MPFR_RNDU); /* |c - m| <= w for c in u */
-            }
-        }
-        if (!(pi_is_point(up) && mpfr_zero_p(up->lo))) r->sym[r->n++] = sym;
-    }
-    pi_clear(&t);
-    if (!st && !mpfr_zero_p(junk)) {
-        pint jk;
-        pi_init(&jk);
-        mpfr_set(jk.lo, junk, MPFR_RNDD);
-        mpfr_set(jk.hi, junk, MPFR_RNDU);
-        st = af_push(r, (*next_sym)++, &jk);
-    }
-    if (!st) st = af_condense(r, next_sym);
-    return st;
-}
-
-/* Standard affine product (de Figueiredo and Stolfi, Sec. 3.10): the
- * quadratic remainder, bounded by rad(x) rad(y), becomes a new symbol. */
-static int af_mul(aform *r, const aform *x, const aform *y, int *next_sym) {
-    int st = af_lin(r, x, &y->c0, y, &x->c0, next_sym);
-    if (st) return st;
-    /* the centre product was counted twice: c0 = x0*y0 + y0*x0, take one off */
-    pint p;
-    pi_init(&p);
-    pi_mul(&p, &x->c0, &y->c0);
-    pi_sub(&r->c0, &r->c0, &p);
-    pint q;
-    pi_init(&q);
-    af_rad(q.hi, x);
-    af_rad(p.hi, y);
-    mpfr_mul(q.hi, q.hi, p.hi, MPFR_RNDU);
-    mpfr_neg(q.lo, q.hi, MPFR_RNDD);
-    if (!mpfr_zero_p(q.hi)) st = af_add_interval(r, &q, next_sym);
-    pi_clear(&p);
-    pi_clear(&q);
-    return st;
-}
+#include "prec/prec_affine.h"
+#include "prec/prec_engine.h"
 
 /* ---------------------------------------------------------------- state */
 
@@ -306,17 +60,17 @@ static int nomem(run *R) {
 /* The rounding error o(v) - v for v in va (Sec. 2.1, Eq. 1, and Gappa's
  * FIX/FLT exactness). */
 static void round_error(pint *d, const pformat *f, const pint *va, const pnode *a) {
-    if (!pi_is_bounded(va)) {
-        pi_set_entire(d);
+    if (!haze__pi_is_bounded(va)) {
+        haze__pi_set_entire(d);
         return;
     }
     int plain = f->extra_ulps == 0 && f->extra_abs == LONG_MIN;
-    if (plain && pi_is_point(va)) {
+    if (plain && haze__pi_is_point(va)) {
         mpfr_t r;
         mpfr_init2(r, PREC_BITS + 8);
         int ovf = haze__prec_round_point(f, r, va->lo);
         if (ovf) {
-            pi_set_entire(d);
+            haze__pi_set_entire(d);
         } else {
             mpfr_sub(d->lo, r, va->lo, MPFR_RNDD);
             mpfr_sub(d->hi, r, va->lo, MPFR_RNDU);
@@ -326,12 +80,12 @@ static void round_error(pint *d, const pformat *f, const pint *va, const pnode *
     }
     mpfr_t M, u;
     mpfr_inits2(PREC_BITS, M, u, (mpfr_ptr)0);
-    pi_mag(M, va);
+    haze__pi_mag(M, va);
     long q, e_m = 0;
     int done = 0;
     if (f->fixed) {
         if (a->fix != FIX_UNKNOWN && a->fix >= f->lsb) {
-            pi_set_zero(d);
+            haze__pi_set_zero(d);
             done = 1;
         }
         q = f->lsb;
@@ -345,13 +99,13 @@ static void round_error(pint *d, const pformat *f, const pint *va, const pnode *
             int over = mpfr_cmp(M, mx) > 0;
             mpfr_clear(mx);
             if (over) {
-                pi_set_entire(d);
+                haze__pi_set_entire(d);
                 mpfr_clears(M, u, (mpfr_ptr)0);
                 return;
             }
         }
         if (mpfr_zero_p(M)) {
-            pi_set_zero(d);
+            haze__pi_set_zero(d);
             mpfr_clears(M, u, (mpfr_ptr)0);
             return;
         }
@@ -361,7 +115,7 @@ static void round_error(pint *d, const pformat *f, const pint *va, const pnode *
             int grid = f->emin == LONG_MIN || (a->fix != FIX_UNKNOWN && a->fix >= emin_exact);
             int bits = a->flt <= f->prec || (a->fix != FIX_UNKNOWN && e <= a->fix + f->prec);
             if (grid && bits) {
-                pi_set_zero(d);
+                haze__pi_set_zero(d);
                 done = 1;
             }
         }
@@ -390,7 +144,7 @@ static void round_error(pint *d, const pformat *f, const pint *va, const pnode *
                 mpfr_max(u, b1, b2, MPFR_RNDU);
                 mpfr_clears(b1, b2, (mpfr_ptr)0);
             }
-            pi_sym(d, u);
+            haze__pi_sym(d, u);
             break;
         case DIR_UP:
             mpfr_set_zero(d->lo, 1);
@@ -401,12 +155,12 @@ static void round_error(pint *d, const pformat *f, const pint *va, const pnode *
             mpfr_set_zero(d->hi, 1);
             break;
         case DIR_ZR:
-            pi_sym(d, u);
+            haze__pi_sym(d, u);
             if (pos_only) mpfr_set_zero(d->hi, 1);
             if (neg_only) mpfr_set_zero(d->lo, 1);
             break;
         default: /* aw */
-            pi_sym(d, u);
+            haze__pi_sym(d, u);
             if (pos_only) mpfr_set_zero(d->lo, 1);
             if (neg_only) mpfr_set_zero(d->hi, 1);
             break;
@@ -415,14 +169,14 @@ static void round_error(pint *d, const pformat *f, const pint *va, const pnode *
             /* results below 2^-126 are flushed to zero: an error below 2^-126 */
             mpfr_t mg;
             mpfr_init2(mg, PREC_BITS);
-            pi_mig(mg, va);
+            haze__pi_mig(mg, va);
             if (mpfr_cmp_si_2exp(mg, 1, -126) < 0) {
                 mpfr_set_ui_2exp(u, 1, -126, MPFR_RNDN);
                 pint z;
-                pi_init(&z);
-                pi_sym(&z, u);
-                pi_hull(d, d, &z);
-                pi_clear(&z);
+                haze__pi_init(&z);
+                haze__pi_sym(&z, u);
+                haze__pi_hull(d, d, &z);
+                haze__pi_clear(&z);
             }
             mpfr_clear(mg);
         }
@@ -435,10 +189,10 @@ static void round_error(pint *d, const pformat *f, const pint *va, const pnode *
             if (f->extra_abs != LONG_MIN && mpfr_cmp_si_2exp(u, 1, f->extra_abs) < 0)
                 mpfr_set_ui_2exp(u, 1, (mpfr_exp_t)f->extra_abs, MPFR_RNDU);
             pint z;
-            pi_init(&z);
-            pi_sym(&z, u);
-            pi_add(d, d, &z);
-            pi_clear(&z);
+            haze__pi_init(&z);
+            haze__pi_sym(&z, u);
+            haze__pi_add(d, d, &z);
+            haze__pi_clear(&z);
         }
     }
     mpfr_clears(M, u, (mpfr_ptr)0);
@@ -447,14 +201,14 @@ static void round_error(pint *d, const pformat *f, const pint *va, const pnode *
 /* Relative error o(v)/v - 1 for v in va when va stays in the normal range
  * (Eq. 1 of the paper: |rho| <= 2^-p to nearest, 2^(1-p) directed). */
 static int round_rel(pint *rho, const pformat *f, const pint *va, const pint *d) {
-    if (pi_is_point(d) && mpfr_zero_p(d->lo)) {
-        pi_set_zero(rho);
+    if (haze__pi_is_point(d) && mpfr_zero_p(d->lo)) {
+        haze__pi_set_zero(rho);
         return 1;
     }
-    if (f->fixed || f->extra_abs != LONG_MIN || !pi_is_bounded(d)) return 0;
+    if (f->fixed || f->extra_abs != LONG_MIN || !haze__pi_is_bounded(d)) return 0;
     mpfr_t m;
     mpfr_init2(m, PREC_BITS);
-    pi_mig(m, va);
+    haze__pi_mig(m, va);
     long emin = f->ftz ? -126 - f->prec + 1 : f->emin;
     int ok =
         !mpfr_zero_p(m) && (emin == LONG_MIN || mpfr_cmp_si_2exp(m, 1, emin + f->prec - 1) >= 0);
@@ -480,24 +234,24 @@ static int round_rel(pint *rho, const pformat *f, const pint *va, const pint *d)
 /* Direct enclosure of o(v) for v in va: rounding is monotone. */
 static void round_value(pint *r, const pformat *f, const pint *va, const pint *d) {
     pint t;
-    pi_init(&t);
-    pi_add(&t, va, d);
-    if (f->extra_ulps == 0 && f->extra_abs == LONG_MIN && pi_is_bounded(va)) {
+    haze__pi_init(&t);
+    haze__pi_add(&t, va, d);
+    if (f->extra_ulps == 0 && f->extra_abs == LONG_MIN && haze__pi_is_bounded(va)) {
         mpfr_t lo, hi;
         mpfr_inits2(PREC_BITS + 8, lo, hi, (mpfr_ptr)0);
         int o1 = haze__prec_round_point(f, lo, va->lo), o2 = haze__prec_round_point(f, hi, va->hi);
         if (!o1 && !o2) {
             pint m;
-            pi_init(&m);
+            haze__pi_init(&m);
             mpfr_set(m.lo, lo, MPFR_RNDD);
             mpfr_set(m.hi, hi, MPFR_RNDU);
-            pi_meet(&t, &t, &m);
-            pi_clear(&m);
+            haze__pi_meet(&t, &t, &m);
+            haze__pi_clear(&m);
         }
         mpfr_clears(lo, hi, (mpfr_ptr)0);
     }
-    pi_set(r, &t);
-    pi_clear(&t);
+    haze__pi_set(r, &t);
+    haze__pi_clear(&t);
 }
 
 /* ------------------------------------------------------------ node rules */
@@ -509,26 +263,26 @@ static int is_stripped(const haze_prec_script *s, int id) {
 /* f(x) and f'(x) enclosed, for the min-range approximation. */
 static void fun_d(int op, pint *f, pint *df, const pint *x) {
     pint one;
-    pi_init(&one);
-    pi_set_d(&one, 1, 1);
+    haze__pi_init(&one);
+    haze__pi_set_d(&one, 1, 1);
     switch (op) {
     case OP_EXP:
-        pi_exp(f, x);
-        pi_set(df, f);
+        haze__pi_exp(f, x);
+        haze__pi_set(df, f);
         break;
     case OP_LOG:
-        pi_log(f, x);
-        pi_div(df, &one, x);
+        haze__pi_log(f, x);
+        haze__pi_div(df, &one, x);
         break;
     case OP_SQRT:
-        pi_sqrt(f, x);
-        pi_add(df, f, f);
-        pi_div(df, &one, df);
+        haze__pi_sqrt(f, x);
+        haze__pi_add(df, f, f);
+        haze__pi_div(df, &one, df);
         break;
     default: /* 1/x */
-        pi_div(f, &one, x);
-        pi_sqr(df, f);
-        pi_neg(df, df);
+        haze__pi_div(f, &one, x);
+        haze__pi_sqr(df, f);
+        haze__pi_neg(df, df);
         break;
     }
 }
@@ -543,8 +297,9 @@ static void fun_d(int op, pint *f, pint *df, const pint *x) {
  */
 static int minrange(run *R, int op, aform *out, const aform *X, const pint *xr) {
     pint l, h, fl, fh, dl, dh, slope, t, D;
-    pi_init(&l), pi_init(&h), pi_init(&fl), pi_init(&fh), pi_init(&dl), pi_init(&dh);
-    pi_init(&slope), pi_init(&t), pi_init(&D);
+    haze__pi_init(&l), haze__pi_init(&h), haze__pi_init(&fl), haze__pi_init(&fh),
+        haze__pi_init(&dl), haze__pi_init(&dh);
+    haze__pi_init(&slope), haze__pi_init(&t), haze__pi_init(&D);
     mpfr_set(l.lo, xr->lo, MPFR_RNDD);
     mpfr_set(l.hi, xr->lo, MPFR_RNDU);
     mpfr_set(h.lo, xr->hi, MPFR_RNDD);
@@ -553,29 +308,29 @@ static int minrange(run *R, int op, aform *out, const aform *X, const pint *xr) 
     fun_d(op, &fh, &dh, &h);
     PREC_TMP(ml);
     PREC_TMP(mh);
-    pi_mig(ml, &dl);
-    pi_mig(mh, &dh);
-    pi_set(&slope, mpfr_cmp(ml, mh) <= 0 ? &dl : &dh);
+    haze__pi_mig(ml, &dl);
+    haze__pi_mig(mh, &dh);
+    haze__pi_set(&slope, mpfr_cmp(ml, mh) <= 0 ? &dl : &dh);
     pint alpha;
-    pi_init(&alpha);
+    haze__pi_init(&alpha);
     mpfr_set(alpha.lo, slope.lo, MPFR_RNDN);
     mpfr_set(alpha.hi, alpha.lo, MPFR_RNDN);
-    pi_mul(&t, &slope, &l);
-    pi_sub(&dl, &fl, &t);
-    pi_mul(&t, &slope, &h);
-    pi_sub(&dh, &fh, &t);
-    pi_hull(&D, &dl, &dh);
-    pi_sub(&t, &slope, &alpha);
-    pi_mul(&t, &t, xr);
-    pi_add(&D, &D, &t);
-    int st = af_lin(out, X, &alpha, NULL, NULL, &R->next_sym);
-    if (!st) st = af_add_interval(out, &D, &R->next_sym);
+    haze__pi_mul(&t, &slope, &l);
+    haze__pi_sub(&dl, &fl, &t);
+    haze__pi_mul(&t, &slope, &h);
+    haze__pi_sub(&dh, &fh, &t);
+    haze__pi_hull(&D, &dl, &dh);
+    haze__pi_sub(&t, &slope, &alpha);
+    haze__pi_mul(&t, &t, xr);
+    haze__pi_add(&D, &D, &t);
+    int st = haze__af_lin(out, X, &alpha, NULL, NULL, &R->next_sym);
+    if (!st) st = haze__af_add_interval(out, &D, &R->next_sym);
     return st;
 }
 
 /* Exact values of the non-linear operations as affine forms. */
 static int nonlinear(run *R, const pnode *n, nst *S, const nst *A, const nst *B) {
-    int ok = pi_is_bounded(&A->V) && A->has_a;
+    int ok = haze__pi_is_bounded(&A->V) && A->has_a;
     int st;
     switch (n->op) {
     case OP_EXP:
@@ -587,12 +342,12 @@ static int nonlinear(run *R, const pnode *n, nst *S, const nst *A, const nst *B)
         break;
     case OP_DIV:
         /* a / b = a * (1 / b) */
-        if (B && B->has_a && pi_is_bounded(&B->V) && !pi_has_zero(&B->V) && ok) {
+        if (B && B->has_a && haze__pi_is_bounded(&B->V) && !haze__pi_has_zero(&B->V) && ok) {
             aform inv;
-            af_init(&inv);
+            haze__af_init(&inv);
             st = minrange(R, OP_DIV, &inv, &B->A, &B->V);
-            if (!st) st = af_mul(&S->A, &A->A, &inv, &R->next_sym);
-            af_free(&inv);
+            if (!st) st = haze__af_mul(&S->A, &A->A, &inv, &R->next_sym);
+            haze__af_free(&inv);
             return st;
         }
         break;
@@ -600,7 +355,7 @@ static int nonlinear(run *R, const pnode *n, nst *S, const nst *A, const nst *B)
         break;
     }
     /* other functions: a fresh symbol for the enclosure */
-    return af_add_interval(&S->A, &S->V, &R->next_sym);
+    return haze__af_add_interval(&S->A, &S->V, &R->next_sym);
 }
 
 /* Value of a node without roundings. */
@@ -611,57 +366,57 @@ static int eval_exact(run *R, int id, const pint *box) {
     nst *A = n->a >= 0 ? &R->st[n->a] : NULL, *B = n->b >= 0 ? &R->st[n->b] : NULL;
     nst *C = n->c >= 0 ? &R->st[n->c] : NULL;
     pint t;
-    pi_init(&t);
+    haze__pi_init(&t);
     int st = 0, linear = 1;
     switch (n->op) {
     case OP_CONST:
-        pi_set(&S->V, &n->k);
+        haze__pi_set(&S->V, &n->k);
         break;
     case OP_VAR:
-        pi_set(&S->V, &box[n->var]);
+        haze__pi_set(&S->V, &box[n->var]);
         break;
     case OP_NEG:
-        pi_neg(&S->V, &A->V);
+        haze__pi_neg(&S->V, &A->V);
         break;
     case OP_ADD:
-        pi_add(&S->V, &A->V, &B->V);
+        haze__pi_add(&S->V, &A->V, &B->V);
         break;
     case OP_SUB:
-        pi_sub(&S->V, &A->V, &B->V);
+        haze__pi_sub(&S->V, &A->V, &B->V);
         break;
     case OP_MUL:
         if (n->a == n->b)
-            pi_sqr(&S->V, &A->V);
+            haze__pi_sqr(&S->V, &A->V);
         else
-            pi_mul(&S->V, &A->V, &B->V);
+            haze__pi_mul(&S->V, &A->V, &B->V);
         break;
     case OP_FMA:
-        pi_mul(&t, &A->V, &B->V);
-        pi_add(&S->V, &t, &C->V);
+        haze__pi_mul(&t, &A->V, &B->V);
+        haze__pi_add(&S->V, &t, &C->V);
         break;
     case OP_DIV:
         linear = 0;
-        if (pi_has_zero(&B->V))
+        if (haze__pi_has_zero(&B->V))
             st = domain(R, n, "division by a range that contains zero");
         else
-            pi_div(&S->V, &A->V, &B->V);
+            haze__pi_div(&S->V, &A->V, &B->V);
         break;
     case OP_ABS:
         linear = 0;
-        pi_abs(&S->V, &A->V);
+        haze__pi_abs(&S->V, &A->V);
         break;
     case OP_SQRT:
         linear = 0;
         if (mpfr_sgn(A->V.lo) < 0)
             st = domain(R, n, "square root of a range that reaches below zero");
         else
-            pi_sqrt(&S->V, &A->V);
+            haze__pi_sqrt(&S->V, &A->V);
         break;
     case OP_EXP:
-        linear = 0, pi_exp(&S->V, &A->V);
+        linear = 0, haze__pi_exp(&S->V, &A->V);
         break;
     case OP_EXP2:
-        linear = 0, pi_exp2(&S->V, &A->V);
+        linear = 0, haze__pi_exp2(&S->V, &A->V);
         break;
     case OP_LOG:
     case OP_LOG2:
@@ -669,68 +424,68 @@ static int eval_exact(run *R, int id, const pint *box) {
         if (mpfr_sgn(A->V.lo) <= 0)
             st = domain(R, n, "logarithm of a range that reaches zero or below");
         else if (n->op == OP_LOG)
-            pi_log(&S->V, &A->V);
+            haze__pi_log(&S->V, &A->V);
         else
-            pi_log2(&S->V, &A->V);
+            haze__pi_log2(&S->V, &A->V);
         break;
     default:
         st = haze__error(R->ctx, HAZE_ERR_INTERNAL, "prec: unexpected node");
         break;
     }
-    pi_set_zero(&S->E);
-    pi_set_zero(&S->Rl);
+    haze__pi_set_zero(&S->E);
+    haze__pi_set_zero(&S->Rl);
     S->rel_ok = 1;
     if (!st && R->aa) {
-        af_init(&S->A);
+        haze__af_init(&S->A);
         S->has_a = 1;
         if (n->op == OP_CONST) {
-            pi_set(&S->A.c0, &n->k);
+            haze__pi_set(&S->A.c0, &n->k);
         } else if (n->op == OP_VAR) {
             pint mid, r;
-            pi_init(&mid);
-            pi_init(&r);
-            pi_midrad(&mid, r.hi, &box[n->var]);
+            haze__pi_init(&mid);
+            haze__pi_init(&r);
+            haze__pi_midrad(&mid, r.hi, &box[n->var]);
             mpfr_set(r.lo, r.hi, MPFR_RNDD);
-            pi_set(&S->A.c0, &mid);
-            if (!mpfr_zero_p(r.hi)) st = af_push(&S->A, n->var, &r);
-            pi_clear(&mid);
-            pi_clear(&r);
+            haze__pi_set(&S->A.c0, &mid);
+            if (!mpfr_zero_p(r.hi)) st = haze__af_push(&S->A, n->var, &r);
+            haze__pi_clear(&mid);
+            haze__pi_clear(&r);
         } else if (linear && A->has_a && (!B || B->has_a) && (!C || C->has_a)) {
             pint m1;
-            pi_init(&m1);
+            haze__pi_init(&m1);
             mpfr_set_si(m1.lo, -1, MPFR_RNDN);
             mpfr_set_si(m1.hi, -1, MPFR_RNDN);
             if (n->op == OP_NEG)
-                st = af_lin(&S->A, &A->A, &m1, NULL, NULL, &R->next_sym);
+                st = haze__af_lin(&S->A, &A->A, &m1, NULL, NULL, &R->next_sym);
             else if (n->op == OP_ADD)
-                st = af_lin(&S->A, &A->A, NULL, &B->A, NULL, &R->next_sym);
+                st = haze__af_lin(&S->A, &A->A, NULL, &B->A, NULL, &R->next_sym);
             else if (n->op == OP_SUB)
-                st = af_lin(&S->A, &A->A, NULL, &B->A, &m1, &R->next_sym);
+                st = haze__af_lin(&S->A, &A->A, NULL, &B->A, &m1, &R->next_sym);
             else if (n->op == OP_MUL)
-                st = af_mul(&S->A, &A->A, &B->A, &R->next_sym);
+                st = haze__af_mul(&S->A, &A->A, &B->A, &R->next_sym);
             else {
                 aform p;
-                af_init(&p);
-                st = af_mul(&p, &A->A, &B->A, &R->next_sym);
-                if (!st) st = af_lin(&S->A, &p, NULL, &C->A, NULL, &R->next_sym);
-                af_free(&p);
+                haze__af_init(&p);
+                st = haze__af_mul(&p, &A->A, &B->A, &R->next_sym);
+                if (!st) st = haze__af_lin(&S->A, &p, NULL, &C->A, NULL, &R->next_sym);
+                haze__af_free(&p);
             }
-            pi_clear(&m1);
+            haze__pi_clear(&m1);
             if (!st) {
                 /* exact values: the tighter of both enclosures in every mode */
-                af_range(&t, &S->A);
-                pi_meet(&S->V, &S->V, &t);
+                haze__af_range(&t, &S->A);
+                haze__pi_meet(&S->V, &S->V, &t);
             }
         } else {
             st = nonlinear(R, n, S, A, B);
             if (!st) {
-                af_range(&t, &S->A);
-                pi_meet(&S->V, &S->V, &t);
+                haze__af_range(&t, &S->A);
+                haze__pi_meet(&S->V, &S->V, &t);
             }
         }
         if (st > 0) st = nomem(R);
     }
-    pi_clear(&t);
+    haze__pi_clear(&t);
     return st;
 }
 
@@ -740,7 +495,7 @@ static int has_f(const nst *x) {
 
 /* F = kx * Fx + ky * Fy where an absent form is zero. */
 static int lin_f(run *R, aform *r, const nst *x, const pint *kx, const nst *y, const pint *ky) {
-    return af_lin(r, has_f(x) ? &x->F : NULL, kx, has_f(y) ? &y->F : NULL, ky, &R->next_sym);
+    return haze__af_lin(r, has_f(x) ? &x->F : NULL, kx, has_f(y) ? &y->F : NULL, ky, &R->next_sym);
 }
 
 /* Mean-value scaling: F = Fa * k. */
@@ -755,39 +510,39 @@ static void relative(run *R, const pnode *n, nst *S, const nst *A, const nst *B,
                      int rho_ok) {
     const pint *Z = &R->st[n->strip].V;
     pint one, x, y;
-    pi_init(&one);
-    pi_init(&x);
-    pi_init(&y);
-    pi_set_d(&one, 1, 1);
+    haze__pi_init(&one);
+    haze__pi_init(&x);
+    haze__pi_init(&y);
+    haze__pi_set_d(&one, 1, 1);
     int ok = 0;
     switch (n->op) {
     case OP_RND:
         if (A->rel_ok && rho_ok) {
-            pi_add(&x, &one, &A->Rl);
-            pi_add(&y, &one, rho);
-            pi_mul(&x, &x, &y);
+            haze__pi_add(&x, &one, &A->Rl);
+            haze__pi_add(&y, &one, rho);
+            haze__pi_mul(&x, &x, &y);
             ok = 1;
         }
         break;
     case OP_NEG:
         if (A->rel_ok) {
-            pi_add(&x, &one, &A->Rl);
+            haze__pi_add(&x, &one, &A->Rl);
             ok = 1;
         }
         break;
     case OP_MUL:
     case OP_DIV:
         if (A->rel_ok && B->rel_ok) {
-            pi_add(&x, &one, &A->Rl);
-            pi_add(&y, &one, &B->Rl);
+            haze__pi_add(&x, &one, &A->Rl);
+            haze__pi_add(&y, &one, &B->Rl);
             if (n->op == OP_MUL) {
                 if (n->a == n->b)
-                    pi_sqr(&x, &x);
+                    haze__pi_sqr(&x, &x);
                 else
-                    pi_mul(&x, &x, &y);
+                    haze__pi_mul(&x, &x, &y);
                 ok = 1;
-            } else if (!pi_has_zero(&y)) {
-                pi_div(&x, &x, &y);
+            } else if (!haze__pi_has_zero(&y)) {
+                haze__pi_div(&x, &x, &y);
                 ok = 1;
             }
         }
@@ -803,8 +558,8 @@ static void relative(run *R, const pnode *n, nst *S, const nst *A, const nst *B,
             int pb = mpfr_sgn(ib->lo) >= 0, nb = mpfr_sgn(ib->hi) <= 0;
             int same = n->op == OP_ADD ? ((pa && pb) || (na && nb)) : ((pa && nb) || (na && pb));
             if (same) {
-                pi_hull(&x, &A->Rl, &B->Rl);
-                pi_add(&x, &x, &one);
+                haze__pi_hull(&x, &A->Rl, &B->Rl);
+                haze__pi_add(&x, &x, &one);
                 ok = 1;
             }
         }
@@ -813,16 +568,16 @@ static void relative(run *R, const pnode *n, nst *S, const nst *A, const nst *B,
     case OP_EXP2:
         /* exp(v) / exp(i) = exp(v - i) */
         if (n->op == OP_EXP)
-            pi_exp(&x, &A->E);
+            haze__pi_exp(&x, &A->E);
         else
-            pi_exp2(&x, &A->E);
-        ok = pi_is_bounded(&x);
+            haze__pi_exp2(&x, &A->E);
+        ok = haze__pi_is_bounded(&x);
         break;
     case OP_SQRT:
         if (A->rel_ok) {
-            pi_add(&x, &one, &A->Rl);
+            haze__pi_add(&x, &one, &A->Rl);
             if (mpfr_sgn(x.lo) >= 0) {
-                pi_sqrt(&x, &x);
+                haze__pi_sqrt(&x, &x);
                 ok = 1;
             }
         }
@@ -831,23 +586,23 @@ static void relative(run *R, const pnode *n, nst *S, const nst *A, const nst *B,
         break;
     }
     if (ok) {
-        pi_sub(&S->Rl, &x, &one);
-        pi_mul(&x, &S->Rl, Z);
+        haze__pi_sub(&S->Rl, &x, &one);
+        haze__pi_mul(&x, &S->Rl, Z);
         /* the affine engine alone keeps its own errors; values use both */
-        if (R->ia) pi_meet(&S->E, &S->E, &x);
+        if (R->ia) haze__pi_meet(&S->E, &S->E, &x);
     }
-    if (pi_is_bounded(Z) && !pi_has_zero(Z) && pi_is_bounded(&S->E)) {
-        pi_div(&x, &S->E, Z);
+    if (haze__pi_is_bounded(Z) && !haze__pi_has_zero(Z) && haze__pi_is_bounded(&S->E)) {
+        haze__pi_div(&x, &S->E, Z);
         if (ok)
-            pi_meet(&S->Rl, &S->Rl, &x);
+            haze__pi_meet(&S->Rl, &S->Rl, &x);
         else
-            pi_set(&S->Rl, &x);
+            haze__pi_set(&S->Rl, &x);
         ok = 1;
     }
     S->rel_ok = ok;
-    pi_clear(&one);
-    pi_clear(&x);
-    pi_clear(&y);
+    haze__pi_clear(&one);
+    haze__pi_clear(&x);
+    haze__pi_clear(&y);
 }
 
 /* A node with roundings below it. */
@@ -860,18 +615,18 @@ static int eval_rounded(run *R, int id) {
     const pint *ia = &R->st[s->nodes[n->a].strip].V;
     const pint *ib = n->b >= 0 ? &R->st[s->nodes[n->b].strip].V : NULL;
     pint t, u, w, direct;
-    pi_init(&t);
-    pi_init(&u);
-    pi_init(&w);
-    pi_init(&direct);
+    haze__pi_init(&t);
+    haze__pi_init(&u);
+    haze__pi_init(&w);
+    haze__pi_init(&direct);
     int st = 0;
     if (R->aa) {
-        af_init(&S->F);
+        haze__af_init(&S->F);
         S->has_f = 1;
     }
     pint m1, rho;
-    pi_init(&m1);
-    pi_init(&rho);
+    haze__pi_init(&m1);
+    haze__pi_init(&rho);
     int rho_ok = 0;
     mpfr_set_si(m1.lo, -1, MPFR_RNDN);
     mpfr_set_si(m1.hi, -1, MPFR_RNDN);
@@ -880,38 +635,38 @@ static int eval_rounded(run *R, int id) {
         const pformat *f = &s->fmts[n->fmt];
         round_error(&t, f, &A->V, &s->nodes[n->a]);
         rho_ok = round_rel(&rho, f, &A->V, &t);
-        pi_add(&S->E, &A->E, &t);
+        haze__pi_add(&S->E, &A->E, &t);
         round_value(&direct, f, &A->V, &t);
         if (R->aa) {
             st = lin_f(R, &S->F, A, NULL, NULL, NULL);
-            if (!st) st = af_add_interval(&S->F, &t, &R->next_sym);
+            if (!st) st = haze__af_add_interval(&S->F, &t, &R->next_sym);
         }
         break;
     }
     case OP_NEG:
-        pi_neg(&S->E, &A->E);
-        pi_neg(&direct, &A->V);
+        haze__pi_neg(&S->E, &A->E);
+        haze__pi_neg(&direct, &A->V);
         if (R->aa) st = lin_f(R, &S->F, A, &m1, NULL, NULL);
         break;
     case OP_ADD:
     case OP_SUB:
         if (n->op == OP_ADD) {
-            pi_add(&S->E, &A->E, &B->E);
-            pi_add(&direct, &A->V, &B->V);
+            haze__pi_add(&S->E, &A->E, &B->E);
+            haze__pi_add(&direct, &A->V, &B->V);
         } else {
-            pi_sub(&S->E, &A->E, &B->E);
-            pi_sub(&direct, &A->V, &B->V);
+            haze__pi_sub(&S->E, &A->E, &B->E);
+            haze__pi_sub(&direct, &A->V, &B->V);
         }
         if (R->aa) st = lin_f(R, &S->F, A, NULL, B, n->op == OP_SUB ? &m1 : NULL);
         break;
     case OP_MUL:
     case OP_FMA:
         /* a b - ia ib = ia Eb + ib Ea + Ea Eb */
-        pi_mul(&t, ia, &B->E);
-        pi_mul(&u, ib, &A->E);
-        pi_add(&t, &t, &u);
-        pi_mul(&u, &A->E, &B->E);
-        pi_add(&S->E, &t, &u);
+        haze__pi_mul(&t, ia, &B->E);
+        haze__pi_mul(&u, ib, &A->E);
+        haze__pi_add(&t, &t, &u);
+        haze__pi_mul(&u, &A->E, &B->E);
+        haze__pi_add(&S->E, &t, &u);
         {
             /* the same difference without the second-order term, using the
              * rounded factor's own range (a b - a'b' = Ea b + a' Eb, and for
@@ -919,63 +674,63 @@ static int eval_rounded(run *R, int id) {
              * format's numbers, so it is often no wider than ia, and Gappa's
              * bound on squares (himmilbeau) is met exactly */
             pint alt, alt2;
-            pi_init(&alt);
-            pi_init(&alt2);
+            haze__pi_init(&alt);
+            haze__pi_init(&alt2);
             if (n->a == n->b) {
-                pi_add(&alt, &A->V, ia);
-                pi_mul(&alt, &alt, &A->E);
-                pi_meet(&S->E, &S->E, &alt);
+                haze__pi_add(&alt, &A->V, ia);
+                haze__pi_mul(&alt, &alt, &A->E);
+                haze__pi_meet(&S->E, &S->E, &alt);
             } else {
-                pi_mul(&alt, ia, &B->E);
-                pi_mul(&alt2, &B->V, &A->E);
-                pi_add(&alt, &alt, &alt2);
-                pi_meet(&S->E, &S->E, &alt);
-                pi_mul(&alt, &A->V, &B->E);
-                pi_mul(&alt2, ib, &A->E);
-                pi_add(&alt, &alt, &alt2);
-                pi_meet(&S->E, &S->E, &alt);
+                haze__pi_mul(&alt, ia, &B->E);
+                haze__pi_mul(&alt2, &B->V, &A->E);
+                haze__pi_add(&alt, &alt, &alt2);
+                haze__pi_meet(&S->E, &S->E, &alt);
+                haze__pi_mul(&alt, &A->V, &B->E);
+                haze__pi_mul(&alt2, ib, &A->E);
+                haze__pi_add(&alt, &alt, &alt2);
+                haze__pi_meet(&S->E, &S->E, &alt);
             }
-            pi_clear(&alt);
-            pi_clear(&alt2);
+            haze__pi_clear(&alt);
+            haze__pi_clear(&alt2);
         }
         if (n->a == n->b)
-            pi_sqr(&direct, &A->V);
+            haze__pi_sqr(&direct, &A->V);
         else
-            pi_mul(&direct, &A->V, &B->V);
+            haze__pi_mul(&direct, &A->V, &B->V);
         if (n->op == OP_FMA) {
-            pi_add(&S->E, &S->E, &C->E);
-            pi_add(&direct, &direct, &C->V);
+            haze__pi_add(&S->E, &S->E, &C->E);
+            haze__pi_add(&direct, &direct, &C->V);
         }
         if (R->aa) {
             aform p;
-            af_init(&p);
+            haze__af_init(&p);
             st = lin_f(R, &p, B, ia, A, ib);
             if (!st && has_f(A) && has_f(B)) {
-                af_range(&t, &A->F);
-                af_range(&w, &B->F);
-                pi_mul(&t, &t, &w);
-                st = af_add_interval(&p, &t, &R->next_sym);
+                haze__af_range(&t, &A->F);
+                haze__af_range(&w, &B->F);
+                haze__pi_mul(&t, &t, &w);
+                st = haze__af_add_interval(&p, &t, &R->next_sym);
             }
             if (!st) {
                 if (n->op == OP_FMA)
-                    st = af_lin(&S->F, &p, NULL, has_f(C) ? &C->F : NULL, NULL, &R->next_sym);
+                    st = haze__af_lin(&S->F, &p, NULL, has_f(C) ? &C->F : NULL, NULL, &R->next_sym);
                 else
-                    st = af_lin(&S->F, &p, NULL, NULL, NULL, &R->next_sym);
+                    st = haze__af_lin(&S->F, &p, NULL, NULL, NULL, &R->next_sym);
             }
-            af_free(&p);
+            haze__af_free(&p);
         }
         break;
     case OP_DIV: {
-        if (pi_has_zero(&B->V)) {
+        if (haze__pi_has_zero(&B->V)) {
             st = domain(R, n, "division by a range that contains zero");
             break;
         }
         /* a/b - ia/ib = (Ea - q Eb) / vb with q = ia/ib */
         const pint *q = &Z->V;
-        pi_mul(&t, q, &B->E);
-        pi_sub(&t, &A->E, &t);
-        pi_div(&S->E, &t, &B->V);
-        pi_div(&direct, &A->V, &B->V);
+        haze__pi_mul(&t, q, &B->E);
+        haze__pi_sub(&t, &A->E, &t);
+        haze__pi_div(&S->E, &t, &B->V);
+        haze__pi_div(&direct, &A->V, &B->V);
         {
             /* a relative error goal (x - y) / y with x, y of one exact twin:
              * x / y - 1 = (1 + rx) / (1 + ry) - 1 */
@@ -983,42 +738,42 @@ static int eval_rounded(run *R, int id) {
             if (an->op == OP_SUB && an->b == n->b &&
                 s->nodes[an->a].strip == s->nodes[an->b].strip && R->st[an->a].rel_ok &&
                 R->st[an->b].rel_ok) {
-                pi_set_d(&w, 1, 1);
-                pi_add(&t, &w, &R->st[an->a].Rl);
-                pi_add(&u, &w, &R->st[an->b].Rl);
-                if (!pi_has_zero(&u)) {
-                    pi_div(&t, &t, &u);
-                    pi_sub(&t, &t, &w);
-                    pi_meet(&S->E, &S->E, &t);
+                haze__pi_set_d(&w, 1, 1);
+                haze__pi_add(&t, &w, &R->st[an->a].Rl);
+                haze__pi_add(&u, &w, &R->st[an->b].Rl);
+                if (!haze__pi_has_zero(&u)) {
+                    haze__pi_div(&t, &t, &u);
+                    haze__pi_sub(&t, &t, &w);
+                    haze__pi_meet(&S->E, &S->E, &t);
                 }
             }
         }
         if (R->aa) {
             pint inv, one;
-            pi_init(&inv);
-            pi_init(&one);
+            haze__pi_init(&inv);
+            haze__pi_init(&one);
             mpfr_set_ui(one.lo, 1, MPFR_RNDN);
             mpfr_set_ui(one.hi, 1, MPFR_RNDN);
-            pi_div(&inv, &one, &B->V);
-            pi_neg(&u, q);
-            pi_mul(&u, &u, &inv);
+            haze__pi_div(&inv, &one, &B->V);
+            haze__pi_neg(&u, q);
+            haze__pi_mul(&u, &u, &inv);
             st = lin_f(R, &S->F, A, &inv, B, &u);
-            pi_clear(&inv);
-            pi_clear(&one);
+            haze__pi_clear(&inv);
+            haze__pi_clear(&one);
         }
         break;
     }
     case OP_ABS:
-        pi_abs(&direct, &A->V);
-        pi_mag(t.hi, &A->E);
-        pi_sym(&S->E, t.hi);
+        haze__pi_abs(&direct, &A->V);
+        haze__pi_mag(t.hi, &A->E);
+        haze__pi_sym(&S->E, t.hi);
         if (R->aa) {
             if (mpfr_sgn(ia->lo) > 0 && mpfr_sgn(A->V.lo) > 0)
                 st = lin_f(R, &S->F, A, NULL, NULL, NULL);
             else if (mpfr_sgn(ia->hi) < 0 && mpfr_sgn(A->V.hi) < 0)
                 st = lin_f(R, &S->F, A, &m1, NULL, NULL);
             else
-                st = af_add_interval(&S->F, &S->E, &R->next_sym);
+                st = haze__af_add_interval(&S->F, &S->E, &R->next_sym);
         }
         break;
     case OP_SQRT:
@@ -1026,17 +781,17 @@ static int eval_rounded(run *R, int id) {
             st = domain(R, n, "square root of a range that reaches below zero");
             break;
         }
-        pi_sqrt(&direct, &A->V);
-        pi_sqrt(&t, ia);
-        pi_add(&t, &t, &direct);
-        if (pi_has_zero(&t)) {
-            pi_sub(&S->E, &direct, &Z->V);
-            if (R->aa) st = af_add_interval(&S->F, &S->E, &R->next_sym);
+        haze__pi_sqrt(&direct, &A->V);
+        haze__pi_sqrt(&t, ia);
+        haze__pi_add(&t, &t, &direct);
+        if (haze__pi_has_zero(&t)) {
+            haze__pi_sub(&S->E, &direct, &Z->V);
+            if (R->aa) st = haze__af_add_interval(&S->F, &S->E, &R->next_sym);
         } else {
-            pi_div(&S->E, &A->E, &t);
+            haze__pi_div(&S->E, &A->E, &t);
             if (R->aa) {
-                pi_set_d(&u, 1, 1);
-                pi_div(&u, &u, &t);
+                haze__pi_set_d(&u, 1, 1);
+                haze__pi_div(&u, &u, &t);
                 st = scale_f(R, &S->F, A, &u);
             }
         }
@@ -1044,27 +799,27 @@ static int eval_rounded(run *R, int id) {
     case OP_EXP:
     case OP_EXP2:
         if (n->op == OP_EXP) {
-            pi_expm1(&t, &A->E);
-            pi_exp(&u, ia);
-            pi_exp(&direct, &A->V);
+            haze__pi_expm1(&t, &A->E);
+            haze__pi_exp(&u, ia);
+            haze__pi_exp(&direct, &A->V);
         } else {
-            pi_exp2m1(&t, &A->E);
-            pi_exp2(&u, ia);
-            pi_exp2(&direct, &A->V);
+            haze__pi_exp2m1(&t, &A->E);
+            haze__pi_exp2(&u, ia);
+            haze__pi_exp2(&direct, &A->V);
         }
-        pi_mul(&S->E, &u, &t);
+        haze__pi_mul(&S->E, &u, &t);
         if (R->aa) { /* exp(v) - exp(i) = exp(xi) (v - i), xi between */
-            pi_hull(&w, ia, &A->V);
+            haze__pi_hull(&w, ia, &A->V);
             if (n->op == OP_EXP) {
-                pi_exp(&u, &w);
+                haze__pi_exp(&u, &w);
             } else {
-                pi_exp2(&u, &w);
+                haze__pi_exp2(&u, &w);
                 pint ln2;
-                pi_init(&ln2);
+                haze__pi_init(&ln2);
                 mpfr_const_log2(ln2.lo, MPFR_RNDD);
                 mpfr_const_log2(ln2.hi, MPFR_RNDU);
-                pi_mul(&u, &u, &ln2);
-                pi_clear(&ln2);
+                haze__pi_mul(&u, &u, &ln2);
+                haze__pi_clear(&ln2);
             }
             st = scale_f(R, &S->F, A, &u);
         }
@@ -1075,28 +830,28 @@ static int eval_rounded(run *R, int id) {
             st = domain(R, n, "logarithm of a range that reaches zero or below");
             break;
         }
-        pi_div(&t, &A->E, ia);
+        haze__pi_div(&t, &A->E, ia);
         /* log(v) - log(i) = log(1 + (v - i)/i): the relative error of the argument */
-        if (A->rel_ok) pi_meet(&t, &t, &A->Rl);
+        if (A->rel_ok) haze__pi_meet(&t, &t, &A->Rl);
         if (n->op == OP_LOG) {
-            pi_log1p(&S->E, &t);
-            pi_log(&direct, &A->V);
+            haze__pi_log1p(&S->E, &t);
+            haze__pi_log(&direct, &A->V);
         } else {
-            pi_log2_1p(&S->E, &t);
-            pi_log2(&direct, &A->V);
+            haze__pi_log2_1p(&S->E, &t);
+            haze__pi_log2(&direct, &A->V);
         }
         if (R->aa) {
-            pi_hull(&w, ia, &A->V);
+            haze__pi_hull(&w, ia, &A->V);
             if (n->op == OP_LOG2) {
                 pint ln2;
-                pi_init(&ln2);
+                haze__pi_init(&ln2);
                 mpfr_const_log2(ln2.lo, MPFR_RNDD);
                 mpfr_const_log2(ln2.hi, MPFR_RNDU);
-                pi_mul(&w, &w, &ln2);
-                pi_clear(&ln2);
+                haze__pi_mul(&w, &w, &ln2);
+                haze__pi_clear(&ln2);
             }
-            pi_set_d(&u, 1, 1);
-            pi_div(&u, &u, &w);
+            haze__pi_set_d(&u, 1, 1);
+            haze__pi_div(&u, &u, &w);
             st = scale_f(R, &S->F, A, &u);
         }
         break;
@@ -1107,42 +862,42 @@ static int eval_rounded(run *R, int id) {
     if (st > 0) st = nomem(R);
     if (!st) {
         if (R->aa) {
-            af_range(&t, &S->F);
+            haze__af_range(&t, &S->F);
             if (R->ia)
-                pi_meet(&S->E, &S->E, &t);
+                haze__pi_meet(&S->E, &S->E, &t);
             else
-                pi_set(&S->E, &t);
+                haze__pi_set(&S->E, &t);
         }
         relative(R, n, S, A, B, &rho, rho_ok);
         /* V = direct evaluation, met with exact value plus error */
-        pi_add(&t, &Z->V, &S->E);
-        pi_meet(&S->V, &direct, &t);
+        haze__pi_add(&t, &Z->V, &S->E);
+        haze__pi_meet(&S->V, &direct, &t);
         if (S->rel_ok) { /* v = i (1 + r): keeps the sign of i */
-            pi_set_d(&u, 1, 1);
-            pi_add(&u, &u, &S->Rl);
-            pi_mul(&t, &Z->V, &u);
-            pi_meet(&S->V, &S->V, &t);
+            haze__pi_set_d(&u, 1, 1);
+            haze__pi_add(&u, &u, &S->Rl);
+            haze__pi_mul(&t, &Z->V, &u);
+            haze__pi_meet(&S->V, &S->V, &t);
         }
     }
-    pi_clear(&m1);
-    pi_clear(&rho);
-    pi_clear(&t);
-    pi_clear(&u);
-    pi_clear(&w);
-    pi_clear(&direct);
+    haze__pi_clear(&m1);
+    haze__pi_clear(&rho);
+    haze__pi_clear(&t);
+    haze__pi_clear(&u);
+    haze__pi_clear(&w);
+    haze__pi_clear(&direct);
     return st;
 }
 
 int haze__prec_analyse_box(haze_ctx *ctx, const haze_prec_script *s, const pint *box,
                            haze_prec_engine engine, pint *out) {
     int nn = s->n_nodes;
-    char *need = calloc((size_t)nn + 1, 1);
-    int *last = malloc(((size_t)nn + 1) * sizeof *last);
-    nst *st = calloc((size_t)nn + 1, sizeof *st);
+    char *need = haze__mp_calloc((size_t)nn + 1, 1);
+    int *last = haze__mp_malloc(((size_t)nn + 1) * sizeof *last);
+    nst *st = haze__mp_calloc((size_t)nn + 1, sizeof *st);
     if (!need || !last || !st) {
-        free(need);
-        free(last);
-        free(st);
+        haze__mp_free(need);
+        haze__mp_free(last);
+        haze__mp_free(st);
         return haze__error(ctx, HAZE_ERR_NOMEM, "out of memory");
     }
     for (int g = 0; g < s->n_goals; g++) need[s->goals[g].node] = 1;
@@ -1168,9 +923,9 @@ int haze__prec_analyse_box(haze_ctx *ctx, const haze_prec_script *s, const pint 
     int rc = 0;
     for (int i = 0; i < nn && !rc; i++) {
         if (!need[i]) continue;
-        pi_init(&st[i].V);
-        pi_init(&st[i].E);
-        pi_init(&st[i].Rl);
+        haze__pi_init(&st[i].V);
+        haze__pi_init(&st[i].E);
+        haze__pi_init(&st[i].Rl);
         st[i].live = 1;
         rc = is_stripped(s, i) ? eval_exact(&R, i, box) : eval_rounded(&R, i);
         /* free the forms that nobody reads any more */
@@ -1179,22 +934,22 @@ int haze__prec_analyse_box(haze_ctx *ctx, const haze_prec_script *s, const pint 
         for (int k = 0; k < 4; k++) {
             int c = kids[k];
             if (c < 0 || c == i || last[c] != i) continue;
-            if (st[c].has_a) af_free(&st[c].A), st[c].has_a = 0;
-            if (st[c].has_f) af_free(&st[c].F), st[c].has_f = 0;
+            if (st[c].has_a) haze__af_free(&st[c].A), st[c].has_a = 0;
+            if (st[c].has_f) haze__af_free(&st[c].F), st[c].has_f = 0;
         }
     }
     if (!rc)
-        for (int g = 0; g < s->n_goals; g++) pi_set(&out[g], &st[s->goals[g].node].V);
+        for (int g = 0; g < s->n_goals; g++) haze__pi_set(&out[g], &st[s->goals[g].node].V);
     for (int i = 0; i < nn; i++) {
         if (!st[i].live) continue;
-        if (st[i].has_a) af_free(&st[i].A);
-        if (st[i].has_f) af_free(&st[i].F);
-        pi_clear(&st[i].V);
-        pi_clear(&st[i].E);
-        pi_clear(&st[i].Rl);
+        if (st[i].has_a) haze__af_free(&st[i].A);
+        if (st[i].has_f) haze__af_free(&st[i].F);
+        haze__pi_clear(&st[i].V);
+        haze__pi_clear(&st[i].E);
+        haze__pi_clear(&st[i].Rl);
     }
-    free(need);
-    free(last);
-    free(st);
+    haze__mp_free(need);
+    haze__mp_free(last);
+    haze__mp_free(st);
     return rc;
 }

@@ -18,7 +18,9 @@
 #include <limits.h>
 #include <math.h>
 
+#include "core/hd.h"
 #include "haze/interval.h"
+#include "prec/prec_op.h"
 
 #define PBOX_MAX_NODES   256
 #define PBOX_FIX_UNKNOWN INT_MIN
@@ -26,7 +28,7 @@
 
 /* One node of the compiled program; children are earlier indices. */
 typedef struct pbox_ins {
-    int op; /* OP_* of prec_internal.h */
+    int op; /* OP_* (prec_op.h) */
     int a, b, c, strip;
     int var;
     int fixed, dir, ftz, extra_ulps, has_emin, has_emax;
@@ -35,46 +37,26 @@ typedef struct pbox_ins {
     double klo, khi;                      /* OP_CONST */
 } pbox_ins;
 
-/* Keep in step with prec_internal.h. */
-enum {
-    PB_CONST,
-    PB_VAR,
-    PB_NEG,
-    PB_ADD,
-    PB_SUB,
-    PB_MUL,
-    PB_DIV,
-    PB_FMA,
-    PB_ABS,
-    PB_SQRT,
-    PB_EXP,
-    PB_LOG,
-    PB_EXP2,
-    PB_LOG2,
-    PB_RND
-};
-enum { PB_NE, PB_NA, PB_ZR, PB_AW, PB_UP, PB_DN };
-
-HAZE_HD haze_ivd pbox_meet(haze_ivd a, haze_ivd b) {
+HAZE__HD haze_ivd pbox_meet(haze_ivd a, haze_ivd b) {
     if (a.hi < b.lo || b.hi < a.lo) return a;
     return haze_ivd_make(a.lo > b.lo ? a.lo : b.lo, a.hi < b.hi ? a.hi : b.hi);
 }
 
-HAZE_HD double pbox_mag(haze_ivd a) {
+HAZE__HD double pbox_mag(haze_ivd a) {
     return fabs(a.lo) > fabs(a.hi) ? fabs(a.lo) : fabs(a.hi);
 }
 
-HAZE_HD double pbox_pow2(int e) {
+HAZE__HD double pbox_pow2(int e) {
     if (e < -1074) e = -1074; /* a larger bound is still a bound */
     return ldexp(1.0, e);
 }
 
-HAZE_HD haze_ivd pbox_sym(double m) {
+HAZE__HD haze_ivd pbox_sym(double m) {
     return haze_ivd_make(-m, m);
 }
 
 /* The rounding error o(v) - v for v in va (prec_analyse.c: round_error). */
-HAZE_HD haze_ivd pbox_round_error(const pbox_ins *f, haze_ivd va) {
+HAZE__HD haze_ivd pbox_round_error(const pbox_ins *f, haze_ivd va) {
     if (!haze_ivd_is_finite(va)) return haze_ivd_entire();
     double M = pbox_mag(va);
     int q, e = 0;
@@ -103,8 +85,8 @@ HAZE_HD haze_ivd pbox_round_error(const pbox_ins *f, haze_ivd va) {
     int pos = va.lo >= 0, neg = va.hi <= 0;
     haze_ivd d;
     switch (f->dir) {
-    case PB_NE:
-    case PB_NA: {
+    case DIR_NE:
+    case DIR_NA: {
         double h = pbox_pow2(q - 1);
         if (!f->fixed) {
             int qlo = e - 1 - f->prec;
@@ -117,13 +99,13 @@ HAZE_HD haze_ivd pbox_round_error(const pbox_ins *f, haze_ivd va) {
         d = pbox_sym(h);
         break;
     }
-    case PB_UP:
+    case DIR_UP:
         d = haze_ivd_make(0, u);
         break;
-    case PB_DN:
+    case DIR_DN:
         d = haze_ivd_make(-u, 0);
         break;
-    case PB_ZR:
+    case DIR_ZR:
         d = haze_ivd_make(neg ? 0 : -u, pos ? 0 : u);
         break;
     default:
@@ -144,7 +126,7 @@ HAZE_HD haze_ivd pbox_round_error(const pbox_ins *f, haze_ivd va) {
     return d;
 }
 
-HAZE_HD haze_ivd pbox_abs(haze_ivd a) {
+HAZE__HD haze_ivd pbox_abs(haze_ivd a) {
     if (a.lo >= 0) return a;
     if (a.hi <= 0) return haze_ivd_neg(a);
     return haze_ivd_make(0, pbox_mag(a));
@@ -156,46 +138,46 @@ HAZE_HD haze_ivd pbox_abs(haze_ivd a) {
  * whose operation is undefined on the box (division by a range containing 0,
  * square root below 0).
  */
-HAZE_HD int pbox_run(const pbox_ins *P, int n, const haze_ivd *box, haze_ivd *V, haze_ivd *E) {
+HAZE__HD int pbox_run(const pbox_ins *P, int n, const haze_ivd *box, haze_ivd *V, haze_ivd *E) {
     for (int i = 0; i < n; i++) {
         const pbox_ins *I = &P[i];
         haze_ivd A = I->a >= 0 ? V[I->a] : haze_ivd_make(0, 0);
         haze_ivd B = I->b >= 0 ? V[I->b] : haze_ivd_make(0, 0);
         haze_ivd d, v;
         switch (I->op) {
-        case PB_CONST:
+        case OP_CONST:
             v = haze_ivd_make(I->klo, I->khi);
             break;
-        case PB_VAR:
+        case OP_VAR:
             v = box[I->var];
             break;
-        case PB_NEG:
+        case OP_NEG:
             v = haze_ivd_neg(A);
             break;
-        case PB_ADD:
+        case OP_ADD:
             v = haze_ivd_add(A, B);
             break;
-        case PB_SUB:
+        case OP_SUB:
             v = haze_ivd_sub(A, B);
             break;
-        case PB_MUL:
+        case OP_MUL:
             v = I->a == I->b ? haze_ivd_sqr(A) : haze_ivd_mul(A, B);
             break;
-        case PB_FMA:
+        case OP_FMA:
             v = haze_ivd_add(haze_ivd_mul(A, B), V[I->c]);
             break;
-        case PB_DIV:
+        case OP_DIV:
             if (haze_ivd_contains(B, 0)) return i + 1;
             v = haze_ivd_div(A, B);
             break;
-        case PB_ABS:
+        case OP_ABS:
             v = pbox_abs(A);
             break;
-        case PB_SQRT:
+        case OP_SQRT:
             if (A.lo < 0) return i + 1;
             v = haze_ivd_sqrt(A);
             break;
-        case PB_RND:
+        case OP_RND:
             d = pbox_round_error(I, A);
             v = haze_ivd_add(A, d);
             break;
@@ -213,28 +195,28 @@ HAZE_HD int pbox_run(const pbox_ins *P, int n, const haze_ivd *box, haze_ivd *V,
         haze_ivd ib = I->b >= 0 ? V[P[I->b].strip] : haze_ivd_make(0, 0);
         haze_ivd e;
         switch (I->op) {
-        case PB_RND:
+        case OP_RND:
             e = haze_ivd_add(Ea, d);
             break;
-        case PB_NEG:
+        case OP_NEG:
             e = haze_ivd_neg(Ea);
             break;
-        case PB_ADD:
+        case OP_ADD:
             e = haze_ivd_add(Ea, Eb);
             break;
-        case PB_SUB:
+        case OP_SUB:
             e = haze_ivd_sub(Ea, Eb);
             break;
-        case PB_MUL:
-        case PB_FMA:
+        case OP_MUL:
+        case OP_FMA:
             e = haze_ivd_add(haze_ivd_add(haze_ivd_mul(ia, Eb), haze_ivd_mul(ib, Ea)),
                              haze_ivd_mul(Ea, Eb));
-            if (I->op == PB_FMA) e = haze_ivd_add(e, E[I->c]);
+            if (I->op == OP_FMA) e = haze_ivd_add(e, E[I->c]);
             break;
-        case PB_DIV:
+        case OP_DIV:
             e = haze_ivd_div(haze_ivd_sub(Ea, haze_ivd_mul(V[I->strip], Eb)), B);
             break;
-        case PB_ABS:
+        case OP_ABS:
             e = pbox_sym(pbox_mag(Ea));
             break;
         default: { /* sqrt */
@@ -250,7 +232,7 @@ HAZE_HD int pbox_run(const pbox_ins *P, int n, const haze_ivd *box, haze_ivd *V,
 }
 
 /* Bounds of sub-range k of n of [lo, hi], rounded outward so the parts cover it. */
-HAZE_HD haze_ivd pbox_sub_range(double lo, double hi, long k, long n) {
+HAZE__HD haze_ivd pbox_sub_range(double lo, double hi, long k, long n) {
     if (n <= 1) return haze_ivd_make(lo, hi);
     double w = haze_ru_sub(hi, lo);
     double a = k == 0 ? lo : haze_rd_add(lo, haze_rd_div(haze_rd_mul(w, (double)k), (double)n));

@@ -14,6 +14,8 @@
 /* Programs up to PBOX_MAX_NODES keep their values in thread-local arrays;
  * longer ones (up to this) in a per-thread slice of a device buffer. */
 #define PBOX_MAX_PROGRAM (1 << 20)
+/* Sub-boxes per launch (bounded further by the device memory budget). */
+#define PBOX_CHUNK (1L << 20)
 
 typedef struct pbox_prog {
     pbox_ins *ins;
@@ -26,7 +28,7 @@ typedef struct pbox_prog {
 } pbox_prog;
 
 /* The bounds of box number b (the first input varies fastest, as on the CPU). */
-HAZE_HD void pbox_box(const pbox_prog *p, long b, haze_ivd *box) {
+HAZE__HD void pbox_box(const pbox_prog *p, long b, haze_ivd *box) {
     for (int v = 0; v < p->nv; v++) {
         long n = p->split[v];
         box[v] = pbox_sub_range(p->lo[v], p->hi[v], b % n, n);
@@ -46,8 +48,6 @@ int haze__prec_boxes_host(const pbox_prog *p, long first, long count, double *ou
 /* The same on the GPU. */
 int haze__prec_boxes_cuda(haze_ctx *ctx, const pbox_prog *p, long first, long count, double *out,
                           int *err);
-/* All boxes on the GPU, joined into acc[g] (MPFR intervals). */
-int haze__prec_analyse_cuda(haze_ctx *ctx, const haze_prec_script *s, pint *acc);
 #ifdef __cplusplus
 }
 #endif

@@ -1,21 +1,18 @@
 /*
  * src/prec/prec_cuda.cu - bisection of the input box on the GPU: one thread
  * per sub-box runs the double-interval engine of prec_box.h (haze's certified
- * interval arithmetic, directed rounding with the CUDA intrinsics), and the
- * host joins the sub-boxes' enclosures. The paper (Linderman et al., CGO
- * 2010, Sec. 4.3) took 90 s for 600 sub-ranges on a CPU; here a launch
- * covers up to a million sub-boxes.
+ * interval arithmetic, directed rounding with the CUDA intrinsics), the same
+ * code the CPU runs in prec_box.c. The host side (compiling the program,
+ * joining the sub-boxes' enclosures) is prec_gpu.c.
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/cuda.h"
 #include "prec/prec_box_internal.h"
 
-/* Sub-boxes per launch (bounded further by the device memory budget). */
-#define CHUNK (1L << 20)
-
-__global__ void prec_boxes_kernel(const pbox_ins *ins, pbox_prog p, long first, long count,
-                                  double *out, int *err, haze_ivd *scratch) {
+static __global__ void boxes_kernel(const pbox_ins *ins, pbox_prog p, long first, long count,
+                                    double *out, int *err, haze_ivd *scratch) {
     long t = (long)blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= count) return;
     haze_ivd Vs[PBOX_MAX_NODES], Es[PBOX_MAX_NODES], box[PBOX_MAX_VARS];
@@ -40,91 +37,50 @@ int haze__prec_boxes_cuda(haze_ctx *ctx, const pbox_prog *p, long first, long co
     int rc = haze__cuda_begin(ctx);
     if (rc) return rc;
     cudaStream_t st = haze__stream(ctx);
-    pbox_ins *d_ins = NULL;
-    double *d_out = NULL;
-    int *d_err = NULL;
-    haze_ivd *d_scratch = NULL;
     int long_prog = p->n > PBOX_MAX_NODES;
     size_t per = (size_t)p->ng * 2 * sizeof(double) + sizeof(int);
     if (long_prog) per += (size_t)p->n * 2 * sizeof(haze_ivd);
     size_t budget = haze__cuda_budget(ctx);
-    long chunk = CHUNK;
+    long chunk = PBOX_CHUNK;
     if (budget && (size_t)chunk * per > budget / 2) chunk = (long)(budget / 2 / per);
     if (chunk < 1) return haze__error(ctx, HAZE_ERR_NOMEM, "GPU bisection: no device memory");
     if (long_prog && chunk > (1L << 16)) chunk = 1L << 16; /* enough threads to fill the GPU */
     if (chunk > count) chunk = count;
-    cudaError_t e1 = cudaMalloc(&d_ins, (size_t)p->n * sizeof *d_ins);
-    cudaError_t e2 = cudaMalloc(&d_out, (size_t)chunk * p->ng * 2 * sizeof(double));
-    cudaError_t e3 = cudaMalloc(&d_err, (size_t)chunk * sizeof(int));
-    cudaError_t e4 = cudaSuccess;
-    if (long_prog) e4 = cudaMalloc(&d_scratch, (size_t)chunk * 2 * (size_t)p->n * sizeof(haze_ivd));
-    cudaError_t ce = e1 != cudaSuccess ? e1 : e2 != cudaSuccess ? e2 : e3 != cudaSuccess ? e3 : e4;
-    if (ce == cudaSuccess)
-        ce = cudaMemcpyAsync(d_ins, p->ins, (size_t)p->n * sizeof *d_ins, cudaMemcpyHostToDevice,
-                             st);
-    for (long done = 0; ce == cudaSuccess && done < count; done += chunk) {
-        long c = count - done < chunk ? count - done : chunk;
+    size_t b_ins = (size_t)p->n * sizeof(pbox_ins);
+    size_t b_out = (size_t)chunk * p->ng * 2 * sizeof(double);
+    size_t b_err = (size_t)chunk * sizeof(int);
+    size_t b_scratch = long_prog ? (size_t)chunk * 2 * (size_t)p->n * sizeof(haze_ivd) : 0;
+    pbox_ins *d_ins = NULL;
+    double *d_out = NULL;
+    int *d_err = NULL;
+    haze_ivd *d_scratch = NULL;
+    rc = haze__dev_alloc(ctx, (void **)&d_ins, b_ins, "GPU bisection: the program");
+    if (!rc) rc = haze__dev_alloc(ctx, (void **)&d_out, b_out, "GPU bisection: the enclosures");
+    if (!rc) rc = haze__dev_alloc(ctx, (void **)&d_err, b_err, "GPU bisection: the domain flags");
+    if (!rc && long_prog)
+        rc = haze__dev_alloc(ctx, (void **)&d_scratch, b_scratch, "GPU bisection: the values");
+    if (rc) goto done;
+    HAZE_CUDA_GOTO(ctx, rc, done,
+                   cudaMemcpyAsync(d_ins, p->ins, b_ins, cudaMemcpyHostToDevice, st));
+    for (long at = 0; at < count; at += chunk) {
+        long c = count - at < chunk ? count - at : chunk;
         int threads = 128;
         unsigned blocks = (unsigned)((c + threads - 1) / threads);
-        prec_boxes_kernel<<<blocks, threads, 0, st>>>(d_ins, *p, first + done, c, d_out, d_err,
-                                                      d_scratch);
-        ce = cudaGetLastError();
-        if (ce == cudaSuccess)
-            ce =
-                cudaMemcpyAsync(out + done * p->ng * 2, d_out,
-                                (size_t)c * p->ng * 2 * sizeof(double), cudaMemcpyDeviceToHost, st);
-        if (ce == cudaSuccess)
-            ce = cudaMemcpyAsync(err + done, d_err, (size_t)c * sizeof(int), cudaMemcpyDeviceToHost,
-                                 st);
-        if (ce == cudaSuccess) ce = cudaStreamSynchronize(st);
+        boxes_kernel<<<blocks, threads, 0, st>>>(d_ins, *p, first + at, c, d_out, d_err, d_scratch);
+        HAZE_CUDA_GOTO(ctx, rc, done, cudaGetLastError());
+        HAZE_CUDA_GOTO(ctx, rc, done,
+                       cudaMemcpyAsync(out + at * p->ng * 2, d_out,
+                                       (size_t)c * p->ng * 2 * sizeof(double),
+                                       cudaMemcpyDeviceToHost, st));
+        HAZE_CUDA_GOTO(
+            ctx, rc, done,
+            cudaMemcpyAsync(err + at, d_err, (size_t)c * sizeof(int), cudaMemcpyDeviceToHost, st));
+        HAZE_CUDA_GOTO(ctx, rc, done, cudaStreamSynchronize(st));
     }
-    cudaFree(d_ins);
-    cudaFree(d_out);
-    cudaFree(d_err);
-    cudaFree(d_scratch);
-    if (ce != cudaSuccess)
-        return haze__error(ctx, HAZE_ERR_CUDA, "CUDA: GPU bisection: %s", cudaGetErrorString(ce));
-    return HAZE_OK;
-}
-
-int haze__prec_analyse_cuda(haze_ctx *ctx, const haze_prec_script *s, pint *acc) {
-    pbox_prog p;
-    int rc = haze__prec_box_compile(ctx, s, &p);
-    if (rc) return rc;
-    long chunk = p.boxes < CHUNK ? p.boxes : CHUNK;
-    double *out = (double *)malloc((size_t)chunk * p.ng * 2 * sizeof(double));
-    int *err = (int *)malloc((size_t)chunk * sizeof(int));
-    double *lo = (double *)malloc((size_t)p.ng * sizeof(double));
-    double *hi = (double *)malloc((size_t)p.ng * sizeof(double));
-    if (!out || !err || !lo || !hi) rc = haze__error(ctx, HAZE_ERR_NOMEM, "out of memory");
-    for (int g = 0; !rc && g < p.ng; g++) lo[g] = INFINITY, hi[g] = -INFINITY;
-    for (long first = 0; !rc && first < p.boxes; first += chunk) {
-        long c = p.boxes - first < chunk ? p.boxes - first : chunk;
-        rc = haze__prec_boxes_cuda(ctx, &p, first, c, out, err);
-        for (long t = 0; !rc && t < c; t++) {
-            if (err[t]) {
-                const pnode *n = &s->nodes[p.node_of[err[t] - 1]];
-                rc =
-                    haze__error(ctx, HAZE_ERR_DOMAIN, "%s:%d:%d: %s", s->name, n->line, n->col,
-                                n->op == OP_DIV ? "division by a range that contains zero"
-                                                : "square root of a range that reaches below zero");
-                break;
-            }
-            for (int g = 0; g < p.ng; g++) {
-                double a = out[(t * p.ng + g) * 2], b = out[(t * p.ng + g) * 2 + 1];
-                if (a < lo[g] || a != a) lo[g] = a != a ? -INFINITY : a;
-                if (b > hi[g] || b != b) hi[g] = b != b ? INFINITY : b;
-            }
-        }
-    }
-    for (int g = 0; !rc && g < p.ng; g++) {
-        mpfr_set_d(acc[g].lo, lo[g], MPFR_RNDD);
-        mpfr_set_d(acc[g].hi, hi[g], MPFR_RNDU);
-    }
-    free(out);
-    free(err);
-    free(lo);
-    free(hi);
-    haze__prec_box_free(&p);
+done:
+    haze__dev_free(ctx, d_ins, b_ins);
+    haze__dev_free(ctx, d_out, b_out);
+    haze__dev_free(ctx, d_err, b_err);
+    haze__dev_free(ctx, d_scratch, b_scratch);
     return rc;
 }

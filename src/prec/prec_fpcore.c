@@ -17,7 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "prec/prec_internal.h"
+#include "core/text.h"
+#include "prec/prec_front.h"
 
 typedef struct sx {
     int list; /* 1: a list of kids; 0: an atom */
@@ -56,20 +57,19 @@ static int ferr(fp *p, int line, int col, int st, const char *fmt, ...)
 
 static int ferr(fp *p, int line, int col, int st, const char *fmt, ...) {
     if (p->status) return p->status;
-    char msg[512];
     va_list ap;
     va_start(ap, fmt);
-    haze__vsnprintf(msg, sizeof msg, fmt, ap);
+    p->status = haze__text_verror(p->ctx, st, p->s->name, line, col, fmt, ap);
     va_end(ap);
-    return p->status = haze__error(p->ctx, st, "%s:%d:%d: %s", p->s->name, line, col, msg);
+    return p->status;
 }
 
 static void sx_free(sx *x) {
     if (!x) return;
     for (int i = 0; i < x->n; i++) sx_free(x->kids[i]);
-    free(x->kids);
-    free(x->atom);
-    free(x);
+    haze__mp_free(x->kids);
+    haze__mp_free(x->atom);
+    haze__mp_free(x);
 }
 
 static void skip(fp *p) {
@@ -89,7 +89,7 @@ static void skip(fp *p) {
 
 static sx *read_sx(fp *p, int depth) {
     skip(p);
-    sx *x = calloc(1, sizeof *x);
+    sx *x = haze__mp_calloc(1, sizeof *x);
     if (!x) {
         p->status = haze__error(p->ctx, HAZE_ERR_NOMEM, "out of memory");
         return NULL;
@@ -99,18 +99,18 @@ static sx *read_sx(fp *p, int depth) {
     char c = p->t[p->i];
     if (!c) {
         ferr(p, p->line, p->col, HAZE_ERR_PARSE, "unexpected end of input");
-        free(x);
+        haze__mp_free(x);
         return NULL;
     }
     if (c == ')' || c == ']') {
         ferr(p, p->line, p->col, HAZE_ERR_PARSE, "unexpected '%c'", c);
-        free(x);
+        haze__mp_free(x);
         return NULL;
     }
     if (c == '(' || c == '[') {
         if (depth > 200) {
             ferr(p, p->line, p->col, HAZE_ERR_PARSE, "nesting too deep");
-            free(x);
+            haze__mp_free(x);
             return NULL;
         }
         char close = c == '(' ? ')' : ']';
@@ -132,7 +132,7 @@ static sx *read_sx(fp *p, int depth) {
                 sx_free(x);
                 return NULL;
             }
-            sx **nk = realloc(x->kids, (size_t)(x->n + 1) * sizeof *nk);
+            sx **nk = haze__mp_realloc(x->kids, (size_t)(x->n + 1) * sizeof *nk);
             if (!nk) {
                 sx_free(k);
                 sx_free(x);
@@ -151,11 +151,15 @@ static sx *read_sx(fp *p, int depth) {
     } else {
         while (p->t[j] && !isspace((unsigned char)p->t[j]) && !strchr("()[];", p->t[j])) j++;
     }
-    x->atom = strndup(p->t + p->i, j - p->i);
+    x->atom = haze__mp_malloc(j - p->i + 1);
+    if (x->atom) {
+        memcpy(x->atom, p->t + p->i, j - p->i);
+        x->atom[j - p->i] = 0;
+    }
     p->col += (int)(j - p->i);
     p->i = j;
     if (!x->atom) {
-        free(x);
+        haze__mp_free(x);
         p->status = haze__error(p->ctx, HAZE_ERR_NOMEM, "out of memory");
         return NULL;
     }
@@ -178,10 +182,10 @@ static int number(const char *a, pint *out) {
         num[n] = 0;
         strcpy(den, slash + 1);
         pint x, y;
-        pi_init(&x);
-        pi_init(&y);
-        int ok = number(num, &x) && number(den, &y) && !pi_has_zero(&y);
-        if (ok) pi_div(out, &x, &y);
+        haze__pi_init(&x);
+        haze__pi_init(&y);
+        int ok = number(num, &x) && number(den, &y) && !haze__pi_has_zero(&y);
+        if (ok) haze__pi_div(out, &x, &y);
         return ok;
     }
     if (!(isdigit((unsigned char)a[0]) || ((a[0] == '-' || a[0] == '+' || a[0] == '.') && a[1])))
@@ -207,7 +211,7 @@ typedef struct env {
 static int env_push(env *e, const char *name, int r, int x) {
     if (e->n == e->cap) {
         int cap = e->cap ? 2 * e->cap : 16;
-        binding *nb = realloc(e->b, (size_t)cap * sizeof *nb);
+        binding *nb = haze__mp_realloc(e->b, (size_t)cap * sizeof *nb);
         if (!nb) return -1;
         e->b = nb;
         e->cap = cap;
@@ -233,7 +237,7 @@ static int by_id(const void *x, const void *y) {
 static int const_step(const haze_prec_script *s, int id, mpfr_t *v) {
     const pnode *n = &s->nodes[id];
     if (n->op == OP_CONST) {
-        if (!pi_is_point(&n->k)) return 0;
+        if (!haze__pi_is_point(&n->k)) return 0;
         mpfr_set(v[id], n->k.lo, MPFR_RNDN);
         return 1;
     }
@@ -278,7 +282,7 @@ static int const_step(const haze_prec_script *s, int id, mpfr_t *v) {
  */
 static int const_eval(const haze_prec_script *s, int id, mpfr_t out, unsigned char *mark) {
     size_t cap = 64, n = 0, done = 0;
-    int *ids = malloc(cap * sizeof *ids);
+    int *ids = haze__mp_malloc(cap * sizeof *ids);
     if (!ids) return 0;
     ids[n++] = id;
     mark[id] = 1;
@@ -291,7 +295,7 @@ static int const_eval(const haze_prec_script *s, int id, mpfr_t out, unsigned ch
         for (int k = 0; ok && k < 3; k++) {
             if (kid[k] < 0 || mark[kid[k]]) continue;
             if (n == cap) {
-                int *m = realloc(ids, 2 * cap * sizeof *ids);
+                int *m = haze__mp_realloc(ids, 2 * cap * sizeof *ids);
                 if (!m) {
                     ok = 0;
                     break;
@@ -304,7 +308,7 @@ static int const_eval(const haze_prec_script *s, int id, mpfr_t out, unsigned ch
         }
     }
     for (size_t i = 0; i < n; i++) mark[ids[i]] = 0;
-    mpfr_t *v = ok ? malloc((size_t)s->n_nodes * sizeof *v) : NULL;
+    mpfr_t *v = ok ? haze__mp_malloc((size_t)s->n_nodes * sizeof *v) : NULL;
     if (v) {
         qsort(ids, n, sizeof *ids, by_id);
         size_t i;
@@ -316,8 +320,8 @@ static int const_eval(const haze_prec_script *s, int id, mpfr_t out, unsigned ch
         while (i > 0) mpfr_clear(v[ids[--i]]);
     }
     ok = ok && v;
-    free(v);
-    free(ids);
+    haze__mp_free(v);
+    haze__mp_free(ids);
     return ok;
 }
 
@@ -363,7 +367,7 @@ static int cond_eval(fp *p, const sx *e, env *en, int *truth) {
     int ids[4] = {ra, rb, xa, xb}, ok = 1, res[2];
     if (p->nmark < (size_t)p->s->n_nodes) { /* grown, not made anew per condition */
         size_t n = 2 * (size_t)p->s->n_nodes;
-        unsigned char *m = realloc(p->mark, n);
+        unsigned char *m = haze__mp_realloc(p->mark, n);
         if (!m) return p->status = haze__error(p->ctx, HAZE_ERR_NOMEM, "out of memory");
         memset(m + p->nmark, 0, n - p->nmark);
         p->mark = m, p->nmark = n;
@@ -448,7 +452,7 @@ static int expr(fp *p, const sx *e, env *en, int *r, int *x) {
                     p->max_work);
     if (!e->list) {
         pint k;
-        pi_init(&k);
+        haze__pi_init(&k);
         if (number(e->atom, &k)) {
             *x = haze__prec_const(p->s, &k, e->line, e->col);
             *r = node(p, e, OP_RND, *x, -1, -1, p->fmt);
@@ -588,7 +592,7 @@ static int pre(fp *p, const sx *e) {
     for (int i = 1; i + 1 < e->n; i++) {
         const sx *a = e->kids[i], *b = e->kids[i + 1];
         pint k;
-        pi_init(&k);
+        haze__pi_init(&k);
         const sx *var = NULL;
         int var_is_low; /* the variable is on the small side of the comparison */
         if (!a->list && number(a->atom, &k) && !b->list && !number(b->atom, &k)) {
@@ -696,13 +700,13 @@ int haze__prec_parse_fpcore(haze_ctx *ctx, haze_prec_script *s, const char *text
             if (!P.status) P.status = haze__error(ctx, HAZE_ERR_NOMEM, "out of memory");
         } else {
             s->goals = ng;
-            for (int q = 0; q < s->n_goals; q++) pi_fixup(&ng[q].want);
+            for (int q = 0; q < s->n_goals; q++) haze__pi_fixup(&ng[q].want);
             s->cap_goals = s->n_goals + 1;
             pgoal *go = &s->goals[s->n_goals++];
             memset(go, 0, sizeof *go);
             go->node = g;
             go->kind = GOAL_VALUE;
-            pi_init(&go->want);
+            haze__pi_init(&go->want);
             char buf[512];
             const char *nm = name ? name : "FPCore";
             int nlen = (int)strlen(nm);
@@ -713,8 +717,8 @@ int haze__prec_parse_fpcore(haze_ctx *ctx, haze_prec_script *s, const char *text
             if (!go->text) P.status = haze__error(ctx, HAZE_ERR_NOMEM, "out of memory");
         }
     }
-    free(en.b);
-    free(P.mark);
+    haze__mp_free(en.b);
+    haze__mp_free(P.mark);
     sx_free(top);
     return P.status;
 }

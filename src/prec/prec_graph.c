@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/text.h"
 #include "prec/prec_internal.h"
 
 haze_prec_script *haze__prec_script_new(const char *name) {
@@ -29,17 +30,17 @@ haze_prec_script *haze__prec_script_new(const char *name) {
     return s;
 }
 
-void haze_prec_free(haze_prec_script *s) {
+void haze__prec_script_free(haze_prec_script *s) {
     if (!s) return;
     for (int i = 0; i < s->n_nodes; i++)
-        if (s->nodes[i].op == OP_CONST) pi_clear(&s->nodes[i].k);
+        if (s->nodes[i].op == OP_CONST) haze__pi_clear(&s->nodes[i].k);
     for (int i = 0; i < s->n_vars; i++) {
         free(s->vars[i].name);
-        pi_clear(&s->vars[i].range);
+        haze__pi_clear(&s->vars[i].range);
     }
     for (int i = 0; i < s->n_goals; i++) {
         free(s->goals[i].text);
-        pi_clear(&s->goals[i].want);
+        haze__pi_clear(&s->goals[i].want);
     }
     free(s->nodes);
     free(s->hash);
@@ -59,14 +60,6 @@ int haze__prec_add_note(haze_prec_script *s, const char *text) {
     if (!(v[s->n_notes] = strdup(text))) return HAZE_ERR_NOMEM;
     s->n_notes++;
     return HAZE_OK;
-}
-
-size_t haze_prec_note_count(const haze_prec_script *s) {
-    return s ? (size_t)s->n_notes : 0;
-}
-
-const char *haze_prec_note(const haze_prec_script *s, size_t i) {
-    return s && i < (size_t)s->n_notes ? s->notes[i] : NULL;
 }
 
 static uint64_t mix(uint64_t h, uint64_t v) {
@@ -147,7 +140,7 @@ static long flt_norm(long v) {
 static void const_facts(pnode *n) {
     n->fix = FIX_UNKNOWN;
     n->flt = FLT_UNKNOWN;
-    if (!pi_is_point(&n->k) || !mpfr_number_p(n->k.lo)) return;
+    if (!haze__pi_is_point(&n->k) || !mpfr_number_p(n->k.lo)) return;
     if (mpfr_zero_p(n->k.lo)) {
         n->fix = FIX_MAX;
         n->flt = 0;
@@ -237,15 +230,15 @@ static int push_node(haze_prec_script *s, const pnode *proto) {
         if (!nn) return -1;
         s->nodes = nn;
         for (int i = 0; i < s->n_nodes; i++)
-            if (nn[i].op == OP_CONST) pi_fixup(&nn[i].k);
+            if (nn[i].op == OP_CONST) haze__pi_fixup(&nn[i].k);
         s->cap_nodes = cap;
     }
     int id = s->n_nodes++;
     pnode *n = &s->nodes[id];
     *n = *proto;
     if (proto->op == OP_CONST) {
-        pi_init(&n->k);
-        pi_set(&n->k, &proto->k);
+        haze__pi_init(&n->k);
+        haze__pi_set(&n->k, &proto->k);
     }
     s->hash[j] = id;
     return id;
@@ -259,11 +252,11 @@ int haze__prec_const(haze_prec_script *s, const pint *k, int line, int col) {
     p.fmt = p.var = -1;
     p.line = line;
     p.col = col;
-    pi_init(&p.k);
-    pi_set(&p.k, k);
+    haze__pi_init(&p.k);
+    haze__pi_set(&p.k, k);
     const_facts(&p);
     int id = push_node(s, &p);
-    pi_clear(&p.k);
+    haze__pi_clear(&p.k);
     if (id >= 0) s->nodes[id].strip = id;
     return id;
 }
@@ -291,24 +284,24 @@ static int is_const(const haze_prec_script *s, int id) {
 /* Folds exact arithmetic on constants (the enclosure stays outward). */
 static int fold(haze_prec_script *s, int op, int a, int b, int line, int col) {
     pint r;
-    pi_init(&r);
+    haze__pi_init(&r);
     const pint *x = &s->nodes[a].k, *y = b >= 0 ? &s->nodes[b].k : NULL;
     switch (op) {
     case OP_NEG:
-        pi_neg(&r, x);
+        haze__pi_neg(&r, x);
         break;
     case OP_ADD:
-        pi_add(&r, x, y);
+        haze__pi_add(&r, x, y);
         break;
     case OP_SUB:
-        pi_sub(&r, x, y);
+        haze__pi_sub(&r, x, y);
         break;
     default:
-        pi_mul(&r, x, y);
+        haze__pi_mul(&r, x, y);
         break;
     }
     int id = haze__prec_const(s, &r, line, col);
-    pi_clear(&r);
+    haze__pi_clear(&r);
     return id;
 }
 
@@ -323,13 +316,13 @@ int haze__prec_node(haze_prec_script *s, int op, int a, int b, int c, int fmt, i
     /* x - x is 0 exactly: the rewriting that isolates rounding errors */
     if (op == OP_SUB && a == b) {
         pint z;
-        pi_init(&z);
+        haze__pi_init(&z);
         int id = haze__prec_const(s, &z, line, col);
-        pi_clear(&z);
+        haze__pi_clear(&z);
         return id;
     }
     /* rounding a constant that the format holds exactly changes nothing */
-    if (op == OP_RND && is_const(s, a) && pi_is_point(&s->nodes[a].k)) {
+    if (op == OP_RND && is_const(s, a) && haze__pi_is_point(&s->nodes[a].k)) {
         mpfr_t r;
         mpfr_init2(r, PREC_BITS + 8);
         int same = haze__prec_round_point(&s->fmts[fmt], r, s->nodes[a].k.lo) == 0 &&
@@ -357,7 +350,7 @@ int haze__prec_node(haze_prec_script *s, int op, int a, int b, int c, int fmt, i
         for (int k = 0; k < 2; k++) {
             int c0 = k ? b : a, other = k ? a : b;
             if (op == OP_SUB && k == 0) continue;
-            if (!is_const(s, c0) || !pi_is_point(&s->nodes[c0].k)) continue;
+            if (!is_const(s, c0) || !haze__pi_is_point(&s->nodes[c0].k)) continue;
             if (op == OP_MUL ? mpfr_cmp_ui(s->nodes[c0].k.lo, 1) == 0
                              : mpfr_zero_p(s->nodes[c0].k.lo))
                 return other;
@@ -367,14 +360,15 @@ int haze__prec_node(haze_prec_script *s, int op, int a, int b, int c, int fmt, i
     if ((op == OP_NEG && is_const(s, a)) ||
         ((op == OP_ADD || op == OP_SUB || op == OP_MUL) && is_const(s, a) && is_const(s, b))) {
         int ok = 1;
-        if (op != OP_NEG) ok = pi_is_point(&s->nodes[a].k) && pi_is_point(&s->nodes[b].k);
+        if (op != OP_NEG)
+            ok = haze__pi_is_point(&s->nodes[a].k) && haze__pi_is_point(&s->nodes[b].k);
         if (ok) {
             int id = fold(s, op, a, op == OP_NEG ? -1 : b, line, col);
-            if (id >= 0 && pi_is_point(&s->nodes[id].k)) return id;
+            if (id >= 0 && haze__pi_is_point(&s->nodes[id].k)) return id;
         }
     }
     /* 0 / b and |0| are 0 (the ideal part of a relative error goal) */
-    if ((op == OP_DIV || op == OP_ABS) && is_const(s, a) && pi_is_point(&s->nodes[a].k) &&
+    if ((op == OP_DIV || op == OP_ABS) && is_const(s, a) && haze__pi_is_point(&s->nodes[a].k) &&
         mpfr_zero_p(s->nodes[a].k.lo))
         return a;
     pnode p;
@@ -435,17 +429,43 @@ int haze__prec_add_var(haze_prec_script *s, const char *name, int line, int col)
         pvar *nv = realloc(s->vars, (size_t)cap * sizeof *nv);
         if (!nv) return -1;
         s->vars = nv;
-        for (int k = 0; k < s->n_vars; k++) pi_fixup(&nv[k].range);
+        for (int k = 0; k < s->n_vars; k++) haze__pi_fixup(&nv[k].range);
         s->cap_vars = cap;
     }
     pvar *v = &s->vars[s->n_vars];
     memset(v, 0, sizeof *v);
     v->name = strdup(name);
     if (!v->name) return -1;
-    pi_init(&v->range);
-    pi_set_entire(&v->range);
+    haze__pi_init(&v->range);
+    haze__pi_set_entire(&v->range);
     v->bisect = 1;
     v->line = line;
     v->col = col;
     return s->n_vars++;
+}
+
+int haze__prec_check_ranges(haze_ctx *ctx, const haze_prec_script *s) {
+    if (s->n_goals == 0)
+        return haze__error(ctx, HAZE_ERR_PARSE, "%s: the script has no goal", s->name);
+    char *need = calloc((size_t)s->n_nodes + 1, 1);
+    if (!need) return haze__error(ctx, HAZE_ERR_NOMEM, "out of memory");
+    for (int g = 0; g < s->n_goals; g++) need[s->goals[g].node] = 1;
+    int rc = 0;
+    for (int i = s->n_nodes - 1; i >= 0 && !rc; i--) {
+        if (!need[i]) continue;
+        const pnode *n = &s->nodes[i];
+        need[n->strip] = 1;
+        if (n->a >= 0) need[n->a] = 1;
+        if (n->b >= 0) need[n->b] = 1;
+        if (n->c >= 0) need[n->c] = 1;
+        if (n->op == OP_VAR && !s->vars[n->var].has_range) {
+            const pvar *v = &s->vars[n->var];
+            rc = haze__text_error(ctx, HAZE_ERR_PARSE, s->name, v->line, v->col,
+                                  "undefined variable '%s' (no definition and no range; "
+                                  "add '%s in [a,b]' to the hypotheses)",
+                                  v->name, v->name);
+        }
+    }
+    free(need);
+    return rc;
 }

@@ -18,7 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "prec/prec_internal.h"
+#include "core/text.h"
+#include "prec/prec_front.h"
 
 /* Default number of sub-ranges for a "$ x;" hint without a count. */
 #define DEFAULT_BISECT 16
@@ -80,12 +81,10 @@ static int perr(parser *p, const tok *t, int st, const char *fmt, ...)
 
 static int perr(parser *p, const tok *t, int st, const char *fmt, ...) {
     if (p->status) return -1;
-    char msg[512];
     va_list ap;
     va_start(ap, fmt);
-    haze__vsnprintf(msg, sizeof msg, fmt, ap);
+    p->status = haze__text_verror(p->ctx, st, p->s->name, t->line, t->col, fmt, ap);
     va_end(ap);
-    p->status = haze__error(p->ctx, st, "%s:%d:%d: %s", p->s->name, t->line, t->col, msg);
     return -1;
 }
 
@@ -107,7 +106,7 @@ static int lex(parser *p) {
     const char *x = p->text;
     size_t i = 0, cap = 256;
     int line = 1, col = 1;
-    p->toks = malloc(cap * sizeof *p->toks);
+    p->toks = haze__mp_malloc(cap * sizeof *p->toks);
     if (!p->toks) return p->status = haze__error(p->ctx, HAZE_ERR_NOMEM, "out of memory");
     p->n = 0;
     for (;;) {
@@ -121,7 +120,7 @@ static int lex(parser *p) {
         }
         if (p->n + 1 >= cap) {
             cap *= 2;
-            tok *nt = realloc(p->toks, cap * sizeof *nt);
+            tok *nt = haze__mp_realloc(p->toks, cap * sizeof *nt);
             if (!nt) return p->status = haze__error(p->ctx, HAZE_ERR_NOMEM, "out of memory");
             p->toks = nt;
         }
@@ -219,7 +218,7 @@ static int expect(parser *p, char c) {
 
 static char *tok_str(parser *p, const tok *t) {
     size_t n = t->end - t->start;
-    char *r = malloc(n + 1);
+    char *r = haze__mp_malloc(n + 1);
     if (r) {
         memcpy(r, p->text + t->start, n);
         r[n] = 0;
@@ -245,7 +244,7 @@ static int number(parser *p, const tok *t, int neg, pint *out) {
             bad |= mpfr_set_str(out->lo, str, 10, MPFR_RNDD);
             bad |= mpfr_set_str(out->hi, str, 10, MPFR_RNDU);
             haze__numeric_end(lc);
-            pi_mul_2si(out, out, e);
+            haze__pi_mul_2si(out, out, e);
         }
     } else {
         char *end;
@@ -255,9 +254,9 @@ static int number(parser *p, const tok *t, int neg, pint *out) {
         mpfr_strtofr(out->hi, str, &end, 0, MPFR_RNDU);
         haze__numeric_end(lc);
     }
-    free(str);
+    haze__mp_free(str);
     if (bad) return perr(p, t, HAZE_ERR_PARSE, "malformed number");
-    if (neg) pi_neg(out, out);
+    if (neg) haze__pi_neg(out, out);
     return 0;
 }
 
@@ -292,15 +291,15 @@ static int add_def(parser *p, const tok *t, int is_rnd, int id) {
     char *name = tok_str(p, t);
     if (!name) return p->status = haze__error(p->ctx, HAZE_ERR_NOMEM, "out of memory");
     if (haze__prec_find_var(p->s, name) >= 0) {
-        free(name);
+        haze__mp_free(name);
         return perr(p, t, HAZE_ERR_PARSE, "'%.*s' is defined after being used as an input variable",
                     (int)(t->end - t->start), p->text + t->start);
     }
     if (p->n_defs == p->cap_defs) {
         int cap = p->cap_defs ? 2 * p->cap_defs : 16;
-        def *nd = realloc(p->defs, (size_t)cap * sizeof *nd);
+        def *nd = haze__mp_realloc(p->defs, (size_t)cap * sizeof *nd);
         if (!nd) {
-            free(name);
+            haze__mp_free(name);
             return p->status = haze__error(p->ctx, HAZE_ERR_NOMEM, "out of memory");
         }
         p->defs = nd;
@@ -352,7 +351,7 @@ static int format_params(parser *p, const tok *fun) {
             errno = 0;
             long v = strtol(str, &end, 10);
             int bad = *end != 0, range = errno == ERANGE || v > MAX_FORMAT_EXP;
-            free(str);
+            haze__mp_free(str);
             if (bad) return perr(p, t, HAZE_ERR_PARSE, "expected an integer");
             /* every parameter (precision, lsb weight, emin): the analyser
              * keeps them in long and int arithmetic */
@@ -443,11 +442,11 @@ static int primary(parser *p, int rnd) {
     if (t->kind == T_NUM) {
         next(p);
         pint k;
-        pi_init(&k);
+        haze__pi_init(&k);
         int r = number(p, t, 0, &k);
         int id = r ? -1 : haze__prec_const(p->s, &k, t->line, t->col);
         if (!r) made(p, id);
-        pi_clear(&k);
+        haze__pi_clear(&k);
         return id;
     }
     if (is_p(t, '(')) {
@@ -525,7 +524,7 @@ static int primary(parser *p, int rnd) {
     char *name = tok_str(p, t);
     if (!name) return p->status = haze__error(p->ctx, HAZE_ERR_NOMEM, "out of memory");
     int v = haze__prec_add_var(p->s, name, t->line, t->col);
-    free(name);
+    haze__mp_free(name);
     if (v < 0) return p->status = haze__error(p->ctx, HAZE_ERR_NOMEM, "out of memory");
     return made(p, haze__prec_var(p->s, v, t->line, t->col));
 }
@@ -588,15 +587,15 @@ static int add_goal(parser *p, const tok *start, int node, int kind) {
         pgoal *ng = realloc(s->goals, (size_t)cap * sizeof *ng);
         if (!ng) return p->status = haze__error(p->ctx, HAZE_ERR_NOMEM, "out of memory");
         s->goals = ng;
-        for (int i = 0; i < s->n_goals; i++) pi_fixup(&ng[i].want);
+        for (int i = 0; i < s->n_goals; i++) haze__pi_fixup(&ng[i].want);
         s->cap_goals = cap;
     }
     pgoal *g = &s->goals[s->n_goals++];
     memset(g, 0, sizeof *g);
     g->node = node;
     g->kind = kind;
-    pi_init(&g->want);
-    pi_set_entire(&g->want);
+    haze__pi_init(&g->want);
+    haze__pi_set_entire(&g->want);
     (void)start;
     return 0;
 }
@@ -641,8 +640,8 @@ static int bound(parser *p, pint *want, pint *inner, int *has_lo, int *has_hi, i
         tok *lb = peek(p);
         if (expect(p, '[')) return -1;
         pint a, b;
-        pi_init(&a);
-        pi_init(&b);
+        haze__pi_init(&a);
+        haze__pi_init(&b);
         int r = snumber(p, &a);
         if (!r) r = expect(p, ',');
         if (!r) r = snumber(p, &b);
@@ -656,8 +655,8 @@ static int bound(parser *p, pint *want, pint *inner, int *has_lo, int *has_hi, i
                 r = perr(p, lb, HAZE_ERR_PARSE, "empty range: lower bound above upper bound");
         }
         *has_lo = *has_hi = 1;
-        pi_clear(&a);
-        pi_clear(&b);
+        haze__pi_clear(&a);
+        haze__pi_clear(&b);
         return r;
     }
     if (t->kind == T_LE || t->kind == T_GE) {
@@ -668,10 +667,10 @@ static int bound(parser *p, pint *want, pint *inner, int *has_lo, int *has_hi, i
             return 0;
         }
         pint a;
-        pi_init(&a);
+        haze__pi_init(&a);
         int r = snumber(p, &a);
-        pi_set_entire(want);
-        pi_set_entire(inner);
+        haze__pi_set_entire(want);
+        haze__pi_set_entire(inner);
         if (t->kind == T_LE) {
             mpfr_set(want->hi, a.hi, MPFR_RNDU);
             mpfr_set(inner->hi, a.lo, MPFR_RNDD);
@@ -681,7 +680,7 @@ static int bound(parser *p, pint *want, pint *inner, int *has_lo, int *has_hi, i
             mpfr_set(inner->lo, a.hi, MPFR_RNDU);
             *has_lo = 1;
         }
-        pi_clear(&a);
+        haze__pi_clear(&a);
         return r;
     }
     return perr(p, t, HAZE_ERR_PARSE, "expected 'in', '<=' or '>='");
@@ -727,27 +726,27 @@ static int atom(parser *p, int hyp) {
         }
     }
     pint want, inner;
-    pi_init(&want);
-    pi_init(&inner);
+    haze__pi_init(&want);
+    haze__pi_init(&inner);
     int has_lo, has_hi, question;
     int r = bound(p, &want, &inner, &has_lo, &has_hi, &question);
-    if (!hyp) pi_set(&want, &inner); /* goals are proved against the inner bounds */
-    pi_clear(&inner);
+    if (!hyp) haze__pi_set(&want, &inner); /* goals are proved against the inner bounds */
+    haze__pi_clear(&inner);
     if (r) {
-        pi_clear(&want);
+        haze__pi_clear(&want);
         return -1;
     }
     if (hyp) {
         const pnode *n = &p->s->nodes[a];
         if (rel || question || n->op != OP_VAR) {
-            pi_clear(&want);
+            haze__pi_clear(&want);
             return perr(p, start, HAZE_ERR_UNSUPPORTED,
                         "only hypotheses on input variables are supported (x in [a,b], |x| <= b)");
         }
         pvar *v = &p->s->vars[n->var];
         if (absolute) {
             if (has_lo || !has_hi) {
-                pi_clear(&want);
+                haze__pi_clear(&want);
                 return perr(p, start, HAZE_ERR_UNSUPPORTED, "only |x| <= b is supported");
             }
             mpfr_neg(want.lo, want.hi, MPFR_RNDD);
@@ -755,14 +754,14 @@ static int atom(parser *p, int hyp) {
         if (mpfr_cmp(want.lo, want.hi) > 0)
             r = perr(p, start, HAZE_ERR_PARSE, "empty range for '%s'", v->name);
         if (!r) {
-            pi_meet(&v->range, &v->range, &want);
+            haze__pi_meet(&v->range, &v->range, &want);
             if (mpfr_cmp(v->range.lo, want.lo) < 0) mpfr_set(v->range.lo, want.lo, MPFR_RNDD);
             if (mpfr_cmp(v->range.hi, want.hi) > 0) mpfr_set(v->range.hi, want.hi, MPFR_RNDU);
             if (mpfr_cmp(v->range.lo, v->range.hi) > 0)
                 r = perr(p, start, HAZE_ERR_PARSE, "empty range for '%s'", v->name);
             v->has_range = 1;
         }
-        pi_clear(&want);
+        haze__pi_clear(&want);
         return r;
     }
     int node = a, kind = GOAL_VALUE;
@@ -776,17 +775,17 @@ static int atom(parser *p, int hyp) {
         kind = GOAL_ABS;
     }
     if (node < 0 || add_goal(p, start, node, kind)) {
-        pi_clear(&want);
+        haze__pi_clear(&want);
         return -1;
     }
     pgoal *g = &p->s->goals[p->s->n_goals - 1];
     if (!question) {
         if (absolute && has_hi && !has_lo) mpfr_set_inf(want.lo, -1);
-        pi_set(&g->want, &want);
+        haze__pi_set(&g->want, &want);
         g->has_lo = has_lo;
         g->has_hi = has_hi;
     }
-    pi_clear(&want);
+    haze__pi_clear(&want);
     return set_goal_text(p, start);
 }
 
@@ -883,7 +882,7 @@ static int hints(parser *p) {
             char *name = tok_str(p, v);
             if (!name) return p->status = haze__error(p->ctx, HAZE_ERR_NOMEM, "out of memory");
             int vi = haze__prec_find_var(p->s, name);
-            free(name);
+            haze__mp_free(name);
             if (vi < 0)
                 return perr(p, v, HAZE_ERR_UNSUPPORTED,
                             "bisection is supported on input variables only, not on '%.*s'",
@@ -896,7 +895,7 @@ static int hints(parser *p) {
                 char *str = k->kind == T_NUM ? tok_str(p, k) : NULL, *end = NULL;
                 n = str ? strtol(str, &end, 10) : 0;
                 int bad = !str || *end || n < 1 || n > 100000000;
-                free(str);
+                haze__mp_free(str);
                 if (bad)
                     return perr(p, k, HAZE_ERR_UNSUPPORTED,
                                 "expected a count of sub-ranges (1 to 1e8); split points are not "
@@ -982,9 +981,9 @@ int haze__prec_parse_gappa(haze_ctx *ctx, haze_prec_script *s, const char *text)
         if (!r) r = expect(p, '}');
         if (!r) r = hints(p);
     }
-    for (int i = 0; i < P.n_defs; i++) free(P.defs[i].name);
-    free(P.defs);
-    free(P.toks);
+    for (int i = 0; i < P.n_defs; i++) haze__mp_free(P.defs[i].name);
+    haze__mp_free(P.defs);
+    haze__mp_free(P.toks);
     if (r || P.status) return P.status ? P.status : HAZE_ERR_PARSE;
     return HAZE_OK;
 }

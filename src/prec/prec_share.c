@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "prec/prec_internal.h"
+#include "prec/prec_driver.h"
 
 /* The two sides of a goal: a - b, (a - b) / b, |a - b| (-1 if none). */
 static void goal_sides(const haze_prec_script *s, const pgoal *g, int *a, int *b) {
@@ -68,7 +68,7 @@ static haze_prec_script *clone(const haze_prec_script *s, const unsigned char *s
         ok = v == i;
         if (ok) {
             c->vars[v].has_range = s->vars[v].has_range;
-            pi_set(&c->vars[v].range, &s->vars[v].range);
+            haze__pi_set(&c->vars[v].range, &s->vars[v].range);
             c->vars[v].bisect = s->vars[v].bisect;
         }
     }
@@ -93,7 +93,7 @@ static haze_prec_script *clone(const haze_prec_script *s, const unsigned char *s
             ok = v >= 0;
             if (ok) {
                 c->vars[v].has_range = 1;
-                pi_set(&c->vars[v].range, &range[i]);
+                haze__pi_set(&c->vars[v].range, &range[i]);
                 map[i] = haze__prec_var(c, v, n->line, n->col);
             }
         } else if (n->op == OP_CONST) {
@@ -116,7 +116,7 @@ static haze_prec_script *clone(const haze_prec_script *s, const unsigned char *s
         if (!used[v]) {
             c->vars[v].has_range = 0;
             c->vars[v].bisect = 1;
-            pi_set_zero(&c->vars[v].range);
+            haze__pi_set_zero(&c->vars[v].range);
         }
     free(used);
     for (int g = 0; ok && g < s->n_goals + n_extra; g++) {
@@ -125,12 +125,12 @@ static haze_prec_script *clone(const haze_prec_script *s, const unsigned char *s
             pgoal *ng = realloc(c->goals, (size_t)cap * sizeof *ng);
             if (!(ok = ng != NULL)) break;
             c->goals = ng;
-            for (int k = 0; k < c->n_goals; k++) pi_fixup(&ng[k].want);
+            for (int k = 0; k < c->n_goals; k++) haze__pi_fixup(&ng[k].want);
             c->cap_goals = cap;
         }
         pgoal *d = &c->goals[c->n_goals];
         memset(d, 0, sizeof *d);
-        pi_init(&d->want);
+        haze__pi_init(&d->want);
         c->n_goals++;
         if (g < s->n_goals) {
             const pgoal *o = &s->goals[g];
@@ -138,12 +138,12 @@ static haze_prec_script *clone(const haze_prec_script *s, const unsigned char *s
             d->kind = o->kind;
             d->has_lo = o->has_lo;
             d->has_hi = o->has_hi;
-            pi_set(&d->want, &o->want);
+            haze__pi_set(&d->want, &o->want);
             d->text = strdup(o->text ? o->text : "");
         } else {
             d->node = map[extra[g - s->n_goals]];
             d->kind = GOAL_VALUE;
-            pi_set_entire(&d->want);
+            haze__pi_set_entire(&d->want);
             d->text = strdup("");
         }
         ok = d->text != NULL;
@@ -152,10 +152,35 @@ static haze_prec_script *clone(const haze_prec_script *s, const unsigned char *s
     free(fmap);
     free(need);
     if (!ok) {
-        haze_prec_free(c);
+        haze__prec_script_free(c);
         return NULL;
     }
     return c;
+}
+
+typedef struct copy_job {
+    haze_ctx *ctx;
+    const haze_prec_script *c;
+    pint *acc;
+} copy_job;
+
+static int copy_run(void *arg) {
+    copy_job *j = arg;
+    long boxes;
+    return haze__prec_bisect(j->ctx, j->c, HAZE_PREC_IA, j->acc, &boxes);
+}
+
+/* The interval engine's enclosure of each goal of the copy c into acc[g],
+ * on the script's grid (a copy is neither refined nor shared again). Under
+ * a guard of its own, so that out of memory inside MPFR returns here and the
+ * pass frees what it holds. */
+static int enclose_copy(haze_ctx *ctx, const haze_prec_script *c, pint *acc) {
+    for (int g = 0; g < c->n_goals; g++) {
+        mpfr_set_inf(acc[g].lo, 1);
+        mpfr_set_inf(acc[g].hi, -1);
+    }
+    copy_job j = {ctx, c, acc};
+    return haze__mp_run(ctx, copy_run, &j);
 }
 
 int haze__prec_share_pass(haze_ctx *ctx, const haze_prec_script *s, pint *acc) {
@@ -178,42 +203,37 @@ int haze__prec_share_pass(haze_ctx *ctx, const haze_prec_script *s, pint *acc) {
     for (int i = 0; !rc && i < nn; i++)
         if (subst[i]) extra[n_extra++] = i;
     haze_prec_script *s1 = NULL, *s2 = NULL;
-    haze_prec_result *r1 = NULL, *r2 = NULL;
     int ncap = s->n_goals + n_extra;
     pint *cap = rc ? NULL : malloc((size_t)ncap * sizeof *cap);
     if (!rc && !cap) rc = HAZE_ERR_NOMEM;
-    for (int g = 0; cap && g < ncap; g++) pi_init(&cap[g]);
+    for (int g = 0; cap && g < ncap; g++) haze__pi_init(&cap[g]);
     if (!rc && n_extra > 0) {
         /* 1. enclosures of the shared values (interval engine, the script's grid) */
         s1 = clone(s, NULL, NULL, extra, n_extra);
         range = malloc((size_t)nn * sizeof *range);
         if (!s1 || !range) rc = HAZE_ERR_NOMEM;
-        if (!rc) s1->capture = cap;
-        if (!rc) rc = haze_prec_analyse(ctx, s1, HAZE_PREC_IA, &r1);
+        if (!rc) rc = enclose_copy(ctx, s1, cap);
         if (range)
-            for (int i = 0; i < nn; i++) pi_init(&range[i]);
+            for (int i = 0; i < nn; i++) haze__pi_init(&range[i]);
         for (int k = 0; !rc && k < n_extra; k++) {
-            pi_set(&range[extra[k]], &cap[s->n_goals + k]);
-            if (!pi_is_bounded(&range[extra[k]])) subst[extra[k]] = 0;
+            haze__pi_set(&range[extra[k]], &cap[s->n_goals + k]);
+            if (!haze__pi_is_bounded(&range[extra[k]])) subst[extra[k]] = 0;
         }
         /* 2. the script with the shared values as exact inputs */
         if (!rc) {
             s2 = clone(s, subst, range, NULL, 0);
             if (!s2) rc = HAZE_ERR_NOMEM;
         }
-        if (!rc) s2->capture = cap;
-        if (!rc) rc = haze_prec_analyse(ctx, s2, HAZE_PREC_IA, &r2);
-        for (int g = 0; !rc && g < s->n_goals; g++) pi_meet(&acc[g], &acc[g], &cap[g]);
+        if (!rc) rc = enclose_copy(ctx, s2, cap);
+        for (int g = 0; !rc && g < s->n_goals; g++) haze__pi_meet(&acc[g], &acc[g], &cap[g]);
     }
-    for (int g = 0; cap && g < ncap; g++) pi_clear(&cap[g]);
+    for (int g = 0; cap && g < ncap; g++) haze__pi_clear(&cap[g]);
     free(cap);
     if (range)
-        for (int i = 0; i < nn; i++) pi_clear(&range[i]);
+        for (int i = 0; i < nn; i++) haze__pi_clear(&range[i]);
     free(range);
-    haze_prec_result_free(r1);
-    haze_prec_result_free(r2);
-    haze_prec_free(s1);
-    haze_prec_free(s2);
+    haze__prec_script_free(s1);
+    haze__prec_script_free(s2);
     free(mark);
     free(subst);
     free(extra);
