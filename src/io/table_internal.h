@@ -1,0 +1,32 @@
+/*
+ * src/io/table_internal.h - what the table reader's files share: the large
+ * buffers, positioned reads, and the CSV and .npy parsers that
+ * haze_table_read (table.c) chooses between.
+ */
+#ifndef HAZE_IO_TABLE_INTERNAL_H
+#define HAZE_IO_TABLE_INTERNAL_H
+
+#include <stddef.h>
+
+#include "haze/io.h"
+
+/* malloc for a read's large buffers (the file's text, the table), with the
+ * kernel told to back them with huge pages and make them present at once. */
+void *haze__io_big_alloc(size_t n);
+/* n bytes at offset at of fd into dst; *got: how many there were. 0 or errno. */
+int haze__io_read_at(int fd, size_t at, void *dst, size_t n, size_t *got);
+/* "PATH: read error: ..." for errno e. */
+int haze__io_read_error(haze_ctx *ctx, const char *path, int e);
+/* CSV text buf (len bytes, NUL-terminated, writable) into t (table_csv.c). */
+int haze__io_csv_parse(haze_ctx *ctx, const char *path, char *buf, size_t len,
+                       const haze_read_options *o, haze_table *t);
+/* A .npy file held in memory (table_npy.c). */
+int haze__io_npy_parse(haze_ctx *ctx, const char *path, const unsigned char *b, size_t len,
+                       const haze_read_options *o, haze_table *t);
+/* A .npy file of fsize bytes read from fd straight into t; pre holds its
+ * first npre bytes (table_npy.c). */
+int haze__io_npy_read_fd(haze_ctx *ctx, const char *path, const char *name, int fd, size_t fsize,
+                         const unsigned char *pre, size_t npre, const haze_read_options *o,
+                         haze_table *t);
+
+#endif

@@ -1,0 +1,384 @@
+/*
+ * src/io/table_npy.c - NumPy .npy files into a table, read straight into
+ * its final buffer.
+ *
+ * The .npy layout follows NumPy's format specification (NEP 1): the magic
+ * "\x93NUMPY", a version, a little-endian header length and a Python-literal
+ * dict with 'descr', 'fortran_order' and 'shape'.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/internal.h"
+#include "core/text.h"
+#include "haze/io.h"
+#include "io/number.h"
+#include "io/table_internal.h"
+/* ------------------------------------------------------------------ NPY */
+
+/*
+ * The header is the repr() of a Python dict, e.g.
+ *   {'descr': '<f8', 'fortran_order': False, 'shape': (3, 4), }
+ * NumPy reads it with ast.literal_eval; no C library packaged for Debian
+ * parses Python literals, and the subset NEP 1 allows is small, so this is a
+ * strict hand-written parser of exactly that subset: the three keys, each
+ * once; 'descr' a string (a list is a structured dtype, refused by name);
+ * 'fortran_order' True or False; 'shape' a tuple of integers (Python 2's
+ * "3L" accepted). White space may stand between any two tokens, so
+ * "'fortran_order':True" is read like "'fortran_order': True".
+ */
+typedef struct {
+    const char *s; /* the header text */
+    size_t n, i;   /* its length and the read position */
+} npy_lex;
+
+static void npy_blank(npy_lex *l) {
+    while (l->i < l->n &&
+           (l->s[l->i] == ' ' || l->s[l->i] == '\t' || l->s[l->i] == '\n' || l->s[l->i] == '\r'))
+        l->i++;
+}
+
+static int npy_peek(npy_lex *l) {
+    npy_blank(l);
+    return l->i < l->n ? (unsigned char)l->s[l->i] : -1;
+}
+
+static int npy_eat(npy_lex *l, char c) {
+    if (npy_peek(l) != (unsigned char)c) return 0;
+    l->i++;
+    return 1;
+}
+
+/* A quoted string without escapes (NumPy's keys and dtype strings have none). */
+static int npy_string(npy_lex *l, char *buf, size_t cap) {
+    int q = npy_peek(l);
+    if (q != '\'' && q != '"') return 0;
+    size_t k = 0;
+    for (l->i++; l->i < l->n && l->s[l->i] != q; l->i++) {
+        char c = l->s[l->i];
+        if (c == '\\' || c == '\n' || k + 1 >= cap) return 0;
+        buf[k++] = c;
+    }
+    if (l->i >= l->n) return 0;
+    l->i++;
+    buf[k] = '\0';
+    return 1;
+}
+
+/* True or False, not followed by more of a name. */
+static int npy_bool(npy_lex *l, int *v) {
+    npy_blank(l);
+    for (int b = 0; b < 2; b++) {
+        const char *w = b ? "True" : "False";
+        size_t m = strlen(w);
+        if (l->n - l->i >= m && memcmp(l->s + l->i, w, m) == 0 &&
+            (l->i + m == l->n ||
+             !(isalnum((unsigned char)l->s[l->i + m]) || l->s[l->i + m] == '_'))) {
+            l->i += m;
+            *v = b;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* A non-negative integer; 1 ok, 0 not one, -1 larger than size_t. */
+static int npy_uint(npy_lex *l, size_t *v) {
+    npy_blank(l);
+    if (l->i >= l->n || !isdigit((unsigned char)l->s[l->i])) return 0;
+    size_t x = 0;
+    int over = 0;
+    for (; l->i < l->n && isdigit((unsigned char)l->s[l->i]); l->i++) {
+        size_t d = (size_t)(l->s[l->i] - '0');
+        if (x > (SIZE_MAX - d) / 10) over = 1;
+        x = over ? 0 : 10 * x + d;
+    }
+    if (l->i < l->n && l->s[l->i] == 'L') l->i++; /* Python 2 long */
+    *v = x;
+    return over ? -1 : 1;
+}
+
+typedef struct {
+    char descr[64];
+    int structured; /* 'descr' was a list of fields */
+    int fortran;
+    size_t dims[2];
+    int nd;
+    int seen[3]; /* descr, fortran_order, shape */
+} npy_header;
+
+static int npy_header_parse(haze_ctx *ctx, const char *path, const char *s, size_t n,
+                            npy_header *h) {
+    npy_lex l = {s, n, 0};
+    const char *want = "'{'";
+    memset(h, 0, sizeof *h);
+    if (!npy_eat(&l, '{')) goto bad;
+    while (!npy_eat(&l, '}')) {
+        char key[32];
+        want = "a quoted key";
+        if (!npy_string(&l, key, sizeof key)) goto bad;
+        int k = strcmp(key, "descr") == 0           ? 0
+                : strcmp(key, "fortran_order") == 0 ? 1
+                : strcmp(key, "shape") == 0         ? 2
+                                                    : -1;
+        if (k < 0 || h->seen[k])
+            return haze__error(ctx, HAZE_ERR_PARSE, "%s: .npy header, offset %zu: %s key '%s'",
+                               path, l.i, k < 0 ? "unknown" : "repeated", key);
+        h->seen[k] = 1;
+        want = "':'";
+        if (!npy_eat(&l, ':')) goto bad;
+        if (k == 0) {
+            want = "a dtype string";
+            if (npy_peek(&l) == '[') { /* structured: skip the list, bracket-balanced */
+                h->structured = 1;
+                int depth = 0;
+                char q = 0;
+                for (; l.i < l.n; l.i++) {
+                    char c = l.s[l.i];
+                    if (q) {
+                        if (c == q) q = 0;
+                    } else if (c == '\'' || c == '"') {
+                        q = c;
+                    } else if (c == '[' || c == '(') {
+                        depth++;
+                    } else if ((c == ']' || c == ')') && --depth == 0) {
+                        l.i++;
+                        break;
+                    }
+                }
+                if (depth) goto bad;
+            } else if (!npy_string(&l, h->descr, sizeof h->descr)) {
+                goto bad;
+            }
+        } else if (k == 1) {
+            want = "True or False";
+            if (!npy_bool(&l, &h->fortran)) goto bad;
+        } else {
+            want = "'(' starting the shape";
+            if (!npy_eat(&l, '(')) goto bad;
+            int comma = 0; /* (3) is an integer in parentheses; NumPy writes (3,) */
+            for (;;) {
+                want = "a dimension or ')'";
+                if (npy_eat(&l, ')')) break;
+                size_t d;
+                int r = npy_uint(&l, &d);
+                if (r < 0)
+                    return haze__error(ctx, HAZE_ERR_PARSE, "%s: .npy shape overflows", path);
+                if (!r) goto bad;
+                if (h->nd >= 2)
+                    return haze__error(ctx, HAZE_ERR_UNSUPPORTED,
+                                       "%s: .npy array has more than 2 dimensions", path);
+                h->dims[h->nd++] = d;
+                want = h->nd == 1 ? "',' (a one-element tuple is written (N,))" : "',' or ')'";
+                if (npy_peek(&l) == ')' && (h->nd > 1 || comma)) {
+                    l.i++;
+                    break;
+                }
+                if (!npy_eat(&l, ',')) goto bad;
+                comma = 1;
+            }
+        }
+        want = "',' or '}'";
+        if (npy_eat(&l, '}')) break;
+        if (!npy_eat(&l, ',')) goto bad;
+    }
+    npy_blank(&l);
+    want = "the end of the header";
+    if (l.i != l.n) goto bad;
+    return HAZE_OK;
+bad:
+    return haze__error(ctx, HAZE_ERR_PARSE,
+                       "%s: .npy header, offset %zu: expected %s, found \"%.20s\"", path, l.i, want,
+                       l.i < l.n ? l.s + l.i : "the end");
+}
+
+/* The fixed start of a .npy file (b: its first min(fsize, 12) bytes or more):
+ * where the header dict starts (*off) and its length (*hlen). */
+static int npy_prelude(haze_ctx *ctx, const char *path, const unsigned char *b, size_t fsize,
+                       size_t *hlen, size_t *off) {
+    if (fsize < 10 || memcmp(b, "\x93NUMPY", 6) != 0)
+        return haze__error(ctx, HAZE_ERR_PARSE, "%s: not a NumPy .npy file", path);
+    int major = b[6];
+    if (major == 1) {
+        *hlen = b[8] | (size_t)b[9] << 8;
+        *off = 10;
+    } else if (major == 2 || major == 3) {
+        if (fsize < 12) return haze__error(ctx, HAZE_ERR_PARSE, "%s: truncated .npy header", path);
+        *hlen = b[8] | (size_t)b[9] << 8 | (size_t)b[10] << 16 | (size_t)b[11] << 24;
+        *off = 12;
+    } else {
+        return haze__error(ctx, HAZE_ERR_VERSION, "%s: .npy format version %d is not supported",
+                           path, major);
+    }
+    if (*hlen > fsize - *off)
+        return haze__error(ctx, HAZE_ERR_PARSE, "%s: truncated .npy header", path);
+    return HAZE_OK;
+}
+
+/* The header dict s (n bytes) of a file of fsize bytes whose data starts at
+ * off: the shape into t, the value size (4 or 8) into *elem. */
+static int npy_layout(haze_ctx *ctx, const char *path, const char *s, size_t n, size_t fsize,
+                      size_t off, npy_header *h, int *elem, haze_table *t) {
+    int st = npy_header_parse(ctx, path, s, n, h);
+    if (st) return st;
+    if (h->structured)
+        return haze__error(ctx, HAZE_ERR_UNSUPPORTED,
+                           "%s: .npy array has a structured dtype (named fields); save a plain "
+                           "float32 or float64 array",
+                           path);
+    if (!h->seen[0])
+        return haze__error(ctx, HAZE_ERR_PARSE, "%s: .npy header has no 'descr'", path);
+    if (strcmp(h->descr, "<f8") == 0 || strcmp(h->descr, "float64") == 0)
+        *elem = 8;
+    else if (strcmp(h->descr, "<f4") == 0 || strcmp(h->descr, "float32") == 0)
+        *elem = 4;
+    else
+        return haze__error(ctx, HAZE_ERR_UNSUPPORTED,
+                           "%s: .npy dtype '%s' is not supported: little-endian float32 or "
+                           "float64 ('<f4', '<f8')",
+                           path, h->descr);
+    for (int k = 1; k < 3; k++) /* a dtype we cannot read is said first */
+        if (!h->seen[k])
+            return haze__error(ctx, HAZE_ERR_PARSE, "%s: .npy header has no '%s'", path,
+                               k == 1 ? "fortran_order" : "shape");
+    if (h->nd == 0) return haze__error(ctx, HAZE_ERR_PARSE, "%s: .npy array is a scalar", path);
+    t->rows = h->dims[0];
+    t->cols = h->nd == 2 ? h->dims[1] : 1;
+    /* overflow first: a product that wraps to 0 is not an empty array */
+    if (t->cols && t->rows > SIZE_MAX / t->cols)
+        return haze__error(ctx, HAZE_ERR_PARSE, "%s: .npy shape overflows", path);
+    size_t count = t->rows * t->cols;
+    if (count == 0) return haze__error(ctx, HAZE_ERR_PARSE, "%s: .npy array is empty", path);
+    /* compared by division: count * elem (and count * 8 for the table) could
+     * wrap for a shape that claims more than memory holds, and pass for a
+     * short file */
+    if (count > (fsize - off) / (size_t)*elem)
+        return haze__error(ctx, HAZE_ERR_PARSE,
+                           "%s: truncated .npy data (%zu bytes for %zu x %zu values of %d bytes)",
+                           path, fsize - off, t->rows, t->cols, *elem);
+    return HAZE_OK;
+}
+
+/* The table's storage: floats for a float32 array the caller keeps float32,
+ * else doubles. */
+static int npy_alloc(const haze_read_options *o, int elem, haze_table *t) {
+    size_t count = t->rows * t->cols;
+    if (elem == 4 && o->keep_float32) {
+        if (count > SIZE_MAX / sizeof(float) ||
+            !(t->data_f32 = haze__io_big_alloc(count * sizeof(float))))
+            return HAZE_ERR_NOMEM;
+    } else if (count > SIZE_MAX / sizeof(double) ||
+               !(t->data = haze__io_big_alloc(count * sizeof(double)))) {
+        return HAZE_ERR_NOMEM;
+    }
+    return HAZE_OK;
+}
+
+/*
+ * The values at src (file order) into the table, checked finite (unless
+ * allowed) in file order. A C-order array may already be in place: src the
+ * table itself, or, for float32 widened to double, the upper half of the
+ * table (value i is read before double i is written, and double i covers
+ * only float values up to i).
+ */
+static int npy_store(haze_ctx *ctx, const char *path, const npy_header *h, int elem,
+                     const unsigned char *src, const haze_read_options *o, haze_table *t) {
+    const size_t rows = t->rows, cols = t->cols, count = rows * cols;
+    const int fin = !o->allow_nonfinite;
+    for (size_t i = 0; i < count; i++) {
+        /* Fortran order stores column after column: value i is (i % rows, i / rows) */
+        size_t d = h->fortran ? (i % rows) * cols + i / rows : i;
+        int finite;
+        if (elem == 4) {
+            float f;
+            memcpy(&f, src + 4 * i, 4);
+            finite = isfinite(f);
+            if (t->data_f32)
+                memcpy(t->data_f32 + d, &f, 4); /* the bits as they are, NaN payloads too */
+            else
+                t->data[d] = f;
+        } else {
+            double v;
+            memcpy(&v, src + 8 * i, 8);
+            finite = isfinite(v);
+            t->data[d] = v;
+        }
+        if (!finite && fin)
+            return haze__error(ctx, HAZE_ERR_PARSE, "%s: row %zu, column %zu: not a finite number",
+                               path, d / cols + 1, d % cols + 1);
+    }
+    return HAZE_OK;
+}
+
+/* A .npy file held in memory (standard input, a pipe). */
+int haze__io_npy_parse(haze_ctx *ctx, const char *path, const unsigned char *b, size_t len,
+                       const haze_read_options *o, haze_table *t) {
+    size_t hlen = 0, off = 0;
+    npy_header h;
+    int elem;
+    int st = npy_prelude(ctx, path, b, len, &hlen, &off);
+    if (!st) st = npy_layout(ctx, path, (const char *)b + off, hlen, len, off + hlen, &h, &elem, t);
+    if (!st) st = npy_alloc(o, elem, t);
+    if (!st) st = npy_store(ctx, path, &h, elem, b + off + hlen, o, t);
+    return st;
+}
+
+/* A .npy file of fsize bytes: the values read straight into the table (one
+ * read, no copy) unless the array is in Fortran order. pre holds its first
+ * npre bytes. */
+int haze__io_npy_read_fd(haze_ctx *ctx, const char *path, const char *name, int fd, size_t fsize,
+                         const unsigned char *pre, size_t npre, const haze_read_options *o,
+                         haze_table *t) {
+    size_t hlen = 0, off = 0, got;
+    int st = npy_prelude(ctx, name, pre, fsize, &hlen, &off), e, elem;
+    if (st) return st;
+    char *hdr = NULL;
+    const char *hs = (const char *)pre + off;
+    if (off + hlen > npre) { /* a long header: read it whole */
+        if (!(hdr = malloc(hlen ? hlen : 1))) return HAZE_ERR_NOMEM;
+        if ((e = haze__io_read_at(fd, off, hdr, hlen, &got))) {
+            free(hdr);
+            return haze__io_read_error(ctx, path, e);
+        }
+        if (got < hlen) { /* the file shrank */
+            free(hdr);
+            return haze__error(ctx, HAZE_ERR_PARSE, "%s: truncated .npy header", name);
+        }
+        hs = hdr;
+    }
+    npy_header h;
+    st = npy_layout(ctx, name, hs, hlen, fsize, off + hlen, &h, &elem, t);
+    free(hdr);
+    if (!st) st = npy_alloc(o, elem, t);
+    if (st) return st;
+    const size_t count = t->rows * t->cols, bytes = count * (size_t)elem;
+    unsigned char *dst, *tmp = NULL;
+    if (h.fortran) {
+        if (!(dst = tmp = haze__io_big_alloc(bytes))) return HAZE_ERR_NOMEM;
+    } else if (t->data_f32) {
+        dst = (unsigned char *)t->data_f32;
+    } else {
+        dst = (unsigned char *)t->data + (elem == 4 ? 4 * count : 0); /* widened in place */
+    }
+    if ((e = haze__io_read_at(fd, off + hlen, dst, bytes, &got))) {
+        st = haze__io_read_error(ctx, path, e);
+    } else if (got < bytes) { /* the file shrank */
+        st = haze__error(ctx, HAZE_ERR_PARSE,
+                         "%s: truncated .npy data (%zu bytes for %zu x %zu values of %d bytes)",
+                         name, got, t->rows, t->cols, elem);
+    } else {
+        st = npy_store(ctx, name, &h, elem, dst, o, t);
+    }
+    free(tmp);
+    return st;
+}
