@@ -60,9 +60,9 @@ fi
 # ------------------------------------------------ compute-sanitizer
 # A run is a test program, or PROGRAM:test_a,test_b for some of its tests
 # (HAZE_TEST_ONLY). Quick mode: fewer random cases, and the two long GPU
-# tests in parts that together cover every kernel family (the SONFIN
+# tests in parts that together hold every one of their tests (the SONFIN
 # register, cluster, launch and mini-batch kernels; the c-means fixed-shape,
-# fast, Gustafson-Kessel and streamed paths), the slowest first.
+# fast, Gustafson-Kessel, streamed and seeding paths), the slowest first.
 declare -a san_rows=()
 san=${HAZE_SANITIZE:-quick}
 san_tools=${HAZE_SANITIZE_TOOLS:-memcheck racecheck synccheck initcheck}
@@ -75,7 +75,11 @@ if [ "$san" != 0 ]; then
                test_fnn_cuda:test_cluster_threads,test_step_time
                test_fnn_cuda:test_atm_batch,test_gpufnn_baseline,test_fixed_width
                test_fcm_cuda:test_pipeline test_fcm_cuda:test_gk,test_fuzzifier
-               test_fcm_cuda:test_hard_data,test_kept_share"
+               test_fcm_cuda:test_hard_data,test_kept_share
+               test_fnn_cuda:test_atm_online,test_many_rules,test_two_devices
+               test_fnn_cuda:test_switches_per_context,test_search_cache_grows
+               test_fcm_cuda:test_sizes,test_accuracy
+               test_fcm_cuda:test_streaming,test_seeding,test_degenerate,test_no_shape"
         for t in $all; do case $t in test_fnn_cuda | test_fcm_cuda) ;; *) quick+=" $t" ;; esac; done
         san_tests=${HAZE_SANITIZE_TESTS:-$quick}
     else
