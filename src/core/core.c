@@ -358,7 +358,6 @@ void haze_ctx_free(haze_ctx *ctx) {
     if (!ctx) return;
     err_slot *e = err_find(ctx); /* other threads' slots are never read again */
     if (e) e->id = 0;
-    haze__outgroup_release(ctx);
     ctx_state_free(ctx); /* before the stream goes: a destroy may still use it */
 #ifdef HAZE_HAVE_CUDA
     haze__cuda_ctx_release(ctx);

@@ -28,6 +28,7 @@ enum {
     HAZE__STATE_PREC,
     HAZE__STATE_FUZZY,
     HAZE__STATE_EDGE,
+    HAZE__STATE_IO, /* the open output group (src/io/outfile.c) */
     HAZE__STATE_COUNT
 };
 
@@ -53,8 +54,6 @@ struct haze_ctx {
     size_t device_memory_limit;
     unsigned long long id;
     void *stream; /* cudaStream_t, created on first use by the CUDA backend */
-    /* the open output group (src/io/outfile.c), or NULL */
-    struct haze__outgroup *outgroup;
     /* device bytes held through haze__dev_alloc (NULL in local contexts:
      * nothing counted) */
     haze__dev_acct *dev_acct;
@@ -161,9 +160,6 @@ int haze__snprintf(char *buf, size_t cap, const char *fmt, ...)
 #endif
     ;
 int haze__vsnprintf(char *buf, size_t cap, const char *fmt, va_list ap);
-
-/* Removes the context's open output group, if any, with its temporaries. */
-void haze__outgroup_release(haze_ctx *ctx);
 
 /* Threads for a CPU kernel on this context (>= 1). */
 static inline int haze__threads(const haze_ctx *ctx) {

@@ -235,17 +235,45 @@ static void group_free(outgroup *g) {
     free(g);
 }
 
-void haze__outgroup_release(haze_ctx *ctx) {
-    if (!ctx) return;
-    group_free(ctx->outgroup);
-    ctx->outgroup = NULL;
+/*
+ * The context's open output group lives in its io state block (core.h's
+ * per-context state), so that freeing the context removes the group and its
+ * temporaries without the core knowing about files.
+ */
+typedef struct io_state {
+    outgroup *group;
+} io_state;
+
+static void io_state_destroy(void *p) {
+    group_free(((io_state *)p)->group);
+}
+
+/* The context's io state, NULL when out of memory (then no group is open:
+ * opening one made the block). */
+static io_state *io_of(haze_ctx *ctx) {
+    return ctx ? haze__ctx_state(ctx, HAZE__STATE_IO, sizeof(io_state), io_state_destroy) : NULL;
+}
+
+static outgroup *group_of(haze_ctx *ctx) {
+    io_state *s = io_of(ctx);
+    return s ? s->group : NULL;
+}
+
+/* Removes the context's open output group, if any, with its temporaries. */
+static void group_release(haze_ctx *ctx) {
+    io_state *s = io_of(ctx);
+    if (!s) return;
+    group_free(s->group);
+    s->group = NULL;
 }
 
 int haze_outgroup_begin(haze_ctx *ctx) {
     if (!ctx) return HAZE_ERR_INVALID;
-    if (ctx->outgroup) return haze__error(ctx, HAZE_ERR_INVALID, "an output group is already open");
-    ctx->outgroup = calloc(1, sizeof(outgroup));
-    return ctx->outgroup ? HAZE_OK : haze__error(ctx, HAZE_ERR_NOMEM, "out of memory");
+    io_state *s = io_of(ctx);
+    if (!s) return haze__error(ctx, HAZE_ERR_NOMEM, "out of memory");
+    if (s->group) return haze__error(ctx, HAZE_ERR_INVALID, "an output group is already open");
+    s->group = calloc(1, sizeof(outgroup));
+    return s->group ? HAZE_OK : haze__error(ctx, HAZE_ERR_NOMEM, "out of memory");
 }
 
 static group_entry *group_find(outgroup *g, const char *key) {
@@ -350,7 +378,7 @@ int haze_outfile_open(haze_ctx *ctx, haze_outfile *f, const char *path) {
         }
         return HAZE_OK;
     }
-    outgroup *g = ctx ? ctx->outgroup : NULL;
+    outgroup *g = group_of(ctx);
     group_entry *ge = NULL;
     int fd = -1;
     if (g) {
@@ -436,7 +464,7 @@ int haze_outfile_commit(haze_ctx *ctx, haze_outfile *f) {
         return bad ? haze__error(ctx, HAZE_ERR_IO, "error writing to standard output") : HAZE_OK;
     }
     int e = finish_stream(f);
-    outgroup *g = ctx ? ctx->outgroup : NULL;
+    outgroup *g = group_of(ctx);
     if (!e && f->tmp && g) {
         /* in a group: the temporary waits for haze_outgroup_commit */
         group_entry *ge = f->group_index ? &g->v[f->group_index - 1] : NULL;
@@ -482,7 +510,7 @@ static void outfile_abort(haze_ctx *ctx, haze_outfile *f) {
     if (!f) return;
     if (f->fp && f->fp != stdout) fclose(f->fp);
     f->fp = NULL;
-    outgroup *g = ctx ? ctx->outgroup : NULL;
+    outgroup *g = group_of(ctx);
     if (g && f->group_index > 0 && (size_t)f->group_index <= g->n) {
         entry_drop(&g->v[f->group_index - 1]);
     } else if (f->tmp) {
@@ -509,7 +537,7 @@ void haze_outfile_abort(haze_outfile *f) {
 int haze_outgroup_add(haze_ctx *ctx, const char *path) {
     if (!ctx || !path)
         return haze__error(ctx, HAZE_ERR_INVALID, "haze_outgroup_add: NULL argument");
-    outgroup *g = ctx->outgroup;
+    outgroup *g = group_of(ctx);
     if (!g) return haze__error(ctx, HAZE_ERR_INVALID, "%s: no output group is open", path);
     if (!*path) return haze__error(ctx, HAZE_ERR_INVALID, "empty output path");
     if (strcmp(path, "-") == 0) return HAZE_OK;
@@ -559,9 +587,8 @@ int haze_outgroup_add(haze_ctx *ctx, const char *path) {
 }
 
 int haze_outgroup_commit(haze_ctx *ctx) {
-    if (!ctx || !ctx->outgroup)
-        return haze__error(ctx, HAZE_ERR_INVALID, "no output group is open");
-    outgroup *g = ctx->outgroup;
+    outgroup *g = group_of(ctx);
+    if (!g) return haze__error(ctx, HAZE_ERR_INVALID, "no output group is open");
     int st = HAZE_OK;
     for (size_t i = 0; i < g->n; i++)
         if (g->v[i].state == ENTRY_OPEN) {
@@ -581,12 +608,12 @@ int haze_outgroup_commit(haze_ctx *ctx) {
         }
         e->state = ENTRY_DONE; /* renamed: nothing left to remove */
     }
-    haze__outgroup_release(ctx); /* outputs never written keep their old contents */
+    group_release(ctx); /* outputs never written keep their old contents */
     return st;
 }
 
 void haze_outgroup_abort(haze_ctx *ctx) {
-    haze__outgroup_release(ctx);
+    group_release(ctx);
 }
 
 /* ------------------------------------------------------------------ reading */
