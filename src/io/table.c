@@ -22,34 +22,6 @@
 #include "io/number.h"
 #include "io/table_internal.h"
 
-/*
- * malloc for the large buffers of a read: the file's text and the table.
- * Two pieces of advice to the kernel (where it does not know them, nothing
- * changes): transparent huge pages (MADV_HUGEPAGE, as NumPy asks for its
- * arrays), and the pages made present at once (MADV_POPULATE_WRITE, Linux
- * 5.14) instead of by one page fault each as the read first writes them. On
- * the development machine, a virtual machine where a fault and a TLB miss
- * are dear, writing 64 MiB of fresh memory took 0.10 CPU seconds with 4 KiB
- * pages faulted in one by one, 0.01 s with both.
- */
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23
-#endif
-void *haze__io_big_alloc(size_t n) {
-    void *p = malloc(n ? n : 1);
-    if (p && n >= (1u << 20)) {
-        uintptr_t a = ((uintptr_t)p + 4095) & ~(uintptr_t)4095;
-        uintptr_t e = ((uintptr_t)p + n) & ~(uintptr_t)4095;
-        if (e > a) {
-#ifdef MADV_HUGEPAGE
-            (void)madvise((void *)a, e - a, MADV_HUGEPAGE);
-#endif
-            (void)madvise((void *)a, e - a, MADV_POPULATE_WRITE);
-        }
-    }
-    return p;
-}
-
 haze_read_options haze_read_options_default(void) {
     haze_read_options o;
     o.header = -1;
@@ -75,34 +47,7 @@ void haze_table_free(haze_table *t) {
 }
 
 int haze_table_column(const haze_table *t, const char *key) {
-    if (!t || !key || !*key) return -1;
-    if (t->names)
-        for (size_t j = 0; j < t->cols; j++)
-            if (t->names[j] && strcmp(t->names[j], key) == 0) return (int)j;
-    char *end;
-    long j = strtol(key, &end, 10);
-    if (*end == '\0' && j >= 0 && (size_t)j < t->cols) return (int)j;
-    return -1;
-}
-
-/* n bytes at offset at of fd into dst; *got: how many there were (fewer at
- * the end of the file). */
-int haze__io_read_at(int fd, size_t at, void *dst, size_t n, size_t *got) {
-    size_t k = 0;
-    while (k < n) {
-        size_t want = n - k < (1u << 30) ? n - k : (1u << 30);
-        ssize_t r = pread(fd, (char *)dst + k, want, (off_t)(at + k));
-        if (r < 0 && errno == EINTR) continue;
-        if (r < 0) return errno ? errno : EIO;
-        if (r == 0) break;
-        k += (size_t)r;
-    }
-    *got = k;
-    return 0;
-}
-
-int haze__io_read_error(haze_ctx *ctx, const char *path, int e) {
-    return haze__error(ctx, HAZE_ERR_IO, "%s: read error: %s", path, strerror(e));
+    return haze__io_column(t, key);
 }
 
 /* A regular file: a .npy file read straight into the table, or CSV text read

@@ -475,7 +475,7 @@ int haze__io_csv_parse(haze_ctx *ctx, const char *path, char *buf, size_t len,
         goto out;
     }
     if (o->text_column) {
-        int j = haze_table_column(t, o->text_column);
+        int j = haze__io_column(t, o->text_column);
         if (j < 0) {
             st = haze__text_error(ctx, HAZE_ERR_PARSE, path, (long)lineno, 0,
                                   "no column '%s' (%zu columns%s)", o->text_column, t->cols,

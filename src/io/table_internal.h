@@ -1,7 +1,7 @@
 /*
  * src/io/table_internal.h - what the table reader's files share: the large
- * buffers, positioned reads, and the CSV and .npy parsers that
- * haze_table_read (table.c) chooses between.
+ * buffers, positioned reads and column lookup (table_base.c), and the CSV
+ * and .npy parsers that haze_table_read (table.c) chooses between.
  */
 #ifndef HAZE_IO_TABLE_INTERNAL_H
 #define HAZE_IO_TABLE_INTERNAL_H
@@ -28,5 +28,8 @@ int haze__io_npy_parse(haze_ctx *ctx, const char *path, const unsigned char *b, 
 int haze__io_npy_read_fd(haze_ctx *ctx, const char *path, const char *name, int fd, size_t fsize,
                          const unsigned char *pre, size_t npre, const haze_read_options *o,
                          haze_table *t);
+
+/* The column named key, or numbered key (0-based), or -1 (haze_table_column). */
+int haze__io_column(const haze_table *t, const char *key);
 
 #endif
