@@ -1,5 +1,7 @@
 /*
- * src/core/core.c - status messages, version, and the execution context.
+ * src/core/core.c - version, devices, and the execution context: its
+ * backend, its module state blocks and its device memory account (the last
+ * error is error.c's).
  *
  * Backend selection follows the policy of CHOLMOD's useGPU and ggml's
  * init_best: probe once when the context is made, prefer the GPU when one is
@@ -18,30 +20,6 @@
 #endif
 
 #include "core/internal.h"
-
-const char *haze_strerror(int status) {
-    switch (status) {
-#define HAZE__STATUS_MSG(name, value, msg)                                                         \
-    case value:                                                                                    \
-        return msg;
-        HAZE_STATUS_MAP(HAZE__STATUS_MSG)
-#undef HAZE__STATUS_MSG
-    default:
-        return "unknown status";
-    }
-}
-
-const char *haze_status_name(int status) {
-    switch (status) {
-#define HAZE__STATUS_NAME(name, value, msg)                                                        \
-    case value:                                                                                    \
-        return #name;
-        HAZE_STATUS_MAP(HAZE__STATUS_NAME)
-#undef HAZE__STATUS_NAME
-    default:
-        return "UNKNOWN";
-    }
-}
 
 const char *haze_version(void) {
     return HAZE_VERSION_STRING;
@@ -123,64 +101,6 @@ int haze_cpu_threads(void) {
 #endif
 }
 
-/*
- * The last error, per thread and per context. A context may be shared by
- * threads (core.h), so its error cannot live in the context: one thread's
- * failure would overwrite the message another is reading (a data race, and
- * the wrong message). Like errno, each thread keeps its own: a few slots,
- * each naming the context by its id. A thread that raises errors in more
- * contexts than there are slots forgets the least recently used one's.
- * Thread-local storage needs no lock and no allocation, so an out-of-memory
- * error can always be recorded.
- */
-#define ERR_SLOTS 4
-
-typedef struct err_slot {
-    unsigned long long id; /* 0: free */
-    unsigned long long used;
-    int code;
-    char msg[HAZE__ERRMSG_MAX];
-} err_slot;
-
-static _Thread_local struct {
-    err_slot slot[ERR_SLOTS];
-    unsigned long long tick;
-} errs;
-
-static unsigned long long next_ctx_id(void) {
-    static unsigned long long last; /* atomic: contexts are made on any thread */
-    return __atomic_add_fetch(&last, 1, __ATOMIC_RELAXED);
-}
-
-static err_slot *err_find(const haze_ctx *ctx) {
-    for (int i = 0; i < ERR_SLOTS; i++)
-        if (errs.slot[i].id == ctx->id) return &errs.slot[i];
-    return NULL;
-}
-
-int haze__verror(haze_ctx *ctx, int status, const char *fmt, va_list ap) {
-    if (!ctx) return status;
-    err_slot *e = err_find(ctx);
-    if (!e) {
-        e = &errs.slot[0];
-        for (int i = 1; i < ERR_SLOTS && e->id; i++)
-            if (!errs.slot[i].id || errs.slot[i].used < e->used) e = &errs.slot[i];
-        e->id = ctx->id;
-    }
-    e->used = ++errs.tick;
-    e->code = status;
-    haze__vsnprintf(e->msg, sizeof e->msg, fmt, ap);
-    return status;
-}
-
-int haze__error(haze_ctx *ctx, int status, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    haze__verror(ctx, status, fmt, ap);
-    va_end(ap);
-    return status;
-}
-
 /* ------------------------------------------------ device memory accounting */
 
 struct haze__dev_acct {
@@ -260,7 +180,7 @@ void haze__ctx_init_local(struct haze_ctx *c) {
     memset(c, 0, sizeof *c);
     c->backend = HAZE_BACKEND_CPU;
     c->threads = 1;
-    c->id = next_ctx_id();
+    c->id = haze__ctx_next_id();
 }
 
 haze_ctx_options haze_ctx_options_default(void) {
@@ -316,7 +236,7 @@ int haze_ctx_new(haze_ctx **out, const haze_ctx_options *opt) {
     }
     ctx->dev_acct->refs = 1;
     *out = ctx;
-    ctx->id = next_ctx_id();
+    ctx->id = haze__ctx_next_id();
     haze__mp_install();
     haze_ctx_options o = opt ? *opt : haze_ctx_options_default();
 
@@ -356,9 +276,8 @@ int haze_ctx_new(haze_ctx **out, const haze_ctx_options *opt) {
 
 void haze_ctx_free(haze_ctx *ctx) {
     if (!ctx) return;
-    err_slot *e = err_find(ctx); /* other threads' slots are never read again */
-    if (e) e->id = 0;
-    ctx_state_free(ctx); /* before the stream goes: a destroy may still use it */
+    haze_ctx_clear_error(ctx); /* other threads' slots are never read again */
+    ctx_state_free(ctx);       /* before the stream goes: a destroy may still use it */
 #ifdef HAZE_HAVE_CUDA
     haze__cuda_ctx_release(ctx);
 #endif
@@ -392,23 +311,6 @@ int haze_ctx_set_device_memory_limit(haze_ctx *ctx, size_t bytes) {
     if (!ctx) return HAZE_ERR_INVALID;
     ctx->device_memory_limit = bytes;
     return HAZE_OK;
-}
-
-const char *haze_ctx_errmsg(const haze_ctx *ctx) {
-    if (!ctx) return "no context";
-    const err_slot *e = err_find(ctx);
-    return e ? e->msg : "";
-}
-int haze_ctx_errcode(const haze_ctx *ctx) {
-    if (!ctx) return HAZE_ERR_INVALID;
-    const err_slot *e = err_find(ctx);
-    return e ? e->code : HAZE_OK;
-}
-
-void haze_ctx_clear_error(haze_ctx *ctx) {
-    if (!ctx) return;
-    err_slot *e = err_find(ctx);
-    if (e) e->id = 0;
 }
 
 #ifndef HAZE_HAVE_CUDA

@@ -115,6 +115,8 @@ int haze__error(haze_ctx *ctx, int status, const char *fmt, ...)
 #endif
     ;
 int haze__verror(haze_ctx *ctx, int status, const char *fmt, va_list ap);
+/* A new context id (never 0, never reused; error.c names contexts by it). */
+unsigned long long haze__ctx_next_id(void);
 
 /*
  * Out of memory inside GMP and MPFR (mp_guard.c). haze__mp_run(ctx, fn, arg)
