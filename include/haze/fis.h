@@ -114,6 +114,12 @@ HAZE_API int haze_fis_var_range(const haze_fis *fis, int is_output, int i, doubl
 HAZE_API int haze_fis_num_mfs(const haze_fis *fis, int is_output, int i);
 HAZE_API int haze_fis_mf(const haze_fis *fis, int is_output, int i, int k, const char **name,
                          const char **type, const double **params, int *nparams);
+/* The degrees of membership mu[j] of x[j], j < n, in that function (for
+ * plots, like MATLAB's evalmf). HAZE_ERR_UNSUPPORTED for a term that is not
+ * a function of its variable alone (a Sugeno output's constant or linear
+ * term, a fuzzylite Function); HAZE_ERR_INVALID for a bad index. */
+HAZE_API int haze_fis_mf_eval(const haze_fis *fis, int is_output, int i, int k, const double *x,
+                              size_t n, double *mu);
 /* A method's name: which is "and", "or", "imp", "agg" or "defuzz" (the
  * last two per output for a fuzzylite engine; output is ignored otherwise).
  * MATLAB's names (min, prod, probor, centroid, wtaver, ...); NULL if unknown. */

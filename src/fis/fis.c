@@ -444,6 +444,20 @@ int haze_fis_mf(const haze_fis *fis, int is_output, int i, int k, const char **n
     return HAZE_OK;
 }
 
+int haze_fis_mf_eval(const haze_fis *fis, int is_output, int i, int k, const double *x, size_t n,
+                     double *mu) {
+    if (!fis || i < 0 || i >= (is_output ? fis->no : fis->ni) || (n && (!x || !mu)))
+        return HAZE_ERR_INVALID;
+    const haze__var *v = is_output ? &fis->out[i] : &fis->in[i];
+    if (k < 0 || k >= v->nmf) return HAZE_ERR_INVALID;
+    const haze__mf *m = &fis->mfs[v->mf0 + k];
+    if (m->type == HAZE__MF_CONSTANT || m->type == HAZE__MF_LINEAR ||
+        m->type == HAZE__MF_FL_FUNCTION)
+        return HAZE_ERR_UNSUPPORTED;
+    for (size_t j = 0; j < n; j++) mu[j] = haze__mf_eval(m->type, fis->params + m->poff, x[j]);
+    return HAZE_OK;
+}
+
 const char *haze_fis_method(const haze_fis *fis, const char *which, int output) {
     if (!fis || !which) return NULL;
     const int fl = fis->fl && output >= 0 && output < fis->no;
