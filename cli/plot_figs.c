@@ -1,0 +1,371 @@
+/*
+ * cli/plot_figs.c - the figures of the haze commands, drawn with cli/plot.h
+ * from the data each command computed for its numeric output.
+ *
+ *   fis plot             the membership functions (MATLAB's plotmf)
+ *   fis surface --plot   the output over two inputs (MATLAB's gensurf)
+ *   fcm --plot           the clusters and the objective per iteration
+ *   edge --side-by-side  the input image beside its edges
+ *
+ * The fcm projection beyond two features is principal component analysis:
+ * the two leading eigenvectors of the covariance matrix, found by power
+ * iteration with deflation (Golub and Van Loan, Matrix Computations, 7.3).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "plot.h"
+
+static int out_of_memory(void) {
+    cli_errorf("out of memory");
+    return CLI_RUNTIME;
+}
+
+/* ------------------------------------------------ fis plot */
+
+enum { MF_POINTS = 601 };
+
+static void mfs_panel(plot_axes *ax, const haze_fis *f, int io, int v, double *x, double *mu) {
+    double lo, hi;
+    haze_fis_var_range(f, io, v, &lo, &hi);
+    int nmf = haze_fis_num_mfs(f, io, v);
+    /* the sampled functions first: their tallest point sets the y range
+     * (a fuzzylite term may have a height other than 1) */
+    double *all = malloc(sizeof(double) * MF_POINTS * (size_t)(nmf ? nmf : 1));
+    int *ok = calloc((size_t)(nmf ? nmf : 1), sizeof *ok);
+    double top = 1;
+    for (int j = 0; j < MF_POINTS; j++)
+        x[j] = j == MF_POINTS - 1 ? hi : lo + (hi - lo) * j / (MF_POINTS - 1);
+    for (int k = 0; all && ok && k < nmf; k++) {
+        double *m = all + (size_t)k * MF_POINTS;
+        ok[k] = haze_fis_mf_eval(f, io, v, k, x, MF_POINTS, m) == HAZE_OK;
+        for (int j = 0; ok[k] && j < MF_POINTS; j++)
+            if (m[j] > top && isfinite(m[j])) top = m[j];
+    }
+    char title[160];
+    snprintf(title, sizeof title, "%s %d: %s", io ? "output" : "input", v + 1,
+             haze_fis_var_name(f, io, v));
+    plot_frame fr = {lo,
+                     hi,
+                     0,
+                     top * 1.05,
+                     title,
+                     haze_fis_var_name(f, io, v),
+                     "degree of membership",
+                     NULL,
+                     PLOT_LEGEND_OUT};
+    if (!(hi > lo)) plot_pad(&fr.x0, &fr.x1, 0);
+    plot_axes_setup(ax, &fr);
+    for (int k = 0; k < nmf; k++) {
+        const char *name, *type;
+        const double *p;
+        int np;
+        haze_fis_mf(f, io, v, k, &name, &type, &p, &np);
+        plot_style s = plot_style_of(k);
+        s.label = name;
+        if (all && ok && ok[k]) {
+            memcpy(mu, all + (size_t)k * MF_POINTS, sizeof(double) * MF_POINTS);
+            s.alpha = 0.12;
+            s.width = 2;
+            plot_fill(ax, x, NULL, mu, MF_POINTS, &s);
+        } else if (strcmp(type, "constant") == 0 && np >= 1) {
+            /* a Sugeno output's constant: a stem at its value */
+            double sx[2] = {p[0], p[0]}, sy[2] = {0, 1};
+            plot_line(ax, sx, sy, 2, &s);
+            plot_style dot = s;
+            dot.size = 4;
+            dot.label = NULL;
+            plot_markers(ax, sx + 1, sy + 1, 1, 1, &dot);
+        } else {
+            /* linear terms are functions of the inputs: named, not drawn */
+            char lab[120];
+            snprintf(lab, sizeof lab, "%s (%s, not drawn)", name, type);
+            s.label = lab;
+            s.dash = 2;
+            plot_legend_add(ax, &s, 0);
+        }
+    }
+    free(all);
+    free(ok);
+}
+
+int plot_fis_mfs(haze_ctx *ctx, const haze_fis *f, int is_output, int index, const char *path) {
+    int ni = haze_fis_num_inputs(f), no = haze_fis_num_outputs(f);
+    int n = index >= 0 ? 1 : ni + no;
+    if (n < 1) {
+        cli_errorf("%s: the model has no variables to plot", path);
+        return CLI_INPUT;
+    }
+    int cols = n > 1 ? 2 : 1, rows = (n + cols - 1) / cols;
+    plot_fig *fig = plot_fig_new(rows, cols, 720, 380, n > 1 ? haze_fis_name(f) : NULL);
+    double *x = malloc(sizeof(double) * MF_POINTS), *mu = malloc(sizeof(double) * MF_POINTS);
+    if (!fig || !x || !mu) {
+        plot_fig_free(fig);
+        free(x);
+        free(mu);
+        return out_of_memory();
+    }
+    for (int i = 0; i < n; i++) {
+        int io = index >= 0 ? is_output : i >= ni;
+        int v = index >= 0 ? index : i < ni ? i : i - ni;
+        mfs_panel(plot_fig_axes(fig, i), f, io, v, x, mu);
+    }
+    int rc = plot_fig_save(ctx, fig, path);
+    plot_fig_free(fig);
+    free(x);
+    free(mu);
+    return rc;
+}
+
+/* ------------------------------------------------ fis surface --plot */
+
+int plot_fis_surface(haze_ctx *ctx, const haze_fis *f, const double *in, const double *out, long gn,
+                     int ix, int iy, const char *held, const char *path) {
+    int ni = haze_fis_num_inputs(f), no = haze_fis_num_outputs(f);
+    int cols = no > 1 ? 2 : 1, rows = (no + cols - 1) / cols;
+    plot_fig *fig = plot_fig_new(rows, cols, 640, 500, NULL);
+    double *z = malloc(sizeof(double) * (size_t)(gn * gn));
+    if (!fig || !z) {
+        plot_fig_free(fig);
+        free(z);
+        return out_of_memory();
+    }
+    const size_t cells = (size_t)(gn * gn);
+    for (int k = 0; k < no; k++) {
+        for (size_t r = 0; r < cells; r++) z[r] = out[r * (size_t)no + (size_t)k];
+        double zlo, zhi;
+        plot_range(z, cells, 1, &zlo, &zhi);
+        if (!(zhi > zlo)) plot_pad(&zlo, &zhi, 0);
+        char title[256];
+        snprintf(title, sizeof title, "%s%s%s", haze_fis_var_name(f, 1, k),
+                 held && *held ? "  |  " : "", held ? held : "");
+        plot_frame fr = {in[(size_t)ix],
+                         in[(cells - 1) * (size_t)ni + (size_t)ix],
+                         in[(size_t)iy],
+                         in[(cells - 1) * (size_t)ni + (size_t)iy],
+                         title,
+                         haze_fis_var_name(f, 0, ix),
+                         haze_fis_var_name(f, 0, iy),
+                         haze_fis_var_name(f, 1, k),
+                         PLOT_COLORBAR};
+        plot_axes *ax = plot_fig_axes(fig, k);
+        plot_axes_setup(ax, &fr);
+        plot_heatmap(ax, z, (int)gn, (int)gn, zlo, zhi);
+        double lev[32];
+        int nl = plot_ticks(zlo, zhi, 8, lev, 32);
+        plot_style s = plot_style_of(-1);
+        s.color = (plot_rgb){1, 1, 1};
+        s.width = 1;
+        s.alpha = 0.7;
+        plot_contour(ax, z, (int)gn, (int)gn, lev, nl, &s);
+    }
+    int rc = plot_fig_save(ctx, fig, path);
+    plot_fig_free(fig);
+    free(z);
+    return rc;
+}
+
+/* ------------------------------------------------ fcm --plot */
+
+/* The two leading principal axes of the n x d data (d > 2) into w (2 x d)
+ * and their share of the variance into share[2]. */
+static int principal_axes(const double *x, size_t n, size_t d, double *mean, double *w,
+                          double *share) {
+    double *cov = calloc(d * d, sizeof *cov), *t = malloc(d * sizeof *t);
+    if (!cov || !t) {
+        free(cov);
+        free(t);
+        return -1;
+    }
+    for (size_t k = 0; k < d; k++) mean[k] = 0;
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 0; k < d; k++) mean[k] += x[i * d + k];
+    for (size_t k = 0; k < d; k++) mean[k] /= (double)n;
+    for (size_t i = 0; i < n; i++)
+        for (size_t a = 0; a < d; a++) {
+            double da = x[i * d + a] - mean[a];
+            for (size_t b = a; b < d; b++) cov[a * d + b] += da * (x[i * d + b] - mean[b]);
+        }
+    double trace = 0;
+    for (size_t a = 0; a < d; a++) {
+        for (size_t b = a; b < d; b++) cov[b * d + a] = cov[a * d + b];
+        trace += cov[a * d + a];
+    }
+    for (int c = 0; c < 2; c++) {
+        double *v = w + (size_t)c * d, lambda = 0;
+        for (size_t k = 0; k < d; k++) v[k] = 1.0 + 0.1 * (double)((k * 7 + (size_t)c * 3) % 5);
+        for (int it = 0; it < 500; it++) {
+            for (size_t a = 0; a < d; a++) {
+                double s = 0;
+                for (size_t b = 0; b < d; b++) s += cov[a * d + b] * v[b];
+                t[a] = s;
+            }
+            double nrm = 0;
+            for (size_t a = 0; a < d; a++) nrm += t[a] * t[a];
+            nrm = sqrt(nrm);
+            if (!(nrm > 0)) break;
+            double delta = 0;
+            for (size_t a = 0; a < d; a++) {
+                delta += fabs(t[a] / nrm - v[a]);
+                v[a] = t[a] / nrm;
+            }
+            lambda = nrm;
+            if (delta < 1e-12) break;
+        }
+        share[c] = trace > 0 ? lambda / trace : 0;
+        for (size_t a = 0; a < d; a++) /* deflate: cov -= lambda v v^T */
+            for (size_t b = 0; b < d; b++) cov[a * d + b] -= lambda * v[a] * v[b];
+    }
+    free(cov);
+    free(t);
+    return 0;
+}
+
+int plot_fcm(haze_ctx *ctx, const double *x, const char *const *names, const haze_fcm_result *r,
+             const char *path) {
+    const size_t n = r->n, d = r->d, c = r->c;
+    double *pts = malloc(sizeof(double) * 2 * (n + c) + 1);
+    int *cls = malloc(sizeof(int) * (n ? n : 1));
+    float *alpha = malloc(sizeof(float) * (n ? n : 1));
+    double *mean = malloc(sizeof(double) * d), *w = malloc(sizeof(double) * 2 * d);
+    double share[2] = {0, 0};
+    plot_fig *fig = plot_fig_new(1, 2, 720, 0, NULL);
+    int bad = !pts || !cls || !alpha || !mean || !w || !fig;
+    if (!bad && d > 2 && principal_axes(x, n, d, mean, w, share)) bad = 1;
+    if (bad) {
+        free(pts);
+        free(cls);
+        free(alpha);
+        free(mean);
+        free(w);
+        plot_fig_free(fig);
+        return out_of_memory();
+    }
+    /* the points, then the centres, as (x, y) pairs */
+    for (size_t i = 0; i < n + c; i++) {
+        const double *p = i < n ? x + i * d : r->centers + (i - n) * d;
+        if (d == 1) {
+            pts[2 * i] = p[0];
+            pts[2 * i + 1] = 0;
+        } else if (d == 2) {
+            pts[2 * i] = p[0];
+            pts[2 * i + 1] = p[1];
+        } else {
+            double a = 0, b = 0;
+            for (size_t k = 0; k < d; k++) {
+                a += (p[k] - mean[k]) * w[k];
+                b += (p[k] - mean[k]) * w[d + k];
+            }
+            pts[2 * i] = a;
+            pts[2 * i + 1] = b;
+        }
+    }
+    /* colour: the largest membership's cluster; opacity: how large it is,
+     * from 1/c (as unsure as can be) to 1 */
+    for (size_t i = 0; i < n; i++) {
+        const double *u = r->memberships + i * c;
+        size_t best = 0;
+        for (size_t j = 1; j < c; j++)
+            if (u[j] > u[best]) best = j;
+        cls[i] = (int)best;
+        double a = (u[best] - 1.0 / (double)c) / (1.0 - 1.0 / (double)c);
+        alpha[i] = (float)(0.15 + 0.85 * (a < 0 ? 0 : a > 1 ? 1 : a));
+    }
+    double x0, x1, y0, y1;
+    plot_range(pts, n + c, 2, &x0, &x1);
+    plot_range(pts + 1, n + c, 2, &y0, &y1);
+    plot_pad(&x0, &x1, 0.04);
+    plot_pad(&y0, &y1, 0.04);
+    char xl[160], yl[160], title[160];
+    if (d > 2) {
+        snprintf(xl, sizeof xl, "principal component 1 (%.0f%% of the variance)", 100 * share[0]);
+        snprintf(yl, sizeof yl, "principal component 2 (%.0f%%)", 100 * share[1]);
+    } else {
+        snprintf(xl, sizeof xl, "%s", names && names[0] ? names[0] : "feature 1");
+        snprintf(yl, sizeof yl, "%s", d < 2 ? "" : names && names[1] ? names[1] : "feature 2");
+    }
+    snprintf(title, sizeof title, "%zu points, %zu clusters (opacity: membership)", n, c);
+    plot_frame fr = {x0, x1, y0, y1, title, xl, yl, NULL, PLOT_LEGEND_OUT};
+    plot_axes *ax = plot_fig_axes(fig, 0);
+    plot_axes_setup(ax, &fr);
+    plot_style s = plot_style_of(0);
+    s.size = n > 3000 ? 1.6 : 3.5;
+    plot_scatter(ax, pts, pts + 1, n, 2, cls, alpha, &s);
+    for (size_t j = 0; j < c && j < 10; j++) {
+        char lab[32];
+        snprintf(lab, sizeof lab, "cluster %zu", j + 1);
+        plot_style e = plot_style_of((int)j);
+        e.label = lab;
+        plot_legend_add(ax, &e, 1);
+    }
+    plot_style m = plot_style_of(-1);
+    m.marker = PLOT_MARK_CROSS;
+    m.size = 7;
+    m.width = 3;
+    m.label = "centres";
+    plot_markers(ax, pts + 2 * n, pts + 2 * n + 1, c, 2, &m);
+
+    /* the objective per iteration */
+    int it = r->iterations;
+    double *k = malloc(sizeof(double) * (size_t)it);
+    if (k) {
+        for (int i = 0; i < it; i++) k[i] = i + 1;
+        double j0, j1;
+        plot_range(r->objective, (size_t)it, 1, &j0, &j1);
+        plot_pad(&j0, &j1, 0.05);
+        plot_frame fo = {it > 1 ? 1 : 0.5,
+                         it > 1 ? it : 1.5,
+                         j0,
+                         j1,
+                         "objective J per iteration",
+                         "iteration",
+                         "J",
+                         NULL,
+                         PLOT_XINT};
+        plot_axes *bx = plot_fig_axes(fig, 1);
+        plot_axes_setup(bx, &fo);
+        plot_style l = plot_style_of(0);
+        plot_line(bx, k, r->objective, (size_t)it, &l);
+        if (it <= 60) {
+            l.size = 3;
+            plot_markers(bx, k, r->objective, (size_t)it, 1, &l);
+        }
+        free(k);
+    }
+    int rc = k ? plot_fig_save(ctx, fig, path) : out_of_memory();
+    free(pts);
+    free(cls);
+    free(alpha);
+    free(mean);
+    free(w);
+    plot_fig_free(fig);
+    return rc;
+}
+
+/* ------------------------------------------------ edge --side-by-side */
+
+int plot_edge(haze_ctx *ctx, const haze_image *in, const haze_image *edges, const char *in_name,
+              const char *method, const char *path) {
+    /* panels shaped like the image, about 520 pixels across */
+    double pw = 540, ph = 540.0 * in->height / (in->width > 0 ? in->width : 1) + 44;
+    if (ph > 900) ph = 900;
+    if (ph < 160) ph = 160;
+    plot_fig *fig = plot_fig_new(1, 2, pw, ph, NULL);
+    if (!fig) return out_of_memory();
+    char t0[256], t1[256];
+    snprintf(t0, sizeof t0, "%s (%d x %d)", in_name, in->width, in->height);
+    snprintf(t1, sizeof t1, "edges (%s)", method);
+    plot_frame fr = {0, 1, 0, 1, t0, NULL, NULL, NULL, PLOT_NOAXES};
+    plot_axes *a = plot_fig_axes(fig, 0), *b = plot_fig_axes(fig, 1);
+    plot_axes_setup(a, &fr);
+    plot_image(a, in->data, in->width, in->height, 1);
+    fr.title = t1;
+    plot_axes_setup(b, &fr);
+    plot_image(b, edges->data, edges->width, edges->height, 1);
+    int rc = plot_fig_save(ctx, fig, path);
+    plot_fig_free(fig);
+    return rc;
+}
