@@ -81,6 +81,8 @@ if grep -q "built without plotting support" "$err"; then
     grep_err "built without plotting support" "fcm without cairo"
     check 1 "edge --side-by-side without cairo" $H edge "$data/edge_camera.png" -o "$tmp/e.png" --side-by-side "$tmp/s.png"
     absent "$tmp/e.png" "edge without cairo"
+    check 1 "demo --plot without cairo" $H demo --plot "$tmp/d.png"
+    grep_err "built without plotting support" "demo without cairo"
     [ "$fails" = 0 ] && echo "all plot tests passed (built without plotting)"
     exit $((fails > 0))
 fi
@@ -191,6 +193,16 @@ check 1 "edge --side-by-side, two inputs" $H edge "$data/edge_camera.png" "$data
 grep_err "takes one input image" "edge --side-by-side, two inputs"
 check 1 "edge --side-by-side .bmp" $H edge "$data/edge_camera.png" -o "$tmp/e2.png" --side-by-side "$tmp/x.bmp"
 absent "$tmp/e2.png" "edge --side-by-side .bmp"
+
+# --- demo --plot: the iris clusters of the tour
+check 0 "demo --plot" $H --quiet demo --plot "$tmp/demo.png"
+grep_out "the clusters, drawn: $tmp/demo.png" "demo --plot"
+size_is "$tmp/demo.png" "1440 420" "demo --plot"
+some "$tmp/demo.png" $blue 0.05 0.1 0.38 0.9 "demo --plot: a blue cluster"
+some "$tmp/demo.png" $orange 0.05 0.1 0.38 0.9 "demo --plot: an orange cluster"
+some "$tmp/demo.png" $green 0.05 0.1 0.38 0.9 "demo --plot: a green cluster"
+check 1 "demo --plot .gif" $H demo --plot "$tmp/demo.gif"
+grep_err "unknown picture type" "demo --plot .gif"
 
 [ "$fails" = 0 ] && echo "all plot tests passed"
 exit $((fails > 0))
