@@ -166,6 +166,13 @@ int plot_fis_surface(haze_ctx *ctx, const haze_fis *f, const double *in, const d
  * the centres marked; the objective per iteration beside. */
 int plot_fcm(haze_ctx *ctx, const double *x, const char *const *names, const haze_fcm_result *r,
              const char *path);
+/* fuzzy eval --plot: the result's membership function (the staircase of its
+ * cuts, each cut an interval at its level), with up to PLOT_FUZZY_OPERANDS
+ * operands (names: nop strings, stride bytes apart) drawn as outlines. */
+#define PLOT_FUZZY_OPERANDS 6
+int plot_fuzzy(haze_ctx *ctx, const haze_fuzzy_array *v, const char *expr,
+               const haze_fuzzy_array *const *ops, const char *names, size_t stride, int nop,
+               const char *path);
 /* edge --side-by-side: the input and the edges, side by side. */
 int plot_edge(haze_ctx *ctx, const haze_image *in, const haze_image *edges, const char *in_name,
               const char *method, const char *path);

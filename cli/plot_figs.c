@@ -369,3 +369,82 @@ int plot_edge(haze_ctx *ctx, const haze_image *in, const haze_image *edges, cons
     plot_fig_free(fig);
     return rc;
 }
+
+/* ------------------------------------------------ fuzzy eval --plot */
+
+/* The staircase outline of a fuzzy number's cuts (mu(x) = the highest level
+ * whose cut holds x): 4 ncuts points, x non-decreasing. */
+static void staircase(const haze_fuzzy_array *v, double *x, double *y) {
+    int n = v->ncuts, m = 0;
+    for (int k = n - 1; k >= 0; k--) { /* the left side, bottom up */
+        double lo, hi, below = k + 1 < n ? v->alphas[k + 1] : 0;
+        haze_fuzzy_get_cut(v, 0, k, &lo, &hi);
+        x[m] = lo, y[m++] = below;
+        x[m] = lo, y[m++] = v->alphas[k];
+    }
+    for (int k = 0; k < n; k++) { /* the right side, top down */
+        double lo, hi, below = k + 1 < n ? v->alphas[k + 1] : 0;
+        haze_fuzzy_get_cut(v, 0, k, &lo, &hi);
+        x[m] = hi, y[m++] = v->alphas[k];
+        x[m] = hi, y[m++] = below;
+    }
+}
+
+int plot_fuzzy(haze_ctx *ctx, const haze_fuzzy_array *v, const char *expr,
+               const haze_fuzzy_array *const *ops, const char *names, size_t stride, int nop,
+               const char *path) {
+    int n = v->ncuts;
+    double *x = malloc(sizeof(double) * 4 * (size_t)n), *y = malloc(sizeof(double) * 4 * (size_t)n);
+    plot_fig *fig = plot_fig_new(1, 1, 760, 440, NULL);
+    if (!x || !y || !fig) {
+        free(x);
+        free(y);
+        plot_fig_free(fig);
+        return out_of_memory();
+    }
+    /* the x range holds the result and the operands (finite bounds only) */
+    double x0 = INFINITY, x1 = -INFINITY;
+    for (int i = -1; i < nop; i++) {
+        const haze_fuzzy_array *a = i < 0 ? v : ops[i];
+        for (int k = 0; k < a->ncuts; k++) {
+            double lo, hi;
+            haze_fuzzy_get_cut(a, 0, k, &lo, &hi);
+            if (isfinite(lo) && lo < x0) x0 = lo;
+            if (isfinite(hi) && hi > x1) x1 = hi;
+        }
+    }
+    plot_pad(&x0, &x1, 0.06);
+    char title[200];
+    snprintf(title, sizeof title, "%.120s%s  (%d cuts)", expr, strlen(expr) > 120 ? "..." : "", n);
+    plot_frame fr = {x0, x1, 0, 1.08, title, "x", "membership (alpha)", NULL, PLOT_LEGEND_OUT};
+    plot_axes *ax = plot_fig_axes(fig, 0);
+    plot_axes_setup(ax, &fr);
+    /* the result: its membership function filled, each cut a bar at its level */
+    staircase(v, x, y);
+    plot_style s = plot_style_of(0);
+    s.alpha = 0.18;
+    s.width = 2;
+    s.label = "result";
+    plot_fill(ax, x, NULL, y, 4 * (size_t)n, &s);
+    plot_style bar = plot_style_of(0);
+    bar.width = 4;
+    for (int k = 0; k < n; k++) {
+        double lo, hi;
+        haze_fuzzy_get_cut(v, 0, k, &lo, &hi);
+        double bx[2] = {lo, hi}, by[2] = {v->alphas[k], v->alphas[k]};
+        plot_line(ax, bx, by, 2, &bar);
+    }
+    for (int i = 0; i < nop; i++) { /* the operands: outlines over it */
+        if (ops[i]->ncuts != n) continue;
+        staircase(ops[i], x, y);
+        plot_style o = plot_style_of(i + 1);
+        o.width = 2;
+        o.label = names + (size_t)i * stride;
+        plot_line(ax, x, y, 4 * (size_t)n, &o);
+    }
+    int rc = plot_fig_save(ctx, fig, path);
+    plot_fig_free(fig);
+    free(x);
+    free(y);
+    return rc;
+}

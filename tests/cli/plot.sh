@@ -81,6 +81,8 @@ if grep -q "built without plotting support" "$err"; then
     grep_err "built without plotting support" "fcm without cairo"
     check 1 "edge --side-by-side without cairo" $H edge "$data/edge_camera.png" -o "$tmp/e.png" --side-by-side "$tmp/s.png"
     absent "$tmp/e.png" "edge without cairo"
+    check 1 "fuzzy eval --plot without cairo" $H fuzzy eval 'tri(1,2,3)' --plot "$tmp/z.png"
+    grep_err "built without plotting support" "fuzzy without cairo"
     check 1 "demo --plot without cairo" $H demo --plot "$tmp/d.png"
     grep_err "built without plotting support" "demo without cairo"
     [ "$fails" = 0 ] && echo "all plot tests passed (built without plotting)"
@@ -193,6 +195,20 @@ check 1 "edge --side-by-side, two inputs" $H edge "$data/edge_camera.png" "$data
 grep_err "takes one input image" "edge --side-by-side, two inputs"
 check 1 "edge --side-by-side .bmp" $H edge "$data/edge_camera.png" -o "$tmp/e2.png" --side-by-side "$tmp/x.bmp"
 absent "$tmp/e2.png" "edge --side-by-side .bmp"
+
+# --- fuzzy eval --plot: the result's cuts (blue) right of the operand b (green)
+check 0 "fuzzy eval --plot" $H fuzzy eval 'a*b + tri(0,1,2)' --let 'a=tri(1,2,4)' --let 'b=[0.5,1]' --cuts 8 --plot "$tmp/fz.png"
+grep_out "0.125    0.6875" "fuzzy eval --plot: the table still on stdout"
+size_is "$tmp/fz.png" "760 440" "fuzzy eval --plot"
+not_blank "$tmp/fz.png" "fuzzy eval --plot"
+some "$tmp/fz.png" $blue 0.35 0.1 0.75 0.85 "fuzzy eval --plot: the result"
+some "$tmp/fz.png" $green 0.1 0.1 0.25 0.85 "fuzzy eval --plot: the operand b"
+none "$tmp/fz.png" $green 0.35 0.1 0.75 0.85 "fuzzy eval --plot: b is left of the result"
+some "$tmp/fz.png" $orange 0.25 0.1 0.6 0.85 "fuzzy eval --plot: the operand a"
+check 1 "fuzzy eval --plot --batch" $H fuzzy eval --batch "$tmp/one.fis" --plot "$tmp/b.png"
+grep_err "not a --batch" "fuzzy eval --plot --batch"
+check 2 "fuzzy eval --plot, bad expression" $H fuzzy eval 'tri(1,2' --plot "$tmp/bad.png"
+absent "$tmp/bad.png" "fuzzy eval --plot, bad expression"
 
 # --- demo --plot: the iris clusters of the tour
 check 0 "demo --plot" $H --quiet demo --plot "$tmp/demo.png"
