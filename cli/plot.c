@@ -310,6 +310,12 @@ void plot_axes_setup(plot_axes *ax, const plot_frame *f) {
     if ((f->flags & PLOT_XINT) && ax->f.x1 - ax->f.x0 < want)
         want = ax->f.x1 - ax->f.x0 >= 1 ? (int)(ax->f.x1 - ax->f.x0) : 1;
     int nx = plot_ticks(ax->f.x0, ax->f.x1, want, xt, 32);
+    if (f->flags & PLOT_XINT) { /* whole numbers only */
+        int m = 0;
+        for (int i = 0; i < nx; i++)
+            if (xt[i] == floor(xt[i])) xt[m++] = xt[i];
+        nx = m;
+    }
     int ny = plot_ticks(ax->f.y0, ax->f.y1, ax->ph > 300 ? 6 : 4, yt, 32);
     /* light grid under everything drawn later */
     cairo_set_line_width(cr, 1);

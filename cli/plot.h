@@ -173,6 +173,9 @@ int plot_fcm(haze_ctx *ctx, const double *x, const char *const *names, const haz
 int plot_fuzzy(haze_ctx *ctx, const haze_fuzzy_array *v, const char *expr,
                const haze_fuzzy_array *const *ops, const char *names, size_t stride, int nop,
                const char *path);
+/* fnn train --plot: the loss (training and held-out), the accuracy (for
+ * classes) and the rule count per epoch, the kept epoch marked. */
+int plot_fnn(haze_ctx *ctx, const haze_fnn_epoch *h, int n, int classes, const char *path);
 /* edge --side-by-side: the input and the edges, side by side. */
 int plot_edge(haze_ctx *ctx, const haze_image *in, const haze_image *edges, const char *in_name,
               const char *method, const char *path);

@@ -316,15 +316,8 @@ int plot_fcm(haze_ctx *ctx, const double *x, const char *const *names, const haz
         double j0, j1;
         plot_range(r->objective, (size_t)it, 1, &j0, &j1);
         plot_pad(&j0, &j1, 0.05);
-        plot_frame fo = {it > 1 ? 1 : 0.5,
-                         it > 1 ? it : 1.5,
-                         j0,
-                         j1,
-                         "objective J per iteration",
-                         "iteration",
-                         "J",
-                         NULL,
-                         PLOT_XINT};
+        plot_frame fo = {0.6,         it + 0.4, j0,   j1,       "objective J per iteration",
+                         "iteration", "J",      NULL, PLOT_XINT};
         plot_axes *bx = plot_fig_axes(fig, 1);
         plot_axes_setup(bx, &fo);
         plot_style l = plot_style_of(0);
@@ -446,5 +439,88 @@ int plot_fuzzy(haze_ctx *ctx, const haze_fuzzy_array *v, const char *expr,
     plot_fig_free(fig);
     free(x);
     free(y);
+    return rc;
+}
+
+/* ------------------------------------------------ fnn train --plot */
+
+/* One panel of a per-epoch series (a, and b when given: held-out), the
+ * kept epoch marked. */
+static void epoch_panel(plot_axes *ax, const double *k, const double *a, const double *b, int n,
+                        const char *title, const char *ylabel, const char *la, const char *lb,
+                        int best, int flags) {
+    double y0, y1, c0, c1;
+    plot_range(a, (size_t)n, 1, &y0, &y1);
+    if (b) {
+        plot_range(b, (size_t)n, 1, &c0, &c1);
+        if (c0 < y0) y0 = c0;
+        if (c1 > y1) y1 = c1;
+    }
+    plot_pad(&y0, &y1, 0.08);
+    if (!la) { /* a count: from 0 */
+        y0 = 0;
+        y1 = y1 > 1 ? y1 : 1;
+    }
+    plot_frame fr = {0.6, n + 0.4, y0, y1, title, "epoch", ylabel, NULL, PLOT_XINT | flags};
+    plot_axes_setup(ax, &fr);
+    plot_style m = plot_style_of(-1);
+    m.dash = 1;
+    m.width = 1;
+    m.label = best >= 0 ? "kept epoch" : NULL;
+    if (best >= 0 && b) plot_vline(ax, best + 1, &m);
+    plot_style s = plot_style_of(0);
+    s.label = la;
+    s.size = 3;
+    plot_line(ax, k, a, (size_t)n, &s);
+    if (n <= 60) {
+        s.label = NULL;
+        plot_markers(ax, k, a, (size_t)n, 1, &s);
+    }
+    if (b) {
+        plot_style t = plot_style_of(1);
+        t.label = lb;
+        t.size = 3;
+        plot_line(ax, k, b, (size_t)n, &t);
+        if (n <= 60) {
+            t.label = NULL;
+            plot_markers(ax, k, b, (size_t)n, 1, &t);
+        }
+    }
+}
+
+int plot_fnn(haze_ctx *ctx, const haze_fnn_epoch *h, int n, int classes, const char *path) {
+    if (n < 1) {
+        cli_errorf("%s: no epoch was trained (--epochs 0): nothing to draw", path);
+        return CLI_INPUT;
+    }
+    int held = h[n - 1].val_samples > 0;
+    double *v = malloc(sizeof(double) * 6 * (size_t)n);
+    plot_fig *fig = plot_fig_new(1, classes ? 3 : 2, 480, 400, NULL);
+    if (!v || !fig) {
+        free(v);
+        plot_fig_free(fig);
+        return out_of_memory();
+    }
+    double *k = v, *loss = v + n, *vloss = v + 2 * n, *acc = v + 3 * n, *vacc = v + 4 * n,
+           *rules = v + 5 * n;
+    for (int i = 0; i < n; i++) {
+        k[i] = i + 1;
+        loss[i] = h[i].loss;
+        vloss[i] = h[i].val_loss;
+        acc[i] = 100 * h[i].accuracy;
+        vacc[i] = 100 * h[i].val_accuracy;
+        rules[i] = (double)h[i].rules;
+    }
+    int best = h[n - 1].best_epoch, p = 0;
+    epoch_panel(plot_fig_axes(fig, p++), k, loss, held ? vloss : NULL, n, "loss per epoch",
+                "mean loss E", "training", "held-out", best, 0);
+    if (classes)
+        epoch_panel(plot_fig_axes(fig, p++), k, acc, held ? vacc : NULL, n, "accuracy per epoch",
+                    "accuracy (%)", "training", "held-out", best, PLOT_LEGEND_BELOW);
+    epoch_panel(plot_fig_axes(fig, p++), k, rules, NULL, n, "rules per epoch", "rules", NULL, NULL,
+                -1, 0);
+    int rc = plot_fig_save(ctx, fig, path);
+    plot_fig_free(fig);
+    free(v);
     return rc;
 }

@@ -83,6 +83,9 @@ if grep -q "built without plotting support" "$err"; then
     absent "$tmp/e.png" "edge without cairo"
     check 1 "fuzzy eval --plot without cairo" $H fuzzy eval 'tri(1,2,3)' --plot "$tmp/z.png"
     grep_err "built without plotting support" "fuzzy without cairo"
+    check 1 "fnn train --plot without cairo" $H fnn train "$data/iris.csv" --target petal_width -o "$tmp/x.fnn" --plot "$tmp/f.png"
+    grep_err "built without plotting support" "fnn without cairo"
+    absent "$tmp/x.fnn" "fnn without cairo"
     check 1 "demo --plot without cairo" $H demo --plot "$tmp/d.png"
     grep_err "built without plotting support" "demo without cairo"
     [ "$fails" = 0 ] && echo "all plot tests passed (built without plotting)"
@@ -209,6 +212,27 @@ check 1 "fuzzy eval --plot --batch" $H fuzzy eval --batch "$tmp/one.fis" --plot 
 grep_err "not a --batch" "fuzzy eval --plot --batch"
 check 2 "fuzzy eval --plot, bad expression" $H fuzzy eval 'tri(1,2' --plot "$tmp/bad.png"
 absent "$tmp/bad.png" "fuzzy eval --plot, bad expression"
+
+# --- fnn train --plot: loss (training blue, held-out orange), accuracy, rules
+check 0 "fnn train --plot" $H --quiet fnn train "$data/letter-demo.csv" --target lettr --classes --head 600 --epochs 3 -o "$tmp/l.fnn" --plot "$tmp/fnn.png"
+size_is "$tmp/fnn.png" "1440 400" "fnn train --plot"
+not_blank "$tmp/fnn.png" "fnn train --plot"
+for panel in "0.03 0.33" "0.36 0.66"; do
+    set -- $panel
+    some "$tmp/fnn.png" $blue "$1" 0.1 "$2" 0.85 "fnn train --plot: training curve in [$1, $2]"
+    some "$tmp/fnn.png" $orange "$1" 0.1 "$2" 0.85 "fnn train --plot: held-out curve in [$1, $2]"
+done
+some "$tmp/fnn.png" $blue 0.7 0.1 1 0.85 "fnn train --plot: the rule count"
+none "$tmp/fnn.png" $orange 0.7 0.1 1 0.85 "fnn train --plot: rules have no held-out curve"
+[ -s "$tmp/l.fnn" ] || fail "fnn train --plot: no model written"
+check 0 "fnn train --plot, regression" $H --quiet fnn train "$data/iris.csv" --target petal_width --epochs 2 --validation 0 -o "$tmp/r.fnn" --plot "$tmp/reg.png"
+size_is "$tmp/reg.png" "960 400" "fnn train --plot, regression: no accuracy panel"
+none "$tmp/reg.png" $orange 0 0 1 1 "fnn train --plot, regression: no held-out curve without --validation"
+check 1 "fnn train --plot .tiff" $H fnn train "$data/iris.csv" --target petal_width -o "$tmp/x.fnn" --plot "$tmp/x.tiff"
+absent "$tmp/x.fnn" "fnn train --plot .tiff"
+check 2 "fnn train --plot, --epochs 0" $H --quiet fnn train "$data/iris.csv" --target petal_width --epochs 0 -o "$tmp/z.fnn" --plot "$tmp/z.png"
+grep_err "nothing to draw" "fnn train --plot, --epochs 0"
+absent "$tmp/z.fnn" "fnn train --plot, --epochs 0: the outputs land together or not at all"
 
 # --- demo --plot: the iris clusters of the tour
 check 0 "demo --plot" $H --quiet demo --plot "$tmp/demo.png"
