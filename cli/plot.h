@@ -176,6 +176,11 @@ int plot_fuzzy(haze_ctx *ctx, const haze_fuzzy_array *v, const char *expr,
 /* fnn train --plot: the loss (training and held-out), the accuracy (for
  * classes) and the rule count per epoch, the kept epoch marked. */
 int plot_fnn(haze_ctx *ctx, const haze_fnn_epoch *h, int n, int classes, const char *path);
+/* prec --plot: the bound of each goal (a step of an unrolled filter, say)
+ * from the interval and the affine engine, on a log scale (the paper's
+ * Fig. 3). */
+int plot_prec(haze_ctx *ctx, const char *script, const haze_prec_result *ia,
+              const haze_prec_result *aa, const char *path);
 /* edge --side-by-side: the input and the edges, side by side. */
 int plot_edge(haze_ctx *ctx, const haze_image *in, const haze_image *edges, const char *in_name,
               const char *method, const char *path);

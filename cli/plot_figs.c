@@ -524,3 +524,63 @@ int plot_fnn(haze_ctx *ctx, const haze_fnn_epoch *h, int n, int classes, const c
     free(v);
     return rc;
 }
+
+/* ------------------------------------------------ prec --plot */
+
+int plot_prec(haze_ctx *ctx, const char *script, const haze_prec_result *ia,
+              const haze_prec_result *aa, const char *path) {
+    size_t n = ia->n_goals < aa->n_goals ? ia->n_goals : aa->n_goals;
+    double *v = malloc(sizeof(double) * 3 * (n ? n : 1));
+    plot_fig *fig = plot_fig_new(1, 1, 760, 440, NULL);
+    if (!v || !fig) {
+        free(v);
+        plot_fig_free(fig);
+        return out_of_memory();
+    }
+    /* the bound of goal i: the larger magnitude of its enclosure, on a log scale */
+    double *k = v, *bi = v + n, *ba = v + 2 * n;
+    for (size_t i = 0; i < n; i++) {
+        const haze_prec_goal *a = &ia->goals[i], *b = &aa->goals[i];
+        double mi = fmax(fabs(a->lo), fabs(a->hi)), ma = fmax(fabs(b->lo), fabs(b->hi));
+        k[i] = (double)(i + 1);
+        bi[i] = mi > 0 && isfinite(mi) ? log10(mi) : NAN;
+        ba[i] = ma > 0 && isfinite(ma) ? log10(ma) : NAN;
+    }
+    double y0, y1, c0, c1;
+    plot_range(bi, n, 1, &y0, &y1);
+    plot_range(ba, n, 1, &c0, &c1);
+    if (c0 < y0) y0 = c0;
+    if (c1 > y1) y1 = c1;
+    plot_pad(&y0, &y1, 0.08);
+    const char *base = strrchr(script, '/');
+    char title[200];
+    snprintf(title, sizeof title, "%s: error bound of each goal", base ? base + 1 : script);
+    plot_frame fr = {0.6,
+                     n + 0.4,
+                     y0,
+                     y1,
+                     title,
+                     "goal (step of the unrolled computation)",
+                     "log10 of the bound",
+                     NULL,
+                     PLOT_XINT | PLOT_LEGEND_LEFT};
+    plot_axes *ax = plot_fig_axes(fig, 0);
+    plot_axes_setup(ax, &fr);
+    plot_style s = plot_style_of(0);
+    s.label = "interval (ia)";
+    s.size = 3;
+    plot_line(ax, k, bi, n, &s);
+    plot_style t = plot_style_of(1);
+    t.label = "affine (aa)";
+    t.size = 3;
+    plot_line(ax, k, ba, n, &t);
+    if (n <= 80) {
+        s.label = t.label = NULL;
+        plot_markers(ax, k, bi, n, 1, &s);
+        plot_markers(ax, k, ba, n, 1, &t);
+    }
+    int rc = plot_fig_save(ctx, fig, path);
+    plot_fig_free(fig);
+    free(v);
+    return rc;
+}

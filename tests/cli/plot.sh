@@ -86,6 +86,8 @@ if grep -q "built without plotting support" "$err"; then
     check 1 "fnn train --plot without cairo" $H fnn train "$data/iris.csv" --target petal_width -o "$tmp/x.fnn" --plot "$tmp/f.png"
     grep_err "built without plotting support" "fnn without cairo"
     absent "$tmp/x.fnn" "fnn without cairo"
+    check 1 "prec --plot without cairo" $H prec "$data/../examples/prec/fixed_point.g" --plot "$tmp/p.png"
+    grep_err "built without plotting support" "prec without cairo"
     check 1 "demo --plot without cairo" $H demo --plot "$tmp/d.png"
     grep_err "built without plotting support" "demo without cairo"
     [ "$fails" = 0 ] && echo "all plot tests passed (built without plotting)"
@@ -233,6 +235,19 @@ absent "$tmp/x.fnn" "fnn train --plot .tiff"
 check 2 "fnn train --plot, --epochs 0" $H --quiet fnn train "$data/iris.csv" --target petal_width --epochs 0 -o "$tmp/z.fnn" --plot "$tmp/z.png"
 grep_err "nothing to draw" "fnn train --plot, --epochs 0"
 absent "$tmp/z.fnn" "fnn train --plot, --epochs 0: the outputs land together or not at all"
+
+# --- prec --plot: per step, the interval bound (blue) explodes and the
+# affine bound (orange) levels off (the stable filter of docs/prec.md)
+check 0 "prec --plot" $H prec "$data/../tests/data/plot/iir_stable_steps_60.g" --plot "$tmp/prec.png" -o "$tmp/prec.txt"
+size_is "$tmp/prec.png" "760 440" "prec --plot"
+not_blank "$tmp/prec.png" "prec --plot"
+grep -q "y59 - y59_m in ?" "$tmp/prec.txt" || fail "prec --plot: the text result"
+some "$tmp/prec.png" $blue 0.75 0.08 0.98 0.3 "prec --plot: the interval bound high at the last steps"
+none "$tmp/prec.png" $orange 0.75 0.08 0.98 0.3 "prec --plot: the affine bound not high"
+some "$tmp/prec.png" $orange 0.75 0.55 0.98 0.8 "prec --plot: the affine bound low at the last steps"
+none "$tmp/prec.png" $blue 0.75 0.55 0.98 0.8 "prec --plot: the interval bound not low"
+check 1 "prec --plot .eps" $H prec "$data/../tests/data/plot/iir_stable_steps_60.g" --plot "$tmp/p.eps" -o "$tmp/p.txt"
+absent "$tmp/p.txt" "prec --plot .eps"
 
 # --- demo --plot: the iris clusters of the tour
 check 0 "demo --plot" $H --quiet demo --plot "$tmp/demo.png"
