@@ -6,6 +6,7 @@
  *   haze fis surface MODEL.fis [--grid N] -o surface.csv   (like MATLAB's gensurf)
  *   haze fis convert IN.{fis,fll} -o OUT.{fis,fll}
  *   haze fis plot MODEL.fis [--var NAME] -o mfs.png   (like MATLAB's plotmf)
+ *   haze fis rules MODEL.fis --at V1,V2,... [-o rules.png]   (like ruleview)
  *
  * Results go to standard output (or -o); messages, counts and the reader's
  * warnings ("haze: warning: FILE:LINE: ...") to standard error.
@@ -38,14 +39,16 @@ static void help(FILE *fp) {
             "       haze fis surface MODEL.{fis,fll} [--grid N] [-o OUT.csv] [--mode M] "
             "[--points N]\n"
             "       haze fis convert IN.{fis,fll} -o OUT.{fis,fll}\n"
-            "       haze fis plot MODEL.{fis,fll} [--var NAME] -o OUT.{png,svg,pdf}\n\n"
+            "       haze fis plot MODEL.{fis,fll} [--var NAME] -o OUT.{png,svg,pdf}\n"
+            "       haze fis rules MODEL.{fis,fll} --at V1,V2,... [-o OUT.{png,svg,pdf}]\n\n"
             "Fuzzy inference with MATLAB/Octave .fis models (Mamdani and Sugeno) and\n"
             "fuzzylite .fll engines (also Tsukamoto and mixed outputs).\n\n"
             "  info      variables, ranges, membership functions and rules of a model\n"
             "  eval      evaluates every row of a table of inputs\n"
             "  surface   evaluates a grid over the first two inputs (like gensurf)\n"
             "  convert   writes a model as MATLAB .fis or fuzzylite .fll\n"
-            "  plot      draws the membership functions (like plotmf)\n\n"
+            "  plot      draws the membership functions (like plotmf)\n"
+            "  rules     each rule's firing at one input vector, drawn like ruleview\n\n"
             "'haze fis SUBCOMMAND --help' describes each. Results go to standard output\n"
             "(or -o FILE); messages and warnings (\"haze: warning: FILE:LINE: ...\") go to\n"
             "standard error.\n\n"
@@ -134,11 +137,30 @@ static void help_plot(FILE *fp) {
                 "Exit codes: 0 ok, 1 usage (an unknown variable too), 2 bad model, 3 runtime.\n");
 }
 
+static void help_rules(FILE *fp) {
+    fprintf(fp,
+            "usage: haze fis rules MODEL.{fis,fll} --at V1,V2,... [-o OUT.{png,svg,pdf}]\n"
+            "                      [--mode M] [--points N]\n\n"
+            "Evaluates the model at one input vector (one value per input, in order)\n"
+            "and prints each rule's firing degree (after its weight) and the outputs,\n"
+            "as fis eval computes them. With -o, draws it like MATLAB's ruleview: a\n"
+            "row per rule with each input's set filled up to its degree and each\n"
+            "output's implied set, and a last row with each output's aggregate and\n"
+            "its defuzzified value (the first 30 rules of a larger model).\n\n"
+            "Options:\n"
+            "  --at V1,V2,...     the input vector (required)\n"
+            "  -o, --output FILE  the picture\n"
+            "%s"
+            "  -h, --help         this text\n",
+            mode_help);
+}
+
 static void (*sub_help(const char *sub))(FILE *) {
     if (strcmp(sub, "info") == 0) return help_info;
     if (strcmp(sub, "eval") == 0) return help_eval;
     if (strcmp(sub, "surface") == 0) return help_surface;
     if (strcmp(sub, "plot") == 0) return help_plot;
+    if (strcmp(sub, "rules") == 0) return help_rules;
     return help_convert;
 }
 
@@ -150,17 +172,23 @@ typedef struct fis_opts {
     long grid;
     int nan;
     int ignore_extra;
-    const char *plot, *var, *inputs, *hold; /* pictures (cli/plot_figs.c) */
+    const char *plot, *var, *inputs, *hold, *at; /* pictures (cli/plot_figs.c) */
 } fis_opts;
 
 static int parse_opts(int argc, char **argv, fis_opts *o, int *first_arg, void (*hp)(FILE *)) {
-    static const struct option opts[] = {
-        {"help", no_argument, 0, 'h'},         {"output", required_argument, 0, 'o'},
-        {"mode", required_argument, 0, 'm'},   {"points", required_argument, 0, 'p'},
-        {"grid", required_argument, 0, 'g'},   {"nan", no_argument, 0, 'n'},
-        {"ignore-extra", no_argument, 0, 'x'}, {"plot", required_argument, 0, 'P'},
-        {"var", required_argument, 0, 'V'},    {"inputs", required_argument, 0, 'I'},
-        {"hold", required_argument, 0, 'H'},   {0, 0, 0, 0}};
+    static const struct option opts[] = {{"help", no_argument, 0, 'h'},
+                                         {"output", required_argument, 0, 'o'},
+                                         {"mode", required_argument, 0, 'm'},
+                                         {"points", required_argument, 0, 'p'},
+                                         {"grid", required_argument, 0, 'g'},
+                                         {"nan", no_argument, 0, 'n'},
+                                         {"ignore-extra", no_argument, 0, 'x'},
+                                         {"plot", required_argument, 0, 'P'},
+                                         {"var", required_argument, 0, 'V'},
+                                         {"inputs", required_argument, 0, 'I'},
+                                         {"hold", required_argument, 0, 'H'},
+                                         {"at", required_argument, 0, 'A'},
+                                         {0, 0, 0, 0}};
     optind = 1;
     int c;
     while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
@@ -202,6 +230,9 @@ static int parse_opts(int argc, char **argv, fis_opts *o, int *first_arg, void (
             break;
         case 'H':
             o->hold = optarg;
+            break;
+        case 'A':
+            o->at = optarg;
             break;
         default:
             return cli_usage_error("fis", "unknown option");
@@ -513,6 +544,82 @@ static int do_surface(haze_ctx *ctx, haze_fis *f, const fis_opts *o) {
     return rc ? rc : st ? cli_fail(ctx, st) : CLI_OK;
 }
 
+enum { RULES_POINTS = 201 };
+
+static int do_rules(haze_ctx *ctx, haze_fis *f, const fis_opts *o) {
+    const int ni = haze_fis_num_inputs(f), no = haze_fis_num_outputs(f), nr = haze_fis_num_rules(f);
+    const size_t n = RULES_POINTS;
+    double *in = malloc(sizeof(double) * (size_t)(ni + 1)),
+           *out = malloc(sizeof(double) * (no + 1));
+    double *firing = malloc(sizeof(double) * (size_t)(nr + 1));
+    double *ys = malloc(sizeof(double) * n * (size_t)(no + 1));
+    double *implied = malloc(sizeof(double) * n * (size_t)nr * (size_t)no + 1);
+    double *agg = malloc(sizeof(double) * n * (size_t)(no + 1));
+    int *sets = calloc((size_t)(no + 1), sizeof *sets);
+    int rc = CLI_OK, st = HAZE_OK, got = 0;
+    if (!in || !out || !firing || !ys || !implied || !agg || !sets) {
+        cli_errorf("out of memory");
+        rc = CLI_RUNTIME;
+        goto done;
+    }
+    /* --at V1,V2,...: one number per input */
+    for (const char *p = o->at; p && got <= ni;) {
+        char buf[64];
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        snprintf(buf, sizeof buf, "%.*s", (int)(len < 63 ? len : 63), p);
+        if (got == ni || !cli_parse_double(buf, &in[got]) || !isfinite(in[got])) {
+            rc = cli_usage_error("fis", "rules --at %s: expected %d number%s (the inputs %s)",
+                                 o->at, ni, ni == 1 ? "" : "s", "in order");
+            goto done;
+        }
+        got++;
+        p = comma ? comma + 1 : NULL;
+    }
+    if (got != ni) {
+        char names[1024];
+        var_list(f, 0, names, sizeof names);
+        rc = cli_usage_error("fis", "rules --at %s: expected %d number%s, one per input (%s)",
+                             o->at, ni, ni == 1 ? "" : "s", names);
+        goto done;
+    }
+    const char *paths[] = {o->output};
+    st = cli_outputs_begin(ctx, 1, paths);
+    if (!st) st = haze_fis_eval(ctx, f, in, 1, out);
+    for (int k = 0; !st && k < no; k++) {
+        int e = haze_fis_explain(ctx, f, in, k, (int)n, firing, ys + (size_t)k * n,
+                                 implied + (size_t)k * (size_t)nr * n, agg + (size_t)k * n);
+        sets[k] = e == HAZE_OK;
+        if (e && e != HAZE_ERR_UNSUPPORTED) st = e;
+    }
+    if (!st && no == 0) st = haze_fis_explain(ctx, f, in, 0, (int)n, firing, ys, implied, agg);
+    if (st) {
+        rc = cli_fail(ctx, st);
+        goto done;
+    }
+    char buf[1024];
+    printf("rule  firing      text\n");
+    for (int r = 0; r < nr; r++) {
+        int len = haze_fis_rule_text(f, r, buf, sizeof buf);
+        printf("%4d  %-10.6g  %s%s\n", r + 1, firing[r], len >= 0 ? buf : "",
+               len >= (int)sizeof buf ? "..." : "");
+    }
+    for (int k = 0; k < no; k++) printf("%s = %.17g\n", haze_fis_var_name(f, 1, k), out[k]);
+    if (o->output) {
+        rc = plot_fis_rules(ctx, f, in, out, firing, (int)n, ys, implied, agg, sets, o->output);
+        if (!rc && (st = haze_outgroup_commit(ctx))) rc = cli_fail(ctx, st);
+    }
+done:
+    free(in);
+    free(out);
+    free(firing);
+    free(ys);
+    free(implied);
+    free(agg);
+    free(sets);
+    return rc;
+}
+
 static int do_plot(haze_ctx *ctx, haze_fis *f, const fis_opts *o) {
     int io = 0, idx = -1;
     if (o->var && find_var(f, o->var, 0, &io, &idx)) {
@@ -526,14 +633,15 @@ static int do_plot(haze_ctx *ctx, haze_fis *f, const fis_opts *o) {
 
 int cmd_fis(int argc, char **argv, const cli_global *g) {
     if (argc < 2)
-        return cli_usage_error("fis", "expected a subcommand: info, eval, surface, convert, plot");
+        return cli_usage_error("fis",
+                               "expected a subcommand: info, eval, surface, convert, plot, rules");
     const char *sub = argv[1];
     if (strcmp(sub, "--help") == 0 || strcmp(sub, "-h") == 0) {
         help(stdout);
         return CLI_OK;
     }
     if (strcmp(sub, "info") && strcmp(sub, "eval") && strcmp(sub, "surface") &&
-        strcmp(sub, "convert") && strcmp(sub, "plot"))
+        strcmp(sub, "convert") && strcmp(sub, "plot") && strcmp(sub, "rules"))
         return cli_usage_error("fis", "unknown subcommand '%s'", sub);
     fis_opts o;
     memset(&o, 0, sizeof o);
@@ -554,6 +662,10 @@ int cmd_fis(int argc, char **argv, const cli_global *g) {
     if ((o.inputs || o.hold) && !is_surface)
         return cli_usage_error("fis", "%s: --inputs and --hold are for fis surface", sub);
     if (o.var && !is_plot) return cli_usage_error("fis", "%s: --var is for fis plot", sub);
+    int is_rules = strcmp(sub, "rules") == 0;
+    if (o.at && !is_rules) return cli_usage_error("fis", "%s: --at is for fis rules", sub);
+    if (is_rules && !o.at) return cli_usage_error("fis", "rules: --at V1,V2,... is required");
+    if (is_rules && o.output && (rc = plot_check_path("fis", "rules -o", o.output))) return rc;
     if (is_plot && !o.output)
         return cli_usage_error("fis", "plot: -o OUT.png (or .svg, .pdf) is required");
     if (is_plot && (rc = plot_check_path("fis", "plot -o", o.output))) return rc;
@@ -575,6 +687,8 @@ int cmd_fis(int argc, char **argv, const cli_global *g) {
         rc = do_surface(ctx, f, &o);
     } else if (is_plot) {
         rc = do_plot(ctx, f, &o);
+    } else if (is_rules) {
+        rc = do_rules(ctx, f, &o);
     } else {
         st = haze_fis_save(ctx, f, o.output);
         rc = st ? cli_fail(ctx, st) : CLI_OK;

@@ -273,9 +273,12 @@ void plot_axes_setup(plot_axes *ax, const plot_frame *f) {
     ax->f = *f;
     if (!(ax->f.x1 > ax->f.x0)) plot_pad(&ax->f.x0, &ax->f.x1, 0);
     if (!(ax->f.y1 > ax->f.y0)) plot_pad(&ax->f.y0, &ax->f.y1, 0);
-    int noaxes = f->flags & PLOT_NOAXES;
-    double left = noaxes ? 10 : f->ylabel ? 72 : 56, right = 18;
-    double top = f->title ? 34 : 14, bottom = noaxes ? 10 : f->xlabel ? 52 : 32;
+    int bare = f->flags & PLOT_BARE, noaxes = (f->flags & PLOT_NOAXES) || bare;
+    double left = bare ? 6 : noaxes ? 10 : f->ylabel ? 72 : 56, right = bare ? 6 : 18;
+    double top = f->title ? (bare ? 24 : 34) : (bare ? 6 : 14), bottom = bare        ? 6
+                                                                         : noaxes    ? 10
+                                                                         : f->xlabel ? 52
+                                                                                     : 32;
     if (f->flags & PLOT_COLORBAR) right += 84;
     if (f->flags & PLOT_LEGEND_OUT) right += 150;
     if (!noaxes) { /* room for the widest y tick label */
@@ -300,7 +303,7 @@ void plot_axes_setup(plot_axes *ax, const plot_frame *f) {
     ax->ready = 1;
     plot_rgb ink = plot_color(-1);
     if (f->title) {
-        font(cr, FONT_TITLE, 1);
+        font(cr, bare ? FONT_TICK : FONT_TITLE, 1);
         set_rgb(cr, ink, 1);
         text_at(cr, ax->px + ax->pw / 2, ax->oy + top / 2 + 2, 0.5, 0.5, 0, f->title);
     }
@@ -365,7 +368,7 @@ void plot_axes_setup(plot_axes *ax, const plot_frame *f) {
 static void finish_axes(plot_axes *ax) {
     cairo_t *cr = ax->fig->cr;
     if (!ax->ready) return;
-    if (!(ax->f.flags & PLOT_NOAXES)) {
+    if (!(ax->f.flags & PLOT_NOAXES)) { /* PLOT_BARE too */
         cairo_set_line_width(cr, 1);
         cairo_set_dash(cr, NULL, 0, 0);
         set_rgb(cr, plot_color(-1), 1);

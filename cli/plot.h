@@ -59,7 +59,8 @@ enum {
     PLOT_LEGEND_LEFT = 4,
     PLOT_LEGEND_OUT = 8,    /* the legend right of the panel, outside */
     PLOT_LEGEND_BELOW = 16, /* the legend at the bottom right of the panel */
-    PLOT_XINT = 32          /* x is a count (epochs, iterations): whole-number ticks */
+    PLOT_XINT = 32,         /* x is a count (epochs, iterations): whole-number ticks */
+    PLOT_BARE = 64          /* a frame only, thin margins (a cell of a grid of small panels) */
 };
 typedef struct plot_frame {
     double x0, x1, y0, y1;
@@ -181,6 +182,14 @@ int plot_fnn(haze_ctx *ctx, const haze_fnn_epoch *h, int n, int classes, const c
  * Fig. 3). */
 int plot_prec(haze_ctx *ctx, const char *script, const haze_prec_result *ia,
               const haze_prec_result *aa, const char *path);
+/* fis rules: like MATLAB's ruleview at one input vector in: a row per rule
+ * (each input's set filled up to its degree, each output's implied set), a
+ * last row with each output's aggregate and its value out[o]. firing: nr
+ * degrees; for output o, ys + o n (n points), implied + o nr n,
+ * aggregate + o n, and has_sets[o] (0 for a Sugeno output). */
+int plot_fis_rules(haze_ctx *ctx, const haze_fis *f, const double *in, const double *out,
+                   const double *firing, int n, const double *ys, const double *implied,
+                   const double *aggregate, const int *has_sets, const char *path);
 /* edge --side-by-side: the input and the edges, side by side. */
 int plot_edge(haze_ctx *ctx, const haze_image *in, const haze_image *edges, const char *in_name,
               const char *method, const char *path);

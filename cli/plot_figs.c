@@ -584,3 +584,104 @@ int plot_prec(haze_ctx *ctx, const char *script, const haze_prec_result *ia,
     free(v);
     return rc;
 }
+
+/* ------------------------------------------------ fis rules */
+
+enum { RULES_SHOWN = 30 };
+
+int plot_fis_rules(haze_ctx *ctx, const haze_fis *f, const double *in, const double *out,
+                   const double *firing, int n, const double *ys, const double *implied,
+                   const double *aggregate, const int *has_sets, const char *path) {
+    const int ni = haze_fis_num_inputs(f), no = haze_fis_num_outputs(f);
+    const int nr = haze_fis_num_rules(f), shown = nr < RULES_SHOWN ? nr : RULES_SHOWN;
+    const int cols = ni + no, rows = shown + 1;
+    char title[200];
+    if (shown < nr)
+        snprintf(title, sizeof title, "%s: the first %d of %d rules", haze_fis_name(f), shown, nr);
+    else
+        snprintf(title, sizeof title, "%s: %d rules", haze_fis_name(f), nr);
+    /* a grid of bare cells: a row per rule, a column per variable */
+    plot_fig *fig = plot_fig_new(rows, cols, 200, 70, title);
+    double *x = malloc(sizeof(double) * MF_POINTS), *mu = malloc(sizeof(double) * MF_POINTS);
+    double *cut = malloc(sizeof(double) * MF_POINTS);
+    if (!fig || !x || !mu || !cut) {
+        plot_fig_free(fig);
+        free(x);
+        free(mu);
+        free(cut);
+        return out_of_memory();
+    }
+    plot_style ink = plot_style_of(-1), in_set = plot_style_of(0), out_set = plot_style_of(1),
+               value = plot_style_of(3);
+    in_set.alpha = out_set.alpha = 0.45;
+    in_set.width = out_set.width = 1.5;
+    value.width = 2;
+    for (int row = 0; row < rows; row++)
+        for (int c = 0; c < cols; c++) {
+            plot_axes *ax = plot_fig_axes(fig, row * cols + c);
+            int io = c >= ni, v = io ? c - ni : c, last = row == shown;
+            double lo, hi;
+            haze_fis_var_range(f, io, v, &lo, &hi);
+            char head[160];
+            if (io)
+                snprintf(head, sizeof head, "%s = %.4g", haze_fis_var_name(f, 1, v), out[v]);
+            else
+                snprintf(head, sizeof head, "%s = %.4g", haze_fis_var_name(f, 0, v), in[v]);
+            plot_frame fr = {lo, hi, 0, 1.1, row == 0 ? head : NULL, NULL, NULL, NULL, PLOT_BARE};
+            if (!(hi > lo)) plot_pad(&fr.x0, &fr.x1, 0);
+            if (last && !io) continue; /* the last row: the aggregates only */
+            plot_axes_setup(ax, &fr);
+            if (last) {
+                if (has_sets[v]) {
+                    plot_style a = out_set;
+                    plot_fill(ax, ys + (size_t)v * n, NULL, aggregate + (size_t)v * n, (size_t)n,
+                              &a);
+                }
+                plot_vline(ax, out[v], &value);
+                continue;
+            }
+            if (c == 0) {
+                char lab[32];
+                snprintf(lab, sizeof lab, "%d", row + 1);
+                plot_text(ax, lo + 0.02 * (hi - lo), 1.06, 0, 0, &ink, lab);
+            }
+            int term = haze_fis_rule_term(f, row, io, v);
+            if (term != 0) {
+                int k = (term < 0 ? -term : term) - 1;
+                for (int j = 0; j < MF_POINTS; j++)
+                    x[j] = j == MF_POINTS - 1 ? hi : lo + (hi - lo) * j / (MF_POINTS - 1);
+                if (haze_fis_mf_eval(f, io, v, k, x, MF_POINTS, mu) == HAZE_OK) {
+                    if (term < 0)
+                        for (int j = 0; j < MF_POINTS; j++) mu[j] = 1 - mu[j];
+                    plot_style o = ink;
+                    o.width = 1;
+                    plot_line(ax, x, mu, MF_POINTS, &o);
+                    if (!io) { /* the input's set up to its degree at the input */
+                        double d;
+                        double xi = in[v] < lo ? lo : in[v] > hi ? hi : in[v];
+                        haze_fis_mf_eval(f, 0, v, k, &xi, 1, &d);
+                        if (term < 0) d = 1 - d;
+                        for (int j = 0; j < MF_POINTS; j++) cut[j] = mu[j] < d ? mu[j] : d;
+                        plot_fill(ax, x, NULL, cut, MF_POINTS, &in_set);
+                    }
+                }
+            }
+            if (io && has_sets[v])
+                plot_fill(ax, ys + (size_t)v * n, NULL,
+                          implied + ((size_t)v * (size_t)nr + (size_t)row) * (size_t)n, (size_t)n,
+                          &out_set);
+            if (io && term != 0) {
+                char w[32];
+                snprintf(w, sizeof w, "%.3g", firing[row]);
+                plot_text(ax, hi - 0.02 * (hi - lo), 1.06, 1, 0, &ink, w);
+            } else if (!io) {
+                plot_vline(ax, in[v], &value);
+            }
+        }
+    int rc = plot_fig_save(ctx, fig, path);
+    plot_fig_free(fig);
+    free(x);
+    free(mu);
+    free(cut);
+    return rc;
+}

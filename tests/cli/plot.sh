@@ -88,6 +88,9 @@ if grep -q "built without plotting support" "$err"; then
     absent "$tmp/x.fnn" "fnn without cairo"
     check 1 "prec --plot without cairo" $H prec "$data/../examples/prec/fixed_point.g" --plot "$tmp/p.png"
     grep_err "built without plotting support" "prec without cairo"
+    check 1 "fis rules -o without cairo" $H fis rules "$data/tipper.fis" --at 2,1 -o "$tmp/r.png"
+    grep_err "built without plotting support" "fis rules without cairo"
+    check 0 "fis rules, text, without cairo" $H fis rules "$data/tipper.fis" --at 2,1
     check 1 "demo --plot without cairo" $H demo --plot "$tmp/d.png"
     grep_err "built without plotting support" "demo without cairo"
     [ "$fails" = 0 ] && echo "all plot tests passed (built without plotting)"
@@ -200,6 +203,30 @@ check 1 "edge --side-by-side, two inputs" $H edge "$data/edge_camera.png" "$data
 grep_err "takes one input image" "edge --side-by-side, two inputs"
 check 1 "edge --side-by-side .bmp" $H edge "$data/edge_camera.png" -o "$tmp/e2.png" --side-by-side "$tmp/x.bmp"
 absent "$tmp/e2.png" "edge --side-by-side .bmp"
+
+# --- fis rules: a row per rule, the aggregate below; the same value as fis eval
+red=d62728
+check 0 "fis rules --at 2,1" $H fis rules "$data/tipper.fis" --at 2,1 -o "$tmp/rules.png"
+grep_out "tip = 7.0168791431267721" "fis rules: the value of fis eval"
+grep_out "   1  1  " "fis rules: rule 1 fires fully"
+size_is "$tmp/rules.png" "600 314" "fis rules"
+not_blank "$tmp/rules.png" "fis rules"
+some "$tmp/rules.png" $blue 0 0.11 0.33 0.33 "fis rules: service is poor, filled to its degree"
+some "$tmp/rules.png" $red 0 0.11 0.33 0.33 "fis rules: the input's line"
+some "$tmp/rules.png" $orange 0.67 0.11 1 0.33 "fis rules: rule 1 implies cheap"
+none "$tmp/rules.png" $orange 0.67 0.56 1 0.77 "fis rules: rule 3 hardly fires"
+some "$tmp/rules.png" $orange 0.67 0.78 1 1 "fis rules: the aggregate"
+some "$tmp/rules.png" $red 0.67 0.78 1 1 "fis rules: the defuzzified value"
+check 0 "fis rules, text only" $H fis rules "$data/tipper.fis" --at 4,5
+grep_out "tip = 14.458" "fis rules --at 4,5"
+check 0 "fis rules of a .fll" $H fis rules "$data/tipper_hybrid.fll" --at 2,1 -o "$tmp/rules2.png"
+not_blank "$tmp/rules2.png" "fis rules of a .fll"
+check 1 "fis rules --at, one value short" $H fis rules "$data/tipper.fis" --at 2 -o "$tmp/r.png"
+grep_err "expected 2 numbers, one per input (inputs service, food)" "fis rules --at 2"
+absent "$tmp/r.png" "fis rules --at 2"
+check 1 "fis rules --at x,1" $H fis rules "$data/tipper.fis" --at x,1
+check 1 "fis rules without --at" $H fis rules "$data/tipper.fis"
+grep_err "rules: --at V1,V2,... is required" "fis rules without --at"
 
 # --- fuzzy eval --plot: the result's cuts (blue) right of the operand b (green)
 check 0 "fuzzy eval --plot" $H fuzzy eval 'a*b + tri(0,1,2)' --let 'a=tri(1,2,4)' --let 'b=[0.5,1]' --cuts 8 --plot "$tmp/fz.png"

@@ -41,7 +41,7 @@ noplot=0
     noplot=1
 while IFS= read -r line; do
     case "$line" in
-    *"fis plot "* | *"--plot "* | *"--side-by-side "*)
+    *"fis plot "* | *"--plot "* | *"--side-by-side "* | *"fis rules "*" -o "*)
         [ "$noplot" = 1 ] && { echo "(built without plotting, left out: $line)"; continue; } ;;
     esac
     case "$line" in
