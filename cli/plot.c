@@ -786,7 +786,7 @@ static void colorbar(plot_axes *ax, double zlo, double zhi) {
     cairo_stroke(cr);
     if (ax->f.zlabel) {
         font(cr, FONT_LABEL, 0);
-        text_at(cr, bx + bw + 62, ax->py + ax->ph / 2, 0.5, 0, PLOT_PI / 2, ax->f.zlabel);
+        text_at(cr, bx + bw + 50, ax->py + ax->ph / 2, 0.5, 0, -PLOT_PI / 2, ax->f.zlabel);
     }
 }
 
