@@ -16,6 +16,8 @@ out=$tmp/out
 err=$tmp/err
 . "$(dirname "$0")/lib.sh"
 H="$haze --backend cpu"
+# sanitized builds: cairo's font caches live until exit (tests/lsan.supp)
+export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$(cd "$(dirname "$0")/.." && pwd)/lsan.supp"
 
 # the palette (cli/plot.c): blue, orange, green; the ink; viridis' ends
 blue=1f77b4 orange=ff7f0e green=2ca02c ink=333333 dark=440154 yellow=fde725
