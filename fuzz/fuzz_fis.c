@@ -51,7 +51,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     /* a .fis file spells out every rule's code for every variable: a .fll
      * engine of a thousand inputs and as many rules (which name one each)
      * is megabytes of .fis, linear in the output but not in the input */
-    char path[] = "/tmp/haze-fuzz-XXXXXX";
+    char path[512];
+    fuzz_temp_name(path, sizeof path, "", "");
     int fd = (double)(haze_fis_num_rules(fis) + 1) * (ni + no) > 2e5 ? -1 : mkstemp(path);
     if (fd >= 0) {
         close(fd);

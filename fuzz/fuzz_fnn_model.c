@@ -16,7 +16,8 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     haze_ctx *ctx = fuzz_ctx();
-    char path[] = "/tmp/haze-fuzz-XXXXXX.model";
+    char path[512];
+    fuzz_temp_name(path, sizeof path, "", ".model");
     if (fuzz_temp_file(path, ".model", data, size)) return 0;
     haze_fnn *net = NULL;
     int st = haze_fnn_load(ctx, path, &net);

@@ -21,7 +21,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     static const char *const fmt[] = {"table", "csv", "json", "table"};
     static const char *const cuts[] = {"1", "3", "4", "32"};
     const unsigned sel = data[0];
-    char in[] = "/tmp/haze-fuzz-in-XXXXXX", out[] = "/tmp/haze-fuzz-out-XXXXXX";
+    char in[512], out[512];
+    fuzz_temp_name(in, sizeof in, "in-", "");
+    fuzz_temp_name(out, sizeof out, "out-", "");
     const int fi = fuzz_temp_file(in, "", data + 1, size - 1), fo = mkstemp(out);
     if (fo >= 0) close(fo);
     if (fi == 0 && fo >= 0) {

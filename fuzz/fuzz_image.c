@@ -15,7 +15,8 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     haze_ctx *ctx = fuzz_ctx();
-    char in[] = "/tmp/haze-fuzz-XXXXXX.img";
+    char in[512];
+    fuzz_temp_name(in, sizeof in, "", ".img");
     if (fuzz_temp_file(in, ".img", data, size)) return 0;
     haze_image *img = NULL;
     int st = haze_image_load(ctx, in, &img);
@@ -28,7 +29,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     unsigned sum = 0; /* every pixel is there (ASan checks the reads) */
     for (size_t i = 0; i < (size_t)img->width * (size_t)img->height; i++) sum += img->data[i];
     if (sum == ~0u) abort(); /* not reachable: keeps the loop */
-    char out[] = "/tmp/haze-fuzz-XXXXXX.pgm";
+    char out[512];
+    fuzz_temp_name(out, sizeof out, "", ".pgm");
     int fd = mkstemps(out, 4);
     if (fd >= 0) {
         close(fd);

@@ -21,8 +21,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     haze_ctx *ctx = fuzz_ctx();
     unsigned sel = data[0];
     int npy = sel & 1;
-    char path[64];
-    snprintf(path, sizeof path, "/tmp/haze-fuzz-XXXXXX%s", npy ? ".npy" : ".csv");
+    char path[512];
+    fuzz_temp_name(path, sizeof path, "", npy ? ".npy" : ".csv");
     if (fuzz_temp_file(path, npy ? ".npy" : ".csv", data + 1, size - 1)) return 0;
 
     static const char *text_columns[] = {NULL, "0", "1", "label"};

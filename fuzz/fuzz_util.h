@@ -12,6 +12,7 @@
 #define HAZE_FUZZ_UTIL_H
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -28,6 +29,17 @@ static inline haze_ctx *fuzz_ctx(void) {
         if (haze_ctx_new(&ctx, &o) != HAZE_OK) abort();
     }
     return ctx;
+}
+
+/*
+ * A template "DIR/haze-fuzz-STEMXXXXXX SUFFIX" in buf (cap bytes): DIR is
+ * $TMPDIR or /tmp. A long campaign runs much faster with TMPDIR on a tmpfs
+ * (/dev/shm): every execution creates and removes files.
+ */
+static inline void fuzz_temp_name(char *buf, size_t cap, const char *stem, const char *suffix) {
+    const char *dir = getenv("TMPDIR");
+    if (!dir || !*dir || strlen(dir) > cap / 2) dir = "/tmp";
+    snprintf(buf, cap, "%s/haze-fuzz-%sXXXXXX%s", dir, stem, suffix);
 }
 
 /* Writes data to a new file from the mkstemps template path (its name ends

@@ -17,8 +17,9 @@
 # memcheck (with leak check), racecheck, synccheck and initcheck, and the summary
 # counts the errors of each. HAZE_SANITIZE=quick (default: HAZE_TEST_QUICK=1, fewer
 # random cases), full, or 0 (skip); HAZE_SANITIZE_TOOLS="memcheck ..." picks tools;
-# HAZE_SANITIZE_TESTS="test_fnn_cuda test_fcm_cuda:test_gk ..." picks runs; HAZE_SANITIZE_JOBS (default 4)
-# runs that many at once; HAZE_SANITIZE_TIMEOUT (seconds, default 1200) per run.
+# HAZE_SANITIZE_TESTS="test_fnn_cuda test_fcm_cuda:test_gk ..." picks runs; HAZE_SANITIZE_JOBS (default 4
+# per GPU) runs that many at once, spread over the machine's GPUs; HAZE_SANITIZE_TIMEOUT (seconds,
+# default 1200) per run.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 debs=${1:-.debs}
@@ -26,19 +27,8 @@ out=${2:-gpu-check-out}
 mkdir -p "$out"
 jobs=${JOBS:-$(nproc)}
 bdir=${HAZE_BUILD_DIR:-build-gpu}
-prefix=/tmp/haze-deps
 
-if [ -d "$debs" ] && ls "$debs"/*.deb >/dev/null 2>&1; then
-    mkdir -p "$prefix"
-    for f in "$debs"/*.deb; do dpkg -x "$f" "$prefix"; done
-    # Debian's multiarch paths inside the prefix
-    export CMAKE_PREFIX_PATH="$prefix/usr${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}"
-    export CMAKE_LIBRARY_PATH="$prefix/usr/lib/x86_64-linux-gnu"
-    export CMAKE_INCLUDE_PATH="$prefix/usr/include:$prefix/usr/include/x86_64-linux-gnu"
-    export LD_LIBRARY_PATH="$prefix/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-    export PATH="$PATH:$prefix/usr/bin"
-    export LIBRARY_PATH="$prefix/usr/lib/x86_64-linux-gnu${LIBRARY_PATH:+:$LIBRARY_PATH}"
-fi
+. scripts/gpu-env.sh "$debs"
 
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>/dev/null | tee "$out/gpu.txt"
 t0=$(date +%s)
@@ -93,7 +83,11 @@ if [ "$san" != 0 ]; then
     fi
     mkdir -p "$out/san"
     # one run: its log, then "errors warnings exit" in a .res file
+    # runs are spread over the machine's GPUs (round robin by run number)
+    ngpu=$(nvidia-smi -L 2>/dev/null | grep -c "^GPU" || true)
+    [ "${ngpu:-0}" -ge 1 ] || ngpu=1
     san_one() {
+        local gpu=$(($1 % ngpu)); shift
         local tool=$1 run=$2 t=${2%%:*} only= opts=() name
         [ "$run" != "$t" ] && only=${run#*:}
         name=$(echo "$run" | tr ':,' '._')
@@ -105,7 +99,7 @@ if [ "$san" != 0 ]; then
         esac
         if [ "$san" = quick ]; then export HAZE_TEST_QUICK=1; fi
         # several runs share the machine: few CPU threads each
-        HAZE_TEST_ONLY=$only HAZE_THREADS=${HAZE_THREADS:-2} OMP_NUM_THREADS=${OMP_NUM_THREADS:-2} \
+        CUDA_VISIBLE_DEVICES=$gpu HAZE_TEST_ONLY=$only HAZE_THREADS=${HAZE_THREADS:-2} OMP_NUM_THREADS=${OMP_NUM_THREADS:-2} \
             timeout "${HAZE_SANITIZE_TIMEOUT:-1200}" "$cs" --tool "$tool" "${opts[@]}" --print-limit 20 \
             "$bdir/tests/$t" >"$log" 2>&1
         local rc=$? n w=0
@@ -118,10 +112,11 @@ if [ "$san" != 0 ]; then
         echo "${n:--} ${w:-0} $rc" >"$out/san/$name.$tool.res"
     }
     export -f san_one
-    export cs san out bdir
+    export cs san out bdir ngpu
     t0=$(date +%s)
-    for t in $san_tests; do for tool in $san_tools; do echo "$tool $t"; done; done |
-        xargs -P "${HAZE_SANITIZE_JOBS:-4}" -n 2 bash -c 'san_one "$0" "$1"'
+    i=0
+    for t in $san_tests; do for tool in $san_tools; do echo "$i $tool $t"; i=$((i + 1)); done; done |
+        xargs -P "${HAZE_SANITIZE_JOBS:-$((4 * ngpu))}" -n 3 bash -c 'san_one "$0" "$1" "$2"'
     t_san=$(( $(date +%s) - t0 ))
     lw=16
     for t in $san_tests; do [ ${#t} -gt $lw ] && lw=${#t}; done

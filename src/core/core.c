@@ -6,6 +6,7 @@
  * there, and treat an explicit request that cannot be met as an error.
  */
 #include <ctype.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -180,6 +181,81 @@ int haze__error(haze_ctx *ctx, int status, const char *fmt, ...) {
     return status;
 }
 
+/* ------------------------------------------------ device memory accounting */
+
+struct haze__dev_acct {
+    size_t bytes;       /* atomic */
+    unsigned long refs; /* atomic: the context and the objects that keep it */
+};
+
+haze__dev_acct *haze__dev_acct_hold(haze_ctx *ctx) {
+    if (!ctx || !ctx->dev_acct) return NULL;
+    __atomic_add_fetch(&ctx->dev_acct->refs, 1, __ATOMIC_RELAXED);
+    return ctx->dev_acct;
+}
+
+void haze__dev_acct_drop(haze__dev_acct *acct) {
+    if (acct && __atomic_sub_fetch(&acct->refs, 1, __ATOMIC_ACQ_REL) == 0) free(acct);
+}
+
+size_t haze__dev_acct_bytes(const haze__dev_acct *acct) {
+    return acct ? __atomic_load_n(&acct->bytes, __ATOMIC_RELAXED) : 0;
+}
+
+int haze__dev_acct_add(haze__dev_acct *acct, size_t bytes, size_t limit, size_t *held) {
+    if (!acct) {
+        *held = 0;
+        return !limit || bytes <= limit;
+    }
+    size_t cur = __atomic_load_n(&acct->bytes, __ATOMIC_RELAXED);
+    do {
+        *held = cur;
+        if (limit && (cur > limit || bytes > limit - cur)) return 0;
+    } while (!__atomic_compare_exchange_n(&acct->bytes, &cur, cur + bytes, 1, __ATOMIC_RELAXED,
+                                          __ATOMIC_RELAXED));
+    return 1;
+}
+
+void haze__dev_acct_release(haze__dev_acct *acct, size_t bytes) {
+    if (acct) __atomic_sub_fetch(&acct->bytes, bytes, __ATOMIC_RELAXED);
+}
+
+/* ------------------------------------------------------ module state blocks */
+
+/* A block's header: the destroy function, padded so the block that follows
+ * is aligned for any type. */
+typedef union state_head {
+    void (*destroy)(void *);
+    max_align_t align;
+} state_head;
+
+void *haze__ctx_state(haze_ctx *ctx, int id, size_t size, void (*destroy)(void *)) {
+    if (!ctx || id < 0 || id >= HAZE__STATE_COUNT) return NULL;
+    void *have = __atomic_load_n(&ctx->state[id], __ATOMIC_ACQUIRE);
+    if (have) return (state_head *)have + 1;
+    if (size > (size_t)-1 - sizeof(state_head)) return NULL;
+    state_head *h = calloc(1, sizeof *h + size);
+    if (!h) return NULL;
+    h->destroy = destroy;
+    /* threads sharing the context may race here: one block wins */
+    if (!__atomic_compare_exchange_n(&ctx->state[id], &have, (void *)h, 0, __ATOMIC_ACQ_REL,
+                                     __ATOMIC_ACQUIRE)) {
+        free(h);
+        return (state_head *)have + 1;
+    }
+    return h + 1;
+}
+
+static void ctx_state_free(haze_ctx *ctx) {
+    for (int i = 0; i < HAZE__STATE_COUNT; i++) {
+        state_head *h = ctx->state[i];
+        if (!h) continue;
+        if (h->destroy) h->destroy(h + 1);
+        free(h);
+        ctx->state[i] = NULL;
+    }
+}
+
 void haze__ctx_init_local(struct haze_ctx *c) {
     memset(c, 0, sizeof *c);
     c->backend = HAZE_BACKEND_CPU;
@@ -233,6 +309,12 @@ int haze_ctx_new(haze_ctx **out, const haze_ctx_options *opt) {
     *out = NULL;
     haze_ctx *ctx = calloc(1, sizeof *ctx);
     if (!ctx) return HAZE_ERR_NOMEM;
+    ctx->dev_acct = calloc(1, sizeof *ctx->dev_acct);
+    if (!ctx->dev_acct) {
+        free(ctx);
+        return HAZE_ERR_NOMEM;
+    }
+    ctx->dev_acct->refs = 1;
     *out = ctx;
     ctx->id = next_ctx_id();
     haze__mp_install();
@@ -277,9 +359,11 @@ void haze_ctx_free(haze_ctx *ctx) {
     err_slot *e = err_find(ctx); /* other threads' slots are never read again */
     if (e) e->id = 0;
     haze__outgroup_release(ctx);
+    ctx_state_free(ctx); /* before the stream goes: a destroy may still use it */
 #ifdef HAZE_HAVE_CUDA
     haze__cuda_ctx_release(ctx);
 #endif
+    haze__dev_acct_drop(ctx->dev_acct);
     free(ctx);
 }
 
@@ -327,3 +411,13 @@ void haze_ctx_clear_error(haze_ctx *ctx) {
     err_slot *e = err_find(ctx);
     if (e) e->id = 0;
 }
+
+#ifndef HAZE_HAVE_CUDA
+/* Without CUDA nothing was allocated on a device (core_cuda.cu frees it). */
+void haze__dev_free_held(haze__dev_acct *acct, int device, void *p, size_t bytes) {
+    (void)acct;
+    (void)device;
+    (void)p;
+    (void)bytes;
+}
+#endif

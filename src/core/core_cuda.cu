@@ -1,8 +1,11 @@
 /*
- * src/core/core_cuda.cu - CUDA device probing and per-context CUDA state.
+ * src/core/core_cuda.cu - CUDA device probing, per-context CUDA state, the
+ * CUDA error idiom, the device allocator that keeps a context within its
+ * device_memory_limit, and the cache of device properties (core/cuda.h).
  * Built only when haze is configured with CUDA.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cuda_runtime.h>
@@ -30,12 +33,12 @@ extern "C" int haze__cuda_probe(int device, haze_device_info *info, char *why, s
         snprintf(why, why_len, "the machine has %d CUDA device%s", n, n == 1 ? "" : "s");
         return HAZE_ERR_NODEVICE;
     }
-    cudaDeviceProp p;
-    e = cudaGetDeviceProperties(&p, device);
-    if (e != cudaSuccess) {
-        snprintf(why, why_len, "%s", cudaGetErrorString(e));
+    const cudaDeviceProp *pp = haze__cuda_props(device);
+    if (!pp) {
+        snprintf(why, why_len, "its properties cannot be read");
         return HAZE_ERR_NODEVICE;
     }
+    const cudaDeviceProp &p = *pp;
     memset(info, 0, sizeof *info);
     snprintf(info->name, sizeof info->name, "%s", p.name);
     info->id = device;
@@ -96,7 +99,102 @@ extern "C" size_t haze__cuda_budget(haze_ctx *ctx) {
     }
     size_t reserve = (size_t)256 << 20; /* leave room for the runtime and other users */
     size_t budget = fr > reserve ? fr - reserve : fr / 2;
-    if (ctx->device_memory_limit && ctx->device_memory_limit < budget)
-        budget = ctx->device_memory_limit;
+    if (ctx->device_memory_limit) {
+        /* what the context holds already counts against its limit */
+        size_t held = haze__dev_acct_bytes(ctx->dev_acct);
+        size_t left = held < ctx->device_memory_limit ? ctx->device_memory_limit - held : 0;
+        if (left < budget) budget = left;
+    }
     return budget;
+}
+
+extern "C" int haze__cuda_error(haze_ctx *ctx, cudaError_t e, const char *call, const char *file,
+                                int line) {
+    cudaGetLastError(); /* a later launch check must not see this error again */
+    return haze__error(ctx, HAZE_ERR_CUDA, "CUDA: %s: %s (%s:%d)", call, cudaGetErrorString(e),
+                       file, line);
+}
+
+/*
+ * The device allocator. The limit is checked and the bytes counted before
+ * cudaMalloc, in one atomic step, so threads sharing a context cannot pass
+ * it together; a failed cudaMalloc gives them back.
+ */
+extern "C" int haze__dev_alloc(haze_ctx *ctx, void **p, size_t bytes, const char *what) {
+    *p = NULL;
+    size_t n = bytes ? bytes : 1, held = 0;
+    size_t limit = ctx ? ctx->device_memory_limit : 0;
+    haze__dev_acct *acct = ctx ? ctx->dev_acct : NULL;
+    if (!haze__dev_acct_add(acct, n, limit, &held))
+        return haze__error(ctx, HAZE_ERR_NOMEM,
+                           "out of device memory: %s needs %zu bytes, the context holds %zu of "
+                           "its limit of %zu",
+                           what, bytes, held, limit);
+    cudaError_t e = cudaMalloc(p, n);
+    if (e == cudaSuccess) return HAZE_OK;
+    *p = NULL;
+    haze__dev_acct_release(acct, n);
+    cudaGetLastError();
+    if (e != cudaErrorMemoryAllocation)
+        return haze__cuda_error(ctx, e, "cudaMalloc", __FILE__, __LINE__);
+    size_t fr = 0, tot = 0;
+    if (cudaMemGetInfo(&fr, &tot) != cudaSuccess) cudaGetLastError();
+    return haze__error(ctx, HAZE_ERR_NOMEM,
+                       "out of device memory: %s needs %zu bytes, the device has %zu free", what,
+                       bytes, fr);
+}
+
+/* Frees p on `device` (-1: the current one), making it current meanwhile. */
+static void free_on(int device, void *p) {
+    int prev = -1;
+    if (device >= 0 && cudaGetDevice(&prev) == cudaSuccess && prev != device &&
+        cudaSetDevice(device) == cudaSuccess) {
+        cudaFree(p);
+        cudaSetDevice(prev);
+    } else {
+        cudaFree(p);
+    }
+    cudaGetLastError(); /* a failed free (a broken context) is not the next call's error */
+}
+
+extern "C" void haze__dev_free(haze_ctx *ctx, void *p, size_t bytes) {
+    if (!p) return;
+    free_on(ctx ? ctx->device : -1, p);
+    if (ctx) haze__dev_acct_release(ctx->dev_acct, bytes ? bytes : 1);
+}
+
+extern "C" void haze__dev_free_held(haze__dev_acct *acct, int device, void *p, size_t bytes) {
+    if (!p) return;
+    free_on(device, p);
+    haze__dev_acct_release(acct, bytes ? bytes : 1);
+}
+
+/*
+ * Device properties, read once per device: cudaGetDeviceProperties reads
+ * every attribute of the device (it is slow), and kernels' launch sizes
+ * need a few of them on every call. (Device numbers beyond the table are
+ * refused, as HAZE_DEVICE refuses them.)
+ */
+#define PROPS_MAX 1025
+static cudaDeviceProp *props_cache[PROPS_MAX];
+
+extern "C" const cudaDeviceProp *haze__cuda_props(int device) {
+    if (device < 0 || device >= PROPS_MAX) return NULL;
+    cudaDeviceProp *have = __atomic_load_n(&props_cache[device], __ATOMIC_ACQUIRE);
+    if (have) return have;
+    cudaDeviceProp *p = (cudaDeviceProp *)malloc(sizeof *p);
+    if (!p) return NULL;
+    if (cudaGetDeviceProperties(p, device) != cudaSuccess) {
+        cudaGetLastError();
+        free(p);
+        return NULL;
+    }
+    cudaDeviceProp *none = NULL;
+    /* threads may race here: one copy wins, the others are freed */
+    if (!__atomic_compare_exchange_n(&props_cache[device], &none, p, 0, __ATOMIC_ACQ_REL,
+                                     __ATOMIC_ACQUIRE)) {
+        free(p);
+        return none;
+    }
+    return p;
 }

@@ -1,6 +1,8 @@
 /*
  * src/core/internal.h - what the modules share inside the library: the
- * context's layout, error raising, and CUDA error checking. Not installed.
+ * context's layout, error raising, per-context module state and device
+ * memory accounting. Not installed. CUDA sources get core/cuda.h (the CUDA
+ * error idiom, the device allocator, device properties) through it.
  */
 #ifndef HAZE_CORE_INTERNAL_H
 #define HAZE_CORE_INTERNAL_H
@@ -18,6 +20,26 @@ extern "C" {
 
 #define HAZE__ERRMSG_MAX 1024
 
+/* Per-context module state: one block per module, see haze__ctx_state. */
+enum {
+    HAZE__STATE_FNN,
+    HAZE__STATE_FCM,
+    HAZE__STATE_FIS,
+    HAZE__STATE_PREC,
+    HAZE__STATE_FUZZY,
+    HAZE__STATE_EDGE,
+    HAZE__STATE_COUNT
+};
+
+/*
+ * The device memory a context holds through haze__dev_alloc: an atomic
+ * byte count, shared (reference counted) between the context and the
+ * objects that outlive a call (device arrays, FIRE tables), so that what
+ * they free after the call, or after the context, is returned to the
+ * right count or to none.
+ */
+typedef struct haze__dev_acct haze__dev_acct;
+
 /*
  * The context holds no error text: the last error is kept per thread and per
  * context (core.c), so threads that share a context each read their own.
@@ -33,7 +55,46 @@ struct haze_ctx {
     void *stream; /* cudaStream_t, created on first use by the CUDA backend */
     /* the open output group (src/io/outfile.c), or NULL */
     struct haze__outgroup *outgroup;
+    /* device bytes held through haze__dev_alloc (NULL in local contexts:
+     * nothing counted) */
+    haze__dev_acct *dev_acct;
+    /* module state blocks (haze__ctx_state), made on first use */
+    void *state[HAZE__STATE_COUNT];
 };
+
+/*
+ * The module's state block for this context: `size` bytes made zeroed on
+ * first use; destroy(block), if not NULL, is called by haze_ctx_free
+ * before the block is freed. NULL when out of memory (nothing recorded) or
+ * for an id out of range. Thread-safe: threads that share the context may
+ * first use it at once; one block wins and all get it. Tuning switches
+ * (which kernel, forced configurations, caches of launch configurations)
+ * live here, never in process globals.
+ */
+void *haze__ctx_state(haze_ctx *ctx, int id, size_t size, void (*destroy)(void *));
+
+/*
+ * The context's device memory account with one more reference, for an
+ * object that frees device memory after the call that made it (NULL for a
+ * NULL context or a local one); haze__dev_acct_drop gives the reference
+ * back. haze__dev_acct_bytes: the bytes it holds now.
+ */
+haze__dev_acct *haze__dev_acct_hold(haze_ctx *ctx);
+void haze__dev_acct_drop(haze__dev_acct *acct);
+size_t haze__dev_acct_bytes(const haze__dev_acct *acct);
+/* Counts `bytes` in (add) or out (release) of an account (NULL: nothing).
+ * haze__dev_acct_add fails (returns 0) when the new total would pass
+ * `limit` (0: none), and then counts nothing; else returns 1. *held is the
+ * total before. (core.c; the CUDA allocator uses them.) */
+int haze__dev_acct_add(haze__dev_acct *acct, size_t bytes, size_t limit, size_t *held);
+void haze__dev_acct_release(haze__dev_acct *acct, size_t bytes);
+/*
+ * Frees device memory of an object that outlives the call that made it:
+ * p (may be NULL) on `device`, with `bytes` returned to acct (may be NULL),
+ * whose reference is kept (drop it when the object goes). Without CUDA a
+ * no-op. (core_cuda.cu)
+ */
+void haze__dev_free_held(haze__dev_acct *acct, int device, void *p, size_t bytes);
 
 /*
  * Makes *c a CPU context on the stack for one worker thread of a parallel
@@ -135,24 +196,7 @@ size_t haze__cuda_budget(haze_ctx *ctx);
 #endif
 
 #ifdef __CUDACC__
-#include <cuda_runtime.h>
-/*
- * Checks a CUDA runtime call; on failure records "file:line: call: message"
- * in ctx and returns HAZE_ERR_CUDA from the enclosing function.
- */
-#define HAZE_CUDA_TRY(ctx, call)                                                                   \
-    do {                                                                                           \
-        cudaError_t haze__e = (call);                                                              \
-        if (haze__e != cudaSuccess)                                                                \
-            return haze__error((ctx), HAZE_ERR_CUDA, "CUDA: %s: %s (%s:%d)", #call,                \
-                               cudaGetErrorString(haze__e), __FILE__, __LINE__);                   \
-    } while (0)
-/* Checks the last kernel launch the same way. */
-#define HAZE_CUDA_TRY_LAUNCH(ctx) HAZE_CUDA_TRY(ctx, cudaGetLastError())
-/* The context's stream (created on first use). */
-static inline cudaStream_t haze__stream(haze_ctx *ctx) {
-    return (cudaStream_t)ctx->stream;
-}
+#include "core/cuda.h"
 #endif
 
 #endif
