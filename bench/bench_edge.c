@@ -23,6 +23,7 @@
 
 #include "core/internal.h"
 #include "edge/edge_internal.h"
+#include "edge_dev.h"
 #endif
 
 /* A frame with edges, ramps and noise, like a photograph's mix. */
@@ -114,15 +115,17 @@ int main(int argc, char **argv) {
             for (int kern = 0; kern < 2; kern++) {
                 haze_fire_kernel kk = kern ? HAZE_FIRE_REFERENCE : HAZE_FIRE_FAST;
                 /* warm-up (uploads the tables) */
-                if (haze__fire_device(gpu, f, kk, d_in, d_out, d_s, w, h)) {
+                if (haze_dev_edge_fire_device(gpu, f, kk, d_in, d_out, d_s, w, h)) {
                     fprintf(stderr, "%s\n", haze_ctx_errmsg(gpu));
                     return 3;
                 }
                 cudaDeviceSynchronize();
                 int gr = kern ? 3 : 200;
-                cudaStream_t cs = (cudaStream_t)gpu->stream; /* the context's stream */
+                cudaStream_t cs =
+                    (cudaStream_t)haze_dev_edge_stream(gpu); /* the context's stream */
                 cudaEventRecord(e0, cs);
-                for (int k = 0; k < gr; k++) haze__fire_device(gpu, f, kk, d_in, d_out, d_s, w, h);
+                for (int k = 0; k < gr; k++)
+                    haze_dev_edge_fire_device(gpu, f, kk, d_in, d_out, d_s, w, h);
                 cudaEventRecord(e1, cs);
                 cudaEventSynchronize(e1);
                 cudaDeviceSynchronize();

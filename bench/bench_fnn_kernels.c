@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "fnn/fnn_internal.h"
+#include "fnn_dev.h"
 #include "bench_util.h"
 #include "haze/haze.h"
 
@@ -87,21 +88,20 @@ int main(int argc, char **argv) {
             for (size_t b = 0; b < sizeof sr / sizeof *sr; b++) {
                 int D = sd[a], R = sr[b], rC = 0, rW = 0, rG = 0;
                 double us = NAN;
-                haze__fnn_cuda_register_config(gpu, (size_t)D, 1, (size_t)R, &rC, &rW, &rG);
-                haze__fnn_cuda_cluster_step_time(gpu, (size_t)D, (size_t)R, 1, 0, 2000, &us);
+                haze_dev_fnn_register_config(gpu, (size_t)D, 1, (size_t)R, &rC, &rW, &rG);
+                haze_dev_fnn_cluster_step_time(gpu, (size_t)D, (size_t)R, 1, 0, 2000, &us);
                 printf("%5d %5d auto %2dx%d G=%2d %7.2f us |", D, R, rC, rW, rG, us);
                 for (int C = 1; C <= 16; C *= 2)
                     for (int W = 1; W <= 8; W *= 2) {
-                        haze__fnn_cuda_set_register_config(C, W);
-                        if (!haze__fnn_cuda_register_config(gpu, (size_t)D, 1, (size_t)R, &rC, &rW,
-                                                            &rG))
+                        haze_dev_fnn_set_register_config(gpu, C, W);
+                        if (!haze_dev_fnn_register_config(gpu, (size_t)D, 1, (size_t)R, &rC, &rW,
+                                                          &rG))
                             continue;
                         us = NAN;
-                        haze__fnn_cuda_cluster_step_time(gpu, (size_t)D, (size_t)R, 1, 0, 2000,
-                                                         &us);
+                        haze_dev_fnn_cluster_step_time(gpu, (size_t)D, (size_t)R, 1, 0, 2000, &us);
                         printf(" %dx%d:%.2f", C, W, us);
                     }
-                haze__fnn_cuda_set_register_config(0, 0);
+                haze_dev_fnn_set_register_config(gpu, 0, 0);
                 printf("\n");
                 fflush(stdout);
             }
@@ -138,18 +138,18 @@ int main(int argc, char **argv) {
 #ifdef HAZE_HAVE_CUDA
                 if (have_gpu) {
                     int reps = quick ? 20 : 200;
-                    if (haze__fnn_cuda_step_time(gpu, (size_t)D, (size_t)R, 1, HAZE__FNN_MAP_ATM,
-                                                 reps, &af, &au))
+                    if (haze_dev_fnn_step_time(gpu, (size_t)D, (size_t)R, 1, HAZE_DEV_FNN_MAP_ATM,
+                                               reps, &af, &au))
                         fprintf(stderr, "ATM: %s\n", haze_ctx_errmsg(gpu));
-                    choice = haze__fnn_cuda_choice(gpu, (size_t)D, (size_t)R, 1);
+                    choice = haze_dev_fnn_choice(gpu, (size_t)D, (size_t)R, 1);
                     if (!choice) choice = "?";
-                    int cst = haze__fnn_cuda_cluster_step_time(gpu, (size_t)D, (size_t)R, 1, 0,
-                                                               quick ? 200 : 2000, &cl);
+                    int cst = haze_dev_fnn_cluster_step_time(gpu, (size_t)D, (size_t)R, 1, 0,
+                                                             quick ? 200 : 2000, &cl);
                     if (cst && cst != HAZE_ERR_UNSUPPORTED)
                         fprintf(stderr, "cluster: %s\n", haze_ctx_errmsg(gpu));
-                    use_cluster = haze__fnn_cuda_uses_cluster(gpu, (size_t)D, 1, (size_t)R);
-                    if (haze__fnn_cuda_step_time(gpu, (size_t)D, (size_t)R, 1, HAZE__FNN_MAP_GPUFNN,
-                                                 reps, &ff, &fu))
+                    use_cluster = haze_dev_fnn_uses_cluster(gpu, (size_t)D, 1, (size_t)R);
+                    if (haze_dev_fnn_step_time(gpu, (size_t)D, (size_t)R, 1,
+                                               HAZE_DEV_FNN_MAP_GPUFNN, reps, &ff, &fu))
                         fprintf(stderr, "GPU-FNN: %s\n", haze_ctx_errmsg(gpu));
                 }
 #endif
@@ -165,7 +165,7 @@ int main(int argc, char **argv) {
 #ifdef HAZE_HAVE_CUDA
                 int rC = 0, rW = 0, rG = 0;
                 if (have_gpu &&
-                    haze__fnn_cuda_register_config(gpu, (size_t)D, 1, (size_t)R, &rC, &rW, &rG))
+                    haze_dev_fnn_register_config(gpu, (size_t)D, 1, (size_t)R, &rC, &rW, &rG))
                     snprintf(path, sizeof path, "registers %dx%d G=%d; ", rC, rW, rG);
                 else
 #endif

@@ -23,6 +23,7 @@
 #include <time.h>
 
 #include "fnn/fnn_internal.h"
+#include "fnn_dev.h"
 #include "bench_util.h"
 #include "haze/haze.h"
 
@@ -141,13 +142,13 @@ int main(int argc, char **argv) {
 #ifdef HAZE_HAVE_CUDA
         size_t sg = quick ? 500 : 2000;
         if (have_gpu) {
-            haze__fnn_cuda_set_mapping(HAZE__FNN_MAP_ATM);
+            haze_dev_fnn_set_mapping(gpu, HAZE_DEV_FNN_MAP_ATM);
             atm = speed(gpu, x, d, n, D, L, R, sg, 1);
             atmb = speed(gpu, x, d, n, D, L, R, n, 64);
             if (D <= 1024) {
-                haze__fnn_cuda_set_mapping(HAZE__FNN_MAP_GPUFNN);
+                haze_dev_fnn_set_mapping(gpu, HAZE_DEV_FNN_MAP_GPUFNN);
                 fnn = speed(gpu, x, d, n, D, L, R, sg, 1);
-                haze__fnn_cuda_set_mapping(HAZE__FNN_MAP_ATM);
+                haze_dev_fnn_set_mapping(gpu, HAZE_DEV_FNN_MAP_ATM);
             }
         }
 #endif

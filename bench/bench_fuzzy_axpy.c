@@ -32,7 +32,7 @@
 #include "bench_util.h"
 #include "haze/haze.h"
 #ifdef HAZE_HAVE_CUDA
-#include "fuzzy/fuzzy_internal.h"
+#include "fuzzy_dev.h"
 #endif
 
 /* Element-iterations per second of haze_fuzzy_axpy on ctx. */
@@ -58,8 +58,8 @@ static double run_haze(haze_ctx *ctx, int on_gpu, int soa, haze_fuzzy_encoding e
     (void)soa;
     if (on_gpu) {
 #ifdef HAZE_HAVE_CUDA
-        haze__fuzzy_axpy_cuda_ex(ctx, a, b, 1, y, soa, 1, &t); /* warm-up */
-        st = haze__fuzzy_axpy_cuda_ex(ctx, a, b, iters, y, soa, 3, &t);
+        haze_dev_fuzzy_axpy(ctx, a, b, 1, y, soa, 1, &t); /* warm-up */
+        st = haze_dev_fuzzy_axpy(ctx, a, b, iters, y, soa, 3, &t);
 #else
         st = HAZE_ERR_NODEVICE;
 #endif
@@ -119,7 +119,7 @@ int main(int argc, char **argv) {
     double ceiling = 0; /* FP32 lane-instructions per second */
     if (gpu && haze_device_query(haze_ctx_device(gpu), &info) == HAZE_OK) {
 #ifdef HAZE_HAVE_CUDA
-        ceiling = 128.0 * info.sm_count * 1e3 * haze__fuzzy_cuda_clock_khz(haze_ctx_device(gpu));
+        ceiling = 128.0 * info.sm_count * 1e3 * haze_dev_fuzzy_clock_khz(haze_ctx_device(gpu));
 #endif
         printf("GPU: %s, %d SMs, FP32 issue ceiling %.1f T lane-instr/s (%.1f TFLOP/s FMA), peak "
                "%.0f GB/s; CPU backend: %d threads\n",

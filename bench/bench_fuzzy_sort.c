@@ -28,7 +28,7 @@
 #include "bench_util.h"
 #include "haze/haze.h"
 #ifdef HAZE_HAVE_CUDA
-#include "fuzzy/fuzzy_internal.h"
+#include "fuzzy_dev.h"
 #endif
 
 /* --one: a single sort without warm-up, for a profiler's byte counts */
@@ -56,7 +56,7 @@ static double run(haze_ctx *ctx, haze_fuzzy_encoding enc, int n, size_t count, i
 #ifdef HAZE_HAVE_CUDA
     haze__sort_stats ss = {0};
     if (kernel_rate)
-        st = haze__fuzzy_sort_cuda_ex(ctx, k, a, (haze__sort_method)method, &ss);
+        st = haze_dev_fuzzy_sort(ctx, k, a, (haze__sort_method)method, &ss);
     else
 #endif
         st = haze_fuzzy_sort_by_key(ctx, k, a);
@@ -110,7 +110,7 @@ int main(int argc, char **argv) {
     if (gpu && haze_device_query(haze_ctx_device(gpu), &info) == HAZE_OK) {
         peak = info.peak_bandwidth;
 #ifdef HAZE_HAVE_CUDA
-        if (haze__fuzzy_cuda_copy_bw(gpu, (size_t)1 << 30, &copy)) copy = 0;
+        if (haze_dev_fuzzy_copy_bw(gpu, (size_t)1 << 30, &copy)) copy = 0;
 #endif
         printf("GPU: %s, peak %.0f GB/s, device-to-device cudaMemcpy of 1 GiB %.0f GB/s "
                "(read + write)\n",

@@ -196,7 +196,7 @@ static int demo_fcm(const cli_global *g) {
         printf("point 78 (a versicolor near virginica): memberships %.3f %.3f %.3f\n",
                r->memberships[77 * 3], r->memberships[77 * 3 + 1], r->memberships[77 * 3 + 2]);
         if (demo_plot) {
-            code = plot_fcm(ctx, x->data, (const char *const *)x->names, r, demo_plot);
+            code = plot_fcm(ctx, x->data, NULL, (const char *const *)x->names, r, demo_plot);
             if (!code) printf("the clusters, drawn: %s\n", demo_plot);
         }
     }

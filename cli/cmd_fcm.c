@@ -460,7 +460,10 @@ int cmd_fcm(int argc, char **argv, const cli_global *g) {
     haze_fcm_result *r = NULL;
     const char *outputs[] = {out, memb, labels, norms, plot};
     int st = cli_outputs_begin(ctx, 5, outputs);
-    if (!st) st = haze_table_read(ctx, data, NULL, &x);
+    /* single precision: a float32 .npy file stays float32, no double copy */
+    haze_read_options ro = haze_read_options_default();
+    ro.keep_float32 = fo.single;
+    if (!st) st = haze_table_read(ctx, data, &ro, &x);
     if (!st && (size_t)fo.clusters > x->rows) {
         cli_errorf("%s: %d clusters for only %zu points", data, fo.clusters, x->rows);
         code = CLI_INPUT;
@@ -490,7 +493,9 @@ int cmd_fcm(int argc, char **argv, const cli_global *g) {
     fo.want_memberships = memb || labels || plot;
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    if (!st) st = haze_fcm_fit(ctx, x->data, x->rows, x->cols, &fo, &r);
+    if (!st)
+        st = x->data_f32 ? haze_fcm_fit_f32(ctx, x->data_f32, x->rows, x->cols, &fo, &r)
+                         : haze_fcm_fit(ctx, x->data, x->rows, x->cols, &fo, &r);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     if (fo.progress) fputc('\n', stderr);
     double secs = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
@@ -502,7 +507,7 @@ int cmd_fcm(int argc, char **argv, const cli_global *g) {
     if (!st && plot) {
         struct timespec p0, p1;
         clock_gettime(CLOCK_MONOTONIC, &p0);
-        if ((code = plot_fcm(ctx, x->data, (const char *const *)x->names, r, plot)))
+        if ((code = plot_fcm(ctx, x->data, x->data_f32, (const char *const *)x->names, r, plot)))
             st = HAZE_ERR_IO;
         clock_gettime(CLOCK_MONOTONIC, &p1);
         if (!code)

@@ -164,9 +164,10 @@ int plot_fis_surface(haze_ctx *ctx, const haze_fis *f, const double *in, const d
                      int ix, int iy, const char *held, const char *path);
 /* fcm: points coloured by their largest membership (the first two
  * principal components beyond two features), the membership as opacity,
- * the centres marked; the objective per iteration beside. */
-int plot_fcm(haze_ctx *ctx, const double *x, const char *const *names, const haze_fcm_result *r,
-             const char *path);
+ * the centres marked; the objective per iteration beside. The data are x,
+ * or x32 when x is NULL (a float32 table read as such). */
+int plot_fcm(haze_ctx *ctx, const double *x, const float *x32, const char *const *names,
+             const haze_fcm_result *r, const char *path);
 /* fuzzy eval --plot: the result's membership function (the staircase of its
  * cuts, each cut an interval at its level), with up to PLOT_FUZZY_OPERANDS
  * operands (names: nop strings, stride bytes apart) drawn as outlines. */

@@ -224,9 +224,15 @@ static int principal_axes(const double *x, size_t n, size_t d, double *mean, dou
     return 0;
 }
 
-int plot_fcm(haze_ctx *ctx, const double *x, const char *const *names, const haze_fcm_result *r,
-             const char *path) {
+int plot_fcm(haze_ctx *ctx, const double *x, const float *x32, const char *const *names,
+             const haze_fcm_result *r, const char *path) {
     const size_t n = r->n, d = r->d, c = r->c;
+    double *copy = NULL;
+    if (!x) { /* float32 data: the projection works in double */
+        if (!(copy = malloc(sizeof(double) * n * d + 1))) return out_of_memory();
+        for (size_t i = 0; i < n * d; i++) copy[i] = x32[i];
+        x = copy;
+    }
     double *pts = malloc(sizeof(double) * 2 * (n + c) + 1);
     int *cls = malloc(sizeof(int) * (n ? n : 1));
     float *alpha = malloc(sizeof(float) * (n ? n : 1));
@@ -241,6 +247,7 @@ int plot_fcm(haze_ctx *ctx, const double *x, const char *const *names, const haz
         free(alpha);
         free(mean);
         free(w);
+        free(copy);
         plot_fig_free(fig);
         return out_of_memory();
     }
@@ -329,6 +336,7 @@ int plot_fcm(haze_ctx *ctx, const double *x, const char *const *names, const haz
         free(k);
     }
     int rc = k ? plot_fig_save(ctx, fig, path) : out_of_memory();
+    free(copy);
     free(pts);
     free(cls);
     free(alpha);

@@ -4,13 +4,15 @@
  * within float tolerance, online and mini-batch, at several sizes (inputs up
  * to 2048, beyond the GPU-FNN limit of 1024), under the architecture-aware
  * mapping (online both by kernels launched per step and in one thread-block
- * cluster) and the GPU-FNN baseline; predictions must agree too.
+ * cluster) and the GPU-FNN baseline; predictions must agree too. The
+ * switches that force a path are the development library's, per context.
  */
 #include <math.h>
 #include <string.h>
 
 #include "core/rng.h"
 #include "fnn/fnn_internal.h"
+#include "fnn_dev.h"
 #include "test_util.h"
 
 #ifdef HAZE_HAVE_CUDA
@@ -43,18 +45,27 @@ static double g_rate = 0.02;
 /* The CUDA device the cases train on (-1: the default). */
 static int g_device = -1;
 
-static haze_ctx *gpu_ctx(void) {
+/* What the cases' GPU contexts force (dev/fnn_dev.h; 0: the library's choice). */
+static int g_online = HAZE_DEV_FNN_ONLINE_AUTO;
+static int g_reg_C = 0, g_reg_NW = 0;
+static int g_threads = 0;
+
+static haze_ctx *gpu_ctx(int mapping) {
     haze_ctx_options o = haze_ctx_options_default();
     o.backend = HAZE_BACKEND_CUDA;
     o.device = g_device;
     haze_ctx *ctx = NULL;
     if (haze_ctx_new(&ctx, &o) != HAZE_OK) fail_msg("haze_ctx_new: %s", haze_ctx_errmsg(ctx));
+    assert_int_equal(haze_dev_fnn_set_mapping(ctx, mapping), HAZE_OK);
+    assert_int_equal(haze_dev_fnn_set_online(ctx, g_online), HAZE_OK);
+    assert_int_equal(haze_dev_fnn_set_register_config(ctx, g_reg_C, g_reg_NW), HAZE_OK);
+    assert_int_equal(haze_dev_fnn_set_cluster_threads(ctx, g_threads), HAZE_OK);
     return ctx;
 }
 
 static void run_case_opt(size_t n, size_t D, size_t L, size_t batch, int mapping, double threshold,
                          size_t max_rules, double width) {
-    haze_ctx *cpu = haze_test_ctx(HAZE_BACKEND_CPU), *gpu = gpu_ctx();
+    haze_ctx *cpu = haze_test_ctx(HAZE_BACKEND_CPU), *gpu = gpu_ctx(mapping);
     const int regress = L == 0; /* the data's classes: 3; the network's outputs: 1 */
     const size_t classes = regress ? 3 : L;
     if (regress) L = 1;
@@ -74,7 +85,6 @@ static void run_case_opt(size_t n, size_t D, size_t L, size_t batch, int mapping
     o.width = width;
     o.rate = g_rate;
     o.validation = 0; /* the kernels are compared, not the choice of epoch */
-    haze__fnn_cuda_set_mapping(mapping);
     /* regression with L == 0 asked: one output, a smooth function of the
      * sample (the class centre plus a ripple) */
     double *d = NULL;
@@ -100,7 +110,6 @@ static void run_case_opt(size_t n, size_t D, size_t L, size_t batch, int mapping
     assert_int_equal(haze_fnn_predict(cpu, a, x, n, ya), HAZE_OK);
     assert_int_equal(haze_fnn_predict(gpu, a, x, n, yb), HAZE_OK);
     compare("y", ya, yb, n * L);
-    haze__fnn_cuda_set_mapping(HAZE__FNN_MAP_ATM);
     free(ya), free(yb), free(x), free(lab);
     haze_fnn_free(a);
     haze_fnn_free(b);
@@ -117,19 +126,19 @@ static void run_case(size_t n, size_t D, size_t L, size_t batch, int mapping) {
  * and a rule cap. */
 static void test_many_rules(void **state) {
     (void)state;
-    run_case_opt(700, 6, 3, 1, HAZE__FNN_MAP_ATM, 0.97, 0, 0.0);
-    run_case_opt(700, 6, 3, 16, HAZE__FNN_MAP_ATM, 0.97, 0, 0.0);
-    run_case_opt(400, 40, 3, 1, HAZE__FNN_MAP_ATM, 0.97, 37, 0.0);
-    run_case_opt(400, 40, 3, 8, HAZE__FNN_MAP_GPUFNN, 0.97, 37, 0.0);
+    run_case_opt(700, 6, 3, 1, HAZE_DEV_FNN_MAP_ATM, 0.97, 0, 0.0);
+    run_case_opt(700, 6, 3, 16, HAZE_DEV_FNN_MAP_ATM, 0.97, 0, 0.0);
+    run_case_opt(400, 40, 3, 1, HAZE_DEV_FNN_MAP_ATM, 0.97, 37, 0.0);
+    run_case_opt(400, 40, 3, 8, HAZE_DEV_FNN_MAP_GPUFNN, 0.97, 37, 0.0);
 }
 
 /* A fixed width for every new rule (option `width`), online and mini-batch,
  * under both mappings. */
 static void test_fixed_width(void **state) {
     (void)state;
-    run_case_opt(300, 16, 5, 1, HAZE__FNN_MAP_ATM, 0.8, 0, 0.6);
-    run_case_opt(300, 64, 10, 16, HAZE__FNN_MAP_ATM, 0.8, 0, 1.0);
-    run_case_opt(300, 16, 5, 1, HAZE__FNN_MAP_GPUFNN, 0.8, 0, 0.6);
+    run_case_opt(300, 16, 5, 1, HAZE_DEV_FNN_MAP_ATM, 0.8, 0, 0.6);
+    run_case_opt(300, 64, 10, 16, HAZE_DEV_FNN_MAP_ATM, 0.8, 0, 1.0);
+    run_case_opt(300, 16, 5, 1, HAZE_DEV_FNN_MAP_GPUFNN, 0.8, 0, 0.6);
 }
 
 /* Online training cases, run under one online path: small networks,
@@ -138,39 +147,39 @@ static void test_fixed_width(void **state) {
  * `wide`: 2048 inputs, where the cluster keeps a few rules per block in
  * shared memory and the rest in device memory. */
 static void online_cases(int mode, int wide) {
-    haze__fnn_cuda_set_online(mode);
-    run_case(200, 3, 2, 1, HAZE__FNN_MAP_ATM);
-    run_case(300, 16, 5, 1, HAZE__FNN_MAP_ATM);
-    run_case(200, 100, 3, 1, HAZE__FNN_MAP_ATM);
-    run_case_opt(700, 6, 3, 1, HAZE__FNN_MAP_ATM, 0.97, 0, 0.0);
-    run_case_opt(400, 40, 3, 1, HAZE__FNN_MAP_ATM, 0.97, 37, 0.0);
-    run_case_opt(300, 16, 5, 1, HAZE__FNN_MAP_ATM, 0.8, 0, 0.6);
-    if (wide) run_case_opt(300, 2048, 4, 1, HAZE__FNN_MAP_ATM, 0.9, 0, 0.0);
+    g_online = mode;
+    run_case(200, 3, 2, 1, HAZE_DEV_FNN_MAP_ATM);
+    run_case(300, 16, 5, 1, HAZE_DEV_FNN_MAP_ATM);
+    run_case(200, 100, 3, 1, HAZE_DEV_FNN_MAP_ATM);
+    run_case_opt(700, 6, 3, 1, HAZE_DEV_FNN_MAP_ATM, 0.97, 0, 0.0);
+    run_case_opt(400, 40, 3, 1, HAZE_DEV_FNN_MAP_ATM, 0.97, 37, 0.0);
+    run_case_opt(300, 16, 5, 1, HAZE_DEV_FNN_MAP_ATM, 0.8, 0, 0.6);
+    if (wide) run_case_opt(300, 2048, 4, 1, HAZE_DEV_FNN_MAP_ATM, 0.9, 0, 0.0);
     /* regression (L 0: one output), which the register kernel runs in its
      * own variant: tens of rules on 16 inputs, a few on 40 */
-    run_case_opt(300, 16, 0, 1, HAZE__FNN_MAP_ATM, 0.9, 0, 0.0);
-    run_case_opt(200, 40, 0, 1, HAZE__FNN_MAP_ATM, 0.6, 0, 0.0);
+    run_case_opt(300, 16, 0, 1, HAZE_DEV_FNN_MAP_ATM, 0.9, 0, 0.0);
+    run_case_opt(200, 40, 0, 1, HAZE_DEV_FNN_MAP_ATM, 0.6, 0, 0.0);
     /* samples far from both rules (narrow fixed width, a cap of two): log
      * firings below -600; a small rate keeps the steps from amplifying the
      * last bits */
     g_rate = 1e-3;
-    run_case_opt(200, 8, 3, 1, HAZE__FNN_MAP_ATM, 0.9, 2, 0.1);
-    run_case_opt(200, 8, 0, 1, HAZE__FNN_MAP_ATM, 0.9, 2, 0.1);
+    run_case_opt(200, 8, 3, 1, HAZE_DEV_FNN_MAP_ATM, 0.9, 2, 0.1);
+    run_case_opt(200, 8, 0, 1, HAZE_DEV_FNN_MAP_ATM, 0.9, 2, 0.1);
     g_rate = 0.02;
-    haze__fnn_cuda_set_online(HAZE__FNN_ONLINE_AUTO);
+    g_online = HAZE_DEV_FNN_ONLINE_AUTO;
 }
 
 /* Online training by kernels launched per step. */
 static void test_atm_online(void **state) {
     (void)state;
-    online_cases(HAZE__FNN_ONLINE_LAUNCH, !quick());
+    online_cases(HAZE_DEV_FNN_ONLINE_LAUNCH, !quick());
 }
 
 /* Online training in one thread-block cluster (where the device has
  * clusters; elsewhere this repeats the launch path). */
 static void test_cluster_online(void **state) {
     (void)state;
-    online_cases(HAZE__FNN_ONLINE_CLUSTER, 1);
+    online_cases(HAZE_DEV_FNN_ONLINE_CLUSTER, 1);
 }
 
 /* Online training with every parameter in registers (where the device has
@@ -181,13 +190,13 @@ static void test_cluster_online(void **state) {
  * firing. */
 static void test_register_online(void **state) {
     (void)state;
-    online_cases(HAZE__FNN_ONLINE_REGISTER, 0);
+    online_cases(HAZE_DEV_FNN_ONLINE_REGISTER, 0);
     const int cfg[][2] = {{1, 1}, {1, 8}, {2, 2}, {4, 4}, {16, 1}, {16, 8}};
     for (size_t i = 0; i < sizeof cfg / sizeof *cfg; i++) {
-        haze__fnn_cuda_set_register_config(cfg[i][0], cfg[i][1]);
-        online_cases(HAZE__FNN_ONLINE_REGISTER, 0);
+        g_reg_C = cfg[i][0], g_reg_NW = cfg[i][1];
+        online_cases(HAZE_DEV_FNN_ONLINE_REGISTER, 0);
     }
-    haze__fnn_cuda_set_register_config(0, 0);
+    g_reg_C = g_reg_NW = 0;
 }
 
 /* The cluster kernel with each block size forced, whatever the shape would
@@ -198,14 +207,14 @@ static void test_cluster_threads(void **state) {
     (void)state;
     const int threads[2] = {1024, 512};
     for (int t = 0; t < 2; t++) {
-        haze__fnn_cuda_set_cluster_threads(threads[t]);
-        haze__fnn_cuda_set_online(HAZE__FNN_ONLINE_CLUSTER);
-        run_case(200, 3, 2, 1, HAZE__FNN_MAP_ATM);
-        run_case_opt(400, 40, 3, 1, HAZE__FNN_MAP_ATM, 0.97, 0, 0.0);
-        run_case_opt(300, 1024, 4, 1, HAZE__FNN_MAP_ATM, 0.9, 0, 0.0);
-        if (!quick()) run_case_opt(120, 4096, 3, 1, HAZE__FNN_MAP_ATM, 0.9, 0, 0.0);
-        haze__fnn_cuda_set_online(HAZE__FNN_ONLINE_AUTO);
-        haze__fnn_cuda_set_cluster_threads(0);
+        g_threads = threads[t];
+        g_online = HAZE_DEV_FNN_ONLINE_CLUSTER;
+        run_case(200, 3, 2, 1, HAZE_DEV_FNN_MAP_ATM);
+        run_case_opt(400, 40, 3, 1, HAZE_DEV_FNN_MAP_ATM, 0.97, 0, 0.0);
+        run_case_opt(300, 1024, 4, 1, HAZE_DEV_FNN_MAP_ATM, 0.9, 0, 0.0);
+        if (!quick()) run_case_opt(120, 4096, 3, 1, HAZE_DEV_FNN_MAP_ATM, 0.9, 0, 0.0);
+        g_online = HAZE_DEV_FNN_ONLINE_AUTO;
+        g_threads = 0;
     }
 }
 
@@ -219,22 +228,22 @@ static void test_two_devices(void **state) {
     }
     for (int k = 0; k < 3; k++) {
         g_device = k == 1 ? 1 : 0;
-        online_cases(HAZE__FNN_ONLINE_CLUSTER, 0);
-        run_case(256, 517, 3, 64, HAZE__FNN_MAP_ATM);
+        online_cases(HAZE_DEV_FNN_ONLINE_CLUSTER, 0);
+        run_case(256, 517, 3, 64, HAZE_DEV_FNN_MAP_ATM);
     }
     g_device = -1;
 }
 
 static void test_atm_batch(void **state) {
     (void)state;
-    run_case(300, 16, 5, 32, HAZE__FNN_MAP_ATM);
-    run_case(256, 517, 3, 64, HAZE__FNN_MAP_ATM);
+    run_case(300, 16, 5, 32, HAZE_DEV_FNN_MAP_ATM);
+    run_case(256, 517, 3, 64, HAZE_DEV_FNN_MAP_ATM);
 }
 
 static void test_gpufnn_baseline(void **state) {
     (void)state;
-    run_case(300, 16, 5, 1, HAZE__FNN_MAP_GPUFNN);
-    run_case(200, 700, 3, 8, HAZE__FNN_MAP_GPUFNN);
+    run_case(300, 16, 5, 1, HAZE_DEV_FNN_MAP_GPUFNN);
+    run_case(200, 700, 3, 8, HAZE_DEV_FNN_MAP_GPUFNN);
     /* beyond one block of threads the baseline refuses, ATM runs */
     haze_ctx *gpu = haze_test_ctx(HAZE_BACKEND_CUDA);
     haze_fnn *net;
@@ -243,11 +252,63 @@ static void test_gpufnn_baseline(void **state) {
     int lab[2] = {0, 1};
     x[D] = 1;
     assert_int_equal(haze_fnn_new(gpu, D, 2, &net), HAZE_OK);
-    haze__fnn_cuda_set_mapping(HAZE__FNN_MAP_GPUFNN);
+    assert_int_equal(haze_dev_fnn_set_mapping(gpu, HAZE_DEV_FNN_MAP_GPUFNN), HAZE_OK);
     assert_int_equal(haze_fnn_train_classes(gpu, net, x, lab, 2, NULL), HAZE_ERR_UNSUPPORTED);
-    haze__fnn_cuda_set_mapping(HAZE__FNN_MAP_ATM);
+    assert_int_equal(haze_dev_fnn_set_mapping(gpu, HAZE_DEV_FNN_MAP_ATM), HAZE_OK);
+    assert_int_equal(haze_fnn_train_classes(gpu, net, x, lab, 2, NULL), HAZE_OK);
     haze_fnn_free(net);
     free(x);
+    haze_ctx_free(gpu);
+}
+
+/* The switches are per context: the GPU-FNN mapping forced on one context
+ * refuses 1500 inputs there, while another context, made before and used
+ * after, keeps the library's mapping and trains. Out-of-range values are
+ * refused. */
+static void test_switches_per_context(void **state) {
+    (void)state;
+    haze_ctx *a = gpu_ctx(HAZE_DEV_FNN_MAP_ATM), *b = gpu_ctx(HAZE_DEV_FNN_MAP_ATM);
+    size_t D = 1500;
+    double *x = calloc(2 * D, sizeof *x);
+    int lab[2] = {0, 1};
+    x[D] = 1;
+    haze_fnn *na, *nb;
+    assert_int_equal(haze_fnn_new(a, D, 2, &na), HAZE_OK);
+    assert_int_equal(haze_fnn_new(b, D, 2, &nb), HAZE_OK);
+    assert_int_equal(haze_dev_fnn_set_mapping(a, HAZE_DEV_FNN_MAP_GPUFNN), HAZE_OK);
+    assert_int_equal(haze_fnn_train_classes(a, na, x, lab, 2, NULL), HAZE_ERR_UNSUPPORTED);
+    assert_int_equal(haze_fnn_train_classes(b, nb, x, lab, 2, NULL), HAZE_OK);
+    assert_int_equal(haze_dev_fnn_set_mapping(a, 7), HAZE_ERR_INVALID);
+    assert_int_equal(haze_dev_fnn_set_online(a, -1), HAZE_ERR_INVALID);
+    assert_int_equal(haze_dev_fnn_set_register_config(a, 2, 0), HAZE_ERR_INVALID);
+    assert_int_equal(haze_dev_fnn_set_cluster_threads(a, 256), HAZE_ERR_INVALID);
+    haze_fnn_free(na);
+    haze_fnn_free(nb);
+    free(x);
+    haze_ctx_free(a);
+    haze_ctx_free(b);
+}
+
+/* The configuration search keeps every shape it has timed: 300 shapes (the
+ * process-wide table of 256 once stopped caching silently, and searched
+ * again at every step after it was full). */
+static void test_search_cache_grows(void **state) {
+    (void)state;
+    haze_ctx *gpu = gpu_ctx(HAZE_DEV_FNN_MAP_ATM);
+    const size_t shapes = 300;
+    for (size_t D = 1; D <= shapes; D++) {
+        double f = 0, u = 0;
+        assert_int_equal(haze_dev_fnn_step_time(gpu, D, 4, 1, HAZE_DEV_FNN_MAP_ATM, 1, &f, &u),
+                         HAZE_OK);
+    }
+    for (size_t D = 1; D <= shapes; D++)
+        if (!haze_dev_fnn_choice(gpu, D, 4, 1)) fail_msg("shape %zu x 4 not kept", D);
+    assert_true(haze_dev_fnn_cached(gpu) >= shapes);
+    /* a new context starts with nothing kept */
+    haze_ctx *other = gpu_ctx(HAZE_DEV_FNN_MAP_ATM);
+    assert_null(haze_dev_fnn_choice(other, 1, 4, 1));
+    assert_int_equal(haze_dev_fnn_cached(other), 0);
+    haze_ctx_free(other);
     haze_ctx_free(gpu);
 }
 
@@ -255,14 +316,14 @@ static void test_step_time(void **state) {
     (void)state;
     haze_ctx *gpu = haze_test_ctx(HAZE_BACKEND_CUDA);
     double f = 0, u = 0;
-    assert_int_equal(haze__fnn_cuda_step_time(gpu, 512, 256, 4, HAZE__FNN_MAP_ATM, 3, &f, &u),
+    assert_int_equal(haze_dev_fnn_step_time(gpu, 512, 256, 4, HAZE_DEV_FNN_MAP_ATM, 3, &f, &u),
                      HAZE_OK);
     assert_true(f > 0 && u >= 0);
-    assert_non_null(haze__fnn_cuda_choice(gpu, 512, 256, 1));
-    assert_int_equal(haze__fnn_cuda_step_time(gpu, 2048, 64, 4, HAZE__FNN_MAP_GPUFNN, 3, &f, &u),
+    assert_non_null(haze_dev_fnn_choice(gpu, 512, 256, 1));
+    assert_int_equal(haze_dev_fnn_step_time(gpu, 2048, 64, 4, HAZE_DEV_FNN_MAP_GPUFNN, 3, &f, &u),
                      HAZE_ERR_UNSUPPORTED);
     double c = 0;
-    int cs = haze__fnn_cuda_cluster_step_time(gpu, 32, 256, 4, 0, 50, &c);
+    int cs = haze_dev_fnn_cluster_step_time(gpu, 32, 256, 4, 0, 50, &c);
     assert_true(cs == HAZE_OK || cs == HAZE_ERR_UNSUPPORTED);
     if (cs == HAZE_OK) assert_true(c > 0);
     haze_ctx_free(gpu);
@@ -274,7 +335,7 @@ static void test_math(void **state) {
     (void)state;
     haze_ctx *gpu = haze_test_ctx(HAZE_BACKEND_CUDA);
     double ue = -1, ur = -1;
-    assert_int_equal(haze__fnn_cuda_math_ulps(gpu, (size_t)1 << (quick() ? 20 : 24), &ue, &ur),
+    assert_int_equal(haze_dev_fnn_math_ulps(gpu, (size_t)1 << (quick() ? 20 : 24), &ue, &ur),
                      HAZE_OK);
     print_message("exp: %.2f ulps, reciprocal: %.2f ulps at worst\n", ue, ur);
     assert_true(ue >= 0 && ue <= 4.0);
@@ -290,12 +351,13 @@ int main(void) {
     return HAZE_TEST_SKIP; /* not reached: require_gpu exits without CUDA */
 #else
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_atm_online),      cmocka_unit_test(test_atm_batch),
-        cmocka_unit_test(test_gpufnn_baseline), cmocka_unit_test(test_step_time),
-        cmocka_unit_test(test_many_rules),      cmocka_unit_test(test_fixed_width),
-        cmocka_unit_test(test_cluster_online),  cmocka_unit_test(test_cluster_threads),
-        cmocka_unit_test(test_register_online), cmocka_unit_test(test_math),
-        cmocka_unit_test(test_two_devices),
+        cmocka_unit_test(test_atm_online),         cmocka_unit_test(test_atm_batch),
+        cmocka_unit_test(test_gpufnn_baseline),    cmocka_unit_test(test_step_time),
+        cmocka_unit_test(test_many_rules),         cmocka_unit_test(test_fixed_width),
+        cmocka_unit_test(test_cluster_online),     cmocka_unit_test(test_cluster_threads),
+        cmocka_unit_test(test_register_online),    cmocka_unit_test(test_math),
+        cmocka_unit_test(test_two_devices),        cmocka_unit_test(test_switches_per_context),
+        cmocka_unit_test(test_search_cache_grows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 #endif

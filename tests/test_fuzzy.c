@@ -16,6 +16,7 @@
 #include "test_util.h"
 #include "fp_gen.h"
 #include "haze/fuzzy.h"
+#include "fuzzy/fuzzy_internal.h"
 
 static haze_ctx *ctx;
 
@@ -249,6 +250,13 @@ static void test_construct(void **state) {
     assert_int_equal(haze_fuzzy_set_tri(ctx, a, 0, 3, 2, 1), HAZE_ERR_INVALID);
     assert_int_equal(haze_fuzzy_set_tri(ctx, a, 0, NAN, 2, 3), HAZE_ERR_INVALID);
     assert_int_equal(haze_fuzzy_set_gauss(ctx, a, 0, 0, -1, 3), HAZE_ERR_INVALID);
+    /* finite parameters whose cuts pass the largest double: the parameters
+     * overflow, not a bound the caller gave (it said "non-finite bound") */
+    assert_int_equal(haze_fuzzy_set_gauss(ctx, a, 0, 1e308, 1e308, 3), HAZE_ERR_RANGE);
+    assert_non_null(strstr(haze_ctx_errmsg(ctx), "gauss parameters overflow double precision"));
+    assert_null(strstr(haze_ctx_errmsg(ctx), "non-finite"));
+    assert_int_equal(haze_fuzzy_set_gauss(ctx, a, 0, -1e308, 1e308, 1), HAZE_ERR_RANGE);
+    assert_int_equal(haze_fuzzy_set_gauss(ctx, a, 0, 1e308, 1e300, 3), HAZE_OK);
     assert_int_equal(haze_fuzzy_set_crisp(ctx, a, 7, 0, 1), HAZE_ERR_INVALID);
     assert_int_equal(haze_fuzzy_set_crisp(ctx, a, 0, 2, 1), HAZE_ERR_INVALID);
     haze_fuzzy_array *z;
@@ -921,15 +929,145 @@ static void test_array_copy(void **state) {
     haze_fuzzy_array_free(c);
 }
 
+/*
+ * An unbounded cut loses no bounded one. In midpoint-radius and
+ * midpoint-increment, cuts 1..k of a result depend on the operands' cuts
+ * 1..k (and kernels) only: making the operands' outer cuts unbounded
+ * changes nothing in the result's cuts 1..k (bit for bit), for every
+ * operation, precision and N; only a midpoint that overflows makes every
+ * cut the whole line. (Square roots whose top cuts are empty, a domain
+ * error, take their midpoint from the first non-empty cut and are left
+ * out.)
+ */
+static void test_unbounded_keeps_bounded_cuts(void **state) {
+    (void)state;
+    haze__rng rng;
+    haze__rng_seed(&rng, 31);
+    int checked = 0;
+    for (int it = 0; it < 20000; it++) {
+        haze_fuzzy_encoding enc = haze__rng_below(&rng, 2) ? HAZE_FUZZY_MI : HAZE_FUZZY_MR;
+        haze_fuzzy_precision pr = (haze_fuzzy_precision)haze__rng_below(&rng, 2);
+        haze_fuzzy_opcode op = (haze_fuzzy_opcode)haze__rng_below(&rng, HAZE_FUZZY_SQRT + 1);
+        int n = 2 + (int)haze__rng_below(&rng, 7), k = 1 + (int)haze__rng_below(&rng, n - 1);
+        int which = (int)haze__rng_below(&rng, 3); /* unbounded in a, b or both */
+        double x[2][HAZE_FUZZY_MAX_CUTS + 1], y[2][HAZE_FUZZY_MAX_CUTS + 1];
+        for (int o = 0; o < 2; o++) {
+            double r = 0;
+            x[o][0] = (haze__rng_below(&rng, 2) ? 1 : -1) *
+                      ldexp(haze__rng_uniform(&rng), (int)haze__rng_below(&rng, 20) - 10);
+            for (int i = 1; i <= n; i++) {
+                double d = haze__rng_below(&rng, 4)
+                               ? ldexp(haze__rng_uniform(&rng), (int)haze__rng_below(&rng, 12) - 10)
+                               : 0;
+                r += d;
+                x[o][i] = enc == HAZE_FUZZY_MR ? r : d;
+            }
+            memcpy(y[o], x[o], sizeof y[o]);
+        }
+        for (int o = 0; o < 2; o++) {
+            if (!(which == 2 || which == o)) continue;
+            for (int i = k + 1; i <= n; i++)
+                y[o][i] = enc == HAZE_FUZZY_MR || i == k + 1 ? INFINITY : 0;
+        }
+        const int binary = op <= HAZE_FUZZY_DIV;
+        double c[2][HAZE_FUZZY_MAX_CUTS + 1];
+        float xf[2][HAZE_FUZZY_MAX_CUTS + 1], yf[2][HAZE_FUZZY_MAX_CUTS + 1];
+        float cf[2][HAZE_FUZZY_MAX_CUTS + 1];
+        int f;
+        if (pr == HAZE_FUZZY_DOUBLE) {
+            f = haze__fuzzy_apply(enc, pr, op, n, c[0], x[0], binary ? x[1] : NULL);
+            haze__fuzzy_apply(enc, pr, op, n, c[1], y[0], binary ? y[1] : NULL);
+        } else {
+            for (int o = 0; o < 2; o++)
+                for (int i = 0; i <= n; i++) xf[o][i] = (float)x[o][i], yf[o][i] = (float)y[o][i];
+            f = haze__fuzzy_apply(enc, pr, op, n, cf[0], xf[0], binary ? xf[1] : NULL);
+            haze__fuzzy_apply(enc, pr, op, n, cf[1], yf[0], binary ? yf[1] : NULL);
+            for (int r = 0; r < 2; r++)
+                for (int i = 0; i <= n; i++) c[r][i] = cf[r][i];
+        }
+        if (op == HAZE_FUZZY_SQRT && (f & HAZE_FUZZY_DOMAIN_BIT)) continue;
+        checked++;
+        for (int i = 0; i <= k; i++)
+            if (memcmp(&c[0][i], &c[1][i], sizeof(double)) != 0)
+                fail_msg("%s %s op %d n %d: value %d of cuts 1..%d changed with unbounded outer "
+                         "cuts (%g, then %g)",
+                         haze_fuzzy_encoding_name(enc), pr ? "float" : "double", (int)op, n, i, k,
+                         c[0][i], c[1][i]);
+    }
+    assert_true(checked > 10000);
+}
+
+/*
+ * haze_fuzzy_convert carries a result's unbounded cuts over: in the
+ * midpoint encodings they are the whole line and the bounded cuts stay
+ * bounded enclosures (it refused the number, "non-finite bound"); an
+ * unbounded kernel makes every cut the whole line.
+ */
+static void test_convert_unbounded(void **state) {
+    (void)state;
+    for (int p = 0; p < 2; p++)
+        for (int e = HAZE_FUZZY_MR; e <= HAZE_FUZZY_MI; e++)
+            for (int q = 0; q < 2; q++) {
+                haze_fuzzy_array *b, *c, *d;
+                assert_int_equal(haze_fuzzy_array_new(ctx, &b, HAZE_FUZZY_LU,
+                                                      (haze_fuzzy_precision)p, 3, 2, NULL),
+                                 HAZE_OK);
+                assert_int_equal(haze_fuzzy_array_new(ctx, &c, HAZE_FUZZY_LU,
+                                                      (haze_fuzzy_precision)p, 3, 2, NULL),
+                                 HAZE_OK);
+                assert_int_equal(haze_fuzzy_array_new(ctx, &d, (haze_fuzzy_encoding)e,
+                                                      (haze_fuzzy_precision)q, 3, 2, NULL),
+                                 HAZE_OK);
+                /* 1/trap(-1,1,1,3): [1,1], [0.6,3], the whole line */
+                assert_int_equal(haze_fuzzy_set_trap(ctx, b, 0, -1, 1, 1, 3), HAZE_OK);
+                /* squared, past the largest number of the precision in every cut */
+                double big = p ? 1e30 : 1e200;
+                assert_int_equal(haze_fuzzy_set_crisp(ctx, b, 1, big, 2 * big), HAZE_OK);
+                assert_int_equal(
+                    haze_fuzzy_op_ex(ctx, HAZE_FUZZY_RECIP, b, NULL, c, HAZE_FUZZY_DIV_HULL),
+                    HAZE_OK);
+                assert_int_equal(haze_fuzzy_op(ctx, HAZE_FUZZY_SQR, b, NULL, b), HAZE_ERR_RANGE);
+                memcpy((char *)c->data + c->stride * (p ? 4 : 8),
+                       (char *)b->data + b->stride * (p ? 4 : 8), b->stride * (p ? 4 : 8));
+                if (haze_fuzzy_convert(ctx, c, d) != HAZE_OK)
+                    fail_msg("lu %s -> %s %s: %s", p ? "float" : "double",
+                             haze_fuzzy_encoding_name((haze_fuzzy_encoding)e),
+                             q ? "float" : "double", haze_ctx_errmsg(ctx));
+                for (size_t i = 0; i < 2; i++)
+                    for (int k = 0; k < 3; k++) {
+                        double l1, h1, l2, h2;
+                        assert_int_equal(haze_fuzzy_get_cut(c, i, k, &l1, &h1), HAZE_OK);
+                        assert_int_equal(haze_fuzzy_get_cut(d, i, k, &l2, &h2), HAZE_OK);
+                        assert_true(l2 <= l1 && h2 >= h1); /* encloses */
+                        if (i == 0 && k < 2) {
+                            assert_true(isfinite(l2) && isfinite(h2));
+                        } else {
+                            assert_true(l2 == -INFINITY && h2 == INFINITY);
+                        }
+                    }
+                haze_fuzzy_array_free(b);
+                haze_fuzzy_array_free(c);
+                haze_fuzzy_array_free(d);
+            }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_array_copy),      cmocka_unit_test(test_construct),
-        cmocka_unit_test(test_lu_is_interval),  cmocka_unit_test(test_sort_axpy),
-        cmocka_unit_test(test_containment),     cmocka_unit_test(test_theorem4),
-        cmocka_unit_test(test_theorem4_single), cmocka_unit_test(test_parse_number),
-        cmocka_unit_test(test_decimal_kernels), cmocka_unit_test(test_decimal_membership),
-        cmocka_unit_test(test_recip_scaled),    cmocka_unit_test(test_op_status),
+        cmocka_unit_test(test_array_copy),
+        cmocka_unit_test(test_construct),
+        cmocka_unit_test(test_lu_is_interval),
+        cmocka_unit_test(test_sort_axpy),
+        cmocka_unit_test(test_containment),
+        cmocka_unit_test(test_theorem4),
+        cmocka_unit_test(test_theorem4_single),
+        cmocka_unit_test(test_parse_number),
+        cmocka_unit_test(test_decimal_kernels),
+        cmocka_unit_test(test_decimal_membership),
+        cmocka_unit_test(test_recip_scaled),
+        cmocka_unit_test(test_op_status),
         cmocka_unit_test(test_sqrt_unbounded),
+        cmocka_unit_test(test_unbounded_keeps_bounded_cuts),
+        cmocka_unit_test(test_convert_unbounded),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -13,7 +13,7 @@
 #include "fp_gen.h"
 #include "haze/fuzzy.h"
 #ifdef HAZE_HAVE_CUDA
-#include "fuzzy/fuzzy_internal.h"
+#include "fuzzy_dev.h"
 #endif
 
 static haze_ctx *cpu, *gpu;
@@ -129,7 +129,7 @@ static void test_axpy_sort(void **state) {
                 /* the structure-of-arrays kernel computes the same bits */
                 double kt = -1;
                 memset(y2->data, 0, bytes_of(y2));
-                assert_int_equal(haze__fuzzy_axpy_cuda_ex(gpu, a, b, 50, y2, 1, 2, &kt), HAZE_OK);
+                assert_int_equal(haze_dev_fuzzy_axpy(gpu, a, b, 50, y2, 1, 2, &kt), HAZE_OK);
                 assert_true(kt >= 0);
                 if (memcmp(y1->data, y2->data, bytes_of(y1)) != 0)
                     fail_msg("SoA axpy differs: %s %s cuts=%d", haze_fuzzy_encoding_name(enc),
@@ -142,8 +142,7 @@ static void test_axpy_sort(void **state) {
                 assert_int_equal(haze_fuzzy_sort_by_key(cpu, k1, y1), HAZE_OK);
 #ifdef HAZE_HAVE_CUDA
                 haze__sort_stats ss;
-                assert_int_equal(haze__fuzzy_sort_cuda_ex(gpu, k2, y2, HAZE__SORT_AUTO, &ss),
-                                 HAZE_OK);
+                assert_int_equal(haze_dev_fuzzy_sort(gpu, k2, y2, HAZE__SORT_AUTO, &ss), HAZE_OK);
                 assert_true(ss.kernel_s >= 0);
                 assert_int_equal(ss.passes, 4);
 #else
@@ -218,7 +217,7 @@ static void test_sort_methods(void **state) {
                     assert_int_equal(haze_fuzzy_sort_by_key(cpu, k1, y1), HAZE_OK);
                     haze__sort_stats ss;
                     size_t per = bytes_of(y1) / n;
-                    int st = haze__fuzzy_sort_cuda_ex(gpu, k2, y2, (haze__sort_method)method, &ss);
+                    int st = haze_dev_fuzzy_sort(gpu, k2, y2, (haze__sort_method)method, &ss);
                     if (method == HAZE__SORT_RECORDS && per != 8 && per != 12 && per != 16) {
                         assert_int_equal(st, HAZE_ERR_UNSUPPORTED);
                     } else {
@@ -301,15 +300,15 @@ static void test_device_arrays(void **state) {
                 uint32_t *k1 = malloc(n * 4), *k2 = malloc(n * 4);
                 void *dk = NULL;
                 for (size_t i = 0; i < n; i++) k1[i] = (uint32_t)haze__rng_next(&rng) >> (i % 7);
-                assert_int_equal(haze__fuzzy_cuda_alloc(gpu, n * 4, &dk), HAZE_OK);
-                assert_int_equal(haze__fuzzy_cuda_copy(gpu, dk, k1, n * 4), HAZE_OK);
+                assert_int_equal(haze_dev_fuzzy_alloc(gpu, n * 4, &dk), HAZE_OK);
+                assert_int_equal(haze_dev_fuzzy_copy(gpu, dk, k1, n * 4), HAZE_OK);
                 assert_int_equal(haze_fuzzy_sort_by_key(gpu, k1, c1), HAZE_OK);
                 assert_int_equal(haze_fuzzy_sort_by_key(gpu, (uint32_t *)dk, dc), HAZE_OK);
-                assert_int_equal(haze__fuzzy_cuda_copy(gpu, k2, dk, n * 4), HAZE_OK);
+                assert_int_equal(haze_dev_fuzzy_copy(gpu, k2, dk, n * 4), HAZE_OK);
                 assert_int_equal(haze_fuzzy_array_copy(gpu, c2, dc), HAZE_OK);
                 assert_memory_equal(k1, k2, n * 4);
                 assert_memory_equal(c1->data, c2->data, bytes_of(c1));
-                haze__fuzzy_cuda_free(dk);
+                haze_dev_fuzzy_free(gpu, dk, n * 4);
                 free(k1);
                 free(k2);
                 /* misuse */
@@ -328,16 +327,41 @@ static void test_device_arrays(void **state) {
 }
 #endif
 
+#ifdef HAZE_HAVE_CUDA
+/* Device arrays count against the context's device memory limit while they
+ * live, give their bytes back when freed, and may outlive their context. */
+static void test_device_array_limit(void **state) {
+    (void)state;
+    haze_ctx *g = haze_test_ctx(HAZE_BACKEND_CUDA);
+    assert_int_equal(haze_ctx_set_device_memory_limit(g, 1 << 20), HAZE_OK);
+    haze_fuzzy_array *x = NULL, *y = NULL;
+    /* 10000 numbers of 4 cuts, lower-upper double: 640000 bytes */
+    assert_int_equal(
+        haze_fuzzy_array_new_device(g, &x, HAZE_FUZZY_LU, HAZE_FUZZY_DOUBLE, 4, 10000, NULL),
+        HAZE_OK);
+    assert_int_equal(
+        haze_fuzzy_array_new_device(g, &y, HAZE_FUZZY_LU, HAZE_FUZZY_DOUBLE, 4, 10000, NULL),
+        HAZE_ERR_NOMEM);
+    assert_null(y);
+    haze_fuzzy_array_free(x);
+    assert_int_equal(
+        haze_fuzzy_array_new_device(g, &y, HAZE_FUZZY_LU, HAZE_FUZZY_DOUBLE, 4, 10000, NULL),
+        HAZE_OK);
+    /* freed after its context */
+    haze_ctx_free(g);
+    haze_fuzzy_array_free(y);
+}
+#endif
+
 int main(void) {
     haze_test_require_gpu();
     cpu = haze_test_ctx(HAZE_BACKEND_CPU);
     gpu = haze_test_ctx(HAZE_BACKEND_CUDA);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_ops),
-        cmocka_unit_test(test_axpy_sort),
+        cmocka_unit_test(test_ops),           cmocka_unit_test(test_axpy_sort),
         cmocka_unit_test(test_sort_methods),
 #ifdef HAZE_HAVE_CUDA
-        cmocka_unit_test(test_device_arrays),
+        cmocka_unit_test(test_device_arrays), cmocka_unit_test(test_device_array_limit),
 #endif
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);

@@ -2,6 +2,7 @@
  * tests/test_io.c - CSV and .npy tables, error messages with line and
  * column, and output files that appear whole or not at all.
  */
+#include <math.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -86,7 +87,17 @@ static void test_csv_errors(void **state) {
     const char *p = haze_test_write("d.csv", "1,2\n3,4\n5\n");
     assert_int_equal(haze_table_read(ctx, p, NULL, &t), HAZE_ERR_PARSE);
     assert_null(t);
-    assert_non_null(strstr(haze_ctx_errmsg(ctx), "d.csv:3: expected 2 fields, found 1"));
+    /* the column where the missing field would start, or where the extra one starts */
+    if (!strstr(haze_ctx_errmsg(ctx), "d.csv:3:2: expected 2 fields, found 1"))
+        fail_msg("%s", haze_ctx_errmsg(ctx));
+    p = haze_test_write("d.csv", "1,2\r\n3, \"4\"\r\n5,6 ,7\r\n");
+    assert_int_equal(haze_table_read(ctx, p, NULL, &t), HAZE_ERR_PARSE);
+    if (!strstr(haze_ctx_errmsg(ctx), "d.csv:3:6: expected 2 fields, found 3"))
+        fail_msg("%s", haze_ctx_errmsg(ctx));
+    p = haze_test_write("d.tsv", "1\t2\t3\n4\t5\n");
+    assert_int_equal(haze_table_read(ctx, p, NULL, &t), HAZE_ERR_PARSE);
+    if (!strstr(haze_ctx_errmsg(ctx), "d.tsv:2:4: expected 3 fields, found 2"))
+        fail_msg("%s", haze_ctx_errmsg(ctx));
 
     p = haze_test_write("e.csv", "a,b\n1,2\n3,x7\n");
     assert_int_equal(haze_table_read(ctx, p, NULL, &t), HAZE_ERR_PARSE);
@@ -273,6 +284,49 @@ static void test_npy_header(void **state) {
     haze_ctx_free(ctx);
 }
 
+/* keep_float32: a float32 .npy file is read into data_f32 as stored (C or
+ * Fortran order), with no double table; a float64 file still into data. */
+static void test_npy_keep_float32(void **state) {
+    (void)state;
+    haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
+    haze_table *t;
+    const float f[6] = {1.5f, -2.25f, 3.1f, 1e-40f, 5.0f, 6.0f};
+    haze_read_options o = haze_read_options_default();
+    o.keep_float32 = 1;
+    const char *p = write_npy(
+        "f32.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }", f, sizeof f);
+    assert_int_equal(haze_table_read(ctx, p, &o, &t), HAZE_OK);
+    assert_null(t->data);
+    assert_non_null(t->data_f32);
+    assert_int_equal(t->rows, 2);
+    assert_memory_equal(t->data_f32, f, sizeof f);
+    haze_table_free(t);
+    p = write_npy("f32f.npy", "{'descr': '<f4', 'fortran_order': True, 'shape': (2, 3), }", f,
+                  sizeof f);
+    assert_int_equal(haze_table_read(ctx, p, &o, &t), HAZE_OK);
+    assert_true(t->data_f32[0] == f[0] && t->data_f32[1] == f[2] && t->data_f32[3] == f[1]);
+    haze_table_free(t);
+    /* without the option: widened to double in place, the same values */
+    assert_int_equal(haze_table_read(ctx, p, NULL, &t), HAZE_OK);
+    assert_null(t->data_f32);
+    assert_true(t->data[0] == (double)f[0] && t->data[5] == (double)f[5]);
+    haze_table_free(t);
+    const double d[2] = {0.1, 0.2};
+    p = write_npy("f64.npy", "{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }", d,
+                  sizeof d);
+    assert_int_equal(haze_table_read(ctx, p, &o, &t), HAZE_OK);
+    assert_null(t->data_f32);
+    assert_true(t->data[1] == 0.2);
+    haze_table_free(t);
+    const float bad[2] = {1.0f, INFINITY};
+    p = write_npy("inf.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }", bad,
+                  sizeof bad);
+    assert_int_equal(haze_table_read(ctx, p, &o, &t), HAZE_ERR_PARSE);
+    if (!strstr(haze_ctx_errmsg(ctx), "inf.npy: row 2, column 1: not a finite number"))
+        fail_msg("%s", haze_ctx_errmsg(ctx));
+    haze_ctx_free(ctx);
+}
+
 /* A UTF-8 byte-order mark before the header or the first row is not part of
  * the first field. */
 static void test_csv_bom(void **state) {
@@ -333,7 +387,7 @@ int main(void) {
         cmocka_unit_test(test_tsv_quoted),     cmocka_unit_test(test_csv_text_column),
         cmocka_unit_test(test_csv_errors),     cmocka_unit_test(test_npy_roundtrip),
         cmocka_unit_test(test_outfile_atomic), cmocka_unit_test(test_npy_header),
-        cmocka_unit_test(test_csv_bom),
+        cmocka_unit_test(test_csv_bom),        cmocka_unit_test(test_npy_keep_float32),
     };
     return cmocka_run_group_tests(tests, haze_test_dir_setup, haze_test_dir_teardown);
 }

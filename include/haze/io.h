@@ -28,6 +28,9 @@ typedef struct haze_table {
     /* with haze_read_options.text_as_nan: cols line numbers (1-based) of each column's first
      * field that is not a number (read as NaN), 0 for a column of numbers; else NULL */
     size_t *text_line;
+    /* with haze_read_options.keep_float32 and a float32 .npy file: rows * cols floats as
+     * stored, and data is NULL; else NULL */
+    float *data_f32;
 } haze_table;
 
 typedef struct haze_read_options {
@@ -37,6 +40,9 @@ typedef struct haze_read_options {
     int text_as_nan;         /* 1: a CSV field that is not a number is NaN, not an error, and
                               * haze_table.text_line says where (columns a caller may leave out,
                               * such as an id column); 0 (default): an error */
+    int keep_float32;        /* 1: a float32 .npy file is kept float32 in haze_table.data_f32
+                              * (no double copy); other files are read into data as always.
+                              * 0 (default): data, always */
 } haze_read_options;
 
 HAZE_API haze_read_options haze_read_options_default(void);
@@ -49,7 +55,11 @@ HAZE_API haze_read_options haze_read_options_default(void);
  * by the ".npy" extension or the NumPy magic bytes. "-" reads CSV from
  * standard input. Ragged rows, empty files, non-numeric or non-finite fields
  * are errors naming the line and column. Numbers are read (and written by
- * the functions below) with a decimal point whatever locale the program set.
+ * the functions below) with a decimal point whatever locale the program set,
+ * each as strtod reads it in the C locale (the correctly rounded double).
+ * A regular file is read once: CSV text into one buffer, parsed on the
+ * context's threads; a .npy array straight into the table (no copy unless it
+ * is in Fortran order; with keep_float32, float32 data stays float32).
  *
  * Ownership: *out is new, freed with haze_table_free(). `opt` may be NULL.
  */

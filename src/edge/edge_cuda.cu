@@ -25,10 +25,13 @@
 #define TILE       16
 #define K2_THREADS 128
 
-__constant__ unsigned char c_rules[8][8];
+/* Kernels, device helpers and the rule table have internal linkage (static,
+ * not an anonymous namespace, which nvcc compiles into a global one), so the
+ * library defines no global names outside haze_ and haze__. */
+static __constant__ unsigned char c_rules[8][8];
 
-__global__ void fire_k1(const uint8_t *__restrict__ in, int *__restrict__ s_out, int w, int h,
-                        int spread) {
+static __global__ void fire_k1(const uint8_t *__restrict__ in, int *__restrict__ s_out, int w,
+                               int h, int spread) {
     __shared__ int tile[TILE + 2][TILE + 2];
     const int x0 = blockIdx.x * TILE, y0 = blockIdx.y * TILE;
     /* the tile and its halo, edge pixels replicated */
@@ -57,8 +60,8 @@ __global__ void fire_k1(const uint8_t *__restrict__ in, int *__restrict__ s_out,
     s_out[(size_t)y * w + x] = best;
 }
 
-__global__ void fire_k2(const int *__restrict__ s_in, uint8_t *__restrict__ out, int width,
-                        int scale) {
+static __global__ void fire_k2(const int *__restrict__ s_in, uint8_t *__restrict__ out, int width,
+                               int scale) {
     __shared__ long long num[K2_THREADS], den[K2_THREADS];
     const size_t p = blockIdx.x;
     const int s = s_in[p];
@@ -97,11 +100,11 @@ __global__ void fire_k2(const int *__restrict__ s_in, uint8_t *__restrict__ out,
 #define FT_W  (32 * FT_PX)
 #define FT_H  8
 
-__device__ inline uint32_t swap16(uint32_t w) {
+static __device__ __forceinline__ uint32_t swap16(uint32_t w) {
     return __byte_perm(w, 0, 0x1032);
 }
 
-__global__ void __launch_bounds__(256)
+static __global__ void __launch_bounds__(256)
     fire_fast(const uint8_t *__restrict__ in, uint8_t *__restrict__ out, int w, int h,
               const uint32_t *__restrict__ packed, const uint8_t *__restrict__ lut) {
     __shared__ uint32_t pk[511];
@@ -155,34 +158,47 @@ static size_t tables_bytes(void) {
     return sizeof(uint32_t) * 511 + HAZE__FIRE_SMAX + 1;
 }
 
+/*
+ * The detector's tables on the context's device, uploaded on first use
+ * there (a detector moved to a context on another device uploads them
+ * again; one detector must not run on two devices at once).
+ */
 static int upload_tables(haze_ctx *ctx, haze_fire *f) {
-    if (f->d_tables) return HAZE_OK;
+    if (f->d_tables && f->d_device == ctx->device) return HAZE_OK;
+    haze__fire_cuda_release(f);
     uint32_t packed[511]; /* copied before the synchronisation below returns */
     for (int i = 0; i < 511; i++)
         packed[i] = (uint32_t)(uint16_t)f->pos[i] | (uint32_t)(uint16_t)f->neg[i] << 16;
     void *d = NULL;
     cudaStream_t s = haze__stream(ctx);
-    HAZE_CUDA_TRY(ctx, cudaMalloc(&d, tables_bytes()));
+    int st = haze__dev_alloc(ctx, &d, tables_bytes(), "FIRE tables");
+    if (st) return st;
     /* on the context's stream, so the kernels that follow see them */
-    cudaError_t e = cudaMemcpyAsync(d, packed, sizeof packed, cudaMemcpyHostToDevice, s);
-    if (e == cudaSuccess)
-        e = cudaMemcpyAsync((char *)d + sizeof packed, f->lut, sizeof f->lut,
-                            cudaMemcpyHostToDevice, s);
-    if (e == cudaSuccess)
-        e = cudaMemcpyToSymbolAsync(c_rules, haze__fire_rules, sizeof haze__fire_rules, 0,
-                                    cudaMemcpyHostToDevice, s);
-    if (e == cudaSuccess) e = cudaStreamSynchronize(s);
-    if (e != cudaSuccess) {
-        cudaFree(d);
-        return haze__error(ctx, HAZE_ERR_CUDA, "CUDA: FIRE tables: %s", cudaGetErrorString(e));
-    }
+    HAZE_CUDA_GOTO(ctx, st, fail,
+                   cudaMemcpyAsync(d, packed, sizeof packed, cudaMemcpyHostToDevice, s));
+    HAZE_CUDA_GOTO(ctx, st, fail,
+                   cudaMemcpyAsync((char *)d + sizeof packed, f->lut, sizeof f->lut,
+                                   cudaMemcpyHostToDevice, s));
+    HAZE_CUDA_GOTO(ctx, st, fail,
+                   cudaMemcpyToSymbolAsync(c_rules, haze__fire_rules, sizeof haze__fire_rules, 0,
+                                           cudaMemcpyHostToDevice, s));
+    HAZE_CUDA_GOTO(ctx, st, fail, cudaStreamSynchronize(s));
+    /* the tables outlive this call: they keep the account and the device */
     f->d_tables = d;
+    f->d_device = ctx->device;
+    f->d_acct = haze__dev_acct_hold(ctx);
     return HAZE_OK;
+fail:
+    haze__dev_free(ctx, d, tables_bytes());
+    return st;
 }
 
 extern "C" void haze__fire_cuda_release(haze_fire *f) {
-    if (f && f->d_tables) cudaFree(f->d_tables);
-    if (f) f->d_tables = NULL;
+    if (!f || !f->d_tables) return;
+    haze__dev_free_held(f->d_acct, f->d_device, f->d_tables, tables_bytes());
+    haze__dev_acct_drop(f->d_acct);
+    f->d_tables = NULL;
+    f->d_acct = NULL;
 }
 
 extern "C" int haze__fire_device(haze_ctx *ctx, haze_fire *f, haze_fire_kernel kernel,
@@ -224,20 +240,19 @@ extern "C" int haze__fire_run_cuda(haze_ctx *ctx, haze_fire *f, haze_fire_kernel
     uint8_t *d_in = NULL, *d_out = NULL;
     int *d_s = NULL;
     cudaStream_t s = haze__stream(ctx);
-    cudaError_t e = cudaMalloc((void **)&d_in, n);
-    if (e == cudaSuccess) e = cudaMalloc((void **)&d_out, n);
-    if (e == cudaSuccess && kernel == HAZE_FIRE_REFERENCE)
-        e = cudaMalloc((void **)&d_s, sizeof(int) * n);
-    if (e == cudaSuccess) e = cudaMemcpyAsync(d_in, in->data, n, cudaMemcpyHostToDevice, s);
-    if (e == cudaSuccess) {
-        st = haze__fire_device(ctx, f, kernel, d_in, d_out, d_s, in->width, in->height);
-        if (!st) e = cudaMemcpyAsync(out->data, d_out, n, cudaMemcpyDeviceToHost, s);
-        if (!st && e == cudaSuccess) e = cudaStreamSynchronize(s);
-    }
-    if (!st && e != cudaSuccess)
-        st = haze__error(ctx, HAZE_ERR_CUDA, "CUDA: FIRE: %s", cudaGetErrorString(e));
-    cudaFree(d_in);
-    cudaFree(d_out);
-    cudaFree(d_s);
+    const size_t s_bytes = kernel == HAZE_FIRE_REFERENCE ? sizeof(int) * n : 0;
+    if ((st = haze__dev_alloc(ctx, (void **)&d_in, n, "FIRE input")) ||
+        (st = haze__dev_alloc(ctx, (void **)&d_out, n, "FIRE output")) ||
+        (s_bytes && (st = haze__dev_alloc(ctx, (void **)&d_s, s_bytes, "FIRE rule sums"))))
+        goto done;
+    HAZE_CUDA_GOTO(ctx, st, done, cudaMemcpyAsync(d_in, in->data, n, cudaMemcpyHostToDevice, s));
+    if ((st = haze__fire_device(ctx, f, kernel, d_in, d_out, d_s, in->width, in->height)))
+        goto done;
+    HAZE_CUDA_GOTO(ctx, st, done, cudaMemcpyAsync(out->data, d_out, n, cudaMemcpyDeviceToHost, s));
+    HAZE_CUDA_GOTO(ctx, st, done, cudaStreamSynchronize(s));
+done:
+    haze__dev_free(ctx, d_in, n);
+    haze__dev_free(ctx, d_out, n);
+    haze__dev_free(ctx, d_s, s_bytes);
     return st;
 }

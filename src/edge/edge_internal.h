@@ -16,13 +16,11 @@
 
 #include <stdint.h>
 
+#include "core/hd.h"
+#include "core/internal.h"
 #include "haze/edge.h"
 
-#ifdef __CUDACC__
-#define HAZE__FHD __host__ __device__ static inline
-#else
-#define HAZE__FHD static inline
-#endif
+#define HAZE__FHD HAZE__HD
 
 #define HAZE__FIRE_Q    1024
 #define HAZE__FIRE_SMAX (6 * HAZE__FIRE_Q)
@@ -98,7 +96,11 @@ struct haze_fire {
     haze_fire_params p;
     short pos[511], neg[511]; /* memberships at d + 255 */
     uint8_t lut[HAZE__FIRE_SMAX + 1];
-    void *d_tables; /* device copy of pos, neg, lut (CUDA only) */
+    /* device copy of pos and neg (packed) and lut (CUDA only), made on first
+     * use on the device of that call's context, counted in its account */
+    void *d_tables;
+    int d_device;
+    haze__dev_acct *d_acct;
 };
 
 #ifdef HAZE_HAVE_CUDA
@@ -107,7 +109,8 @@ extern "C" {
 #endif
 int haze__fire_run_cuda(haze_ctx *ctx, haze_fire *f, haze_fire_kernel kernel, const haze_image *in,
                         haze_image *out);
-/* Kernels on device buffers, for benchmarks: no transfers, no sync. */
+/* The kernels on device buffers: no transfers, no sync (haze__fire_run_cuda
+ * runs them between its copies; dev/edge_dev.h times them). */
 int haze__fire_device(haze_ctx *ctx, haze_fire *f, haze_fire_kernel kernel, const uint8_t *d_in,
                       uint8_t *d_out, int *d_scratch, int width, int height);
 void haze__fire_cuda_release(haze_fire *f);

@@ -1,7 +1,7 @@
 /*
  * src/fnn/fnn_internal.h - the SONFIN network's layout, shared by the CPU
  * reference (fnn.c), the model files (fnn_io.c) and the CUDA backend
- * (fnn_cuda.cu). Not installed.
+ * (fnn_cuda*.cu). Not installed.
  *
  * Parameters are stored rule-major and contiguous along the input dimension
  * (m[k * D + j]), the data layout of seed 001, section 3.4 (Fig. 13): rules
@@ -77,61 +77,18 @@ int haze__fnn_forward_cuda(haze_ctx *ctx, const haze_fnn *net, const double *z, 
                            double *y);
 /* Thread mapping of the CUDA kernels: the architecture-aware mapping of
  * seed 001 chapter 3 (default) or the GPU-FNN baseline (one block per rule,
- * one thread per input; inputs <= 1024 only). Process-wide. */
+ * one thread per input; inputs <= 1024 only). Per context; the development
+ * library (dev/fnn_dev.h) forces the baseline. */
 enum { HAZE__FNN_MAP_ATM = 0, HAZE__FNN_MAP_GPUFNN = 1 };
-void haze__fnn_cuda_set_mapping(int mapping);
-/* Online training (batch 1) under the ATM mapping: AUTO takes one
- * thread-block cluster that runs many steps per launch while the network is
- * small (Hopper and later), with every parameter in registers where the
- * network fits them; LAUNCH the kernels launched per step; CLUSTER the
- * cluster kernel that keeps the parameters in shared memory, whenever the
- * device has clusters; REGISTER the register kernel wherever it fits (else
- * as CLUSTER). Process-wide. */
+/* Online training (batch 1) under the ATM mapping: AUTO the library's
+ * choice; the others forced per context by the development library
+ * (dev/fnn_dev.h says what each does). */
 enum {
     HAZE__FNN_ONLINE_AUTO = 0,
     HAZE__FNN_ONLINE_LAUNCH = 1,
     HAZE__FNN_ONLINE_CLUSTER = 2,
     HAZE__FNN_ONLINE_REGISTER = 3
 };
-void haze__fnn_cuda_set_online(int mode);
-/* For the tests and benchmarks: the register kernel's cluster size C and
- * warps per block NW forced (where the network fits them), or 0, 0 for the
- * library's choice. Process-wide. */
-void haze__fnn_cuda_set_register_config(int C, int NW);
-/* Whether online training of R rules on D inputs, L outputs takes the
- * register kernel, and in which configuration (blocks, warps per block,
- * lanes per rule). */
-int haze__fnn_cuda_register_config(haze_ctx *ctx, size_t D, size_t L, size_t R, int *C, int *NW,
-                                   int *G);
-/* For the tests: the cluster kernel's block size, 512 or 1024 threads, or 0
- * for the library's choice by shape. Process-wide. */
-void haze__fnn_cuda_set_cluster_threads(int threads);
-/* For the tests: the largest error, in ulps of the C library's result, of
- * the kernels' short-latency exp (n arguments in [-45, 0]) and reciprocal
- * (n arguments in [1e-3, 45e3]) against exp() and 1.0 / x on the host. */
-int haze__fnn_cuda_math_ulps(haze_ctx *ctx, size_t n, double *exp_ulps, double *rcp_ulps);
-/* The cluster size online training of R rules on D inputs, L outputs runs
- * in; 0 when it takes the launches. */
-int haze__fnn_cuda_uses_cluster(haze_ctx *ctx, size_t D, size_t L, size_t R);
-/* Mean time (microseconds) of one online step in a cluster of `cluster`
- * blocks (0: the library's choice), `reps` steps in one launch;
- * HAZE_ERR_UNSUPPORTED where the device has no clusters or the shape does
- * not fit. */
-int haze__fnn_cuda_cluster_step_time(haze_ctx *ctx, size_t D, size_t R, size_t L, int cluster,
-                                     int reps, double *us);
-/*
- * For the benchmarks: mean kernel time (microseconds) of one online training
- * step (fire_us: firing strengths; update_us: structure test, output layer,
- * consequents, then centres and widths) of a network with R
- * rules on D inputs and L outputs, with random parameters, under `mapping`.
- * HAZE_ERR_UNSUPPORTED when the mapping cannot run that shape.
- */
-int haze__fnn_cuda_step_time(haze_ctx *ctx, size_t D, size_t R, size_t L, int mapping, int reps,
-                             double *fire_us, double *update_us);
-/* Name of the firing kernel the configuration search chose on the context's
- * device for a shape (inputs, rules, samples per step), NULL if none was
- * searched yet. */
-const char *haze__fnn_cuda_choice(haze_ctx *ctx, size_t D, size_t R, size_t B);
 #endif
 
 #ifdef __cplusplus

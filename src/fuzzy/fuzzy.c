@@ -79,20 +79,38 @@ int haze_fuzzy_array_new(haze_ctx *ctx, haze_fuzzy_array **out, haze_fuzzy_encod
     return HAZE_OK;
 }
 
+/*
+ * A device array outlives the call that made it, and possibly its context:
+ * it keeps the device its memory lives on and a reference to the account
+ * that counts it, to free the memory there (the public struct comes first,
+ * so a device array is freed through its haze_fuzzy_array pointer).
+ */
+typedef struct device_array {
+    haze_fuzzy_array a;
+    haze__dev_acct *acct;
+    int device;
+} device_array;
+
+static size_t array_bytes(const haze_fuzzy_array *a) {
+    return a->count * a->stride * haze__fuzzy_elem_size(a);
+}
+
 void haze_fuzzy_array_free(haze_fuzzy_array *a) {
     if (!a) return;
     free(a->alphas);
 #ifdef HAZE_HAVE_CUDA
-    if (a->on_device)
-        haze__fuzzy_cuda_free(a->data);
-    else
+    if (a->on_device) {
+        device_array *d = (device_array *)a;
+        haze__fuzzy_cuda_free(d->acct, d->device, a->data, array_bytes(a));
+        haze__dev_acct_drop(d->acct);
+    } else
 #endif
         free(a->data);
     free(a);
 }
 
-static size_t array_bytes(const haze_fuzzy_array *a) {
-    return a->count * a->stride * haze__fuzzy_elem_size(a);
+haze__fuzzy_state *haze__fuzzy_state_of(haze_ctx *ctx) {
+    return haze__ctx_state(ctx, HAZE__STATE_FUZZY, sizeof(haze__fuzzy_state), NULL);
 }
 
 int haze_fuzzy_array_new_device(haze_ctx *ctx, haze_fuzzy_array **out, haze_fuzzy_encoding enc,
@@ -105,17 +123,27 @@ int haze_fuzzy_array_new_device(haze_ctx *ctx, haze_fuzzy_array **out, haze_fuzz
                            "fuzzy: device arrays need a context with the CUDA backend");
 #ifdef HAZE_HAVE_CUDA
     /* the shape checks and levels of the host constructor, with no numbers */
-    haze_fuzzy_array *a = NULL;
-    int st = haze_fuzzy_array_new(ctx, &a, enc, prec, ncuts, 0, alphas);
+    haze_fuzzy_array *h = NULL;
+    int st = haze_fuzzy_array_new(ctx, &h, enc, prec, ncuts, 0, alphas);
     if (st) return st;
-    free(a->data);
+    device_array *d = calloc(1, sizeof *d);
+    if (!d) {
+        haze_fuzzy_array_free(h);
+        return haze__error(ctx, HAZE_ERR_NOMEM, "fuzzy: out of memory");
+    }
+    d->a = *h; /* takes the levels */
+    free(h->data);
+    free(h);
+    haze_fuzzy_array *a = &d->a;
     a->data = NULL;
     a->count = count;
-    a->on_device = 1;
     if ((st = haze__fuzzy_cuda_alloc(ctx, array_bytes(a), &a->data))) {
-        haze_fuzzy_array_free(a);
+        haze_fuzzy_array_free(a); /* a host array without data yet */
         return st;
     }
+    a->on_device = 1;
+    d->acct = haze__dev_acct_hold(ctx);
+    d->device = haze_ctx_device(ctx);
     *out = a;
     return HAZE_OK;
 #else
@@ -145,16 +173,24 @@ static float f_up(double x) {
     return (double)f < x ? nextafterf(f, INFINITY) : f;
 }
 
-int haze_fuzzy_set_cuts(haze_ctx *ctx, haze_fuzzy_array *a, size_t i, const double *lo,
-                        const double *hi) {
-    if (host_only(ctx, a, "haze_fuzzy_set_cuts")) return HAZE_ERR_INVALID;
+/*
+ * Stores number i from its cuts. A caller's cuts must be bounded; `open`
+ * (haze_fuzzy_convert) takes the unbounded cuts of a result too: an
+ * overflow or a division's hull in one encoding stays an enclosure in
+ * another (in midpoint-radius and midpoint-increment an unbounded cut has
+ * radius inf, and only the cuts that contain an unbounded kernel lose
+ * their midpoint).
+ */
+static int put_cuts(haze_ctx *ctx, haze_fuzzy_array *a, size_t i, const double *lo,
+                    const double *hi, int open, const char *what) {
+    if (host_only(ctx, a, what)) return HAZE_ERR_INVALID;
     if (!a || !lo || !hi) return haze__error(ctx, HAZE_ERR_INVALID, "fuzzy: NULL argument");
     if (i >= a->count)
         return haze__error(ctx, HAZE_ERR_INVALID, "fuzzy: index %zu out of range (%zu numbers)", i,
                            a->count);
     int n = a->ncuts;
     for (int k = 0; k < n; k++) {
-        if (!isfinite(lo[k]) || !isfinite(hi[k]))
+        if (open ? isnan(lo[k]) || isnan(hi[k]) : !isfinite(lo[k]) || !isfinite(hi[k]))
             return haze__error(ctx, HAZE_ERR_INVALID, "fuzzy: cut %d has a non-finite bound",
                                k + 1);
         if (!(lo[k] <= hi[k]))
@@ -179,7 +215,8 @@ int haze_fuzzy_set_cuts(haze_ctx *ctx, haze_fuzzy_array *a, size_t i, const doub
         float t[2 * HAZE_FUZZY_MAX_CUTS] = {0};
         for (int k = 0; k < n; k++) t[2 * k] = f_down(lo[k]), t[2 * k + 1] = f_up(hi[k]);
         for (int k = 0; k < n; k++)
-            if (!isfinite(t[2 * k]) || !isfinite(t[2 * k + 1]))
+            if ((!isfinite(t[2 * k]) && isfinite(lo[k])) ||
+                (!isfinite(t[2 * k + 1]) && isfinite(hi[k])))
                 return haze__error(ctx, HAZE_ERR_RANGE, "fuzzy: cut %d overflows single precision",
                                    k + 1);
         float *dst = (float *)a->data + i * a->stride;
@@ -191,6 +228,11 @@ int haze_fuzzy_set_cuts(haze_ctx *ctx, haze_fuzzy_array *a, size_t i, const doub
         }
     }
     return HAZE_OK;
+}
+
+int haze_fuzzy_set_cuts(haze_ctx *ctx, haze_fuzzy_array *a, size_t i, const double *lo,
+                        const double *hi) {
+    return put_cuts(ctx, a, i, lo, hi, 0, "haze_fuzzy_set_cuts");
 }
 
 int haze_fuzzy_set_crisp(haze_ctx *ctx, haze_fuzzy_array *a, size_t i, double lo, double hi) {
@@ -290,6 +332,13 @@ int haze_fuzzy_set_gauss_iv(haze_ctx *ctx, haze_fuzzy_array *a, size_t i, haze_i
         hi[k] = haze_ru_add(mu.hi, w);
         if (k > 0 && lo[k] > lo[k - 1]) lo[k] = lo[k - 1];
         if (k > 0 && hi[k] < hi[k - 1]) hi[k] = hi[k - 1];
+        /* finite parameters whose cut passes the largest double: say so
+         * (set_cuts would call it a non-finite bound the caller gave) */
+        if (!isfinite(lo[k]) || !isfinite(hi[k]))
+            return haze__error(ctx, HAZE_ERR_RANGE,
+                               "fuzzy: gauss parameters overflow double precision: the cut at "
+                               "level %g, mu -+ sigma min(sqrt(-2 ln level), k), is unbounded",
+                               a->alphas[k]);
     }
     return haze_fuzzy_set_cuts(ctx, a, i, lo, hi);
 }
@@ -582,7 +631,7 @@ int haze_fuzzy_convert(haze_ctx *ctx, const haze_fuzzy_array *src, haze_fuzzy_ar
     double lo[HAZE_FUZZY_MAX_CUTS], hi[HAZE_FUZZY_MAX_CUTS];
     for (size_t i = 0; i < src->count; i++) {
         for (int k = 0; k < src->ncuts; k++) haze_fuzzy_get_cut(src, i, k, &lo[k], &hi[k]);
-        int st = haze_fuzzy_set_cuts(ctx, dst, i, lo, hi);
+        int st = put_cuts(ctx, dst, i, lo, hi, 1, "haze_fuzzy_convert");
         if (st) return st;
     }
     return HAZE_OK;

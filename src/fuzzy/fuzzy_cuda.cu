@@ -19,8 +19,14 @@
 #include "core/internal.h"
 #include "fuzzy/fuzzy_internal.h"
 
+/*
+ * Everything but the entry points has internal linkage, so the library
+ * defines no global names outside haze_ and haze__: functions and kernels
+ * are static, types sit in anonymous namespaces. (Kernels stay outside
+ * them: nvcc compiles an anonymous namespace into a global one with a
+ * per-file name, and a kernel's launch stub there is a global symbol.)
+ */
 namespace {
-
 /* The scalar function for (encoding, op) in precision T, on the device. */
 template <class T> struct ops;
 #define HAZE__OPS(T, P)                                                                            \
@@ -82,11 +88,13 @@ template <class T> struct ops;
 HAZE__OPS(double, d)
 HAZE__OPS(float, f)
 #undef HAZE__OPS
+} // namespace
 
 /* first[0]: smallest index with the domain bit, first[1]: with the overflow bit (of `keep`). */
 template <class T>
-__global__ void op_kernel(int enc, int op, int n, size_t stride, size_t count, T *c, const T *a,
-                          const T *b, size_t bstep, int keep, unsigned long long *first) {
+static __global__ void op_kernel(int enc, int op, int n, size_t stride, size_t count, T *c,
+                                 const T *a, const T *b, size_t bstep, int keep,
+                                 unsigned long long *first) {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= count) return;
     int f = keep &
@@ -103,7 +111,7 @@ __global__ void op_kernel(int enc, int op, int n, size_t stride, size_t count, T
  * are contiguous). The arithmetic is the same, so the results are the same.
  */
 template <class T, int ENC, int N, int SOA>
-__global__ void axpy_kernel(size_t count, int iters, const T *a, const T *b, T *y) {
+static __global__ void axpy_kernel(size_t count, int iters, const T *a, const T *b, T *y) {
     constexpr int S = ENC == HAZE_FUZZY_LU ? 2 * N : N + 1;
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= count) return;
@@ -121,8 +129,8 @@ __global__ void axpy_kernel(size_t count, int iters, const T *a, const T *b, T *
 
 /* Any N: the values live in local memory; es/ks: element and value strides. */
 template <class T>
-__global__ void axpy_kernel_n(int enc, int n, size_t stride, size_t es, size_t ks, size_t count,
-                              int iters, const T *a, const T *b, T *y) {
+static __global__ void axpy_kernel_n(int enc, int n, size_t stride, size_t es, size_t ks,
+                                     size_t count, int iters, const T *a, const T *b, T *y) {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= count) return;
     T ra[2 * HAZE_FUZZY_MAX_CUTS], rt[2 * HAZE_FUZZY_MAX_CUTS], ry[2 * HAZE_FUZZY_MAX_CUTS];
@@ -135,8 +143,8 @@ __global__ void axpy_kernel_n(int enc, int n, size_t stride, size_t es, size_t k
 }
 
 template <class T, int ENC, int N>
-cudaError_t launch_axpy_n(size_t count, int iters, const T *a, const T *b, T *y, int soa,
-                          cudaStream_t s) {
+static cudaError_t launch_axpy_n(size_t count, int iters, const T *a, const T *b, T *y, int soa,
+                                 cudaStream_t s) {
     unsigned blocks = (unsigned)((count + 127) / 128);
     if (soa)
         axpy_kernel<T, ENC, N, 1><<<blocks, 128, 0, s>>>(count, iters, a, b, y);
@@ -146,8 +154,8 @@ cudaError_t launch_axpy_n(size_t count, int iters, const T *a, const T *b, T *y,
 }
 
 template <class T, int ENC>
-int launch_axpy(int n, size_t count, int iters, const T *a, const T *b, T *y, int soa,
-                cudaStream_t s, cudaError_t *err) {
+static int launch_axpy(int n, size_t count, int iters, const T *a, const T *b, T *y, int soa,
+                       cudaStream_t s, cudaError_t *err) {
     switch (n) {
 #define HAZE__CASE(N)                                                                              \
     case N:                                                                                        \
@@ -166,8 +174,8 @@ int launch_axpy(int n, size_t count, int iters, const T *a, const T *b, T *y, in
 
 /* One launch of the AXPY on device arrays, any encoding and precision. */
 template <class T>
-cudaError_t launch_axpy_any(int enc, int n, size_t stride, size_t count, int iters, const T *a,
-                            const T *b, T *y, int soa, cudaStream_t s) {
+static cudaError_t launch_axpy_any(int enc, int n, size_t stride, size_t count, int iters,
+                                   const T *a, const T *b, T *y, int soa, cudaStream_t s) {
     cudaError_t err = cudaSuccess;
     int done;
     if (enc == HAZE_FUZZY_LU)
@@ -190,8 +198,8 @@ cudaError_t launch_axpy_any(int enc, int n, size_t stride, size_t count, int ite
  * where idx is given, idx[i] = i for the (key, index) sort, in one read of
  * the keys. or_and[0] must start at 0 and or_and[1] at ~0.
  */
-__global__ void keybits_kernel(size_t count, const uint32_t *__restrict__ keys, uint32_t *idx,
-                               uint32_t *or_and) {
+static __global__ void keybits_kernel(size_t count, const uint32_t *__restrict__ keys,
+                                      uint32_t *idx, uint32_t *or_and) {
     uint32_t o = 0, x = ~0u;
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < count;
          i += (size_t)gridDim.x * blockDim.x) {
@@ -211,6 +219,7 @@ __global__ void keybits_kernel(size_t count, const uint32_t *__restrict__ keys, 
     if ((threadIdx.x & 31) == 0) atomicOr(or_and, o), atomicAnd(or_and + 1, x);
 }
 
+namespace {
 /* Division of 32-bit numbers by a fixed d >= 1 with a multiply and a shift. */
 struct fastdiv {
     uint32_t m, s;
@@ -223,6 +232,7 @@ struct fastdiv {
         return (uint32_t)(((uint64_t)__umulhi(n, m) + n) >> s);
     }
 };
+} // namespace
 
 /*
  * Gather of whole numbers after the (key, index) sort: the records are moved
@@ -232,9 +242,9 @@ struct fastdiv {
  * in flight. total = count * cpr < 2^32.
  */
 template <class V, int IT>
-__global__ void gather_kernel(uint32_t total, uint32_t cpr, fastdiv fd,
-                              const uint32_t *__restrict__ idx, const V *__restrict__ src,
-                              V *__restrict__ dst) {
+static __global__ void gather_kernel(uint32_t total, uint32_t cpr, fastdiv fd,
+                                     const uint32_t *__restrict__ idx, const V *__restrict__ src,
+                                     V *__restrict__ dst) {
     uint32_t base = blockIdx.x * blockDim.x * IT + threadIdx.x;
     uint32_t j[IT];
     V v[IT];
@@ -259,8 +269,8 @@ __global__ void gather_kernel(uint32_t total, uint32_t cpr, fastdiv fd,
 }
 
 /* The same for arrays of 2^32 chunks or more: one thread per 32-bit word. */
-__global__ void gather_words_kernel(size_t count, size_t words_per, const uint32_t *idx,
-                                    const uint32_t *src, uint32_t *dst) {
+static __global__ void gather_words_kernel(size_t count, size_t words_per, const uint32_t *idx,
+                                           const uint32_t *src, uint32_t *dst) {
     size_t total = count * words_per;
     for (size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x; t < total;
          t += (size_t)gridDim.x * blockDim.x) {
@@ -270,8 +280,8 @@ __global__ void gather_words_kernel(size_t count, size_t words_per, const uint32
 }
 
 template <class V>
-cudaError_t launch_gather_v(size_t count, size_t per, const uint32_t *idx, const void *src,
-                            void *dst, cudaStream_t s) {
+static cudaError_t launch_gather_v(size_t count, size_t per, const uint32_t *idx, const void *src,
+                                   void *dst, cudaStream_t s) {
     constexpr int IT = 4;
     uint32_t cpr = (uint32_t)(per / sizeof(V)), total = (uint32_t)(count * cpr);
     unsigned blocks = (unsigned)(((size_t)total + 256 * IT - 1) / (256 * IT));
@@ -281,8 +291,8 @@ cudaError_t launch_gather_v(size_t count, size_t per, const uint32_t *idx, const
 }
 
 /* dst[i] = src[idx[i]] for records of per bytes (a multiple of 4). */
-cudaError_t launch_gather(size_t count, size_t per, const uint32_t *idx, const void *src, void *dst,
-                          cudaStream_t s) {
+static cudaError_t launch_gather(size_t count, size_t per, const uint32_t *idx, const void *src,
+                                 void *dst, cudaStream_t s) {
     if (count * (per / 4) >= ((size_t)1 << 32)) {
         size_t words = count * (per / 4);
         unsigned blocks = (unsigned)std::min<size_t>((words + 255) / 256, (size_t)1 << 30);
@@ -303,7 +313,7 @@ cudaError_t launch_gather(size_t count, size_t per, const uint32_t *idx, const v
  * to 86 bytes read per number of 8 to 32 bytes, 1-11% below this count
  * because of L2 hits (docs/fuzzy.md, scripts/profile-sort.sh).
  */
-double gather_segments(size_t per) {
+static double gather_segments(size_t per) {
     size_t g = per, b = 64;
     while (b) { /* g = gcd(per, 64) */
         size_t t = g % b;
@@ -316,16 +326,18 @@ double gather_segments(size_t per) {
     return touched / (double)period;
 }
 
+namespace {
 /* A number of S bytes as a CUB value, for the records method. */
 template <int S> struct record { uint32_t w[S / 4]; };
+} // namespace
 
 /*
  * CUB radix sort of (key, value) in double buffers; *temp_bytes is set when
  * temp is NULL. On return *sel is the buffer (0 or 1) that holds the result.
  */
 template <class V>
-cudaError_t radix_pairs(void *temp, size_t *temp_bytes, uint32_t *k[2], void *v[2], uint32_t n,
-                        int begin_bit, int end_bit, cudaStream_t s, int *sel) {
+static cudaError_t radix_pairs(void *temp, size_t *temp_bytes, uint32_t *k[2], void *v[2],
+                               uint32_t n, int begin_bit, int end_bit, cudaStream_t s, int *sel) {
     cub::DoubleBuffer<uint32_t> dk(k[0], k[1]);
     cub::DoubleBuffer<V> dv((V *)v[0], (V *)v[1]);
     cudaError_t err =
@@ -334,8 +346,9 @@ cudaError_t radix_pairs(void *temp, size_t *temp_bytes, uint32_t *k[2], void *v[
     return err;
 }
 
-cudaError_t radix_records(size_t per, void *temp, size_t *temp_bytes, uint32_t *k[2], void *v[2],
-                          uint32_t n, int begin_bit, int end_bit, cudaStream_t s, int *sel) {
+static cudaError_t radix_records(size_t per, void *temp, size_t *temp_bytes, uint32_t *k[2],
+                                 void *v[2], uint32_t n, int begin_bit, int end_bit, cudaStream_t s,
+                                 int *sel) {
     if (per == 8)
         return radix_pairs<record<8>>(temp, temp_bytes, k, v, n, begin_bit, end_bit, s, sel);
     if (per == 12)
@@ -343,16 +356,49 @@ cudaError_t radix_records(size_t per, void *temp, size_t *temp_bytes, uint32_t *
     return radix_pairs<record<16>>(temp, temp_bytes, k, v, n, begin_bit, end_bit, s, sel);
 }
 
-/* Device buffers freed on every path. */
+namespace {
+/* Device buffers, counted in the context's account, freed on every path. */
 struct dev_bufs {
+    haze_ctx *ctx;
     void *p[9] = {};
+    size_t n[9] = {};
+    explicit dev_bufs(haze_ctx *c) : ctx(c) {}
+    dev_bufs(const dev_bufs &) = delete;
+    dev_bufs &operator=(const dev_bufs &) = delete;
+    int alloc(int i, size_t bytes, const char *what) {
+        n[i] = bytes;
+        return haze__dev_alloc(ctx, &p[i], bytes, what);
+    }
     ~dev_bufs() {
-        for (void *q : p)
-            if (q) cudaFree(q);
+        for (int i = 0; i < 9; i++) haze__dev_free(ctx, p[i], n[i]);
+    }
+};
+
+/* Event pair destroyed on every path. */
+struct dev_events {
+    cudaEvent_t e[2] = {};
+    ~dev_events() {
+        for (cudaEvent_t q : e)
+            if (q) cudaEventDestroy(q);
     }
 };
 
 } // namespace
+
+/* Transposes rows x cols values of size es (array of structures <-> SoA). */
+static void transpose(const unsigned char *src, unsigned char *dst, size_t rows, size_t cols,
+                      size_t es) {
+    for (size_t r = 0; r < rows; r++)
+        for (size_t c = 0; c < cols; c++)
+            memcpy(dst + (c * rows + r) * es, src + (r * cols + c) * es, es);
+}
+
+/* The allocation and its status in one step: `return` on failure. */
+#define ALLOC(m, i, bytes, what)                                                                   \
+    do {                                                                                           \
+        int haze__st = (m).alloc((i), (bytes), (what));                                            \
+        if (haze__st) return haze__st;                                                             \
+    } while (0)
 
 extern "C" int haze__fuzzy_op_cuda(haze_ctx *ctx, haze_fuzzy_opcode op, const haze_fuzzy_array *a,
                                    const haze_fuzzy_array *b, haze_fuzzy_array *c, int keep,
@@ -371,18 +417,18 @@ extern "C" int haze__fuzzy_op_cuda(haze_ctx *ctx, haze_fuzzy_opcode op, const ha
     /* device arrays: the kernel works on them in place of the copies (each
      * thread reads its element before writing it, so c may be a or b) */
     const int dev = a->on_device;
-    dev_bufs m;
+    dev_bufs m(ctx);
     if (!dev) {
-        HAZE_CUDA_TRY(ctx, cudaMalloc(&m.p[0], bytes));
-        HAZE_CUDA_TRY(ctx, cudaMalloc(&m.p[1], bytes));
-        if (binary) HAZE_CUDA_TRY(ctx, cudaMalloc(&m.p[2], bbytes));
+        ALLOC(m, 0, bytes, "fuzzy operand");
+        ALLOC(m, 1, bytes, "fuzzy result");
+        if (binary) ALLOC(m, 2, bbytes, "fuzzy operand");
         HAZE_CUDA_TRY(ctx, cudaMemcpyAsync(m.p[0], a->data, bytes, cudaMemcpyHostToDevice, s));
         if (binary)
             HAZE_CUDA_TRY(ctx, cudaMemcpyAsync(m.p[2], b->data, bbytes, cudaMemcpyHostToDevice, s));
     }
     const void *da = dev ? a->data : m.p[0], *db = dev ? (binary ? b->data : NULL) : m.p[2];
     void *dc = dev ? c->data : m.p[1];
-    HAZE_CUDA_TRY(ctx, cudaMalloc(&m.p[3], 2 * sizeof(unsigned long long)));
+    ALLOC(m, 3, 2 * sizeof(unsigned long long), "fuzzy status");
     unsigned long long none[2] = {~0ull, ~0ull}, bad[2] = {0, 0};
     HAZE_CUDA_TRY(ctx, cudaMemcpyAsync(m.p[3], none, sizeof none, cudaMemcpyHostToDevice, s));
     size_t bstep = binary && b->count == a->count ? a->stride : 0;
@@ -404,25 +450,16 @@ extern "C" int haze__fuzzy_op_cuda(haze_ctx *ctx, haze_fuzzy_opcode op, const ha
     return HAZE_OK;
 }
 
-/* Event pair destroyed on every path. */
-struct dev_events {
-    cudaEvent_t e[2] = {};
-    ~dev_events() {
-        for (cudaEvent_t q : e)
-            if (q) cudaEventDestroy(q);
-    }
-};
-
-/* Transposes rows x cols values of size es (array of structures <-> SoA). */
-void transpose(const unsigned char *src, unsigned char *dst, size_t rows, size_t cols, size_t es) {
-    for (size_t r = 0; r < rows; r++)
-        for (size_t c = 0; c < cols; c++)
-            memcpy(dst + (c * rows + r) * es, src + (r * cols + c) * es, es);
-}
-
-extern "C" int haze__fuzzy_axpy_cuda_ex(haze_ctx *ctx, const haze_fuzzy_array *a,
-                                        const haze_fuzzy_array *b, int iters, haze_fuzzy_array *y,
-                                        int soa, int reps, double *kernel_s) {
+/*
+ * AXPY. The context's fuzzy state may force the structure-of-arrays kernel
+ * (soa), several launches (reps) and their timing (dev/fuzzy_dev.h); by
+ * default one array-of-structures launch, untimed.
+ */
+extern "C" int haze__fuzzy_axpy_cuda(haze_ctx *ctx, const haze_fuzzy_array *a,
+                                     const haze_fuzzy_array *b, int iters, haze_fuzzy_array *y) {
+    haze__fuzzy_state *fs = haze__fuzzy_state_of(ctx);
+    int soa = fs ? fs->axpy_soa : 0, reps = fs ? fs->axpy_reps : 1;
+    double *kernel_s = fs && fs->timing ? &fs->axpy_kernel_s : NULL;
     int st = haze__cuda_begin(ctx);
     if (st) return st;
     cudaStream_t s = haze__stream(ctx);
@@ -445,14 +482,14 @@ extern "C" int haze__fuzzy_axpy_cuda_ex(haze_ctx *ctx, const haze_fuzzy_array *a
         ~host_buf() { free(p); }
     } hold{tmp};
     if (soa) transpose((const unsigned char *)a->data, tmp, a->count, a->stride, es);
-    dev_bufs m;
+    dev_bufs m(ctx);
     dev_events ev;
     HAZE_CUDA_TRY(ctx, cudaEventCreate(&ev.e[0]));
     HAZE_CUDA_TRY(ctx, cudaEventCreate(&ev.e[1]));
     if (!dev) {
-        HAZE_CUDA_TRY(ctx, cudaMalloc(&m.p[0], bytes));
-        HAZE_CUDA_TRY(ctx, cudaMalloc(&m.p[1], bytes));
-        HAZE_CUDA_TRY(ctx, cudaMalloc(&m.p[2], a->stride * es));
+        ALLOC(m, 0, bytes, "fuzzy AXPY operand");
+        ALLOC(m, 1, bytes, "fuzzy AXPY result");
+        ALLOC(m, 2, a->stride * es, "fuzzy AXPY constant");
         HAZE_CUDA_TRY(
             ctx, cudaMemcpyAsync(m.p[0], soa ? tmp : a->data, bytes, cudaMemcpyHostToDevice, s));
         HAZE_CUDA_TRY(ctx,
@@ -486,26 +523,17 @@ extern "C" int haze__fuzzy_axpy_cuda_ex(haze_ctx *ctx, const haze_fuzzy_array *a
     return HAZE_OK;
 }
 
-extern "C" int haze__fuzzy_axpy_cuda(haze_ctx *ctx, const haze_fuzzy_array *a,
-                                     const haze_fuzzy_array *b, int iters, haze_fuzzy_array *y) {
-    return haze__fuzzy_axpy_cuda_ex(ctx, a, b, iters, y, 0, 1, NULL);
-}
-
-extern "C" int haze__fuzzy_cuda_clock_khz(int device) {
-    int v = 0;
-    if (cudaDeviceGetAttribute(&v, cudaDevAttrClockRate, device) != cudaSuccess) return 0;
-    return v;
-}
-
 /*
  * Sort-by-key (docs/fuzzy.md, "Sort-by-key"). The timed part: the key-bits
  * pre-pass (with its read-back, which picks the bits to sort), CUB's radix
- * sort, and for GATHER the gather.
+ * sort, and for GATHER the gather. The context's fuzzy state may force the
+ * method and asks for the statistics (dev/fuzzy_dev.h).
  */
-extern "C" int haze__fuzzy_sort_cuda_ex(haze_ctx *ctx, uint32_t *keys, haze_fuzzy_array *a,
-                                        haze__sort_method method, haze__sort_stats *stats) {
+extern "C" int haze__fuzzy_sort_cuda(haze_ctx *ctx, uint32_t *keys, haze_fuzzy_array *a) {
+    haze__fuzzy_state *fs = haze__fuzzy_state_of(ctx);
+    haze__sort_method method = fs ? fs->sort_method : HAZE__SORT_AUTO;
     haze__sort_stats local;
-    haze__sort_stats *out = stats ? stats : &local;
+    haze__sort_stats *out = fs && fs->timing ? &fs->sort_stats : &local;
     memset(out, 0, sizeof *out);
     int st = haze__cuda_begin(ctx);
     if (st) return st;
@@ -540,16 +568,16 @@ extern "C" int haze__fuzzy_sort_cuda_ex(haze_ctx *ctx, uint32_t *keys, haze_fuzz
     if (need > haze__cuda_budget(ctx))
         return haze__error(ctx, HAZE_ERR_NOMEM,
                            "fuzzy: sort of %zu numbers does not fit the device", n);
-    dev_bufs m;
+    dev_bufs m(ctx);
     dev_events ev;
     HAZE_CUDA_TRY(ctx, cudaEventCreate(&ev.e[0]));
     HAZE_CUDA_TRY(ctx, cudaEventCreate(&ev.e[1]));
-    for (int i = 0; i < 2; i++) HAZE_CUDA_TRY(ctx, cudaMalloc(&m.p[i], n * sizeof(uint32_t)));
+    for (int i = 0; i < 2; i++) ALLOC(m, i, n * sizeof(uint32_t), "fuzzy sort keys");
     if (gather)
-        for (int i = 2; i < 4; i++) HAZE_CUDA_TRY(ctx, cudaMalloc(&m.p[i], n * sizeof(uint32_t)));
-    for (int i = 4; i < 6; i++) HAZE_CUDA_TRY(ctx, cudaMalloc(&m.p[i], bytes));
-    HAZE_CUDA_TRY(ctx, cudaMalloc(&m.p[6], temp ? temp : 1));
-    HAZE_CUDA_TRY(ctx, cudaMalloc(&m.p[7], 2 * sizeof(uint32_t)));
+        for (int i = 2; i < 4; i++) ALLOC(m, i, n * sizeof(uint32_t), "fuzzy sort indices");
+    for (int i = 4; i < 6; i++) ALLOC(m, i, bytes, "fuzzy sort numbers");
+    ALLOC(m, 6, temp ? temp : 1, "fuzzy sort temporary storage");
+    ALLOC(m, 7, 2 * sizeof(uint32_t), "fuzzy sort key bits");
     k[0] = (uint32_t *)m.p[0], k[1] = (uint32_t *)m.p[1];
     v[0] = gather ? m.p[2] : m.p[4], v[1] = gather ? m.p[3] : m.p[5];
     uint32_t *or_and = (uint32_t *)m.p[7], bits[2] = {0, 0};
@@ -559,9 +587,11 @@ extern "C" int haze__fuzzy_sort_cuda_ex(haze_ctx *ctx, uint32_t *keys, haze_fuzz
     HAZE_CUDA_TRY(ctx, cudaEventRecord(ev.e[0], s));
     HAZE_CUDA_TRY(ctx, cudaMemsetAsync(or_and, 0, sizeof(uint32_t), s));
     HAZE_CUDA_TRY(ctx, cudaMemsetAsync(or_and + 1, 0xff, sizeof(uint32_t), s));
-    int dev = 0, sms = 0;
-    HAZE_CUDA_TRY(ctx, cudaGetDevice(&dev));
-    HAZE_CUDA_TRY(ctx, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    const cudaDeviceProp *props = haze__cuda_props(ctx->device);
+    if (!props)
+        return haze__error(ctx, HAZE_ERR_CUDA, "CUDA: the properties of device %d cannot be read",
+                           ctx->device);
+    int sms = props->multiProcessorCount;
     unsigned kblocks = (unsigned)std::min<size_t>((n + 255) / 256, (size_t)sms * 8);
     keybits_kernel<<<kblocks, 256, 0, s>>>(n, k[0], gather ? (uint32_t *)v[0] : nullptr, or_and);
     HAZE_CUDA_TRY_LAUNCH(ctx);
@@ -603,10 +633,6 @@ extern "C" int haze__fuzzy_sort_cuda_ex(haze_ctx *ctx, uint32_t *keys, haze_fuzz
     return HAZE_OK;
 }
 
-extern "C" int haze__fuzzy_sort_cuda(haze_ctx *ctx, uint32_t *keys, haze_fuzzy_array *a) {
-    return haze__fuzzy_sort_cuda_ex(ctx, keys, a, HAZE__SORT_AUTO, NULL);
-}
-
 extern "C" int haze__fuzzy_cuda_alloc(haze_ctx *ctx, size_t bytes, void **p) {
     *p = NULL;
     int st = haze__cuda_begin(ctx);
@@ -614,21 +640,20 @@ extern "C" int haze__fuzzy_cuda_alloc(haze_ctx *ctx, size_t bytes, void **p) {
     if (bytes > haze__cuda_budget(ctx))
         return haze__error(ctx, HAZE_ERR_NOMEM, "fuzzy: %zu bytes do not fit the device budget",
                            bytes);
-    HAZE_CUDA_TRY(ctx, cudaMalloc(p, bytes ? bytes : 1));
+    if ((st = haze__dev_alloc(ctx, p, bytes, "fuzzy device array"))) return st;
     /* zeroed on the library's stream, in order with its kernels */
     cudaStream_t s = haze__stream(ctx);
-    cudaError_t e = cudaMemsetAsync(*p, 0, bytes, s);
-    if (e == cudaSuccess) e = cudaStreamSynchronize(s);
-    if (e != cudaSuccess) {
-        cudaFree(*p);
-        *p = NULL;
-        return haze__error(ctx, HAZE_ERR_CUDA, "CUDA: %s", cudaGetErrorString(e));
-    }
+    HAZE_CUDA_GOTO(ctx, st, fail, cudaMemsetAsync(*p, 0, bytes, s));
+    HAZE_CUDA_GOTO(ctx, st, fail, cudaStreamSynchronize(s));
     return HAZE_OK;
+fail:
+    haze__dev_free(ctx, *p, bytes);
+    *p = NULL;
+    return st;
 }
 
-extern "C" void haze__fuzzy_cuda_free(void *p) {
-    if (p) cudaFree(p);
+extern "C" void haze__fuzzy_cuda_free(haze__dev_acct *acct, int device, void *p, size_t bytes) {
+    haze__dev_free_held(acct, device, p, bytes);
 }
 
 extern "C" int haze__fuzzy_cuda_copy(haze_ctx *ctx, void *dst, const void *src, size_t bytes) {
@@ -637,34 +662,5 @@ extern "C" int haze__fuzzy_cuda_copy(haze_ctx *ctx, void *dst, const void *src, 
     cudaStream_t s = haze__stream(ctx);
     HAZE_CUDA_TRY(ctx, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, s));
     HAZE_CUDA_TRY(ctx, cudaStreamSynchronize(s));
-    return HAZE_OK;
-}
-
-extern "C" int haze__fuzzy_cuda_copy_bw(haze_ctx *ctx, size_t bytes, double *bytes_per_s) {
-    *bytes_per_s = 0;
-    int st = haze__cuda_begin(ctx);
-    if (st) return st;
-    if (2 * bytes + 64 > haze__cuda_budget(ctx))
-        return haze__error(ctx, HAZE_ERR_NOMEM, "fuzzy: %zu bytes do not fit the device budget",
-                           2 * bytes);
-    cudaStream_t s = haze__stream(ctx);
-    dev_bufs m;
-    dev_events ev;
-    HAZE_CUDA_TRY(ctx, cudaEventCreate(&ev.e[0]));
-    HAZE_CUDA_TRY(ctx, cudaEventCreate(&ev.e[1]));
-    HAZE_CUDA_TRY(ctx, cudaMalloc(&m.p[0], bytes));
-    HAZE_CUDA_TRY(ctx, cudaMalloc(&m.p[1], bytes));
-    HAZE_CUDA_TRY(ctx, cudaMemsetAsync(m.p[0], 1, bytes, s));
-    float best = 0;
-    for (int r = 0; r < 6; r++) {
-        HAZE_CUDA_TRY(ctx, cudaEventRecord(ev.e[0], s));
-        HAZE_CUDA_TRY(ctx, cudaMemcpyAsync(m.p[1], m.p[0], bytes, cudaMemcpyDeviceToDevice, s));
-        HAZE_CUDA_TRY(ctx, cudaEventRecord(ev.e[1], s));
-        HAZE_CUDA_TRY(ctx, cudaEventSynchronize(ev.e[1]));
-        float ms = 0;
-        HAZE_CUDA_TRY(ctx, cudaEventElapsedTime(&ms, ev.e[0], ev.e[1]));
-        if (r > 0 && (best == 0 || ms < best)) best = ms;
-    }
-    *bytes_per_s = best > 0 ? 2.0 * (double)bytes / (1e-3 * best) : 0;
     return HAZE_OK;
 }

@@ -6,6 +6,7 @@
 #ifndef HAZE_FUZZY_INTERNAL_H
 #define HAZE_FUZZY_INTERNAL_H
 
+#include "core/internal.h"
 #include "haze/fuzzy.h"
 
 #ifdef __cplusplus
@@ -28,21 +29,14 @@ int haze__fuzzy_op_cuda(haze_ctx *ctx, haze_fuzzy_opcode op, const haze_fuzzy_ar
 int haze__fuzzy_axpy_cuda(haze_ctx *ctx, const haze_fuzzy_array *a, const haze_fuzzy_array *b,
                           int iters, haze_fuzzy_array *y);
 int haze__fuzzy_sort_cuda(haze_ctx *ctx, uint32_t *keys, haze_fuzzy_array *a);
-/* Device memory of device-resident arrays (haze_fuzzy_array_new_device). */
-int haze__fuzzy_cuda_alloc(haze_ctx *ctx, size_t bytes, void **p);
-void haze__fuzzy_cuda_free(void *p);
-int haze__fuzzy_cuda_copy(haze_ctx *ctx, void *dst, const void *src, size_t bytes);
-
 /*
- * For benchmarks and tests: the same GPU work, with the kernels alone timed
- * by CUDA events (*kernel_s, seconds; host-device copies excluded), so the
- * device-resident rate can be read. axpy: soa = 1 runs the
- * structure-of-arrays kernel (the host arrays are transposed before and after,
- * outside the timed part); the kernel is launched reps times and *kernel_s is
- * the mean.
+ * Device memory of device-resident arrays (haze_fuzzy_array_new_device):
+ * zeroed, counted in ctx's account. The array outlives the call, so it
+ * keeps a reference to the account and the device, and frees with them.
  */
-int haze__fuzzy_axpy_cuda_ex(haze_ctx *ctx, const haze_fuzzy_array *a, const haze_fuzzy_array *b,
-                             int iters, haze_fuzzy_array *y, int soa, int reps, double *kernel_s);
+int haze__fuzzy_cuda_alloc(haze_ctx *ctx, size_t bytes, void **p);
+void haze__fuzzy_cuda_free(haze__dev_acct *acct, int device, void *p, size_t bytes);
+int haze__fuzzy_cuda_copy(haze_ctx *ctx, void *dst, const void *src, size_t bytes);
 
 /*
  * How the GPU sort moves the numbers (docs/fuzzy.md, "Sort-by-key"):
@@ -65,21 +59,22 @@ typedef struct {
 } haze__sort_stats;
 
 /*
- * The GPU sort with the method chosen by the caller (AUTO: the library's
- * choice); *stats (may be NULL) says what was done. Same result as
- * haze_fuzzy_sort_by_key for every method.
+ * The module's state in a context (haze__ctx_state, HAZE__STATE_FUZZY):
+ * choices the development library forces for one call (dev/fuzzy_dev.h)
+ * and what it measured. All zero, the library's own choices.
  */
-int haze__fuzzy_sort_cuda_ex(haze_ctx *ctx, uint32_t *keys, haze_fuzzy_array *a,
-                             haze__sort_method method, haze__sort_stats *stats);
+typedef struct haze__fuzzy_state {
+    haze__sort_method sort_method; /* the GPU sort's method (AUTO: the library's) */
+    int axpy_soa;                  /* 1: the structure-of-arrays AXPY kernel (host arrays) */
+    int axpy_reps;                 /* AXPY kernel launches, timed together (< 1: one) */
+    int timing;                    /* 1: fill the two below */
+    haze__sort_stats sort_stats;   /* the last GPU sort */
+    double axpy_kernel_s;          /* the last GPU AXPY: seconds per launch (CUDA events) */
+} haze__fuzzy_state;
 
-/*
- * Device-to-device copy bandwidth of ctx's GPU (read + write bytes per
- * second; best of a few cudaMemcpy of `bytes` bytes), the measured bound
- * the sort benchmark compares with.
- */
-int haze__fuzzy_cuda_copy_bw(haze_ctx *ctx, size_t bytes, double *bytes_per_s);
-/* Peak SM clock of a CUDA device in kHz (0 if unknown). */
-int haze__fuzzy_cuda_clock_khz(int device);
+/* The context's fuzzy state, made on first use; NULL without memory (then
+ * the defaults hold). */
+haze__fuzzy_state *haze__fuzzy_state_of(haze_ctx *ctx);
 
 /* The CPU worker for one element (shared by the op loop and tests). */
 int haze__fuzzy_apply(haze_fuzzy_encoding enc, haze_fuzzy_precision prec, haze_fuzzy_opcode op,

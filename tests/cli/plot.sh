@@ -187,6 +187,8 @@ some "$tmp/f.png" $blue 0.55 0.1 1 0.9 "fcm --plot: the objective"
 check 0 "fcm --plot, 4 features (principal components)" $H fcm "$data/iris.csv" -c 3 --plot "$tmp/iris.png"
 grep -q . "$tmp/iris.png" || fail "fcm --plot iris: empty"
 not_blank "$tmp/iris.png" "fcm --plot iris"
+check 0 "fcm --plot, float32 .npy in single precision" $H --quiet fcm "$data/../examples/data/blobs32.npy" -c 4 --precision single --max-iter 5 --plot "$tmp/b32.png"
+not_blank "$tmp/b32.png" "fcm --plot of float32 data"
 check 1 "fcm --plot .jpg" $H fcm "$data/iris.csv" -c 3 --plot "$tmp/f.jpg"
 grep_err "unknown picture type" "fcm --plot .jpg"
 

@@ -1,0 +1,396 @@
+/*
+ * tests/test_table.c - the fast table readers against the reader they
+ * replace (table_ref.c: one thread, strtod, the whole file copied): the same
+ * numbers bit for bit, the same names, text cells and text lines, and the
+ * same error messages (a ragged row's message now also names the column),
+ * on every file of tests/data, examples/data and data, on the fuzz corpus
+ * (read with the options the fuzzer picks and the others), and on generated
+ * CSV files -- large enough to be cut into chunks for several threads --
+ * and .npy files, with random damage.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <math.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "table_ref.h"
+#include "test_util.h"
+
+static size_t files_read, reads_compared, failures;
+
+/* Under HAZE_TEST_QUICK (sanitizer runs) fewer generated files and one
+ * thread count. */
+static int quick(void) {
+    return getenv("HAZE_TEST_QUICK") != NULL;
+}
+
+static int same_message(const char *neu, const char *old) {
+    if (strcmp(neu, old) == 0) return 1;
+    /* "P:L: expected N fields, found M" is now "P:L:C: expected N fields, found M" */
+    const char *r = strstr(old, ": expected ");
+    if (!r || !strstr(r, " fields, found ")) return 0;
+    size_t pre = (size_t)(r - old);
+    if (strncmp(neu, old, pre) != 0 || neu[pre] != ':' || !isdigit((unsigned char)neu[pre + 1]))
+        return 0;
+    const char *p = neu + pre + 1;
+    while (isdigit((unsigned char)*p)) p++;
+    return strcmp(p, r) == 0;
+}
+
+#define MISMATCH(...)                                                                              \
+    do {                                                                                           \
+        if (failures++ < 20) print_error(__VA_ARGS__);                                             \
+        goto done;                                                                                 \
+    } while (0)
+
+/* One read by both readers, compared. */
+static void compare(haze_ctx *ctx, const char *path, const haze_read_options *o, const char *what) {
+    haze_table *a = NULL, *b = NULL;
+    static char ma[2048], mb[2048];
+    int sa = haze_table_read(ctx, path, o, &a);
+    snprintf(ma, sizeof ma, "%s", sa ? haze_ctx_errmsg(ctx) : "");
+    haze_read_options ro = *o;
+    ro.keep_float32 = 0;
+    int sb = haze_ref_table_read(ctx, path, &ro, &b);
+    snprintf(mb, sizeof mb, "%s", sb ? haze_ctx_errmsg(ctx) : "");
+    reads_compared++;
+    if (sa != sb)
+        MISMATCH("%s (%s): status %d, reference %d (%s | %s)\n", path, what, sa, sb, ma, mb);
+    if (sa) {
+        if (a) MISMATCH("%s (%s): a table on failure\n", path, what);
+        if (!same_message(ma, mb)) MISMATCH("%s (%s):\n  got  %s\n  want %s\n", path, what, ma, mb);
+        goto done;
+    }
+    if (a->rows != b->rows || a->cols != b->cols || a->text_col != b->text_col)
+        MISMATCH("%s (%s): %zu x %zu (text %d), reference %zu x %zu (text %d)\n", path, what,
+                 a->rows, a->cols, a->text_col, b->rows, b->cols, b->text_col);
+    size_t n = a->rows * a->cols;
+    if (a->data_f32) {
+        if (!o->keep_float32 || a->data) MISMATCH("%s (%s): float32 not asked for\n", path, what);
+        for (size_t i = 0; i < n; i++) {
+            float want = (float)b->data[i];
+            if (!(isnan(want) && isnan(a->data_f32[i])) && memcmp(&want, a->data_f32 + i, 4))
+                MISMATCH("%s (%s): value %zu: %a, reference %a\n", path, what, i,
+                         (double)a->data_f32[i], (double)want);
+        }
+    } else {
+        for (size_t i = 0; i < n; i++)
+            if (memcmp(a->data + i, b->data + i, sizeof(double)))
+                MISMATCH("%s (%s): value %zu (row %zu): %a, reference %a\n", path, what, i,
+                         i / a->cols + 1, a->data[i], b->data[i]);
+    }
+    if (!a->names != !b->names) MISMATCH("%s (%s): names differ\n", path, what);
+    if (a->names)
+        for (size_t j = 0; j < a->cols; j++)
+            if (strcmp(a->names[j], b->names[j]))
+                MISMATCH("%s (%s): name %zu differs\n", path, what, j);
+    if (!a->text != !b->text) MISMATCH("%s (%s): text differs\n", path, what);
+    if (a->text)
+        for (size_t i = 0; i < a->rows; i++)
+            if (strcmp(a->text[i], b->text[i]))
+                MISMATCH("%s (%s): text %zu: \"%s\", reference \"%s\"\n", path, what, i, a->text[i],
+                         b->text[i]);
+    if (!a->text_line != !b->text_line ||
+        (a->text_line && memcmp(a->text_line, b->text_line, a->cols * sizeof *a->text_line)))
+        MISMATCH("%s (%s): text lines differ\n", path, what);
+done:
+    haze_table_free(a);
+    haze_table_free(b);
+}
+
+/* The file with every set of options the CLI and the fuzzer use. */
+static void compare_all(haze_ctx *ctx, const char *path) {
+    haze_read_options o = haze_read_options_default();
+    files_read++;
+    compare(ctx, path, &o, "defaults");
+    o.header = 0;
+    compare(ctx, path, &o, "no header");
+    o.header = 1;
+    compare(ctx, path, &o, "header");
+    o.header = -1;
+    static const char *tc[] = {"0", "1", "label"};
+    for (int i = 0; i < 3; i++) {
+        o.text_column = tc[i];
+        compare(ctx, path, &o, tc[i]);
+    }
+    o.text_column = NULL;
+    o.allow_nonfinite = 1;
+    compare(ctx, path, &o, "non-finite");
+    o.allow_nonfinite = 0;
+    o.text_as_nan = 1;
+    compare(ctx, path, &o, "text as NaN");
+    o.text_as_nan = 0;
+    o.keep_float32 = 1;
+    compare(ctx, path, &o, "float32");
+}
+
+static void walk(haze_ctx *ctx, const char *dir) {
+    DIR *d = opendir(dir);
+    if (!d) return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.') continue;
+        char p[4096];
+        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+        struct stat sb;
+        if (stat(p, &sb)) continue;
+        if (S_ISDIR(sb.st_mode))
+            walk(ctx, p);
+        else if (S_ISREG(sb.st_mode) && sb.st_size < (8 << 20))
+            compare_all(ctx, p);
+    }
+    closedir(d);
+}
+
+static haze_ctx *ctx_threads(int threads) {
+    haze_ctx_options co = haze_ctx_options_default();
+    co.backend = HAZE_BACKEND_CPU;
+    co.threads = threads;
+    haze_ctx *ctx = NULL;
+    assert_int_equal(haze_ctx_new(&ctx, &co), HAZE_OK);
+    return ctx;
+}
+
+static void test_project_files(void **state) {
+    (void)state;
+    for (int threads = quick() ? 3 : 1; threads <= 3; threads += 2) {
+        haze_ctx *ctx = ctx_threads(threads);
+        walk(ctx, HAZE_SOURCE_DIR "/tests/data");
+        walk(ctx, HAZE_SOURCE_DIR "/examples/data");
+        walk(ctx, HAZE_SOURCE_DIR "/data");
+        haze_ctx_free(ctx);
+    }
+    print_message("%zu files, %zu reads compared\n", files_read, reads_compared);
+    assert_int_equal(failures, 0);
+    assert_true(files_read > 50);
+}
+
+static void write_file(const char *path, const void *data, size_t n) {
+    FILE *fp = fopen(path, "wb");
+    assert_non_null(fp);
+    assert_int_equal(fwrite(data, 1, n, fp), n);
+    fclose(fp);
+}
+
+/* Each corpus input as the fuzzer reads it (the first byte picks the
+ * suffix and options), and with every other set of options. */
+static void test_fuzz_corpus(void **state) {
+    (void)state;
+    const char *dir = HAZE_SOURCE_DIR "/fuzz/corpus/fuzz_table";
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    haze_ctx *ctx = ctx_threads(3);
+    struct dirent *e;
+    size_t inputs = 0;
+    static unsigned char buf[1 << 20];
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.') continue;
+        char p[4096];
+        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+        FILE *fp = fopen(p, "rb");
+        if (!fp) continue;
+        size_t n = fread(buf, 1, sizeof buf, fp);
+        fclose(fp);
+        if (n < 1) continue;
+        unsigned sel = buf[0];
+        const char *path = haze_test_path(sel & 1 ? "corpus.npy" : "corpus.csv");
+        write_file(path, buf + 1, n - 1);
+        static const char *text_columns[] = {NULL, "0", "1", "label"};
+        haze_read_options o = haze_read_options_default();
+        o.header = (int)((sel >> 1) % 3) - 1;
+        o.text_column = text_columns[(sel >> 3) & 3];
+        o.allow_nonfinite = (sel >> 5) & 1;
+        compare(ctx, path, &o, "fuzzer's options");
+        compare_all(ctx, path);
+        inputs++;
+    }
+    closedir(d);
+    haze_ctx_free(ctx);
+    print_message("%zu corpus inputs\n", inputs);
+    assert_true(inputs > 10);
+    assert_int_equal(failures, 0);
+}
+
+static uint64_t rng = 88172645463325252u;
+static uint64_t rnd(void) {
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+
+/* A CSV file of about 200 KB (chunks for 3 threads), numbers in the forms
+ * files hold, then up to 3 random changes: a delimiter, quote, blank, line
+ * end, comment, text or odd number put in, or a byte taken out. */
+static void test_generated_csv(void **state) {
+    (void)state;
+    static const char *bits[] = {",",   ";",   "\t",    " ",    "\"",    "\r",    "\n",
+                                 "#",   "x",   "e",     "+",    "-",     ".",     "0",
+                                 "nan", "inf", "0x1p3", "\"\"", "\"a\"", "1e999", " , "};
+    static const char delims[] = {',', ';', '\t', ' '};
+    size_t cap = 400000;
+    char *text = malloc(cap + 64);
+    assert_non_null(text);
+    haze_ctx *ctx1 = ctx_threads(1), *ctx3 = ctx_threads(3);
+    const char *path = haze_test_path("gen.csv");
+    for (int f = 0; f < (quick() ? 15 : 60); f++) {
+        char delim = delims[rnd() % 4];
+        int cols = 1 + (int)(rnd() % 12), header = f % 3 == 0, crlf = f % 4 == 1;
+        size_t k = 0;
+        if (header) {
+            for (int j = 0; j < cols; j++)
+                k += (size_t)sprintf(text + k, "%s%s%d", j ? (char[]){delim, 0} : "",
+                                     j == 1 ? "label" : "c", j);
+            k += (size_t)sprintf(text + k, crlf ? "\r\n" : "\n");
+        }
+        while (k < 200000) {
+            for (int j = 0; j < cols; j++) {
+                if (j) text[k++] = delim;
+                double v = ldexp((double)(int64_t)(rnd() >> 11) - 4503599627370496.0,
+                                 (int)(rnd() % 80) - 60);
+                switch (rnd() % 5) {
+                case 0:
+                    k += (size_t)sprintf(text + k, "%.17g", v);
+                    break;
+                case 1:
+                    k += (size_t)sprintf(text + k, "%.3f", v / 1e6);
+                    break;
+                case 2:
+                    k += (size_t)sprintf(text + k, "%g", v);
+                    break;
+                case 3:
+                    k += (size_t)sprintf(text + k, "%d", (int)(rnd() % 1000) - 500);
+                    break;
+                default:
+                    k += (size_t)sprintf(text + k, "%.6e", v);
+                    break;
+                }
+            }
+            if (rnd() % 50 == 0) k += (size_t)sprintf(text + k, "\n# a comment\n  ");
+            k += (size_t)sprintf(text + k, crlf ? "\r\n" : "\n");
+        }
+        int changes = (int)(rnd() % 4);
+        for (int c = 0; c < changes; c++) {
+            size_t at = rnd() % k;
+            if (rnd() % 4 == 0) {
+                memmove(text + at, text + at + 1, k - at - 1);
+                k--;
+            } else {
+                const char *b = bits[rnd() % (sizeof bits / sizeof *bits)];
+                size_t m = strlen(b);
+                memmove(text + at + m, text + at, k - at);
+                memcpy(text + at, b, m);
+                k += m;
+            }
+        }
+        write_file(path, text, k);
+        compare_all(ctx1, path);
+        compare_all(ctx3, path);
+    }
+    haze_ctx_free(ctx1);
+    haze_ctx_free(ctx3);
+    free(text);
+    assert_int_equal(failures, 0);
+}
+
+/* .npy files: float32 and float64, C and Fortran order, 1-D and 2-D,
+ * version 1 and 2 headers, a non-finite value or a short file now and then. */
+static void test_generated_npy(void **state) {
+    (void)state;
+    haze_ctx *ctx = ctx_threads(3);
+    const char *path = haze_test_path("gen.npy");
+    for (int f = 0; f < (quick() ? 30 : 80); f++) {
+        int f32 = f & 1, fortran = (f >> 1) & 1, oned = f % 7 == 0, v2 = f % 5 == 0;
+        size_t rows = 1 + rnd() % 300, cols = oned ? 1 : 1 + rnd() % 9, n = rows * cols;
+        char dict[200];
+        int dn = oned ? snprintf(dict, sizeof dict,
+                                 "{'descr': '%s', 'fortran_order': %s, 'shape': (%zu,), }",
+                                 f32 ? "<f4" : "<f8", fortran ? "True" : "False", rows)
+                      : snprintf(dict, sizeof dict,
+                                 "{'descr': '%s', 'fortran_order': %s, 'shape': (%zu, %zu), }",
+                                 f32 ? "<f4" : "<f8", fortran ? "True" : "False", rows, cols);
+        size_t pre = v2 ? 12 : 10, hl = (size_t)dn + 1;
+        hl += (64 - (pre + hl) % 64) % 64;
+        size_t bytes = pre + hl + n * (f32 ? 4 : 8);
+        unsigned char *b = calloc(1, bytes);
+        assert_non_null(b);
+        memcpy(b, "\x93NUMPY", 6);
+        b[6] = v2 ? 2 : 1;
+        b[8] = (unsigned char)(hl & 0xff);
+        b[9] = (unsigned char)(hl >> 8);
+        memset(b + pre, ' ', hl);
+        memcpy(b + pre, dict, (size_t)dn);
+        b[pre + hl - 1] = '\n';
+        for (size_t i = 0; i < n; i++) {
+            double v = ldexp((double)(int64_t)(rnd() >> 11) - 4503599627370496.0,
+                             (int)(rnd() % 200) - 100);
+            if (f % 3 == 0 && rnd() % (n + 1) == 0) v = rnd() & 1 ? NAN : -INFINITY;
+            if (f32) {
+                float x = (float)v;
+                memcpy(b + pre + hl + 4 * i, &x, 4);
+            } else {
+                memcpy(b + pre + hl + 8 * i, &v, 8);
+            }
+        }
+        size_t len = f % 11 == 3 ? bytes - 1 - rnd() % (bytes / 2) : bytes;
+        write_file(path, b, len);
+        compare_all(ctx, path);
+        free(b);
+    }
+    haze_ctx_free(ctx);
+    assert_int_equal(failures, 0);
+}
+
+/* The CSV writer formats blocks of rows on several threads: the same bytes
+ * as one fprintf per value in the C locale, in order. */
+static void test_csv_write(void **state) {
+    (void)state;
+    haze_ctx *ctx = ctx_threads(3);
+    const size_t rows = 10007, cols = 7;
+    double *v = malloc(rows * cols * sizeof *v);
+    float *f = malloc(rows * cols * sizeof *f);
+    assert_true(v && f);
+    for (size_t i = 0; i < rows * cols; i++) {
+        uint64_t b = rnd();
+        memcpy(&v[i], &b, sizeof b);
+        if (!isfinite(v[i]) || i % 3 == 0) v[i] = ldexp((double)(int64_t)(rnd() >> 20), -20);
+        f[i] = (float)v[i];
+    }
+    for (int k = 0; k < 2; k++) {
+        const char *path = haze_test_path("w.csv"), *ref = haze_test_path("w_ref.csv");
+        const char *names[] = {"a", "b,c", "", "d", "e", "f", "g"};
+        if (k)
+            assert_int_equal(haze_matrix_write_f32(ctx, path, f, rows, cols, names), HAZE_OK);
+        else
+            assert_int_equal(haze_matrix_write(ctx, path, v, rows, cols, NULL), HAZE_OK);
+        FILE *fp = fopen(ref, "w");
+        assert_non_null(fp);
+        if (k) fputs("a,\"b,c\",\"\",d,e,f,g\n", fp);
+        for (size_t i = 0; i < rows; i++)
+            for (size_t j = 0; j < cols; j++)
+                fprintf(fp, k ? "%.9g%s" : "%.17g%s", k ? (double)f[i * cols + j] : v[i * cols + j],
+                        j + 1 < cols ? "," : "\n");
+        fclose(fp);
+        char *a, *b;
+        size_t na, nb;
+        assert_int_equal(haze_file_read_all(ctx, path, &a, &na), HAZE_OK);
+        assert_int_equal(haze_file_read_all(ctx, ref, &b, &nb), HAZE_OK);
+        assert_int_equal(na, nb);
+        assert_memory_equal(a, b, na);
+        free(a);
+        free(b);
+    }
+    free(v);
+    free(f);
+    haze_ctx_free(ctx);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_project_files), cmocka_unit_test(test_fuzz_corpus),
+        cmocka_unit_test(test_generated_csv), cmocka_unit_test(test_generated_npy),
+        cmocka_unit_test(test_csv_write),
+    };
+    return cmocka_run_group_tests(tests, haze_test_dir_setup, haze_test_dir_teardown);
+}
