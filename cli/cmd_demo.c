@@ -7,6 +7,10 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "plot.h"
+
+/* --plot FILE: the fuzzy c-means step draws its clusters there */
+static const char *demo_plot;
 
 typedef struct {
     const char *title;
@@ -191,6 +195,10 @@ static int demo_fcm(const cli_global *g) {
                    r->centers[j * 4 + 1], r->centers[j * 4 + 2], r->centers[j * 4 + 3], count[j]);
         printf("point 78 (a versicolor near virginica): memberships %.3f %.3f %.3f\n",
                r->memberships[77 * 3], r->memberships[77 * 3 + 1], r->memberships[77 * 3 + 2]);
+        if (demo_plot) {
+            code = plot_fcm(ctx, x->data, NULL, (const char *const *)x->names, r, demo_plot);
+            if (!code) printf("the clusters, drawn: %s\n", demo_plot);
+        }
     }
     if (st) code = cli_fail(ctx, st);
     haze_fcm_result_free(r);
@@ -298,14 +306,21 @@ static const demo_part parts[] = {
 };
 
 static void help(FILE *fp) {
-    fprintf(fp, "usage: haze demo [--help]\n\n"
+    fprintf(fp, "usage: haze demo [--plot FILE] [--help]\n\n"
                 "Runs a short tour of haze on embedded data: each capability in turn,\n"
-                "with the global --backend choosing CPU or GPU.\n");
+                "with the global --backend choosing CPU or GPU. With --plot, the fuzzy\n"
+                "c-means step draws its clusters to FILE (PNG, SVG or PDF).\n");
 }
 
 int cmd_demo(int argc, char **argv, const cli_global *g) {
-    int code = cli_help_only(argc, argv, "demo", help);
-    if (code >= 0) return code;
+    int code;
+    demo_plot = NULL;
+    if (argc == 3 && strcmp(argv[1], "--plot") == 0) {
+        if ((code = plot_check_path("demo", "--plot", argv[2]))) return code;
+        demo_plot = argv[2];
+    } else if ((code = cli_help_only(argc, argv, "demo", help)) >= 0) {
+        return code;
+    }
     for (size_t i = 0; i < sizeof parts / sizeof *parts; i++) {
         printf("\n== %zu. %s ==\n", i + 1, parts[i].title);
         fflush(stdout);

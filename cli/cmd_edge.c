@@ -10,10 +10,12 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "plot.h"
 
 static void help(FILE *fp) {
     fprintf(fp, "usage: haze edge IN.png [IN2 ...] -o OUT [--rules MODEL.fis] [--kernel K]\n"
-                "                 [--spread T] [--black-width W] [--scale C] [--format F]\n\n"
+                "                 [--spread T] [--black-width W] [--scale C] [--format F]\n"
+                "                 [--side-by-side PICTURE.{png,svg,pdf}]\n\n"
                 "FIRE edge detection: edges come out dark on a light background. Inputs are\n"
                 "PNG, JPEG, PGM or PPM (colour becomes BT.601 luminance); borders replicate\n"
                 "the edge pixels. With one input, OUT is the output file, written in the\n"
@@ -37,6 +39,8 @@ static void help(FILE *fp) {
                 "                       its mirror image (1..255, default 128)\n"
                 "  --scale C            output = C x centroid, clipped (1..8, default 2)\n"
                 "  --format F           png (default), jpg, pgm or ppm for outputs in a folder\n"
+                "  --side-by-side FILE  also draw the input and its edges side by side (one\n"
+                "                       input; PNG, SVG or PDF by extension)\n"
                 "  -h, --help           this text\n\n"
                 "Exit codes: 0 ok, 1 usage, 2 unreadable image or model, 3 runtime.\n");
 }
@@ -59,8 +63,9 @@ int cmd_edge(int argc, char **argv, const cli_global *g) {
                                          {"black-width", required_argument, 0, 'w'},
                                          {"scale", required_argument, 0, 'c'},
                                          {"format", required_argument, 0, 'f'},
+                                         {"side-by-side", required_argument, 0, 'S'},
                                          {0, 0, 0, 0}};
-    const char *output = NULL, *rules = NULL, *format = "png";
+    const char *output = NULL, *rules = NULL, *format = "png", *side = NULL;
     haze_fire_params fp = haze_fire_params_default();
     haze_fire_kernel kernel = HAZE_FIRE_FAST;
     long v;
@@ -109,6 +114,9 @@ int cmd_edge(int argc, char **argv, const cli_global *g) {
                                        optarg);
             format = optarg;
             break;
+        case 'S':
+            side = optarg;
+            break;
         default:
             return cli_usage_error("edge", "unknown option");
         }
@@ -116,6 +124,12 @@ int cmd_edge(int argc, char **argv, const cli_global *g) {
     int nin = argc - optind;
     if (nin < 1) return cli_usage_error("edge", "expected at least one input image");
     if (!output || !*output) return cli_usage_error("edge", "-o OUT is required");
+    if (side && nin > 1)
+        return cli_usage_error("edge", "--side-by-side takes one input image, got %d", nin);
+    if (side) {
+        int prc = plot_check_path("edge", "--side-by-side", side);
+        if (prc) return prc;
+    }
     size_t olen = strlen(output);
     struct stat sb;
     int exists = stat(output, &sb) == 0, is_dir = exists && S_ISDIR(sb.st_mode);
@@ -182,6 +196,7 @@ int cmd_edge(int argc, char **argv, const cli_global *g) {
     }
     if (!st) st = haze_outgroup_begin(ctx);
     for (int i = 0; i < nin && !st; i++) st = haze_outgroup_add(ctx, paths[i]);
+    if (!st && side) st = haze_outgroup_add(ctx, side);
     if (!st && rules) st = haze_fis_load(ctx, rules, &fis);
     if (!st && !rules) st = haze_fire_new(ctx, &fp, &fire);
     for (int i = 0; i < nin && !st; i++) st = haze_image_load(ctx, argv[optind + i], &imgs[i]);
@@ -191,6 +206,14 @@ int cmd_edge(int argc, char **argv, const cli_global *g) {
             st = fis ? haze_edge_fis(ctx, fis, imgs[i], out)
                      : haze_fire_run(ctx, fire, kernel, imgs[i], out);
         if (!st) st = haze_image_save(ctx, out, paths[i]);
+        if (!st && side) {
+            char base[1024];
+            snprintf(base, sizeof base, "%s", argv[optind + i]);
+            const char *slash = strrchr(base, '/');
+            if ((rc = plot_edge(ctx, imgs[i], out, slash ? slash + 1 : base,
+                                rules ? "rules of the model" : "FIRE", side)))
+                st = HAZE_ERR_IO;
+        }
         haze_image_free(out);
         out = NULL;
     }

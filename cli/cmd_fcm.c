@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "plot.h"
 
 static void help(FILE *fp) {
     fprintf(fp,
@@ -47,6 +48,10 @@ static void help(FILE *fp) {
             "      --norms FILE       gk: write the K norm matrices A_j, one per row (D*D values,\n"
             "                         row-major), for `predict --norms`\n"
             "      --json             print the summary as JSON\n"
+            "      --plot FILE        draw the points coloured by their largest membership\n"
+            "                         (opacity: its size; the first two principal components\n"
+            "                         beyond two features), the centres marked, and the\n"
+            "                         objective per iteration (PNG, SVG or PDF by extension)\n"
             "  -h, --help             this text\n\n"
             "The summary (text, or JSON with --json) goes to stdout, with the centres when\n"
             "there is no -o; when a FILE above is '-' (stdout; one of them at most) the\n"
@@ -97,7 +102,8 @@ enum {
     OPT_LABELS,
     OPT_JSON,
     OPT_NORMS,
-    OPT_EXTRA
+    OPT_EXTRA,
+    OPT_PLOT
 };
 
 static int progress(void *arg, int iter, double j, double change) {
@@ -323,10 +329,12 @@ int cmd_fcm(int argc, char **argv, const cli_global *g) {
                                          {"labels", required_argument, 0, OPT_LABELS},
                                          {"json", no_argument, 0, OPT_JSON},
                                          {"norms", required_argument, 0, OPT_NORMS},
+                                         {"plot", required_argument, 0, OPT_PLOT},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     haze_fcm_options fo = haze_fcm_options_default();
     const char *init = "kmeans++", *out = NULL, *memb = NULL, *labels = NULL, *norms = NULL;
+    const char *plot = NULL;
     int json = 0;
     long l;
     optind = 1;
@@ -416,6 +424,9 @@ int cmd_fcm(int argc, char **argv, const cli_global *g) {
         case OPT_JSON:
             json = 1;
             break;
+        case OPT_PLOT:
+            plot = optarg;
+            break;
         default:
             return cli_usage_error("fcm", "bad option");
         }
@@ -433,14 +444,18 @@ int cmd_fcm(int argc, char **argv, const cli_global *g) {
                                       "be '-' (stdout)");
     FILE *sum = to_stdout ? stderr : stdout;
     const char *data = argv[optind];
+    if (plot) {
+        int prc = plot_check_path("fcm", "--plot", plot);
+        if (prc) return prc;
+    }
 
     haze_ctx *ctx = NULL;
     int code = cli_ctx_new(g, &ctx);
     if (code) return code;
     haze_table *x = NULL, *it = NULL;
     haze_fcm_result *r = NULL;
-    const char *outputs[] = {out, memb, labels, norms};
-    int st = cli_outputs_begin(ctx, 4, outputs);
+    const char *outputs[] = {out, memb, labels, norms, plot};
+    int st = cli_outputs_begin(ctx, 5, outputs);
     /* single precision: a float32 .npy file stays float32, no double copy */
     haze_read_options ro = haze_read_options_default();
     ro.keep_float32 = fo.single;
@@ -471,7 +486,7 @@ int cmd_fcm(int argc, char **argv, const cli_global *g) {
         }
     }
     if (!st && !g->quiet && isatty(STDERR_FILENO)) fo.progress = progress;
-    fo.want_memberships = memb || labels;
+    fo.want_memberships = memb || labels || plot;
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     if (!st)
@@ -485,6 +500,16 @@ int cmd_fcm(int argc, char **argv, const cli_global *g) {
     if (!st && memb) st = haze_matrix_write(ctx, memb, r->memberships, r->n, r->c, NULL);
     if (!st && labels) st = write_labels(ctx, labels, r->memberships, r->n, r->c);
     if (!st && norms) st = haze_matrix_write(ctx, norms, r->norms, r->c, r->d * r->d, NULL);
+    if (!st && plot) {
+        struct timespec p0, p1;
+        clock_gettime(CLOCK_MONOTONIC, &p0);
+        if ((code = plot_fcm(ctx, x->data, x->data_f32, (const char *const *)x->names, r, plot)))
+            st = HAZE_ERR_IO;
+        clock_gettime(CLOCK_MONOTONIC, &p1);
+        if (!code)
+            cli_info(g, "haze fcm: %s drawn in %.3f s\n", plot,
+                     (double)(p1.tv_sec - p0.tv_sec) + 1e-9 * (double)(p1.tv_nsec - p0.tv_nsec));
+    }
     if (!st) st = haze_outgroup_commit(ctx);
     if (!st) {
         if (json) {

@@ -5,6 +5,8 @@
  *   haze fis eval MODEL.fis [INPUTS.csv|-] [-o OUT.csv] [--mode M] [--points N] [--nan]
  *   haze fis surface MODEL.fis [--grid N] -o surface.csv   (like MATLAB's gensurf)
  *   haze fis convert IN.{fis,fll} -o OUT.{fis,fll}
+ *   haze fis plot MODEL.fis [--var NAME] -o mfs.png   (like MATLAB's plotmf)
+ *   haze fis rules MODEL.fis --at V1,V2,... [-o rules.png]   (like ruleview)
  *
  * Results go to standard output (or -o); messages, counts and the reader's
  * warnings ("haze: warning: FILE:LINE: ...") to standard error.
@@ -15,6 +17,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "plot.h"
 
 static const char *const mode_help =
     "  --mode M           matlab (default for .fis: sums over linspace points,\n"
@@ -35,13 +38,17 @@ static void help(FILE *fp) {
             "                     [--mode matlab|octave|fuzzylite|exact] [--points N] [--nan]\n"
             "       haze fis surface MODEL.{fis,fll} [--grid N] [-o OUT.csv] [--mode M] "
             "[--points N]\n"
-            "       haze fis convert IN.{fis,fll} -o OUT.{fis,fll}\n\n"
+            "       haze fis convert IN.{fis,fll} -o OUT.{fis,fll}\n"
+            "       haze fis plot MODEL.{fis,fll} [--var NAME] -o OUT.{png,svg,pdf}\n"
+            "       haze fis rules MODEL.{fis,fll} --at V1,V2,... [-o OUT.{png,svg,pdf}]\n\n"
             "Fuzzy inference with MATLAB/Octave .fis models (Mamdani and Sugeno) and\n"
             "fuzzylite .fll engines (also Tsukamoto and mixed outputs).\n\n"
             "  info      variables, ranges, membership functions and rules of a model\n"
             "  eval      evaluates every row of a table of inputs\n"
             "  surface   evaluates a grid over the first two inputs (like gensurf)\n"
-            "  convert   writes a model as MATLAB .fis or fuzzylite .fll\n\n"
+            "  convert   writes a model as MATLAB .fis or fuzzylite .fll\n"
+            "  plot      draws the membership functions (like plotmf)\n"
+            "  rules     each rule's firing at one input vector, drawn like ruleview\n\n"
             "'haze fis SUBCOMMAND --help' describes each. Results go to standard output\n"
             "(or -o FILE); messages and warnings (\"haze: warning: FILE:LINE: ...\") go to\n"
             "standard error.\n\n"
@@ -81,12 +88,19 @@ static void help_eval(FILE *fp) {
 static void help_surface(FILE *fp) {
     fprintf(fp,
             "usage: haze fis surface MODEL.{fis,fll} [--grid N] [-o OUT.csv] [--mode M]\n"
-            "                        [--points N] [--nan]\n\n"
+            "                        [--points N] [--nan] [--inputs A,B] [--hold NAME=V,...]\n"
+            "                        [--plot OUT.{png,svg,pdf}]\n\n"
             "Evaluates a grid of N x N points over the ranges of the first two inputs (N\n"
             "points for a model of one input; other inputs sit at mid-range), like\n"
             "MATLAB's gensurf, and writes the inputs and outputs, one row per point.\n\n"
             "Options:\n"
-            "  --grid N           points per axis (default 15)\n"
+            "  --grid N           points per axis (default 15, 41 with --plot)\n"
+            "  --inputs A,B       the two inputs of the grid, by name or number\n"
+            "                     (default: the first two)\n"
+            "  --hold NAME=V,...  values of the other inputs (default: mid-range)\n"
+            "  --plot FILE        also draw each output as a heat map with contours over\n"
+            "                     the two inputs (PNG, SVG or PDF by extension; the model\n"
+            "                     needs two inputs); the table then goes to -o only\n"
             "  -o, --output FILE  where to write (default '-': standard output)\n"
             "%s"
             "  --nan              NaN instead of mid-range when no rule fires\n"
@@ -109,10 +123,44 @@ static void help_convert(FILE *fp) {
                 "  -h, --help         this text\n");
 }
 
+static void help_plot(FILE *fp) {
+    fprintf(fp, "usage: haze fis plot MODEL.{fis,fll} [--var NAME] -o OUT.{png,svg,pdf}\n\n"
+                "Draws the membership functions of every input and output of the model, one\n"
+                "panel per variable over its range, like MATLAB's plotmf; with --var only\n"
+                "that variable's. The picture's type is the extension of OUT. A Sugeno\n"
+                "output's constants are drawn as stems at their values; its linear terms\n"
+                "are named in the legend only.\n\n"
+                "Options:\n"
+                "  -o, --output FILE  the picture (required)\n"
+                "  --var NAME         one variable, by name, or as in1, in2, out1, ...\n"
+                "  -h, --help         this text\n\n"
+                "Exit codes: 0 ok, 1 usage (an unknown variable too), 2 bad model, 3 runtime.\n");
+}
+
+static void help_rules(FILE *fp) {
+    fprintf(fp,
+            "usage: haze fis rules MODEL.{fis,fll} --at V1,V2,... [-o OUT.{png,svg,pdf}]\n"
+            "                      [--mode M] [--points N]\n\n"
+            "Evaluates the model at one input vector (one value per input, in order)\n"
+            "and prints each rule's firing degree (after its weight) and the outputs,\n"
+            "as fis eval computes them. With -o, draws it like MATLAB's ruleview: a\n"
+            "row per rule with each input's set filled up to its degree and each\n"
+            "output's implied set, and a last row with each output's aggregate and\n"
+            "its defuzzified value (the first 30 rules of a larger model).\n\n"
+            "Options:\n"
+            "  --at V1,V2,...     the input vector (required)\n"
+            "  -o, --output FILE  the picture\n"
+            "%s"
+            "  -h, --help         this text\n",
+            mode_help);
+}
+
 static void (*sub_help(const char *sub))(FILE *) {
     if (strcmp(sub, "info") == 0) return help_info;
     if (strcmp(sub, "eval") == 0) return help_eval;
     if (strcmp(sub, "surface") == 0) return help_surface;
+    if (strcmp(sub, "plot") == 0) return help_plot;
+    if (strcmp(sub, "rules") == 0) return help_rules;
     return help_convert;
 }
 
@@ -124,14 +172,23 @@ typedef struct fis_opts {
     long grid;
     int nan;
     int ignore_extra;
+    const char *plot, *var, *inputs, *hold, *at; /* pictures (cli/plot_figs.c) */
 } fis_opts;
 
 static int parse_opts(int argc, char **argv, fis_opts *o, int *first_arg, void (*hp)(FILE *)) {
-    static const struct option opts[] = {
-        {"help", no_argument, 0, 'h'},         {"output", required_argument, 0, 'o'},
-        {"mode", required_argument, 0, 'm'},   {"points", required_argument, 0, 'p'},
-        {"grid", required_argument, 0, 'g'},   {"nan", no_argument, 0, 'n'},
-        {"ignore-extra", no_argument, 0, 'x'}, {0, 0, 0, 0}};
+    static const struct option opts[] = {{"help", no_argument, 0, 'h'},
+                                         {"output", required_argument, 0, 'o'},
+                                         {"mode", required_argument, 0, 'm'},
+                                         {"points", required_argument, 0, 'p'},
+                                         {"grid", required_argument, 0, 'g'},
+                                         {"nan", no_argument, 0, 'n'},
+                                         {"ignore-extra", no_argument, 0, 'x'},
+                                         {"plot", required_argument, 0, 'P'},
+                                         {"var", required_argument, 0, 'V'},
+                                         {"inputs", required_argument, 0, 'I'},
+                                         {"hold", required_argument, 0, 'H'},
+                                         {"at", required_argument, 0, 'A'},
+                                         {0, 0, 0, 0}};
     optind = 1;
     int c;
     while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
@@ -161,6 +218,21 @@ static int parse_opts(int argc, char **argv, fis_opts *o, int *first_arg, void (
             break;
         case 'x':
             o->ignore_extra = 1;
+            break;
+        case 'P':
+            o->plot = optarg;
+            break;
+        case 'V':
+            o->var = optarg;
+            break;
+        case 'I':
+            o->inputs = optarg;
+            break;
+        case 'H':
+            o->hold = optarg;
+            break;
+        case 'A':
+            o->at = optarg;
             break;
         default:
             return cli_usage_error("fis", "unknown option");
@@ -305,35 +377,153 @@ static double grid_point(double l, double h, long k, long n) {
     return v < l ? l : v > h ? h : v;
 }
 
+/* The variables' names for a message: "inputs a, b; outputs c". */
+static void var_list(const haze_fis *f, int outputs_too, char *buf, size_t cap) {
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int io = 0; io <= outputs_too; io++) {
+        int n = io ? haze_fis_num_outputs(f) : haze_fis_num_inputs(f);
+        len += (size_t)snprintf(buf + len, len < cap ? cap - len : 0, "%s%s", io ? "; " : "",
+                                io ? "outputs" : "inputs");
+        for (int i = 0; i < n && len < cap; i++)
+            len += (size_t)snprintf(buf + len, cap - len, "%s %s", i ? "," : "",
+                                    haze_fis_var_name(f, io, i));
+        if (len >= cap) break;
+    }
+}
+
+/* A variable named by its name, as in1/out2 or (for inputs) its number:
+ * 0 and *io, *idx set, or -1. */
+static int find_var(const haze_fis *f, const char *s, int inputs_only, int *io, int *idx) {
+    for (int k = 0; k <= !inputs_only; k++)
+        for (int i = 0; i < (k ? haze_fis_num_outputs(f) : haze_fis_num_inputs(f)); i++)
+            if (strcmp(s, haze_fis_var_name(f, k, i)) == 0) {
+                *io = k;
+                *idx = i;
+                return 0;
+            }
+    long v;
+    int k = strncmp(s, "out", 3) == 0 ? 1 : 0;
+    const char *num = strncmp(s, "in", 2) == 0 ? s + 2 : k ? s + 3 : s;
+    if (k && inputs_only) return -1;
+    int n = k ? haze_fis_num_outputs(f) : haze_fis_num_inputs(f);
+    if (!cli_parse_int(num, 1, n > 0 ? n : 1, &v) || n < 1) return -1;
+    *io = k;
+    *idx = (int)v - 1;
+    return 0;
+}
+
+/* --inputs A,B and --hold NAME=V,...: the grid's inputs into *ix, *iy and
+ * the other inputs' values into hold[ni] (mid-range unless given), with a
+ * description of the held ones for the plot's title. Prints why not and
+ * returns CLI_USAGE. */
+static int surface_inputs(const haze_fis *f, const fis_opts *o, int *ix, int *iy, double *hold,
+                          char *held, size_t cap) {
+    int ni = haze_fis_num_inputs(f), io;
+    char names[1024], buf[512];
+    var_list(f, 0, names, sizeof names);
+    *ix = 0;
+    *iy = 1;
+    for (int j = 0; j < ni; j++) {
+        double l, h;
+        haze_fis_var_range(f, 0, j, &l, &h);
+        hold[j] = l / 2.0 + h / 2.0;
+    }
+    if (o->inputs) {
+        snprintf(buf, sizeof buf, "%s", o->inputs);
+        char *comma = strchr(buf, ',');
+        if (!comma || strchr(comma + 1, ','))
+            return cli_usage_error("fis", "--inputs: expected two inputs A,B, got '%s'", o->inputs);
+        *comma = '\0';
+        if (ni < 2)
+            return cli_usage_error("fis",
+                                   "surface --inputs: the model has %d input; a surface "
+                                   "needs two",
+                                   ni);
+        if (find_var(f, buf, 1, &io, ix) || find_var(f, comma + 1, 1, &io, iy))
+            return cli_usage_error("fis", "--inputs %s: no such input (%s)", o->inputs, names);
+        if (*ix == *iy)
+            return cli_usage_error("fis", "--inputs %s: two different inputs are needed",
+                                   o->inputs);
+    }
+    size_t len = 0;
+    held[0] = '\0';
+    if (o->hold) {
+        snprintf(buf, sizeof buf, "%s", o->hold);
+        for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+            char *eq = strchr(tok, '=');
+            int j;
+            double v;
+            if (!eq) return cli_usage_error("fis", "--hold: expected NAME=VALUE, got '%s'", tok);
+            *eq = '\0';
+            if (find_var(f, tok, 1, &io, &j))
+                return cli_usage_error("fis", "--hold %s: no such input (%s)", tok, names);
+            if (!cli_parse_double(eq + 1, &v) || !isfinite(v))
+                return cli_usage_error("fis", "--hold %s: expected a number, got '%s'", tok,
+                                       eq + 1);
+            if (j == *ix || (ni > 1 && j == *iy))
+                return cli_usage_error("fis", "--hold %s: that input is on the grid", tok);
+            hold[j] = v;
+        }
+    }
+    for (int j = 0; j < ni && len < cap; j++)
+        if (j != *ix && j != *iy)
+            len += (size_t)snprintf(held + len, cap - len, "%s%s = %.4g", len ? ", " : "",
+                                    haze_fis_var_name(f, 0, j), hold[j]);
+    return 0;
+}
+
 static int do_surface(haze_ctx *ctx, haze_fis *f, const fis_opts *o) {
     int ni = haze_fis_num_inputs(f), no = haze_fis_num_outputs(f);
-    long gn = o->grid ? o->grid : 15;
+    if (o->plot && ni < 2)
+        return cli_usage_error("fis",
+                               "surface --plot: the model has %d input; a surface needs two "
+                               "(draw its sets with 'haze fis plot')",
+                               ni);
+    long gn = o->grid ? o->grid : o->plot ? 41 : 15;
     size_t rows = ni >= 2 ? (size_t)(gn * gn) : (size_t)gn;
     double *in = malloc(sizeof(double) * rows * (size_t)ni);
     double *out = malloc(sizeof(double) * rows * (size_t)no);
     double *tab = malloc(sizeof(double) * rows * (size_t)(ni + no));
-    if (!in || !out || !tab) {
+    double *hold = malloc(sizeof(double) * (size_t)(ni + 1));
+    char held[512];
+    int ix = 0, iy = 1;
+    if (!in || !out || !tab || !hold) {
         free(in);
         free(out);
         free(tab);
+        free(hold);
         cli_errorf("out of memory");
         return CLI_RUNTIME;
+    }
+    int rc = surface_inputs(f, o, &ix, &iy, hold, held, sizeof held);
+    if (rc) {
+        free(in);
+        free(out);
+        free(tab);
+        free(hold);
+        return rc;
     }
     for (size_t r = 0; r < rows; r++) {
         for (int j = 0; j < ni; j++) {
             double l, h, v;
             haze_fis_var_range(f, 0, j, &l, &h);
-            if (j == 0)
+            if (j == ix)
                 v = grid_point(l, h, (long)(r % (size_t)gn), gn);
-            else if (j == 1)
+            else if (j == iy)
                 v = grid_point(l, h, (long)(r / (size_t)gn), gn);
             else
-                v = l / 2.0 + h / 2.0;
+                v = hold[j];
             in[r * (size_t)ni + (size_t)j] = v;
         }
     }
-    int st = haze_fis_eval(ctx, f, in, rows, out);
-    if (!st) {
+    /* the table to -o (standard output without --plot) and the picture land
+     * together */
+    const char *csv = o->output ? o->output : o->plot ? NULL : "-";
+    const char *paths[] = {csv, o->plot};
+    int st = cli_outputs_begin(ctx, 2, paths);
+    if (!st) st = haze_fis_eval(ctx, f, in, rows, out);
+    if (!st && csv) {
         for (size_t r = 0; r < rows; r++) {
             memcpy(tab + r * (size_t)(ni + no), in + r * (size_t)ni, sizeof(double) * (size_t)ni);
             memcpy(tab + r * (size_t)(ni + no) + ni, out + r * (size_t)no,
@@ -341,26 +531,117 @@ static int do_surface(haze_ctx *ctx, haze_fis *f, const fis_opts *o) {
         }
         char **names = var_names(f);
         st = !names ? HAZE_ERR_NOMEM
-                    : haze_matrix_write(ctx, o->output ? o->output : "-", tab, rows,
-                                        (size_t)(ni + no), (const char *const *)names);
+                    : haze_matrix_write(ctx, csv, tab, rows, (size_t)(ni + no),
+                                        (const char *const *)names);
         free(names);
     }
+    if (!st && o->plot) rc = plot_fis_surface(ctx, f, in, out, gn, ix, iy, held, o->plot);
+    if (!st && !rc) st = haze_outgroup_commit(ctx);
     free(in);
     free(out);
     free(tab);
-    return st ? cli_fail(ctx, st) : CLI_OK;
+    free(hold);
+    return rc ? rc : st ? cli_fail(ctx, st) : CLI_OK;
+}
+
+enum { RULES_POINTS = 201 };
+
+static int do_rules(haze_ctx *ctx, haze_fis *f, const fis_opts *o) {
+    const int ni = haze_fis_num_inputs(f), no = haze_fis_num_outputs(f), nr = haze_fis_num_rules(f);
+    const size_t n = RULES_POINTS;
+    double *in = malloc(sizeof(double) * (size_t)(ni + 1)),
+           *out = malloc(sizeof(double) * (no + 1));
+    double *firing = malloc(sizeof(double) * (size_t)(nr + 1));
+    double *ys = malloc(sizeof(double) * n * (size_t)(no + 1));
+    double *implied = malloc(sizeof(double) * n * (size_t)nr * (size_t)no + 1);
+    double *agg = malloc(sizeof(double) * n * (size_t)(no + 1));
+    int *sets = calloc((size_t)(no + 1), sizeof *sets);
+    int rc = CLI_OK, st = HAZE_OK, got = 0;
+    if (!in || !out || !firing || !ys || !implied || !agg || !sets) {
+        cli_errorf("out of memory");
+        rc = CLI_RUNTIME;
+        goto done;
+    }
+    /* --at V1,V2,...: one number per input */
+    for (const char *p = o->at; p && got <= ni;) {
+        char buf[64];
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        snprintf(buf, sizeof buf, "%.*s", (int)(len < 63 ? len : 63), p);
+        if (got == ni || !cli_parse_double(buf, &in[got]) || !isfinite(in[got])) {
+            rc = cli_usage_error("fis", "rules --at %s: expected %d number%s (the inputs %s)",
+                                 o->at, ni, ni == 1 ? "" : "s", "in order");
+            goto done;
+        }
+        got++;
+        p = comma ? comma + 1 : NULL;
+    }
+    if (got != ni) {
+        char names[1024];
+        var_list(f, 0, names, sizeof names);
+        rc = cli_usage_error("fis", "rules --at %s: expected %d number%s, one per input (%s)",
+                             o->at, ni, ni == 1 ? "" : "s", names);
+        goto done;
+    }
+    const char *paths[] = {o->output};
+    st = cli_outputs_begin(ctx, 1, paths);
+    if (!st) st = haze_fis_eval(ctx, f, in, 1, out);
+    for (int k = 0; !st && k < no; k++) {
+        int e = haze_fis_explain(ctx, f, in, k, (int)n, firing, ys + (size_t)k * n,
+                                 implied + (size_t)k * (size_t)nr * n, agg + (size_t)k * n);
+        sets[k] = e == HAZE_OK;
+        if (e && e != HAZE_ERR_UNSUPPORTED) st = e;
+    }
+    if (!st && no == 0) st = haze_fis_explain(ctx, f, in, 0, (int)n, firing, ys, implied, agg);
+    if (st) {
+        rc = cli_fail(ctx, st);
+        goto done;
+    }
+    char buf[1024];
+    printf("rule  firing      text\n");
+    for (int r = 0; r < nr; r++) {
+        int len = haze_fis_rule_text(f, r, buf, sizeof buf);
+        printf("%4d  %-10.6g  %s%s\n", r + 1, firing[r], len >= 0 ? buf : "",
+               len >= (int)sizeof buf ? "..." : "");
+    }
+    for (int k = 0; k < no; k++) printf("%s = %.17g\n", haze_fis_var_name(f, 1, k), out[k]);
+    if (o->output) {
+        rc = plot_fis_rules(ctx, f, in, out, firing, (int)n, ys, implied, agg, sets, o->output);
+        if (!rc && (st = haze_outgroup_commit(ctx))) rc = cli_fail(ctx, st);
+    }
+done:
+    free(in);
+    free(out);
+    free(firing);
+    free(ys);
+    free(implied);
+    free(agg);
+    free(sets);
+    return rc;
+}
+
+static int do_plot(haze_ctx *ctx, haze_fis *f, const fis_opts *o) {
+    int io = 0, idx = -1;
+    if (o->var && find_var(f, o->var, 0, &io, &idx)) {
+        char names[1024];
+        var_list(f, 1, names, sizeof names);
+        return cli_usage_error("fis", "plot --var %s: the model has no such variable (%s)", o->var,
+                               names);
+    }
+    return plot_fis_mfs(ctx, f, io, idx, o->output);
 }
 
 int cmd_fis(int argc, char **argv, const cli_global *g) {
     if (argc < 2)
-        return cli_usage_error("fis", "expected a subcommand: info, eval, surface, convert");
+        return cli_usage_error("fis",
+                               "expected a subcommand: info, eval, surface, convert, plot, rules");
     const char *sub = argv[1];
     if (strcmp(sub, "--help") == 0 || strcmp(sub, "-h") == 0) {
         help(stdout);
         return CLI_OK;
     }
     if (strcmp(sub, "info") && strcmp(sub, "eval") && strcmp(sub, "surface") &&
-        strcmp(sub, "convert"))
+        strcmp(sub, "convert") && strcmp(sub, "plot") && strcmp(sub, "rules"))
         return cli_usage_error("fis", "unknown subcommand '%s'", sub);
     fis_opts o;
     memset(&o, 0, sizeof o);
@@ -376,6 +657,19 @@ int cmd_fis(int argc, char **argv, const cli_global *g) {
         return cli_usage_error("fis", "%s: unexpected argument '%s'", sub, args[max_args]);
     if (strcmp(sub, "convert") == 0 && !o.output)
         return cli_usage_error("fis", "convert: -o OUT.fis or -o OUT.fll is required");
+    int is_plot = strcmp(sub, "plot") == 0, is_surface = strcmp(sub, "surface") == 0;
+    if (o.plot && !is_surface) return cli_usage_error("fis", "%s: --plot is for fis surface", sub);
+    if ((o.inputs || o.hold) && !is_surface)
+        return cli_usage_error("fis", "%s: --inputs and --hold are for fis surface", sub);
+    if (o.var && !is_plot) return cli_usage_error("fis", "%s: --var is for fis plot", sub);
+    int is_rules = strcmp(sub, "rules") == 0;
+    if (o.at && !is_rules) return cli_usage_error("fis", "%s: --at is for fis rules", sub);
+    if (is_rules && !o.at) return cli_usage_error("fis", "rules: --at V1,V2,... is required");
+    if (is_rules && o.output && (rc = plot_check_path("fis", "rules -o", o.output))) return rc;
+    if (is_plot && !o.output)
+        return cli_usage_error("fis", "plot: -o OUT.png (or .svg, .pdf) is required");
+    if (is_plot && (rc = plot_check_path("fis", "plot -o", o.output))) return rc;
+    if (o.plot && (rc = plot_check_path("fis", "surface --plot", o.plot))) return rc;
     haze_ctx *ctx = NULL;
     rc = cli_ctx_new(g, &ctx);
     if (rc) return rc;
@@ -391,6 +685,10 @@ int cmd_fis(int argc, char **argv, const cli_global *g) {
         rc = do_eval(ctx, f, args[0], nargs > 1 ? args[1] : "-", &o, g);
     } else if (strcmp(sub, "surface") == 0) {
         rc = do_surface(ctx, f, &o);
+    } else if (is_plot) {
+        rc = do_plot(ctx, f, &o);
+    } else if (is_rules) {
+        rc = do_rules(ctx, f, &o);
     } else {
         st = haze_fis_save(ctx, f, o.output);
         rc = st ? cli_fail(ctx, st) : CLI_OK;

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "plot.h"
 
 static void help(FILE *fp) {
     fprintf(fp, "usage: haze fnn train DATA --target COLUMN [options] -o MODEL\n"
@@ -52,6 +53,8 @@ static void help_train(FILE *fp) {
             "  --head N          train on the first N rows only\n"
             "  --tail N          train on the last N rows only\n"
             "  -o MODEL          the model file to write (required)\n"
+            "  --plot FILE       draw the loss, accuracy and rule count per epoch (PNG,\n"
+            "                    SVG or PDF by extension)\n"
             "  -h, --help        this text\n",
             haze_fnn_options_default().epochs, haze_fnn_options_default().threshold,
             haze_fnn_options_default().decay, haze_fnn_options_default().width,
@@ -184,6 +187,8 @@ typedef struct {
     const cli_global *g;
     haze_fnn_epoch last;                     /* the last epoch's report (epoch -1: none yet) */
     double best_val_loss, best_val_accuracy; /* of the best epoch */
+    haze_fnn_epoch *hist;                    /* --plot: every epoch's report */
+    int nhist, keep, nomem;
 } progress_state;
 
 static int on_epoch(void *arg, const haze_fnn_epoch *e) {
@@ -199,6 +204,12 @@ static int on_epoch(void *arg, const haze_fnn_epoch *e) {
     if (e->best_epoch == e->epoch)
         p->best_val_loss = e->val_loss, p->best_val_accuracy = e->val_accuracy;
     p->last = *e;
+    if (p->keep) {
+        haze_fnn_epoch *h = realloc(p->hist, sizeof *h * (size_t)(p->nhist + 1));
+        if (!h) return p->nomem = 1;
+        p->hist = h;
+        h[p->nhist++] = *e;
+    }
     return 0;
 }
 
@@ -251,9 +262,10 @@ static int fnn_train(int argc, char **argv, const cli_global *g) {
                                          {"head", required_argument, 0, O_HEAD},
                                          {"tail", required_argument, 0, O_TAIL},
                                          {"output", required_argument, 0, 'o'},
+                                         {"plot", required_argument, 0, 'P'},
                                          {0, 0, 0, 0}};
     haze_fnn_options o = haze_fnn_options_default();
-    const char *target = NULL, *out = NULL;
+    const char *target = NULL, *out = NULL, *plot = NULL;
     int classes = 0, beta_set = 0, width_set = 0;
     long v, head = 0, tail = 0;
     int c, e = 0;
@@ -265,6 +277,9 @@ static int fnn_train(int argc, char **argv, const cli_global *g) {
             return CLI_OK;
         case 'o':
             out = optarg;
+            break;
+        case 'P':
+            plot = optarg;
             break;
         case O_TARGET:
             target = optarg;
@@ -336,11 +351,17 @@ static int fnn_train(int argc, char **argv, const cli_global *g) {
     if (!target) return cli_usage_error("fnn train", "train needs --target COLUMN");
     if (!out) return cli_usage_error("fnn train", "train needs -o MODEL");
     if (head && tail) return cli_usage_error("fnn train", "--head and --tail exclude each other");
+    if (plot) {
+        int prc = plot_check_path("fnn train", "--plot", plot);
+        if (prc) return prc;
+    }
     const char *path = argv[optind];
     haze_ctx *ctx = NULL;
     int code = cli_ctx_new(g, &ctx);
     if (code) return code;
     dataset s;
+    progress_state ps;
+    memset(&ps, 0, sizeof ps);
     haze_fnn *net = NULL;
     char **labels = NULL, **uniq = NULL;
     int *lab = NULL;
@@ -401,9 +422,12 @@ static int fnn_train(int argc, char **argv, const cli_global *g) {
         code = cli_fail(ctx, st);
         goto done;
     }
-    progress_state ps;
-    memset(&ps, 0, sizeof ps);
     ps.g = g;
+    ps.keep = plot != NULL;
+    if (plot && (st = cli_outputs_begin(ctx, 2, (const char *const[]){out, plot}))) {
+        code = cli_fail(ctx, st);
+        goto done;
+    }
     ps.last.epoch = -1;
     o.progress = on_epoch;
     o.progress_arg = &ps;
@@ -422,10 +446,18 @@ static int fnn_train(int argc, char **argv, const cli_global *g) {
         }
         st = haze_fnn_train(ctx, net, s.x, d, s.n, &o);
     }
+    if (ps.nomem) goto nomem;
     if (!st) st = haze_fnn_save(ctx, net, out);
     if (st) {
         code = cli_fail(ctx, st);
         goto done;
+    }
+    if (plot) {
+        if ((code = plot_fnn(ctx, ps.hist, ps.nhist, classes, plot))) goto done;
+        if ((st = haze_outgroup_commit(ctx))) {
+            code = cli_fail(ctx, st);
+            goto done;
+        }
     }
     if (ps.last.epoch >= 0 && ps.last.val_samples) {
         cli_info(g, "fnn: best epoch %d of %d on %zu held-out samples (", ps.last.best_epoch + 1,
@@ -440,6 +472,7 @@ nomem:
     cli_errorf("out of memory");
     code = CLI_RUNTIME;
 done:
+    free(ps.hist);
     if (labels)
         for (size_t i = 0; i < s.n; i++) free(labels[i]);
     free(labels);

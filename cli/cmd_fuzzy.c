@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "plot.h"
 
 #define MAX_LETS 64
 /* Deepest nesting of parentheses, function calls and unary minus signs: the
@@ -48,6 +49,12 @@ typedef struct evaluator {
     unsigned op_flags; /* haze_fuzzy_op_ex flags (--div-zero hull) */
     char err[512];
     int status;
+    /* --plot: copies of the operands (functions, intervals, names), drawn
+     * with the result */
+    int keep;
+    haze_fuzzy_array *shown[PLOT_FUZZY_OPERANDS];
+    char shown_name[PLOT_FUZZY_OPERANDS][48];
+    int nshown;
 } evaluator;
 
 static haze_fuzzy_array *fail_at(evaluator *ev, const char *at, int status, const char *msg) {
@@ -93,6 +100,21 @@ static int parse_number(evaluator *ev, double *lo, double *hi) {
 }
 
 static haze_fuzzy_array *parse_expr(evaluator *ev);
+
+/* With --plot: keeps a copy of operand v, the text [at, end) (once per text). */
+static void remember(evaluator *ev, const char *at, const char *end, const haze_fuzzy_array *v) {
+    if (!ev->keep || ev->nshown == PLOT_FUZZY_OPERANDS) return;
+    char name[48];
+    int len = (int)(end - at);
+    snprintf(name, sizeof name, "%.*s%s", len > 40 ? 40 : len, at, len > 40 ? "..." : "");
+    for (int i = 0; i < ev->nshown; i++)
+        if (strcmp(ev->shown_name[i], name) == 0) return;
+    haze_fuzzy_array *c = NULL;
+    if (haze_fuzzy_array_new(ev->ctx, &c, ev->enc, ev->prec, ev->ncuts, 1, NULL)) return;
+    memcpy(c->data, v->data, v->stride * (ev->prec ? 4 : 8));
+    ev->shown[ev->nshown] = c;
+    snprintf(ev->shown_name[ev->nshown++], sizeof ev->shown_name[0], "%s", name);
+}
 
 static int expect(evaluator *ev, char c) {
     skip(ev);
@@ -173,6 +195,7 @@ static haze_fuzzy_array *parse_primary(evaluator *ev) {
         int st = v ? haze_fuzzy_set_membership(ev->ctx, v, 0, spec, NULL) : HAZE_OK;
         free(spec);
         if (!v) return NULL;
+        if (!st) remember(ev, at, ev->p, v);
         if (st) {
             haze_fuzzy_array_free(v);
             if (st == HAZE_ERR_INVALID)
@@ -226,12 +249,14 @@ static haze_fuzzy_array *parse_primary(evaluator *ev) {
                                haze_ctx_errmsg(ev->ctx));
             }
             ev->p = end;
+            remember(ev, at, end, v);
             return v;
         }
         for (int i = ev->nlets - 1; i >= 0; i--) {
             if (strcmp(ev->lets[i].name, name) == 0) {
                 haze_fuzzy_array *v = new_value(ev);
                 if (v) memcpy(v->data, ev->lets[i].value->data, v->stride * (ev->prec ? 4 : 8));
+                if (v) remember(ev, name, name + strlen(name), v);
                 return v;
             }
         }
@@ -465,6 +490,9 @@ static void help(FILE *fp) {
         "                        others are evaluated, and the exit code is then 2)\n"
         "  -o, --output FILE     write there instead of stdout (nothing is written when the\n"
         "                        run fails; a batch leaves out only its bad lines)\n"
+        "  --plot FILE           draw the result's membership function, its cuts as\n"
+        "                        nested intervals, with the operands (PNG, SVG or PDF;\n"
+        "                        one EXPR, not --batch)\n"
         "  -h, --help            this text\n\n"
         "Results go to stdout (or -o), messages to stderr. Numbers a JSON number cannot\n"
         "hold are strings: \"inf\", \"-inf\", \"nan\" (an empty cut), and with --exact every\n"
@@ -507,21 +535,18 @@ static int eval_line(evaluator *ev, char *line, const char *file, long lineno, F
 }
 
 int cmd_fuzzy(int argc, char **argv, const cli_global *g) {
-    static const struct option opts[] = {{"let", required_argument, 0, 'l'},
-                                         {"cuts", required_argument, 0, 'n'},
-                                         {"encoding", required_argument, 0, 'e'},
-                                         {"precision", required_argument, 0, 'p'},
-                                         {"format", required_argument, 0, 'f'},
-                                         {"exact", no_argument, 0, 'x'},
-                                         {"batch", required_argument, 0, 'b'},
-                                         {"output", required_argument, 0, 'o'},
-                                         {"help", no_argument, 0, 'h'},
-                                         {"div-zero", required_argument, 0, 'z'},
-                                         {0, 0, 0, 0}};
-    const char *lets[MAX_LETS], *batch = NULL, *output = "-";
+    static const struct option opts[] = {
+        {"let", required_argument, 0, 'l'},      {"cuts", required_argument, 0, 'n'},
+        {"encoding", required_argument, 0, 'e'}, {"precision", required_argument, 0, 'p'},
+        {"format", required_argument, 0, 'f'},   {"exact", no_argument, 0, 'x'},
+        {"batch", required_argument, 0, 'b'},    {"output", required_argument, 0, 'o'},
+        {"help", no_argument, 0, 'h'},           {"div-zero", required_argument, 0, 'z'},
+        {"plot", required_argument, 0, 'P'},     {0, 0, 0, 0}};
+    const char *lets[MAX_LETS], *batch = NULL, *output = "-", *plot = NULL;
     int nlets = 0, exact = 0;
     unsigned op_flags = 0;
     long ncuts = 4;
+    int rc;
     haze_fuzzy_encoding enc = HAZE_FUZZY_LU;
     haze_fuzzy_precision prec = HAZE_FUZZY_DOUBLE;
     out_format fmt = FMT_TABLE;
@@ -579,6 +604,9 @@ int cmd_fuzzy(int argc, char **argv, const cli_global *g) {
         case 'o':
             output = optarg;
             break;
+        case 'P':
+            plot = optarg;
+            break;
         default:
             return cli_usage_error("fuzzy", "unknown option");
         }
@@ -589,9 +617,11 @@ int cmd_fuzzy(int argc, char **argv, const cli_global *g) {
     const char *expr = optind < argc ? argv[optind++] : NULL;
     if (optind < argc) return cli_usage_error("fuzzy", "unexpected argument '%s'", argv[optind]);
     if (!expr == !batch) return cli_usage_error("fuzzy", "give either EXPR or --batch FILE");
+    if (plot && batch) return cli_usage_error("fuzzy", "--plot draws one EXPR, not a --batch");
+    if (plot && (rc = plot_check_path("fuzzy", "--plot", plot))) return rc;
 
     haze_ctx *ctx;
-    int rc = cli_ctx_new(g, &ctx);
+    rc = cli_ctx_new(g, &ctx);
     if (rc) return rc;
     evaluator *ev = calloc(1, sizeof *ev);
     if (!ev) {
@@ -614,15 +644,26 @@ int cmd_fuzzy(int argc, char **argv, const cli_global *g) {
         rc = cli_fail(ctx, st);
         goto done;
     }
+    if (!st && plot)
+        st = cli_outputs_begin(ctx, 2,
+                               (const char *const[]){strcmp(output, "-") ? output : NULL, plot});
     if (!st) st = haze_outfile_open(ctx, &out, output);
     if (st && !ev->status) {
         rc = cli_fail(ctx, st);
         goto done;
     }
     if (!st && expr) {
+        ev->keep = plot != NULL; /* the operands of EXPR, not those inside --let values */
         haze_fuzzy_array *v = eval_text(ev, expr, "expression");
         if (v) {
             print_result(out.fp, v, fmt, exact, expr);
+            if (plot && (rc = plot_fuzzy(ctx, v, expr, (const haze_fuzzy_array *const *)ev->shown,
+                                         (const char *)ev->shown_name, sizeof ev->shown_name[0],
+                                         ev->nshown, plot))) {
+                haze_fuzzy_array_free(v);
+                haze_outfile_abort(&out);
+                goto done;
+            }
             haze_fuzzy_array_free(v);
         } else {
             st = ev->status;
@@ -673,9 +714,11 @@ int cmd_fuzzy(int argc, char **argv, const cli_global *g) {
         rc = cli_exit_code(st);
     } else {
         st = haze_outfile_commit(ctx, &out);
+        if (!st && plot) st = haze_outgroup_commit(ctx);
         rc = st ? cli_fail(ctx, st) : CLI_OK;
     }
 done:
+    for (int i = 0; i < ev->nshown; i++) haze_fuzzy_array_free(ev->shown[i]);
     unbind_from(ev, 0);
     free(text);
     free(ev);

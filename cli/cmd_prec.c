@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "plot.h"
 
 static void help(FILE *fp) {
     fprintf(fp,
@@ -35,6 +36,10 @@ static void help(FILE *fp) {
             "                  1000000)\n"
             "  --json          print the result as JSON (with the warnings)\n"
             "  -o FILE         write the result to FILE instead of standard output\n"
+            "  --plot FILE     also draw the bound of each goal from the interval and\n"
+            "                  the affine engine (each engine run once more; one goal\n"
+            "                  per step of an unrolled filter shows how the bounds grow;\n"
+            "                  PNG, SVG or PDF)\n"
             "  -h, --help      this text\n\n"
             "The result goes to standard output (or FILE); warnings, such as an FPCore\n"
             ":pre constraint that is not used, go to standard error.\n\n"
@@ -80,19 +85,16 @@ static void print_json(FILE *fp, const char *script, haze_prec_engine e, const h
 }
 
 int cmd_prec(int argc, char **argv, const cli_global *g) {
-    static const struct option opts[] = {{"engine", required_argument, 0, 'e'},
-                                         {"bisect", required_argument, 0, 'b'},
-                                         {"json", no_argument, 0, 'j'},
-                                         {"output", required_argument, 0, 'o'},
-                                         {"help", no_argument, 0, 'h'},
-                                         {"unroll", optional_argument, 0, 'u'},
-                                         {"refine", required_argument, 0, 'r'},
-                                         {"max-ops", required_argument, 0, 'm'},
-                                         {0, 0, 0, 0}};
+    static const struct option opts[] = {
+        {"engine", required_argument, 0, 'e'}, {"bisect", required_argument, 0, 'b'},
+        {"json", no_argument, 0, 'j'},         {"output", required_argument, 0, 'o'},
+        {"help", no_argument, 0, 'h'},         {"unroll", optional_argument, 0, 'u'},
+        {"refine", required_argument, 0, 'r'}, {"max-ops", required_argument, 0, 'm'},
+        {"plot", required_argument, 0, 'P'},   {0, 0, 0, 0}};
     haze_prec_engine engine = HAZE_PREC_BOTH;
     int json = 0;
     haze_prec_parse_options popt = {0};
-    const char *output = "-";
+    const char *output = "-", *plot = NULL;
     const char *bisect[64];
     int n_bisect = 0;
     long refine = HAZE_PREC_REFINE_AUTO;
@@ -137,6 +139,9 @@ int cmd_prec(int argc, char **argv, const cli_global *g) {
         case 'o':
             output = optarg;
             break;
+        case 'P':
+            plot = optarg;
+            break;
         case 'h':
             help(stdout);
             return CLI_OK;
@@ -148,6 +153,10 @@ int cmd_prec(int argc, char **argv, const cli_global *g) {
     if (optind + 1 < argc)
         return cli_usage_error("prec", "unexpected argument '%s'", argv[optind + 1]);
     const char *path = argv[optind];
+    if (plot) {
+        int prc = plot_check_path("prec", "--plot", plot);
+        if (prc) return prc;
+    }
     haze_ctx *ctx = NULL;
     int code = cli_ctx_new(g, &ctx);
     if (code) return code;
@@ -186,7 +195,15 @@ int cmd_prec(int argc, char **argv, const cli_global *g) {
         return code;
     }
     haze_outfile f;
-    st = haze_outfile_open(ctx, &f, output);
+    haze_prec_result *ria = NULL, *raa = NULL;
+    int prc = 0;
+    if (plot) { /* the result and the picture land together */
+        st = cli_outputs_begin(ctx, 2,
+                               (const char *const[]){strcmp(output, "-") ? output : NULL, plot});
+        if (!st) st = haze_prec_analyse(ctx, s, HAZE_PREC_IA, &ria);
+        if (!st) st = haze_prec_analyse(ctx, s, HAZE_PREC_AA, &raa);
+    }
+    if (!st) st = haze_outfile_open(ctx, &f, output);
     if (!st) {
         if (json)
             print_json(f.fp, path, engine, s, r);
@@ -194,7 +211,11 @@ int cmd_prec(int argc, char **argv, const cli_global *g) {
             print_text(f.fp, path, engine, r);
         st = haze_outfile_commit(ctx, &f);
     }
-    code = st ? cli_fail(ctx, st) : r->all_proved ? CLI_OK : CLI_NOT_PROVED;
+    if (!st && plot && !(prc = plot_prec(ctx, path, ria, raa, plot)))
+        st = haze_outgroup_commit(ctx);
+    haze_prec_result_free(ria);
+    haze_prec_result_free(raa);
+    code = prc ? prc : st ? cli_fail(ctx, st) : r->all_proved ? CLI_OK : CLI_NOT_PROVED;
     haze_prec_result_free(r);
     haze_prec_free(s);
     haze_ctx_free(ctx);

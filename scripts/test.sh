@@ -25,6 +25,7 @@ elif [ "${1:-}" = "--sanitize" ]; then
     cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Debug -DHAZE_CUDA=OFF -DHAZE_ASAN=ON -DHAZE_UBSAN=ON \
         -DHAZE_BENCH=OFF
     export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1
+    export LSAN_OPTIONS="suppressions=$PWD/tests/lsan.supp" # cairo's font caches (plots)
     export HAZE_TEST_QUICK=1 # sanitized code is slow: fewer random cases
 else
     dir=build-test

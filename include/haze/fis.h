@@ -114,6 +114,31 @@ HAZE_API int haze_fis_var_range(const haze_fis *fis, int is_output, int i, doubl
 HAZE_API int haze_fis_num_mfs(const haze_fis *fis, int is_output, int i);
 HAZE_API int haze_fis_mf(const haze_fis *fis, int is_output, int i, int k, const char **name,
                          const char **type, const double **params, int *nparams);
+/* The degrees of membership mu[j] of x[j], j < n, in that function (for
+ * plots, like MATLAB's evalmf). HAZE_ERR_UNSUPPORTED for a term that is not
+ * a function of its variable alone (a Sugeno output's constant or linear
+ * term, a fuzzylite Function); HAZE_ERR_INVALID for a bad index. */
+HAZE_API int haze_fis_mf_eval(const haze_fis *fis, int is_output, int i, int k, const double *x,
+                              size_t n, double *mu);
+/* The term of input (is_output 0) or output (1) variable i in rule r: k + 1
+ * for its membership function k, -(k + 1) for NOT, 0 when the rule does not
+ * name the variable or names it in a way a term number cannot say (a
+ * fuzzylite rule with parentheses or chained outputs). */
+HAZE_API int haze_fis_rule_term(const haze_fis *fis, int r, int is_output, int i);
+/*
+ * One inference step by step, for a picture like MATLAB's ruleview: at the
+ * input vector in (num_inputs values, clamped as the evaluation clamps them),
+ * firing[r] is the degree of rule r after its weight (and fuzzylite's
+ * activation), as the evaluation uses it. For output o, at n >= 2 points
+ * ys[0..n) evenly over its range, implied[r n + k] is the set that rule r
+ * implies (0 where the rule does not fire or does not conclude on o) and
+ * aggregate[k] their aggregation: the set the defuzzifier reads (on its own
+ * points). HAZE_ERR_UNSUPPORTED for a Sugeno output or a fuzzylite weighted
+ * one (firing is still filled); the value itself comes from haze_fis_eval.
+ * All arrays are the caller's.
+ */
+HAZE_API int haze_fis_explain(haze_ctx *ctx, const haze_fis *fis, const double *in, int o, int n,
+                              double *firing, double *ys, double *implied, double *aggregate);
 /* A method's name: which is "and", "or", "imp", "agg" or "defuzz" (the
  * last two per output for a fuzzylite engine; output is ignored otherwise).
  * MATLAB's names (min, prod, probor, centroid, wtaver, ...); NULL if unknown. */
