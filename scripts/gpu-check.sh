@@ -48,7 +48,7 @@ fi
 tests="not run"
 if [ "${HAZE_SKIP_TESTS:-0}" != 1 ]; then
     t0=$(date +%s)
-    ctest --test-dir "$bdir" --output-on-failure -j 4 --timeout 900 ${HAZE_TEST_FILTER:+-R "$HAZE_TEST_FILTER"} \
+    ctest --test-dir "$bdir" --output-on-failure -j "${HAZE_CTEST_JOBS:-4}" --timeout 900 ${HAZE_TEST_FILTER:+-R "$HAZE_TEST_FILTER"} \
         >"$out/ctest.log" 2>&1
     t_test=$(( $(date +%s) - t0 ))
     grep -E "tests passed|tests failed|\(Failed\)|\(Skipped\)|Timeout|Not Run" "$out/ctest.log" | tail -20
