@@ -8,7 +8,7 @@
 # as DEBS_DIR; they are unpacked into a private prefix, nothing is installed.
 # Environment: HAZE_BENCH_FILTER=regex runs only matching benchmarks;
 # HAZE_SKIP_TESTS=1 / HAZE_SKIP_BENCH=1 skip a phase; HAZE_TARGETS="a b" builds only
-# those targets; HAZE_TEST_FILTER=regex runs only matching tests; HAZE_BENCH_ARGS (e.g. --quick) and
+# those targets; HAZE_TEST_FILTER=regex runs only matching tests (HAZE_CTEST_JOBS at once, default 4); HAZE_BENCH_ARGS (e.g. --quick) and
 # HAZE_BENCH_TIMEOUT (seconds, default 300) apply to every benchmark; JOBS sets parallelism.
 # HAZE_CUDA_ARCHS narrows the build (CMAKE_CUDA_ARCHITECTURES, e.g. 90; default:
 # the fat build of CMakeLists.txt); HAZE_BUILD_DIR (default build-gpu) is the build folder,
