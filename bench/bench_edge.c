@@ -52,22 +52,22 @@ int main(int argc, char **argv) {
     haze_ctx *cpu = NULL, *gpu = NULL;
     haze_ctx_options o = haze_ctx_options_default();
     o.backend = HAZE_BACKEND_CPU;
-    if (haze_ctx_new(&cpu, &o)) return 3;
-    int have_gpu = haze_has_cuda() && haze_cuda_device_count() > 0;
-    haze_device_info di;
+    if (haze_ctx_new(&o, &cpu)) return 3;
+    int have_gpu = haze_build_has_cuda() && haze_device_count() > 0;
+    haze_device_info di = haze_device_info_init();
     memset(&di, 0, sizeof di);
     if (have_gpu) {
         o.backend = HAZE_BACKEND_CUDA;
-        if (haze_ctx_new(&gpu, &o)) have_gpu = 0;
-        haze_device_query(haze_ctx_device(gpu), &di);
+        if (haze_ctx_new(&o, &gpu)) have_gpu = 0;
+        haze_device_query(NULL, haze_ctx_device(gpu), &di);
     }
     printf("FIRE edge detection, default parameters (T=64, W=128, C=2)\n");
     printf("GPU: %s; CPU: %d threads\n", have_gpu ? di.name : "none", haze_ctx_threads(cpu));
     printf("paper (GeForce 8800-class GPU, 2009): 42 frames/s at 640x480 = 23.8 ms/frame\n\n");
     printf("%-10s %11s %11s %11s %11s %11s %11s %11s %9s\n", "frame", "GPU ref", "GPU fast",
            "floor", "H2D+D2H", "CPU fast", "CPU ref", "paper", "identical");
-    haze_fire *f = NULL;
-    if (haze_fire_new(cpu, NULL, &f)) return 3;
+    haze_edge *f = NULL;
+    if (haze_edge_new(cpu, NULL, &f)) return 3;
     haze__rng r;
     haze__rng_seed(&r, 1);
     for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
@@ -81,16 +81,16 @@ int main(int argc, char **argv) {
         fill(in, &r);
         int same = 1;
         /* CPU fast, all threads */
-        haze_fire_run(cpu, f, HAZE_FIRE_FAST, in, ref);
+        haze_edge_run(cpu, f, HAZE_EDGE_FAST, in, ref);
         int reps = 5;
         double t0 = bench_now();
-        for (int k = 0; k < reps; k++) haze_fire_run(cpu, f, HAZE_FIRE_FAST, in, out);
+        for (int k = 0; k < reps; k++) haze_edge_run(cpu, f, HAZE_EDGE_FAST, in, out);
         double cpu_fast = (bench_now() - t0) / reps * 1e3;
         /* CPU reference, one thread, on the small frames only (it is slow) */
         double cpu_ref = -1;
         if (n <= 1280 * 720 && !quick) {
             t0 = bench_now();
-            haze_fire_run(cpu, f, HAZE_FIRE_REFERENCE, in, out);
+            haze_edge_run(cpu, f, HAZE_EDGE_REFERENCE, in, out);
             cpu_ref = (bench_now() - t0) * 1e3;
             same &= memcmp(out->data, ref->data, n) == 0;
         }
@@ -113,7 +113,7 @@ int main(int argc, char **argv) {
             cudaMemcpy(out->data, d_out, n, cudaMemcpyDeviceToHost);
             xfer = (bench_now() - t0) * 1e3;
             for (int kern = 0; kern < 2; kern++) {
-                haze_fire_kernel kk = kern ? HAZE_FIRE_REFERENCE : HAZE_FIRE_FAST;
+                haze_edge_kernel kk = kern ? HAZE_EDGE_REFERENCE : HAZE_EDGE_FAST;
                 /* warm-up (uploads the tables) */
                 if (haze_dev_edge_fire_device(gpu, f, kk, d_in, d_out, d_s, w, h)) {
                     fprintf(stderr, "%s\n", haze_ctx_errmsg(gpu));
@@ -170,7 +170,7 @@ int main(int argc, char **argv) {
            "H2D+D2H: one frame each way from pageable memory; floor: 2 bytes/pixel at the\n"
            "device's peak bandwidth; CPU ref: one thread, frames up to 1280x720 only.\n"
            "Goal: 3840x2160 in <= 50 us with the GPU fast kernel.\n");
-    haze_fire_free(f);
+    haze_edge_free(f);
     haze_ctx_free(cpu);
     haze_ctx_free(gpu);
     return 0;

@@ -74,7 +74,7 @@ static int stamp(void *arg, int iter, double objective, double change) {
     return 0;
 }
 
-/* Seconds per iteration of haze_fcm_fit (x) or haze_fcm_fit_f32 (xf) on ctx,
+/* Seconds per iteration of haze_fcm_fit (x) or haze_fcm_fit (xf) on ctx,
  * between iterations k1 and k2 of one fit; < 0 on failure. */
 static double haze_iter(haze_ctx *ctx, const double *x, const float *xf, size_t n, size_t d,
                         size_t c, int k1, int k2, int obj) {
@@ -88,7 +88,8 @@ static double haze_iter(haze_ctx *ctx, const double *x, const float *xf, size_t 
     o.progress = stamp;
     o.progress_arg = t;
     haze_fcm_result *res = NULL;
-    int st = xf ? haze_fcm_fit_f32(ctx, xf, n, d, &o, &res) : haze_fcm_fit(ctx, x, n, d, &o, &res);
+    int st = xf ? haze_fcm_fit(ctx, xf, HAZE_PRECISION_F32, n, d, &o, &res)
+                : haze_fcm_fit(ctx, x, HAZE_PRECISION_F64, n, d, &o, &res);
     if (st) {
         fprintf(stderr, "bench_fcm: %s\n", haze_ctx_errmsg(ctx));
         return -1;
@@ -166,7 +167,7 @@ static void py_setup(void) {
 /* Seconds per iteration of the Python competitor on the first `sub` points. */
 static double py_iter(haze_ctx *ctx, const double *x, size_t sub, size_t d, size_t c, int iters) {
     if (!have_python) return -1;
-    if (haze_matrix_write(ctx, npy_path, x, sub, d, NULL)) return -1;
+    if (haze_table_write(ctx, npy_path, x, HAZE_PRECISION_F64, sub, d, NULL)) return -1;
     const char *py = getenv("HAZE_PYTHON") ? getenv("HAZE_PYTHON") : "python3";
     char cmd[1024];
     snprintf(cmd, sizeof cmd, "%s %s %s %d %zu 2.0 %s 2>/dev/null", py, py_path, npy_path, iters, c,
@@ -256,18 +257,18 @@ static double fit1(haze_ctx *ctx, const float *xf, size_t n, size_t d, size_t c,
     o.max_iter = 1;
     o.seed = 1;
     if (v0) {
-        o.init = HAZE_FCM_INIT_CENTERS;
+        o.init = HAZE_FCM_INIT_CENTRES;
         o.init_data = v0;
     }
     haze_fcm_result *r = NULL;
     double t0 = bench_now();
-    int st = haze_fcm_fit_f32(ctx, xf, n, d, &o, &r);
+    int st = haze_fcm_fit(ctx, xf, HAZE_PRECISION_F32, n, d, &o, &r);
     double t = bench_now() - t0;
     if (st) {
         fprintf(stderr, "bench_fcm: %s\n", haze_ctx_errmsg(ctx));
         return -1;
     }
-    memcpy(vout, r->centers, c * d * sizeof *vout);
+    memcpy(vout, haze_fcm_result_centres(r), c * d * sizeof *vout);
     haze_fcm_result_free(r);
     return t;
 }
@@ -329,15 +330,15 @@ int main(int argc, char **argv) {
     haze_ctx_options co = haze_ctx_options_default();
     co.backend = HAZE_BACKEND_CPU;
     haze_ctx *cpu = NULL, *gpu = NULL;
-    if (haze_ctx_new(&cpu, &co)) {
+    if (haze_ctx_new(&co, &cpu)) {
         fprintf(stderr, "bench_fcm: %s\n", haze_ctx_errmsg(cpu));
         return 3;
     }
-    haze_device_info info;
+    haze_device_info info = haze_device_info_init();
     memset(&info, 0, sizeof info);
-    if (haze_has_cuda() && haze_cuda_device_count() > 0) {
+    if (haze_build_has_cuda() && haze_device_count() > 0) {
         gpu = bench_gpu_ctx(&co);
-        if (gpu) haze_device_query(haze_ctx_device(gpu), &info);
+        if (gpu) haze_device_query(NULL, haze_ctx_device(gpu), &info);
         if (gpu) gpu_switches(gpu);
     }
     py_setup();

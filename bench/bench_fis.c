@@ -126,11 +126,11 @@ static double fuzzylite_rate(const char *fis_text, int ni, const double *in, siz
 }
 
 static double haze_rate(haze_ctx *ctx, haze_fis *f, const double *in, double *out, size_t n) {
-    haze_fis_eval(ctx, f, in, n < 1000 ? n : 1000, out); /* warm-up */
+    haze_fis_eval(ctx, f, in, n < 1000 ? n : 1000, out, NULL); /* warm-up */
     double best = 1e30;
     for (int k = 0; k < 3; k++) {
         double t0 = bench_now();
-        if (haze_fis_eval(ctx, f, in, n, out)) {
+        if (haze_fis_eval(ctx, f, in, n, out, NULL)) {
             fprintf(stderr, "%s\n", haze_ctx_errmsg(ctx));
             exit(3);
         }
@@ -144,7 +144,7 @@ static double haze_rate(haze_ctx *ctx, haze_fis *f, const double *in, double *ou
  * kernel's rate without the PCIe transfers; -1 without CUDA. */
 static double haze_rate_device(haze_ctx *ctx, haze_fis *f, const double *in, size_t n) {
 #ifdef HAZE_HAVE_CUDA
-    int ni = haze_fis_num_inputs(f), no = haze_fis_num_outputs(f);
+    int ni = haze_fis_input_count(f), no = haze_fis_output_count(f);
     double *din = NULL, *dout = NULL, best = 1e30;
     if (cudaMalloc((void **)&din, sizeof(double) * n * (size_t)ni) != cudaSuccess ||
         cudaMalloc((void **)&dout, sizeof(double) * n * (size_t)no) != cudaSuccess ||
@@ -191,14 +191,14 @@ int main(int argc, char **argv) {
     haze_ctx *cpu = NULL, *gpu = NULL;
     haze_ctx_options o = haze_ctx_options_default();
     o.backend = HAZE_BACKEND_CPU;
-    if (haze_ctx_new(&cpu, &o)) return 3;
-    int have_gpu = haze_has_cuda() && haze_cuda_device_count() > 0;
-    haze_device_info di;
+    if (haze_ctx_new(&o, &cpu)) return 3;
+    int have_gpu = haze_build_has_cuda() && haze_device_count() > 0;
+    haze_device_info di = haze_device_info_init();
     memset(&di, 0, sizeof di);
     if (have_gpu) {
         o.backend = HAZE_BACKEND_CUDA;
-        if (haze_ctx_new(&gpu, &o)) have_gpu = 0;
-        haze_device_query(haze_ctx_device(gpu), &di);
+        if (haze_ctx_new(&o, &gpu)) have_gpu = 0;
+        haze_device_query(NULL, haze_ctx_device(gpu), &di);
     }
     int threads = haze_ctx_threads(cpu);
     double fp64_peak = di.sm_count * 64.0 * 2.0 * 1.7e9;
@@ -217,14 +217,14 @@ int main(int argc, char **argv) {
             fprintf(stderr, "%s\n", haze_ctx_errmsg(cpu));
             return 3;
         }
-        int ni = haze_fis_num_inputs(f);
+        int ni = haze_fis_input_count(f);
         size_t ng = quick ? 100000 : 4000000, nc = quick ? 20000 : 400000, nf = 20000;
         double *in = malloc(sizeof(double) * ng * (size_t)ni), *out = malloc(sizeof(double) * ng);
         haze__rng r;
         haze__rng_seed(&r, 3);
         for (size_t i = 0; i < ng * (size_t)ni; i++) {
             double lo, hi;
-            haze_fis_var_range(f, 0, (int)(i % (size_t)ni), &lo, &hi);
+            haze_fis_var_range(NULL, f, 0, (int)(i % (size_t)ni), &lo, &hi);
             in[i] = lo + (hi - lo) * haze__rng_uniform(&r);
         }
         double g = have_gpu ? haze_rate(gpu, f, in, out, ng) : -1;
@@ -235,7 +235,7 @@ int main(int argc, char **argv) {
         haze_ctx_set_threads(cpu, 0);
         double fl = fuzzylite_rate(texts[m], ni, in, nf);
         /* work: per point, per rule with a consequent: MF, min, max (~4 flops) */
-        double flops = 101.0 * haze_fis_num_rules(f) * 4.0;
+        double flops = 101.0 * haze_fis_rule_count(f) * 4.0;
         char a[24], ad[24], b[24], d[24], e[24], x[24], xd[24], y[24], z[24], pk[24];
         cell(a, sizeof a, g);
         cell(ad, sizeof ad, gd);

@@ -55,15 +55,15 @@ int main(int argc, char **argv) {
     haze_ctx_options co = haze_ctx_options_default();
     co.backend = HAZE_BACKEND_CPU;
     haze_ctx *cpu = NULL, *gpu = NULL;
-    if (haze_ctx_new(&cpu, &co)) return 3;
+    if (haze_ctx_new(&co, &cpu)) return 3;
     int have_gpu = 0;
     double bw = 0;
 #ifdef HAZE_HAVE_CUDA
     co.backend = HAZE_BACKEND_CUDA;
-    if (haze_cuda_device_count() > 0 && haze_ctx_new(&gpu, &co) == HAZE_OK) {
+    if (haze_device_count() > 0 && haze_ctx_new(&co, &gpu) == HAZE_OK) {
         have_gpu = 1;
-        haze_device_info di;
-        if (haze_device_query(haze_ctx_device(gpu), &di) == HAZE_OK) {
+        haze_device_info di = haze_device_info_init();
+        if (haze_device_query(NULL, haze_ctx_device(gpu), &di) == HAZE_OK) {
             bw = di.peak_bandwidth;
             printf("GPU: %s, %d SMs, peak bandwidth %.0f GB/s\n", di.name, di.sm_count, bw / 1e9);
         }

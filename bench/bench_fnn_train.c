@@ -67,17 +67,18 @@ int main(int argc, char **argv) {
     haze_ctx_options co = haze_ctx_options_default();
     co.backend = HAZE_BACKEND_CPU;
     haze_ctx *cpu = NULL, *one = NULL, *gpu = NULL;
-    if (haze_ctx_new(&cpu, &co)) return 3;
+    if (haze_ctx_new(&co, &cpu)) return 3;
     co.threads = 1;
-    if (haze_ctx_new(&one, &co)) return 3;
+    if (haze_ctx_new(&co, &one)) return 3;
     int have_gpu = 0;
 #ifdef HAZE_HAVE_CUDA
     co.backend = HAZE_BACKEND_CUDA;
     co.threads = 0;
-    if (haze_cuda_device_count() > 0 && haze_ctx_new(&gpu, &co) == HAZE_OK) {
+    if (haze_device_count() > 0 && haze_ctx_new(&co, &gpu) == HAZE_OK) {
         have_gpu = 1;
-        haze_device_info di;
-        if (haze_device_query(haze_ctx_device(gpu), &di) == HAZE_OK) printf("GPU: %s\n", di.name);
+        haze_device_info di = haze_device_info_init();
+        if (haze_device_query(NULL, haze_ctx_device(gpu), &di) == HAZE_OK)
+            printf("GPU: %s\n", di.name);
     }
 #endif
     printf("CPU: %d threads\n", haze_ctx_threads(cpu));
@@ -100,19 +101,20 @@ int main(int argc, char **argv) {
         size_t D = rows[w].D, R = rows[w].R, L = 2, n;
         double *x = NULL, *d = NULL;
         if (strcmp(rows[w].name, "Letter") == 0) {
-            haze_read_options ro = haze_read_options_default();
+            haze_table_options ro = haze_table_options_default();
             ro.text_column = "lettr";
             haze_table *t;
             if (haze_table_read(cpu, letter, &ro, &t)) {
                 printf("%-13s (skipped: %s)\n", "Letter", haze_ctx_errmsg(cpu));
                 continue;
             }
-            n = 16000 < t->rows ? 16000 : t->rows;
+            n = 16000 < haze_table_row_count(t) ? 16000 : haze_table_row_count(t);
             L = 26;
             x = malloc(n * D * sizeof *x), d = calloc(n * L, sizeof *d);
             for (size_t i = 0; i < n; i++) {
-                memcpy(x + i * D, t->data + i * t->cols + 1, D * sizeof *x);
-                d[i * L + (size_t)(t->text[i][0] - 'A') % L] = 1;
+                memcpy(x + i * D, haze_table_data(t) + i * haze_table_column_count(t) + 1,
+                       D * sizeof *x);
+                d[i * L + (size_t)(haze_table_text(t)[i][0] - 'A') % L] = 1;
             }
             haze_table_free(t);
         } else {

@@ -37,21 +37,23 @@
 
 /* Element-iterations per second of haze_fuzzy_axpy on ctx. */
 static double run_haze(haze_ctx *ctx, int on_gpu, int soa, haze_fuzzy_encoding enc,
-                       haze_fuzzy_precision prec, int n, size_t count, int iters) {
+                       haze_precision prec, int n, size_t count, int iters) {
     haze_fuzzy_array *a, *b, *y;
-    if (haze_fuzzy_array_new(ctx, &a, enc, prec, n, count, NULL) ||
-        haze_fuzzy_array_new(ctx, &b, enc, prec, n, 1, NULL) ||
-        haze_fuzzy_array_new(ctx, &y, enc, prec, n, count, NULL)) {
+    if (haze_fuzzy_array_new(ctx, enc, prec, n, count, NULL, &a) ||
+        haze_fuzzy_array_new(ctx, enc, prec, n, 1, NULL, &b) ||
+        haze_fuzzy_array_new(ctx, enc, prec, n, count, NULL, &y)) {
         fprintf(stderr, "bench: %s\n", haze_ctx_errmsg(ctx));
         exit(3);
     }
     /* 7 distinct numbers, repeated (building millions one by one is slow) */
-    size_t per = a->stride * (prec == HAZE_FUZZY_FLOAT ? sizeof(float) : sizeof(double));
+    size_t per =
+        haze_fuzzy_array_stride(a) * (prec == HAZE_PRECISION_F32 ? sizeof(float) : sizeof(double));
     for (size_t i = 0; i < count; i++)
         if (i < 7)
             haze_fuzzy_set_tri(ctx, a, i, 0.45, 0.5 + 1e-3 * (double)i, 0.55 + 2e-3 * (double)i);
         else
-            memcpy((char *)a->data + i * per, (const char *)a->data + (i % 7) * per, per);
+            memcpy((char *)haze_fuzzy_array_data(a) + i * per,
+                   (const char *)haze_fuzzy_array_data(a) + (i % 7) * per, per);
     haze_fuzzy_set_tri(ctx, b, 0, 0.9, 1.0, 1.1);
     double t = 0;
     int st;
@@ -113,11 +115,11 @@ int main(int argc, char **argv) {
     haze_ctx *cpu = NULL;
     haze_ctx_options o = haze_ctx_options_default();
     o.backend = HAZE_BACKEND_CPU;
-    if (haze_ctx_new(&cpu, &o)) return 3;
+    if (haze_ctx_new(&o, &cpu)) return 3;
     haze_ctx *gpu = bench_gpu_ctx(&o);
-    haze_device_info info;
+    haze_device_info info = haze_device_info_init();
     double ceiling = 0; /* FP32 lane-instructions per second */
-    if (gpu && haze_device_query(haze_ctx_device(gpu), &info) == HAZE_OK) {
+    if (gpu && haze_device_query(NULL, haze_ctx_device(gpu), &info) == HAZE_OK) {
 #ifdef HAZE_HAVE_CUDA
         ceiling = 128.0 * info.sm_count * 1e3 * haze_dev_fuzzy_clock_khz(haze_ctx_device(gpu));
 #endif
@@ -144,13 +146,13 @@ int main(int argc, char **argv) {
             double g[3] = {0, 0, 0}, gs[3] = {0, 0, 0}, c[3], m = 0;
             for (int e = 0; e < 3; e++) {
                 if (gpu) {
-                    g[e] = run_haze(gpu, 1, 0, (haze_fuzzy_encoding)e, (haze_fuzzy_precision)p, n,
-                                    gcount, giters);
-                    gs[e] = run_haze(gpu, 1, 1, (haze_fuzzy_encoding)e, (haze_fuzzy_precision)p, n,
+                    g[e] = run_haze(gpu, 1, 0, (haze_fuzzy_encoding)e, (haze_precision)p, n, gcount,
+                                    giters);
+                    gs[e] = run_haze(gpu, 1, 1, (haze_fuzzy_encoding)e, (haze_precision)p, n,
                                      gcount, giters);
                 }
-                c[e] = run_haze(cpu, 0, 0, (haze_fuzzy_encoding)e, (haze_fuzzy_precision)p, n,
-                                ccount, citers);
+                c[e] = run_haze(cpu, 0, 0, (haze_fuzzy_encoding)e, (haze_precision)p, n, ccount,
+                                citers);
             }
 #ifdef HAZE_HAVE_MPFI
             m = run_mpfi(n, p ? 24 : 53, 64, citers);
@@ -189,8 +191,8 @@ int main(int argc, char **argv) {
         printf("%3s | %9s %9s | %7s\n", "N", "AoS GB/s", "SoA GB/s", "SoA/AoS");
         for (int n = 1; n <= 16; n *= 2) {
             double bytes = 2.0 * (n + 1) * sizeof(float) * (double)mcount;
-            double ra = run_haze(gpu, 1, 0, HAZE_FUZZY_MR, HAZE_FUZZY_FLOAT, n, mcount, 1);
-            double rs = run_haze(gpu, 1, 1, HAZE_FUZZY_MR, HAZE_FUZZY_FLOAT, n, mcount, 1);
+            double ra = run_haze(gpu, 1, 0, HAZE_FUZZY_MR, HAZE_PRECISION_F32, n, mcount, 1);
+            double rs = run_haze(gpu, 1, 1, HAZE_FUZZY_MR, HAZE_PRECISION_F32, n, mcount, 1);
             printf("%3d | %9.1f %9.1f | %7.2f\n", n, bytes / mcount * ra * 1e-9,
                    bytes / mcount * rs * 1e-9, rs / ra);
             fflush(stdout);

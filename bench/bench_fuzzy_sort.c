@@ -39,7 +39,7 @@ static int g_no_warmup;
 static double run(haze_ctx *ctx, haze_fuzzy_encoding enc, int n, size_t count, int method,
                   double *kernel_rate, double *bytes, double *dram, int *method_used) {
     haze_fuzzy_array *a;
-    if (haze_fuzzy_array_new(ctx, &a, enc, HAZE_FUZZY_FLOAT, n, count, NULL)) exit(3);
+    if (haze_fuzzy_array_new(ctx, enc, HAZE_PRECISION_F32, n, count, NULL, &a)) exit(3);
     uint32_t *k = malloc(count * sizeof *k);
     uint64_t s = 88172645463325252ull;
     for (size_t i = 0; i < count; i++) {
@@ -86,7 +86,7 @@ int main(int argc, char **argv) {
     haze_ctx *cpu = NULL;
     haze_ctx_options o = haze_ctx_options_default();
     o.backend = HAZE_BACKEND_CPU;
-    if (haze_ctx_new(&cpu, &o)) return 3;
+    if (haze_ctx_new(&o, &cpu)) return 3;
     haze_ctx *gpu = bench_gpu_ctx(&o);
 #ifdef HAZE_HAVE_CUDA
     if (argc == 6 && strcmp(argv[1], "--one") == 0 && gpu) {
@@ -105,9 +105,9 @@ int main(int argc, char **argv) {
         return 0;
     }
 #endif
-    haze_device_info info;
+    haze_device_info info = haze_device_info_init();
     double peak = 0, copy = 0;
-    if (gpu && haze_device_query(haze_ctx_device(gpu), &info) == HAZE_OK) {
+    if (gpu && haze_device_query(NULL, haze_ctx_device(gpu), &info) == HAZE_OK) {
         peak = info.peak_bandwidth;
 #ifdef HAZE_HAVE_CUDA
         if (haze_dev_fuzzy_copy_bw(gpu, (size_t)1 << 30, &copy)) copy = 0;

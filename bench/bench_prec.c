@@ -24,8 +24,10 @@
 #endif
 
 static double bound(const haze_prec_result *r) {
-    double a = r->goals[0].lo < 0 ? -r->goals[0].lo : r->goals[0].lo;
-    double b = r->goals[0].hi < 0 ? -r->goals[0].hi : r->goals[0].hi;
+    double a = haze_prec_result_goal(r, 0)->lo < 0 ? -haze_prec_result_goal(r, 0)->lo
+                                                   : haze_prec_result_goal(r, 0)->lo;
+    double b = haze_prec_result_goal(r, 0)->hi < 0 ? -haze_prec_result_goal(r, 0)->hi
+                                                   : haze_prec_result_goal(r, 0)->hi;
     return a > b ? a : b;
 }
 
@@ -64,7 +66,7 @@ static haze_prec_result *run(haze_ctx *ctx, const char *path, haze_prec_engine e
                              long n, double *secs) {
     haze_prec_script *s = NULL;
     haze_prec_result *r = NULL;
-    if (haze_prec_load(ctx, path, &s)) {
+    if (haze_prec_load(ctx, path, NULL, &s)) {
         fprintf(stderr, "bench_prec: %s\n", haze_ctx_errmsg(ctx));
         return NULL;
     }
@@ -84,8 +86,8 @@ int main(int argc, char **argv) {
     haze_ctx_options o = haze_ctx_options_default();
     o.backend = HAZE_BACKEND_CPU;
     haze_ctx *cpu = NULL, *gpu = NULL;
-    if (haze_ctx_new(&cpu, &o)) return 1;
-    if (haze_cuda_device_count() > 0) {
+    if (haze_ctx_new(&o, &cpu)) return 1;
+    if (haze_device_count() > 0) {
         gpu = bench_gpu_ctx(&o);
     }
     int g = have_gappa();

@@ -76,13 +76,13 @@ static double plain_read(const char *path, size_t *bytes, double *cpu) {
     return best;
 }
 
-typedef int (*reader)(haze_ctx *, const char *, const haze_read_options *, haze_table **);
+typedef int (*reader)(haze_ctx *, const char *, const haze_table_options *, haze_table **);
 
 static double timed(reader rd, haze_ctx *ctx, const char *path, int f32, uint64_t *sum,
                     uint64_t *xr, double *cpu) {
     double best = 1e300;
     *cpu = 1e300;
-    haze_read_options o = haze_read_options_default();
+    haze_table_options o = haze_table_options_default();
     o.keep_float32 = f32;
     for (int r = 0; r < reps; r++) {
         haze_table *t = NULL;
@@ -96,18 +96,24 @@ static double timed(reader rd, haze_ctx *ctx, const char *path, int f32, uint64_
         }
         if (dt < best) best = dt;
         uint64_t s = 0, x = 0;
-        size_t n = t->rows * t->cols;
-        if (t->data_f32) {
+        size_t n = haze_table_row_count(t) * haze_table_column_count(t);
+        if ((haze_table_precision(t) == HAZE_PRECISION_F32 ? (float *)haze_table_values(t)
+                                                           : NULL)) {
             for (size_t i = 0; i < n; i++) {
                 uint32_t b;
-                memcpy(&b, t->data_f32 + i, 4);
+                memcpy(&b,
+                       (haze_table_precision(t) == HAZE_PRECISION_F32
+                            ? (float *)haze_table_values(t)
+                            : NULL) +
+                           i,
+                       4);
                 s += b;
                 x ^= b;
             }
         } else {
             for (size_t i = 0; i < n; i++) {
                 uint64_t b;
-                memcpy(&b, t->data + i, 8);
+                memcpy(&b, haze_table_data(t) + i, 8);
                 s += b;
                 x ^= b;
             }
@@ -179,11 +185,11 @@ static void write_workloads(const char *dir, size_t rows, size_t cols, char path
             fclose(fp);
         } else {
             haze_ctx *ctx = NULL;
-            haze_ctx_new(&ctx, NULL);
+            haze_ctx_new(NULL, &ctx);
             if (k == 2)
-                haze_matrix_write_f32(ctx, paths[k], f, rows, cols, NULL);
+                haze_table_write(ctx, paths[k], f, HAZE_PRECISION_F32, rows, cols, NULL);
             else
-                haze_matrix_write(ctx, paths[k], v, rows, cols, NULL);
+                haze_table_write(ctx, paths[k], v, HAZE_PRECISION_F64, rows, cols, NULL);
             haze_ctx_free(ctx);
         }
     }
@@ -213,9 +219,9 @@ int main(int argc, char **argv) {
     o.backend = HAZE_BACKEND_CPU;
     o.threads = 1;
     haze_ctx *one = NULL, *all = NULL;
-    if (haze_ctx_new(&one, &o)) return 1;
+    if (haze_ctx_new(&o, &one)) return 1;
     o.threads = 0;
-    if (haze_ctx_new(&all, &o)) return 1;
+    if (haze_ctx_new(&o, &all)) return 1;
     int nthr = haze_ctx_threads(all);
     printf("bench_read: best of %d runs, files in the page cache, %d threads available\n", reps,
            nthr);

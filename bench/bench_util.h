@@ -21,7 +21,7 @@ static inline double bench_now(void) {
 static inline haze_ctx *bench_gpu_ctx(haze_ctx_options *o) {
     haze_ctx *gpu = NULL;
     o->backend = HAZE_BACKEND_CUDA;
-    if (haze_ctx_new(&gpu, o)) {
+    if (haze_ctx_new(o, &gpu)) {
         haze_ctx_free(gpu);
         gpu = NULL;
     }

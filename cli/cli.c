@@ -42,7 +42,7 @@ int cli_fail(haze_ctx *ctx, int status) {
     if (msg && *msg)
         cli_errorf("%s", msg);
     else
-        cli_errorf("%s", haze_strerror(status));
+        cli_errorf("%s", haze_status_message(status));
     return cli_exit_code(status);
 }
 
@@ -79,7 +79,7 @@ int cli_ctx_new(const cli_global *g, haze_ctx **out) {
     haze_ctx_options o = haze_ctx_options_default();
     o.backend = g->backend;
     o.threads = g->threads;
-    int st = haze_ctx_new(out, &o);
+    int st = haze_ctx_new(&o, out);
     if (st == HAZE_OK) return 0;
     int code = st == HAZE_ERR_NODEVICE ? CLI_RUNTIME : cli_exit_code(st);
     cli_fail(*out, st);
@@ -144,24 +144,25 @@ static int same_name(const char *a, const char *b, int loose) {
 }
 
 static int columns_match(const haze_table *t, const char *path, const cli_columns *c, size_t *idx) {
-    size_t avail = t->cols - (c->skip >= 0 && (size_t)c->skip < t->cols ? 1 : 0);
-    int by_name = t->names && c->names;
+    size_t avail = haze_table_column_count(t) -
+                   (c->skip >= 0 && (size_t)c->skip < haze_table_column_count(t) ? 1 : 0);
+    int by_name = haze_table_names(t) && c->names;
     for (size_t k = 0; by_name && k < c->n; k++)
         if (!c->names[k]) by_name = 0; /* a model with unnamed inputs */
     if (!by_name) {
         if (avail != c->n) {
             cli_errorf("%s: %zu columns%s, but %s %s has %zu %ss", path, avail,
-                       avail != t->cols ? " besides the target" : "", c->kind, c->model, c->n,
-                       c->noun);
+                       avail != haze_table_column_count(t) ? " besides the target" : "", c->kind,
+                       c->model, c->n, c->noun);
             return CLI_INPUT;
         }
-        for (size_t j = 0, k = 0; j < t->cols; j++)
+        for (size_t j = 0, k = 0; j < haze_table_column_count(t); j++)
             if ((int)j != c->skip) idx[k++] = j;
         return CLI_OK;
     }
     char list[512], have[512];
-    const char **miss = malloc((c->n + t->cols + 1) * sizeof *miss);
-    char *used = calloc(t->cols + 1, 1);
+    const char **miss = malloc((c->n + haze_table_column_count(t) + 1) * sizeof *miss);
+    char *used = calloc(haze_table_column_count(t) + 1, 1);
     if (!miss || !used) {
         free(miss);
         free(used);
@@ -173,8 +174,9 @@ static int columns_match(const haze_table *t, const char *path, const cli_column
     for (size_t k = 0; k < c->n; k++) {
         size_t hits = 0;
         for (int loose = 0; loose < 2 && !hits; loose++)
-            for (size_t j = 0; j < t->cols; j++) {
-                if ((int)j == c->skip || !same_name(t->names[j], c->names[k], loose)) continue;
+            for (size_t j = 0; j < haze_table_column_count(t); j++) {
+                if ((int)j == c->skip || !same_name(haze_table_names(t)[j], c->names[k], loose))
+                    continue;
                 if (hits++) {
                     cli_errorf("%s: the header names '%s' twice (columns %zu and %zu)", path,
                                c->names[k], idx[k] + 1, j + 1);
@@ -189,8 +191,8 @@ static int columns_match(const haze_table *t, const char *path, const cli_column
     if (nmiss) {
         const char **cols = miss + nmiss;
         size_t ncols = 0;
-        for (size_t j = 0; j < t->cols; j++)
-            if ((int)j != c->skip) cols[ncols++] = t->names[j];
+        for (size_t j = 0; j < haze_table_column_count(t); j++)
+            if ((int)j != c->skip) cols[ncols++] = haze_table_names(t)[j];
         name_list(list, sizeof list, miss, nmiss);
         name_list(have, sizeof have, cols, ncols);
         cli_errorf("%s: no column for the %s%s %s of %s %s (the header names %s)", path, c->noun,
@@ -199,8 +201,8 @@ static int columns_match(const haze_table *t, const char *path, const cli_column
         goto out;
     }
     size_t nextra = 0;
-    for (size_t j = 0; j < t->cols; j++)
-        if ((int)j != c->skip && !used[j]) miss[nextra++] = t->names[j];
+    for (size_t j = 0; j < haze_table_column_count(t); j++)
+        if ((int)j != c->skip && !used[j]) miss[nextra++] = haze_table_names(t)[j];
     if (nextra && !c->ignore_extra) {
         name_list(list, sizeof list, miss, nextra);
         name_list(have, sizeof have, c->names, c->n);
@@ -220,11 +222,13 @@ out:
  * the columns --ignore-extra leaves out, an id column, say) */
 int cli_columns_match(const haze_table *t, const char *path, const cli_columns *c, size_t *idx) {
     int code = columns_match(t, path, c, idx);
-    for (size_t k = 0; !code && t->text_line && k < c->n; k++) {
+    for (size_t k = 0; !code && haze_table_text_lines(t) && k < c->n; k++) {
         size_t j = idx[k];
-        if (t->text_line[j]) {
-            cli_errorf("%s:%zu: column %zu%s%s%s: expected a number", path, t->text_line[j], j + 1,
-                       t->names ? " (" : "", t->names ? t->names[j] : "", t->names ? ")" : "");
+        if (haze_table_text_lines(t)[j]) {
+            cli_errorf("%s:%zu: column %zu%s%s%s: expected a number", path,
+                       haze_table_text_lines(t)[j], j + 1, haze_table_names(t) ? " (" : "",
+                       haze_table_names(t) ? haze_table_names(t)[j] : "",
+                       haze_table_names(t) ? ")" : "");
             code = CLI_INPUT;
         }
     }
@@ -236,7 +240,8 @@ double *cli_columns_gather(const haze_table *t, const size_t *idx, size_t n, siz
     double *x = malloc((rows * n > 0 ? rows * n : 1) * sizeof *x);
     if (!x) return NULL;
     for (size_t i = 0; i < rows; i++)
-        for (size_t k = 0; k < n; k++) x[i * n + k] = t->data[(first + i) * t->cols + idx[k]];
+        for (size_t k = 0; k < n; k++)
+            x[i * n + k] = haze_table_data(t)[(first + i) * haze_table_column_count(t) + idx[k]];
     return x;
 }
 

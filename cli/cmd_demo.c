@@ -62,7 +62,7 @@ static int demo_fis(const cli_global *g) {
     /* MATLAB's documented tipper points */
     const double in[8] = {2, 1, 4, 5, 7, 8, 1, 2};
     double out[4];
-    if (!st) st = haze_fis_eval(ctx, f, in, 4, out);
+    if (!st) st = haze_fis_eval(ctx, f, in, 4, out, NULL);
     if (!st) {
         printf("MATLAB's tipper.fis (Mamdani, 3 rules) on %s: service, food -> tip %%\n",
                haze_backend_name(haze_ctx_backend(ctx)));
@@ -79,7 +79,7 @@ static int demo_fis(const cli_global *g) {
         st = haze_fis_parse_fll(ctx, fll, "tipper_hybrid.fll", &f);
     }
     double out2[8];
-    if (!st) st = haze_fis_eval(ctx, f, in, 4, out2);
+    if (!st) st = haze_fis_eval(ctx, f, in, 4, out2, NULL);
     if (!st) {
         printf("fuzzylite's hybrid tipper.fll (fuzzylite mode): service, food -> mTip, tsTip\n");
         for (int i = 0; i < 4; i++)
@@ -180,23 +180,31 @@ static int demo_fcm(const cli_global *g) {
     o.init = HAZE_FCM_INIT_KMEANSPP;
     o.seed = 1;
     o.want_memberships = 1;
-    if (!st) st = haze_fcm_fit(ctx, x->data, x->rows, x->cols, &o, &r);
+    if (!st)
+        st = haze_fcm_fit(ctx, haze_table_data(x), HAZE_PRECISION_F64, haze_table_row_count(x),
+                          haze_table_column_count(x), &o, &r);
     if (!st) {
         printf("haze fcm iris.csv -c 3 --init kmeans++ --seed 1   (Fisher's iris, 150 x 4)\n");
         printf("%d iterations, objective %.6f, partition coefficient %.4f, Xie-Beni %.4f\n",
-               r->iterations, r->objective[r->iterations - 1], r->partition_coefficient,
-               r->xie_beni);
+               haze_fcm_result_iterations(r),
+               haze_fcm_result_objective(r)[haze_fcm_result_iterations(r) - 1],
+               haze_fcm_result_partition_coefficient(r), haze_fcm_result_xie_beni(r));
         int lab[150] = {0}, count[3] = {0, 0, 0};
-        haze_fcm_labels(r->memberships, r->n, r->c, lab);
-        for (size_t i = 0; i < r->n && i < 150; i++) count[lab[i]]++;
+        haze_fcm_labels(ctx, haze_fcm_result_memberships(r), haze_fcm_result_point_count(r),
+                        haze_fcm_result_cluster_count(r), lab);
+        for (size_t i = 0; i < haze_fcm_result_point_count(r) && i < 150; i++) count[lab[i]]++;
         printf("centre (sepal length, sepal width, petal length, petal width)  points\n");
         for (size_t j = 0; j < 3; j++)
-            printf("  %zu: %6.3f %6.3f %6.3f %6.3f  %3d\n", j + 1, r->centers[j * 4],
-                   r->centers[j * 4 + 1], r->centers[j * 4 + 2], r->centers[j * 4 + 3], count[j]);
+            printf("  %zu: %6.3f %6.3f %6.3f %6.3f  %3d\n", j + 1,
+                   haze_fcm_result_centres(r)[j * 4], haze_fcm_result_centres(r)[j * 4 + 1],
+                   haze_fcm_result_centres(r)[j * 4 + 2], haze_fcm_result_centres(r)[j * 4 + 3],
+                   count[j]);
         printf("point 78 (a versicolor near virginica): memberships %.3f %.3f %.3f\n",
-               r->memberships[77 * 3], r->memberships[77 * 3 + 1], r->memberships[77 * 3 + 2]);
+               haze_fcm_result_memberships(r)[77 * 3], haze_fcm_result_memberships(r)[77 * 3 + 1],
+               haze_fcm_result_memberships(r)[77 * 3 + 2]);
         if (demo_plot) {
-            code = plot_fcm(ctx, x->data, NULL, (const char *const *)x->names, r, demo_plot);
+            code = plot_fcm(ctx, haze_table_data(x), NULL, (const char *const *)haze_table_names(x),
+                            r, demo_plot);
             if (!code) printf("the clusters, drawn: %s\n", demo_plot);
         }
     }
@@ -267,7 +275,7 @@ static int demo_prec(const cli_global *g) {
     int code = cli_ctx_new(g, &ctx);
     if (code) return code;
     haze_prec_script *s = NULL;
-    int st = haze_prec_parse(ctx, (const char *)haze_demo_prec_script, "fixed_point.g", &s);
+    int st = haze_prec_parse(ctx, (const char *)haze_demo_prec_script, "fixed_point.g", NULL, &s);
     printf("y = c*x1 + (x2 - x1) in fixed point, x1 in [-10,10] at 3 fractional bits,\n"
            "x2 in [-5,5] at 2, every operation rounded to nearest at 3 bits:\n");
     for (int e = HAZE_PREC_IA; !st && e <= HAZE_PREC_AA; e++) {
@@ -276,7 +284,8 @@ static int demo_prec(const cli_global *g) {
         if (!st)
             printf("  %-28s error o_fx - o_m in [%s, %s]\n",
                    e == HAZE_PREC_IA ? "interval engine (Gappa):" : "affine engine (Gappa++):",
-                   r->goals[0].lo_decimal, r->goals[0].hi_decimal);
+                   haze_prec_result_goal(r, 0)->lo_decimal,
+                   haze_prec_result_goal(r, 0)->hi_decimal);
         haze_prec_result_free(r);
     }
     code = st ? cli_fail(ctx, st) : CLI_OK;

@@ -66,8 +66,8 @@ int cmd_edge(int argc, char **argv, const cli_global *g) {
                                          {"side-by-side", required_argument, 0, 'S'},
                                          {0, 0, 0, 0}};
     const char *output = NULL, *rules = NULL, *format = "png", *side = NULL;
-    haze_fire_params fp = haze_fire_params_default();
-    haze_fire_kernel kernel = HAZE_FIRE_FAST;
+    haze_edge_options fp = haze_edge_options_default();
+    haze_edge_kernel kernel = HAZE_EDGE_FAST;
     long v;
     optind = 1;
     int c;
@@ -84,9 +84,9 @@ int cmd_edge(int argc, char **argv, const cli_global *g) {
             break;
         case 'k':
             if (strcmp(optarg, "fast") == 0)
-                kernel = HAZE_FIRE_FAST;
+                kernel = HAZE_EDGE_FAST;
             else if (strcmp(optarg, "reference") == 0)
-                kernel = HAZE_FIRE_REFERENCE;
+                kernel = HAZE_EDGE_REFERENCE;
             else
                 return cli_usage_error("edge", "--kernel: expected fast or reference, got '%s'",
                                        optarg);
@@ -178,7 +178,7 @@ int cmd_edge(int argc, char **argv, const cli_global *g) {
         return rc;
     }
     haze_fis *fis = NULL;
-    haze_fire *fire = NULL;
+    haze_edge *fire = NULL;
     haze_image **imgs = calloc((size_t)nin, sizeof *imgs);
     haze_image *out = NULL;
     int made_dir = 0;
@@ -198,13 +198,13 @@ int cmd_edge(int argc, char **argv, const cli_global *g) {
     for (int i = 0; i < nin && !st; i++) st = haze_outgroup_add(ctx, paths[i]);
     if (!st && side) st = haze_outgroup_add(ctx, side);
     if (!st && rules) st = haze_fis_load(ctx, rules, &fis);
-    if (!st && !rules) st = haze_fire_new(ctx, &fp, &fire);
+    if (!st && !rules) st = haze_edge_new(ctx, &fp, &fire);
     for (int i = 0; i < nin && !st; i++) st = haze_image_load(ctx, argv[optind + i], &imgs[i]);
     for (int i = 0; i < nin && !st; i++) {
         st = haze_image_new(ctx, imgs[i]->width, imgs[i]->height, &out);
         if (!st)
-            st = fis ? haze_edge_fis(ctx, fis, imgs[i], out)
-                     : haze_fire_run(ctx, fire, kernel, imgs[i], out);
+            st = fis ? haze_edge_run_fis(ctx, fis, imgs[i], out)
+                     : haze_edge_run(ctx, fire, kernel, imgs[i], out);
         if (!st) st = haze_image_save(ctx, out, paths[i]);
         if (!st && side) {
             char base[1024];
@@ -228,7 +228,7 @@ int cmd_edge(int argc, char **argv, const cli_global *g) {
     if (imgs)
         for (int i = 0; i < nin; i++) haze_image_free(imgs[i]);
     free(imgs);
-    haze_fire_free(fire);
+    haze_edge_free(fire);
     haze_fis_free(fis);
     haze_ctx_free(ctx);
     return rc;

@@ -124,10 +124,10 @@ static int write_labels(haze_ctx *ctx, const char *path, const double *u, size_t
         free(ld);
         return HAZE_ERR_NOMEM;
     }
-    haze_fcm_labels(u, n, c, lab);
+    haze_fcm_labels(ctx, u, n, c, lab);
     for (size_t i = 0; i < n; i++) ld[i] = lab[i];
     const char *names[] = {"label"};
-    int st = haze_matrix_write(ctx, path, ld, n, 1, names);
+    int st = haze_table_write(ctx, path, ld, HAZE_PRECISION_F64, n, 1, names);
     free(lab);
     free(ld);
     return st;
@@ -194,31 +194,41 @@ static int cmd_predict(int argc, char **argv, const cli_global *g) {
     const char *outputs[] = {out, labels};
     int st = cli_outputs_begin(ctx, 2, outputs);
     if (!st) st = haze_table_read(ctx, argv[optind], NULL, &cv);
-    haze_read_options ro = haze_read_options_default();
+    haze_table_options ro = haze_table_options_default();
     ro.text_as_nan = 1; /* text only where no feature is read (cli_columns_match checks) */
     if (!st) st = haze_table_read(ctx, argv[optind + 1], &ro, &x);
     if (!st && norms) st = haze_table_read(ctx, norms, NULL, &nt);
-    if (!st && nt && (nt->rows != cv->rows || nt->cols != cv->cols * cv->cols)) {
+    if (!st && nt &&
+        (haze_table_row_count(nt) != haze_table_row_count(cv) ||
+         haze_table_column_count(nt) !=
+             haze_table_column_count(cv) * haze_table_column_count(cv))) {
         cli_errorf("%s: %zu rows of %zu values, but %zu centres of %zu features need %zu rows "
                    "of %zu (one norm matrix A_j per row, row-major)",
-                   norms, nt->rows, nt->cols, cv->rows, cv->cols, cv->rows, cv->cols * cv->cols);
+                   norms, haze_table_row_count(nt), haze_table_column_count(nt),
+                   haze_table_row_count(cv), haze_table_column_count(cv), haze_table_row_count(cv),
+                   haze_table_column_count(cv) * haze_table_column_count(cv));
         code = CLI_INPUT;
         st = HAZE_ERR_MISMATCH;
     }
     /* a norm matrix must be positive definite: at least its diagonal is > 0 */
-    for (size_t j = 0; !st && nt && j < nt->rows; j++)
-        for (size_t k = 0; k < cv->cols; k++)
-            if (!(nt->data[j * nt->cols + k * cv->cols + k] > 0)) {
-                cli_errorf("%s: row %zu, column %zu: diagonal entry %zu of the norm matrix is "
-                           "%g; a norm matrix must be positive definite",
-                           norms, j + 1, k * cv->cols + k + 1, k + 1,
-                           nt->data[j * nt->cols + k * cv->cols + k]);
+    for (size_t j = 0; !st && nt && j < haze_table_row_count(nt); j++)
+        for (size_t k = 0; k < haze_table_column_count(cv); k++)
+            if (!(haze_table_data(
+                      nt)[j * haze_table_column_count(nt) + k * haze_table_column_count(cv) + k] >
+                  0)) {
+                cli_errorf(
+                    "%s: row %zu, column %zu: diagonal entry %zu of the norm matrix is "
+                    "%g; a norm matrix must be positive definite",
+                    norms, j + 1, k * haze_table_column_count(cv) + k + 1, k + 1,
+                    haze_table_data(
+                        nt)[j * haze_table_column_count(nt) + k * haze_table_column_count(cv) + k]);
                 code = CLI_INPUT;
                 st = HAZE_ERR_DOMAIN;
                 break;
             }
-    if (!st && cv->rows < 2) {
-        cli_errorf("%s: need at least 2 centres (rows), got %zu", argv[optind], cv->rows);
+    if (!st && haze_table_row_count(cv) < 2) {
+        cli_errorf("%s: need at least 2 centres (rows), got %zu", argv[optind],
+                   haze_table_row_count(cv));
         code = CLI_INPUT;
         st = HAZE_ERR_INVALID;
     }
@@ -226,26 +236,33 @@ static int cmd_predict(int argc, char **argv, const cli_global *g) {
     cli_columns spec = {.kind = "the centres file",
                         .model = argv[optind],
                         .noun = "feature",
-                        .names = (const char *const *)(cv ? cv->names : NULL),
-                        .n = cv ? cv->cols : 0,
+                        .names = (const char *const *)(cv ? haze_table_names(cv) : NULL),
+                        .n = cv ? haze_table_column_count(cv) : 0,
                         .skip = -1,
                         .ignore_extra = ignore_extra};
-    if (!st && !(idx = malloc((cv->cols + 1) * sizeof *idx))) st = HAZE_ERR_NOMEM;
+    if (!st && !(idx = malloc((haze_table_column_count(cv) + 1) * sizeof *idx)))
+        st = HAZE_ERR_NOMEM;
     if (!st && (code = cli_columns_match(x, argv[optind + 1], &spec, idx))) st = HAZE_ERR_MISMATCH;
-    if (!st && !(xd = cli_columns_gather(x, idx, cv->cols, 0, x->rows))) st = HAZE_ERR_NOMEM;
-    if (!st && !(u = malloc(x->rows * cv->rows * sizeof *u))) st = HAZE_ERR_NOMEM;
+    if (!st &&
+        !(xd = cli_columns_gather(x, idx, haze_table_column_count(cv), 0, haze_table_row_count(x))))
+        st = HAZE_ERR_NOMEM;
+    if (!st && !(u = malloc(haze_table_row_count(x) * haze_table_row_count(cv) * sizeof *u)))
+        st = HAZE_ERR_NOMEM;
     if (!st) {
-        haze_fcm_result model;
-        memset(&model, 0, sizeof model);
-        model.d = cv->cols, model.c = cv->rows, model.m = m, model.centers = cv->data;
-        if (nt) {
-            model.metric = HAZE_FCM_GK;
-            model.norms = nt->data;
-        }
-        st = haze_fcm_predict(ctx, &model, xd, x->rows, cv->cols, single, u);
-        if (!st) st = haze_matrix_write(ctx, out, u, x->rows, cv->rows, NULL);
-        if (!st && labels) st = write_labels(ctx, labels, u, x->rows, cv->rows);
+        haze_fcm_result *model = NULL;
+        st = haze_fcm_result_new(ctx, haze_table_row_count(cv), haze_table_column_count(cv),
+                                 haze_table_data(cv), m, nt ? haze_table_data(nt) : NULL, &model);
+        if (!st)
+            st = haze_fcm_predict(ctx, model, xd, haze_table_row_count(x),
+                                  haze_table_column_count(cv),
+                                  (single) ? HAZE_PRECISION_F32 : HAZE_PRECISION_F64, u);
+        if (!st)
+            st = haze_table_write(ctx, out, u, HAZE_PRECISION_F64, haze_table_row_count(x),
+                                  haze_table_row_count(cv), NULL);
+        if (!st && labels)
+            st = write_labels(ctx, labels, u, haze_table_row_count(x), haze_table_row_count(cv));
         if (!st) st = haze_outgroup_commit(ctx);
+        haze_fcm_result_free(model);
     }
     if (st && !code) code = cli_fail(ctx, st);
     free(u);
@@ -271,7 +288,7 @@ static void degenerate_words(FILE *fp, int why, const char *quote) {
 
 static void warn_degenerate(const haze_fcm_result *r, const haze_fcm_options *fo) {
     fprintf(stderr, "haze: warning: fcm: degenerate result (");
-    degenerate_words(stderr, r->degenerate, "");
+    degenerate_words(stderr, haze_fcm_result_degenerate(r), "");
     fprintf(stderr, "): the partition says little about the data.\n");
     if (fo->init == HAZE_FCM_INIT_RANDOM)
         fprintf(stderr, "haze: warning: --init random collapses on data of many features; try "
@@ -279,35 +296,39 @@ static void warn_degenerate(const haze_fcm_result *r, const haze_fcm_options *fo
     fprintf(stderr,
             "haze: warning: try a fuzzifier closer to 1 (now -m %g; 1.1 to 1.3 for data of many "
             "features, here %zu), fewer clusters, or another --seed\n",
-            r->m, r->d);
+            haze_fcm_result_fuzzifier(r), haze_fcm_result_feature_count(r));
 }
 
 static void print_json(FILE *fp, const char *data, const haze_fcm_result *r, double secs) {
     fprintf(fp, "{\n  \"data\": ");
     cli_json_str(fp, data);
-    fprintf(fp, ",\n  \"points\": %zu,\n  \"features\": %zu,\n  \"clusters\": %zu,\n", r->n, r->d,
-            r->c);
-    fprintf(fp, "  \"m\": %.17g,\n  \"metric\": \"%s\",\n", r->m,
-            r->metric == HAZE_FCM_GK ? "gk" : "euclidean");
+    fprintf(fp, ",\n  \"points\": %zu,\n  \"features\": %zu,\n  \"clusters\": %zu,\n",
+            haze_fcm_result_point_count(r), haze_fcm_result_feature_count(r),
+            haze_fcm_result_cluster_count(r));
+    fprintf(fp, "  \"m\": %.17g,\n  \"metric\": \"%s\",\n", haze_fcm_result_fuzzifier(r),
+            haze_fcm_result_metric(r) == HAZE_FCM_GK ? "gk" : "euclidean");
     fprintf(fp, "  \"iterations\": %d,\n  \"converged\": %s,\n  \"seconds\": %.6f,\n",
-            r->iterations, r->converged ? "true" : "false", secs);
-    fprintf(fp, "  \"objective\": %.17g,\n", r->objective[r->iterations - 1]);
+            haze_fcm_result_iterations(r), haze_fcm_result_converged(r) ? "true" : "false", secs);
+    fprintf(fp, "  \"objective\": %.17g,\n",
+            haze_fcm_result_objective(r)[haze_fcm_result_iterations(r) - 1]);
     fprintf(fp, "  \"partition_coefficient\": %.17g,\n  \"partition_entropy\": %.17g,\n",
-            r->partition_coefficient, r->partition_entropy);
-    if (isfinite(r->xie_beni))
-        fprintf(fp, "  \"xie_beni\": %.17g,\n", r->xie_beni);
+            haze_fcm_result_partition_coefficient(r), haze_fcm_result_partition_entropy(r));
+    if (isfinite(haze_fcm_result_xie_beni(r)))
+        fprintf(fp, "  \"xie_beni\": %.17g,\n", haze_fcm_result_xie_beni(r));
     else
         fprintf(fp, "  \"xie_beni\": null,\n");
     fprintf(fp, "  \"degenerate\": [");
-    degenerate_words(fp, r->degenerate, "\"");
+    degenerate_words(fp, haze_fcm_result_degenerate(r), "\"");
     fprintf(fp, "],\n");
     fprintf(fp, "  \"objective_history\": [");
-    for (int k = 0; k < r->iterations; k++) fprintf(fp, "%s%.17g", k ? ", " : "", r->objective[k]);
+    for (int k = 0; k < haze_fcm_result_iterations(r); k++)
+        fprintf(fp, "%s%.17g", k ? ", " : "", haze_fcm_result_objective(r)[k]);
     fprintf(fp, "],\n  \"centers\": [");
-    for (size_t j = 0; j < r->c; j++) {
+    for (size_t j = 0; j < haze_fcm_result_cluster_count(r); j++) {
         fprintf(fp, "%s[", j ? ", " : "");
-        for (size_t k = 0; k < r->d; k++)
-            fprintf(fp, "%s%.17g", k ? ", " : "", r->centers[j * r->d + k]);
+        for (size_t k = 0; k < haze_fcm_result_feature_count(r); k++)
+            fprintf(fp, "%s%.17g", k ? ", " : "",
+                    haze_fcm_result_centres(r)[j * haze_fcm_result_feature_count(r) + k]);
         fprintf(fp, "]");
     }
     fprintf(fp, "]\n}\n");
@@ -407,7 +428,8 @@ int cmd_fcm(int argc, char **argv, const cli_global *g) {
             if (strcmp(optarg, "single") && strcmp(optarg, "double"))
                 return cli_usage_error("fcm", "--precision: expected single or double, got '%s'",
                                        optarg);
-            fo.single = strcmp(optarg, "single") == 0;
+            fo.precision =
+                (strcmp(optarg, "single") == 0) ? HAZE_PRECISION_F32 : HAZE_PRECISION_F64;
             break;
         case 'o':
             out = optarg;
@@ -457,11 +479,12 @@ int cmd_fcm(int argc, char **argv, const cli_global *g) {
     const char *outputs[] = {out, memb, labels, norms, plot};
     int st = cli_outputs_begin(ctx, 5, outputs);
     /* single precision: a float32 .npy file stays float32, no double copy */
-    haze_read_options ro = haze_read_options_default();
-    ro.keep_float32 = fo.single;
+    haze_table_options ro = haze_table_options_default();
+    ro.keep_float32 = (fo.precision == HAZE_PRECISION_F32);
     if (!st) st = haze_table_read(ctx, data, &ro, &x);
-    if (!st && (size_t)fo.clusters > x->rows) {
-        cli_errorf("%s: %d clusters for only %zu points", data, fo.clusters, x->rows);
+    if (!st && (size_t)fo.clusters > haze_table_row_count(x)) {
+        cli_errorf("%s: %d clusters for only %zu points", data, fo.clusters,
+                   haze_table_row_count(x));
         code = CLI_INPUT;
         st = HAZE_ERR_INVALID;
     }
@@ -471,18 +494,21 @@ int cmd_fcm(int argc, char **argv, const cli_global *g) {
         } else if (strcmp(init, "kmeans++") == 0) {
             fo.init = HAZE_FCM_INIT_KMEANSPP;
         } else if (!(st = haze_table_read(ctx, init, NULL, &it))) {
-            if (it->rows == (size_t)fo.clusters && it->cols == x->cols) {
-                fo.init = HAZE_FCM_INIT_CENTERS;
-            } else if (it->rows == x->rows && it->cols == (size_t)fo.clusters) {
+            if (haze_table_row_count(it) == (size_t)fo.clusters &&
+                haze_table_column_count(it) == haze_table_column_count(x)) {
+                fo.init = HAZE_FCM_INIT_CENTRES;
+            } else if (haze_table_row_count(it) == haze_table_row_count(x) &&
+                       haze_table_column_count(it) == (size_t)fo.clusters) {
                 fo.init = HAZE_FCM_INIT_MEMBERSHIPS;
             } else {
                 cli_errorf("%s: %zu x %zu is neither %d centres of %zu features nor %zu x %d "
                            "memberships",
-                           init, it->rows, it->cols, fo.clusters, x->cols, x->rows, fo.clusters);
+                           init, haze_table_row_count(it), haze_table_column_count(it), fo.clusters,
+                           haze_table_column_count(x), haze_table_row_count(x), fo.clusters);
                 code = CLI_INPUT;
                 st = HAZE_ERR_MISMATCH;
             }
-            fo.init_data = it->data;
+            fo.init_data = haze_table_data(it);
         }
     }
     if (!st && !g->quiet && isatty(STDERR_FILENO)) fo.progress = progress;
@@ -490,20 +516,35 @@ int cmd_fcm(int argc, char **argv, const cli_global *g) {
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     if (!st)
-        st = x->data_f32 ? haze_fcm_fit_f32(ctx, x->data_f32, x->rows, x->cols, &fo, &r)
-                         : haze_fcm_fit(ctx, x->data, x->rows, x->cols, &fo, &r);
+        st = haze_fcm_fit(ctx, haze_table_values(x), haze_table_precision(x),
+                          haze_table_row_count(x), haze_table_column_count(x), &fo, &r);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     if (fo.progress) fputc('\n', stderr);
     double secs = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
     if (!st && out)
-        st = haze_matrix_write(ctx, out, r->centers, r->c, r->d, (const char *const *)x->names);
-    if (!st && memb) st = haze_matrix_write(ctx, memb, r->memberships, r->n, r->c, NULL);
-    if (!st && labels) st = write_labels(ctx, labels, r->memberships, r->n, r->c);
-    if (!st && norms) st = haze_matrix_write(ctx, norms, r->norms, r->c, r->d * r->d, NULL);
+        st = haze_table_write(ctx, out, haze_fcm_result_centres(r), HAZE_PRECISION_F64,
+                              haze_fcm_result_cluster_count(r), haze_fcm_result_feature_count(r),
+                              (const char *const *)haze_table_names(x));
+    if (!st && memb)
+        st = haze_table_write(ctx, memb, haze_fcm_result_memberships(r), HAZE_PRECISION_F64,
+                              haze_fcm_result_point_count(r), haze_fcm_result_cluster_count(r),
+                              NULL);
+    if (!st && labels)
+        st = write_labels(ctx, labels, haze_fcm_result_memberships(r),
+                          haze_fcm_result_point_count(r), haze_fcm_result_cluster_count(r));
+    if (!st && norms)
+        st = haze_table_write(ctx, norms, haze_fcm_result_norms(r), HAZE_PRECISION_F64,
+                              haze_fcm_result_cluster_count(r),
+                              haze_fcm_result_feature_count(r) * haze_fcm_result_feature_count(r),
+                              NULL);
     if (!st && plot) {
         struct timespec p0, p1;
         clock_gettime(CLOCK_MONOTONIC, &p0);
-        if ((code = plot_fcm(ctx, x->data, x->data_f32, (const char *const *)x->names, r, plot)))
+        if ((code = plot_fcm(ctx, haze_table_data(x),
+                             (haze_table_precision(x) == HAZE_PRECISION_F32
+                                  ? (float *)haze_table_values(x)
+                                  : NULL),
+                             (const char *const *)haze_table_names(x), r, plot)))
             st = HAZE_ERR_IO;
         clock_gettime(CLOCK_MONOTONIC, &p1);
         if (!code)
@@ -515,26 +556,31 @@ int cmd_fcm(int argc, char **argv, const cli_global *g) {
         if (json) {
             print_json(sum, data, r, secs);
         } else {
-            fprintf(sum, "fcm: %zu points, %zu features, %zu clusters, m = %g, %s, %s\n", r->n,
-                    r->d, r->c, r->m, r->metric == HAZE_FCM_GK ? "Gustafson-Kessel" : "Euclidean",
-                    fo.single ? "float32" : "float64");
-            fprintf(sum, "iterations %d (%s), %.3f s\n", r->iterations,
-                    r->converged ? "converged" : "not converged", secs);
+            fprintf(sum, "fcm: %zu points, %zu features, %zu clusters, m = %g, %s, %s\n",
+                    haze_fcm_result_point_count(r), haze_fcm_result_feature_count(r),
+                    haze_fcm_result_cluster_count(r), haze_fcm_result_fuzzifier(r),
+                    haze_fcm_result_metric(r) == HAZE_FCM_GK ? "Gustafson-Kessel" : "Euclidean",
+                    (fo.precision == HAZE_PRECISION_F32) ? "float32" : "float64");
+            fprintf(sum, "iterations %d (%s), %.3f s\n", haze_fcm_result_iterations(r),
+                    haze_fcm_result_converged(r) ? "converged" : "not converged", secs);
             fprintf(sum,
                     "objective %.10g\npartition coefficient %.6f\npartition entropy %.6f\n"
                     "Xie-Beni index %.6g\n",
-                    r->objective[r->iterations - 1], r->partition_coefficient, r->partition_entropy,
-                    r->xie_beni);
+                    haze_fcm_result_objective(r)[haze_fcm_result_iterations(r) - 1],
+                    haze_fcm_result_partition_coefficient(r), haze_fcm_result_partition_entropy(r),
+                    haze_fcm_result_xie_beni(r));
             if (!out) {
                 fprintf(sum, "centres:\n");
-                for (size_t j = 0; j < r->c; j++) {
-                    for (size_t k = 0; k < r->d; k++)
-                        fprintf(sum, "%s%.10g", k ? "," : "", r->centers[j * r->d + k]);
+                for (size_t j = 0; j < haze_fcm_result_cluster_count(r); j++) {
+                    for (size_t k = 0; k < haze_fcm_result_feature_count(r); k++)
+                        fprintf(
+                            sum, "%s%.10g", k ? "," : "",
+                            haze_fcm_result_centres(r)[j * haze_fcm_result_feature_count(r) + k]);
                     fprintf(sum, "\n");
                 }
             }
         }
-        if (r->degenerate) warn_degenerate(r, &fo);
+        if (haze_fcm_result_degenerate(r)) warn_degenerate(r, &fo);
     }
     if (st && !code) code = cli_fail(ctx, st);
     haze_fcm_result_free(r);

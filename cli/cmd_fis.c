@@ -200,7 +200,7 @@ static int parse_opts(int argc, char **argv, fis_opts *o, int *first_arg, void (
             o->output = optarg;
             break;
         case 'm':
-            if (haze_fis_mode_parse(optarg, &o->mode) != HAZE_OK)
+            if (haze_fis_mode_parse(NULL, optarg, &o->mode) != HAZE_OK)
                 return cli_usage_error(
                     "fis", "--mode: expected matlab, octave, fuzzylite or exact, got '%s'", optarg);
             o->have_mode = 1;
@@ -245,8 +245,8 @@ static int parse_opts(int argc, char **argv, fis_opts *o, int *first_arg, void (
 static int load_model(haze_ctx *ctx, const char *path, const fis_opts *o, haze_fis **f) {
     int st = haze_fis_load(ctx, path, f);
     if (st) return st;
-    if (o->have_mode) haze_fis_set_mode(*f, o->mode);
-    if (o->points) haze_fis_set_points(*f, (int)o->points);
+    if (o->have_mode) haze_fis_set_mode(ctx, *f, o->mode);
+    if (o->points) haze_fis_set_points(ctx, *f, (int)o->points);
     if (o->nan) haze_fis_set_nan_if_no_rule(*f, 1);
     return HAZE_OK;
 }
@@ -258,7 +258,7 @@ static void print_params(const double *p, int np) {
 }
 
 static void print_info(const haze_fis *f) {
-    const int no = haze_fis_num_outputs(f);
+    const int no = haze_fis_output_count(f);
     printf("name     %s\n", haze_fis_name(f));
     printf("type     %s\n", haze_fis_is_sugeno(f) ? "sugeno" : "mamdani");
     printf("methods  and %s, or %s, implication %s", haze_fis_method(f, "and", -1),
@@ -268,37 +268,37 @@ static void print_info(const haze_fis *f) {
                haze_fis_method(f, "defuzz", 0));
     printf("\n");
     for (int io = 0; io < 2; io++) {
-        int n = io ? no : haze_fis_num_inputs(f);
+        int n = io ? no : haze_fis_input_count(f);
         printf("%s  %d\n", io ? "outputs" : "inputs ", n);
         for (int i = 0; i < n; i++) {
             double lo, hi;
-            haze_fis_var_range(f, io, i, &lo, &hi);
+            haze_fis_var_range(NULL, f, io, i, &lo, &hi);
             printf("  %d  %-24s [%.10g, %.10g]", i + 1, haze_fis_var_name(f, io, i), lo, hi);
             if (io && no > 1)
                 printf("  aggregation %s, defuzzification %s", haze_fis_method(f, "agg", i),
                        haze_fis_method(f, "defuzz", i));
             printf("\n");
-            for (int k = 0; k < haze_fis_num_mfs(f, io, i); k++) {
+            for (int k = 0; k < haze_fis_mf_count(f, io, i); k++) {
                 const char *name, *type;
                 const double *p;
                 int np;
-                haze_fis_mf(f, io, i, k, &name, &type, &p, &np);
+                haze_fis_mf(NULL, f, io, i, k, &name, &type, &p, &np);
                 printf("       %d  %-20s %-17s ", k + 1, name, type);
                 print_params(p, np);
                 printf("\n");
             }
         }
     }
-    printf("rules    %d\n", haze_fis_num_rules(f));
+    printf("rules    %d\n", haze_fis_rule_count(f));
     char buf[1024];
-    for (int r = 0; r < haze_fis_num_rules(f); r++) {
-        int len = haze_fis_rule_text(f, r, buf, sizeof buf);
+    for (int r = 0; r < haze_fis_rule_count(f); r++) {
+        int len = haze_fis_rule_text(NULL, f, r, buf, sizeof buf);
         if (len < 0) continue;
         if ((size_t)len < sizeof buf) {
             printf("  %d. %s\n", r + 1, buf);
         } else {
             char *big = malloc((size_t)len + 1);
-            if (big && haze_fis_rule_text(f, r, big, (size_t)len + 1) == len)
+            if (big && haze_fis_rule_text(NULL, f, r, big, (size_t)len + 1) == len)
                 printf("  %d. %s\n", r + 1, big);
             free(big);
         }
@@ -307,13 +307,13 @@ static void print_info(const haze_fis *f) {
 
 /* The reader's warnings, on standard error. */
 static void print_warnings(const haze_fis *f) {
-    for (int i = 0; i < haze_fis_num_warnings(f); i++)
+    for (int i = 0; i < haze_fis_warning_count(f); i++)
         fprintf(stderr, "haze: warning: %s\n", haze_fis_warning(f, i));
 }
 
 /* The names of the inputs, then of the outputs (NULL when out of memory). */
 static char **var_names(const haze_fis *f) {
-    int ni = haze_fis_num_inputs(f), no = haze_fis_num_outputs(f);
+    int ni = haze_fis_input_count(f), no = haze_fis_output_count(f);
     char **names = malloc(sizeof(char *) * (size_t)(ni + no));
     if (!names) return NULL;
     for (int i = 0; i < ni; i++) names[i] = (char *)haze_fis_var_name(f, 0, i);
@@ -324,11 +324,11 @@ static char **var_names(const haze_fis *f) {
 static int do_eval(haze_ctx *ctx, haze_fis *f, const char *model, const char *in_path,
                    const fis_opts *o, const cli_global *g) {
     haze_table *t = NULL;
-    haze_read_options ro = haze_read_options_default();
+    haze_table_options ro = haze_table_options_default();
     ro.text_as_nan = 1; /* text only where no input is read (cli_columns_match checks) */
     int st = haze_table_read(ctx, in_path, &ro, &t);
     if (st) return cli_fail(ctx, st);
-    int ni = haze_fis_num_inputs(f), no = haze_fis_num_outputs(f);
+    int ni = haze_fis_input_count(f), no = haze_fis_output_count(f);
     char **names = var_names(f); /* inputs, then outputs (the output header) */
     size_t *idx = malloc(sizeof(size_t) * (size_t)ni + 1);
     cli_columns spec = {.kind = "the model",
@@ -340,8 +340,8 @@ static int do_eval(haze_ctx *ctx, haze_fis *f, const char *model, const char *in
                         .ignore_extra = o->ignore_extra};
     int nomem = !names || !idx;
     int code = nomem ? CLI_RUNTIME : cli_columns_match(t, in_path, &spec, idx);
-    double *x = code ? NULL : cli_columns_gather(t, idx, (size_t)ni, 0, t->rows);
-    double *out = malloc(sizeof(double) * t->rows * (size_t)no + 1);
+    double *x = code ? NULL : cli_columns_gather(t, idx, (size_t)ni, 0, haze_table_row_count(t));
+    double *out = malloc(sizeof(double) * haze_table_row_count(t) * (size_t)no + 1);
     free(idx);
     if (code || !x || !out) {
         if (!code || nomem) cli_errorf("out of memory");
@@ -351,12 +351,13 @@ static int do_eval(haze_ctx *ctx, haze_fis *f, const char *model, const char *in
         haze_table_free(t);
         return code ? code : CLI_RUNTIME;
     }
-    haze_fis_stats stats;
-    st = haze_fis_eval_stats(ctx, f, x, t->rows, out, &stats);
+    haze_fis_stats stats = haze_fis_stats_init();
+    st = haze_fis_eval(ctx, f, x, haze_table_row_count(t), out, &stats);
     free(x);
     if (!st)
-        st = haze_matrix_write(ctx, o->output ? o->output : "-", out, t->rows, (size_t)no,
-                               (const char *const *)(names + ni));
+        st = haze_table_write(ctx, o->output ? o->output : "-", out, HAZE_PRECISION_F64,
+                              haze_table_row_count(t), (size_t)no,
+                              (const char *const *)(names + ni));
     free(names);
     if (!st && (stats.clamped || stats.no_rule))
         cli_info(g,
@@ -382,7 +383,7 @@ static void var_list(const haze_fis *f, int outputs_too, char *buf, size_t cap) 
     size_t len = 0;
     buf[0] = '\0';
     for (int io = 0; io <= outputs_too; io++) {
-        int n = io ? haze_fis_num_outputs(f) : haze_fis_num_inputs(f);
+        int n = io ? haze_fis_output_count(f) : haze_fis_input_count(f);
         len += (size_t)snprintf(buf + len, len < cap ? cap - len : 0, "%s%s", io ? "; " : "",
                                 io ? "outputs" : "inputs");
         for (int i = 0; i < n && len < cap; i++)
@@ -396,7 +397,7 @@ static void var_list(const haze_fis *f, int outputs_too, char *buf, size_t cap) 
  * 0 and *io, *idx set, or -1. */
 static int find_var(const haze_fis *f, const char *s, int inputs_only, int *io, int *idx) {
     for (int k = 0; k <= !inputs_only; k++)
-        for (int i = 0; i < (k ? haze_fis_num_outputs(f) : haze_fis_num_inputs(f)); i++)
+        for (int i = 0; i < (k ? haze_fis_output_count(f) : haze_fis_input_count(f)); i++)
             if (strcmp(s, haze_fis_var_name(f, k, i)) == 0) {
                 *io = k;
                 *idx = i;
@@ -406,7 +407,7 @@ static int find_var(const haze_fis *f, const char *s, int inputs_only, int *io, 
     int k = strncmp(s, "out", 3) == 0 ? 1 : 0;
     const char *num = strncmp(s, "in", 2) == 0 ? s + 2 : k ? s + 3 : s;
     if (k && inputs_only) return -1;
-    int n = k ? haze_fis_num_outputs(f) : haze_fis_num_inputs(f);
+    int n = k ? haze_fis_output_count(f) : haze_fis_input_count(f);
     if (!cli_parse_int(num, 1, n > 0 ? n : 1, &v) || n < 1) return -1;
     *io = k;
     *idx = (int)v - 1;
@@ -419,14 +420,14 @@ static int find_var(const haze_fis *f, const char *s, int inputs_only, int *io, 
  * returns CLI_USAGE. */
 static int surface_inputs(const haze_fis *f, const fis_opts *o, int *ix, int *iy, double *hold,
                           char *held, size_t cap) {
-    int ni = haze_fis_num_inputs(f), io;
+    int ni = haze_fis_input_count(f), io;
     char names[1024], buf[512];
     var_list(f, 0, names, sizeof names);
     *ix = 0;
     *iy = 1;
     for (int j = 0; j < ni; j++) {
         double l, h;
-        haze_fis_var_range(f, 0, j, &l, &h);
+        haze_fis_var_range(NULL, f, 0, j, &l, &h);
         hold[j] = l / 2.0 + h / 2.0;
     }
     if (o->inputs) {
@@ -474,7 +475,7 @@ static int surface_inputs(const haze_fis *f, const fis_opts *o, int *ix, int *iy
 }
 
 static int do_surface(haze_ctx *ctx, haze_fis *f, const fis_opts *o) {
-    int ni = haze_fis_num_inputs(f), no = haze_fis_num_outputs(f);
+    int ni = haze_fis_input_count(f), no = haze_fis_output_count(f);
     if (o->plot && ni < 2)
         return cli_usage_error("fis",
                                "surface --plot: the model has %d input; a surface needs two "
@@ -507,7 +508,7 @@ static int do_surface(haze_ctx *ctx, haze_fis *f, const fis_opts *o) {
     for (size_t r = 0; r < rows; r++) {
         for (int j = 0; j < ni; j++) {
             double l, h, v;
-            haze_fis_var_range(f, 0, j, &l, &h);
+            haze_fis_var_range(NULL, f, 0, j, &l, &h);
             if (j == ix)
                 v = grid_point(l, h, (long)(r % (size_t)gn), gn);
             else if (j == iy)
@@ -522,7 +523,7 @@ static int do_surface(haze_ctx *ctx, haze_fis *f, const fis_opts *o) {
     const char *csv = o->output ? o->output : o->plot ? NULL : "-";
     const char *paths[] = {csv, o->plot};
     int st = cli_outputs_begin(ctx, 2, paths);
-    if (!st) st = haze_fis_eval(ctx, f, in, rows, out);
+    if (!st) st = haze_fis_eval(ctx, f, in, rows, out, NULL);
     if (!st && csv) {
         for (size_t r = 0; r < rows; r++) {
             memcpy(tab + r * (size_t)(ni + no), in + r * (size_t)ni, sizeof(double) * (size_t)ni);
@@ -531,8 +532,8 @@ static int do_surface(haze_ctx *ctx, haze_fis *f, const fis_opts *o) {
         }
         char **names = var_names(f);
         st = !names ? HAZE_ERR_NOMEM
-                    : haze_matrix_write(ctx, csv, tab, rows, (size_t)(ni + no),
-                                        (const char *const *)names);
+                    : haze_table_write(ctx, csv, tab, HAZE_PRECISION_F64, rows, (size_t)(ni + no),
+                                       (const char *const *)names);
         free(names);
     }
     if (!st && o->plot) rc = plot_fis_surface(ctx, f, in, out, gn, ix, iy, held, o->plot);
@@ -547,7 +548,8 @@ static int do_surface(haze_ctx *ctx, haze_fis *f, const fis_opts *o) {
 enum { RULES_POINTS = 201 };
 
 static int do_rules(haze_ctx *ctx, haze_fis *f, const fis_opts *o) {
-    const int ni = haze_fis_num_inputs(f), no = haze_fis_num_outputs(f), nr = haze_fis_num_rules(f);
+    const int ni = haze_fis_input_count(f), no = haze_fis_output_count(f),
+              nr = haze_fis_rule_count(f);
     const size_t n = RULES_POINTS;
     double *in = malloc(sizeof(double) * (size_t)(ni + 1)),
            *out = malloc(sizeof(double) * (no + 1));
@@ -585,7 +587,7 @@ static int do_rules(haze_ctx *ctx, haze_fis *f, const fis_opts *o) {
     }
     const char *paths[] = {o->output};
     st = cli_outputs_begin(ctx, 1, paths);
-    if (!st) st = haze_fis_eval(ctx, f, in, 1, out);
+    if (!st) st = haze_fis_eval(ctx, f, in, 1, out, NULL);
     for (int k = 0; !st && k < no; k++) {
         int e = haze_fis_explain(ctx, f, in, k, (int)n, firing, ys + (size_t)k * n,
                                  implied + (size_t)k * (size_t)nr * n, agg + (size_t)k * n);
@@ -600,7 +602,7 @@ static int do_rules(haze_ctx *ctx, haze_fis *f, const fis_opts *o) {
     char buf[1024];
     printf("rule  firing      text\n");
     for (int r = 0; r < nr; r++) {
-        int len = haze_fis_rule_text(f, r, buf, sizeof buf);
+        int len = haze_fis_rule_text(NULL, f, r, buf, sizeof buf);
         printf("%4d  %-10.6g  %s%s\n", r + 1, firing[r], len >= 0 ? buf : "",
                len >= (int)sizeof buf ? "..." : "");
     }

@@ -114,7 +114,7 @@ static void dataset_free(dataset *s) {
 static int dataset_read(haze_ctx *ctx, const char *path, const char *target, int text_target,
                         int need_target, size_t head, size_t tail, dataset *s) {
     memset(s, 0, sizeof *s);
-    haze_read_options ro = haze_read_options_default();
+    haze_table_options ro = haze_table_options_default();
     ro.text_column = text_target ? target : NULL;
     ro.text_as_nan = !need_target; /* predict: text only where no input is read (checked) */
     int st = haze_table_read(ctx, path, &ro, &s->t);
@@ -129,26 +129,27 @@ static int dataset_read(haze_ctx *ctx, const char *path, const char *target, int
     s->target = target ? haze_table_column(s->t, target) : -1;
     if (need_target && s->target < 0) {
         cli_errorf("%s: no target column '%s'%s", path, target,
-                   s->t->names ? "" : " (the file has no header line)");
+                   haze_table_names(s->t) ? "" : " (the file has no header line)");
         return CLI_INPUT;
     }
-    size_t rows = s->t->rows;
+    size_t rows = haze_table_row_count(s->t);
     s->first = 0;
     s->n = rows;
     if (head && head < rows) s->n = head;
     if (tail && tail < rows) s->first = rows - tail, s->n = tail;
-    s->D = s->t->cols - (s->target >= 0 ? 1 : 0);
+    s->D = haze_table_column_count(s->t) - (s->target >= 0 ? 1 : 0);
     if (s->D == 0) {
         cli_errorf("%s: no input columns besides the target", path);
         return CLI_INPUT;
     }
-    if (s->target >= 0 && s->t->text_line && s->t->text_line[s->target]) {
+    if (s->target >= 0 && haze_table_text_lines(s->t) && haze_table_text_lines(s->t)[s->target]) {
         cli_errorf("%s:%zu: column %d (%s): expected a number (the model's target is numeric)",
-                   path, s->t->text_line[s->target], s->target + 1, target);
+                   path, haze_table_text_lines(s->t)[s->target], s->target + 1, target);
         return CLI_INPUT;
     }
-    if (s->t->text_col >= 0 && s->t->text_col != s->target) {
-        cli_errorf("%s: column %d holds text, inputs must be numeric", path, s->t->text_col + 1);
+    if (haze_table_text_column(s->t) >= 0 && haze_table_text_column(s->t) != s->target) {
+        cli_errorf("%s: column %d holds text, inputs must be numeric", path,
+                   haze_table_text_column(s->t) + 1);
         return CLI_INPUT;
     }
     s->x = malloc(s->n * s->D * sizeof *s->x);
@@ -157,9 +158,9 @@ static int dataset_read(haze_ctx *ctx, const char *path, const char *target, int
         return CLI_RUNTIME;
     }
     for (size_t i = 0; i < s->n; i++) {
-        const double *row = s->t->data + (s->first + i) * s->t->cols;
+        const double *row = haze_table_data(s->t) + (s->first + i) * haze_table_column_count(s->t);
         size_t o = 0;
-        for (size_t c = 0; c < s->t->cols; c++)
+        for (size_t c = 0; c < haze_table_column_count(s->t); c++)
             if ((int)c != s->target) s->x[i * s->D + o++] = row[c];
     }
     return CLI_OK;
@@ -168,8 +169,10 @@ static int dataset_read(haze_ctx *ctx, const char *path, const char *target, int
 /* Label of row i of the target column as text (numbers printed shortest). */
 static const char *label_of(const dataset *s, size_t i, char *buf, size_t n) {
     size_t r = s->first + i;
-    if (s->t->text_col == s->target && s->t->text) return s->t->text[r];
-    snprintf(buf, n, "%.17g", s->t->data[r * s->t->cols + (size_t)s->target]);
+    if (haze_table_text_column(s->t) == s->target && haze_table_text(s->t))
+        return haze_table_text(s->t)[r];
+    snprintf(buf, n, "%.17g",
+             haze_table_data(s->t)[r * haze_table_column_count(s->t) + (size_t)s->target]);
     return buf;
 }
 
@@ -369,7 +372,7 @@ static int fnn_train(int argc, char **argv, const cli_global *g) {
     size_t nc = 0;
     code = dataset_read(ctx, path, target, 1, 1, (size_t)head, (size_t)tail, &s);
     if (code) goto done;
-    const char *tname = s.t->names ? s.t->names[s.target] : target;
+    const char *tname = haze_table_names(s.t) ? haze_table_names(s.t)[s.target] : target;
     if (classes) {
         labels = calloc(s.n, sizeof *labels);
         uniq = calloc(s.n, sizeof *uniq);
@@ -391,14 +394,14 @@ static int fnn_train(int argc, char **argv, const cli_global *g) {
             const char **hit = bsearch(&labels[i], uniq, nc, sizeof *uniq, cmp_label);
             lab[i] = (int)((char **)hit - uniq);
         }
-    } else if (s.t->text_col == s.target && s.t->text) {
+    } else if (haze_table_text_column(s.t) == s.target && haze_table_text(s.t)) {
         for (size_t i = 0; i < s.n; i++) {
             char *end;
-            const char *cell = s.t->text[s.first + i];
+            const char *cell = haze_table_text(s.t)[s.first + i];
             double val = strtod(cell, &end);
             if (end == cell || *end || !isfinite(val)) {
                 cli_errorf("%s:%zu: target '%s' is not a number ('%s'); use --classes for labels",
-                           path, s.first + i + 1 + (s.t->names ? 1 : 0), tname, cell);
+                           path, s.first + i + 1 + (haze_table_names(s.t) ? 1 : 0), tname, cell);
                 code = CLI_INPUT;
                 goto done;
             }
@@ -406,12 +409,12 @@ static int fnn_train(int argc, char **argv, const cli_global *g) {
     }
     int st = haze_fnn_new(ctx, s.D, classes ? nc : 1, &net);
     if (!st && classes) st = haze_fnn_set_classes(ctx, net, (const char *const *)uniq, nc);
-    if (!st && s.t->names) {
+    if (!st && haze_table_names(s.t)) {
         const char **in = malloc(s.D * sizeof *in);
         if (!in) goto nomem;
         size_t k = 0;
-        for (size_t j = 0; j < s.t->cols; j++)
-            if ((int)j != s.target) in[k++] = s.t->names[j];
+        for (size_t j = 0; j < haze_table_column_count(s.t); j++)
+            if ((int)j != s.target) in[k++] = haze_table_names(s.t)[j];
         st = haze_fnn_set_names(ctx, net, in, tname);
         free(in);
     } else if (!st) {
@@ -440,9 +443,9 @@ static int fnn_train(int argc, char **argv, const cli_global *g) {
         if (!d) goto nomem;
         for (size_t i = 0; i < s.n; i++) {
             size_t r = s.first + i;
-            d[i] = (s.t->text_col == s.target && s.t->text)
-                       ? strtod(s.t->text[r], NULL)
-                       : s.t->data[r * s.t->cols + (size_t)s.target];
+            d[i] = (haze_table_text_column(s.t) == s.target && haze_table_text(s.t))
+                       ? strtod(haze_table_text(s.t)[r], NULL)
+                       : haze_table_data(s.t)[r * haze_table_column_count(s.t) + (size_t)s.target];
         }
         st = haze_fnn_train(ctx, net, s.x, d, s.n, &o);
     }
@@ -465,7 +468,7 @@ static int fnn_train(int argc, char **argv, const cli_global *g) {
         if (classes) cli_info(g, "accuracy %.2f%%, ", 100.0 * ps.best_val_accuracy);
         cli_info(g, "loss %.6f); trained on %zu\n", ps.best_val_loss, ps.last.train_samples);
     }
-    cli_info(g, "fnn: %zu rules, model written to %s\n", haze_fnn_rules(net), out);
+    cli_info(g, "fnn: %zu rules, model written to %s\n", haze_fnn_rule_count(net), out);
     code = CLI_OK;
     goto done;
 nomem:
@@ -533,7 +536,7 @@ static int fnn_predict(int argc, char **argv, const cli_global *g) {
     memset(&s, 0, sizeof s);
     double *y = NULL;
     int *truth = NULL;
-    haze_outfile f = {0};
+    haze_outfile *f = NULL;
     int st = haze_fnn_load(ctx, mpath, &net);
     if (st) {
         code = cli_fail(ctx, st);
@@ -545,7 +548,7 @@ static int fnn_predict(int argc, char **argv, const cli_global *g) {
     int cls = haze_fnn_is_classifier(net);
     code = dataset_read(ctx, path, tname, cls, 0, (size_t)head, (size_t)tail, &s);
     if (code) goto done;
-    size_t D = haze_fnn_inputs(net), L = haze_fnn_outputs(net);
+    size_t D = haze_fnn_input_count(net), L = haze_fnn_output_count(net);
     /* the model keeps its inputs' names: a table with a header is matched by name */
     const char **in = malloc(D * sizeof *in);
     size_t *idx = malloc(D * sizeof *idx);
@@ -580,7 +583,7 @@ static int fnn_predict(int argc, char **argv, const cli_global *g) {
                 if (strcmp(lb, haze_fnn_class_name(net, k)) == 0) truth[i] = (int)k;
             if (truth[i] < 0) {
                 cli_errorf("%s:%zu: class '%s' was not seen in training", path,
-                           s.first + i + 1 + (s.t->names ? 1 : 0), lb);
+                           s.first + i + 1 + (haze_table_names(s.t) ? 1 : 0), lb);
                 code = CLI_INPUT;
                 goto done;
             }
@@ -588,30 +591,33 @@ static int fnn_predict(int argc, char **argv, const cli_global *g) {
     }
     y = malloc(s.n * L * sizeof *y);
     if (!y) goto nomem;
-    if ((st = haze_fnn_predict(ctx, net, s.x, s.n, y)) || (st = haze_outfile_open(ctx, &f, out))) {
+    if ((st = haze_fnn_predict(ctx, net, s.x, s.n, y)) || (st = haze_outfile_open(ctx, out, &f))) {
         code = cli_fail(ctx, st);
         goto done;
     }
     size_t hits = 0;
     double se = 0.0;
     if (cls) {
-        haze_csv_put_field(f.fp, tname ? tname : "class");
-        fputc('\n', f.fp);
+        haze_table_write_field(haze_outfile_stream(f), tname ? tname : "class");
+        fputc('\n', haze_outfile_stream(f));
         for (size_t i = 0; i < s.n; i++) {
             size_t b = 0;
             for (size_t k = 1; k < L; k++)
                 if (y[i * L + k] > y[i * L + b]) b = k;
-            haze_csv_put_field(f.fp, haze_fnn_class_name(net, b));
-            fputc('\n', f.fp);
+            haze_table_write_field(haze_outfile_stream(f), haze_fnn_class_name(net, b));
+            fputc('\n', haze_outfile_stream(f));
             if (truth && (int)b == truth[i]) hits++;
         }
     } else {
-        haze_csv_put_field(f.fp, tname ? tname : "y");
-        fputc('\n', f.fp);
+        haze_table_write_field(haze_outfile_stream(f), tname ? tname : "y");
+        fputc('\n', haze_outfile_stream(f));
         for (size_t i = 0; i < s.n; i++) {
-            fprintf(f.fp, "%.17g\n", y[i]);
+            fprintf(haze_outfile_stream(f), "%.17g\n", y[i]);
             if (s.target >= 0) {
-                double t = s.t->data[(s.first + i) * s.t->cols + (size_t)s.target] - y[i];
+                double t =
+                    haze_table_data(
+                        s.t)[(s.first + i) * haze_table_column_count(s.t) + (size_t)s.target] -
+                    y[i];
                 se += t * t;
             }
         }
@@ -673,24 +679,24 @@ static int fnn_info_export(int argc, char **argv, const cli_global *g, int expor
     if (st) {
         code = cli_fail(ctx, st);
     } else if (!export) {
-        size_t D = haze_fnn_inputs(net), L = haze_fnn_outputs(net);
+        size_t D = haze_fnn_input_count(net), L = haze_fnn_output_count(net);
         printf("model      %s (format version %d)\n", argv[optind], haze_fnn_file_version(net));
         printf("kind       %s\n", haze_fnn_is_classifier(net) ? "classification" : "regression");
-        printf("inputs     %zu\noutputs    %zu\nrules      %zu\n", D, L, haze_fnn_rules(net));
+        printf("inputs     %zu\noutputs    %zu\nrules      %zu\n", D, L, haze_fnn_rule_count(net));
         printf("target     ");
-        haze_csv_put_field(stdout, haze_fnn_target_name(net) ? haze_fnn_target_name(net) : "-");
+        haze_table_write_field(stdout, haze_fnn_target_name(net) ? haze_fnn_target_name(net) : "-");
         putchar('\n');
         if (haze_fnn_is_classifier(net)) {
             printf("classes   ");
             for (size_t k = 0; k < L; k++) {
                 putchar(k ? ',' : ' '); /* one CSV record */
-                haze_csv_put_field(stdout, haze_fnn_class_name(net, k));
+                haze_table_write_field(stdout, haze_fnn_class_name(net, k));
             }
             printf("\n");
         }
-        printf("parameters %zu\n", haze_fnn_rules(net) * (2 * D + L));
+        printf("parameters %zu\n", haze_fnn_rule_count(net) * (2 * D + L));
     } else {
-        cli_info(g, "fnn: %zu rules exported to %s\n", haze_fnn_rules(net), out);
+        cli_info(g, "fnn: %zu rules exported to %s\n", haze_fnn_rule_count(net), out);
     }
     haze_fnn_free(net);
     haze_ctx_free(ctx);

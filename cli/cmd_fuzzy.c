@@ -38,15 +38,15 @@ typedef struct binding {
 typedef struct evaluator {
     haze_ctx *ctx;
     haze_fuzzy_encoding enc;
-    haze_fuzzy_precision prec;
+    haze_precision prec;
     int ncuts;
     binding lets[MAX_LETS];
     int nlets;
     /* the text being parsed, for error columns */
     const char *src, *p, *what;
-    int col0;          /* column of src in its line, less 1 (batch lines hold several items) */
-    int depth;         /* nesting of the parse at p */
-    unsigned op_flags; /* haze_fuzzy_op_ex flags (--div-zero hull) */
+    int col0;  /* column of src in its line, less 1 (batch lines hold several items) */
+    int depth; /* nesting of the parse at p */
+    struct haze_fuzzy_op_options op_opt; /* haze_fuzzy_op options (--div-zero hull) */
     char err[512];
     int status;
     /* --plot: copies of the operands (functions, intervals, names), drawn
@@ -72,7 +72,7 @@ static void skip(evaluator *ev) {
 
 static haze_fuzzy_array *new_value(evaluator *ev) {
     haze_fuzzy_array *a = NULL;
-    int st = haze_fuzzy_array_new(ev->ctx, &a, ev->enc, ev->prec, ev->ncuts, 1, NULL);
+    int st = haze_fuzzy_array_new(ev->ctx, ev->enc, ev->prec, ev->ncuts, 1, NULL, &a);
     if (st) {
         fail_at(ev, ev->p, st, haze_ctx_errmsg(ev->ctx));
         return NULL;
@@ -86,7 +86,7 @@ static int parse_number(evaluator *ev, double *lo, double *hi) {
     const char *s = ev->p, *end;
     int st = HAZE_ERR_PARSE;
     if (*s == '+' || *s == '-' || isdigit((unsigned char)*s) || *s == '.')
-        st = haze_fuzzy_parse_number(s, &end, lo, hi);
+        st = haze_fuzzy_parse_number(NULL, s, &end, lo, hi);
     if (st == HAZE_OK) {
         ev->p = end;
         return 1;
@@ -110,8 +110,9 @@ static void remember(evaluator *ev, const char *at, const char *end, const haze_
     for (int i = 0; i < ev->nshown; i++)
         if (strcmp(ev->shown_name[i], name) == 0) return;
     haze_fuzzy_array *c = NULL;
-    if (haze_fuzzy_array_new(ev->ctx, &c, ev->enc, ev->prec, ev->ncuts, 1, NULL)) return;
-    memcpy(c->data, v->data, v->stride * (ev->prec ? 4 : 8));
+    if (haze_fuzzy_array_new(ev->ctx, ev->enc, ev->prec, ev->ncuts, 1, NULL, &c)) return;
+    memcpy(haze_fuzzy_array_data(c), haze_fuzzy_array_data(v),
+           haze_fuzzy_array_stride(v) * (ev->prec ? 4 : 8));
     ev->shown[ev->nshown] = c;
     snprintf(ev->shown_name[ev->nshown++], sizeof ev->shown_name[0], "%s", name);
 }
@@ -135,9 +136,9 @@ static haze_fuzzy_array *apply(evaluator *ev, const char *at, haze_fuzzy_opcode 
         haze_fuzzy_array_free(b);
         return NULL;
     }
-    int st = haze_fuzzy_op_ex(ev->ctx, op, a, b, a, ev->op_flags);
+    int st = haze_fuzzy_op(ev->ctx, op, a, b, &ev->op_opt, a);
     haze_fuzzy_array_free(b);
-    const char *prec = ev->prec == HAZE_FUZZY_FLOAT ? "single" : "double";
+    const char *prec = ev->prec == HAZE_PRECISION_F32 ? "single" : "double";
     if (st == HAZE_ERR_RANGE) { /* the result is an enclosure with unbounded cuts: say so, go on */
         cli_errorf("%s:%d: warning: the result overflows %s precision (unbounded cuts)", ev->what,
                    ev->col0 + (int)(at - ev->src) + 1, prec);
@@ -202,9 +203,9 @@ static haze_fuzzy_array *parse_primary(evaluator *ev) {
                 return fail_at(ev, at, HAZE_ERR_PARSE, "inverted interval (lower > upper)");
             if (st == HAZE_ERR_RANGE)
                 return fail_at(ev, at, HAZE_ERR_PARSE,
-                               ev->prec == HAZE_FUZZY_FLOAT ? "interval out of range of single "
-                                                              "precision"
-                                                            : "interval out of range");
+                               ev->prec == HAZE_PRECISION_F32 ? "interval out of range of single "
+                                                                "precision"
+                                                              : "interval out of range");
             return fail_at(ev, at, st, haze_ctx_errmsg(ev->ctx));
         }
         return v;
@@ -255,7 +256,9 @@ static haze_fuzzy_array *parse_primary(evaluator *ev) {
         for (int i = ev->nlets - 1; i >= 0; i--) {
             if (strcmp(ev->lets[i].name, name) == 0) {
                 haze_fuzzy_array *v = new_value(ev);
-                if (v) memcpy(v->data, ev->lets[i].value->data, v->stride * (ev->prec ? 4 : 8));
+                if (v)
+                    memcpy(haze_fuzzy_array_data(v), haze_fuzzy_array_data(ev->lets[i].value),
+                           haze_fuzzy_array_stride(v) * (ev->prec ? 4 : 8));
                 if (v) remember(ev, name, name + strlen(name), v);
                 return v;
             }
@@ -411,36 +414,41 @@ static void put_num(FILE *fp, out_format fmt, double x, int exact) {
 
 static void print_result(FILE *fp, const haze_fuzzy_array *v, out_format fmt, int exact,
                          const char *expr) {
-    int sym = v->encoding != HAZE_FUZZY_LU;
+    int sym = haze_fuzzy_array_encoding(v) != HAZE_FUZZY_LU;
     double mid = 0, lo, hi, c;
     char buf[64];
-    if (sym) mid = v->precision ? ((float *)v->data)[0] : ((double *)v->data)[0];
-    haze_fuzzy_centroid(v, 0, &c);
+    if (sym)
+        mid = haze_fuzzy_array_precision(v) ? ((float *)haze_fuzzy_array_data(v))[0]
+                                            : ((double *)haze_fuzzy_array_data(v))[0];
+    haze_fuzzy_centroid(NULL, v, 0, &c);
     if (fmt == FMT_JSON) {
         fprintf(fp, "{\"expression\": ");
         cli_json_str(fp, expr);
         fprintf(fp, ", \"encoding\": \"%s\", \"precision\": \"%s\", \"centroid\": ",
-                haze_fuzzy_encoding_name(v->encoding), v->precision ? "single" : "double");
+                haze_fuzzy_encoding_name(haze_fuzzy_array_encoding(v)),
+                haze_fuzzy_array_precision(v) ? "single" : "double");
         put_num(fp, fmt, c, 0);
         fputs(", \"cuts\": [", fp);
     } else if (fmt == FMT_CSV) {
         fprintf(fp, "alpha,lower,upper%s\n", sym ? ",midpoint,radius" : "");
     } else {
         fprintf(fp, "# %s  (%s, %s, %d cuts, centroid %s)\n", expr,
-                haze_fuzzy_encoding_name(v->encoding), v->precision ? "single" : "double", v->ncuts,
+                haze_fuzzy_encoding_name(haze_fuzzy_array_encoding(v)),
+                haze_fuzzy_array_precision(v) ? "single" : "double", haze_fuzzy_array_cut_count(v),
                 num_text(buf, sizeof buf, c, 0));
         fprintf(fp, "%-8s %-24s %-24s%s\n", "alpha", "lower", "upper",
                 sym ? " midpoint                 radius" : "");
     }
     double rsum = 0;
-    for (int k = 0; k < v->ncuts; k++) {
-        haze_fuzzy_get_cut(v, 0, k, &lo, &hi);
+    for (int k = 0; k < haze_fuzzy_array_cut_count(v); k++) {
+        haze_fuzzy_get_cut(NULL, v, 0, k, &lo, &hi);
         double rad = 0;
         if (sym) { /* stored radius; for increments their upward-rounded running sum */
-            double x = v->precision ? ((float *)v->data)[1 + k] : ((double *)v->data)[1 + k];
-            if (v->encoding == HAZE_FUZZY_MI)
-                rsum = v->precision ? (double)haze_ru_addf((float)rsum, (float)x)
-                                    : haze_ru_add(rsum, x);
+            double x = haze_fuzzy_array_precision(v) ? ((float *)haze_fuzzy_array_data(v))[1 + k]
+                                                     : ((double *)haze_fuzzy_array_data(v))[1 + k];
+            if (haze_fuzzy_array_encoding(v) == HAZE_FUZZY_MI)
+                rsum = haze_fuzzy_array_precision(v) ? (double)haze_ru_addf((float)rsum, (float)x)
+                                                     : haze_ru_add(rsum, x);
             else
                 rsum = x;
             rad = rsum;
@@ -448,9 +456,9 @@ static void print_result(FILE *fp, const haze_fuzzy_array *v, out_format fmt, in
         double val[4] = {lo, hi, mid, rad};
         static const char *const key[4] = {"lower", "upper", "midpoint", "radius"};
         if (fmt == FMT_JSON)
-            fprintf(fp, "%s{\"alpha\": %.17g", k ? ", " : "", v->alphas[k]);
+            fprintf(fp, "%s{\"alpha\": %.17g", k ? ", " : "", haze_fuzzy_array_alphas(v)[k]);
         else
-            fprintf(fp, fmt == FMT_CSV ? "%.17g" : "%-8.6g", v->alphas[k]);
+            fprintf(fp, fmt == FMT_CSV ? "%.17g" : "%-8.6g", haze_fuzzy_array_alphas(v)[k]);
         for (int j = 0; j < (sym ? 4 : 2); j++) {
             if (fmt == FMT_JSON)
                 fprintf(fp, ", \"%s\": ", key[j]);
@@ -544,11 +552,11 @@ int cmd_fuzzy(int argc, char **argv, const cli_global *g) {
         {"plot", required_argument, 0, 'P'},     {0, 0, 0, 0}};
     const char *lets[MAX_LETS], *batch = NULL, *output = "-", *plot = NULL;
     int nlets = 0, exact = 0;
-    unsigned op_flags = 0;
+    int div_hull = 0;
     long ncuts = 4;
     int rc;
     haze_fuzzy_encoding enc = HAZE_FUZZY_LU;
-    haze_fuzzy_precision prec = HAZE_FUZZY_DOUBLE;
+    haze_precision prec = HAZE_PRECISION_F64;
     out_format fmt = FMT_TABLE;
     optind = 1;
     int c;
@@ -566,14 +574,14 @@ int cmd_fuzzy(int argc, char **argv, const cli_global *g) {
                 return cli_usage_error("fuzzy", "--cuts must be 1 to %d", HAZE_FUZZY_MAX_CUTS);
             break;
         case 'e':
-            if (haze_fuzzy_encoding_parse(optarg, &enc))
+            if (haze_fuzzy_encoding_parse(NULL, optarg, &enc))
                 return cli_usage_error("fuzzy", "--encoding must be lu, mr or mi");
             break;
         case 'p':
             if (strcmp(optarg, "single") == 0 || strcmp(optarg, "float") == 0)
-                prec = HAZE_FUZZY_FLOAT;
+                prec = HAZE_PRECISION_F32;
             else if (strcmp(optarg, "double") == 0)
-                prec = HAZE_FUZZY_DOUBLE;
+                prec = HAZE_PRECISION_F64;
             else
                 return cli_usage_error("fuzzy", "--precision must be single or double");
             break;
@@ -592,9 +600,9 @@ int cmd_fuzzy(int argc, char **argv, const cli_global *g) {
             break;
         case 'z':
             if (strcmp(optarg, "hull") == 0)
-                op_flags = HAZE_FUZZY_DIV_HULL;
+                div_hull = 1;
             else if (strcmp(optarg, "error") == 0)
-                op_flags = 0;
+                div_hull = 0;
             else
                 return cli_usage_error("fuzzy", "--div-zero must be error or hull");
             break;
@@ -630,8 +638,9 @@ int cmd_fuzzy(int argc, char **argv, const cli_global *g) {
         return CLI_RUNTIME;
     }
     ev->ctx = ctx, ev->enc = enc, ev->prec = prec, ev->ncuts = (int)ncuts;
-    ev->op_flags = op_flags;
-    haze_outfile out = {0};
+    ev->op_opt = haze_fuzzy_op_options_default();
+    ev->op_opt.div_hull = div_hull;
+    haze_outfile *out = NULL;
     char *text = NULL;
     int st = HAZE_OK;
     for (int i = 0; i < nlets && !st; i++) {
@@ -639,7 +648,7 @@ int cmd_fuzzy(int argc, char **argv, const cli_global *g) {
         snprintf(what, sizeof what, "--let %d", i + 1);
         if (!bind(ev, lets[i], what)) st = ev->status;
     }
-    if (!st && batch) st = haze_file_read_all(ctx, batch, &text, NULL);
+    if (!st && batch) st = haze_io_read_file(ctx, batch, &text, NULL);
     if (st && !ev->status) {
         rc = cli_fail(ctx, st);
         goto done;
@@ -647,7 +656,7 @@ int cmd_fuzzy(int argc, char **argv, const cli_global *g) {
     if (!st && plot)
         st = cli_outputs_begin(ctx, 2,
                                (const char *const[]){strcmp(output, "-") ? output : NULL, plot});
-    if (!st) st = haze_outfile_open(ctx, &out, output);
+    if (!st) st = haze_outfile_open(ctx, output, &out);
     if (st && !ev->status) {
         rc = cli_fail(ctx, st);
         goto done;
@@ -656,7 +665,7 @@ int cmd_fuzzy(int argc, char **argv, const cli_global *g) {
         ev->keep = plot != NULL; /* the operands of EXPR, not those inside --let values */
         haze_fuzzy_array *v = eval_text(ev, expr, "expression");
         if (v) {
-            print_result(out.fp, v, fmt, exact, expr);
+            print_result(haze_outfile_stream(out), v, fmt, exact, expr);
             if (plot && (rc = plot_fuzzy(ctx, v, expr, (const haze_fuzzy_array *const *)ev->shown,
                                          (const char *)ev->shown_name, sizeof ev->shown_name[0],
                                          ev->nshown, plot))) {
@@ -682,7 +691,7 @@ int cmd_fuzzy(int argc, char **argv, const cli_global *g) {
             while (isspace((unsigned char)*s)) s++;
             if (!*s || *s == '#') continue;
             nlines++;
-            int ls = eval_line(ev, line, name, lineno, out.fp, fmt, exact);
+            int ls = eval_line(ev, line, name, lineno, haze_outfile_stream(out), fmt, exact);
             if (ls && cli_exit_code(ls) == CLI_INPUT) { /* a bad line: say where, go on */
                 cli_errorf("%s", ev->err[0] ? ev->err : haze_ctx_errmsg(ctx));
                 nbad++;

@@ -25,27 +25,27 @@ int cmd_info(int argc, char **argv, const cli_global *g) {
 
     printf("haze %s\n", haze_version());
     printf("build:\n");
-    printf("  CUDA backend    %s\n", haze_has_cuda() ? "built" : "not built");
-    printf("  OpenMP          %s\n", haze_has_openmp() ? "yes" : "no");
+    printf("  CUDA backend    %s\n", haze_build_has_cuda() ? "built" : "not built");
+    printf("  OpenMP          %s\n", haze_build_has_openmp() ? "yes" : "no");
     printf("  MPFR            %s\n", mpfr_get_version());
 #if defined(__clang__)
     printf("  compiler        clang %s\n", __clang_version__);
 #elif defined(__GNUC__)
     printf("  compiler        gcc %d.%d.%d\n", __GNUC__, __GNUC_MINOR__, __GNUC_PATCHLEVEL__);
 #endif
-    int ndev = haze_cuda_device_count();
+    int ndev = haze_device_count();
     printf("backends:\n");
-    printf("  cpu             available, %d thread%s\n", haze_cpu_threads(),
-           haze_cpu_threads() == 1 ? "" : "s");
-    if (!haze_has_cuda())
+    printf("  cpu             available, %d thread%s\n", haze_ctx_default_threads(),
+           haze_ctx_default_threads() == 1 ? "" : "s");
+    if (!haze_build_has_cuda())
         printf("  cuda            not built\n");
     else if (ndev == 0)
         printf("  cuda            built, but no GPU found on this machine\n");
     else
         printf("  cuda            available, %d device%s\n", ndev, ndev == 1 ? "" : "s");
     for (int d = 0; d < ndev; d++) {
-        haze_device_info di;
-        if (haze_device_query(d, &di) != HAZE_OK) continue;
+        haze_device_info di = haze_device_info_init();
+        if (haze_device_query(NULL, d, &di) != HAZE_OK) continue;
         char tot[32], fr[32];
         fmt_bytes(tot, sizeof tot, di.total_mem);
         fmt_bytes(fr, sizeof fr, di.free_mem);

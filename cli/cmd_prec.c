@@ -51,9 +51,10 @@ static void help(FILE *fp) {
 static void print_text(FILE *fp, const char *script, haze_prec_engine e,
                        const haze_prec_result *r) {
     fprintf(fp, "# %s: engine %s, %zu sub-box%s, %.3f s\n", script, haze_prec_engine_name(e),
-            r->boxes, r->boxes == 1 ? "" : "es", r->seconds);
-    for (size_t i = 0; i < r->n_goals; i++) {
-        const haze_prec_goal *g = &r->goals[i];
+            haze_prec_result_boxes(r), haze_prec_result_boxes(r) == 1 ? "" : "es",
+            haze_prec_result_seconds(r));
+    for (size_t i = 0; i < haze_prec_result_goal_count(r); i++) {
+        const haze_prec_goal *g = haze_prec_result_goal(r, i);
         fprintf(fp, "%s\n    in [%s, %s]\n    exact [%s, %s]\n", g->text, g->lo_decimal,
                 g->hi_decimal, g->lo_exact, g->hi_exact);
         if (g->has_bound) fprintf(fp, "    %s\n", g->proved ? "proved" : "NOT PROVED");
@@ -65,21 +66,22 @@ static void print_json(FILE *fp, const char *script, haze_prec_engine e, const h
     fprintf(fp, "{\"script\": ");
     cli_json_str(fp, script);
     fprintf(fp, ", \"engine\": \"%s\", \"boxes\": %zu, \"seconds\": %.6f, \"all_proved\": %s,\n",
-            haze_prec_engine_name(e), r->boxes, r->seconds, r->all_proved ? "true" : "false");
+            haze_prec_engine_name(e), haze_prec_result_boxes(r), haze_prec_result_seconds(r),
+            haze_prec_result_all_proved(r) ? "true" : "false");
     fprintf(fp, " \"warnings\": [");
     for (size_t i = 0; i < haze_prec_note_count(s); i++) {
         fputs(i ? ", " : "", fp);
         cli_json_str(fp, haze_prec_note(s, i));
     }
     fprintf(fp, "],\n \"goals\": [\n");
-    for (size_t i = 0; i < r->n_goals; i++) {
-        const haze_prec_goal *g = &r->goals[i];
+    for (size_t i = 0; i < haze_prec_result_goal_count(r); i++) {
+        const haze_prec_goal *g = haze_prec_result_goal(r, i);
         fprintf(fp, "  {\"goal\": ");
         cli_json_str(fp, g->text);
         fprintf(fp, ", \"lo\": \"%s\", \"hi\": \"%s\", \"lo_exact\": \"%s\", \"hi_exact\": \"%s\"",
                 g->lo_decimal, g->hi_decimal, g->lo_exact, g->hi_exact);
         if (g->has_bound) fprintf(fp, ", \"proved\": %s", g->proved ? "true" : "false");
-        fprintf(fp, "}%s\n", i + 1 < r->n_goals ? "," : "");
+        fprintf(fp, "}%s\n", i + 1 < haze_prec_result_goal_count(r) ? "," : "");
     }
     fprintf(fp, " ]}\n");
 }
@@ -93,7 +95,7 @@ int cmd_prec(int argc, char **argv, const cli_global *g) {
         {"plot", required_argument, 0, 'P'},   {0, 0, 0, 0}};
     haze_prec_engine engine = HAZE_PREC_BOTH;
     int json = 0;
-    haze_prec_parse_options popt = {0};
+    haze_prec_parse_options popt = haze_prec_parse_options_default();
     const char *output = "-", *plot = NULL;
     const char *bisect[64];
     int n_bisect = 0;
@@ -103,7 +105,7 @@ int cmd_prec(int argc, char **argv, const cli_global *g) {
     while ((c = getopt_long(argc, argv, "e:b:jo:h", opts, NULL)) != -1) {
         switch (c) {
         case 'e':
-            if (haze_prec_engine_parse(optarg, &engine))
+            if (haze_prec_engine_parse(NULL, optarg, &engine))
                 return cli_usage_error("prec", "--engine: expected ia, aa or both, got '%s'",
                                        optarg);
             break;
@@ -162,7 +164,7 @@ int cmd_prec(int argc, char **argv, const cli_global *g) {
     if (code) return code;
     haze_prec_script *s = NULL;
     haze_prec_result *r = NULL;
-    int st = haze_prec_load_ex(ctx, path, &popt, &s);
+    int st = haze_prec_load(ctx, path, &popt, &s);
     for (int i = 0; !st && i < n_bisect; i++) {
         char name[256];
         const char *eq = strchr(bisect[i], '=');
@@ -194,7 +196,7 @@ int cmd_prec(int argc, char **argv, const cli_global *g) {
         haze_ctx_free(ctx);
         return code;
     }
-    haze_outfile f;
+    haze_outfile *f = NULL;
     haze_prec_result *ria = NULL, *raa = NULL;
     int prc = 0;
     if (plot) { /* the result and the picture land together */
@@ -203,19 +205,22 @@ int cmd_prec(int argc, char **argv, const cli_global *g) {
         if (!st) st = haze_prec_analyse(ctx, s, HAZE_PREC_IA, &ria);
         if (!st) st = haze_prec_analyse(ctx, s, HAZE_PREC_AA, &raa);
     }
-    if (!st) st = haze_outfile_open(ctx, &f, output);
+    if (!st) st = haze_outfile_open(ctx, output, &f);
     if (!st) {
         if (json)
-            print_json(f.fp, path, engine, s, r);
+            print_json(haze_outfile_stream(f), path, engine, s, r);
         else
-            print_text(f.fp, path, engine, r);
+            print_text(haze_outfile_stream(f), path, engine, r);
         st = haze_outfile_commit(ctx, &f);
     }
     if (!st && plot && !(prc = plot_prec(ctx, path, ria, raa, plot)))
         st = haze_outgroup_commit(ctx);
     haze_prec_result_free(ria);
     haze_prec_result_free(raa);
-    code = prc ? prc : st ? cli_fail(ctx, st) : r->all_proved ? CLI_OK : CLI_NOT_PROVED;
+    code = prc                              ? prc
+           : st                             ? cli_fail(ctx, st)
+           : haze_prec_result_all_proved(r) ? CLI_OK
+                                            : CLI_NOT_PROVED;
     haze_prec_result_free(r);
     haze_prec_free(s);
     haze_ctx_free(ctx);

@@ -88,7 +88,7 @@ static int take_globals(int argc, char **argv, cli_global *g) {
                 cli_usage_error(NULL, "option %s needs a value", a);
                 return -1;
             }
-            if (is_backend && haze_backend_parse(val, &g->backend) != HAZE_OK) {
+            if (is_backend && haze_backend_parse(NULL, val, &g->backend) != HAZE_OK) {
                 cli_usage_error(NULL, "--backend: expected auto, cpu or cuda, got '%s'", val);
                 return -1;
             }
@@ -189,7 +189,7 @@ static int run(int argc, char **argv) {
         return CLI_OK;
     }
     if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0 || strcmp(cmd, "version") == 0) {
-        printf("haze %s%s\n", haze_version(), haze_has_cuda() ? " (with CUDA)" : "");
+        printf("haze %s%s\n", haze_version(), haze_build_has_cuda() ? " (with CUDA)" : "");
         return CLI_OK;
     }
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)

@@ -467,23 +467,23 @@ int plot_fig_save(haze_ctx *ctx, plot_fig *fig, const char *path) {
         cli_errorf("%s: drawing failed: %s", path, cairo_status_to_string(cairo_status(fig->cr)));
         return CLI_RUNTIME;
     }
-    haze_outfile of;
-    int st = haze_outfile_open(ctx, &of, path);
+    haze_outfile *of = NULL;
+    int st = haze_outfile_open(ctx, path, &of);
     if (st) return cli_fail(ctx, st);
     cairo_surface_t *s;
     int png = ext_is(path, "png");
     if (png)
         s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, (int)fig->w, (int)fig->h);
     else if (ext_is(path, "svg"))
-        s = cairo_svg_surface_create_for_stream(write_fp, of.fp, fig->w, fig->h);
+        s = cairo_svg_surface_create_for_stream(write_fp, haze_outfile_stream(of), fig->w, fig->h);
     else
-        s = cairo_pdf_surface_create_for_stream(write_fp, of.fp, fig->w, fig->h);
+        s = cairo_pdf_surface_create_for_stream(write_fp, haze_outfile_stream(of), fig->w, fig->h);
     cairo_t *cr = cairo_create(s);
     cairo_set_source_surface(cr, fig->rec, 0, 0);
     cairo_paint(cr);
     cairo_status_t cs = cairo_status(cr);
     cairo_destroy(cr);
-    if (!cs && png) cs = cairo_surface_write_to_png_stream(s, write_fp, of.fp);
+    if (!cs && png) cs = cairo_surface_write_to_png_stream(s, write_fp, haze_outfile_stream(of));
     cairo_surface_finish(s);
     if (!cs) cs = cairo_surface_status(s);
     cairo_surface_destroy(s);

@@ -30,8 +30,8 @@ enum { MF_POINTS = 601 };
 
 static void mfs_panel(plot_axes *ax, const haze_fis *f, int io, int v, double *x, double *mu) {
     double lo, hi;
-    haze_fis_var_range(f, io, v, &lo, &hi);
-    int nmf = haze_fis_num_mfs(f, io, v);
+    haze_fis_var_range(NULL, f, io, v, &lo, &hi);
+    int nmf = haze_fis_mf_count(f, io, v);
     /* the sampled functions first: their tallest point sets the y range
      * (a fuzzylite term may have a height other than 1) */
     double *all = malloc(sizeof(double) * MF_POINTS * (size_t)(nmf ? nmf : 1));
@@ -41,7 +41,7 @@ static void mfs_panel(plot_axes *ax, const haze_fis *f, int io, int v, double *x
         x[j] = j == MF_POINTS - 1 ? hi : lo + (hi - lo) * j / (MF_POINTS - 1);
     for (int k = 0; all && ok && k < nmf; k++) {
         double *m = all + (size_t)k * MF_POINTS;
-        ok[k] = haze_fis_mf_eval(f, io, v, k, x, MF_POINTS, m) == HAZE_OK;
+        ok[k] = haze_fis_mf_eval(NULL, f, io, v, k, x, MF_POINTS, m) == HAZE_OK;
         for (int j = 0; ok[k] && j < MF_POINTS; j++)
             if (m[j] > top && isfinite(m[j])) top = m[j];
     }
@@ -63,7 +63,7 @@ static void mfs_panel(plot_axes *ax, const haze_fis *f, int io, int v, double *x
         const char *name, *type;
         const double *p;
         int np;
-        haze_fis_mf(f, io, v, k, &name, &type, &p, &np);
+        haze_fis_mf(NULL, f, io, v, k, &name, &type, &p, &np);
         plot_style s = plot_style_of(k);
         s.label = name;
         if (all && ok && ok[k]) {
@@ -93,7 +93,7 @@ static void mfs_panel(plot_axes *ax, const haze_fis *f, int io, int v, double *x
 }
 
 int plot_fis_mfs(haze_ctx *ctx, const haze_fis *f, int is_output, int index, const char *path) {
-    int ni = haze_fis_num_inputs(f), no = haze_fis_num_outputs(f);
+    int ni = haze_fis_input_count(f), no = haze_fis_output_count(f);
     int n = index >= 0 ? 1 : ni + no;
     if (n < 1) {
         cli_errorf("%s: the model has no variables to plot", path);
@@ -124,7 +124,7 @@ int plot_fis_mfs(haze_ctx *ctx, const haze_fis *f, int is_output, int index, con
 
 int plot_fis_surface(haze_ctx *ctx, const haze_fis *f, const double *in, const double *out, long gn,
                      int ix, int iy, const char *held, const char *path) {
-    int ni = haze_fis_num_inputs(f), no = haze_fis_num_outputs(f);
+    int ni = haze_fis_input_count(f), no = haze_fis_output_count(f);
     int cols = no > 1 ? 2 : 1, rows = (no + cols - 1) / cols;
     plot_fig *fig = plot_fig_new(rows, cols, 640, 500, NULL);
     double *z = malloc(sizeof(double) * (size_t)(gn * gn));
@@ -226,7 +226,8 @@ static int principal_axes(const double *x, size_t n, size_t d, double *mean, dou
 
 int plot_fcm(haze_ctx *ctx, const double *x, const float *x32, const char *const *names,
              const haze_fcm_result *r, const char *path) {
-    const size_t n = r->n, d = r->d, c = r->c;
+    const size_t n = haze_fcm_result_point_count(r), d = haze_fcm_result_feature_count(r),
+                 c = haze_fcm_result_cluster_count(r);
     double *copy = NULL;
     if (!x) { /* float32 data: the projection works in double */
         if (!(copy = malloc(sizeof(double) * n * d + 1))) return out_of_memory();
@@ -253,7 +254,7 @@ int plot_fcm(haze_ctx *ctx, const double *x, const float *x32, const char *const
     }
     /* the points, then the centres, as (x, y) pairs */
     for (size_t i = 0; i < n + c; i++) {
-        const double *p = i < n ? x + i * d : r->centers + (i - n) * d;
+        const double *p = i < n ? x + i * d : haze_fcm_result_centres(r) + (i - n) * d;
         if (d == 1) {
             pts[2 * i] = p[0];
             pts[2 * i + 1] = 0;
@@ -273,7 +274,7 @@ int plot_fcm(haze_ctx *ctx, const double *x, const float *x32, const char *const
     /* colour: the largest membership's cluster; opacity: how large it is,
      * from 1/c (as unsure as can be) to 1 */
     for (size_t i = 0; i < n; i++) {
-        const double *u = r->memberships + i * c;
+        const double *u = haze_fcm_result_memberships(r) + i * c;
         size_t best = 0;
         for (size_t j = 1; j < c; j++)
             if (u[j] > u[best]) best = j;
@@ -316,22 +317,22 @@ int plot_fcm(haze_ctx *ctx, const double *x, const float *x32, const char *const
     plot_markers(ax, pts + 2 * n, pts + 2 * n + 1, c, 2, &m);
 
     /* the objective per iteration */
-    int it = r->iterations;
+    int it = haze_fcm_result_iterations(r);
     double *k = malloc(sizeof(double) * (size_t)it);
     if (k) {
         for (int i = 0; i < it; i++) k[i] = i + 1;
         double j0, j1;
-        plot_range(r->objective, (size_t)it, 1, &j0, &j1);
+        plot_range(haze_fcm_result_objective(r), (size_t)it, 1, &j0, &j1);
         plot_pad(&j0, &j1, 0.05);
         plot_frame fo = {0.6,         it + 0.4, j0,   j1,       "objective J per iteration",
                          "iteration", "J",      NULL, PLOT_XINT};
         plot_axes *bx = plot_fig_axes(fig, 1);
         plot_axes_setup(bx, &fo);
         plot_style l = plot_style_of(0);
-        plot_line(bx, k, r->objective, (size_t)it, &l);
+        plot_line(bx, k, haze_fcm_result_objective(r), (size_t)it, &l);
         if (it <= 60) {
             l.size = 3;
-            plot_markers(bx, k, r->objective, (size_t)it, 1, &l);
+            plot_markers(bx, k, haze_fcm_result_objective(r), (size_t)it, 1, &l);
         }
         free(k);
     }
@@ -376,17 +377,17 @@ int plot_edge(haze_ctx *ctx, const haze_image *in, const haze_image *edges, cons
 /* The staircase outline of a fuzzy number's cuts (mu(x) = the highest level
  * whose cut holds x): 4 ncuts points, x non-decreasing. */
 static void staircase(const haze_fuzzy_array *v, double *x, double *y) {
-    int n = v->ncuts, m = 0;
+    int n = haze_fuzzy_array_cut_count(v), m = 0;
     for (int k = n - 1; k >= 0; k--) { /* the left side, bottom up */
-        double lo, hi, below = k + 1 < n ? v->alphas[k + 1] : 0;
-        haze_fuzzy_get_cut(v, 0, k, &lo, &hi);
+        double lo, hi, below = k + 1 < n ? haze_fuzzy_array_alphas(v)[k + 1] : 0;
+        haze_fuzzy_get_cut(NULL, v, 0, k, &lo, &hi);
         x[m] = lo, y[m++] = below;
-        x[m] = lo, y[m++] = v->alphas[k];
+        x[m] = lo, y[m++] = haze_fuzzy_array_alphas(v)[k];
     }
     for (int k = 0; k < n; k++) { /* the right side, top down */
-        double lo, hi, below = k + 1 < n ? v->alphas[k + 1] : 0;
-        haze_fuzzy_get_cut(v, 0, k, &lo, &hi);
-        x[m] = hi, y[m++] = v->alphas[k];
+        double lo, hi, below = k + 1 < n ? haze_fuzzy_array_alphas(v)[k + 1] : 0;
+        haze_fuzzy_get_cut(NULL, v, 0, k, &lo, &hi);
+        x[m] = hi, y[m++] = haze_fuzzy_array_alphas(v)[k];
         x[m] = hi, y[m++] = below;
     }
 }
@@ -394,7 +395,7 @@ static void staircase(const haze_fuzzy_array *v, double *x, double *y) {
 int plot_fuzzy(haze_ctx *ctx, const haze_fuzzy_array *v, const char *expr,
                const haze_fuzzy_array *const *ops, const char *names, size_t stride, int nop,
                const char *path) {
-    int n = v->ncuts;
+    int n = haze_fuzzy_array_cut_count(v);
     double *x = malloc(sizeof(double) * 4 * (size_t)n), *y = malloc(sizeof(double) * 4 * (size_t)n);
     plot_fig *fig = plot_fig_new(1, 1, 760, 440, NULL);
     if (!x || !y || !fig) {
@@ -407,9 +408,9 @@ int plot_fuzzy(haze_ctx *ctx, const haze_fuzzy_array *v, const char *expr,
     double x0 = INFINITY, x1 = -INFINITY;
     for (int i = -1; i < nop; i++) {
         const haze_fuzzy_array *a = i < 0 ? v : ops[i];
-        for (int k = 0; k < a->ncuts; k++) {
+        for (int k = 0; k < haze_fuzzy_array_cut_count(a); k++) {
             double lo, hi;
-            haze_fuzzy_get_cut(a, 0, k, &lo, &hi);
+            haze_fuzzy_get_cut(NULL, a, 0, k, &lo, &hi);
             if (isfinite(lo) && lo < x0) x0 = lo;
             if (isfinite(hi) && hi > x1) x1 = hi;
         }
@@ -431,12 +432,13 @@ int plot_fuzzy(haze_ctx *ctx, const haze_fuzzy_array *v, const char *expr,
     bar.width = 4;
     for (int k = 0; k < n; k++) {
         double lo, hi;
-        haze_fuzzy_get_cut(v, 0, k, &lo, &hi);
-        double bx[2] = {lo, hi}, by[2] = {v->alphas[k], v->alphas[k]};
+        haze_fuzzy_get_cut(NULL, v, 0, k, &lo, &hi);
+        double bx[2] = {lo, hi},
+               by[2] = {haze_fuzzy_array_alphas(v)[k], haze_fuzzy_array_alphas(v)[k]};
         plot_line(ax, bx, by, 2, &bar);
     }
     for (int i = 0; i < nop; i++) { /* the operands: outlines over it */
-        if (ops[i]->ncuts != n) continue;
+        if (haze_fuzzy_array_cut_count(ops[i]) != n) continue;
         staircase(ops[i], x, y);
         plot_style o = plot_style_of(i + 1);
         o.width = 2;
@@ -537,7 +539,9 @@ int plot_fnn(haze_ctx *ctx, const haze_fnn_epoch *h, int n, int classes, const c
 
 int plot_prec(haze_ctx *ctx, const char *script, const haze_prec_result *ia,
               const haze_prec_result *aa, const char *path) {
-    size_t n = ia->n_goals < aa->n_goals ? ia->n_goals : aa->n_goals;
+    size_t n = haze_prec_result_goal_count(ia) < haze_prec_result_goal_count(aa)
+                   ? haze_prec_result_goal_count(ia)
+                   : haze_prec_result_goal_count(aa);
     double *v = malloc(sizeof(double) * 3 * (n ? n : 1));
     plot_fig *fig = plot_fig_new(1, 1, 760, 440, NULL);
     if (!v || !fig) {
@@ -548,7 +552,7 @@ int plot_prec(haze_ctx *ctx, const char *script, const haze_prec_result *ia,
     /* the bound of goal i: the larger magnitude of its enclosure, on a log scale */
     double *k = v, *bi = v + n, *ba = v + 2 * n;
     for (size_t i = 0; i < n; i++) {
-        const haze_prec_goal *a = &ia->goals[i], *b = &aa->goals[i];
+        const haze_prec_goal *a = haze_prec_result_goal(ia, i), *b = haze_prec_result_goal(aa, i);
         double mi = fmax(fabs(a->lo), fabs(a->hi)), ma = fmax(fabs(b->lo), fabs(b->hi));
         k[i] = (double)(i + 1);
         bi[i] = mi > 0 && isfinite(mi) ? log10(mi) : NAN;
@@ -600,8 +604,8 @@ enum { RULES_SHOWN = 30 };
 int plot_fis_rules(haze_ctx *ctx, const haze_fis *f, const double *in, const double *out,
                    const double *firing, int n, const double *ys, const double *implied,
                    const double *aggregate, const int *has_sets, const char *path) {
-    const int ni = haze_fis_num_inputs(f), no = haze_fis_num_outputs(f);
-    const int nr = haze_fis_num_rules(f), shown = nr < RULES_SHOWN ? nr : RULES_SHOWN;
+    const int ni = haze_fis_input_count(f), no = haze_fis_output_count(f);
+    const int nr = haze_fis_rule_count(f), shown = nr < RULES_SHOWN ? nr : RULES_SHOWN;
     const int cols = ni + no, rows = shown + 1;
     char title[200];
     if (shown < nr)
@@ -629,7 +633,7 @@ int plot_fis_rules(haze_ctx *ctx, const haze_fis *f, const double *in, const dou
             plot_axes *ax = plot_fig_axes(fig, row * cols + c);
             int io = c >= ni, v = io ? c - ni : c, last = row == shown;
             double lo, hi;
-            haze_fis_var_range(f, io, v, &lo, &hi);
+            haze_fis_var_range(NULL, f, io, v, &lo, &hi);
             char head[160];
             if (io)
                 snprintf(head, sizeof head, "%s = %.4g", haze_fis_var_name(f, 1, v), out[v]);
@@ -658,7 +662,7 @@ int plot_fis_rules(haze_ctx *ctx, const haze_fis *f, const double *in, const dou
                 int k = (term < 0 ? -term : term) - 1;
                 for (int j = 0; j < MF_POINTS; j++)
                     x[j] = j == MF_POINTS - 1 ? hi : lo + (hi - lo) * j / (MF_POINTS - 1);
-                if (haze_fis_mf_eval(f, io, v, k, x, MF_POINTS, mu) == HAZE_OK) {
+                if (haze_fis_mf_eval(NULL, f, io, v, k, x, MF_POINTS, mu) == HAZE_OK) {
                     if (term < 0)
                         for (int j = 0; j < MF_POINTS; j++) mu[j] = 1 - mu[j];
                     plot_style o = ink;
@@ -667,7 +671,7 @@ int plot_fis_rules(haze_ctx *ctx, const haze_fis *f, const double *in, const dou
                     if (!io) { /* the input's set up to its degree at the input */
                         double d;
                         double xi = in[v] < lo ? lo : in[v] > hi ? hi : in[v];
-                        haze_fis_mf_eval(f, 0, v, k, &xi, 1, &d);
+                        haze_fis_mf_eval(NULL, f, 0, v, k, &xi, 1, &d);
                         if (term < 0) d = 1 - d;
                         for (int j = 0; j < MF_POINTS; j++) cut[j] = mu[j] < d ? mu[j] : d;
                         plot_fill(ax, x, NULL, cut, MF_POINTS, &in_set);

@@ -6,7 +6,7 @@
 #include "edge/edge_internal.h"
 #include "edge_dev.h"
 
-extern "C" int haze_dev_edge_fire_device(haze_ctx *ctx, haze_fire *f, haze_fire_kernel kernel,
+extern "C" int haze_dev_edge_fire_device(haze_ctx *ctx, haze_edge *f, haze_edge_kernel kernel,
                                          const uint8_t *d_in, uint8_t *d_out, int *d_scratch,
                                          int width, int height) {
     return haze__fire_device(ctx, f, kernel, d_in, d_out, d_scratch, width, height);

@@ -20,7 +20,7 @@ extern "C" {
  * reference kernel. No transfers and no synchronisation (the first call
  * uploads the detector's tables and waits for that).
  */
-int haze_dev_edge_fire_device(haze_ctx *ctx, haze_fire *f, haze_fire_kernel kernel,
+int haze_dev_edge_fire_device(haze_ctx *ctx, haze_edge *f, haze_edge_kernel kernel,
                               const uint8_t *d_in, uint8_t *d_out, int *d_scratch, int width,
                               int height);
 

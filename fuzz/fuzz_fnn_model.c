@@ -26,7 +26,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (net) abort(); /* a failed load returns nothing */
         return 0;
     }
-    size_t D = haze_fnn_inputs(net), L = haze_fnn_outputs(net), R = haze_fnn_rules(net);
+    size_t D = haze_fnn_input_count(net), L = haze_fnn_output_count(net),
+           R = haze_fnn_rule_count(net);
     if (!net || D == 0 || L == 0) abort();
     for (size_t j = 0; j < D; j++) haze_fnn_input_name(net, j);
     for (size_t l = 0; l < L; l++)

@@ -28,11 +28,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     haze_ctx *ctx = fuzz_ctx();
     char *text = fuzz_text(data, size);
     if (!text) return 0;
-    haze_prec_parse_options opt;
+    haze_prec_parse_options opt = haze_prec_parse_options_default();
     opt.unroll = data[0] & 7;
     opt.max_ops = 50000; /* the default 10^6 takes seconds under the sanitizers */
     haze_prec_script *s = NULL;
-    int st = haze_prec_parse_ex(ctx, text, "fuzz.g", &opt, &s);
+    int st = haze_prec_parse(ctx, text, "fuzz.g", &opt, &s);
     free(text);
     if (st != HAZE_OK) {
         if (s) abort(); /* a failed parse returns nothing */
@@ -44,7 +44,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (x && y) {
         for (size_t i = 0; i < nv; i++) {
             double lo = 0, hi = 0;
-            if (haze_prec_var_range(s, i, &lo, &hi) != HAZE_OK || !haze_prec_var_name(s, i))
+            if (haze_prec_var_range(ctx, s, i, &lo, &hi) != HAZE_OK || !haze_prec_var_name(s, i))
                 abort();
             x[i] = inside(lo, hi);
             /* one box: the script's bisection hints could ask for 1e8 */
@@ -57,7 +57,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (haze_prec_set_refine(ctx, s, 0) != HAZE_OK) abort();
     haze_prec_result *r = NULL;
     if (haze_prec_analyse(ctx, s, HAZE_PREC_IA, &r) == HAZE_OK) {
-        if (!r || r->n_goals != ng) abort();
+        if (!r || haze_prec_result_goal_count(r) != ng) abort();
     } else if (r) {
         abort();
     }

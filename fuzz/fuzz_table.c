@@ -26,7 +26,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (fuzz_temp_file(path, npy ? ".npy" : ".csv", data + 1, size - 1)) return 0;
 
     static const char *text_columns[] = {NULL, "0", "1", "label"};
-    haze_read_options o = haze_read_options_default();
+    haze_table_options o = haze_table_options_default();
     o.header = (int)((sel >> 1) % 3) - 1; /* -1 detect, 0, 1 */
     o.text_column = text_columns[(sel >> 3) & 3];
     o.allow_nonfinite = (sel >> 5) & 1;
@@ -37,18 +37,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (t) abort(); /* a failed read returns nothing */
         return 0;
     }
-    if (!t || t->rows == 0 || t->cols == 0 || !t->data) abort();
-    if (t->text_col >= 0 && ((size_t)t->text_col >= t->cols || !t->text)) abort();
+    if (!t || haze_table_row_count(t) == 0 || haze_table_column_count(t) == 0 ||
+        !haze_table_data(t))
+        abort();
+    if (haze_table_text_column(t) >= 0 &&
+        ((size_t)haze_table_text_column(t) >= haze_table_column_count(t) || !haze_table_text(t)))
+        abort();
     /* every value is there (and finite unless allowed); names are strings */
     size_t finite = 0;
-    for (size_t i = 0; i < t->rows * t->cols; i++) finite += isfinite(t->data[i]) != 0;
-    if (!o.allow_nonfinite && t->text_col < 0 && finite != t->rows * t->cols) abort();
-    if (t->names) /* empty names are allowed (pandas leaves the index column's empty) */
-        for (size_t j = 0; j < t->cols; j++)
-            if (!t->names[j] || (*t->names[j] && haze_table_column(t, t->names[j]) < 0)) abort();
-    if (t->text)
-        for (size_t i = 0; i < t->rows; i++)
-            if (!t->text[i]) abort();
+    for (size_t i = 0; i < haze_table_row_count(t) * haze_table_column_count(t); i++)
+        finite += isfinite(haze_table_data(t)[i]) != 0;
+    if (!o.allow_nonfinite && haze_table_text_column(t) < 0 &&
+        finite != haze_table_row_count(t) * haze_table_column_count(t))
+        abort();
+    if (haze_table_names(t)) /* empty names are allowed (pandas leaves the index column's empty) */
+        for (size_t j = 0; j < haze_table_column_count(t); j++)
+            if (!haze_table_names(t)[j] ||
+                (*haze_table_names(t)[j] && haze_table_column(t, haze_table_names(t)[j]) < 0))
+                abort();
+    if (haze_table_text(t))
+        for (size_t i = 0; i < haze_table_row_count(t); i++)
+            if (!haze_table_text(t)[i]) abort();
     haze_table_column(t, "0");
     haze_table_free(t);
     return 0;

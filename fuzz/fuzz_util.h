@@ -26,7 +26,7 @@ static inline haze_ctx *fuzz_ctx(void) {
         haze_ctx_options o = haze_ctx_options_default();
         o.backend = HAZE_BACKEND_CPU;
         o.threads = 1;
-        if (haze_ctx_new(&ctx, &o) != HAZE_OK) abort();
+        if (haze_ctx_new(&o, &ctx) != HAZE_OK) abort();
     }
     return ctx;
 }

@@ -17,6 +17,7 @@
 #include "core/internal.h"
 #include "haze/io.h"
 #include "table_ref.h"
+#include "io/io_types.h" /* white-box: the reader's own table */
 
 /* ------------------------------------------------------------------ CSV */
 
@@ -142,7 +143,7 @@ static int is_blank_or_comment(const char *s) {
     return *s == '\0' || *s == '#';
 }
 
-static int csv_parse(haze_ctx *ctx, const char *path, char *buf, const haze_read_options *o,
+static int csv_parse(haze_ctx *ctx, const char *path, char *buf, const haze_table_options *o,
                      haze_table *t) {
     fields f = {0};
     size_t cap = 0, nvals = 0, textcap = 0;
@@ -469,7 +470,7 @@ bad:
 }
 
 static int npy_parse(haze_ctx *ctx, const char *path, const unsigned char *b, size_t len,
-                     const haze_read_options *o, haze_table *t) {
+                     const haze_table_options *o, haze_table *t) {
     if (len < 10 || memcmp(b, "\x93NUMPY", 6) != 0)
         return haze__error(ctx, HAZE_ERR_PARSE, "%s: not a NumPy .npy file", path);
     int major = b[6];
@@ -551,14 +552,14 @@ static int ends_with(const char *s, const char *suffix) {
     return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
-int haze_ref_table_read(haze_ctx *ctx, const char *path, const haze_read_options *opt,
+int haze_ref_table_read(haze_ctx *ctx, const char *path, const haze_table_options *opt,
                         haze_table **out) {
     if (!path || !out) return haze__error(ctx, HAZE_ERR_INVALID, "haze_table_read: NULL argument");
     *out = NULL;
-    haze_read_options o = opt ? *opt : haze_read_options_default();
+    haze_table_options o = opt ? *opt : haze_table_options_default();
     char *buf;
     size_t len;
-    int st = haze_file_read_all(ctx, path, &buf, &len);
+    int st = haze_io_read_file(ctx, path, &buf, &len);
     if (st) return st;
     haze_table *t = calloc(1, sizeof *t);
     if (!t) {

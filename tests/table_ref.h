@@ -8,7 +8,7 @@
 #include "haze/io.h"
 
 /* haze_table_read as it was (keep_float32 unknown: always doubles). */
-int haze_ref_table_read(haze_ctx *ctx, const char *path, const haze_read_options *opt,
+int haze_ref_table_read(haze_ctx *ctx, const char *path, const haze_table_options *opt,
                         haze_table **out);
 
 #endif

@@ -20,10 +20,10 @@ static haze_image *load_img(haze_ctx *ctx, const char *name) {
     return im;
 }
 
-static haze_image *run(haze_ctx *ctx, haze_fire *f, haze_fire_kernel k, const haze_image *in) {
+static haze_image *run(haze_ctx *ctx, haze_edge *f, haze_edge_kernel k, const haze_image *in) {
     haze_image *out = NULL;
     assert_int_equal(haze_image_new(ctx, in->width, in->height, &out), HAZE_OK);
-    if (haze_fire_run(ctx, f, k, in, out)) fail_msg("%s", haze_ctx_errmsg(ctx));
+    if (haze_edge_run(ctx, f, k, in, out)) fail_msg("%s", haze_ctx_errmsg(ctx));
     return out;
 }
 
@@ -40,32 +40,32 @@ static void assert_same(const haze_image *a, const haze_image *b) {
 static void test_flat_is_white(void **s) {
     (void)s;
     haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
-    haze_fire *f = NULL;
-    assert_int_equal(haze_fire_new(ctx, NULL, &f), HAZE_OK);
+    haze_edge *f = NULL;
+    assert_int_equal(haze_edge_new(ctx, NULL, &f), HAZE_OK);
     haze_image *in = NULL;
     assert_int_equal(haze_image_new(ctx, 9, 7, &in), HAZE_OK);
     memset(in->data, 77, 63);
     for (int k = 0; k < 2; k++) {
-        haze_image *out = run(ctx, f, (haze_fire_kernel)k, in);
+        haze_image *out = run(ctx, f, (haze_edge_kernel)k, in);
         /* every antecedent at 0.5, centroid 127.5, times C = 2 */
         for (int i = 0; i < 63; i++) assert_int_equal(out->data[i], 255);
         haze_image_free(out);
     }
     haze_image_free(in);
-    haze_fire_free(f);
+    haze_edge_free(f);
     haze_ctx_free(ctx);
 }
 
 static void test_step_is_dark(void **s) {
     (void)s;
     haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
-    haze_fire *f = NULL;
-    assert_int_equal(haze_fire_new(ctx, NULL, &f), HAZE_OK);
+    haze_edge *f = NULL;
+    assert_int_equal(haze_edge_new(ctx, NULL, &f), HAZE_OK);
     haze_image *in = NULL;
     assert_int_equal(haze_image_new(ctx, 16, 16, &in), HAZE_OK);
     for (int y = 0; y < 16; y++)
         for (int x = 0; x < 16; x++) in->data[y * 16 + x] = x < 8 ? 20 : 230;
-    haze_image *out = run(ctx, f, HAZE_FIRE_REFERENCE, in);
+    haze_image *out = run(ctx, f, HAZE_EDGE_REFERENCE, in);
     /* the two columns beside the step are dark, the rest white */
     for (int y = 0; y < 16; y++) {
         assert_int_equal(out->data[y * 16 + 7], 187); /* f_l = 0.75 */
@@ -75,28 +75,28 @@ static void test_step_is_dark(void **s) {
     }
     haze_image_free(out);
     haze_image_free(in);
-    haze_fire_free(f);
+    haze_edge_free(f);
     haze_ctx_free(ctx);
 }
 
 /* Golden images from the independent NumPy formulation. */
 static void check_golden(const char *img, const char *want, int spread, int width) {
     haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
-    haze_fire_params p = haze_fire_params_default();
+    haze_edge_options p = haze_edge_options_default();
     p.spread = spread;
     p.black_width = width;
-    haze_fire *f = NULL;
-    assert_int_equal(haze_fire_new(ctx, &p, &f), HAZE_OK);
+    haze_edge *f = NULL;
+    assert_int_equal(haze_edge_new(ctx, &p, &f), HAZE_OK);
     haze_image *in = load_img(ctx, img), *gold = load_img(ctx, want);
-    haze_image *ref = run(ctx, f, HAZE_FIRE_REFERENCE, in);
-    haze_image *fast = run(ctx, f, HAZE_FIRE_FAST, in);
+    haze_image *ref = run(ctx, f, HAZE_EDGE_REFERENCE, in);
+    haze_image *fast = run(ctx, f, HAZE_EDGE_FAST, in);
     assert_same(ref, gold);
     assert_same(fast, gold);
     haze_image_free(in);
     haze_image_free(gold);
     haze_image_free(ref);
     haze_image_free(fast);
-    haze_fire_free(f);
+    haze_edge_free(f);
     haze_ctx_free(ctx);
 }
 
@@ -145,54 +145,54 @@ static void test_fast_equals_reference(void **s) {
     haze__rng_seed(&r, 11);
     const int sizes[][2] = {{1, 1}, {1, 9}, {7, 1}, {2, 2}, {33, 17}, {64, 48}, {131, 77}};
     for (int pset = 0; pset < 3; pset++) {
-        haze_fire_params p = haze_fire_params_default();
+        haze_edge_options p = haze_edge_options_default();
         if (pset == 1) p.spread = 1, p.black_width = 255, p.scale = 1;
         if (pset == 2) p.spread = 255, p.black_width = 1, p.scale = 3;
-        haze_fire *f = NULL;
-        assert_int_equal(haze_fire_new(ctx, &p, &f), HAZE_OK);
+        haze_edge *f = NULL;
+        assert_int_equal(haze_edge_new(ctx, &p, &f), HAZE_OK);
         for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++)
             for (int kind = 0; kind < 4; kind++) {
                 haze_image *in = NULL;
                 assert_int_equal(haze_image_new(ctx, sizes[si][0], sizes[si][1], &in), HAZE_OK);
                 fill_synthetic(in, kind, &r);
-                haze_image *a = run(ctx, f, HAZE_FIRE_REFERENCE, in);
+                haze_image *a = run(ctx, f, HAZE_EDGE_REFERENCE, in);
                 haze_ctx_set_threads(ctx, 1 + (int)(si % 3));
-                haze_image *b = run(ctx, f, HAZE_FIRE_FAST, in);
+                haze_image *b = run(ctx, f, HAZE_EDGE_FAST, in);
                 assert_same(a, b);
                 haze_image_free(in);
                 haze_image_free(a);
                 haze_image_free(b);
             }
-        haze_fire_free(f);
+        haze_edge_free(f);
     }
     /* the JPEG photograph too */
-    haze_fire *f = NULL;
-    assert_int_equal(haze_fire_new(ctx, NULL, &f), HAZE_OK);
+    haze_edge *f = NULL;
+    assert_int_equal(haze_edge_new(ctx, NULL, &f), HAZE_OK);
     haze_image *in = load_img(ctx, "hubble.jpg");
     assert_int_equal(in->width, 96);
     assert_int_equal(in->height, 64);
-    haze_image *a = run(ctx, f, HAZE_FIRE_REFERENCE, in), *b = run(ctx, f, HAZE_FIRE_FAST, in);
+    haze_image *a = run(ctx, f, HAZE_EDGE_REFERENCE, in), *b = run(ctx, f, HAZE_EDGE_FAST, in);
     assert_same(a, b);
     haze_image_free(in);
     haze_image_free(a);
     haze_image_free(b);
-    haze_fire_free(f);
+    haze_edge_free(f);
     haze_ctx_free(ctx);
 }
 
 static void test_bad_params(void **s) {
     (void)s;
     haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
-    haze_fire_params p = haze_fire_params_default();
-    haze_fire *f = NULL;
+    haze_edge_options p = haze_edge_options_default();
+    haze_edge *f = NULL;
     p.spread = 0;
-    assert_int_equal(haze_fire_new(ctx, &p, &f), HAZE_ERR_INVALID);
-    p = haze_fire_params_default();
+    assert_int_equal(haze_edge_new(ctx, &p, &f), HAZE_ERR_INVALID);
+    p = haze_edge_options_default();
     p.black_width = 256;
-    assert_int_equal(haze_fire_new(ctx, &p, &f), HAZE_ERR_INVALID);
-    p = haze_fire_params_default();
+    assert_int_equal(haze_edge_new(ctx, &p, &f), HAZE_ERR_INVALID);
+    p = haze_edge_options_default();
     p.scale = 0;
-    assert_int_equal(haze_fire_new(ctx, &p, &f), HAZE_ERR_INVALID);
+    assert_int_equal(haze_edge_new(ctx, &p, &f), HAZE_ERR_INVALID);
     assert_null(f);
     haze_ctx_free(ctx);
 }
@@ -222,14 +222,14 @@ static void test_edge_fis(void **s) {
     assert_int_equal(haze_image_new(ctx, 8, 8, &in), HAZE_OK);
     assert_int_equal(haze_image_new(ctx, 8, 8, &out), HAZE_OK);
     for (int i = 0; i < 64; i++) in->data[i] = i < 32 ? 0 : 250;
-    if (haze_edge_fis(ctx, fis, in, out)) fail_msg("%s", haze_ctx_errmsg(ctx));
+    if (haze_edge_run_fis(ctx, fis, in, out)) fail_msg("%s", haze_ctx_errmsg(ctx));
     /* row 4 has a much darker row above it: N difference -250, "big" */
     assert_true(out->data[4 * 8 + 3] < 100);
     assert_true(out->data[1 * 8 + 3] > 150);
     haze_fis_free(fis);
     /* a model with the wrong number of inputs is refused */
     if (haze_fis_load(ctx, HAZE_TEST_DATA "/fis/tipper.fis", &fis)) fail_msg("load");
-    assert_int_equal(haze_edge_fis(ctx, fis, in, out), HAZE_ERR_MISMATCH);
+    assert_int_equal(haze_edge_run_fis(ctx, fis, in, out), HAZE_ERR_MISMATCH);
     haze_fis_free(fis);
     haze_image_free(in);
     haze_image_free(out);
@@ -308,7 +308,7 @@ static void test_image_io(void **s) {
         snprintf(src, sizeof src, "%s/edge/camera.png", HAZE_TEST_DATA);
         char *buf = NULL;
         size_t n = 0;
-        assert_int_equal(haze_file_read_all(ctx, src, &buf, &n), HAZE_OK);
+        assert_int_equal(haze_io_read_file(ctx, src, &buf, &n), HAZE_OK);
         write_file(p1, buf, n / 2);
         free(buf);
         assert_int_equal(haze_image_load(ctx, p1, &im), HAZE_ERR_PARSE);
@@ -362,7 +362,7 @@ static void test_save_formats(void **state) {
         assert_int_equal(haze_image_save(ctx, src, path), HAZE_OK);
         char *buf = NULL;
         size_t n = 0;
-        assert_int_equal(haze_file_read_all(ctx, path, &buf, &n), HAZE_OK);
+        assert_int_equal(haze_io_read_file(ctx, path, &buf, &n), HAZE_OK);
         size_t m = strlen((const char *)magic[i]);
         if (n < m || memcmp(buf, magic[i], m)) fail_msg("%s: wrong format", names[i]);
         free(buf);

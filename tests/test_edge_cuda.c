@@ -10,17 +10,17 @@
 #include "core/rng.h"
 #include "test_util.h"
 
-static haze_image *run(haze_ctx *ctx, haze_fire *f, haze_fire_kernel k, const haze_image *in) {
+static haze_image *run(haze_ctx *ctx, haze_edge *f, haze_edge_kernel k, const haze_image *in) {
     haze_image *out = NULL;
     assert_int_equal(haze_image_new(ctx, in->width, in->height, &out), HAZE_OK);
-    if (haze_fire_run(ctx, f, k, in, out)) fail_msg("%s", haze_ctx_errmsg(ctx));
+    if (haze_edge_run(ctx, f, k, in, out)) fail_msg("%s", haze_ctx_errmsg(ctx));
     return out;
 }
 
-static void compare_all(haze_ctx *cpu, haze_ctx *gpu, haze_fire *f, const haze_image *in) {
-    haze_image *ref = run(cpu, f, HAZE_FIRE_REFERENCE, in);
-    haze_image *g1 = run(gpu, f, HAZE_FIRE_REFERENCE, in);
-    haze_image *g2 = run(gpu, f, HAZE_FIRE_FAST, in);
+static void compare_all(haze_ctx *cpu, haze_ctx *gpu, haze_edge *f, const haze_image *in) {
+    haze_image *ref = run(cpu, f, HAZE_EDGE_REFERENCE, in);
+    haze_image *g1 = run(gpu, f, HAZE_EDGE_REFERENCE, in);
+    haze_image *g2 = run(gpu, f, HAZE_EDGE_FAST, in);
     size_t n = (size_t)in->width * (size_t)in->height;
     if (memcmp(ref->data, g1->data, n))
         fail_msg("GPU reference differs (%d x %d)", in->width, in->height);
@@ -34,8 +34,8 @@ static void compare_all(haze_ctx *cpu, haze_ctx *gpu, haze_fire *f, const haze_i
 static void test_photographs(void **s) {
     (void)s;
     haze_ctx *cpu = haze_test_ctx(HAZE_BACKEND_CPU), *gpu = haze_test_ctx(HAZE_BACKEND_CUDA);
-    haze_fire *f = NULL;
-    assert_int_equal(haze_fire_new(gpu, NULL, &f), HAZE_OK);
+    haze_edge *f = NULL;
+    assert_int_equal(haze_edge_new(gpu, NULL, &f), HAZE_OK);
     const char *names[] = {"camera.png", "astronaut.png", "coins.ppm", "hubble.jpg"};
     for (int i = 0; i < 4; i++) {
         char path[1024];
@@ -45,7 +45,7 @@ static void test_photographs(void **s) {
         compare_all(cpu, gpu, f, in);
         haze_image_free(in);
     }
-    haze_fire_free(f);
+    haze_edge_free(f);
     haze_ctx_free(cpu);
     haze_ctx_free(gpu);
 }
@@ -57,11 +57,11 @@ static void test_synthetic(void **s) {
     haze__rng_seed(&r, 5);
     const int sizes[][2] = {{1, 1}, {1, 40}, {40, 1}, {15, 17}, {16, 16}, {100, 37}, {640, 480}};
     for (int pset = 0; pset < 3; pset++) {
-        haze_fire_params p = haze_fire_params_default();
+        haze_edge_options p = haze_edge_options_default();
         if (pset == 1) p.spread = 1, p.black_width = 255, p.scale = 1;
         if (pset == 2) p.spread = 200, p.black_width = 3, p.scale = 4;
-        haze_fire *f = NULL;
-        assert_int_equal(haze_fire_new(gpu, &p, &f), HAZE_OK);
+        haze_edge *f = NULL;
+        assert_int_equal(haze_edge_new(gpu, &p, &f), HAZE_OK);
         for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++)
             for (int kind = 0; kind < 3; kind++) {
                 haze_image *in = NULL;
@@ -77,7 +77,7 @@ static void test_synthetic(void **s) {
                 compare_all(cpu, gpu, f, in);
                 haze_image_free(in);
             }
-        haze_fire_free(f);
+        haze_edge_free(f);
     }
     haze_ctx_free(cpu);
     haze_ctx_free(gpu);

@@ -10,6 +10,7 @@
 
 #include "fcm_dev.h"
 #include "test_util.h"
+#include "fcm/fcm_result.h"
 
 static int quick(void) {
     return getenv("HAZE_TEST_QUICK") != NULL;
@@ -49,23 +50,30 @@ static void skfuzzy_case(const char *name) {
     snprintf(f, sizeof f, "%s_meta.csv", name);
     haze_table *meta = load(ctx, f);
     haze_fcm_options o = haze_fcm_options_default();
-    o.clusters = (int)meta->data[0];
-    o.m = meta->data[1];
-    o.tol = meta->data[2];
-    o.max_iter = (int)meta->data[3];
+    o.clusters = (int)haze_table_data(meta)[0];
+    o.m = haze_table_data(meta)[1];
+    o.tol = haze_table_data(meta)[2];
+    o.max_iter = (int)haze_table_data(meta)[3];
     o.init = HAZE_FCM_INIT_MEMBERSHIPS;
-    o.init_data = u0->data;
+    o.init_data = haze_table_data(u0);
     o.want_memberships = 1;
     haze_fcm_result *r = NULL;
-    assert_int_equal(haze_fcm_fit(ctx, x->data, x->rows, x->cols, &o, &r), HAZE_OK);
-    assert_int_equal(r->iterations, (int)meta->data[4]);
-    assert_int_equal((size_t)r->iterations, cj->rows);
-    assert_true(r->converged);
-    assert_close(r->centers, cv->data, cv->rows * cv->cols, 1e-8, "centres");
-    assert_close(r->memberships, cu->data, cu->rows * cu->cols, 1e-8, "memberships");
-    assert_close(r->objective, cj->data, cj->rows, 1e-8, "objective");
-    assert_close(&r->partition_coefficient, &meta->data[5], 1, 1e-8, "partition coefficient");
-    assert_close(&r->partition_entropy, &meta->data[6], 1, 1e-8, "partition entropy");
+    assert_int_equal(haze_fcm_fit(ctx, haze_table_data(x), HAZE_PRECISION_F64,
+                                  haze_table_row_count(x), haze_table_column_count(x), &o, &r),
+                     HAZE_OK);
+    assert_int_equal(haze_fcm_result_iterations(r), (int)haze_table_data(meta)[4]);
+    assert_int_equal((size_t)haze_fcm_result_iterations(r), haze_table_row_count(cj));
+    assert_true(haze_fcm_result_converged(r));
+    assert_close(haze_fcm_result_centres(r), haze_table_data(cv),
+                 haze_table_row_count(cv) * haze_table_column_count(cv), 1e-8, "centres");
+    assert_close(haze_fcm_result_memberships(r), haze_table_data(cu),
+                 haze_table_row_count(cu) * haze_table_column_count(cu), 1e-8, "memberships");
+    assert_close(haze_fcm_result_objective(r), haze_table_data(cj), haze_table_row_count(cj), 1e-8,
+                 "objective");
+    assert_close((double[]){haze_fcm_result_partition_coefficient(r)}, &haze_table_data(meta)[5], 1,
+                 1e-8, "partition coefficient");
+    assert_close((double[]){haze_fcm_result_partition_entropy(r)}, &haze_table_data(meta)[6], 1,
+                 1e-8, "partition entropy");
     haze_fcm_result_free(r);
     haze_table_free(x), haze_table_free(u0), haze_table_free(cv), haze_table_free(cu);
     haze_table_free(cj), haze_table_free(meta);
@@ -88,13 +96,19 @@ static void test_skfuzzy_predict(void **state) {
     haze_table *x = load(ctx, "predict_data.csv"), *cv = load(ctx, "predict_centers.csv");
     haze_table *cu = load(ctx, "predict_u.csv");
     haze_fcm_result model = {0};
-    model.n = 0, model.d = cv->cols, model.c = cv->rows, model.m = 1.7;
-    model.metric = HAZE_FCM_EUCLIDEAN, model.centers = cv->data;
-    double *u = malloc(x->rows * cv->rows * sizeof *u);
-    assert_int_equal(haze_fcm_predict(ctx, &model, x->data, x->rows, x->cols, 0, u), HAZE_OK);
-    assert_close(u, cu->data, x->rows * cv->rows, 1e-12, "predict");
+    model.n = 0, model.d = haze_table_column_count(cv), model.c = haze_table_row_count(cv),
+    model.m = 1.7;
+    model.metric = HAZE_FCM_EUCLIDEAN, model.centers = haze_table_data(cv);
+    double *u = malloc(haze_table_row_count(x) * haze_table_row_count(cv) * sizeof *u);
+    assert_int_equal(haze_fcm_predict(ctx, &model, haze_table_data(x), haze_table_row_count(x),
+                                      haze_table_column_count(x), HAZE_PRECISION_F64, u),
+                     HAZE_OK);
+    assert_close(u, haze_table_data(cu), haze_table_row_count(x) * haze_table_row_count(cv), 1e-12,
+                 "predict");
     /* dimension mismatch */
-    assert_int_equal(haze_fcm_predict(ctx, &model, x->data, x->rows * x->cols / 1, 1, 0, u),
+    assert_int_equal(haze_fcm_predict(ctx, &model, haze_table_data(x),
+                                      haze_table_row_count(x) * haze_table_column_count(x) / 1, 1,
+                                      HAZE_PRECISION_F64, u),
                      HAZE_ERR_MISMATCH);
     free(u);
     haze_table_free(x), haze_table_free(cv), haze_table_free(cu);
@@ -109,27 +123,34 @@ static void test_octave_gk(void **state) {
     haze_table *cv = load(ctx, "gk_centers.csv"), *cj = load(ctx, "gk_objective.csv");
     haze_table *cu = load(ctx, "gk_u_prev.csv");
     haze_fcm_options o = haze_fcm_options_default();
-    o.clusters = (int)v0->rows;
+    o.clusters = (int)haze_table_row_count(v0);
     o.metric = HAZE_FCM_GK;
-    o.init = HAZE_FCM_INIT_CENTERS;
-    o.init_data = v0->data;
+    o.init = HAZE_FCM_INIT_CENTRES;
+    o.init_data = haze_table_data(v0);
     o.tol = 0;
-    o.max_iter = (int)cj->rows;
+    o.max_iter = (int)haze_table_row_count(cj);
     haze_fcm_result *r = NULL;
-    assert_int_equal(haze_fcm_fit(ctx, x->data, x->rows, x->cols, &o, &r), HAZE_OK);
-    assert_int_equal(r->iterations, (int)cj->rows);
-    assert_close(r->centers, cv->data, cv->rows * cv->cols, 1e-8, "GK centres");
-    assert_close(r->objective, cj->data, cj->rows, 1e-8, "GK objective");
-    for (int k = 1; k < r->iterations; k++)
-        if (!(r->objective[k] <= r->objective[k - 1] * (1 + 1e-12)))
-            fail_msg("GK J[%d] = %.17g > J[%d] = %.17g", k, r->objective[k], k - 1,
-                     r->objective[k - 1]);
+    assert_int_equal(haze_fcm_fit(ctx, haze_table_data(x), HAZE_PRECISION_F64,
+                                  haze_table_row_count(x), haze_table_column_count(x), &o, &r),
+                     HAZE_OK);
+    assert_int_equal(haze_fcm_result_iterations(r), (int)haze_table_row_count(cj));
+    assert_close(haze_fcm_result_centres(r), haze_table_data(cv),
+                 haze_table_row_count(cv) * haze_table_column_count(cv), 1e-8, "GK centres");
+    assert_close(haze_fcm_result_objective(r), haze_table_data(cj), haze_table_row_count(cj), 1e-8,
+                 "GK objective");
+    for (int k = 1; k < haze_fcm_result_iterations(r); k++)
+        if (!(haze_fcm_result_objective(r)[k] <= haze_fcm_result_objective(r)[k - 1] * (1 + 1e-12)))
+            fail_msg("GK J[%d] = %.17g > J[%d] = %.17g", k, haze_fcm_result_objective(r)[k], k - 1,
+                     haze_fcm_result_objective(r)[k - 1]);
     haze_fcm_result_free(r);
     /* The toolkit returns the memberships of the iteration before. */
-    o.max_iter = (int)cj->rows - 1;
+    o.max_iter = (int)haze_table_row_count(cj) - 1;
     o.want_memberships = 1;
-    assert_int_equal(haze_fcm_fit(ctx, x->data, x->rows, x->cols, &o, &r), HAZE_OK);
-    assert_close(r->memberships, cu->data, cu->rows * cu->cols, 1e-8, "GK memberships");
+    assert_int_equal(haze_fcm_fit(ctx, haze_table_data(x), HAZE_PRECISION_F64,
+                                  haze_table_row_count(x), haze_table_column_count(x), &o, &r),
+                     HAZE_OK);
+    assert_close(haze_fcm_result_memberships(r), haze_table_data(cu),
+                 haze_table_row_count(cu) * haze_table_column_count(cu), 1e-8, "GK memberships");
     haze_fcm_result_free(r);
     haze_table_free(x), haze_table_free(v0), haze_table_free(cv), haze_table_free(cj);
     haze_table_free(cu);
@@ -165,25 +186,27 @@ static void test_objective_never_increases(void **state) {
                     haze_fcm_options o = haze_fcm_options_default();
                     o.clusters = (int)c;
                     o.metric = (haze_fcm_metric)metric;
-                    o.single = single;
+                    o.precision = (single) ? HAZE_PRECISION_F32 : HAZE_PRECISION_F64;
                     o.init = init ? HAZE_FCM_INIT_KMEANSPP : HAZE_FCM_INIT_RANDOM;
                     o.seed = 42 + s;
                     o.m = s % 2 ? 1.5 : 2.0;
                     o.max_iter = 40;
                     o.tol = 0;
                     haze_fcm_result *r = NULL;
-                    int st = haze_fcm_fit(ctx, x, n, d, &o, &r);
+                    int st = haze_fcm_fit(ctx, x, HAZE_PRECISION_F64, n, d, &o, &r);
                     if (st) fail_msg("fit: %s", haze_ctx_errmsg(ctx));
                     double slack = single ? 1e-5 : 1e-11;
-                    for (int k = 1; k < r->iterations; k++)
-                        if (!(r->objective[k] <= r->objective[k - 1] * (1 + slack)))
+                    for (int k = 1; k < haze_fcm_result_iterations(r); k++)
+                        if (!(haze_fcm_result_objective(r)[k] <=
+                              haze_fcm_result_objective(r)[k - 1] * (1 + slack)))
                             fail_msg("case %d metric %d single %d init %d: J[%d] = %.17g > "
                                      "J[%d] = %.17g",
-                                     s, metric, single, init, k, r->objective[k], k - 1,
-                                     r->objective[k - 1]);
-                    assert_true(r->partition_coefficient >= 1.0 / (double)c - 1e-6);
-                    assert_true(r->partition_coefficient <= 1.0 + 1e-6);
-                    assert_true(r->xie_beni > 0 && isfinite(r->xie_beni));
+                                     s, metric, single, init, k, haze_fcm_result_objective(r)[k],
+                                     k - 1, haze_fcm_result_objective(r)[k - 1]);
+                    assert_true(haze_fcm_result_partition_coefficient(r) >= 1.0 / (double)c - 1e-6);
+                    assert_true(haze_fcm_result_partition_coefficient(r) <= 1.0 + 1e-6);
+                    assert_true(haze_fcm_result_xie_beni(r) > 0 &&
+                                isfinite(haze_fcm_result_xie_beni(r)));
                     haze_fcm_result_free(r);
                     free(x);
                 }
@@ -200,24 +223,29 @@ static void test_zero_distance(void **state) {
         haze_fcm_result model = {0};
         model.d = 2, model.c = 2, model.m = 2, model.centers = v;
         double u[10];
-        assert_int_equal(haze_fcm_predict(ctx, &model, x, 5, 2, single, u), HAZE_OK);
+        assert_int_equal(haze_fcm_predict(ctx, &model, x, 5, 2,
+                                          (single) ? HAZE_PRECISION_F32 : HAZE_PRECISION_F64, u),
+                         HAZE_OK);
         assert_true(u[0] == 1 && u[1] == 0 && u[4] == 0 && u[5] == 1);
         assert_true(fabs(u[8] + u[9] - 1) < 1e-6 && u[8] < u[9]);
         /* two identical centres share a point that sits on both */
         double vv[] = {1, 1, 1, 1};
         model.centers = vv;
-        assert_int_equal(haze_fcm_predict(ctx, &model, x, 5, 2, single, u), HAZE_OK);
+        assert_int_equal(haze_fcm_predict(ctx, &model, x, 5, 2,
+                                          (single) ? HAZE_PRECISION_F32 : HAZE_PRECISION_F64, u),
+                         HAZE_OK);
         assert_true(u[4] == 0.5 && u[5] == 0.5);
     }
     haze_fcm_options o = haze_fcm_options_default();
     o.clusters = 2;
-    o.init = HAZE_FCM_INIT_CENTERS;
+    o.init = HAZE_FCM_INIT_CENTRES;
     o.init_data = v;
     o.want_memberships = 1;
     haze_fcm_result *r = NULL;
-    assert_int_equal(haze_fcm_fit(ctx, x, 5, 2, &o, &r), HAZE_OK);
-    for (size_t i = 0; i < 10; i++) assert_true(isfinite(r->memberships[i]));
-    for (int k = 0; k < r->iterations; k++) assert_true(isfinite(r->objective[k]));
+    assert_int_equal(haze_fcm_fit(ctx, x, HAZE_PRECISION_F64, 5, 2, &o, &r), HAZE_OK);
+    for (size_t i = 0; i < 10; i++) assert_true(isfinite(haze_fcm_result_memberships(r)[i]));
+    for (int k = 0; k < haze_fcm_result_iterations(r); k++)
+        assert_true(isfinite(haze_fcm_result_objective(r)[k]));
     haze_fcm_result_free(r);
     haze_ctx_free(ctx);
 }
@@ -237,19 +265,21 @@ static void test_float32_dynamic_range(void **state) {
     o.max_iter = 30;
     o.tol = 0;
     o.want_memberships = 1;
-    o.single = 1;
+    o.precision = HAZE_PRECISION_F32;
     o.m = 1.2;
     haze_fcm_result *ref = NULL, *r = NULL;
-    assert_int_equal(haze_fcm_fit(ctx, x, n, d, &o, &ref), HAZE_OK);
+    assert_int_equal(haze_fcm_fit(ctx, x, HAZE_PRECISION_F64, n, d, &o, &ref), HAZE_OK);
     const double scales[] = {1e15, 1e-15};
     for (int s = 0; s < 2; s++) {
         for (size_t i = 0; i < n * d; i++) xs[i] = x[i] * scales[s];
-        if (haze_fcm_fit(ctx, xs, n, d, &o, &r)) fail_msg("%s", haze_ctx_errmsg(ctx));
+        if (haze_fcm_fit(ctx, xs, HAZE_PRECISION_F64, n, d, &o, &r))
+            fail_msg("%s", haze_ctx_errmsg(ctx));
         for (size_t i = 0; i < n * c; i++) {
-            assert_true(isfinite(r->memberships[i]));
-            if (fabs(r->memberships[i] - ref->memberships[i]) > 1e-3)
-                fail_msg("scale %g: u[%zu] = %g, want %g", scales[s], i, r->memberships[i],
-                         ref->memberships[i]);
+            assert_true(isfinite(haze_fcm_result_memberships(r)[i]));
+            if (fabs(haze_fcm_result_memberships(r)[i] - haze_fcm_result_memberships(ref)[i]) >
+                1e-3)
+                fail_msg("scale %g: u[%zu] = %g, want %g", scales[s], i,
+                         haze_fcm_result_memberships(r)[i], haze_fcm_result_memberships(ref)[i]);
         }
         haze_fcm_result_free(r);
     }
@@ -271,14 +301,17 @@ static void test_threads_and_precision(void **state) {
     o.tol = 0;
     haze_fcm_result *r1 = NULL, *r2 = NULL, *rf = NULL;
     haze_ctx_set_threads(ctx, 1);
-    assert_int_equal(haze_fcm_fit(ctx, x, n, d, &o, &r1), HAZE_OK);
+    assert_int_equal(haze_fcm_fit(ctx, x, HAZE_PRECISION_F64, n, d, &o, &r1), HAZE_OK);
     haze_ctx_set_threads(ctx, 2);
-    assert_int_equal(haze_fcm_fit(ctx, x, n, d, &o, &r2), HAZE_OK);
-    assert_memory_equal(r1->centers, r2->centers, c * d * sizeof(double));
-    assert_memory_equal(r1->objective, r2->objective, 25 * sizeof(double));
-    o.single = 1;
-    assert_int_equal(haze_fcm_fit(ctx, x, n, d, &o, &rf), HAZE_OK);
-    assert_close(rf->centers, r1->centers, c * d, 1e-3, "float32 centres");
+    assert_int_equal(haze_fcm_fit(ctx, x, HAZE_PRECISION_F64, n, d, &o, &r2), HAZE_OK);
+    assert_memory_equal(haze_fcm_result_centres(r1), haze_fcm_result_centres(r2),
+                        c * d * sizeof(double));
+    assert_memory_equal(haze_fcm_result_objective(r1), haze_fcm_result_objective(r2),
+                        25 * sizeof(double));
+    o.precision = HAZE_PRECISION_F32;
+    assert_int_equal(haze_fcm_fit(ctx, x, HAZE_PRECISION_F64, n, d, &o, &rf), HAZE_OK);
+    assert_close(haze_fcm_result_centres(rf), haze_fcm_result_centres(r1), c * d, 1e-3,
+                 "float32 centres");
     /* float data in: the same bits as double data rounded to float */
     float *x32 = malloc(n * d * sizeof *x32);
     for (size_t i = 0; i < n * d; i++) x32[i] = (float)x[i];
@@ -286,16 +319,18 @@ static void test_threads_and_precision(void **state) {
     haze_fcm_result *ra = NULL, *rb = NULL;
     for (int init = HAZE_FCM_INIT_RANDOM; init <= HAZE_FCM_INIT_KMEANSPP; init++) {
         o.init = (haze_fcm_init)init;
-        o.single = 1;
-        assert_int_equal(haze_fcm_fit(ctx, x, n, d, &o, &ra), HAZE_OK);
-        o.single = 0; /* ignored by the float32 entry point */
-        assert_int_equal(haze_fcm_fit_f32(ctx, x32, n, d, &o, &rb), HAZE_OK);
-        assert_memory_equal(ra->centers, rb->centers, c * d * sizeof(double));
-        assert_memory_equal(ra->objective, rb->objective, 25 * sizeof(double));
+        o.precision = HAZE_PRECISION_F32;
+        assert_int_equal(haze_fcm_fit(ctx, x, HAZE_PRECISION_F64, n, d, &o, &ra), HAZE_OK);
+        o.precision = HAZE_PRECISION_F64; /* ignored by the float32 entry point */
+        assert_int_equal(haze_fcm_fit(ctx, x32, HAZE_PRECISION_F32, n, d, &o, &rb), HAZE_OK);
+        assert_memory_equal(haze_fcm_result_centres(ra), haze_fcm_result_centres(rb),
+                            c * d * sizeof(double));
+        assert_memory_equal(haze_fcm_result_objective(ra), haze_fcm_result_objective(rb),
+                            25 * sizeof(double));
         haze_fcm_result_free(ra), haze_fcm_result_free(rb);
     }
     x32[7] = NAN;
-    assert_int_equal(haze_fcm_fit_f32(ctx, x32, n, d, &o, &rb), HAZE_ERR_DOMAIN);
+    assert_int_equal(haze_fcm_fit(ctx, x32, HAZE_PRECISION_F32, n, d, &o, &rb), HAZE_ERR_DOMAIN);
     assert_null(rb);
     free(x32);
     haze_fcm_result_free(r1), haze_fcm_result_free(r2), haze_fcm_result_free(rf);
@@ -313,27 +348,30 @@ static void test_stopping_rules(void **state) {
     o.stop = HAZE_FCM_STOP_OBJECTIVE;
     o.tol = 1e-3;
     haze_fcm_result *r = NULL;
-    assert_int_equal(haze_fcm_fit(ctx, x, n, d, &o, &r), HAZE_OK);
-    int k = r->iterations;
-    assert_true(r->converged && k >= 2 && k < o.max_iter);
-    assert_true(fabs(r->objective[k - 1] - r->objective[k - 2]) < 1e-3);
+    assert_int_equal(haze_fcm_fit(ctx, x, HAZE_PRECISION_F64, n, d, &o, &r), HAZE_OK);
+    int k = haze_fcm_result_iterations(r);
+    assert_true(haze_fcm_result_converged(r) && k >= 2 && k < o.max_iter);
+    assert_true(fabs(haze_fcm_result_objective(r)[k - 1] - haze_fcm_result_objective(r)[k - 2]) <
+                1e-3);
     for (int i = 2; i < k; i++)
-        assert_true(fabs(r->objective[i - 1] - r->objective[i - 2]) >= 1e-3);
+        assert_true(fabs(haze_fcm_result_objective(r)[i - 1] -
+                         haze_fcm_result_objective(r)[i - 2]) >= 1e-3);
     haze_fcm_result_free(r);
     o.stop = HAZE_FCM_STOP_MEMBERSHIP;
-    assert_int_equal(haze_fcm_fit(ctx, x, n, d, &o, &r), HAZE_OK);
-    k = r->iterations;
-    assert_true(r->change[k - 1] < 1e-3);
-    for (int i = 0; i < k - 1; i++) assert_true(r->change[i] >= 1e-3);
+    assert_int_equal(haze_fcm_fit(ctx, x, HAZE_PRECISION_F64, n, d, &o, &r), HAZE_OK);
+    k = haze_fcm_result_iterations(r);
+    assert_true(haze_fcm_result_change(r)[k - 1] < 1e-3);
+    for (int i = 0; i < k - 1; i++) assert_true(haze_fcm_result_change(r)[i] >= 1e-3);
     /* labels of the result */
     o.want_memberships = 1;
     haze_fcm_result_free(r);
-    assert_int_equal(haze_fcm_fit(ctx, x, n, d, &o, &r), HAZE_OK);
+    assert_int_equal(haze_fcm_fit(ctx, x, HAZE_PRECISION_F64, n, d, &o, &r), HAZE_OK);
     int *lab = malloc(n * sizeof *lab);
-    haze_fcm_labels(r->memberships, n, c, lab);
+    haze_fcm_labels(NULL, haze_fcm_result_memberships(r), n, c, lab);
     for (size_t i = 0; i < n; i++)
         for (size_t j = 0; j < c; j++)
-            assert_true(r->memberships[i * c + j] <= r->memberships[i * c + (size_t)lab[i]]);
+            assert_true(haze_fcm_result_memberships(r)[i * c + j] <=
+                        haze_fcm_result_memberships(r)[i * c + (size_t)lab[i]]);
     free(lab);
     haze_fcm_result_free(r);
     free(x);
@@ -361,28 +399,30 @@ static void test_seeds_and_progress(void **state) {
         o.init = (haze_fcm_init)init;
         o.seed = 5;
         o.max_iter = 4;
-        assert_int_equal(haze_fcm_fit(ctx, x, n, d, &o, &a), HAZE_OK);
-        assert_int_equal(haze_fcm_fit(ctx, x, n, d, &o, &b), HAZE_OK);
-        assert_memory_equal(a->centers, b->centers, c * d * sizeof(double));
+        assert_int_equal(haze_fcm_fit(ctx, x, HAZE_PRECISION_F64, n, d, &o, &a), HAZE_OK);
+        assert_int_equal(haze_fcm_fit(ctx, x, HAZE_PRECISION_F64, n, d, &o, &b), HAZE_OK);
+        assert_memory_equal(haze_fcm_result_centres(a), haze_fcm_result_centres(b),
+                            c * d * sizeof(double));
         haze_fcm_result_free(b);
         o.seed = 6;
-        assert_int_equal(haze_fcm_fit(ctx, x, n, d, &o, &b), HAZE_OK);
-        assert_true(memcmp(a->centers, b->centers, c * d * sizeof(double)) != 0);
+        assert_int_equal(haze_fcm_fit(ctx, x, HAZE_PRECISION_F64, n, d, &o, &b), HAZE_OK);
+        assert_true(memcmp(haze_fcm_result_centres(a), haze_fcm_result_centres(b),
+                           c * d * sizeof(double)) != 0);
         haze_fcm_result_free(a), haze_fcm_result_free(b);
     }
     o.init = HAZE_FCM_INIT_RANDOM;
     o.max_iter = 2;
     o.tol = 0;
-    assert_int_equal(haze_fcm_fit(ctx, x, n, d, &o, &a), HAZE_OK);
-    assert_int_equal(a->iterations, 2);
-    assert_false(a->converged);
+    assert_int_equal(haze_fcm_fit(ctx, x, HAZE_PRECISION_F64, n, d, &o, &a), HAZE_OK);
+    assert_int_equal(haze_fcm_result_iterations(a), 2);
+    assert_false(haze_fcm_result_converged(a));
     haze_fcm_result_free(a);
     int calls = 0;
     o.max_iter = 100;
     o.progress = stop_at_3;
     o.progress_arg = &calls;
-    assert_int_equal(haze_fcm_fit(ctx, x, n, d, &o, &a), HAZE_OK);
-    assert_int_equal(a->iterations, 3);
+    assert_int_equal(haze_fcm_fit(ctx, x, HAZE_PRECISION_F64, n, d, &o, &a), HAZE_OK);
+    assert_int_equal(haze_fcm_result_iterations(a), 3);
     assert_int_equal(calls, 3);
     haze_fcm_result_free(a);
     free(x);
@@ -396,31 +436,31 @@ static void test_bad_input(void **state) {
     haze_fcm_options o = haze_fcm_options_default();
     haze_fcm_result *r = (haze_fcm_result *)&o;
     o.clusters = 1;
-    assert_int_equal(haze_fcm_fit(ctx, x, 6, 1, &o, &r), HAZE_ERR_INVALID);
+    assert_int_equal(haze_fcm_fit(ctx, x, HAZE_PRECISION_F64, 6, 1, &o, &r), HAZE_ERR_INVALID);
     assert_null(r);
     o.clusters = 7;
-    assert_int_equal(haze_fcm_fit(ctx, x, 6, 1, &o, &r), HAZE_ERR_INVALID);
+    assert_int_equal(haze_fcm_fit(ctx, x, HAZE_PRECISION_F64, 6, 1, &o, &r), HAZE_ERR_INVALID);
     assert_non_null(strstr(haze_ctx_errmsg(ctx), "7 clusters"));
     o.clusters = 2;
     o.m = 1.0;
-    assert_int_equal(haze_fcm_fit(ctx, x, 6, 1, &o, &r), HAZE_ERR_DOMAIN);
+    assert_int_equal(haze_fcm_fit(ctx, x, HAZE_PRECISION_F64, 6, 1, &o, &r), HAZE_ERR_DOMAIN);
     o.m = 2.0;
     x[3] = NAN;
-    assert_int_equal(haze_fcm_fit(ctx, x, 3, 2, &o, &r), HAZE_ERR_DOMAIN);
+    assert_int_equal(haze_fcm_fit(ctx, x, HAZE_PRECISION_F64, 3, 2, &o, &r), HAZE_ERR_DOMAIN);
     assert_non_null(strstr(haze_ctx_errmsg(ctx), "row 2 column 2"));
     x[3] = 3;
     double u0[] = {1, 0, -1, 2, 0.5, 0.5};
     o.init = HAZE_FCM_INIT_MEMBERSHIPS;
     o.init_data = u0;
-    assert_int_equal(haze_fcm_fit(ctx, x, 3, 2, &o, &r), HAZE_ERR_DOMAIN);
+    assert_int_equal(haze_fcm_fit(ctx, x, HAZE_PRECISION_F64, 3, 2, &o, &r), HAZE_ERR_DOMAIN);
     o.init_data = NULL;
-    assert_int_equal(haze_fcm_fit(ctx, x, 3, 2, &o, &r), HAZE_ERR_INVALID);
+    assert_int_equal(haze_fcm_fit(ctx, x, HAZE_PRECISION_F64, 3, 2, &o, &r), HAZE_ERR_INVALID);
     /* a cluster that loses all weight: all points on one initial centre */
     double same[] = {1, 1, 1, 1};
     double v[] = {1, 5};
-    o.init = HAZE_FCM_INIT_CENTERS;
+    o.init = HAZE_FCM_INIT_CENTRES;
     o.init_data = v;
-    assert_int_equal(haze_fcm_fit(ctx, same, 4, 1, &o, &r), HAZE_ERR_RANGE);
+    assert_int_equal(haze_fcm_fit(ctx, same, HAZE_PRECISION_F64, 4, 1, &o, &r), HAZE_ERR_RANGE);
     haze_fcm_result_free(NULL);
     haze_ctx_free(ctx);
 }
@@ -431,7 +471,7 @@ static double purity(const double *u, size_t n, size_t c, size_t k, int *distinc
     int *lab = malloc(n * sizeof *lab);
     size_t *cnt = calloc(k * c, sizeof *cnt);
     int *used = calloc(c, sizeof *used);
-    assert_int_equal(haze_fcm_labels(u, n, c, lab), HAZE_OK);
+    assert_int_equal(haze_fcm_labels(NULL, u, n, c, lab), HAZE_OK);
     for (size_t i = 0; i < n; i++) cnt[(i % k) * c + (size_t)lab[i]]++;
     size_t good = 0;
     *distinct = 1;
@@ -484,26 +524,28 @@ static void test_high_dimensional(void **state) {
         for (uint64_t seed = 0; seed < (quick() ? 2u : 8u); seed++) {
             o.seed = seed;
             haze_fcm_result *r = NULL;
-            if (haze_fcm_fit(ctx, x, n, d, &o, &r)) fail_msg("fit: %s", haze_ctx_errmsg(ctx));
+            if (haze_fcm_fit(ctx, x, HAZE_PRECISION_F64, n, d, &o, &r))
+                fail_msg("fit: %s", haze_ctx_errmsg(ctx));
             int distinct;
-            double pur = purity(r->memberships, n, c, c, &distinct);
-            if (!(pur > 0.99) || !distinct || r->degenerate || !r->converged)
+            double pur = purity(haze_fcm_result_memberships(r), n, c, c, &distinct);
+            if (!(pur > 0.99) || !distinct || haze_fcm_result_degenerate(r) ||
+                !haze_fcm_result_converged(r))
                 fail_msg("%zu x %zu x %zu seed %d: purity %.3f, distinct %d, PC %.6f, "
                          "degenerate %d",
-                         n, d, c, (int)seed, pur, distinct, r->partition_coefficient,
-                         r->degenerate);
+                         n, d, c, (int)seed, pur, distinct,
+                         haze_fcm_result_partition_coefficient(r), haze_fcm_result_degenerate(r));
             haze_fcm_result_free(r);
         }
         /* random memberships: the collapse, flagged */
         o.init = HAZE_FCM_INIT_RANDOM;
         o.seed = 1;
         haze_fcm_result *r = NULL;
-        assert_int_equal(haze_fcm_fit(ctx, x, n, d, &o, &r), HAZE_OK);
-        if (!(r->degenerate & HAZE_FCM_DEGENERATE_UNIFORM) ||
-            !(r->degenerate & HAZE_FCM_DEGENERATE_COINCIDENT))
+        assert_int_equal(haze_fcm_fit(ctx, x, HAZE_PRECISION_F64, n, d, &o, &r), HAZE_OK);
+        if (!(haze_fcm_result_degenerate(r) & HAZE_FCM_DEGENERATE_UNIFORM) ||
+            !(haze_fcm_result_degenerate(r) & HAZE_FCM_DEGENERATE_COINCIDENT))
             fail_msg("%zu x %zu x %zu random start: degenerate %d, PC %.17g", n, d, c,
-                     r->degenerate, r->partition_coefficient);
-        assert_true(fabs(r->partition_coefficient - 1.0 / (double)c) < 1e-6);
+                     haze_fcm_result_degenerate(r), haze_fcm_result_partition_coefficient(r));
+        assert_true(fabs(haze_fcm_result_partition_coefficient(r) - 1.0 / (double)c) < 1e-6);
         haze_fcm_result_free(r);
         free(x);
     }
@@ -520,16 +562,16 @@ static void test_degenerate_empty(void **state) {
     haze_fcm_options o = haze_fcm_options_default();
     o.clusters = 3;
     o.m = 1.05;
-    o.init = HAZE_FCM_INIT_CENTERS;
+    o.init = HAZE_FCM_INIT_CENTRES;
     o.init_data = v;
     haze_fcm_result *r = NULL;
-    assert_int_equal(haze_fcm_fit(ctx, x, 8, 1, &o, &r), HAZE_OK);
-    assert_int_equal(r->degenerate, HAZE_FCM_DEGENERATE_EMPTY);
+    assert_int_equal(haze_fcm_fit(ctx, x, HAZE_PRECISION_F64, 8, 1, &o, &r), HAZE_OK);
+    assert_int_equal(haze_fcm_result_degenerate(r), HAZE_FCM_DEGENERATE_EMPTY);
     haze_fcm_result_free(r);
     /* two centres: a good fit, no flag */
     o.clusters = 2;
-    assert_int_equal(haze_fcm_fit(ctx, x, 8, 1, &o, &r), HAZE_OK);
-    assert_int_equal(r->degenerate, 0);
+    assert_int_equal(haze_fcm_fit(ctx, x, HAZE_PRECISION_F64, 8, 1, &o, &r), HAZE_OK);
+    assert_int_equal(haze_fcm_result_degenerate(r), 0);
     haze_fcm_result_free(r);
     haze_ctx_free(ctx);
 }
@@ -584,9 +626,10 @@ static void test_dev_switches(void **state) {
     o.max_iter = 5;
     o.tol = 0;
     haze_fcm_result *ra = NULL, *rb = NULL;
-    assert_int_equal(haze_fcm_fit(a, x, n, d, &o, &ra), HAZE_OK);
-    assert_int_equal(haze_fcm_fit(b, x, n, d, &o, &rb), HAZE_OK);
-    assert_memory_equal(ra->centers, rb->centers, c * d * sizeof(double));
+    assert_int_equal(haze_fcm_fit(a, x, HAZE_PRECISION_F64, n, d, &o, &ra), HAZE_OK);
+    assert_int_equal(haze_fcm_fit(b, x, HAZE_PRECISION_F64, n, d, &o, &rb), HAZE_OK);
+    assert_memory_equal(haze_fcm_result_centres(ra), haze_fcm_result_centres(rb),
+                        c * d * sizeof(double));
     unsigned long used = 1, dropped = 1;
     haze_dev_fcm_queue_counts(a, &used, &dropped);
     assert_true(used == 0 && dropped == 0);
@@ -596,14 +639,15 @@ static void test_dev_switches(void **state) {
     haze_fcm_result *rv = NULL;
     o.max_iter = 1;
     haze_fcm_result_free(rb);
-    assert_int_equal(haze_fcm_fit(b, x, n, d, &o, &rb), HAZE_OK);
-    o.init = HAZE_FCM_INIT_CENTERS;
+    assert_int_equal(haze_fcm_fit(b, x, HAZE_PRECISION_F64, n, d, &o, &rb), HAZE_OK);
+    o.init = HAZE_FCM_INIT_CENTRES;
     o.init_data = v;
-    assert_int_equal(haze_fcm_fit(b, x, n, d, &o, &rv), HAZE_OK);
-    assert_memory_equal(rb->centers, rv->centers, c * d * sizeof(double));
+    assert_int_equal(haze_fcm_fit(b, x, HAZE_PRECISION_F64, n, d, &o, &rv), HAZE_OK);
+    assert_memory_equal(haze_fcm_result_centres(rb), haze_fcm_result_centres(rv),
+                        c * d * sizeof(double));
     size_t idx[3] = {0, 1, 2};
     double u[3 * 8] = {0};
-    if (!haze_has_cuda())
+    if (!haze_build_has_cuda())
         assert_int_equal(haze_dev_fcm_seed_device(b, x, 0, n, d, c, 2, idx, u, v),
                          HAZE_ERR_UNSUPPORTED);
     haze_fcm_result_free(ra), haze_fcm_result_free(rb), haze_fcm_result_free(rv);
@@ -620,55 +664,65 @@ static void test_predict_validation(void **state) {
     double x[] = {1, 2, 3, 4, 5, 6}, v[] = {1, 2, 5, 6}, u[6], a[8] = {1, 0, 0, 1, 1, 0, 0, 1};
     haze_fcm_result model = {0};
     model.d = 2, model.c = 2, model.m = 2, model.centers = v;
-    assert_int_equal(haze_fcm_predict(ctx, &model, x, 3, 2, 0, u), HAZE_OK);
+    assert_int_equal(haze_fcm_predict(ctx, &model, x, 3, 2, HAZE_PRECISION_F64, u), HAZE_OK);
     const double bad_m[] = {0.5, -3, 1, NAN, INFINITY};
     for (size_t k = 0; k < 5; k++) {
         model.m = bad_m[k];
-        assert_int_equal(haze_fcm_predict(ctx, &model, x, 3, 2, 0, u), HAZE_ERR_DOMAIN);
+        assert_int_equal(haze_fcm_predict(ctx, &model, x, 3, 2, HAZE_PRECISION_F64, u),
+                         HAZE_ERR_DOMAIN);
         assert_non_null(strstr(haze_ctx_errmsg(ctx), "fuzzifier"));
     }
     model.m = 2;
     model.metric = HAZE_FCM_GK; /* without norms */
-    assert_int_equal(haze_fcm_predict(ctx, &model, x, 3, 2, 0, u), HAZE_ERR_INVALID);
+    assert_int_equal(haze_fcm_predict(ctx, &model, x, 3, 2, HAZE_PRECISION_F64, u),
+                     HAZE_ERR_INVALID);
     assert_non_null(strstr(haze_ctx_errmsg(ctx), "norm"));
     model.norms = a;
-    assert_int_equal(haze_fcm_predict(ctx, &model, x, 3, 2, 0, u), HAZE_OK);
+    assert_int_equal(haze_fcm_predict(ctx, &model, x, 3, 2, HAZE_PRECISION_F64, u), HAZE_OK);
     model.metric = (haze_fcm_metric)7;
-    assert_int_equal(haze_fcm_predict(ctx, &model, x, 3, 2, 0, u), HAZE_ERR_INVALID);
+    assert_int_equal(haze_fcm_predict(ctx, &model, x, 3, 2, HAZE_PRECISION_F64, u),
+                     HAZE_ERR_INVALID);
     model.metric = HAZE_FCM_EUCLIDEAN;
     model.centers = NULL;
-    assert_int_equal(haze_fcm_predict(ctx, &model, x, 3, 2, 0, u), HAZE_ERR_INVALID);
-    assert_int_equal(haze_fcm_predict(ctx, NULL, x, 3, 2, 0, u), HAZE_ERR_INVALID);
+    assert_int_equal(haze_fcm_predict(ctx, &model, x, 3, 2, HAZE_PRECISION_F64, u),
+                     HAZE_ERR_INVALID);
+    assert_int_equal(haze_fcm_predict(ctx, NULL, x, 3, 2, HAZE_PRECISION_F64, u), HAZE_ERR_INVALID);
     model.centers = v;
-    assert_int_equal(haze_fcm_predict(ctx, &model, NULL, 3, 2, 0, u), HAZE_ERR_INVALID);
-    assert_int_equal(haze_fcm_predict(ctx, &model, x, 3, 2, 0, NULL), HAZE_ERR_INVALID);
+    assert_int_equal(haze_fcm_predict(ctx, &model, NULL, 3, 2, HAZE_PRECISION_F64, u),
+                     HAZE_ERR_INVALID);
+    assert_int_equal(haze_fcm_predict(ctx, &model, x, 3, 2, HAZE_PRECISION_F64, NULL),
+                     HAZE_ERR_INVALID);
     model.c = 1;
-    assert_int_equal(haze_fcm_predict(ctx, &model, x, 3, 2, 0, u), HAZE_ERR_INVALID);
+    assert_int_equal(haze_fcm_predict(ctx, &model, x, 3, 2, HAZE_PRECISION_F64, u),
+                     HAZE_ERR_INVALID);
     model.c = 2;
     v[3] = NAN;
-    assert_int_equal(haze_fcm_predict(ctx, &model, x, 3, 2, 0, u), HAZE_ERR_DOMAIN);
+    assert_int_equal(haze_fcm_predict(ctx, &model, x, 3, 2, HAZE_PRECISION_F64, u),
+                     HAZE_ERR_DOMAIN);
     v[3] = 6;
     /* 1e308: the fit refuses it, and so does predict (no NaN, no exit 0) */
     x[2] = 1e308;
     haze_fcm_options o = haze_fcm_options_default();
     o.clusters = 2;
     haze_fcm_result *r = NULL;
-    assert_int_equal(haze_fcm_fit(ctx, x, 3, 2, &o, &r), HAZE_ERR_DOMAIN);
+    assert_int_equal(haze_fcm_fit(ctx, x, HAZE_PRECISION_F64, 3, 2, &o, &r), HAZE_ERR_DOMAIN);
     assert_non_null(strstr(haze_ctx_errmsg(ctx), "overflow"));
-    assert_int_equal(haze_fcm_predict(ctx, &model, x, 3, 2, 0, u), HAZE_ERR_DOMAIN);
+    assert_int_equal(haze_fcm_predict(ctx, &model, x, 3, 2, HAZE_PRECISION_F64, u),
+                     HAZE_ERR_DOMAIN);
     assert_non_null(strstr(haze_ctx_errmsg(ctx), "overflow"));
     /* float32 overflows far sooner: 1e20 */
     x[2] = 1e20;
-    assert_int_equal(haze_fcm_predict(ctx, &model, x, 3, 2, 0, u), HAZE_OK);
-    assert_int_equal(haze_fcm_predict(ctx, &model, x, 3, 2, 1, u), HAZE_ERR_DOMAIN);
-    o.single = 1;
-    assert_int_equal(haze_fcm_fit(ctx, x, 3, 2, &o, &r), HAZE_ERR_DOMAIN);
+    assert_int_equal(haze_fcm_predict(ctx, &model, x, 3, 2, HAZE_PRECISION_F64, u), HAZE_OK);
+    assert_int_equal(haze_fcm_predict(ctx, &model, x, 3, 2, HAZE_PRECISION_F32, u),
+                     HAZE_ERR_DOMAIN);
+    o.precision = HAZE_PRECISION_F32;
+    assert_int_equal(haze_fcm_fit(ctx, x, HAZE_PRECISION_F64, 3, 2, &o, &r), HAZE_ERR_DOMAIN);
     /* labels */
     int lab[3];
-    assert_int_equal(haze_fcm_labels(NULL, 3, 2, lab), HAZE_ERR_INVALID);
-    assert_int_equal(haze_fcm_labels(u, 3, 2, NULL), HAZE_ERR_INVALID);
-    assert_int_equal(haze_fcm_labels(u, 3, 0, lab), HAZE_ERR_INVALID);
-    assert_int_equal(haze_fcm_labels(NULL, 0, 2, NULL), HAZE_OK);
+    assert_int_equal(haze_fcm_labels(NULL, NULL, 3, 2, lab), HAZE_ERR_INVALID);
+    assert_int_equal(haze_fcm_labels(NULL, u, 3, 2, NULL), HAZE_ERR_INVALID);
+    assert_int_equal(haze_fcm_labels(NULL, u, 3, 0, lab), HAZE_ERR_INVALID);
+    assert_int_equal(haze_fcm_labels(NULL, NULL, 0, 2, NULL), HAZE_OK);
     haze_ctx_free(ctx);
 }
 

@@ -57,58 +57,73 @@ static void compare_xm(const double *x, size_t n, size_t d, size_t c, int single
     /* few iterations: differences grow along a chaotic path */
     haze_fcm_options o = fit_options(c, 77, 8);
     if (init) {
-        o.init = HAZE_FCM_INIT_CENTERS;
+        o.init = HAZE_FCM_INIT_CENTRES;
         o.init_data = init;
     }
     o.m = m;
-    o.single = single;
+    o.precision = (single) ? HAZE_PRECISION_F32 : HAZE_PRECISION_F64;
     o.metric = (haze_fcm_metric)metric;
     o.stop = stop;
     o.want_memberships = 1;
     haze_fcm_result *rc = NULL, *rg = NULL, *rg2 = NULL;
-    if (haze_fcm_fit(cpu, x, n, d, &o, &rc)) fail_msg("cpu: %s", haze_ctx_errmsg(cpu));
-    if (haze_fcm_fit(gpu, x, n, d, &o, &rg)) fail_msg("gpu: %s", haze_ctx_errmsg(gpu));
-    if (haze_fcm_fit(gpu, x, n, d, &o, &rg2)) fail_msg("gpu: %s", haze_ctx_errmsg(gpu));
+    if (haze_fcm_fit(cpu, x, HAZE_PRECISION_F64, n, d, &o, &rc))
+        fail_msg("cpu: %s", haze_ctx_errmsg(cpu));
+    if (haze_fcm_fit(gpu, x, HAZE_PRECISION_F64, n, d, &o, &rg))
+        fail_msg("gpu: %s", haze_ctx_errmsg(gpu));
+    if (haze_fcm_fit(gpu, x, HAZE_PRECISION_F64, n, d, &o, &rg2))
+        fail_msg("gpu: %s", haze_ctx_errmsg(gpu));
     double tol = single ? 1e-5 : 1e-12;
-    assert_int_equal(rc->iterations, rg->iterations);
-    close_rel(rg->centers, rc->centers, c * d, tol, "centres", n, d, c, single);
-    close_rel(rg->objective, rc->objective, (size_t)rc->iterations, tol, "objective", n, d, c,
-              single);
-    close_rel(rg->memberships, rc->memberships, n * c, single ? 1e-4 : 1e-11, "memberships", n, d,
+    assert_int_equal(haze_fcm_result_iterations(rc), haze_fcm_result_iterations(rg));
+    close_rel(haze_fcm_result_centres(rg), haze_fcm_result_centres(rc), c * d, tol, "centres", n, d,
               c, single);
+    close_rel(haze_fcm_result_objective(rg), haze_fcm_result_objective(rc),
+              (size_t)haze_fcm_result_iterations(rc), tol, "objective", n, d, c, single);
+    close_rel(haze_fcm_result_memberships(rg), haze_fcm_result_memberships(rc), n * c,
+              single ? 1e-4 : 1e-11, "memberships", n, d, c, single);
     /* the change, where the stopping rule reads it (the GPU leaves it out otherwise) */
     if (stop == HAZE_FCM_STOP_MEMBERSHIP)
-        close_rel(rg->change, rc->change, (size_t)rc->iterations, single ? 1e-4 : 1e-10, "change",
-                  n, d, c, single);
+        close_rel(haze_fcm_result_change(rg), haze_fcm_result_change(rc),
+                  (size_t)haze_fcm_result_iterations(rc), single ? 1e-4 : 1e-10, "change", n, d, c,
+                  single);
     /* the GPU takes the indices from one extra pass after the iteration */
-    close_rel(&rg->partition_coefficient, &rc->partition_coefficient, 1, single ? 1e-5 : 1e-11,
+    close_rel((double[]){haze_fcm_result_partition_coefficient(rg)},
+              (double[]){haze_fcm_result_partition_coefficient(rc)}, 1, single ? 1e-5 : 1e-11,
               "partition coefficient", n, d, c, single);
-    close_rel(&rg->partition_entropy, &rc->partition_entropy, 1, single ? 1e-5 : 1e-11,
+    close_rel((double[]){haze_fcm_result_partition_entropy(rg)},
+              (double[]){haze_fcm_result_partition_entropy(rc)}, 1, single ? 1e-5 : 1e-11,
               "partition entropy", n, d, c, single);
     /* Xie-Beni divides by the smallest squared distance between two centres, so
      * its relative error is the centres' error amplified by about
      * 4 |dv| / sqrt(sep): two nearly coincident centres make it ill-conditioned. */
     double vmax = 0, sep = INFINITY;
-    for (size_t i = 0; i < c * d; i++) vmax = fmax(vmax, fabs(rc->centers[i]));
+    for (size_t i = 0; i < c * d; i++) vmax = fmax(vmax, fabs(haze_fcm_result_centres(rc)[i]));
     for (size_t i = 0; i < c; i++)
         for (size_t j = i + 1; j < c; j++) {
             double s2 = 0;
             for (size_t q = 0; q < d; q++) {
-                double e = rc->centers[i * d + q] - rc->centers[j * d + q];
+                double e =
+                    haze_fcm_result_centres(rc)[i * d + q] - haze_fcm_result_centres(rc)[j * d + q];
                 s2 += e * e;
             }
             sep = fmin(sep, s2);
         }
     double dv = tol * vmax * sqrt((double)d);
     double xb_tol = (single ? 1e-3 : 1e-9) + (sep > 0 ? 16 * dv / sqrt(sep) : 0);
-    close_rel(&rg->xie_beni, &rc->xie_beni, 1, xb_tol, "Xie-Beni", n, d, c, single);
+    close_rel((double[]){haze_fcm_result_xie_beni(rg)}, (double[]){haze_fcm_result_xie_beni(rc)}, 1,
+              xb_tol, "Xie-Beni", n, d, c, single);
     /* deterministic: the same bits twice */
-    assert_memory_equal(rg->centers, rg2->centers, c * d * sizeof(double));
-    assert_memory_equal(rg->objective, rg2->objective, (size_t)rg->iterations * sizeof(double));
+    assert_memory_equal(haze_fcm_result_centres(rg), haze_fcm_result_centres(rg2),
+                        c * d * sizeof(double));
+    assert_memory_equal(haze_fcm_result_objective(rg), haze_fcm_result_objective(rg2),
+                        (size_t)haze_fcm_result_iterations(rg) * sizeof(double));
     /* predict on the device matches the CPU */
     double *ug = malloc(n * c * sizeof *ug), *uc = malloc(n * c * sizeof *uc);
-    assert_int_equal(haze_fcm_predict(gpu, rc, x, n, d, single, ug), HAZE_OK);
-    assert_int_equal(haze_fcm_predict(cpu, rc, x, n, d, single, uc), HAZE_OK);
+    assert_int_equal(
+        haze_fcm_predict(gpu, rc, x, n, d, (single) ? HAZE_PRECISION_F32 : HAZE_PRECISION_F64, ug),
+        HAZE_OK);
+    assert_int_equal(
+        haze_fcm_predict(cpu, rc, x, n, d, (single) ? HAZE_PRECISION_F32 : HAZE_PRECISION_F64, uc),
+        HAZE_OK);
     close_rel(ug, uc, n * c, single ? 1e-5 : 1e-12, "predict", n, d, c, single);
     free(ug), free(uc);
     haze_fcm_result_free(rc), haze_fcm_result_free(rg), haze_fcm_result_free(rg2);
@@ -203,17 +218,23 @@ static void accuracy_case(const double *x, size_t n, size_t d, size_t c) {
     for (int stop = 0; stop < 2; stop++) {
         o.stop = (haze_fcm_stop)stop;
         haze_fcm_result *r64 = NULL, *r32 = NULL, *g32 = NULL;
-        o.single = 0;
-        assert_int_equal(haze_fcm_fit(cpu, x, n, d, &o, &r64), HAZE_OK);
-        o.single = 1;
-        assert_int_equal(haze_fcm_fit(cpu, x, n, d, &o, &r32), HAZE_OK);
-        assert_int_equal(haze_fcm_fit(gpu, x, n, d, &o, &g32), HAZE_OK);
-        const double ec = rel_err(r32->centers, r64->centers, c * d),
-                     eg = rel_err(g32->centers, r64->centers, c * d);
-        const double jc = rel_err(r32->objective, r64->objective, 8),
-                     jg = rel_err(g32->objective, r64->objective, 8);
-        const double uc = rel_err(r32->memberships, r64->memberships, n * c),
-                     ug = rel_err(g32->memberships, r64->memberships, n * c);
+        o.precision = HAZE_PRECISION_F64;
+        assert_int_equal(haze_fcm_fit(cpu, x, HAZE_PRECISION_F64, n, d, &o, &r64), HAZE_OK);
+        o.precision = HAZE_PRECISION_F32;
+        assert_int_equal(haze_fcm_fit(cpu, x, HAZE_PRECISION_F64, n, d, &o, &r32), HAZE_OK);
+        assert_int_equal(haze_fcm_fit(gpu, x, HAZE_PRECISION_F64, n, d, &o, &g32), HAZE_OK);
+        const double ec =
+                         rel_err(haze_fcm_result_centres(r32), haze_fcm_result_centres(r64), c * d),
+                     eg =
+                         rel_err(haze_fcm_result_centres(g32), haze_fcm_result_centres(r64), c * d);
+        const double jc =
+                         rel_err(haze_fcm_result_objective(r32), haze_fcm_result_objective(r64), 8),
+                     jg =
+                         rel_err(haze_fcm_result_objective(g32), haze_fcm_result_objective(r64), 8);
+        const double uc = rel_err(haze_fcm_result_memberships(r32),
+                                  haze_fcm_result_memberships(r64), n * c),
+                     ug = rel_err(haze_fcm_result_memberships(g32),
+                                  haze_fcm_result_memberships(r64), n * c);
         if (!(eg <= 4 * ec + 1e-6) || !(jg <= 4 * jc + 1e-6) || !(ug <= 4 * uc + 1e-6))
             fail_msg("n %zu d %zu c %zu stop %d: error against float64: centres gpu %.3g cpu "
                      "%.3g, objective gpu %.3g cpu %.3g, memberships gpu %.3g cpu %.3g",
@@ -278,23 +299,29 @@ static void test_kept_share(void **state) {
         double *x = blobs(n, d, c, 5);
         haze_ctx *gpu = haze_test_ctx(HAZE_BACKEND_CUDA);
         haze_fcm_options o = fit_options(c, 3, 10);
-        o.single = 1;
+        o.precision = HAZE_PRECISION_F32;
         haze_fcm_result *ref = NULL;
         assert_int_equal(haze_dev_fcm_set_keep_eighths(gpu, 9), HAZE_ERR_INVALID);
         for (size_t q = 0; q < 4; q++) {
             assert_int_equal(haze_dev_fcm_set_keep_eighths(gpu, shares[q]), HAZE_OK);
             haze_fcm_result *r = NULL;
-            if (haze_fcm_fit(gpu, x, n, d, &o, &r)) fail_msg("gpu: %s", haze_ctx_errmsg(gpu));
+            if (haze_fcm_fit(gpu, x, HAZE_PRECISION_F64, n, d, &o, &r))
+                fail_msg("gpu: %s", haze_ctx_errmsg(gpu));
             if (!ref) {
                 ref = r;
                 continue;
             }
-            assert_int_equal(r->iterations, 10);
-            assert_memory_equal(r->centers, ref->centers, c * d * sizeof(double));
-            assert_memory_equal(r->objective + 2, ref->objective + 2, 8 * sizeof(double));
-            assert_memory_equal(r->change + 2, ref->change + 2, 8 * sizeof(double));
-            close_rel(r->objective, ref->objective, 2, 1e-6, "objective", n, d, c, 1);
-            close_rel(r->change, ref->change, 2, 1e-4, "change", n, d, c, 1);
+            assert_int_equal(haze_fcm_result_iterations(r), 10);
+            assert_memory_equal(haze_fcm_result_centres(r), haze_fcm_result_centres(ref),
+                                c * d * sizeof(double));
+            assert_memory_equal(haze_fcm_result_objective(r) + 2,
+                                haze_fcm_result_objective(ref) + 2, 8 * sizeof(double));
+            assert_memory_equal(haze_fcm_result_change(r) + 2, haze_fcm_result_change(ref) + 2,
+                                8 * sizeof(double));
+            close_rel(haze_fcm_result_objective(r), haze_fcm_result_objective(ref), 2, 1e-6,
+                      "objective", n, d, c, 1);
+            close_rel(haze_fcm_result_change(r), haze_fcm_result_change(ref), 2, 1e-4, "change", n,
+                      d, c, 1);
             haze_fcm_result_free(r);
         }
         haze_fcm_result_free(ref);
@@ -320,7 +347,7 @@ static void test_pipeline(void **state) {
         assert_int_equal(haze_dev_fcm_set_pipeline(gpu[1], 0), HAZE_OK);
         for (int rule = 0; rule < 4; rule++) {
             haze_fcm_options o = fit_options(c, 4, rule & 2 ? 200 : 9);
-            o.single = 1;
+            o.precision = HAZE_PRECISION_F32;
             o.stop = rule & 1 ? HAZE_FCM_STOP_OBJECTIVE : HAZE_FCM_STOP_MEMBERSHIP;
             o.tol = rule & 2 ? (rule & 1 ? 1.0 : 1e-3) : 0;
             o.want_memberships = 1;
@@ -328,23 +355,30 @@ static void test_pipeline(void **state) {
             unsigned long used[2][2], dropped[2][2];
             for (int q = 0; q < 2; q++) {
                 haze_dev_fcm_queue_counts(gpu[q], &used[q][0], &dropped[q][0]);
-                if (haze_fcm_fit(gpu[q], x, n, d, &o, &r[q]))
+                if (haze_fcm_fit(gpu[q], x, HAZE_PRECISION_F64, n, d, &o, &r[q]))
                     fail_msg("gpu: %s", haze_ctx_errmsg(gpu[q]));
                 haze_dev_fcm_queue_counts(gpu[q], &used[q][1], &dropped[q][1]);
             }
-            if (rule & 2 && !(r[0]->converged && r[0]->iterations < o.max_iter))
+            if (rule & 2 &&
+                !(haze_fcm_result_converged(r[0]) && haze_fcm_result_iterations(r[0]) < o.max_iter))
                 fail_msg("%zu x %zu x %zu: the fit did not stop on its tolerance", n, d, c);
-            assert_int_equal(r[0]->iterations, r[1]->iterations);
-            const size_t k = (size_t)r[0]->iterations;
+            assert_int_equal(haze_fcm_result_iterations(r[0]), haze_fcm_result_iterations(r[1]));
+            const size_t k = (size_t)haze_fcm_result_iterations(r[0]);
             assert_int_equal(used[0][1] - used[0][0], k - 2);
             assert_int_equal(dropped[0][1] - dropped[0][0], (int)k < o.max_iter ? 1 : 0);
             assert_int_equal(used[1][1] - used[1][0], 0);
             assert_int_equal(dropped[1][1] - dropped[1][0], 0);
-            assert_memory_equal(r[0]->centers, r[1]->centers, c * d * sizeof(double));
-            assert_memory_equal(r[0]->objective, r[1]->objective, k * sizeof(double));
-            if (!(rule & 1)) assert_memory_equal(r[0]->change, r[1]->change, k * sizeof(double));
-            assert_memory_equal(r[0]->memberships, r[1]->memberships, n * c * sizeof(double));
-            assert_memory_equal(&r[0]->xie_beni, &r[1]->xie_beni, sizeof(double));
+            assert_memory_equal(haze_fcm_result_centres(r[0]), haze_fcm_result_centres(r[1]),
+                                c * d * sizeof(double));
+            assert_memory_equal(haze_fcm_result_objective(r[0]), haze_fcm_result_objective(r[1]),
+                                k * sizeof(double));
+            if (!(rule & 1))
+                assert_memory_equal(haze_fcm_result_change(r[0]), haze_fcm_result_change(r[1]),
+                                    k * sizeof(double));
+            assert_memory_equal(haze_fcm_result_memberships(r[0]),
+                                haze_fcm_result_memberships(r[1]), n * c * sizeof(double));
+            assert_memory_equal((double[]){haze_fcm_result_xie_beni(r[0])},
+                                (double[]){haze_fcm_result_xie_beni(r[1])}, sizeof(double));
             haze_fcm_result_free(r[0]);
             haze_fcm_result_free(r[1]);
         }
@@ -451,38 +485,41 @@ static void test_seeding(void **state) {
     double *v0 = malloc(c * d * sizeof *v0);
     for (size_t i = 0; i < n * d; i++) xf[i] = (float)x[i];
     for (int single = 0; single < 2; single++) {
-        o.single = single;
+        o.precision = (single) ? HAZE_PRECISION_F32 : HAZE_PRECISION_F64;
         o.init = HAZE_FCM_INIT_KMEANSPP;
         o.init_data = NULL;
-        assert_int_equal(haze_fcm_fit(gpu, x, n, d, &o, &rg), HAZE_OK);
+        assert_int_equal(haze_fcm_fit(gpu, x, HAZE_PRECISION_F64, n, d, &o, &rg), HAZE_OK);
         /* from the CPU's seeds (of the data rounded to float in single
          * precision) the device's fit has the same bits */
         assert_int_equal(haze_dev_fcm_kmeanspp(cpu, single ? (const void *)xf : (const void *)x,
                                                single, n, d, c, 5, v0),
                          HAZE_OK);
-        o.init = HAZE_FCM_INIT_CENTERS;
+        o.init = HAZE_FCM_INIT_CENTRES;
         o.init_data = v0;
-        assert_int_equal(haze_fcm_fit(gpu, x, n, d, &o, &rc), HAZE_OK);
-        assert_memory_equal(rg->centers, rc->centers, c * d * sizeof(double));
+        assert_int_equal(haze_fcm_fit(gpu, x, HAZE_PRECISION_F64, n, d, &o, &rc), HAZE_OK);
+        assert_memory_equal(haze_fcm_result_centres(rg), haze_fcm_result_centres(rc),
+                            c * d * sizeof(double));
         haze_fcm_result_free(rc);
         o.init = HAZE_FCM_INIT_KMEANSPP;
         o.init_data = NULL;
         assert_int_equal(haze_dev_fcm_set_cpu_seed(gpu, 1), HAZE_OK);
-        assert_int_equal(haze_fcm_fit(gpu, x, n, d, &o, &rc), HAZE_OK);
+        assert_int_equal(haze_fcm_fit(gpu, x, HAZE_PRECISION_F64, n, d, &o, &rc), HAZE_OK);
         assert_int_equal(haze_dev_fcm_set_cpu_seed(gpu, 0), HAZE_OK);
-        assert_memory_equal(rg->centers, rc->centers, c * d * sizeof(double));
+        assert_memory_equal(haze_fcm_result_centres(rg), haze_fcm_result_centres(rc),
+                            c * d * sizeof(double));
         haze_fcm_result_free(rc);
         haze_fcm_result_free(rg);
     }
     free(xf), free(v0);
     /* streamed: the device declines, the CPU seeds; the CPU fit from the same start agrees */
-    o.single = 0;
+    o.precision = HAZE_PRECISION_F64;
     o.max_iter = 3;
     haze_ctx_set_device_memory_limit(gpu, (size_t)8 << 20);
-    assert_int_equal(haze_fcm_fit(gpu, x, n, d, &o, &rg), HAZE_OK);
+    assert_int_equal(haze_fcm_fit(gpu, x, HAZE_PRECISION_F64, n, d, &o, &rg), HAZE_OK);
     haze_ctx_set_device_memory_limit(gpu, 0);
-    assert_int_equal(haze_fcm_fit(cpu, x, n, d, &o, &rc), HAZE_OK);
-    close_rel(rg->centers, rc->centers, c * d, 1e-12, "streamed k-means++ fit", n, d, c, 0);
+    assert_int_equal(haze_fcm_fit(cpu, x, HAZE_PRECISION_F64, n, d, &o, &rc), HAZE_OK);
+    close_rel(haze_fcm_result_centres(rg), haze_fcm_result_centres(rc), c * d, 1e-12,
+              "streamed k-means++ fit", n, d, c, 0);
     haze_fcm_result_free(rc), haze_fcm_result_free(rg);
     free(x);
     haze_ctx_free(cpu), haze_ctx_free(gpu);
@@ -497,14 +534,15 @@ static void test_degenerate(void **state) {
     haze_ctx *gpu = haze_test_ctx(HAZE_BACKEND_CUDA);
     haze_fcm_options o = haze_fcm_options_default();
     o.clusters = (int)c;
-    o.single = 1;
+    o.precision = HAZE_PRECISION_F32;
     haze_fcm_result *r = NULL;
-    assert_int_equal(haze_fcm_fit(gpu, x, n, d, &o, &r), HAZE_OK);
-    if (r->degenerate) fail_msg("k-means++ start: degenerate %d", r->degenerate);
+    assert_int_equal(haze_fcm_fit(gpu, x, HAZE_PRECISION_F64, n, d, &o, &r), HAZE_OK);
+    if (haze_fcm_result_degenerate(r))
+        fail_msg("k-means++ start: degenerate %d", haze_fcm_result_degenerate(r));
     haze_fcm_result_free(r);
     o.init = HAZE_FCM_INIT_RANDOM;
-    assert_int_equal(haze_fcm_fit(gpu, x, n, d, &o, &r), HAZE_OK);
-    assert_true(r->degenerate & HAZE_FCM_DEGENERATE_UNIFORM);
+    assert_int_equal(haze_fcm_fit(gpu, x, HAZE_PRECISION_F64, n, d, &o, &r), HAZE_OK);
+    assert_true(haze_fcm_result_degenerate(r) & HAZE_FCM_DEGENERATE_UNIFORM);
     haze_fcm_result_free(r);
     haze_ctx_free(gpu);
     free(x);

@@ -26,12 +26,12 @@ static void test_mf_eval(void **state) {
     /* food: rancid trapmf [0 0 1 3], delicious trapmf [7 9 10 10] */
     const double x[4] = {0, 2, 8, 10};
     double mu[4];
-    assert_int_equal(haze_fis_mf_eval(f, 0, 1, 0, x, 4, mu), HAZE_OK);
+    assert_int_equal(haze_fis_mf_eval(ctx, f, 0, 1, 0, x, 4, mu), HAZE_OK);
     assert_true(mu[0] == 1 && mu[1] == 0.5 && mu[2] == 0 && mu[3] == 0);
-    assert_int_equal(haze_fis_mf_eval(f, 0, 1, 1, x, 4, mu), HAZE_OK);
+    assert_int_equal(haze_fis_mf_eval(ctx, f, 0, 1, 1, x, 4, mu), HAZE_OK);
     assert_true(mu[0] == 0 && mu[1] == 0 && mu[2] == 0.5 && mu[3] == 1);
-    assert_int_equal(haze_fis_mf_eval(f, 0, 1, 2, x, 4, mu), HAZE_ERR_INVALID);
-    assert_int_equal(haze_fis_mf_eval(f, 1, 1, 0, x, 4, mu), HAZE_ERR_INVALID);
+    assert_int_equal(haze_fis_mf_eval(ctx, f, 0, 1, 2, x, 4, mu), HAZE_ERR_INVALID);
+    assert_int_equal(haze_fis_mf_eval(ctx, f, 1, 1, 0, x, 4, mu), HAZE_ERR_INVALID);
     haze_fis_free(f);
     haze_ctx_free(ctx);
 }
@@ -71,7 +71,7 @@ static void test_explain_tipper(void **state) {
         num += ys[k] * agg[k];
         den += agg[k];
     }
-    assert_int_equal(haze_fis_eval(ctx, f, in, 1, &out), HAZE_OK);
+    assert_int_equal(haze_fis_eval(ctx, f, in, 1, &out, NULL), HAZE_OK);
     assert_true(fabs(num / den - out) < 1e-12 * fabs(out));
     assert_int_equal(haze_fis_explain(ctx, f, in, 1, n, w, ys, imp, agg), HAZE_ERR_INVALID);
     haze_fis_free(f);

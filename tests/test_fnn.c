@@ -30,7 +30,7 @@ static void fill_uniform(haze__rng *r, double *v, size_t n, double lo, double hi
 /* E = 1/2 sum (y - d)^2 of the network on one sample, in standardised
  * target units (the loss training descends). */
 static double loss_of(haze_ctx *ctx, const haze_fnn *net, const double *x, const double *d) {
-    size_t L = haze_fnn_outputs(net);
+    size_t L = haze_fnn_output_count(net);
     const double *ts = haze_fnn_target_scale(net);
     double y[8];
     assert_int_equal(haze_fnn_predict(ctx, net, x, 1, y), HAZE_OK);
@@ -70,7 +70,7 @@ static void test_gradient_finite_differences(void **state) {
         o.epochs = 2;
         o.threshold = 0.6;
         assert_int_equal(haze_fnn_train(ctx, net, x, d, n, &o), HAZE_OK);
-        size_t R = haze_fnn_rules(net);
+        size_t R = haze_fnn_rule_count(net);
         assert_true(R >= 2);
         double *gw = malloc(R * L * sizeof *gw), *gm = malloc(R * D * sizeof *gm),
                *gs = malloc(R * D * sizeof *gs);
@@ -106,7 +106,7 @@ static void test_online_step_is_gradient_step(void **state) {
     o.shuffle = 0;
     o.threshold = 0.9; /* three distinct points: three rules */
     assert_int_equal(haze_fnn_train(ctx, net, x, d, 3, &o), HAZE_OK);
-    assert_int_equal(haze_fnn_rules(net), 3);
+    assert_int_equal(haze_fnn_rule_count(net), 3);
     /* A fourth sample close to rule 2 makes no rule at threshold 0 and
      * updates by exactly -rate * gradient. */
     double x4[] = {0.9, 0.95}, d4[] = {0.2};
@@ -119,7 +119,7 @@ static void test_online_step_is_gradient_step(void **state) {
     o.threshold = 0.0;
     o.rate = 0.1;
     assert_int_equal(haze_fnn_train(ctx, net, x4, d4, 1, &o), HAZE_OK);
-    assert_int_equal(haze_fnn_rules(net), 3);
+    assert_int_equal(haze_fnn_rule_count(net), 3);
     for (size_t k = 0; k < R; k++) {
         assert_near(haze_fnn_weights(net)[k], w0[k] - 0.1 * gw[k], 1e-15);
         for (size_t j = 0; j < D; j++) {
@@ -149,7 +149,7 @@ static void test_batch_step_is_mean_gradient(void **state) {
     o.epochs = 1;
     o.threshold = 0.8;
     assert_int_equal(haze_fnn_train(ctx, net, x, d, n, &o), HAZE_OK);
-    size_t R = haze_fnn_rules(net);
+    size_t R = haze_fnn_rule_count(net);
     fill_uniform(&r, xb, B * D, -1, 1);
     fill_uniform(&r, db, B * L, 0, 1);
     double *gw = calloc(R * L, sizeof *gw), *gm = calloc(R * D, sizeof *gm),
@@ -168,7 +168,7 @@ static void test_batch_step_is_mean_gradient(void **state) {
     o.rate = 0.2;
     o.shuffle = 0;
     assert_int_equal(haze_fnn_train(ctx, net, xb, db, B, &o), HAZE_OK);
-    assert_int_equal(haze_fnn_rules(net), R);
+    assert_int_equal(haze_fnn_rule_count(net), R);
     for (size_t k = 0; k < R * L; k++)
         assert_near(haze_fnn_weights(net)[k], tw[k] - 0.2 * gw[k], 1e-13);
     for (size_t k = 0; k < R * D; k++) {
@@ -195,7 +195,7 @@ static void test_structure_learning(void **state) {
     o.beta = 0.5;
     o.width = 0; /* the distance rule */
     assert_int_equal(haze_fnn_train(ctx, net, x, d, 2, &o), HAZE_OK);
-    assert_int_equal(haze_fnn_rules(net), 2);
+    assert_int_equal(haze_fnn_rule_count(net), 2);
     /* mean 0, scale 1 per input: z = x */
     assert_near(haze_fnn_mean(net)[0], 0.0, 0);
     assert_near(haze_fnn_scale(net)[1], 1.0, 0);
@@ -213,13 +213,13 @@ static void test_structure_learning(void **state) {
     /* A second pass at threshold 0 adds nothing, and max_rules caps growth. */
     o.threshold = 0.0;
     assert_int_equal(haze_fnn_train(ctx, net, x, d, 2, &o), HAZE_OK);
-    assert_int_equal(haze_fnn_rules(net), 2);
+    assert_int_equal(haze_fnn_rule_count(net), 2);
     haze_fnn_free(net);
     assert_int_equal(haze_fnn_new(ctx, 2, 1, &net), HAZE_OK);
     o.threshold = 1.0;
     o.max_rules = 1;
     assert_int_equal(haze_fnn_train(ctx, net, x, d, 2, &o), HAZE_OK);
-    assert_int_equal(haze_fnn_rules(net), 1);
+    assert_int_equal(haze_fnn_rule_count(net), 1);
     haze_fnn_free(net);
     /* A fixed width: both rules, the first included, get it, whatever the
      * distance, beta and sigma0. */
@@ -229,7 +229,7 @@ static void test_structure_learning(void **state) {
     o.width = 0.7;
     o.sigma0 = 3.0;
     assert_int_equal(haze_fnn_train(ctx, net, x, d, 2, &o), HAZE_OK);
-    assert_int_equal(haze_fnn_rules(net), 2);
+    assert_int_equal(haze_fnn_rule_count(net), 2);
     for (size_t k = 0; k < 4; k++) assert_near(haze_fnn_widths(net)[k], 0.7, 0);
     assert_near(haze_fnn_centres(net)[3], 1, 0);
     haze_fnn_free(net);
@@ -257,9 +257,10 @@ static void test_regression_sine(void **state) {
         double se = 0;
         for (size_t i = 0; i < n; i++) se += (y[i] - d[i]) * (y[i] - d[i]);
         double rmse = sqrt(se / (double)n);
-        print_message("sine, batch %d: %zu rules, RMSE %.4f\n", batch, haze_fnn_rules(net), rmse);
+        print_message("sine, batch %d: %zu rules, RMSE %.4f\n", batch, haze_fnn_rule_count(net),
+                      rmse);
         assert_true(rmse < 0.1);
-        assert_true(haze_fnn_rules(net) < 60);
+        assert_true(haze_fnn_rule_count(net) < 60);
         haze_fnn_free(net);
     }
     free(x), free(d), free(y);
@@ -270,19 +271,19 @@ static void test_regression_sine(void **state) {
 static void test_letter_subset(void **state) {
     (void)state;
     haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
-    haze_read_options ro = haze_read_options_default();
+    haze_table_options ro = haze_table_options_default();
     ro.text_column = "lettr";
     haze_table *t;
     assert_int_equal(haze_table_read(ctx, HAZE_SOURCE_DIR "/data/letter-recognition.csv", &ro, &t),
                      HAZE_OK);
-    assert_int_equal(t->cols, 17);
+    assert_int_equal(haze_table_column_count(t), 17);
     size_t ntr = quick() ? 1000 : 3000, nte = 1000, D = 16;
     double *x = malloc((ntr + nte) * D * sizeof *x);
     int *lab = malloc((ntr + nte) * sizeof *lab), *pred = malloc(nte * sizeof *pred);
     for (size_t i = 0; i < ntr + nte; i++) {
         size_t r = i < ntr ? i : 16000 + (i - ntr);
-        memcpy(x + i * D, t->data + r * 17 + 1, D * sizeof *x);
-        lab[i] = t->text[r][0] - 'A';
+        memcpy(x + i * D, haze_table_data(t) + r * 17 + 1, D * sizeof *x);
+        lab[i] = haze_table_text(t)[r][0] - 'A';
     }
     haze_fnn *net;
     assert_int_equal(haze_fnn_new(ctx, D, 26, &net), HAZE_OK);
@@ -293,7 +294,7 @@ static void test_letter_subset(void **state) {
     size_t hits = 0;
     for (size_t i = 0; i < nte; i++) hits += pred[i] == lab[ntr + i];
     print_message("letter subset: %zu train, %zu rules, test accuracy %.1f%%\n", ntr,
-                  haze_fnn_rules(net), 100.0 * (double)hits / (double)nte);
+                  haze_fnn_rule_count(net), 100.0 * (double)hits / (double)nte);
     /* chance is 3.8%; a 1-NN on the same rows gets about 70% (1000) to 85% (3000) */
     assert_true((double)hits / (double)nte > (quick() ? 0.45 : 0.6));
     haze_fnn_free(net);
@@ -321,7 +322,7 @@ static void test_high_dimension(void **state) {
     o.rate = 0.01;
     o.validation = 0; /* every sample is trained on */
     assert_int_equal(haze_fnn_train(ctx, net, x, d, n, &o), HAZE_OK);
-    assert_true(haze_fnn_rules(net) >= 2);
+    assert_true(haze_fnn_rule_count(net) >= 2);
     assert_int_equal(haze_fnn_predict(ctx, net, x, n, y), HAZE_OK);
     for (size_t i = 0; i < n; i++) {
         assert_true(isfinite(y[2 * i]) && isfinite(y[2 * i + 1]));
@@ -368,7 +369,7 @@ static void test_model_file(void **state) {
     close(fd);
     assert_int_equal(haze_fnn_save(ctx, net, path), HAZE_OK);
     assert_int_equal(haze_fnn_load(ctx, path, &back), HAZE_OK);
-    assert_int_equal(haze_fnn_rules(back), haze_fnn_rules(net));
+    assert_int_equal(haze_fnn_rule_count(back), haze_fnn_rule_count(net));
     assert_string_equal(haze_fnn_class_name(back, 1), "versi color");
     assert_string_equal(haze_fnn_target_name(back), "species");
     assert_string_equal(haze_fnn_input_name(back, 1), "b");
@@ -382,7 +383,7 @@ static void test_model_file(void **state) {
     /* another version */
     char *text;
     size_t len;
-    assert_int_equal(haze_file_read_all(ctx, path, &text, &len), HAZE_OK);
+    assert_int_equal(haze_io_read_file(ctx, path, &text, &len), HAZE_OK);
     FILE *fp = fopen(path, "w");
     fprintf(fp, "haze-fnn 99\n%s", strchr(text, '\n') + 1);
     fclose(fp);
@@ -478,24 +479,24 @@ static void test_fis_golden(void **state) {
                      HAZE_OK);
     assert_int_equal(haze_table_read(ctx, HAZE_TEST_DATA "/fnn/golden-octave.csv", NULL, &out),
                      HAZE_OK);
-    size_t n = in->rows, L = haze_fnn_outputs(net);
-    assert_int_equal(in->cols, haze_fnn_inputs(net));
-    assert_int_equal(out->rows, n);
-    assert_int_equal(out->cols, L);
+    size_t n = haze_table_row_count(in), L = haze_fnn_output_count(net);
+    assert_int_equal(haze_table_column_count(in), haze_fnn_input_count(net));
+    assert_int_equal(haze_table_row_count(out), n);
+    assert_int_equal(haze_table_column_count(out), L);
     double *y = malloc(n * L * sizeof *y);
-    assert_int_equal(haze_fnn_predict(ctx, net, in->data, n, y), HAZE_OK);
+    assert_int_equal(haze_fnn_predict(ctx, net, haze_table_data(in), n, y), HAZE_OK);
     for (size_t i = 0; i < n * L; i++)
-        if (fabs(y[i] - out->data[i]) > 1e-9 * fmax(1.0, fabs(out->data[i])))
+        if (fabs(y[i] - haze_table_data(out)[i]) > 1e-9 * fmax(1.0, fabs(haze_table_data(out)[i])))
             fail_msg("sample %zu output %zu: haze %.17g, octave %.17g", i / L, i % L, y[i],
-                     out->data[i]);
+                     haze_table_data(out)[i]);
     /* The export is deterministic: the same text as the committed one. */
     char path[] = "/tmp/haze-fnn-fis-XXXXXX";
     int fd = mkstemp(path);
     close(fd);
     assert_int_equal(haze_fnn_export_fis(ctx, net, path), HAZE_OK);
     char *a, *b;
-    assert_int_equal(haze_file_read_all(ctx, path, &a, NULL), HAZE_OK);
-    assert_int_equal(haze_file_read_all(ctx, HAZE_TEST_DATA "/fnn/golden.fis", &b, NULL), HAZE_OK);
+    assert_int_equal(haze_io_read_file(ctx, path, &a, NULL), HAZE_OK);
+    assert_int_equal(haze_io_read_file(ctx, HAZE_TEST_DATA "/fnn/golden.fis", &b, NULL), HAZE_OK);
     assert_string_equal(a, b);
     free(a), free(b), free(y);
     remove(path);
@@ -534,7 +535,7 @@ static void test_regression_target_scale(void **state) {
     }
     double rmse = sqrt(se / (double)nte), rmse_mean = sqrt(se_mean / (double)nte);
     print_message("targets around 150: %zu rules, RMSE %.2f, mean predictor %.2f\n",
-                  haze_fnn_rules(net), rmse, rmse_mean);
+                  haze_fnn_rule_count(net), rmse, rmse_mean);
     assert_true(rmse < 0.5 * rmse_mean);
     haze_fnn_free(net);
     free(x), free(d), free(y);
@@ -554,7 +555,8 @@ typedef struct {
 
 static int watch_epoch(void *arg, const haze_fnn_epoch *e) {
     watch *wt = arg;
-    size_t D = haze_fnn_inputs(wt->net), L = haze_fnn_outputs(wt->net), R = haze_fnn_rules(wt->net);
+    size_t D = haze_fnn_input_count(wt->net), L = haze_fnn_output_count(wt->net),
+           R = haze_fnn_rule_count(wt->net);
     assert_true(e->epoch < 64);
     wt->rate[e->epoch] = e->rate;
     wt->loss[e->epoch] = e->loss;
@@ -614,7 +616,7 @@ static void test_best_epoch_and_rate_guard(void **state) {
     assert_true(rises >= 1);
     assert_true(best < wt.epochs - 1); /* so that keeping the best is seen */
     for (int e = 0; e < wt.epochs; e++) assert_true(wt.val_loss[best] <= wt.val_loss[e]);
-    assert_int_equal(haze_fnn_rules(net), wt.R);
+    assert_int_equal(haze_fnn_rule_count(net), wt.R);
     assert_memory_equal(haze_fnn_centres(net), wt.m, wt.R * D * sizeof *wt.m);
     assert_memory_equal(haze_fnn_widths(net), wt.s, wt.R * D * sizeof *wt.s);
     assert_memory_equal(haze_fnn_weights(net), wt.w, wt.R * sizeof *wt.w);
@@ -665,7 +667,7 @@ static void test_divergence(void **state) {
                             : haze_fnn_train_classes(ctx, net, x, lab, n, &o);
         assert_int_equal(st, HAZE_ERR_DOMAIN);
         assert_non_null(strstr(haze_ctx_errmsg(ctx), "diverged"));
-        if (haze_fnn_rules(net) > 0) {
+        if (haze_fnn_rule_count(net) > 0) {
             assert_int_equal(round_trip(ctx, net, &back), HAZE_OK);
             haze_fnn_free(back);
             back = NULL;

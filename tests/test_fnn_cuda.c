@@ -55,7 +55,7 @@ static haze_ctx *gpu_ctx(int mapping) {
     o.backend = HAZE_BACKEND_CUDA;
     o.device = g_device;
     haze_ctx *ctx = NULL;
-    if (haze_ctx_new(&ctx, &o) != HAZE_OK) fail_msg("haze_ctx_new: %s", haze_ctx_errmsg(ctx));
+    if (haze_ctx_new(&o, &ctx) != HAZE_OK) fail_msg("haze_ctx_new: %s", haze_ctx_errmsg(ctx));
     assert_int_equal(haze_dev_fnn_set_mapping(ctx, mapping), HAZE_OK);
     assert_int_equal(haze_dev_fnn_set_online(ctx, g_online), HAZE_OK);
     assert_int_equal(haze_dev_fnn_set_register_config(ctx, g_reg_C, g_reg_NW), HAZE_OK);
@@ -100,9 +100,9 @@ static void run_case_opt(size_t n, size_t D, size_t L, size_t batch, int mapping
     free(d);
     if (st) fail_msg("gpu train: %s", haze_ctx_errmsg(gpu));
     print_message("n %zu D %zu L %zu batch %zu mapping %d width %g: %zu rules\n", n, D, L, batch,
-                  mapping, width, haze_fnn_rules(a));
-    assert_int_equal(haze_fnn_rules(a), haze_fnn_rules(b));
-    size_t R = haze_fnn_rules(a);
+                  mapping, width, haze_fnn_rule_count(a));
+    assert_int_equal(haze_fnn_rule_count(a), haze_fnn_rule_count(b));
+    size_t R = haze_fnn_rule_count(a);
     compare("m", haze_fnn_centres(a), haze_fnn_centres(b), R * D);
     compare("s", haze_fnn_widths(a), haze_fnn_widths(b), R * D);
     compare("w", haze_fnn_weights(a), haze_fnn_weights(b), R * L);
@@ -222,7 +222,7 @@ static void test_cluster_threads(void **state) {
  * own search results, cluster size and kernel attributes. One device: skipped. */
 static void test_two_devices(void **state) {
     (void)state;
-    if (haze_cuda_device_count() < 2) {
+    if (haze_device_count() < 2) {
         print_message("one CUDA device: nothing to test\n");
         skip();
     }

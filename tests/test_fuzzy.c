@@ -62,11 +62,11 @@ static void gen_sym(haze__rng *r, int n, int kind, double *lo, double *hi) {
 
 /* Exact cut k of number i of a (as stored), into MPFR. */
 static void exact_cut(const haze_fuzzy_array *a, size_t i, int k, mpfr_t lo, mpfr_t hi) {
-    int fl = a->precision == HAZE_FUZZY_FLOAT;
-    const double *xd = (const double *)a->data + i * a->stride;
-    const float *xf = (const float *)a->data + i * a->stride;
+    int fl = haze_fuzzy_array_precision(a) == HAZE_PRECISION_F32;
+    const double *xd = (const double *)haze_fuzzy_array_data(a) + i * haze_fuzzy_array_stride(a);
+    const float *xf = (const float *)haze_fuzzy_array_data(a) + i * haze_fuzzy_array_stride(a);
 #define V(j) (fl ? (double)xf[j] : xd[j])
-    if (a->encoding == HAZE_FUZZY_LU) {
+    if (haze_fuzzy_array_encoding(a) == HAZE_FUZZY_LU) {
         mpfr_set_d(lo, V(2 * k), MPFR_RNDN);
         mpfr_set_d(hi, V(2 * k + 1), MPFR_RNDN);
         return;
@@ -74,7 +74,7 @@ static void exact_cut(const haze_fuzzy_array *a, size_t i, int k, mpfr_t lo, mpf
     mpfr_t r;
     mpfr_init2(r, mpfr_get_prec(lo));
     mpfr_set_zero(r, 1);
-    if (a->encoding == HAZE_FUZZY_MR)
+    if (haze_fuzzy_array_encoding(a) == HAZE_FUZZY_MR)
         mpfr_set_d(r, V(1 + k), MPFR_RNDN);
     else
         for (int j = 0; j <= k; j++) mpfr_add_d(r, r, V(1 + j), MPFR_RNDN); /* exact at 2200 bits */
@@ -88,7 +88,7 @@ static void exact_cut(const haze_fuzzy_array *a, size_t i, int k, mpfr_t lo, mpf
 
 static const char *opn[] = {"add", "sub", "mul", "div", "neg", "recip", "sqr", "sqrt"};
 
-static void check_containment(haze_fuzzy_encoding enc, haze_fuzzy_precision prec, long cases,
+static void check_containment(haze_fuzzy_encoding enc, haze_precision prec, long cases,
                               uint64_t seed) {
     haze__rng rng;
     haze__rng_seed(&rng, seed);
@@ -98,9 +98,9 @@ static void check_containment(haze_fuzzy_encoding enc, haze_fuzzy_precision prec
     for (long c = 0; c < cases; c++) {
         int n = 1 + (int)haze__rng_below(&rng, c % 10 == 0 ? 32 : 8);
         haze_fuzzy_array *a, *b, *r;
-        assert_int_equal(haze_fuzzy_array_new(ctx, &a, enc, prec, n, 1, NULL), HAZE_OK);
-        assert_int_equal(haze_fuzzy_array_new(ctx, &b, enc, prec, n, 1, NULL), HAZE_OK);
-        assert_int_equal(haze_fuzzy_array_new(ctx, &r, enc, prec, n, 1, NULL), HAZE_OK);
+        assert_int_equal(haze_fuzzy_array_new(ctx, enc, prec, n, 1, NULL, &a), HAZE_OK);
+        assert_int_equal(haze_fuzzy_array_new(ctx, enc, prec, n, 1, NULL, &b), HAZE_OK);
+        assert_int_equal(haze_fuzzy_array_new(ctx, enc, prec, n, 1, NULL, &r), HAZE_OK);
         double lo1[64], hi1[64], lo2[64], hi2[64];
         gen_sym(&rng, n, (int)haze__rng_below(&rng, 4), lo1, hi1);
         gen_sym(&rng, n, (int)haze__rng_below(&rng, 4), lo2, hi2);
@@ -109,7 +109,7 @@ static void check_containment(haze_fuzzy_encoding enc, haze_fuzzy_precision prec
         assert_int_equal(haze_fuzzy_set_cuts(ctx, a, 0, lo1, hi1), HAZE_OK);
         assert_int_equal(haze_fuzzy_set_cuts(ctx, b, 0, lo2, hi2), HAZE_OK);
         for (int op = 0; op <= HAZE_FUZZY_SQRT; op++) {
-            int st = haze_fuzzy_op(ctx, (haze_fuzzy_opcode)op, a, b, r);
+            int st = haze_fuzzy_op(ctx, (haze_fuzzy_opcode)op, a, b, NULL, r);
             for (int k = 0; k < n; k++) {
                 exact_cut(a, 0, k, al, ah);
                 exact_cut(b, 0, k, bl, bh);
@@ -185,7 +185,7 @@ static void test_containment(void **state) {
     long n = fp_gen_cases(1000);
     for (int e = 0; e < 3; e++)
         for (int p = 0; p < 2; p++)
-            check_containment((haze_fuzzy_encoding)e, (haze_fuzzy_precision)p, n,
+            check_containment((haze_fuzzy_encoding)e, (haze_precision)p, n,
                               77 + 10 * (uint64_t)e + (uint64_t)p);
 }
 
@@ -218,33 +218,33 @@ static void test_construct(void **state) {
     (void)state;
     double al[4] = {1, 0.75, 0.5, 0.25}, lo, hi, v;
     haze_fuzzy_array *a;
-    assert_int_equal(haze_fuzzy_array_new(ctx, &a, HAZE_FUZZY_LU, HAZE_FUZZY_DOUBLE, 4, 3, al),
+    assert_int_equal(haze_fuzzy_array_new(ctx, HAZE_FUZZY_LU, HAZE_PRECISION_F64, 4, 3, al, &a),
                      HAZE_OK);
     assert_int_equal(haze_fuzzy_set_tri(ctx, a, 0, 1, 2, 4), HAZE_OK);
-    assert_int_equal(haze_fuzzy_get_cut(a, 0, 0, &lo, &hi), HAZE_OK);
+    assert_int_equal(haze_fuzzy_get_cut(ctx, a, 0, 0, &lo, &hi), HAZE_OK);
     assert_true(lo == 2 && hi == 2);
-    assert_int_equal(haze_fuzzy_get_cut(a, 0, 2, &lo, &hi), HAZE_OK);
+    assert_int_equal(haze_fuzzy_get_cut(ctx, a, 0, 2, &lo, &hi), HAZE_OK);
     assert_true(lo == 1.5 && hi == 3);
-    assert_int_equal(haze_fuzzy_hull(a, 0, 0.6, &lo, &hi), HAZE_OK);
+    assert_int_equal(haze_fuzzy_hull(ctx, a, 0, 0.6, &lo, &hi), HAZE_OK);
     assert_true(lo == 1.5 && hi == 3);
-    assert_int_equal(haze_fuzzy_hull(a, 0, 0.1, &lo, &hi), HAZE_ERR_DOMAIN);
+    assert_int_equal(haze_fuzzy_hull(ctx, a, 0, 0.1, &lo, &hi), HAZE_ERR_DOMAIN);
     assert_int_equal(haze_fuzzy_set_trap(ctx, a, 1, 0, 1, 2, 3), HAZE_OK);
-    assert_int_equal(haze_fuzzy_get_cut(a, 1, 3, &lo, &hi), HAZE_OK);
+    assert_int_equal(haze_fuzzy_get_cut(ctx, a, 1, 3, &lo, &hi), HAZE_OK);
     assert_true(lo == 0.25 && hi == 2.75);
-    assert_int_equal(haze_fuzzy_centroid(a, 1, &v), HAZE_OK);
+    assert_int_equal(haze_fuzzy_centroid(ctx, a, 1, &v), HAZE_OK);
     assert_true(fabs(v - 1.5) < 1e-12);
     assert_int_equal(haze_fuzzy_set_gauss(ctx, a, 2, 5, 0.5, 3), HAZE_OK);
-    assert_int_equal(haze_fuzzy_get_cut(a, 2, 3, &lo, &hi), HAZE_OK);
+    assert_int_equal(haze_fuzzy_get_cut(ctx, a, 2, 3, &lo, &hi), HAZE_OK);
     double w = 0.5 * sqrt(-2 * log(0.25));
     assert_true(lo <= 5 - w && hi >= 5 + w && hi - (5 + w) < 1e-12);
     /* symmetric input converts exactly to midpoint-radius */
     haze_fuzzy_array *m;
-    assert_int_equal(haze_fuzzy_array_new(ctx, &m, HAZE_FUZZY_MR, HAZE_FUZZY_DOUBLE, 4, 3, al),
+    assert_int_equal(haze_fuzzy_array_new(ctx, HAZE_FUZZY_MR, HAZE_PRECISION_F64, 4, 3, al, &m),
                      HAZE_OK);
     assert_int_equal(haze_fuzzy_convert(ctx, a, m), HAZE_OK);
-    assert_int_equal(haze_fuzzy_get_cut(m, 2, 3, &lo, &hi), HAZE_OK);
+    assert_int_equal(haze_fuzzy_get_cut(ctx, m, 2, 3, &lo, &hi), HAZE_OK);
     double l2, h2;
-    haze_fuzzy_get_cut(a, 2, 3, &l2, &h2);
+    haze_fuzzy_get_cut(ctx, a, 2, 3, &l2, &h2);
     assert_true(lo <= l2 && hi >= h2 && h2 - hi > -1e-14);
     /* bad input */
     assert_int_equal(haze_fuzzy_set_tri(ctx, a, 0, 3, 2, 1), HAZE_ERR_INVALID);
@@ -260,17 +260,17 @@ static void test_construct(void **state) {
     assert_int_equal(haze_fuzzy_set_crisp(ctx, a, 7, 0, 1), HAZE_ERR_INVALID);
     assert_int_equal(haze_fuzzy_set_crisp(ctx, a, 0, 2, 1), HAZE_ERR_INVALID);
     haze_fuzzy_array *z;
-    assert_int_equal(haze_fuzzy_array_new(ctx, &z, HAZE_FUZZY_LU, HAZE_FUZZY_DOUBLE, 0, 1, NULL),
+    assert_int_equal(haze_fuzzy_array_new(ctx, HAZE_FUZZY_LU, HAZE_PRECISION_F64, 0, 1, NULL, &z),
                      HAZE_ERR_INVALID);
-    assert_int_equal(haze_fuzzy_array_new(ctx, &z, HAZE_FUZZY_LU, HAZE_FUZZY_DOUBLE, 65, 1, NULL),
+    assert_int_equal(haze_fuzzy_array_new(ctx, HAZE_FUZZY_LU, HAZE_PRECISION_F64, 65, 1, NULL, &z),
                      HAZE_ERR_INVALID);
     double badal[2] = {0.5, 0.7};
-    assert_int_equal(haze_fuzzy_array_new(ctx, &z, HAZE_FUZZY_LU, HAZE_FUZZY_DOUBLE, 2, 1, badal),
+    assert_int_equal(haze_fuzzy_array_new(ctx, HAZE_FUZZY_LU, HAZE_PRECISION_F64, 2, 1, badal, &z),
                      HAZE_ERR_INVALID);
-    assert_int_equal(haze_fuzzy_op(ctx, HAZE_FUZZY_ADD, a, m, a), HAZE_ERR_MISMATCH);
+    assert_int_equal(haze_fuzzy_op(ctx, HAZE_FUZZY_ADD, a, m, NULL, a), HAZE_ERR_MISMATCH);
     /* zero in a divisor: defined result, status and index */
     assert_int_equal(haze_fuzzy_set_crisp(ctx, a, 1, -1, 1), HAZE_OK);
-    assert_int_equal(haze_fuzzy_op(ctx, HAZE_FUZZY_DIV, a, a, a), HAZE_ERR_DOMAIN);
+    assert_int_equal(haze_fuzzy_op(ctx, HAZE_FUZZY_DIV, a, a, NULL, a), HAZE_ERR_DOMAIN);
     assert_non_null(strstr(haze_ctx_errmsg(ctx), "element 1"));
     haze_fuzzy_array_free(a);
     haze_fuzzy_array_free(m);
@@ -281,7 +281,7 @@ static void test_sort_axpy(void **state) {
     (void)state;
     haze_fuzzy_array *a, *b, *y;
     size_t n = 1000;
-    assert_int_equal(haze_fuzzy_array_new(ctx, &a, HAZE_FUZZY_MR, HAZE_FUZZY_FLOAT, 3, n, NULL),
+    assert_int_equal(haze_fuzzy_array_new(ctx, HAZE_FUZZY_MR, HAZE_PRECISION_F32, 3, n, NULL, &a),
                      HAZE_OK);
     uint32_t *keys = malloc(n * sizeof *keys);
     for (size_t i = 0; i < n; i++) {
@@ -294,19 +294,19 @@ static void test_sort_axpy(void **state) {
     for (size_t i = 0; i < n; i++) {
         double lo, hi;
         if (i) assert_true(keys[i - 1] <= keys[i]);
-        haze_fuzzy_get_cut(a, i, 0, &lo, &hi);
+        haze_fuzzy_get_cut(ctx, a, i, 0, &lo, &hi);
         assert_true(lo == keys[i] && hi == keys[i]);
     }
     /* AXPY: x <- a x + b with crisp a = 0.5, b = 1 converges to 2 */
-    assert_int_equal(haze_fuzzy_array_new(ctx, &b, HAZE_FUZZY_MR, HAZE_FUZZY_FLOAT, 3, 1, NULL),
+    assert_int_equal(haze_fuzzy_array_new(ctx, HAZE_FUZZY_MR, HAZE_PRECISION_F32, 3, 1, NULL, &b),
                      HAZE_OK);
-    assert_int_equal(haze_fuzzy_array_new(ctx, &y, HAZE_FUZZY_MR, HAZE_FUZZY_FLOAT, 3, n, NULL),
+    assert_int_equal(haze_fuzzy_array_new(ctx, HAZE_FUZZY_MR, HAZE_PRECISION_F32, 3, n, NULL, &y),
                      HAZE_OK);
     for (size_t i = 0; i < n; i++) haze_fuzzy_set_crisp(ctx, a, i, 0.5, 0.5);
     haze_fuzzy_set_crisp(ctx, b, 0, 1, 1);
     assert_int_equal(haze_fuzzy_axpy(ctx, a, b, 30, y), HAZE_OK);
     double lo, hi;
-    haze_fuzzy_get_cut(y, 5, 2, &lo, &hi);
+    haze_fuzzy_get_cut(ctx, y, 5, 2, &lo, &hi);
     assert_true(lo <= 2 - 0x1p-30 && hi >= 2 - 0x1p-30 && hi - lo < 1e-5);
     free(keys);
     haze_fuzzy_array_free(a);
@@ -501,58 +501,80 @@ static void test_op_status(void **state) {
         for (int p = 0; p < 2; p++) {
             haze_fuzzy_array *a, *b, *c;
             haze_fuzzy_encoding enc = (haze_fuzzy_encoding)e;
-            haze_fuzzy_precision pr = (haze_fuzzy_precision)p;
+            haze_precision pr = (haze_precision)p;
             double big = p ? 3e38 : 1e308, lo, hi;
-            assert_int_equal(haze_fuzzy_array_new(ctx, &a, enc, pr, 3, 2, NULL), HAZE_OK);
-            assert_int_equal(haze_fuzzy_array_new(ctx, &b, enc, pr, 3, 2, NULL), HAZE_OK);
-            assert_int_equal(haze_fuzzy_array_new(ctx, &c, enc, pr, 3, 2, NULL), HAZE_OK);
+            assert_int_equal(haze_fuzzy_array_new(ctx, enc, pr, 3, 2, NULL, &a), HAZE_OK);
+            assert_int_equal(haze_fuzzy_array_new(ctx, enc, pr, 3, 2, NULL, &b), HAZE_OK);
+            assert_int_equal(haze_fuzzy_array_new(ctx, enc, pr, 3, 2, NULL, &c), HAZE_OK);
             /* overflow in element 1 */
             assert_int_equal(haze_fuzzy_set_crisp(ctx, a, 0, 2, 2), HAZE_OK);
             assert_int_equal(haze_fuzzy_set_crisp(ctx, a, 1, big, big), HAZE_OK);
             assert_int_equal(haze_fuzzy_set_crisp(ctx, b, 0, 10, 10), HAZE_OK);
             assert_int_equal(haze_fuzzy_set_crisp(ctx, b, 1, 10, 10), HAZE_OK);
-            assert_int_equal(haze_fuzzy_op(ctx, HAZE_FUZZY_MUL, a, b, c), HAZE_ERR_RANGE);
+            assert_int_equal(haze_fuzzy_op(ctx, HAZE_FUZZY_MUL, a, b, NULL, c), HAZE_ERR_RANGE);
             assert_non_null(strstr(haze_ctx_errmsg(ctx), "element 1: the result overflows"));
-            assert_int_equal(haze_fuzzy_get_cut(c, 1, 0, &lo, &hi), HAZE_OK);
+            assert_int_equal(haze_fuzzy_get_cut(ctx, c, 1, 0, &lo, &hi), HAZE_OK);
             assert_true(hi == INFINITY && lo <= big * 10);
-            assert_int_equal(haze_fuzzy_get_cut(c, 0, 0, &lo, &hi), HAZE_OK);
+            assert_int_equal(haze_fuzzy_get_cut(ctx, c, 0, 0, &lo, &hi), HAZE_OK);
             assert_true(lo <= 20 && hi >= 20 && hi - lo < 1e-5);
-            assert_int_equal(haze_fuzzy_op(ctx, HAZE_FUZZY_ADD, a, a, c), HAZE_ERR_RANGE);
+            assert_int_equal(haze_fuzzy_op(ctx, HAZE_FUZZY_ADD, a, a, NULL, c), HAZE_ERR_RANGE);
             /* 1 / tiny overflows: not a divisor containing 0 */
             assert_int_equal(haze_fuzzy_set_crisp(ctx, b, 1, 1 / big / 100, 1 / big / 100),
                              HAZE_OK);
-            assert_int_equal(haze_fuzzy_op(ctx, HAZE_FUZZY_RECIP, b, NULL, c), HAZE_ERR_RANGE);
+            assert_int_equal(haze_fuzzy_op(ctx, HAZE_FUZZY_RECIP, b, NULL, NULL, c),
+                             HAZE_ERR_RANGE);
             /* a divisor containing 0 in its lower cuts only (2 / [1/3, 5/3] is bounded) */
             assert_int_equal(haze_fuzzy_set_crisp(ctx, a, 1, 2, 2), HAZE_OK);
             assert_int_equal(haze_fuzzy_set_tri(ctx, b, 1, -1, 1, 3), HAZE_OK);
-            assert_int_equal(haze_fuzzy_op(ctx, HAZE_FUZZY_DIV, a, b, c), HAZE_ERR_DOMAIN);
+            assert_int_equal(haze_fuzzy_op(ctx, HAZE_FUZZY_DIV, a, b, NULL, c), HAZE_ERR_DOMAIN);
             assert_non_null(strstr(haze_ctx_errmsg(ctx), "element 1: the divisor"));
-            assert_int_equal(haze_fuzzy_op_ex(ctx, HAZE_FUZZY_DIV, a, b, c, HAZE_FUZZY_DIV_HULL),
-                             HAZE_OK);
             assert_int_equal(
-                haze_fuzzy_op_ex(ctx, HAZE_FUZZY_RECIP, b, NULL, c, HAZE_FUZZY_DIV_HULL), HAZE_OK);
-            assert_int_equal(haze_fuzzy_get_cut(c, 1, 0, &lo, &hi), HAZE_OK); /* kernel 1/1 */
+                haze_fuzzy_op(
+                    ctx, HAZE_FUZZY_DIV, a, b,
+                    &(haze_fuzzy_op_options){.size = sizeof(haze_fuzzy_op_options), .div_hull = 1},
+                    c),
+                HAZE_OK);
+            assert_int_equal(
+                haze_fuzzy_op(
+                    ctx, HAZE_FUZZY_RECIP, b, NULL,
+                    &(haze_fuzzy_op_options){.size = sizeof(haze_fuzzy_op_options), .div_hull = 1},
+                    c),
+                HAZE_OK);
+            assert_int_equal(haze_fuzzy_get_cut(ctx, c, 1, 0, &lo, &hi), HAZE_OK); /* kernel 1/1 */
             assert_true(lo <= 1 && hi >= 1 && hi - lo < 1e-5);
-            assert_int_equal(haze_fuzzy_get_cut(c, 1, 2, &lo, &hi), HAZE_OK); /* 1/[-1/3, 7/3] */
+            assert_int_equal(haze_fuzzy_get_cut(ctx, c, 1, 2, &lo, &hi),
+                             HAZE_OK); /* 1/[-1/3, 7/3] */
             assert_true(lo == -INFINITY && hi == INFINITY);
             /* half-line hull in lower-upper: 1 / [0, 1] = [1, +inf] */
             assert_int_equal(haze_fuzzy_set_crisp(ctx, b, 1, 0, 1), HAZE_OK);
             assert_int_equal(
-                haze_fuzzy_op_ex(ctx, HAZE_FUZZY_RECIP, b, NULL, c, HAZE_FUZZY_DIV_HULL), HAZE_OK);
-            assert_int_equal(haze_fuzzy_get_cut(c, 1, 0, &lo, &hi), HAZE_OK);
+                haze_fuzzy_op(
+                    ctx, HAZE_FUZZY_RECIP, b, NULL,
+                    &(haze_fuzzy_op_options){.size = sizeof(haze_fuzzy_op_options), .div_hull = 1},
+                    c),
+                HAZE_OK);
+            assert_int_equal(haze_fuzzy_get_cut(ctx, c, 1, 0, &lo, &hi), HAZE_OK);
             assert_true(hi == INFINITY && (enc == HAZE_FUZZY_LU ? lo == 1 : lo == -INFINITY));
-            assert_int_equal(haze_fuzzy_op(ctx, HAZE_FUZZY_RECIP, b, NULL, c), HAZE_ERR_DOMAIN);
+            assert_int_equal(haze_fuzzy_op(ctx, HAZE_FUZZY_RECIP, b, NULL, NULL, c),
+                             HAZE_ERR_DOMAIN);
             /* square roots of negative numbers are no division */
             assert_int_equal(haze_fuzzy_set_crisp(ctx, b, 1, -4, -1), HAZE_OK);
             assert_int_equal(
-                haze_fuzzy_op_ex(ctx, HAZE_FUZZY_SQRT, b, NULL, c, HAZE_FUZZY_DIV_HULL),
+                haze_fuzzy_op(
+                    ctx, HAZE_FUZZY_SQRT, b, NULL,
+                    &(haze_fuzzy_op_options){.size = sizeof(haze_fuzzy_op_options), .div_hull = 1},
+                    c),
                 HAZE_ERR_DOMAIN);
             assert_non_null(strstr(haze_ctx_errmsg(ctx), "square root"));
-            assert_int_equal(haze_fuzzy_op_ex(ctx, HAZE_FUZZY_ADD, b, b, c, 8), HAZE_ERR_INVALID);
+            assert_int_equal(
+                haze_fuzzy_op(ctx, HAZE_FUZZY_ADD, b, b, &(haze_fuzzy_op_options){0}, c),
+                HAZE_ERR_INVALID); /* options without their size */
             /* unbounded operands give unbounded results, no new overflow */
             assert_int_equal(haze_fuzzy_set_crisp(ctx, b, 1, 0, 1), HAZE_OK);
-            haze_fuzzy_op_ex(ctx, HAZE_FUZZY_RECIP, b, NULL, c, HAZE_FUZZY_DIV_HULL);
-            assert_int_equal(haze_fuzzy_op(ctx, HAZE_FUZZY_ADD, c, a, c), HAZE_OK);
+            haze_fuzzy_op(
+                ctx, HAZE_FUZZY_RECIP, b, NULL,
+                &(haze_fuzzy_op_options){.size = sizeof(haze_fuzzy_op_options), .div_hull = 1}, c);
+            assert_int_equal(haze_fuzzy_op(ctx, HAZE_FUZZY_ADD, c, a, NULL, c), HAZE_OK);
             haze_fuzzy_array_free(a);
             haze_fuzzy_array_free(b);
             haze_fuzzy_array_free(c);
@@ -571,16 +593,20 @@ static void test_sqrt_unbounded(void **state) {
         for (int p = 0; p < 2; p++) {
             haze_fuzzy_array *b, *c;
             haze_fuzzy_encoding enc = (haze_fuzzy_encoding)e;
-            haze_fuzzy_precision pr = (haze_fuzzy_precision)p;
-            assert_int_equal(haze_fuzzy_array_new(ctx, &b, enc, pr, 3, 1, NULL), HAZE_OK);
-            assert_int_equal(haze_fuzzy_array_new(ctx, &c, enc, pr, 3, 1, NULL), HAZE_OK);
+            haze_precision pr = (haze_precision)p;
+            assert_int_equal(haze_fuzzy_array_new(ctx, enc, pr, 3, 1, NULL, &b), HAZE_OK);
+            assert_int_equal(haze_fuzzy_array_new(ctx, enc, pr, 3, 1, NULL, &c), HAZE_OK);
             assert_int_equal(haze_fuzzy_set_crisp(ctx, b, 0, 0, 1), HAZE_OK);
             assert_int_equal(
-                haze_fuzzy_op_ex(ctx, HAZE_FUZZY_RECIP, b, NULL, c, HAZE_FUZZY_DIV_HULL), HAZE_OK);
-            assert_int_equal(haze_fuzzy_op(ctx, HAZE_FUZZY_SQRT, c, NULL, c), HAZE_OK);
+                haze_fuzzy_op(
+                    ctx, HAZE_FUZZY_RECIP, b, NULL,
+                    &(haze_fuzzy_op_options){.size = sizeof(haze_fuzzy_op_options), .div_hull = 1},
+                    c),
+                HAZE_OK);
+            assert_int_equal(haze_fuzzy_op(ctx, HAZE_FUZZY_SQRT, c, NULL, NULL, c), HAZE_OK);
             for (int k = 0; k < 3; k++) {
                 double lo, hi;
-                assert_int_equal(haze_fuzzy_get_cut(c, 0, k, &lo, &hi), HAZE_OK);
+                assert_int_equal(haze_fuzzy_get_cut(ctx, c, 0, k, &lo, &hi), HAZE_OK);
                 assert_true(lo <= 1 && hi == INFINITY);
             }
             haze_fuzzy_array_free(b);
@@ -620,19 +646,20 @@ static void test_recip_scaled(void **state) {
                 l[k] = m - rho, h[k] = m + rho;
             }
             for (int e = 0; e < 3; e++) {
-                assert_int_equal(haze_fuzzy_array_new(ctx, &x[e], (haze_fuzzy_encoding)e,
-                                                      (haze_fuzzy_precision)p, n, 1, NULL),
+                assert_int_equal(haze_fuzzy_array_new(ctx, (haze_fuzzy_encoding)e,
+                                                      (haze_precision)p, n, 1, NULL, &x[e]),
                                  HAZE_OK);
-                assert_int_equal(haze_fuzzy_array_new(ctx, &y[e], (haze_fuzzy_encoding)e,
-                                                      (haze_fuzzy_precision)p, n, 1, NULL),
+                assert_int_equal(haze_fuzzy_array_new(ctx, (haze_fuzzy_encoding)e,
+                                                      (haze_precision)p, n, 1, NULL, &y[e]),
                                  HAZE_OK);
                 assert_int_equal(haze_fuzzy_set_cuts(ctx, x[e], 0, l, h), HAZE_OK);
-                assert_int_equal(haze_fuzzy_op(ctx, HAZE_FUZZY_RECIP, x[e], NULL, y[e]), HAZE_OK);
+                assert_int_equal(haze_fuzzy_op(ctx, HAZE_FUZZY_RECIP, x[e], NULL, NULL, y[e]),
+                                 HAZE_OK);
             }
             for (int k = 0; k < n; k++) {
                 double l1, h1, l2, h2;
-                haze_fuzzy_get_cut(y[HAZE_FUZZY_MR], 0, k, &l1, &h1);
-                haze_fuzzy_get_cut(y[HAZE_FUZZY_MI], 0, k, &l2, &h2);
+                haze_fuzzy_get_cut(ctx, y[HAZE_FUZZY_MR], 0, k, &l1, &h1);
+                haze_fuzzy_get_cut(ctx, y[HAZE_FUZZY_MI], 0, k, &l2, &h2);
                 if (!(isfinite(l2) && isfinite(h2) && h2 - l2 <= 2 * (h1 - l1)))
                     fail_msg("%s 1/%a cut %d: mi [%a, %a], mr [%a, %a]", p ? "single" : "double", m,
                              k, l2, h2, l1, h1);
@@ -721,7 +748,7 @@ static void test_decimal_membership(void **state) {
     for (long c = 0; c < cases; c++) {
         int kind = (int)(c % 3), np = kind == 1 ? 4 : 3; /* tri, trap, gauss */
         haze_fuzzy_encoding enc = (haze_fuzzy_encoding)haze__rng_below(&rng, 3);
-        haze_fuzzy_precision prec = (haze_fuzzy_precision)haze__rng_below(&rng, 2);
+        haze_precision prec = (haze_precision)haze__rng_below(&rng, 2);
         static const int ncs[] = {1, 2, 3, 5, 8};
         int n = ncs[haze__rng_below(&rng, 5)];
         double al[HAZE_FUZZY_MAX_CUTS];
@@ -754,9 +781,9 @@ static void test_decimal_membership(void **state) {
         else
             snprintf(spec, sizeof spec, "trap(%s,%s, %s ,%s)", txt[0], txt[1], txt[2], txt[3]);
         haze_fuzzy_array *a;
-        assert_int_equal(haze_fuzzy_array_new(ctx, &a, enc, prec, n, 2, al), HAZE_OK);
+        assert_int_equal(haze_fuzzy_array_new(ctx, enc, prec, n, 2, al, &a), HAZE_OK);
         int st = haze_fuzzy_set_membership(ctx, a, 0, spec, NULL);
-        if (st == HAZE_ERR_RANGE && prec == HAZE_FUZZY_FLOAT) { /* huge parameter */
+        if (st == HAZE_ERR_RANGE && prec == HAZE_PRECISION_F32) { /* huge parameter */
             haze_fuzzy_array_free(a);
             continue;
         }
@@ -773,11 +800,13 @@ static void test_decimal_membership(void **state) {
              : kind == 1 ? haze_fuzzy_set_trap_iv(ctx, a, 1, iv[0], iv[1], iv[2], iv[3])
                          : haze_fuzzy_set_gauss_iv(ctx, a, 1, iv[0], iv[1], iv[2]);
         assert_int_equal(st, HAZE_OK);
-        assert_memory_equal(a->data, (char *)a->data + a->stride * (prec ? 4 : 8),
-                            a->stride * (prec ? 4 : 8));
+        assert_memory_equal(haze_fuzzy_array_data(a),
+                            (char *)haze_fuzzy_array_data(a) +
+                                haze_fuzzy_array_stride(a) * (prec ? 4 : 8),
+                            haze_fuzzy_array_stride(a) * (prec ? 4 : 8));
         for (int k = 0; k < n; k++) {
             exact_cut(a, 0, k, rl, rh);
-            mpq_set_d(tq, a->alphas[k]);
+            mpq_set_d(tq, haze_fuzzy_array_alphas(a)[k]);
             int ok;
             if (kind < 2) { /* [p + a (q - p), s - a (s - r)] */
                 const int q = 1, r = kind == 0 ? 1 : 2, s = kind == 0 ? 2 : 3;
@@ -790,7 +819,7 @@ static void test_decimal_membership(void **state) {
                 mpq_sub(ex, prm[s], ex);
                 ok = ok && mpfr_cmp_q(rh, ex) >= 0;
             } else { /* w >= sigma min(sqrt(-2 ln a), k), then mu - w rounded down, mu + w up */
-                mpfr_set_d(w, a->alphas[k], MPFR_RNDN);
+                mpfr_set_d(w, haze_fuzzy_array_alphas(a)[k], MPFR_RNDN);
                 mpfr_log(w, w, MPFR_RNDD);
                 mpfr_mul_si(w, w, -2, MPFR_RNDU);
                 mpfr_sqrt(w, w, MPFR_RNDU);
@@ -809,7 +838,8 @@ static void test_decimal_membership(void **state) {
             if (!ok && bad++ < 10)
                 print_error("%s %s %s cut %d (alpha %.17g): [%a, %a] misses the exact cut\n", spec,
                             haze_fuzzy_encoding_name(enc), prec ? "single" : "double", k,
-                            a->alphas[k], mpfr_get_d(rl, MPFR_RNDD), mpfr_get_d(rh, MPFR_RNDU));
+                            haze_fuzzy_array_alphas(a)[k], mpfr_get_d(rl, MPFR_RNDD),
+                            mpfr_get_d(rh, MPFR_RNDU));
         }
         haze_fuzzy_array_free(a);
     }
@@ -832,18 +862,18 @@ static void test_decimal_kernels(void **state) {
             for (int f = 0; f < 3; f++) {
                 haze_fuzzy_array *a;
                 double lo, hi, l1, h1, l2, h2;
-                assert_int_equal(haze_fuzzy_array_new(ctx, &a, (haze_fuzzy_encoding)e,
-                                                      (haze_fuzzy_precision)p, 4, 1, NULL),
+                assert_int_equal(haze_fuzzy_array_new(ctx, (haze_fuzzy_encoding)e,
+                                                      (haze_precision)p, 4, 1, NULL, &a),
                                  HAZE_OK);
                 assert_int_equal(haze_fuzzy_set_membership(ctx, a, 0, spec[f], NULL), HAZE_OK);
-                assert_int_equal(haze_fuzzy_get_cut(a, 0, 0, &lo, &hi), HAZE_OK);
-                assert_int_equal(haze_fuzzy_parse_number(klo[f], NULL, &l1, &h1), HAZE_OK);
-                assert_int_equal(haze_fuzzy_parse_number(khi[f], NULL, &l2, &h2), HAZE_OK);
+                assert_int_equal(haze_fuzzy_get_cut(ctx, a, 0, 0, &lo, &hi), HAZE_OK);
+                assert_int_equal(haze_fuzzy_parse_number(NULL, klo[f], NULL, &l1, &h1), HAZE_OK);
+                assert_int_equal(haze_fuzzy_parse_number(NULL, khi[f], NULL, &l2, &h2), HAZE_OK);
                 assert_true(l1 < h1 && l2 < h2); /* none of them is a double */
                 if (!(lo <= l1 && hi >= h2))
                     fail_msg("%s %s %s: kernel [%a, %a] misses [%s, %s]", spec[f],
-                             haze_fuzzy_encoding_name(a->encoding), p ? "single" : "double", lo, hi,
-                             klo[f], khi[f]);
+                             haze_fuzzy_encoding_name(haze_fuzzy_array_encoding(a)),
+                             p ? "single" : "double", lo, hi, klo[f], khi[f]);
                 haze_fuzzy_array_free(a);
             }
 }
@@ -853,22 +883,23 @@ static void test_parse_number(void **state) {
     (void)state;
     double lo, hi;
     const char *end;
-    assert_int_equal(haze_fuzzy_parse_number(" 0.1+x", &end, &lo, &hi), HAZE_OK);
+    assert_int_equal(haze_fuzzy_parse_number(NULL, " 0.1+x", &end, &lo, &hi), HAZE_OK);
     assert_true(lo == 0x1.9999999999999p-4 && hi == 0x1.999999999999ap-4 && *end == '+');
-    assert_int_equal(haze_fuzzy_parse_number("-.5e1", &end, &lo, &hi), HAZE_OK);
+    assert_int_equal(haze_fuzzy_parse_number(NULL, "-.5e1", &end, &lo, &hi), HAZE_OK);
     assert_true(lo == -5 && hi == -5 && *end == 0);
-    assert_int_equal(haze_fuzzy_parse_number("0x1.8p-3", &end, &lo, &hi), HAZE_OK);
+    assert_int_equal(haze_fuzzy_parse_number(NULL, "0x1.8p-3", &end, &lo, &hi), HAZE_OK);
     assert_true(lo == 0.1875 && hi == 0.1875);
-    assert_int_equal(haze_fuzzy_parse_number("2e", &end, &lo, &hi), HAZE_OK);
+    assert_int_equal(haze_fuzzy_parse_number(NULL, "2e", &end, &lo, &hi), HAZE_OK);
     assert_true(lo == 2 && *end == 'e');
-    assert_int_equal(haze_fuzzy_parse_number("0x", &end, &lo, &hi), HAZE_OK);
+    assert_int_equal(haze_fuzzy_parse_number(NULL, "0x", &end, &lo, &hi), HAZE_OK);
     assert_true(lo == 0 && *end == 'x');
-    assert_int_equal(haze_fuzzy_parse_number("1e-400", NULL, &lo, &hi), HAZE_OK);
+    assert_int_equal(haze_fuzzy_parse_number(NULL, "1e-400", NULL, &lo, &hi), HAZE_OK);
     assert_true(lo == 0 && hi == 0x1p-1074);
-    assert_int_equal(haze_fuzzy_parse_number("-1e-400", NULL, &lo, &hi), HAZE_OK);
+    assert_int_equal(haze_fuzzy_parse_number(NULL, "-1e-400", NULL, &lo, &hi), HAZE_OK);
     assert_true(lo == -0x1p-1074 && hi == 0 && !signbit(hi));
     assert_int_equal(
-        haze_fuzzy_parse_number("179769313486231570814527423731704356798070567525844996"
+        haze_fuzzy_parse_number(NULL,
+                                "179769313486231570814527423731704356798070567525844996"
                                 "598917476803157260780028538760589558632766878171540458"
                                 "953514382464234321326889464182768467546703537516986049"
                                 "910576551282076245490090389328944075868508455133942304"
@@ -877,15 +908,16 @@ static void test_parse_number(void **state) {
                                 NULL, &lo, &hi),
         HAZE_OK);
     assert_true(lo == 0x1.fffffffffffffp+1023 && hi == lo);
-    assert_int_equal(haze_fuzzy_parse_number("1e309", NULL, &lo, &hi), HAZE_ERR_RANGE);
-    assert_int_equal(haze_fuzzy_parse_number("1e99999999999", NULL, &lo, &hi), HAZE_ERR_RANGE);
-    assert_int_equal(haze_fuzzy_parse_number("0e99999999999", NULL, &lo, &hi), HAZE_OK);
-    assert_int_equal(haze_fuzzy_parse_number("x", &end, &lo, &hi), HAZE_ERR_PARSE);
-    assert_int_equal(haze_fuzzy_parse_number("-.", &end, &lo, &hi), HAZE_ERR_PARSE);
-    assert_int_equal(haze_fuzzy_parse_number("inf", &end, &lo, &hi), HAZE_ERR_PARSE);
+    assert_int_equal(haze_fuzzy_parse_number(NULL, "1e309", NULL, &lo, &hi), HAZE_ERR_RANGE);
+    assert_int_equal(haze_fuzzy_parse_number(NULL, "1e99999999999", NULL, &lo, &hi),
+                     HAZE_ERR_RANGE);
+    assert_int_equal(haze_fuzzy_parse_number(NULL, "0e99999999999", NULL, &lo, &hi), HAZE_OK);
+    assert_int_equal(haze_fuzzy_parse_number(NULL, "x", &end, &lo, &hi), HAZE_ERR_PARSE);
+    assert_int_equal(haze_fuzzy_parse_number(NULL, "-.", &end, &lo, &hi), HAZE_ERR_PARSE);
+    assert_int_equal(haze_fuzzy_parse_number(NULL, "inf", &end, &lo, &hi), HAZE_ERR_PARSE);
     /* the text door checks order and signs on the exact values */
     haze_fuzzy_array *a;
-    assert_int_equal(haze_fuzzy_array_new(ctx, &a, HAZE_FUZZY_LU, HAZE_FUZZY_DOUBLE, 2, 1, NULL),
+    assert_int_equal(haze_fuzzy_array_new(ctx, HAZE_FUZZY_LU, HAZE_PRECISION_F64, 2, 1, NULL, &a),
                      HAZE_OK);
     assert_int_equal(haze_fuzzy_set_membership(ctx, a, 0, "tri(0.30000000000000001, 0.3, 1)", NULL),
                      HAZE_ERR_INVALID);
@@ -913,16 +945,19 @@ static void test_array_copy(void **state) {
     (void)state;
     haze_fuzzy_array *d = NULL, *a, *b, *c;
     assert_int_equal(
-        haze_fuzzy_array_new_device(ctx, &d, HAZE_FUZZY_MR, HAZE_FUZZY_FLOAT, 4, 10, NULL),
+        haze_fuzzy_array_new_device(ctx, HAZE_FUZZY_MR, HAZE_PRECISION_F32, 4, 10, NULL, &d),
         HAZE_ERR_NODEVICE);
     assert_null(d);
-    assert_int_equal(haze_fuzzy_array_new(ctx, &a, HAZE_FUZZY_MR, HAZE_FUZZY_FLOAT, 4, 3, NULL), 0);
-    assert_int_equal(haze_fuzzy_array_new(ctx, &b, HAZE_FUZZY_MR, HAZE_FUZZY_FLOAT, 4, 3, NULL), 0);
-    assert_int_equal(haze_fuzzy_array_new(ctx, &c, HAZE_FUZZY_MR, HAZE_FUZZY_DOUBLE, 4, 3, NULL),
+    assert_int_equal(haze_fuzzy_array_new(ctx, HAZE_FUZZY_MR, HAZE_PRECISION_F32, 4, 3, NULL, &a),
+                     0);
+    assert_int_equal(haze_fuzzy_array_new(ctx, HAZE_FUZZY_MR, HAZE_PRECISION_F32, 4, 3, NULL, &b),
+                     0);
+    assert_int_equal(haze_fuzzy_array_new(ctx, HAZE_FUZZY_MR, HAZE_PRECISION_F64, 4, 3, NULL, &c),
                      0);
     assert_int_equal(haze_fuzzy_set_tri(ctx, a, 1, 1, 2, 3), HAZE_OK);
     assert_int_equal(haze_fuzzy_array_copy(ctx, b, a), HAZE_OK);
-    assert_memory_equal(a->data, b->data, 3 * a->stride * sizeof(float));
+    assert_memory_equal(haze_fuzzy_array_data(a), haze_fuzzy_array_data(b),
+                        3 * haze_fuzzy_array_stride(a) * sizeof(float));
     assert_int_equal(haze_fuzzy_array_copy(ctx, c, a), HAZE_ERR_MISMATCH);
     haze_fuzzy_array_free(a);
     haze_fuzzy_array_free(b);
@@ -946,7 +981,7 @@ static void test_unbounded_keeps_bounded_cuts(void **state) {
     int checked = 0;
     for (int it = 0; it < 20000; it++) {
         haze_fuzzy_encoding enc = haze__rng_below(&rng, 2) ? HAZE_FUZZY_MI : HAZE_FUZZY_MR;
-        haze_fuzzy_precision pr = (haze_fuzzy_precision)haze__rng_below(&rng, 2);
+        haze_precision pr = (haze_precision)haze__rng_below(&rng, 2);
         haze_fuzzy_opcode op = (haze_fuzzy_opcode)haze__rng_below(&rng, HAZE_FUZZY_SQRT + 1);
         int n = 2 + (int)haze__rng_below(&rng, 7), k = 1 + (int)haze__rng_below(&rng, n - 1);
         int which = (int)haze__rng_below(&rng, 3); /* unbounded in a, b or both */
@@ -974,7 +1009,7 @@ static void test_unbounded_keeps_bounded_cuts(void **state) {
         float xf[2][HAZE_FUZZY_MAX_CUTS + 1], yf[2][HAZE_FUZZY_MAX_CUTS + 1];
         float cf[2][HAZE_FUZZY_MAX_CUTS + 1];
         int f;
-        if (pr == HAZE_FUZZY_DOUBLE) {
+        if (pr == HAZE_PRECISION_F64) {
             f = haze__fuzzy_apply(enc, pr, op, n, c[0], x[0], binary ? x[1] : NULL);
             haze__fuzzy_apply(enc, pr, op, n, c[1], y[0], binary ? y[1] : NULL);
         } else {
@@ -1009,14 +1044,14 @@ static void test_convert_unbounded(void **state) {
         for (int e = HAZE_FUZZY_MR; e <= HAZE_FUZZY_MI; e++)
             for (int q = 0; q < 2; q++) {
                 haze_fuzzy_array *b, *c, *d;
-                assert_int_equal(haze_fuzzy_array_new(ctx, &b, HAZE_FUZZY_LU,
-                                                      (haze_fuzzy_precision)p, 3, 2, NULL),
-                                 HAZE_OK);
-                assert_int_equal(haze_fuzzy_array_new(ctx, &c, HAZE_FUZZY_LU,
-                                                      (haze_fuzzy_precision)p, 3, 2, NULL),
-                                 HAZE_OK);
-                assert_int_equal(haze_fuzzy_array_new(ctx, &d, (haze_fuzzy_encoding)e,
-                                                      (haze_fuzzy_precision)q, 3, 2, NULL),
+                assert_int_equal(
+                    haze_fuzzy_array_new(ctx, HAZE_FUZZY_LU, (haze_precision)p, 3, 2, NULL, &b),
+                    HAZE_OK);
+                assert_int_equal(
+                    haze_fuzzy_array_new(ctx, HAZE_FUZZY_LU, (haze_precision)p, 3, 2, NULL, &c),
+                    HAZE_OK);
+                assert_int_equal(haze_fuzzy_array_new(ctx, (haze_fuzzy_encoding)e,
+                                                      (haze_precision)q, 3, 2, NULL, &d),
                                  HAZE_OK);
                 /* 1/trap(-1,1,1,3): [1,1], [0.6,3], the whole line */
                 assert_int_equal(haze_fuzzy_set_trap(ctx, b, 0, -1, 1, 1, 3), HAZE_OK);
@@ -1024,11 +1059,16 @@ static void test_convert_unbounded(void **state) {
                 double big = p ? 1e30 : 1e200;
                 assert_int_equal(haze_fuzzy_set_crisp(ctx, b, 1, big, 2 * big), HAZE_OK);
                 assert_int_equal(
-                    haze_fuzzy_op_ex(ctx, HAZE_FUZZY_RECIP, b, NULL, c, HAZE_FUZZY_DIV_HULL),
+                    haze_fuzzy_op(ctx, HAZE_FUZZY_RECIP, b, NULL,
+                                  &(haze_fuzzy_op_options){.size = sizeof(haze_fuzzy_op_options),
+                                                           .div_hull = 1},
+                                  c),
                     HAZE_OK);
-                assert_int_equal(haze_fuzzy_op(ctx, HAZE_FUZZY_SQR, b, NULL, b), HAZE_ERR_RANGE);
-                memcpy((char *)c->data + c->stride * (p ? 4 : 8),
-                       (char *)b->data + b->stride * (p ? 4 : 8), b->stride * (p ? 4 : 8));
+                assert_int_equal(haze_fuzzy_op(ctx, HAZE_FUZZY_SQR, b, NULL, NULL, b),
+                                 HAZE_ERR_RANGE);
+                memcpy((char *)haze_fuzzy_array_data(c) + haze_fuzzy_array_stride(c) * (p ? 4 : 8),
+                       (char *)haze_fuzzy_array_data(b) + haze_fuzzy_array_stride(b) * (p ? 4 : 8),
+                       haze_fuzzy_array_stride(b) * (p ? 4 : 8));
                 if (haze_fuzzy_convert(ctx, c, d) != HAZE_OK)
                     fail_msg("lu %s -> %s %s: %s", p ? "float" : "double",
                              haze_fuzzy_encoding_name((haze_fuzzy_encoding)e),
@@ -1036,8 +1076,8 @@ static void test_convert_unbounded(void **state) {
                 for (size_t i = 0; i < 2; i++)
                     for (int k = 0; k < 3; k++) {
                         double l1, h1, l2, h2;
-                        assert_int_equal(haze_fuzzy_get_cut(c, i, k, &l1, &h1), HAZE_OK);
-                        assert_int_equal(haze_fuzzy_get_cut(d, i, k, &l2, &h2), HAZE_OK);
+                        assert_int_equal(haze_fuzzy_get_cut(ctx, c, i, k, &l1, &h1), HAZE_OK);
+                        assert_int_equal(haze_fuzzy_get_cut(ctx, d, i, k, &l2, &h2), HAZE_OK);
                         assert_true(l2 <= l1 && h2 >= h1); /* encloses */
                         if (i == 0 && k < 2) {
                             assert_true(isfinite(l2) && isfinite(h2));

@@ -20,19 +20,24 @@ static haze_ctx *cpu, *gpu;
 
 static void fill(haze__rng *r, haze_fuzzy_array *a, int hard) {
     double lo[HAZE_FUZZY_MAX_CUTS], hi[HAZE_FUZZY_MAX_CUTS];
-    for (size_t i = 0; i < a->count; i++) {
-        int n = a->ncuts;
-        if (hard && a->encoding == HAZE_FUZZY_LU) {
+    for (size_t i = 0; i < haze_fuzzy_array_count(a); i++) {
+        int n = haze_fuzzy_array_cut_count(a);
+        if (hard && haze_fuzzy_array_encoding(a) == HAZE_FUZZY_LU) {
             /* raw bit patterns straight into storage: cut by cut, not nested */
-            for (size_t k = 0; k < a->stride; k += 2) {
-                double x = a->precision ? fp_gen_float(r) : fp_gen_double(r);
-                double y = a->precision ? fp_gen_partnerf(r, (float)x) : fp_gen_partner(r, x);
-                if (a->precision) {
-                    ((float *)a->data)[i * a->stride + k] = (float)fmin(x, y);
-                    ((float *)a->data)[i * a->stride + k + 1] = (float)fmax(x, y);
+            for (size_t k = 0; k < haze_fuzzy_array_stride(a); k += 2) {
+                double x = haze_fuzzy_array_precision(a) ? fp_gen_float(r) : fp_gen_double(r);
+                double y = haze_fuzzy_array_precision(a) ? fp_gen_partnerf(r, (float)x)
+                                                         : fp_gen_partner(r, x);
+                if (haze_fuzzy_array_precision(a)) {
+                    ((float *)haze_fuzzy_array_data(a))[i * haze_fuzzy_array_stride(a) + k] =
+                        (float)fmin(x, y);
+                    ((float *)haze_fuzzy_array_data(a))[i * haze_fuzzy_array_stride(a) + k + 1] =
+                        (float)fmax(x, y);
                 } else {
-                    ((double *)a->data)[i * a->stride + k] = fmin(x, y);
-                    ((double *)a->data)[i * a->stride + k + 1] = fmax(x, y);
+                    ((double *)haze_fuzzy_array_data(a))[i * haze_fuzzy_array_stride(a) + k] =
+                        fmin(x, y);
+                    ((double *)haze_fuzzy_array_data(a))[i * haze_fuzzy_array_stride(a) + k + 1] =
+                        fmax(x, y);
                 }
             }
             continue;
@@ -48,7 +53,8 @@ static void fill(haze__rng *r, haze_fuzzy_array *a, int hard) {
 }
 
 static size_t bytes_of(const haze_fuzzy_array *a) {
-    return a->count * a->stride * (a->precision ? sizeof(float) : sizeof(double));
+    return haze_fuzzy_array_count(a) * haze_fuzzy_array_stride(a) *
+           (haze_fuzzy_array_precision(a) ? sizeof(float) : sizeof(double));
 }
 
 static void test_ops(void **state) {
@@ -65,18 +71,19 @@ static void test_ops(void **state) {
                     size_t n = sizes[si];
                     int nc = cuts[ci];
                     haze_fuzzy_encoding enc = (haze_fuzzy_encoding)e;
-                    haze_fuzzy_precision pr = (haze_fuzzy_precision)p;
-                    assert_int_equal(haze_fuzzy_array_new(cpu, &a, enc, pr, nc, n, NULL), 0);
-                    assert_int_equal(haze_fuzzy_array_new(cpu, &b, enc, pr, nc, n, NULL), 0);
-                    assert_int_equal(haze_fuzzy_array_new(cpu, &c1, enc, pr, nc, n, NULL), 0);
-                    assert_int_equal(haze_fuzzy_array_new(cpu, &c2, enc, pr, nc, n, NULL), 0);
+                    haze_precision pr = (haze_precision)p;
+                    assert_int_equal(haze_fuzzy_array_new(cpu, enc, pr, nc, n, NULL, &a), 0);
+                    assert_int_equal(haze_fuzzy_array_new(cpu, enc, pr, nc, n, NULL, &b), 0);
+                    assert_int_equal(haze_fuzzy_array_new(cpu, enc, pr, nc, n, NULL, &c1), 0);
+                    assert_int_equal(haze_fuzzy_array_new(cpu, enc, pr, nc, n, NULL, &c2), 0);
                     fill(&rng, a, 1);
                     fill(&rng, b, 1);
                     for (int op = 0; op <= HAZE_FUZZY_SQRT; op++) {
-                        int s1 = haze_fuzzy_op(cpu, (haze_fuzzy_opcode)op, a, b, c1);
-                        int s2 = haze_fuzzy_op(gpu, (haze_fuzzy_opcode)op, a, b, c2);
+                        int s1 = haze_fuzzy_op(cpu, (haze_fuzzy_opcode)op, a, b, NULL, c1);
+                        int s2 = haze_fuzzy_op(gpu, (haze_fuzzy_opcode)op, a, b, NULL, c2);
                         assert_int_equal(s1, s2);
-                        if (memcmp(c1->data, c2->data, bytes_of(c1)) != 0)
+                        if (memcmp(haze_fuzzy_array_data(c1), haze_fuzzy_array_data(c2),
+                                   bytes_of(c1)) != 0)
                             fail_msg("CPU and GPU differ: %s %s op %d n=%zu cuts=%d",
                                      haze_fuzzy_encoding_name(enc), p ? "float" : "double", op, n,
                                      nc);
@@ -85,13 +92,20 @@ static void test_ops(void **state) {
                                      haze_ctx_errmsg(cpu), haze_ctx_errmsg(gpu));
                         if (op != HAZE_FUZZY_DIV && op != HAZE_FUZZY_RECIP) continue;
                         /* the IEEE 1788 hull for divisors containing 0: same status and bits */
-                        s1 = haze_fuzzy_op_ex(cpu, (haze_fuzzy_opcode)op, a, b, c1,
-                                              HAZE_FUZZY_DIV_HULL);
-                        s2 = haze_fuzzy_op_ex(gpu, (haze_fuzzy_opcode)op, a, b, c2,
-                                              HAZE_FUZZY_DIV_HULL);
+                        s1 =
+                            haze_fuzzy_op(cpu, (haze_fuzzy_opcode)op, a, b,
+                                          &(haze_fuzzy_op_options){
+                                              .size = sizeof(haze_fuzzy_op_options), .div_hull = 1},
+                                          c1);
+                        s2 =
+                            haze_fuzzy_op(gpu, (haze_fuzzy_opcode)op, a, b,
+                                          &(haze_fuzzy_op_options){
+                                              .size = sizeof(haze_fuzzy_op_options), .div_hull = 1},
+                                          c2);
                         assert_int_equal(s1, s2);
                         assert_true(s1 == HAZE_OK || s1 == HAZE_ERR_RANGE);
-                        if (memcmp(c1->data, c2->data, bytes_of(c1)) != 0)
+                        if (memcmp(haze_fuzzy_array_data(c1), haze_fuzzy_array_data(c2),
+                                   bytes_of(c1)) != 0)
                             fail_msg("CPU and GPU differ with the hull flag");
                     }
                     haze_fuzzy_array_free(a);
@@ -112,33 +126,33 @@ static void test_axpy_sort(void **state) {
                 haze_fuzzy_array *a, *b, *y1, *y2;
                 size_t n = 5000;
                 haze_fuzzy_encoding enc = (haze_fuzzy_encoding)e;
-                haze_fuzzy_precision pr = (haze_fuzzy_precision)p;
+                haze_precision pr = (haze_precision)p;
                 int nc = cuts[ci];
-                assert_int_equal(haze_fuzzy_array_new(cpu, &a, enc, pr, nc, n, NULL), 0);
-                assert_int_equal(haze_fuzzy_array_new(cpu, &b, enc, pr, nc, 1, NULL), 0);
-                assert_int_equal(haze_fuzzy_array_new(cpu, &y1, enc, pr, nc, n, NULL), 0);
-                assert_int_equal(haze_fuzzy_array_new(cpu, &y2, enc, pr, nc, n, NULL), 0);
+                assert_int_equal(haze_fuzzy_array_new(cpu, enc, pr, nc, n, NULL, &a), 0);
+                assert_int_equal(haze_fuzzy_array_new(cpu, enc, pr, nc, 1, NULL, &b), 0);
+                assert_int_equal(haze_fuzzy_array_new(cpu, enc, pr, nc, n, NULL, &y1), 0);
+                assert_int_equal(haze_fuzzy_array_new(cpu, enc, pr, nc, n, NULL, &y2), 0);
                 fill(&rng, a, 0);
                 fill(&rng, b, 0);
                 assert_int_equal(haze_fuzzy_axpy(cpu, a, b, 50, y1), HAZE_OK);
                 assert_int_equal(haze_fuzzy_axpy(gpu, a, b, 50, y2), HAZE_OK);
-                if (memcmp(y1->data, y2->data, bytes_of(y1)) != 0)
+                if (memcmp(haze_fuzzy_array_data(y1), haze_fuzzy_array_data(y2), bytes_of(y1)) != 0)
                     fail_msg("axpy differs: %s %s cuts=%d", haze_fuzzy_encoding_name(enc),
                              p ? "float" : "double", nc);
 #ifdef HAZE_HAVE_CUDA
                 /* the structure-of-arrays kernel computes the same bits */
                 double kt = -1;
-                memset(y2->data, 0, bytes_of(y2));
+                memset(haze_fuzzy_array_data(y2), 0, bytes_of(y2));
                 assert_int_equal(haze_dev_fuzzy_axpy(gpu, a, b, 50, y2, 1, 2, &kt), HAZE_OK);
                 assert_true(kt >= 0);
-                if (memcmp(y1->data, y2->data, bytes_of(y1)) != 0)
+                if (memcmp(haze_fuzzy_array_data(y1), haze_fuzzy_array_data(y2), bytes_of(y1)) != 0)
                     fail_msg("SoA axpy differs: %s %s cuts=%d", haze_fuzzy_encoding_name(enc),
                              p ? "float" : "double", nc);
 #endif
                 uint32_t *k1 = malloc(n * 4), *k2 = malloc(n * 4);
                 for (size_t i = 0; i < n; i++)
                     k1[i] = k2[i] = (uint32_t)haze__rng_next(&rng) >> (i % 3 ? 20 : 0);
-                memcpy(y2->data, y1->data, bytes_of(y1));
+                memcpy(haze_fuzzy_array_data(y2), haze_fuzzy_array_data(y1), bytes_of(y1));
                 assert_int_equal(haze_fuzzy_sort_by_key(cpu, k1, y1), HAZE_OK);
 #ifdef HAZE_HAVE_CUDA
                 haze__sort_stats ss;
@@ -149,7 +163,8 @@ static void test_axpy_sort(void **state) {
                 assert_int_equal(haze_fuzzy_sort_by_key(gpu, k2, y2), HAZE_OK);
 #endif
                 assert_memory_equal(k1, k2, n * 4);
-                assert_memory_equal(y1->data, y2->data, bytes_of(y1));
+                assert_memory_equal(haze_fuzzy_array_data(y1), haze_fuzzy_array_data(y2),
+                                    bytes_of(y1));
                 free(k1);
                 free(k2);
                 haze_fuzzy_array_free(a);
@@ -202,16 +217,16 @@ static void test_sort_methods(void **state) {
                 for (int method = HAZE__SORT_GATHER; method <= HAZE__SORT_RECORDS; method++) {
                     size_t n = sizes[si];
                     haze_fuzzy_array *y1, *y2;
-                    assert_int_equal(haze_fuzzy_array_new(cpu, &y1, (haze_fuzzy_encoding)cfg[c][0],
-                                                          (haze_fuzzy_precision)cfg[c][1],
-                                                          cfg[c][2], n, NULL),
+                    assert_int_equal(haze_fuzzy_array_new(cpu, (haze_fuzzy_encoding)cfg[c][0],
+                                                          (haze_precision)cfg[c][1], cfg[c][2], n,
+                                                          NULL, &y1),
                                      0);
-                    assert_int_equal(haze_fuzzy_array_new(cpu, &y2, (haze_fuzzy_encoding)cfg[c][0],
-                                                          (haze_fuzzy_precision)cfg[c][1],
-                                                          cfg[c][2], n, NULL),
+                    assert_int_equal(haze_fuzzy_array_new(cpu, (haze_fuzzy_encoding)cfg[c][0],
+                                                          (haze_precision)cfg[c][1], cfg[c][2], n,
+                                                          NULL, &y2),
                                      0);
                     fill(&rng, y1, 0);
-                    memcpy(y2->data, y1->data, bytes_of(y1));
+                    memcpy(haze_fuzzy_array_data(y2), haze_fuzzy_array_data(y1), bytes_of(y1));
                     uint32_t *k1 = malloc(n * 4), *k2 = malloc(n * 4);
                     for (size_t i = 0; i < n; i++) k1[i] = k2[i] = sort_key(&rng, kind);
                     assert_int_equal(haze_fuzzy_sort_by_key(cpu, k1, y1), HAZE_OK);
@@ -227,7 +242,8 @@ static void test_sort_methods(void **state) {
                         if (n > 100) assert_int_equal(ss.end_bit - ss.begin_bit, want_bits[kind]);
                         assert_int_equal(ss.passes, (ss.end_bit - ss.begin_bit + 7) / 8);
                         if (memcmp(k1, k2, n * 4) != 0 ||
-                            memcmp(y1->data, y2->data, bytes_of(y1)) != 0)
+                            memcmp(haze_fuzzy_array_data(y1), haze_fuzzy_array_data(y2),
+                                   bytes_of(y1)) != 0)
                             fail_msg("sort differs: %zu-byte numbers, keys %d, n %zu, method %d",
                                      per, kind, n, method);
                     }
@@ -253,21 +269,22 @@ static void test_device_arrays(void **state) {
                 size_t n = sizes[si];
                 int nc = si == 1 ? 8 : 3;
                 haze_fuzzy_encoding enc = (haze_fuzzy_encoding)e;
-                haze_fuzzy_precision pr = (haze_fuzzy_precision)p;
+                haze_precision pr = (haze_precision)p;
                 haze_fuzzy_array *a, *b, *b1, *c1, *c2, *da, *db, *db1, *dc;
-                assert_int_equal(haze_fuzzy_array_new(cpu, &a, enc, pr, nc, n, NULL), 0);
-                assert_int_equal(haze_fuzzy_array_new(cpu, &b, enc, pr, nc, n, NULL), 0);
-                assert_int_equal(haze_fuzzy_array_new(cpu, &b1, enc, pr, nc, 1, NULL), 0);
-                assert_int_equal(haze_fuzzy_array_new(cpu, &c1, enc, pr, nc, n, NULL), 0);
-                assert_int_equal(haze_fuzzy_array_new(cpu, &c2, enc, pr, nc, n, NULL), 0);
-                assert_int_equal(haze_fuzzy_array_new_device(gpu, &da, enc, pr, nc, n, NULL), 0);
-                assert_int_equal(haze_fuzzy_array_new_device(gpu, &db, enc, pr, nc, n, NULL), 0);
-                assert_int_equal(haze_fuzzy_array_new_device(gpu, &db1, enc, pr, nc, 1, NULL), 0);
-                assert_int_equal(haze_fuzzy_array_new_device(gpu, &dc, enc, pr, nc, n, NULL), 0);
-                assert_true(da->on_device && !a->on_device);
+                assert_int_equal(haze_fuzzy_array_new(cpu, enc, pr, nc, n, NULL, &a), 0);
+                assert_int_equal(haze_fuzzy_array_new(cpu, enc, pr, nc, n, NULL, &b), 0);
+                assert_int_equal(haze_fuzzy_array_new(cpu, enc, pr, nc, 1, NULL, &b1), 0);
+                assert_int_equal(haze_fuzzy_array_new(cpu, enc, pr, nc, n, NULL, &c1), 0);
+                assert_int_equal(haze_fuzzy_array_new(cpu, enc, pr, nc, n, NULL, &c2), 0);
+                assert_int_equal(haze_fuzzy_array_new_device(gpu, enc, pr, nc, n, NULL, &da), 0);
+                assert_int_equal(haze_fuzzy_array_new_device(gpu, enc, pr, nc, n, NULL, &db), 0);
+                assert_int_equal(haze_fuzzy_array_new_device(gpu, enc, pr, nc, 1, NULL, &db1), 0);
+                assert_int_equal(haze_fuzzy_array_new_device(gpu, enc, pr, nc, n, NULL, &dc), 0);
+                assert_true(haze_fuzzy_array_on_device(da) && !haze_fuzzy_array_on_device(a));
                 /* new device arrays hold crisp zeros, as host ones */
                 assert_int_equal(haze_fuzzy_array_copy(gpu, c2, dc), HAZE_OK);
-                assert_memory_equal(c1->data, c2->data, bytes_of(c1));
+                assert_memory_equal(haze_fuzzy_array_data(c1), haze_fuzzy_array_data(c2),
+                                    bytes_of(c1));
                 fill(&rng, a, 1);
                 fill(&rng, b, 1);
                 fill(&rng, b1, 0);
@@ -275,27 +292,30 @@ static void test_device_arrays(void **state) {
                 assert_int_equal(haze_fuzzy_array_copy(gpu, db, b), HAZE_OK);
                 assert_int_equal(haze_fuzzy_array_copy(gpu, db1, b1), HAZE_OK);
                 for (int op = 0; op <= HAZE_FUZZY_SQRT; op++) {
-                    int s1 = haze_fuzzy_op(gpu, (haze_fuzzy_opcode)op, a, b, c1);
-                    int s2 = haze_fuzzy_op(gpu, (haze_fuzzy_opcode)op, da, db, dc);
+                    int s1 = haze_fuzzy_op(gpu, (haze_fuzzy_opcode)op, a, b, NULL, c1);
+                    int s2 = haze_fuzzy_op(gpu, (haze_fuzzy_opcode)op, da, db, NULL, dc);
                     assert_int_equal(s1, s2);
                     assert_int_equal(haze_fuzzy_array_copy(gpu, c2, dc), HAZE_OK);
-                    if (memcmp(c1->data, c2->data, bytes_of(c1)) != 0)
+                    if (memcmp(haze_fuzzy_array_data(c1), haze_fuzzy_array_data(c2),
+                               bytes_of(c1)) != 0)
                         fail_msg("device array op %d differs: %s %s n=%zu", op,
                                  haze_fuzzy_encoding_name(enc), p ? "float" : "double", n);
                 }
                 /* in place, with a broadcast operand */
-                assert_int_equal(haze_fuzzy_op(gpu, HAZE_FUZZY_ADD, a, b1, c1), HAZE_OK);
+                assert_int_equal(haze_fuzzy_op(gpu, HAZE_FUZZY_ADD, a, b1, NULL, c1), HAZE_OK);
                 assert_int_equal(haze_fuzzy_array_copy(gpu, dc, da), HAZE_OK);
-                assert_int_equal(haze_fuzzy_op(gpu, HAZE_FUZZY_ADD, dc, db1, dc), HAZE_OK);
+                assert_int_equal(haze_fuzzy_op(gpu, HAZE_FUZZY_ADD, dc, db1, NULL, dc), HAZE_OK);
                 assert_int_equal(haze_fuzzy_array_copy(gpu, c2, dc), HAZE_OK);
-                assert_memory_equal(c1->data, c2->data, bytes_of(c1));
+                assert_memory_equal(haze_fuzzy_array_data(c1), haze_fuzzy_array_data(c2),
+                                    bytes_of(c1));
                 /* axpy */
                 fill(&rng, a, 0);
                 assert_int_equal(haze_fuzzy_array_copy(gpu, da, a), HAZE_OK);
                 assert_int_equal(haze_fuzzy_axpy(gpu, a, b1, 20, c1), HAZE_OK);
                 assert_int_equal(haze_fuzzy_axpy(gpu, da, db1, 20, dc), HAZE_OK);
                 assert_int_equal(haze_fuzzy_array_copy(gpu, c2, dc), HAZE_OK);
-                assert_memory_equal(c1->data, c2->data, bytes_of(c1));
+                assert_memory_equal(haze_fuzzy_array_data(c1), haze_fuzzy_array_data(c2),
+                                    bytes_of(c1));
                 /* sort: keys in device memory too */
                 uint32_t *k1 = malloc(n * 4), *k2 = malloc(n * 4);
                 void *dk = NULL;
@@ -307,17 +327,19 @@ static void test_device_arrays(void **state) {
                 assert_int_equal(haze_dev_fuzzy_copy(gpu, k2, dk, n * 4), HAZE_OK);
                 assert_int_equal(haze_fuzzy_array_copy(gpu, c2, dc), HAZE_OK);
                 assert_memory_equal(k1, k2, n * 4);
-                assert_memory_equal(c1->data, c2->data, bytes_of(c1));
+                assert_memory_equal(haze_fuzzy_array_data(c1), haze_fuzzy_array_data(c2),
+                                    bytes_of(c1));
                 haze_dev_fuzzy_free(gpu, dk, n * 4);
                 free(k1);
                 free(k2);
                 /* misuse */
                 double lo = 0, hi = 0;
-                assert_int_equal(haze_fuzzy_op(gpu, HAZE_FUZZY_ADD, da, b, dc), HAZE_ERR_MISMATCH);
-                assert_int_equal(haze_fuzzy_op(cpu, HAZE_FUZZY_NEG, da, NULL, dc),
+                assert_int_equal(haze_fuzzy_op(gpu, HAZE_FUZZY_ADD, da, b, NULL, dc),
+                                 HAZE_ERR_MISMATCH);
+                assert_int_equal(haze_fuzzy_op(cpu, HAZE_FUZZY_NEG, da, NULL, NULL, dc),
                                  HAZE_ERR_INVALID);
                 assert_int_equal(haze_fuzzy_set_crisp(gpu, da, 0, 1, 2), HAZE_ERR_INVALID);
-                assert_int_equal(haze_fuzzy_get_cut(da, 0, 0, &lo, &hi), HAZE_ERR_INVALID);
+                assert_int_equal(haze_fuzzy_get_cut(ctx, da, 0, 0, &lo, &hi), HAZE_ERR_INVALID);
                 assert_int_equal(haze_fuzzy_convert(gpu, da, c1), HAZE_ERR_INVALID);
                 assert_int_equal(haze_fuzzy_array_copy(gpu, db1, da),
                                  n == 1 ? HAZE_OK : HAZE_ERR_MISMATCH);
@@ -337,15 +359,15 @@ static void test_device_array_limit(void **state) {
     haze_fuzzy_array *x = NULL, *y = NULL;
     /* 10000 numbers of 4 cuts, lower-upper double: 640000 bytes */
     assert_int_equal(
-        haze_fuzzy_array_new_device(g, &x, HAZE_FUZZY_LU, HAZE_FUZZY_DOUBLE, 4, 10000, NULL),
+        haze_fuzzy_array_new_device(g, HAZE_FUZZY_LU, HAZE_PRECISION_F64, 4, 10000, NULL, &x),
         HAZE_OK);
     assert_int_equal(
-        haze_fuzzy_array_new_device(g, &y, HAZE_FUZZY_LU, HAZE_FUZZY_DOUBLE, 4, 10000, NULL),
+        haze_fuzzy_array_new_device(g, HAZE_FUZZY_LU, HAZE_PRECISION_F64, 4, 10000, NULL, &y),
         HAZE_ERR_NOMEM);
     assert_null(y);
     haze_fuzzy_array_free(x);
     assert_int_equal(
-        haze_fuzzy_array_new_device(g, &y, HAZE_FUZZY_LU, HAZE_FUZZY_DOUBLE, 4, 10000, NULL),
+        haze_fuzzy_array_new_device(g, HAZE_FUZZY_LU, HAZE_PRECISION_F64, 4, 10000, NULL, &y),
         HAZE_OK);
     /* freed after its context */
     haze_ctx_free(g);

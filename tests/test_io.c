@@ -15,11 +15,12 @@ static void test_csv_header(void **state) {
     const char *p = haze_test_write("a.csv", "# comment\nx,y,z\n1,2,3\n4.5,-6e2,0x1p-3\n\n");
     haze_table *t;
     assert_int_equal(haze_table_read(ctx, p, NULL, &t), HAZE_OK);
-    assert_int_equal(t->rows, 2);
-    assert_int_equal(t->cols, 3);
-    assert_non_null(t->names);
-    assert_string_equal(t->names[1], "y");
-    assert_true(t->data[3] == 4.5 && t->data[4] == -600.0 && t->data[5] == 0.125);
+    assert_int_equal(haze_table_row_count(t), 2);
+    assert_int_equal(haze_table_column_count(t), 3);
+    assert_non_null(haze_table_names(t));
+    assert_string_equal(haze_table_names(t)[1], "y");
+    assert_true(haze_table_data(t)[3] == 4.5 && haze_table_data(t)[4] == -600.0 &&
+                haze_table_data(t)[5] == 0.125);
     assert_int_equal(haze_table_column(t, "z"), 2);
     assert_int_equal(haze_table_column(t, "1"), 1);
     assert_int_equal(haze_table_column(t, "w"), -1);
@@ -33,10 +34,10 @@ static void test_csv_plain_and_spaces(void **state) {
     const char *p = haze_test_write("b.txt", "1 2\n3\t4\n");
     haze_table *t;
     assert_int_equal(haze_table_read(ctx, p, NULL, &t), HAZE_OK);
-    assert_null(t->names);
-    assert_int_equal(t->rows, 2);
-    assert_int_equal(t->cols, 2);
-    assert_true(t->data[3] == 4.0);
+    assert_null(haze_table_names(t));
+    assert_int_equal(haze_table_row_count(t), 2);
+    assert_int_equal(haze_table_column_count(t), 2);
+    assert_true(haze_table_data(t)[3] == 4.0);
     haze_table_free(t);
     haze_ctx_free(ctx);
 }
@@ -50,11 +51,12 @@ static void test_tsv_quoted(void **state) {
     haze_table *t;
     int st = haze_table_read(ctx, p, NULL, &t);
     if (st) fail_msg("%s", haze_ctx_errmsg(ctx));
-    assert_non_null(t->names);
-    assert_string_equal(t->names[2], "z");
-    assert_int_equal(t->rows, 2);
-    assert_int_equal(t->cols, 3);
-    assert_true(t->data[0] == 1.0 && t->data[4] == 5.0 && t->data[5] == 6.0);
+    assert_non_null(haze_table_names(t));
+    assert_string_equal(haze_table_names(t)[2], "z");
+    assert_int_equal(haze_table_row_count(t), 2);
+    assert_int_equal(haze_table_column_count(t), 3);
+    assert_true(haze_table_data(t)[0] == 1.0 && haze_table_data(t)[4] == 5.0 &&
+                haze_table_data(t)[5] == 6.0);
     haze_table_free(t);
     p = haze_test_write("e.tsv", "1\t2\t3\n1\t\t3\n");
     assert_int_equal(haze_table_read(ctx, p, NULL, &t), HAZE_ERR_PARSE); /* empty field */
@@ -66,13 +68,13 @@ static void test_csv_text_column(void **state) {
     (void)state;
     haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
     const char *p = haze_test_write("c.csv", "lettr,a,b\nT,2,8\n\"I\",5,12\n");
-    haze_read_options o = haze_read_options_default();
+    haze_table_options o = haze_table_options_default();
     o.text_column = "lettr";
     haze_table *t;
     assert_int_equal(haze_table_read(ctx, p, &o, &t), HAZE_OK);
-    assert_int_equal(t->text_col, 0);
-    assert_string_equal(t->text[1], "I");
-    assert_true(t->data[5] == 12.0);
+    assert_int_equal(haze_table_text_column(t), 0);
+    assert_string_equal(haze_table_text(t)[1], "I");
+    assert_true(haze_table_data(t)[5] == 12.0);
     haze_table_free(t);
     o.text_column = "label";
     assert_int_equal(haze_table_read(ctx, p, &o, &t), HAZE_ERR_PARSE);
@@ -106,7 +108,7 @@ static void test_csv_errors(void **state) {
     p = haze_test_write("f.csv", "1,nan\n");
     assert_int_equal(haze_table_read(ctx, p, NULL, &t), HAZE_ERR_PARSE);
     assert_non_null(strstr(haze_ctx_errmsg(ctx), "not a finite number"));
-    haze_read_options o = haze_read_options_default();
+    haze_table_options o = haze_table_options_default();
     o.allow_nonfinite = 1;
     assert_int_equal(haze_table_read(ctx, p, &o, &t), HAZE_OK);
     haze_table_free(t);
@@ -128,29 +130,29 @@ static void test_npy_roundtrip(void **state) {
     char path[256];
     snprintf(path, sizeof path, "%s/m.npy", haze_test_dir());
     double m[6] = {1, -2.5, 3e300, 4e-310, 0x1.fffffffffffffp0, 6};
-    assert_int_equal(haze_matrix_write(ctx, path, m, 3, 2, NULL), HAZE_OK);
+    assert_int_equal(haze_table_write(ctx, path, m, HAZE_PRECISION_F64, 3, 2, NULL), HAZE_OK);
     haze_table *t;
     assert_int_equal(haze_table_read(ctx, path, NULL, &t), HAZE_OK);
-    assert_int_equal(t->rows, 3);
-    assert_int_equal(t->cols, 2);
-    assert_memory_equal(t->data, m, sizeof m);
+    assert_int_equal(haze_table_row_count(t), 3);
+    assert_int_equal(haze_table_column_count(t), 2);
+    assert_memory_equal(haze_table_data(t), m, sizeof m);
     haze_table_free(t);
 
     float f[4] = {1.5f, 2.25f, -3.0f, 1e-40f};
     snprintf(path, sizeof path, "%s/f.npy", haze_test_dir());
-    assert_int_equal(haze_matrix_write_f32(ctx, path, f, 4, 1, NULL), HAZE_OK);
+    assert_int_equal(haze_table_write(ctx, path, f, HAZE_PRECISION_F32, 4, 1, NULL), HAZE_OK);
     assert_int_equal(haze_table_read(ctx, path, NULL, &t), HAZE_OK);
-    assert_int_equal(t->rows, 4);
-    assert_true(t->data[3] == (double)1e-40f);
+    assert_int_equal(haze_table_row_count(t), 4);
+    assert_true(haze_table_data(t)[3] == (double)1e-40f);
     haze_table_free(t);
 
     /* CSV round trip is exact with 17 digits */
     const char *names[] = {"u", "v"};
     snprintf(path, sizeof path, "%s/m.csv", haze_test_dir());
-    assert_int_equal(haze_matrix_write(ctx, path, m, 3, 2, names), HAZE_OK);
+    assert_int_equal(haze_table_write(ctx, path, m, HAZE_PRECISION_F64, 3, 2, names), HAZE_OK);
     assert_int_equal(haze_table_read(ctx, path, NULL, &t), HAZE_OK);
-    assert_memory_equal(t->data, m, sizeof m);
-    assert_string_equal(t->names[1], "v");
+    assert_memory_equal(haze_table_data(t), m, sizeof m);
+    assert_string_equal(haze_table_names(t)[1], "v");
     haze_table_free(t);
 
     static const char bad_npy[] = "\x93NUMPY\x01\x00\x10\x00{'descr': '<i4'}";
@@ -208,27 +210,28 @@ static void test_npy_header(void **state) {
                               "\"shape\":(2L,3L),}",
                               d, sizeof d);
     if (haze_table_read(ctx, p, NULL, &t)) fail_msg("%s", haze_ctx_errmsg(ctx));
-    assert_int_equal(t->rows, 2);
-    assert_int_equal(t->cols, 3);
-    assert_true(t->data[1] == 2 && t->data[3] == 4);
+    assert_int_equal(haze_table_row_count(t), 2);
+    assert_int_equal(haze_table_column_count(t), 3);
+    assert_true(haze_table_data(t)[1] == 2 && haze_table_data(t)[3] == 4);
     haze_table_free(t);
 
     /* Fortran order without a space: column after column */
     p = write_npy("fortran.npy", "{'descr':'<f8','fortran_order':True,'shape':(2,3)}", d, sizeof d);
     if (haze_table_read(ctx, p, NULL, &t)) fail_msg("%s", haze_ctx_errmsg(ctx));
-    assert_int_equal(t->rows, 2);
-    assert_int_equal(t->cols, 3);
+    assert_int_equal(haze_table_row_count(t), 2);
+    assert_int_equal(haze_table_column_count(t), 3);
     /* stored 1,2 | 3,4 | 5,6 as columns: row 0 is 1,3,5 */
-    assert_true(t->data[0] == 1 && t->data[1] == 3 && t->data[2] == 5 && t->data[3] == 2 &&
-                t->data[5] == 6);
+    assert_true(haze_table_data(t)[0] == 1 && haze_table_data(t)[1] == 3 &&
+                haze_table_data(t)[2] == 5 && haze_table_data(t)[3] == 2 &&
+                haze_table_data(t)[5] == 6);
     haze_table_free(t);
 
     /* 1-D */
     p = write_npy("vec.npy", "{'descr': '<f8', 'fortran_order': False, 'shape': (6,), }", d,
                   sizeof d);
     if (haze_table_read(ctx, p, NULL, &t)) fail_msg("%s", haze_ctx_errmsg(ctx));
-    assert_int_equal(t->rows, 6);
-    assert_int_equal(t->cols, 1);
+    assert_int_equal(haze_table_row_count(t), 6);
+    assert_int_equal(haze_table_column_count(t), 1);
     haze_table_free(t);
 
     /* a structured array is not float64 because '<f8' appears in it */
@@ -291,32 +294,42 @@ static void test_npy_keep_float32(void **state) {
     haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
     haze_table *t;
     const float f[6] = {1.5f, -2.25f, 3.1f, 1e-40f, 5.0f, 6.0f};
-    haze_read_options o = haze_read_options_default();
+    haze_table_options o = haze_table_options_default();
     o.keep_float32 = 1;
     const char *p = write_npy(
         "f32.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }", f, sizeof f);
     assert_int_equal(haze_table_read(ctx, p, &o, &t), HAZE_OK);
-    assert_null(t->data);
-    assert_non_null(t->data_f32);
-    assert_int_equal(t->rows, 2);
-    assert_memory_equal(t->data_f32, f, sizeof f);
+    assert_null(haze_table_data(t));
+    assert_non_null(
+        (haze_table_precision(t) == HAZE_PRECISION_F32 ? (float *)haze_table_values(t) : NULL));
+    assert_int_equal(haze_table_row_count(t), 2);
+    assert_memory_equal(
+        (haze_table_precision(t) == HAZE_PRECISION_F32 ? (float *)haze_table_values(t) : NULL), f,
+        sizeof f);
     haze_table_free(t);
     p = write_npy("f32f.npy", "{'descr': '<f4', 'fortran_order': True, 'shape': (2, 3), }", f,
                   sizeof f);
     assert_int_equal(haze_table_read(ctx, p, &o, &t), HAZE_OK);
-    assert_true(t->data_f32[0] == f[0] && t->data_f32[1] == f[2] && t->data_f32[3] == f[1]);
+    assert_true((haze_table_precision(t) == HAZE_PRECISION_F32 ? (float *)haze_table_values(t)
+                                                               : NULL)[0] == f[0] &&
+                (haze_table_precision(t) == HAZE_PRECISION_F32 ? (float *)haze_table_values(t)
+                                                               : NULL)[1] == f[2] &&
+                (haze_table_precision(t) == HAZE_PRECISION_F32 ? (float *)haze_table_values(t)
+                                                               : NULL)[3] == f[1]);
     haze_table_free(t);
     /* without the option: widened to double in place, the same values */
     assert_int_equal(haze_table_read(ctx, p, NULL, &t), HAZE_OK);
-    assert_null(t->data_f32);
-    assert_true(t->data[0] == (double)f[0] && t->data[5] == (double)f[5]);
+    assert_null(
+        (haze_table_precision(t) == HAZE_PRECISION_F32 ? (float *)haze_table_values(t) : NULL));
+    assert_true(haze_table_data(t)[0] == (double)f[0] && haze_table_data(t)[5] == (double)f[5]);
     haze_table_free(t);
     const double d[2] = {0.1, 0.2};
     p = write_npy("f64.npy", "{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }", d,
                   sizeof d);
     assert_int_equal(haze_table_read(ctx, p, &o, &t), HAZE_OK);
-    assert_null(t->data_f32);
-    assert_true(t->data[1] == 0.2);
+    assert_null(
+        (haze_table_precision(t) == HAZE_PRECISION_F32 ? (float *)haze_table_values(t) : NULL));
+    assert_true(haze_table_data(t)[1] == 0.2);
     haze_table_free(t);
     const float bad[2] = {1.0f, INFINITY};
     p = write_npy("inf.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }", bad,
@@ -335,17 +348,17 @@ static void test_csv_bom(void **state) {
     haze_table *t;
     const char *p = haze_test_write("bom.csv", "\xEF\xBB\xBFx,y\n1,2\n");
     assert_int_equal(haze_table_read(ctx, p, NULL, &t), HAZE_OK);
-    assert_non_null(t->names);
-    assert_string_equal(t->names[0], "x");
+    assert_non_null(haze_table_names(t));
+    assert_string_equal(haze_table_names(t)[0], "x");
     assert_int_equal(haze_table_column(t, "x"), 0);
-    assert_int_equal(t->rows, 1);
+    assert_int_equal(haze_table_row_count(t), 1);
     haze_table_free(t);
     p = haze_test_write("bom2.csv", "\xEF\xBB\xBF"
                                     "1,2\n3,4\n");
     assert_int_equal(haze_table_read(ctx, p, NULL, &t), HAZE_OK);
-    assert_null(t->names); /* the first row is data, not a header */
-    assert_int_equal(t->rows, 2);
-    assert_true(t->data[0] == 1.0);
+    assert_null(haze_table_names(t)); /* the first row is data, not a header */
+    assert_int_equal(haze_table_row_count(t), 2);
+    assert_true(haze_table_data(t)[0] == 1.0);
     haze_table_free(t);
     haze_ctx_free(ctx);
 }
@@ -356,23 +369,23 @@ static void test_outfile_atomic(void **state) {
     const char *p = haze_test_write("keep.txt", "old contents\n");
     char path[256];
     strcpy(path, p);
-    haze_outfile f;
-    assert_int_equal(haze_outfile_open(ctx, &f, path), HAZE_OK);
-    fputs("half-writ", f.fp);
+    haze_outfile *f = NULL;
+    assert_int_equal(haze_outfile_open(ctx, path, &f), HAZE_OK);
+    fputs("half-writ", haze_outfile_stream(f));
     haze_outfile_abort(&f);
     char *text;
-    assert_int_equal(haze_file_read_all(ctx, path, &text, NULL), HAZE_OK);
+    assert_int_equal(haze_io_read_file(ctx, path, &text, NULL), HAZE_OK);
     assert_string_equal(text, "old contents\n"); /* untouched */
     free(text);
 
-    assert_int_equal(haze_outfile_open(ctx, &f, path), HAZE_OK);
-    fputs("new\n", f.fp);
+    assert_int_equal(haze_outfile_open(ctx, path, &f), HAZE_OK);
+    fputs("new\n", haze_outfile_stream(f));
     assert_int_equal(haze_outfile_commit(ctx, &f), HAZE_OK);
-    assert_int_equal(haze_file_read_all(ctx, path, &text, NULL), HAZE_OK);
+    assert_int_equal(haze_io_read_file(ctx, path, &text, NULL), HAZE_OK);
     assert_string_equal(text, "new\n");
     free(text);
 
-    assert_int_equal(haze_outfile_open(ctx, &f, "/nonexistent-dir/out.csv"), HAZE_ERR_IO);
+    assert_int_equal(haze_outfile_open(ctx, "/nonexistent-dir/out.csv", &f), HAZE_ERR_IO);
     assert_non_null(strstr(haze_ctx_errmsg(ctx), "/nonexistent-dir/out.csv"));
     /* no temporary left behind */
     char cmd[256];

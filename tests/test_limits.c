@@ -48,7 +48,7 @@ static void test_prec_eval_precision(void **state) {
     (void)state;
     haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
     haze_prec_script *s = NULL;
-    assert_int_equal(haze_prec_parse(ctx, "x = 1 + 2;\n{ x in [2,4] }", "p.g", &s), HAZE_OK);
+    assert_int_equal(haze_prec_parse(ctx, "x = 1 + 2;\n{ x in [2,4] }", "p.g", NULL, &s), HAZE_OK);
     double out[1];
     assert_int_equal(haze_prec_eval(ctx, s, NULL, 128, out), HAZE_OK);
     assert_true(out[0] == 3.0);
@@ -66,12 +66,12 @@ static void test_prec_eval_precision(void **state) {
 static void test_prec_loop_hash(void **state) {
     (void)state;
     haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
-    haze_prec_parse_options o = {0};
+    haze_prec_parse_options o = haze_prec_parse_options_default();
     o.unroll = 5000;
     haze_prec_script *s = NULL;
     const char *loop = "(FPCore (x) :pre (<= 1 x 2)\n"
                        " (while (< i 4000) ([i 0 (+ i 1)] [s 0 (+ s (* x 0.1))]) s))";
-    assert_int_equal(haze_prec_parse_ex(ctx, loop, "loop.fpcore", &o, &s), HAZE_OK);
+    assert_int_equal(haze_prec_parse(ctx, loop, "loop.fpcore", &o, &s), HAZE_OK);
     int run = 0, longest = 0;
     for (int j = 0; j < 2 * s->hash_cap; j++) {
         run = s->hash[j % s->hash_cap] >= 0 ? run + 1 : 0;
@@ -86,9 +86,9 @@ static void test_prec_loop_hash(void **state) {
     for (int k = 0; k <= 8; k++) {
         double x = 1 + k / 8.0, e;
         assert_int_equal(haze_prec_eval(ctx, s, &x, 256, &e), HAZE_OK);
-        assert_true(r->goals[0].lo <= e && e <= r->goals[0].hi);
+        assert_true(haze_prec_result_goal(r, 0)->lo <= e && e <= haze_prec_result_goal(r, 0)->hi);
     }
-    assert_true(r->goals[0].hi > 0 && r->goals[0].hi < 1e-8);
+    assert_true(haze_prec_result_goal(r, 0)->hi > 0 && haze_prec_result_goal(r, 0)->hi < 1e-8);
     haze_prec_result_free(r);
     haze_prec_free(s);
     haze_ctx_free(ctx);

@@ -25,8 +25,9 @@ static int quick(void) {
 
 static haze_prec_script *load(haze_ctx *ctx, const char *path) {
     haze_prec_script *s = NULL;
-    haze_prec_parse_options o = {.unroll = 1000}; /* FPCore loops unrolled */
-    int st = haze_prec_load_ex(ctx, path, &o, &s);
+    haze_prec_parse_options o = haze_prec_parse_options_default(); /* FPCore loops unrolled */
+    o.unroll = 1000;
+    int st = haze_prec_load(ctx, path, &o, &s);
     if (st) fail_msg("%s: %s", path, haze_ctx_errmsg(ctx));
     return s;
 }
@@ -47,11 +48,11 @@ static void test_fixed_point_paper(void **state) {
     haze_prec_result *ia = analyse(ctx, s, HAZE_PREC_IA);
     haze_prec_result *aa = analyse(ctx, s, HAZE_PREC_AA);
     haze_prec_result *both = analyse(ctx, s, HAZE_PREC_BOTH);
-    assert_string_equal(ia->goals[0].lo_exact, "-9b-5");
-    assert_string_equal(ia->goals[0].hi_exact, "9b-5");
-    assert_string_equal(aa->goals[0].lo_exact, "-7b-5");
-    assert_string_equal(aa->goals[0].hi_exact, "7b-5");
-    assert_string_equal(both->goals[0].hi_exact, "7b-5");
+    assert_string_equal(haze_prec_result_goal(ia, 0)->lo_exact, "-9b-5");
+    assert_string_equal(haze_prec_result_goal(ia, 0)->hi_exact, "9b-5");
+    assert_string_equal(haze_prec_result_goal(aa, 0)->lo_exact, "-7b-5");
+    assert_string_equal(haze_prec_result_goal(aa, 0)->hi_exact, "7b-5");
+    assert_string_equal(haze_prec_result_goal(both, 0)->hi_exact, "7b-5");
     /* the affine bound is nearly attained: exhaustive grid of inputs */
     double worst = 0;
     int step = quick() ? 16 : 32;
@@ -92,7 +93,8 @@ static void check_sound(haze_ctx *ctx, const char *path, int samples) {
     assert_non_null(hi);
     assert_non_null(x);
     assert_non_null(out);
-    for (size_t i = 0; i < nv; i++) assert_int_equal(haze_prec_var_range(s, i, &lo[i], &hi[i]), 0);
+    for (size_t i = 0; i < nv; i++)
+        assert_int_equal(haze_prec_var_range(ctx, s, i, &lo[i], &hi[i]), 0);
     haze__rng rng;
     haze__rng_seed(&rng, 7);
     int corners = nv <= 8 ? 1 << nv : 0;
@@ -111,9 +113,11 @@ static void check_sound(haze_ctx *ctx, const char *path, int samples) {
         assert_int_equal(haze_prec_eval(ctx, s, x, 512, out), HAZE_OK);
         for (size_t g = 0; g < ng; g++)
             for (int e = 0; e < 3; e++)
-                if (!(out[g] >= r[e]->goals[g].lo && out[g] <= r[e]->goals[g].hi))
+                if (!(out[g] >= haze_prec_result_goal(r[e], g)->lo &&
+                      out[g] <= haze_prec_result_goal(r[e], g)->hi))
                     fail_msg("%s: goal %zu (%s) = %.17g outside [%.17g, %.17g] of engine %d", path,
-                             g, r[e]->goals[g].text, out[g], r[e]->goals[g].lo, r[e]->goals[g].hi,
+                             g, haze_prec_result_goal(r[e], g)->text, out[g],
+                             haze_prec_result_goal(r[e], g)->lo, haze_prec_result_goal(r[e], g)->hi,
                              e);
     }
     for (int e = 0; e < 3; e++) haze_prec_result_free(r[e]);
@@ -228,7 +232,8 @@ static void test_vs_gappa(void **state) {
             snprintf(path, sizeof path, "%s/prec/bench/%s.g", HAZE_TEST_DATA, cases[i]);
         haze_prec_script *s = load(ctx, path);
         haze_prec_result *r = analyse(ctx, s, HAZE_PREC_BOTH);
-        double h = fmax(fabs(r->goals[0].lo), fabs(r->goals[0].hi));
+        double h =
+            fmax(fabs(haze_prec_result_goal(r, 0)->lo), fabs(haze_prec_result_goal(r, 0)->hi));
         double g = fmax(fabs(glo), fabs(ghi));
         if (!(h <= g)) fail_msg("%s: haze %.6g, Gappa %.6g", cases[i], h, g);
         haze_prec_result_free(r);
@@ -254,7 +259,8 @@ static void test_vs_fptaylor(void **state) {
         snprintf(path, sizeof path, "%s/prec/bench/%s.g", HAZE_TEST_DATA, cases[i].name);
         haze_prec_script *s = load(ctx, path);
         haze_prec_result *r = analyse(ctx, s, HAZE_PREC_BOTH);
-        double h = fmax(fabs(r->goals[0].lo), fabs(r->goals[0].hi));
+        double h =
+            fmax(fabs(haze_prec_result_goal(r, 0)->lo), fabs(haze_prec_result_goal(r, 0)->hi));
         if (!(h <= 1.5 * cases[i].fptaylor))
             fail_msg("%s: haze %.6g, FPTaylor %.6g", cases[i].name, h, cases[i].fptaylor);
         haze_prec_result_free(r);
@@ -274,8 +280,8 @@ static void test_shared_roundings(void **state) {
     haze_prec_script *s = load(ctx, HAZE_SOURCE_DIR "/examples/prec/iir_stable_10.g");
     assert_int_equal(haze_prec_set_refine(ctx, s, 0), 0);
     haze_prec_result *r = analyse(ctx, s, HAZE_PREC_IA);
-    assert_true(r->goals[0].hi <= ghi && r->goals[0].lo >= glo);
-    assert_true(r->goals[0].hi > 1e-4); /* not below the true worst case either */
+    assert_true(haze_prec_result_goal(r, 0)->hi <= ghi && haze_prec_result_goal(r, 0)->lo >= glo);
+    assert_true(haze_prec_result_goal(r, 0)->hi > 1e-4); /* not below the true worst case either */
     haze_prec_result_free(r);
     haze_prec_free(s);
     haze_ctx_free(ctx);
@@ -291,11 +297,12 @@ static void test_refine(void **state) {
     assert_int_equal(haze_prec_set_refine(NULL, NULL, 0), HAZE_ERR_INVALID);
     assert_int_equal(haze_prec_set_refine(ctx, s, 0), 0);
     haze_prec_result *r0 = analyse(ctx, s, HAZE_PREC_BOTH);
-    assert_int_equal(r0->boxes, 1);
+    assert_int_equal(haze_prec_result_boxes(r0), 1);
     assert_int_equal(haze_prec_set_refine(ctx, s, 64), 0);
     haze_prec_result *r1 = analyse(ctx, s, HAZE_PREC_BOTH);
-    assert_true(r1->boxes > 8);
-    assert_true(r1->goals[0].hi < r0->goals[0].hi && r1->goals[0].lo > r0->goals[0].lo);
+    assert_true(haze_prec_result_boxes(r1) > 8);
+    assert_true(haze_prec_result_goal(r1, 0)->hi < haze_prec_result_goal(r0, 0)->hi &&
+                haze_prec_result_goal(r1, 0)->lo > haze_prec_result_goal(r0, 0)->lo);
     haze_prec_result_free(r0);
     haze_prec_result_free(r1);
     haze_prec_free(s);
@@ -309,8 +316,9 @@ static void test_filter(void **state) {
     haze_prec_result *aa = analyse(ctx, s, HAZE_PREC_AA);
     haze_prec_result *ia = analyse(ctx, s, HAZE_PREC_IA);
     /* stable filter: the affine bound converges to about 4.0e-5 */
-    assert_true(aa->goals[0].hi > 3.9e-5 && aa->goals[0].hi < 4.1e-5);
-    assert_true(ia->goals[0].hi > 1); /* the interval bound explodes */
+    assert_true(haze_prec_result_goal(aa, 0)->hi > 3.9e-5 &&
+                haze_prec_result_goal(aa, 0)->hi < 4.1e-5);
+    assert_true(haze_prec_result_goal(ia, 0)->hi > 1); /* the interval bound explodes */
     haze_prec_result_free(aa);
     haze_prec_result_free(ia);
     haze_prec_free(s);
@@ -321,7 +329,7 @@ static void test_filter(void **state) {
 static void bad(haze_ctx *ctx, const char *text, int status, const char *where) {
     haze_prec_script *s = NULL;
     haze_prec_result *r = NULL;
-    int st = haze_prec_parse(ctx, text, "t.g", &s);
+    int st = haze_prec_parse(ctx, text, "t.g", NULL, &s);
     if (!st) {
         st = haze_prec_analyse(ctx, s, HAZE_PREC_BOTH, &r);
         haze_prec_result_free(r);
@@ -372,7 +380,7 @@ static void fuzz_file(haze_ctx *ctx, const char *path, haze__rng *rng) {
         memcpy(t, buf, k);
         t[k] = 0;
         haze_prec_script *s = NULL;
-        if (haze_prec_parse(ctx, t, "f", &s) == HAZE_OK)
+        if (haze_prec_parse(ctx, t, "f", NULL, &s) == HAZE_OK)
             haze_prec_free(s);
         else
             assert_true(strstr(haze_ctx_errmsg(ctx), "f") != NULL);
@@ -383,7 +391,7 @@ static void fuzz_file(haze_ctx *ctx, const char *path, haze__rng *rng) {
         for (int m = 0; m < 3; m++)
             t[haze__rng_next(rng) % (n ? n : 1)] = junk[haze__rng_next(rng) % (sizeof junk - 1)];
         haze_prec_script *s = NULL;
-        if (haze_prec_parse(ctx, t, "f", &s) == HAZE_OK) haze_prec_free(s);
+        if (haze_prec_parse(ctx, t, "f", NULL, &s) == HAZE_OK) haze_prec_free(s);
     }
     free(t);
 }
@@ -413,7 +421,8 @@ static void test_fpcore(void **state) {
         haze_prec_script *s1 = load(ctx, a), *s2 = load(ctx, b);
         haze_prec_result *r1 = analyse(ctx, s1, HAZE_PREC_BOTH),
                          *r2 = analyse(ctx, s2, HAZE_PREC_BOTH);
-        assert_string_equal(r1->goals[0].hi_exact, r2->goals[0].hi_exact);
+        assert_string_equal(haze_prec_result_goal(r1, 0)->hi_exact,
+                            haze_prec_result_goal(r2, 0)->hi_exact);
         haze_prec_result_free(r1);
         haze_prec_result_free(r2);
         haze_prec_free(s1);
@@ -430,32 +439,33 @@ static void test_fpcore(void **state) {
     const char *loop =
         "(FPCore (x) :pre (<= 0 x 1)\n (while (< i 3) ([i 0 (+ i 1)] [s 0 (+ s x)]) s))";
     bad(ctx, loop, HAZE_ERR_UNSUPPORTED, "t.g:2:2: loops are analysed unrolled");
-    haze_prec_parse_options o = {.unroll = 2};
+    haze_prec_parse_options o = haze_prec_parse_options_default();
+    o.unroll = 2;
     haze_prec_script *s = NULL;
-    assert_int_equal(haze_prec_parse_ex(ctx, loop, "t.g", &o, &s), HAZE_ERR_UNSUPPORTED);
+    assert_int_equal(haze_prec_parse(ctx, loop, "t.g", &o, &s), HAZE_ERR_UNSUPPORTED);
     assert_non_null(strstr(haze_ctx_errmsg(ctx), "more than 2 iterations"));
     o.unroll = 3;
-    assert_int_equal(haze_prec_parse_ex(ctx, loop, "t.g", &o, &s), HAZE_OK);
+    assert_int_equal(haze_prec_parse(ctx, loop, "t.g", &o, &s), HAZE_OK);
     haze_prec_result *r = analyse(ctx, s, HAZE_PREC_BOTH);
     double x = 0.75, v;
     assert_int_equal(haze_prec_eval(ctx, s, &x, 256, &v), HAZE_OK); /* s = x + x + x rounded */
-    assert_true(v >= r->goals[0].lo && v <= r->goals[0].hi);
-    assert_true(r->goals[0].hi <= 0x1p-51);
+    assert_true(v >= haze_prec_result_goal(r, 0)->lo && v <= haze_prec_result_goal(r, 0)->hi);
+    assert_true(haze_prec_result_goal(r, 0)->hi <= 0x1p-51);
     haze_prec_result_free(r);
     haze_prec_free(s);
     const char *dep = "(FPCore (x) :pre (<= 0 x 1) (while (< s 3) ([s 0 (+ s x)]) s))";
     o.unroll = 100;
-    assert_int_equal(haze_prec_parse_ex(ctx, dep, "t.g", &o, &s), HAZE_ERR_UNSUPPORTED);
+    assert_int_equal(haze_prec_parse(ctx, dep, "t.g", &o, &s), HAZE_ERR_UNSUPPORTED);
     assert_non_null(strstr(haze_ctx_errmsg(ctx), "depends on the inputs"));
     /* a loop in a loop: 40 x 40 iterations, over a limit of 1000 operations */
     const char *nest = "(FPCore (x) :pre (<= 0 x 1)\n (while (< i 40) ([i 0 (+ i 1)]\n"
                        "  [s 0 (while (< j 40) ([j 0 (+ j 1)] [t s (+ t x)]) t)]) s))";
     o.unroll = 100;
     o.max_ops = 1000;
-    assert_int_equal(haze_prec_parse_ex(ctx, nest, "t.g", &o, &s), HAZE_ERR_UNSUPPORTED);
+    assert_int_equal(haze_prec_parse(ctx, nest, "t.g", &o, &s), HAZE_ERR_UNSUPPORTED);
     assert_non_null(strstr(haze_ctx_errmsg(ctx), "more than 1000 operations"));
     o.max_ops = 0; /* the default, 10^6 */
-    assert_int_equal(haze_prec_parse_ex(ctx, nest, "t.g", &o, &s), HAZE_OK);
+    assert_int_equal(haze_prec_parse(ctx, nest, "t.g", &o, &s), HAZE_OK);
     haze_prec_free(s);
     haze_ctx_free(ctx);
 }
@@ -471,15 +481,17 @@ static void test_features(void **state) {
                        "{ x in [1,2] -> |y - x*3| <= 1b-20 /\\ z - 2*a in [0,0] /\\ y -/ (x*3) in ?"
                        " /\\ y >= 3.5 }\n";
     haze_prec_script *s = NULL;
-    assert_int_equal(haze_prec_parse(ctx, text, "f.g", &s), 0);
+    assert_int_equal(haze_prec_parse(ctx, text, "f.g", NULL, &s), 0);
     haze_prec_result *r = analyse(ctx, s, HAZE_PREC_BOTH);
-    assert_int_equal(r->n_goals, 4);
-    assert_true(r->goals[0].has_bound && r->goals[0].proved);
-    assert_true(r->goals[1].proved);
-    assert_true(r->goals[1].lo == 0 && r->goals[1].hi == 0);
-    assert_true(r->goals[2].relative && fabs(r->goals[2].hi) <= ldexp(1, -22));
-    assert_true(r->goals[3].has_bound && !r->goals[3].proved); /* y can be 3 */
-    assert_false(r->all_proved);
+    assert_int_equal(haze_prec_result_goal_count(r), 4);
+    assert_true(haze_prec_result_goal(r, 0)->has_bound && haze_prec_result_goal(r, 0)->proved);
+    assert_true(haze_prec_result_goal(r, 1)->proved);
+    assert_true(haze_prec_result_goal(r, 1)->lo == 0 && haze_prec_result_goal(r, 1)->hi == 0);
+    assert_true(haze_prec_result_goal(r, 2)->relative &&
+                fabs(haze_prec_result_goal(r, 2)->hi) <= ldexp(1, -22));
+    assert_true(haze_prec_result_goal(r, 3)->has_bound &&
+                !haze_prec_result_goal(r, 3)->proved); /* y can be 3 */
+    assert_false(haze_prec_result_all_proved(r));
     haze_prec_result_free(r);
     haze_prec_free(s);
     haze_prec_free(NULL);

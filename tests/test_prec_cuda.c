@@ -29,7 +29,7 @@ static void test_bit_identical(void **state) {
     static const long splits[] = {1, 7, 64, 1000};
     for (size_t f = 0; f < sizeof scripts / sizeof *scripts; f++) {
         haze_prec_script *s = NULL;
-        assert_int_equal(haze_prec_load(ctx, scripts[f], &s), HAZE_OK);
+        assert_int_equal(haze_prec_load(ctx, scripts[f], NULL, &s), HAZE_OK);
         for (size_t k = 0; k < sizeof splits / sizeof *splits; k++) {
             for (size_t v = 0; v < haze_prec_var_count(s); v++)
                 haze_prec_set_bisect(ctx, s, haze_prec_var_name(s, v), v == 0 ? splits[k] : 3);
@@ -68,15 +68,17 @@ static void test_enclosure(void **state) {
     haze_ctx *cpu = haze_test_ctx(HAZE_BACKEND_CPU);
     for (size_t f = 0; f < sizeof scripts / sizeof *scripts; f++) {
         haze_prec_script *s = NULL;
-        assert_int_equal(haze_prec_load(cpu, scripts[f], &s), HAZE_OK);
+        assert_int_equal(haze_prec_load(cpu, scripts[f], NULL, &s), HAZE_OK);
         for (size_t v = 0; v < haze_prec_var_count(s); v++)
             haze_prec_set_bisect(cpu, s, haze_prec_var_name(s, v), 16);
         haze_prec_result *rg = NULL, *rc = NULL;
         assert_int_equal(haze_prec_analyse(gpu, s, HAZE_PREC_IA, &rg), HAZE_OK);
         assert_int_equal(haze_prec_analyse(cpu, s, HAZE_PREC_IA, &rc), HAZE_OK);
-        for (size_t g = 0; g < rg->n_goals; g++) {
-            double wg = fmax(fabs(rg->goals[g].lo), fabs(rg->goals[g].hi));
-            double wc = fmax(fabs(rc->goals[g].lo), fabs(rc->goals[g].hi));
+        for (size_t g = 0; g < haze_prec_result_goal_count(rg); g++) {
+            double wg = fmax(fabs(haze_prec_result_goal(rg, g)->lo),
+                             fabs(haze_prec_result_goal(rg, g)->hi));
+            double wc = fmax(fabs(haze_prec_result_goal(rc, g)->lo),
+                             fabs(haze_prec_result_goal(rc, g)->hi));
             /* double intervals without relative errors: somewhat wider, never absurd */
             if (!(wg <= 4 * wc)) fail_msg("%s: GPU %g vs CPU %g", scripts[f], wg, wc);
         }
@@ -84,13 +86,14 @@ static void test_enclosure(void **state) {
         size_t nv = haze_prec_var_count(s), ng = haze_prec_goal_count(s);
         double x[16], out[16], lo[16], hi[16];
         assert_true(nv <= 16 && ng <= 16);
-        for (size_t v = 0; v < nv; v++) haze_prec_var_range(s, v, &lo[v], &hi[v]);
+        for (size_t v = 0; v < nv; v++) haze_prec_var_range(ctx, s, v, &lo[v], &hi[v]);
         for (int k = 0; k < 200; k++) {
             for (size_t v = 0; v < nv; v++)
                 x[v] = lo[v] + (hi[v] - lo[v]) * (double)((k * 37 + (int)v * 11) % 101) / 100.0;
             assert_int_equal(haze_prec_eval(cpu, s, x, 512, out), HAZE_OK);
             for (size_t g = 0; g < ng; g++)
-                assert_true(out[g] >= rg->goals[g].lo && out[g] <= rg->goals[g].hi);
+                assert_true(out[g] >= haze_prec_result_goal(rg, g)->lo &&
+                            out[g] <= haze_prec_result_goal(rg, g)->hi);
         }
         haze_prec_result_free(rg);
         haze_prec_result_free(rc);

@@ -16,6 +16,7 @@
 
 #include "table_ref.h"
 #include "test_util.h"
+#include "io/io_types.h" /* white-box: the reader's own table */
 
 static size_t files_read, reads_compared, failures;
 
@@ -45,12 +46,13 @@ static int same_message(const char *neu, const char *old) {
     } while (0)
 
 /* One read by both readers, compared. */
-static void compare(haze_ctx *ctx, const char *path, const haze_read_options *o, const char *what) {
+static void compare(haze_ctx *ctx, const char *path, const haze_table_options *o,
+                    const char *what) {
     haze_table *a = NULL, *b = NULL;
     static char ma[2048], mb[2048];
     int sa = haze_table_read(ctx, path, o, &a);
     snprintf(ma, sizeof ma, "%s", sa ? haze_ctx_errmsg(ctx) : "");
-    haze_read_options ro = *o;
+    haze_table_options ro = *o;
     ro.keep_float32 = 0;
     int sb = haze_ref_table_read(ctx, path, &ro, &b);
     snprintf(mb, sizeof mb, "%s", sb ? haze_ctx_errmsg(ctx) : "");
@@ -101,7 +103,7 @@ done:
 
 /* The file with every set of options the CLI and the fuzzer use. */
 static void compare_all(haze_ctx *ctx, const char *path) {
-    haze_read_options o = haze_read_options_default();
+    haze_table_options o = haze_table_options_default();
     files_read++;
     compare(ctx, path, &o, "defaults");
     o.header = 0;
@@ -148,7 +150,7 @@ static haze_ctx *ctx_threads(int threads) {
     co.backend = HAZE_BACKEND_CPU;
     co.threads = threads;
     haze_ctx *ctx = NULL;
-    assert_int_equal(haze_ctx_new(&ctx, &co), HAZE_OK);
+    assert_int_equal(haze_ctx_new(&co, &ctx), HAZE_OK);
     return ctx;
 }
 
@@ -197,7 +199,7 @@ static void test_fuzz_corpus(void **state) {
         const char *path = haze_test_path(sel & 1 ? "corpus.npy" : "corpus.csv");
         write_file(path, buf + 1, n - 1);
         static const char *text_columns[] = {NULL, "0", "1", "label"};
-        haze_read_options o = haze_read_options_default();
+        haze_table_options o = haze_table_options_default();
         o.header = (int)((sel >> 1) % 3) - 1;
         o.text_column = text_columns[(sel >> 3) & 3];
         o.allow_nonfinite = (sel >> 5) & 1;
@@ -361,9 +363,11 @@ static void test_csv_write(void **state) {
         const char *path = haze_test_path("w.csv"), *ref = haze_test_path("w_ref.csv");
         const char *names[] = {"a", "b,c", "", "d", "e", "f", "g"};
         if (k)
-            assert_int_equal(haze_matrix_write_f32(ctx, path, f, rows, cols, names), HAZE_OK);
+            assert_int_equal(haze_table_write(ctx, path, f, HAZE_PRECISION_F32, rows, cols, names),
+                             HAZE_OK);
         else
-            assert_int_equal(haze_matrix_write(ctx, path, v, rows, cols, NULL), HAZE_OK);
+            assert_int_equal(haze_table_write(ctx, path, v, HAZE_PRECISION_F64, rows, cols, NULL),
+                             HAZE_OK);
         FILE *fp = fopen(ref, "w");
         assert_non_null(fp);
         if (k) fputs("a,\"b,c\",\"\",d,e,f,g\n", fp);
@@ -374,8 +378,8 @@ static void test_csv_write(void **state) {
         fclose(fp);
         char *a, *b;
         size_t na, nb;
-        assert_int_equal(haze_file_read_all(ctx, path, &a, &na), HAZE_OK);
-        assert_int_equal(haze_file_read_all(ctx, ref, &b, &nb), HAZE_OK);
+        assert_int_equal(haze_io_read_file(ctx, path, &a, &na), HAZE_OK);
+        assert_int_equal(haze_io_read_file(ctx, ref, &b, &nb), HAZE_OK);
         assert_int_equal(na, nb);
         assert_memory_equal(a, b, na);
         free(a);

@@ -30,19 +30,20 @@ static void *work(void *p) {
     shared *sh = w->sh;
     for (int r = 0; r < ROUNDS; r++) {
         double out[ROWS], u[ROWS * 3];
-        if (haze_fis_eval(sh->ctx, sh->fis, sh->in, ROWS, out) ||
+        if (haze_fis_eval(sh->ctx, sh->fis, sh->in, ROWS, out, NULL) ||
             memcmp(out, sh->fis_ref, sizeof out))
             w->wrong++;
         haze_prec_result *res = NULL;
         if (haze_prec_analyse(sh->ctx, sh->script, HAZE_PREC_IA, &res) ||
-            res->goals[0].lo != sh->prec_lo || res->goals[0].hi != sh->prec_hi)
+            haze_prec_result_goal(res, 0)->lo != sh->prec_lo ||
+            haze_prec_result_goal(res, 0)->hi != sh->prec_hi)
             w->wrong++;
         haze_prec_result_free(res);
-        if (haze_fcm_predict(sh->ctx, sh->fcm, sh->in, ROWS, 2, 0, u) ||
+        if (haze_fcm_predict(sh->ctx, sh->fcm, sh->in, ROWS, 2, HAZE_PRECISION_F64, u) ||
             memcmp(u, sh->fcm_ref, sizeof u))
             w->wrong++;
         double lo, hi;
-        if (haze_fuzzy_parse_number("0.1", NULL, &lo, &hi) || !(lo < hi)) w->wrong++;
+        if (haze_fuzzy_parse_number(NULL, "0.1", NULL, &lo, &hi) || !(lo < hi)) w->wrong++;
     }
     return NULL;
 }
@@ -54,12 +55,12 @@ static void test_shared_objects(void **state) {
     haze_ctx_options o = haze_ctx_options_default();
     o.backend = HAZE_BACKEND_CPU;
     o.threads = 1;
-    assert_int_equal(haze_ctx_new(&sh.ctx, &o), HAZE_OK);
+    assert_int_equal(haze_ctx_new(&o, &sh.ctx), HAZE_OK);
     assert_int_equal(haze_fis_load(sh.ctx, HAZE_SOURCE_DIR "/data/tipper.fis", &sh.fis), HAZE_OK);
     assert_int_equal(haze_prec_parse(sh.ctx,
                                      "y = x * x - x;\nyr float<ieee_32,ne> = x * x - x;\n"
                                      "{ x in [0.5, 2] -> yr - y in ? }",
-                                     "t.g", &sh.script),
+                                     "t.g", NULL, &sh.script),
                      HAZE_OK);
     for (int i = 0; i < ROWS; i++) {
         sh.in[2 * i] = 10.0 * i / ROWS;
@@ -68,15 +69,17 @@ static void test_shared_objects(void **state) {
     haze_fcm_options fo = haze_fcm_options_default();
     fo.clusters = 3;
     fo.seed = 1;
-    assert_int_equal(haze_fcm_fit(sh.ctx, sh.in, ROWS, 2, &fo, &sh.fcm), HAZE_OK);
+    assert_int_equal(haze_fcm_fit(sh.ctx, sh.in, HAZE_PRECISION_F64, ROWS, 2, &fo, &sh.fcm),
+                     HAZE_OK);
     /* what one thread computes */
-    assert_int_equal(haze_fis_eval(sh.ctx, sh.fis, sh.in, ROWS, sh.fis_ref), HAZE_OK);
+    assert_int_equal(haze_fis_eval(sh.ctx, sh.fis, sh.in, ROWS, sh.fis_ref, NULL), HAZE_OK);
     haze_prec_result *res = NULL;
     assert_int_equal(haze_prec_analyse(sh.ctx, sh.script, HAZE_PREC_IA, &res), HAZE_OK);
-    sh.prec_lo = res->goals[0].lo;
-    sh.prec_hi = res->goals[0].hi;
+    sh.prec_lo = haze_prec_result_goal(res, 0)->lo;
+    sh.prec_hi = haze_prec_result_goal(res, 0)->hi;
     haze_prec_result_free(res);
-    assert_int_equal(haze_fcm_predict(sh.ctx, sh.fcm, sh.in, ROWS, 2, 0, sh.fcm_ref), HAZE_OK);
+    assert_int_equal(
+        haze_fcm_predict(sh.ctx, sh.fcm, sh.in, ROWS, 2, HAZE_PRECISION_F64, sh.fcm_ref), HAZE_OK);
 
     pthread_t th[THREADS];
     worker w[THREADS];

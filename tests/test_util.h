@@ -22,7 +22,7 @@
 
 /* Call first in a GPU test's main(): exits 77 when no GPU can be used. */
 static inline void haze_test_require_gpu(void) {
-    if (!haze_has_cuda() || haze_cuda_device_count() == 0) {
+    if (!haze_build_has_cuda() || haze_device_count() == 0) {
         fprintf(stderr, "no CUDA device: skipping\n");
         exit(HAZE_TEST_SKIP);
     }
@@ -33,7 +33,7 @@ static inline haze_ctx *haze_test_ctx(haze_backend b) {
     haze_ctx_options o = haze_ctx_options_default();
     o.backend = b;
     haze_ctx *ctx = NULL;
-    int st = haze_ctx_new(&ctx, &o);
+    int st = haze_ctx_new(&o, &ctx);
     if (st != HAZE_OK) fail_msg("haze_ctx_new(%s): %s", haze_backend_name(b), haze_ctx_errmsg(ctx));
     return ctx;
 }

@@ -6,11 +6,45 @@
  * take, and that keeps, for each thread, the message of the last error for a
  * person to read.
  * This header is the same whether or not haze was built with CUDA.
+ *
+ * Conventions of the whole API (every header follows them):
+ *  - names are haze_<module>_<verb> (or haze_<type>_<verb> for a type of the
+ *    module: haze_table_read in io, haze_fuzzy_array_new in fuzzy); counts
+ *    are haze_<module>_<thing>_count; the spelling is British (centres,
+ *    analyse, standardise);
+ *  - the context comes first and out-parameters come last; every call that
+ *    can fail returns a status and takes a context, whose message says why.
+ *    The calls that only check their arguments (the name parsers,
+ *    haze_device_query, the read-outs such as haze_fuzzy_get_cut or
+ *    haze_fis_var_range) accept a NULL context, for use before one exists:
+ *    the status alone then tells;
+ *  - a call is extended through an options struct, never a second function:
+ *    every struct a caller passes in starts with `size_t size`, the size the
+ *    caller was compiled with, so that fields can be appended in later
+ *    versions and older callers keep working (the library takes the fields
+ *    that `size` covers and its defaults for the rest; a size of 0 is
+ *    refused with HAZE_ERR_INVALID, and so are set fields it does not know).
+ *    haze_<x>_options_default() (inline, so it is the caller's size) returns
+ *    the defaults with the size set; it calls the exported
+ *    haze_<x>_options_init(opt, size), which bindings call themselves. The
+ *    structs the library fills in for the caller (haze_device_info,
+ *    haze_fis_stats) carry the size the same way (haze_<x>_init(), inline):
+ *    the library writes no more than `size` bytes. A struct is never
+ *    returned by value from the library;
+ *  - the element type of numbers (and the precision of a computation) is one
+ *    enum, haze_precision, never a _f32 twin of a function or an int flag;
+ *  - the results the library makes (tables, fuzzy arrays, clusterings,
+ *    analyses) are opaque handles read through accessors, so their layout is
+ *    not part of the ABI; the plain value types (haze_ivd, haze_image, ...)
+ *    are fixed and will not change.
+ * The rule on threads is stated once, below ("Threads"); each header
+ * refers to it and says only where its own objects differ.
  */
 #ifndef HAZE_CORE_H
 #define HAZE_CORE_H
 
 #include <stddef.h>
+#include <string.h>
 
 #include "haze/version.h"
 
@@ -28,7 +62,7 @@ extern "C" {
 
 /*
  * Status codes: HAZE_OK (0) or a negative error. One table gives the code, its
- * value and its message; haze_strerror() and haze_status_name() read it.
+ * value and its message; haze_status_message() and haze_status_name() read it.
  */
 #define HAZE_STATUS_MAP(X)                                                                         \
     X(OK, 0, "success")                                                                            \
@@ -52,12 +86,24 @@ typedef enum haze_status {
 } haze_status;
 
 /* Static English message for a status; never NULL ("unknown status" for others). */
-HAZE_API const char *haze_strerror(int status);
+HAZE_API const char *haze_status_message(int status);
 /* Symbolic name without the prefix ("ERR_PARSE"); never NULL. */
 HAZE_API const char *haze_status_name(int status);
 
 /* Version of the library that is linked (may differ from HAZE_VERSION_STRING). */
 HAZE_API const char *haze_version(void);
+
+/*
+ * Element type of an array of numbers, and the precision a computation runs
+ * in: one enum for every module (the values are those of the former
+ * haze_fuzzy_precision).
+ */
+typedef enum haze_precision {
+    HAZE_PRECISION_F64 = 0, /* double */
+    HAZE_PRECISION_F32 = 1  /* float */
+} haze_precision;
+
+typedef struct haze_ctx haze_ctx;
 
 /* ---------------------------------------------------------------- backends */
 
@@ -69,17 +115,19 @@ typedef enum haze_backend {
 
 /* "auto", "cpu", "cuda". */
 HAZE_API const char *haze_backend_name(haze_backend b);
-/* Parses "auto|cpu|cuda" (case-insensitive, "gpu" accepted for cuda). */
-HAZE_API int haze_backend_parse(const char *s, haze_backend *out);
+/* Parses "auto|cpu|cuda" (case-insensitive, "gpu" accepted for cuda);
+ * HAZE_ERR_INVALID for another name. ctx may be NULL. */
+HAZE_API int haze_backend_parse(haze_ctx *ctx, const char *s, haze_backend *out);
 
 /* 1 if this build of haze contains CUDA code, else 0. */
-HAZE_API int haze_has_cuda(void);
+HAZE_API int haze_build_has_cuda(void);
 /* 1 if this build uses OpenMP for CPU threads, else 0. */
-HAZE_API int haze_has_openmp(void);
+HAZE_API int haze_build_has_openmp(void);
 /* Number of usable CUDA devices; 0 without CUDA support, driver or device. */
-HAZE_API int haze_cuda_device_count(void);
+HAZE_API int haze_device_count(void);
 
 typedef struct haze_device_info {
+    size_t size; /* set by the caller: sizeof(haze_device_info) (haze_device_info_init) */
     char name[256];
     int id;
     int cc_major, cc_minor; /* compute capability */
@@ -98,28 +146,44 @@ typedef struct haze_device_info {
     int driver_version;
 } haze_device_info;
 
+/* A zeroed haze_device_info with its size set, for haze_device_query. */
+static inline haze_device_info haze_device_info_init(void) {
+    haze_device_info info;
+    memset(&info, 0, sizeof info);
+    info.size = sizeof info;
+    return info;
+}
 /*
- * Fills *info for CUDA device `device`. Returns HAZE_ERR_NODEVICE when the
- * build has no CUDA or no such device exists.
+ * Fills *info (no more than info->size bytes) for CUDA device `device`.
+ * Returns HAZE_ERR_NODEVICE when the build has no CUDA or no such device
+ * exists, HAZE_ERR_INVALID when info is NULL or info->size is 0. ctx may be
+ * NULL (device queries are often made before choosing a context's device).
  */
-HAZE_API int haze_device_query(int device, haze_device_info *info);
-
-/* Number of CPU threads haze uses by default (OpenMP's, or the core count). */
-HAZE_API int haze_cpu_threads(void);
+HAZE_API int haze_device_query(haze_ctx *ctx, int device, haze_device_info *info);
 
 /* ----------------------------------------------------------------- context */
 
-typedef struct haze_ctx haze_ctx;
+/* Number of CPU threads a context uses by default (OpenMP's, or the core count). */
+HAZE_API int haze_ctx_default_threads(void);
 
 typedef struct haze_ctx_options {
+    size_t size;                /* sizeof(haze_ctx_options): set by haze_ctx_options_default() */
     haze_backend backend;       /* AUTO: the HAZE_BACKEND environment variable, if set, decides */
     int device;                 /* CUDA device id; -1: HAZE_DEVICE if set, else 0 */
     int threads;                /* CPU threads; 0: all (HAZE_THREADS or OpenMP's default) */
     size_t device_memory_limit; /* bytes the library may allocate on the device; 0: no limit */
 } haze_ctx_options;
 
-/* The defaults: AUTO backend, device -1, threads 0, no memory limit. */
-HAZE_API haze_ctx_options haze_ctx_options_default(void);
+/* Fills the first `size` bytes of *opt with the defaults (AUTO backend, device
+ * -1, threads 0, no memory limit) and sets opt->size = size;
+ * HAZE_ERR_INVALID when size is less than sizeof(size_t). */
+HAZE_API int haze_ctx_options_init(haze_ctx_options *opt, size_t size);
+/* The defaults, sized for the caller. */
+static inline haze_ctx_options haze_ctx_options_default(void) {
+    haze_ctx_options opt;
+    haze_ctx_options_init(&opt, sizeof opt);
+    return opt;
+}
 
 /*
  * Creates a context. `opt` may be NULL for the defaults.
@@ -149,7 +213,7 @@ HAZE_API haze_ctx_options haze_ctx_options_default(void);
  * legacy one: synchronise first there). Every haze call that takes device
  * pointers has finished with them when it returns.
  */
-HAZE_API int haze_ctx_new(haze_ctx **out, const haze_ctx_options *opt);
+HAZE_API int haze_ctx_new(const haze_ctx_options *opt, haze_ctx **out);
 
 /* Frees the context and its scratch memory; NULL is a no-op. */
 HAZE_API void haze_ctx_free(haze_ctx *ctx);
@@ -167,16 +231,25 @@ HAZE_API size_t haze_ctx_device_memory_limit(const haze_ctx *ctx);
 HAZE_API int haze_ctx_set_device_memory_limit(haze_ctx *ctx, size_t bytes);
 
 /*
- * Threads. A context may be shared by threads: computations on one context
- * may run at the same time on several threads, and each thread reads its own
- * last error (below), as it reads its own errno. What must not overlap with
- * any other call on the context is changing it (haze_ctx_set_threads,
- * haze_ctx_set_device_memory_limit) and freeing it. Objects made from a
- * context (a loaded model, a script) are read-only in computations and may be
- * shared the same way unless their header says otherwise; a call that
- * changes one must not overlap with others on it. With the CUDA backend the
- * threads' work goes to the context's one stream, in turn: one context per
- * thread lets it overlap.
+ * Threads (the rule for the whole API; every header refers here).
+ *
+ * A context may be shared by threads: computations on one context may run at
+ * the same time on several threads, and each thread reads its own last error
+ * (below), as it reads its own errno. So every call that takes a context may
+ * overlap with any other such call on the same context, except these, which
+ * must not overlap with any other call on the context: haze_ctx_set_threads,
+ * haze_ctx_set_device_memory_limit and haze_ctx_free; and the output group
+ * calls (haze_outgroup_*, io.h), which belong to one thread at a time while a
+ * group is open. The calls without a context (the accessors, haze_version,
+ * haze_status_message, ...) may overlap with anything.
+ *
+ * Objects made from a context (a loaded model, a script, a fuzzy array, a
+ * result) are read-only in computations and may be shared the same way: any
+ * number of calls that read one may overlap. A call that changes one (its
+ * header says which: the set_ calls, training, an array that is the output
+ * of an operation) must not overlap with any other call on that object.
+ * With the CUDA backend the threads' work goes to the context's one stream,
+ * in turn: one context per thread lets it overlap.
  *
  * Why per thread and not one context per thread: a library context is made
  * once and handed to a pool of workers; a message kept in the context would

@@ -1,7 +1,7 @@
 /*
  * haze/edge.h - FIRE edge detection (Fuzzy Inference Ruled by Else-action,
- * Russo and Ramponi) as described for the GPU by seed paper 002 (Anderson et
- * al.): per pixel, eight luminance differences to the 3x3 neighbours, eight
+ * Russo and Ramponi) as Anderson et al. describe it for the GPU (docs/edge.md
+ * names the paper): per pixel, eight luminance differences to the 3x3 neighbours, eight
  * rules of six antecedents over the sets negative and positive, rule firing
  * = mean of its six memberships, f_l = max over rules, else-rule
  * f_s = 1 - f_l, min implication, max aggregation, centroid over 256 points
@@ -12,6 +12,11 @@
  * reference, the fast CPU version, the paper's two-kernel GPU design and the
  * fast GPU kernel give the identical 8-bit image. docs/edge.md has the
  * parameters and their source.
+ *
+ * Threads: as haze/core.h says ("Threads"), with one exception: with the
+ * CUDA backend the first haze_edge_run on a detector copies its tables to
+ * the device, and must not overlap with another call on that detector; run
+ * it once before threads share the detector.
  */
 #ifndef HAZE_EDGE_H
 #define HAZE_EDGE_H
@@ -24,7 +29,8 @@
 extern "C" {
 #endif
 
-typedef struct haze_fire_params {
+typedef struct haze_edge_options {
+    size_t size; /* sizeof(haze_edge_options): set by haze_edge_options_default() */
     /* Antecedents over a difference d in [-255, 255]: negative is the
      * trapezoid [-256 -255 -spread spread], positive [-spread spread 255 256],
      * so d = 0 is 0.5 in both (the paper's flat-window property).
@@ -37,31 +43,39 @@ typedef struct haze_fire_params {
     /* C: the centroid (at most 127.5) is multiplied by C and rounded;
      * 1..8, default 2 (the paper's). Results above 255 are clipped. */
     int scale;
-} haze_fire_params;
+} haze_edge_options;
 
-HAZE_API haze_fire_params haze_fire_params_default(void);
+/* Fills the first `size` bytes of *opt with the defaults and sets opt->size
+ * (haze/core.h); HAZE_ERR_INVALID when size < sizeof(size_t). */
+HAZE_API int haze_edge_options_init(haze_edge_options *opt, size_t size);
+static inline haze_edge_options haze_edge_options_default(void) {
+    haze_edge_options opt;
+    haze_edge_options_init(&opt, sizeof opt);
+    return opt;
+}
 
-typedef enum haze_fire_kernel {
-    HAZE_FIRE_FAST = 0,     /* table-driven single pass (CPU: all threads; GPU: one kernel) */
-    HAZE_FIRE_REFERENCE = 1 /* CPU: plain per-pixel loop; GPU: the paper's two kernels */
-} haze_fire_kernel;
+typedef enum haze_edge_kernel {
+    HAZE_EDGE_FAST = 0,     /* table-driven single pass (CPU: all threads; GPU: one kernel) */
+    HAZE_EDGE_REFERENCE = 1 /* CPU: plain per-pixel loop; GPU: the paper's two kernels */
+} haze_edge_kernel;
 
-typedef struct haze_fire haze_fire;
+/* A FIRE edge detector. */
+typedef struct haze_edge haze_edge;
 
 /*
- * A FIRE edge detector with the given parameters (NULL: the defaults); it
+ * A FIRE edge detector with the given options (NULL: the defaults); it
  * keeps its tables (and, on the GPU, device copies) between frames.
- * Ownership: *out is new, freed with haze_fire_free().
+ * Ownership: *out is new, freed with haze_edge_free().
  */
-HAZE_API int haze_fire_new(haze_ctx *ctx, const haze_fire_params *p, haze_fire **out);
+HAZE_API int haze_edge_new(haze_ctx *ctx, const haze_edge_options *opt, haze_edge **out);
 /* Frees the detector (and its device tables); NULL is a no-op. */
-HAZE_API void haze_fire_free(haze_fire *fire);
+HAZE_API void haze_edge_free(haze_edge *edge);
 
 /*
  * Edge image of `in` into `out` (same size, caller-owned) on the context's
  * backend with the chosen kernel. Every kernel gives the same bytes.
  */
-HAZE_API int haze_fire_run(haze_ctx *ctx, haze_fire *fire, haze_fire_kernel kernel,
+HAZE_API int haze_edge_run(haze_ctx *ctx, haze_edge *edge, haze_edge_kernel kernel,
                            const haze_image *in, haze_image *out);
 
 /*
@@ -71,8 +85,8 @@ HAZE_API int haze_fire_run(haze_ctx *ctx, haze_fire *fire, haze_fire_kernel kern
  * and clipped to 0..255 (NaN becomes 255). Evaluated through
  * haze_fis_eval on the context's backend.
  */
-HAZE_API int haze_edge_fis(haze_ctx *ctx, const haze_fis *fis, const haze_image *in,
-                           haze_image *out);
+HAZE_API int haze_edge_run_fis(haze_ctx *ctx, const haze_fis *fis, const haze_image *in,
+                               haze_image *out);
 
 #ifdef __cplusplus
 }

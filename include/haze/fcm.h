@@ -13,6 +13,8 @@
  * then to the distances d(k) and new memberships U(k). objective[k-1] is
  * J(U(k-1), V(k)) and change is ||U(k) - U(k-1)||_F: the same quantities
  * scikit-fuzzy's cmeans and Octave's fuzzy-logic-toolkit report.
+ *
+ * Threads: as haze/core.h says ("Threads"); a result is read-only.
  */
 #ifndef HAZE_FCM_H
 #define HAZE_FCM_H
@@ -38,7 +40,7 @@ typedef enum haze_fcm_init {
     HAZE_FCM_INIT_KMEANSPP = 1,   /* k-means++ seeding of the centres (Arthur & Vassilvitskii),
                                      the default; on the device when the fit runs there, the
                                      same centres as on the CPU for the same seed */
-    HAZE_FCM_INIT_CENTERS = 2,    /* init_data holds c x d centres */
+    HAZE_FCM_INIT_CENTRES = 2,    /* init_data holds c x d centres */
     HAZE_FCM_INIT_MEMBERSHIPS = 3 /* init_data holds n x c memberships (rows are normalised) */
 } haze_fcm_init;
 
@@ -48,29 +50,38 @@ typedef enum haze_fcm_stop {
 } haze_fcm_stop;
 
 typedef struct haze_fcm_options {
-    int clusters;            /* c >= 2, c <= n */
-    double m;                /* fuzzifier > 1; default 2 */
-    haze_fcm_metric metric;  /* default EUCLIDEAN */
-    haze_fcm_init init;      /* default KMEANSPP */
-    const double *init_data; /* centres or memberships for INIT_CENTERS / INIT_MEMBERSHIPS */
-    haze_fcm_stop stop;      /* default MEMBERSHIP */
-    double tol;              /* default 1e-5; 0 runs max_iter iterations */
-    int max_iter;            /* default 300 */
-    uint64_t seed;           /* for INIT_RANDOM and INIT_KMEANSPP; default 0 */
-    int single;              /* 1: compute in float32 (data rounded to float), 0: float64 */
-    int want_memberships;    /* 1: fill result->memberships (n x c) */
-    double gk_reg;           /* GK: ridge added to each covariance, relative to its trace/d;
-                                default 1e-10 (see docs/fcm.md) */
+    size_t size;              /* sizeof(haze_fcm_options): set by haze_fcm_options_default() */
+    int clusters;             /* c >= 2, c <= n */
+    double m;                 /* fuzzifier > 1; default 2 */
+    haze_fcm_metric metric;   /* default EUCLIDEAN */
+    haze_fcm_init init;       /* default KMEANSPP */
+    const double *init_data;  /* centres or memberships for INIT_CENTERS / INIT_MEMBERSHIPS */
+    haze_fcm_stop stop;       /* default MEMBERSHIP */
+    double tol;               /* default 1e-5; 0 runs max_iter iterations */
+    int max_iter;             /* default 300 */
+    uint64_t seed;            /* for INIT_RANDOM and INIT_KMEANSPP; default 0 */
+    haze_precision precision; /* F32: compute in float (double data rounded to float);
+                                 default F64. Float data always computes in float */
+    int want_memberships;     /* 1: fill result->memberships (n x c) */
+    double gk_reg;            /* GK: ridge added to each covariance, relative to its trace/d;
+                                 default 1e-10 (see docs/fcm.md) */
     /* Called after each iteration when not NULL (progress display); a non-zero
      * return stops the run early (the result is still complete). */
     int (*progress)(void *arg, int iter, double objective, double change);
     void *progress_arg;
 } haze_fcm_options;
 
-/* The defaults above, with clusters = 0 (the caller must set it). */
-HAZE_API haze_fcm_options haze_fcm_options_default(void);
+/* Fills the first `size` bytes of *opt with the defaults above, with clusters
+ * = 0 (the caller must set it), and sets opt->size (haze/core.h);
+ * HAZE_ERR_INVALID when size < sizeof(size_t). */
+HAZE_API int haze_fcm_options_init(haze_fcm_options *opt, size_t size);
+static inline haze_fcm_options haze_fcm_options_default(void) {
+    haze_fcm_options opt;
+    haze_fcm_options_init(&opt, sizeof opt);
+    return opt;
+}
 
-/* Why a result is degenerate (haze_fcm_result.degenerate, a set of these
+/* Why a result is degenerate (haze_fcm_result_degenerate, a set of these
  * bits; docs/fcm.md, "Degenerate results"): the run may still have
  * converged, to a partition that says nothing about the data. */
 enum {
@@ -81,59 +92,82 @@ enum {
     HAZE_FCM_DEGENERATE_EMPTY = 4       /* a cluster whose weight sum_i u_ij^m is below 1/2 */
 };
 
-typedef struct haze_fcm_result {
-    size_t n, d, c;
-    double m;
-    haze_fcm_metric metric;
-    double *centers;     /* c x d, row-major: V(K) of the last iteration K */
-    double *norms;       /* GK only: c x d x d norm-inducing matrices A_j; else NULL */
-    double *memberships; /* n x c memberships U(K) of these centres, or NULL if not asked */
-    double *objective;   /* iterations values J(U(k-1), V(k)) */
-    double *change;      /* iterations values ||U(k) - U(k-1)||_F; with the objective's
-                            stopping rule the CUDA backend leaves them NaN (not computed) */
-    int iterations;      /* iterations run (>= 1) */
-    int converged;       /* 1 if the stopping rule was met before max_iter */
-    double partition_coefficient; /* (1/n) sum u^2 of U(K), Bezdek */
-    double partition_entropy;     /* -(1/n) sum u ln u of U(K), Bezdek */
-    double xie_beni;              /* sum u^m d / (n min_{j!=l} |v_j - v_l|^2), Xie & Beni 1991 */
-    int degenerate;               /* 0, or HAZE_FCM_DEGENERATE_* bits of U(K), V(K) */
-} haze_fcm_result;
+/* A clustering (a fit's result, or a model made from centres): an opaque
+ * handle, read through the accessors below. */
+typedef struct haze_fcm_result haze_fcm_result;
 
 /*
- * Clusters the n x d row-major matrix x. Validates everything first: n >= 1,
- * d >= 1, 2 <= c <= n, m > 1, finite data whose squared distances are
- * finite in the precision used (each column's range r_k: sum r_k^2 below
- * the largest double, or float in single precision), init data of the
- * right kind.
+ * Clusters the n x d row-major matrix x of `type` numbers (HAZE_PRECISION_F64:
+ * double; F32: float, computed in float without a double copy, for data sets
+ * near the host's memory size). Validates everything first: n >= 1, d >= 1,
+ * 2 <= c <= n, m > 1, finite data whose squared distances are finite in the
+ * precision used (each column's range r_k: sum r_k^2 below the largest
+ * double, or float in single precision), init data of the right kind.
  *
  * Ownership: on success *out is new and freed with haze_fcm_result_free();
  * on failure *out is NULL and the context holds the reason.
  */
-HAZE_API int haze_fcm_fit(haze_ctx *ctx, const double *x, size_t n, size_t d,
+HAZE_API int haze_fcm_fit(haze_ctx *ctx, const void *x, haze_precision type, size_t n, size_t d,
                           const haze_fcm_options *opt, haze_fcm_result **out);
 /*
- * The same on float32 data (computes in float32 whatever opt->single says),
- * without the double copy: for data sets near the host's memory size.
+ * A model for haze_fcm_predict from c x d centres (row-major) and the
+ * fuzzifier m; with `norms` (c x d x d norm-inducing matrices A_j) a
+ * Gustafson-Kessel model, else Euclidean. The arrays are copied; checked as
+ * haze_fcm_predict checks a model. Its other accessors read 0 (no iterations,
+ * no memberships). *out is new, freed with haze_fcm_result_free().
  */
-HAZE_API int haze_fcm_fit_f32(haze_ctx *ctx, const float *x, size_t n, size_t d,
-                              const haze_fcm_options *opt, haze_fcm_result **out);
+HAZE_API int haze_fcm_result_new(haze_ctx *ctx, size_t c, size_t d, const double *centres, double m,
+                                 const double *norms, haze_fcm_result **out);
+/* NULL is a no-op. */
 HAZE_API void haze_fcm_result_free(haze_fcm_result *r);
+
+/* The shape: n points (0 for a model made from centres), d features, c clusters. */
+HAZE_API size_t haze_fcm_result_point_count(const haze_fcm_result *r);
+HAZE_API size_t haze_fcm_result_feature_count(const haze_fcm_result *r);
+HAZE_API size_t haze_fcm_result_cluster_count(const haze_fcm_result *r);
+HAZE_API double haze_fcm_result_fuzzifier(const haze_fcm_result *r); /* m */
+HAZE_API haze_fcm_metric haze_fcm_result_metric(const haze_fcm_result *r);
+/* The arrays below are valid while r lives. */
+/* c x d, row-major: V(K) of the last iteration K. */
+HAZE_API const double *haze_fcm_result_centres(const haze_fcm_result *r);
+/* GK only: c x d x d norm-inducing matrices A_j; else NULL. */
+HAZE_API const double *haze_fcm_result_norms(const haze_fcm_result *r);
+/* n x c memberships U(K) of these centres, or NULL if not asked. */
+HAZE_API const double *haze_fcm_result_memberships(const haze_fcm_result *r);
+/* iterations values J(U(k-1), V(k)). */
+HAZE_API const double *haze_fcm_result_objective(const haze_fcm_result *r);
+/* iterations values ||U(k) - U(k-1)||_F; with the objective's stopping rule
+ * the CUDA backend leaves them NaN (not computed). */
+HAZE_API const double *haze_fcm_result_change(const haze_fcm_result *r);
+/* Iterations run (>= 1 for a fit). */
+HAZE_API int haze_fcm_result_iterations(const haze_fcm_result *r);
+/* 1 if the stopping rule was met before max_iter. */
+HAZE_API int haze_fcm_result_converged(const haze_fcm_result *r);
+/* (1/n) sum u^2 of U(K), Bezdek. */
+HAZE_API double haze_fcm_result_partition_coefficient(const haze_fcm_result *r);
+/* -(1/n) sum u ln u of U(K), Bezdek. */
+HAZE_API double haze_fcm_result_partition_entropy(const haze_fcm_result *r);
+/* sum u^m d / (n min_{j!=l} |v_j - v_l|^2), Xie & Beni 1991. */
+HAZE_API double haze_fcm_result_xie_beni(const haze_fcm_result *r);
+/* 0, or HAZE_FCM_DEGENERATE_* bits of U(K), V(K). */
+HAZE_API int haze_fcm_result_degenerate(const haze_fcm_result *r);
 
 /*
  * Memberships (n x c, row-major, written to the caller's u) of the points
- * x (n x d) for the fixed centres of a fitted model (its metric, norms and m).
- * single: 1 computes in float32. Nothing is allocated for the caller.
+ * x (n x d) for the fixed centres of a fitted model (its metric, norms and m)
+ * or of one made by haze_fcm_result_new. `precision`: HAZE_PRECISION_F32
+ * computes in float. Nothing is allocated for the caller.
  * Validates the model as the fit validates its options (c >= 2, m > 1,
  * finite centres, the norms of a GK model) and the data (finite, and
  * spanning with the centres no more than squared distances can hold in the
  * precision used: HAZE_ERR_DOMAIN, never NaN memberships).
  */
 HAZE_API int haze_fcm_predict(haze_ctx *ctx, const haze_fcm_result *model, const double *x,
-                              size_t n, size_t d, int single, double *u);
+                              size_t n, size_t d, haze_precision precision, double *u);
 
 /* Hard labels: the index of the largest membership of each row (first on ties).
  * HAZE_ERR_INVALID (nothing written) when u or labels is NULL with n > 0, or c is 0. */
-HAZE_API int haze_fcm_labels(const double *u, size_t n, size_t c, int *labels);
+HAZE_API int haze_fcm_labels(haze_ctx *ctx, const double *u, size_t n, size_t c, int *labels);
 
 #ifdef __cplusplus
 }

@@ -3,11 +3,14 @@
  * MATLAB/Octave .fis files and evaluated in batches on the CPU or the GPU.
  *
  * The engine follows the Mamdani/Sugeno inference of MATLAB's Fuzzy Logic
- * Toolbox (evalfis) and of Octave's fuzzy-logic-toolkit, and is the
- * "generalized Mamdani inference" that seed paper 002 (Anderson et al., GPU
- * FIRE, section "Extension of system") proposes on top of its FIRE kernels.
- * docs/fis.md gives the formulas, the sampling modes and every place where
- * MATLAB, Octave and fuzzylite disagree.
+ * Toolbox (evalfis) and of Octave's fuzzy-logic-toolkit: the generalised
+ * Mamdani inference that the GPU FIRE edge detector (haze/edge.h) runs for
+ * a user's own rule base. docs/fis.md gives the formulas, the sampling modes
+ * and every place where MATLAB, Octave and fuzzylite disagree.
+ *
+ * Threads: as haze/core.h says ("Threads"). A system is read-only in
+ * haze_fis_eval; the set_ calls change it and must not overlap with any
+ * other call on it.
  */
 #ifndef HAZE_FIS_H
 #define HAZE_FIS_H
@@ -77,7 +80,7 @@ HAZE_API int haze_fis_parse_fll(haze_ctx *ctx, const char *text, const char *nam
  * consequent, which has no MATLAB meaning). Each message is "FILE:LINE:
  * text", valid while fis lives; the library never prints them.
  */
-HAZE_API int haze_fis_num_warnings(const haze_fis *fis);
+HAZE_API int haze_fis_warning_count(const haze_fis *fis);
 HAZE_API const char *haze_fis_warning(const haze_fis *fis, int i);
 /* Frees a system; NULL is a no-op. */
 HAZE_API void haze_fis_free(haze_fis *fis);
@@ -95,40 +98,42 @@ HAZE_API void haze_fis_free(haze_fis *fis);
  */
 HAZE_API int haze_fis_save(haze_ctx *ctx, const haze_fis *fis, const char *path);
 
-HAZE_API int haze_fis_num_inputs(const haze_fis *fis);
-HAZE_API int haze_fis_num_outputs(const haze_fis *fis);
-HAZE_API int haze_fis_num_rules(const haze_fis *fis);
+HAZE_API int haze_fis_input_count(const haze_fis *fis);
+HAZE_API int haze_fis_output_count(const haze_fis *fis);
+HAZE_API int haze_fis_rule_count(const haze_fis *fis);
 /* Name of the system; valid while fis lives. */
 HAZE_API const char *haze_fis_name(const haze_fis *fis);
 /* 1 for a Sugeno system, 0 for Mamdani. */
 HAZE_API int haze_fis_is_sugeno(const haze_fis *fis);
 /* Name and range of input (is_output 0) or output (1) number i (0-based). */
 HAZE_API const char *haze_fis_var_name(const haze_fis *fis, int is_output, int i);
-HAZE_API int haze_fis_var_range(const haze_fis *fis, int is_output, int i, double *lo, double *hi);
+HAZE_API int haze_fis_var_range(haze_ctx *ctx, const haze_fis *fis, int is_output, int i,
+                                double *lo, double *hi);
 
 /* The membership functions (terms) of input (is_output 0) or output (1)
  * number i: their count, and function k's name, type (MATLAB's name such as
  * "trimf", or fuzzylite's such as "Triangle") and parameters (in the file's
  * order; a fuzzylite term's height last; none for a Function term). The
  * strings and parameters are valid while fis lives. */
-HAZE_API int haze_fis_num_mfs(const haze_fis *fis, int is_output, int i);
-HAZE_API int haze_fis_mf(const haze_fis *fis, int is_output, int i, int k, const char **name,
-                         const char **type, const double **params, int *nparams);
+HAZE_API int haze_fis_mf_count(const haze_fis *fis, int is_output, int i);
+HAZE_API int haze_fis_mf(haze_ctx *ctx, const haze_fis *fis, int is_output, int i, int k,
+                         const char **name, const char **type, const double **params, int *nparams);
 /* The degrees of membership mu[j] of x[j], j < n, in that function (for
  * plots, like MATLAB's evalmf). HAZE_ERR_UNSUPPORTED for a term that is not
  * a function of its variable alone (a Sugeno output's constant or linear
  * term, a fuzzylite Function); HAZE_ERR_INVALID for a bad index. */
-HAZE_API int haze_fis_mf_eval(const haze_fis *fis, int is_output, int i, int k, const double *x,
-                              size_t n, double *mu);
+HAZE_API int haze_fis_mf_eval(haze_ctx *ctx, const haze_fis *fis, int is_output, int i, int k,
+                              const double *x, size_t n, double *mu);
 /* The term of input (is_output 0) or output (1) variable i in rule r: k + 1
  * for its membership function k, -(k + 1) for NOT, 0 when the rule does not
  * name the variable or names it in a way a term number cannot say (a
- * fuzzylite rule with parentheses or chained outputs). */
+ * fuzzylite rule with parentheses or chained outputs), and 0 for an index
+ * out of range. */
 HAZE_API int haze_fis_rule_term(const haze_fis *fis, int r, int is_output, int i);
 /*
  * One inference step by step, for a picture like MATLAB's ruleview: at the
- * input vector in (num_inputs values, clamped as the evaluation clamps them),
- * firing[r] is the degree of rule r after its weight (and fuzzylite's
+ * input vector in (input_count values, clamped as the evaluation clamps
+ * them), firing[r] is the degree of rule r after its weight (and fuzzylite's
  * activation), as the evaluation uses it. For output o, at n >= 2 points
  * ys[0..n) evenly over its range, implied[r n + k] is the set that rule r
  * implies (0 where the rule does not fire or does not conclude on o) and
@@ -146,38 +151,46 @@ HAZE_API const char *haze_fis_method(const haze_fis *fis, const char *which, int
 /* Rule r (0-based) in words, as MATLAB's showrule writes it:
  * "If (service is poor) or (food is rancid) then (tip is cheap) (1)", the
  * weight last. Like snprintf: writes at most cap bytes with the NUL and
- * returns the length of the whole text (-1 for a bad argument). */
-HAZE_API int haze_fis_rule_text(const haze_fis *fis, int r, char *buf, size_t cap);
+ * returns the length of the whole text (HAZE_ERR_INVALID, negative, for a
+ * bad argument). */
+HAZE_API int haze_fis_rule_text(haze_ctx *ctx, const haze_fis *fis, int r, char *buf, size_t cap);
 
 /* Sampling mode and number of points (N >= 2; default MATLAB, 101). */
-HAZE_API int haze_fis_set_mode(haze_fis *fis, haze_fis_mode mode);
+HAZE_API int haze_fis_set_mode(haze_ctx *ctx, haze_fis *fis, haze_fis_mode mode);
 HAZE_API haze_fis_mode haze_fis_get_mode(const haze_fis *fis);
-HAZE_API int haze_fis_set_points(haze_fis *fis, int points);
+HAZE_API int haze_fis_set_points(haze_ctx *ctx, haze_fis *fis, int points);
 HAZE_API int haze_fis_get_points(const haze_fis *fis);
 /* 1: an output for which no rule fired is NaN (instead of mid-range). */
 HAZE_API void haze_fis_set_nan_if_no_rule(haze_fis *fis, int on);
-/* Parses "matlab", "octave", "fuzzylite" or "exact". */
-HAZE_API int haze_fis_mode_parse(const char *s, haze_fis_mode *out);
+/* Parses "matlab", "octave", "fuzzylite" or "exact" (ctx may be NULL). */
+HAZE_API int haze_fis_mode_parse(haze_ctx *ctx, const char *s, haze_fis_mode *out);
 
-/* Counts from the last haze_fis_eval on this system. */
+/* Counts of one haze_fis_eval call; the caller sets size (haze_fis_stats_init). */
 typedef struct haze_fis_stats {
+    size_t size;    /* sizeof(haze_fis_stats), set by the caller */
     size_t clamped; /* input values moved into their range */
     size_t no_rule; /* (row, output) pairs where no rule fired */
 } haze_fis_stats;
 
+static inline haze_fis_stats haze_fis_stats_init(void) {
+    haze_fis_stats s;
+    memset(&s, 0, sizeof s);
+    s.size = sizeof s;
+    return s;
+}
+
 /*
- * Evaluates n input vectors: inputs is n x num_inputs, outputs n x
- * num_outputs, both row-major, caller-owned. Runs on the context's backend
- * (CPU threads or the GPU). `stats` may be NULL.
+ * Evaluates n input vectors: inputs is n x input_count, outputs n x
+ * output_count, both row-major, caller-owned. Runs on the context's backend
+ * (CPU threads or the GPU). `stats` may be NULL; otherwise its size must be
+ * set (haze_fis_stats_init) and it receives this call's counts.
  */
 HAZE_API int haze_fis_eval(haze_ctx *ctx, const haze_fis *fis, const double *inputs, size_t n,
-                           double *outputs);
-HAZE_API int haze_fis_eval_stats(haze_ctx *ctx, const haze_fis *fis, const double *inputs, size_t n,
-                                 double *outputs, haze_fis_stats *stats);
+                           double *outputs, haze_fis_stats *stats);
 
 /*
  * The same on inputs and outputs that already live in the GPU's memory
- * (device pointers from cudaMalloc, n x num_inputs and n x num_outputs,
+ * (device pointers from cudaMalloc, n x input_count and n x output_count,
  * row-major, caller-owned): no host transfers, for pipelines that keep their
  * data on the device. The context's backend must be CUDA, otherwise
  * HAZE_ERR_UNSUPPORTED. The work is ordered after what the program queued on

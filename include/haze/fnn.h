@@ -1,7 +1,7 @@
 /*
  * haze/fnn.h - SONFIN, the self-constructing neural fuzzy inference network
- * (zero-order Takagi-Sugeno), as described in seed 001, section 2.2: Gaussian
- * membership per rule and input, product AND, weighted-average output layer
+ * (zero-order Takagi-Sugeno; Juang and Lin, 1998) in the form docs/fnn.md
+ * describes: Gaussian membership per rule and input, product AND, weighted-average output layer
  * with L outputs; rules created during training (structure learning) and all
  * parameters tuned by gradient descent (parameter learning).
  *
@@ -12,7 +12,11 @@
  * membership functions and consequents. Training holds out a slice of the
  * samples, keeps the parameters of the epoch that did best on it and halves
  * the learning rate after an epoch whose loss rose. docs/fnn.md gives the formulas and every choice
- * made where the thesis is ambiguous.
+ * made where the description it follows is ambiguous.
+ *
+ * Threads: as haze/core.h says ("Threads"). A network is read-only in
+ * predict, classify and gradient; training and the set_ calls change it and
+ * must not overlap with any other call on it.
  */
 #ifndef HAZE_FNN_H
 #define HAZE_FNN_H
@@ -31,8 +35,11 @@ extern "C" {
 
 typedef struct haze_fnn haze_fnn;
 
-/* What one epoch of training did; passed to the progress callback. */
+/* What one epoch of training did; passed to the progress callback (made by
+ * the library: size is the size of the struct it filled, so a caller built
+ * against a later header checks it before reading a field added later). */
 typedef struct haze_fnn_epoch {
+    size_t size;         /* sizeof(haze_fnn_epoch) of the library */
     int epoch;           /* 0-based */
     size_t rules;        /* rules after the epoch */
     double loss;         /* mean E = 1/2 sum (y - d)^2 per training sample, before each update
@@ -57,6 +64,7 @@ typedef int (*haze_fnn_progress_fn)(void *arg, const haze_fnn_epoch *e);
 enum { HAZE_FNN_SCALE_INPUT = 0, HAZE_FNN_SCALE_GLOBAL = 1 };
 
 typedef struct haze_fnn_options {
+    size_t size;       /* sizeof(haze_fnn_options): set by haze_fnn_options_default() */
     int epochs;        /* passes over the data (default 20) */
     double threshold;  /* mu_th: a rule is made when the best per-input firing
                           max_k mu_k^(1/dim) is <= mu_th (default 0.8) */
@@ -69,7 +77,7 @@ typedef struct haze_fnn_options {
     double sigma0;     /* width of the first rule, standardised units (default 1) */
     double rate;       /* learning rate tau at the start (default 0.05); halved
                           after each epoch whose training loss rose */
-    size_t batch;      /* 1: online, sample by sample (the thesis); >1: mini-batch */
+    size_t batch;      /* 1: online, sample by sample (as SONFIN is described); >1: mini-batch */
     size_t max_rules;  /* no new rule beyond this many; 0: no limit */
     uint64_t seed;     /* seeds the shuffle of each epoch (default 1) */
     int shuffle;       /* 1 (default): shuffle each epoch; 0: data order */
@@ -85,7 +93,14 @@ typedef struct haze_fnn_options {
     void *progress_arg;
 } haze_fnn_options;
 
-HAZE_API haze_fnn_options haze_fnn_options_default(void);
+/* Fills the first `size` bytes of *opt with the defaults and sets opt->size
+ * (haze/core.h); HAZE_ERR_INVALID when size < sizeof(size_t). */
+HAZE_API int haze_fnn_options_init(haze_fnn_options *opt, size_t size);
+static inline haze_fnn_options haze_fnn_options_default(void) {
+    haze_fnn_options opt;
+    haze_fnn_options_init(&opt, sizeof opt);
+    return opt;
+}
 
 /*
  * A new network with no rules for `inputs` inputs and `outputs` outputs.
@@ -94,9 +109,9 @@ HAZE_API haze_fnn_options haze_fnn_options_default(void);
 HAZE_API int haze_fnn_new(haze_ctx *ctx, size_t inputs, size_t outputs, haze_fnn **out);
 HAZE_API void haze_fnn_free(haze_fnn *net);
 
-HAZE_API size_t haze_fnn_inputs(const haze_fnn *net);
-HAZE_API size_t haze_fnn_outputs(const haze_fnn *net);
-HAZE_API size_t haze_fnn_rules(const haze_fnn *net);
+HAZE_API size_t haze_fnn_input_count(const haze_fnn *net);
+HAZE_API size_t haze_fnn_output_count(const haze_fnn *net);
+HAZE_API size_t haze_fnn_rule_count(const haze_fnn *net);
 /* The format version of the file the network was loaded from (1 or 2);
  * HAZE_FNN_FILE_VERSION for a network made in memory. */
 HAZE_API int haze_fnn_file_version(const haze_fnn *net);

@@ -29,6 +29,10 @@
  *    sort-by-key (Fig. 4), conversions, read-out and defuzzification.
  *    Memory layout: array of structures, each number's packed values
  *    contiguous (the paper's layout; see docs/fuzzy.md).
+ *
+ * Threads: as haze/core.h says ("Threads"): an array is read-only as an
+ * operand; the output array of a call (c, y, dst, the array set_* or
+ * sort_by_key changes) must not be used by another call at the same time.
  */
 #ifndef HAZE_FUZZY_H
 #define HAZE_FUZZY_H
@@ -86,11 +90,6 @@ typedef enum haze_fuzzy_encoding {
     HAZE_FUZZY_MI = 2  /* midpoint-increment */
 } haze_fuzzy_encoding;
 
-typedef enum haze_fuzzy_precision {
-    HAZE_FUZZY_DOUBLE = 0,
-    HAZE_FUZZY_FLOAT = 1
-} haze_fuzzy_precision;
-
 typedef enum haze_fuzzy_opcode {
     HAZE_FUZZY_ADD,
     HAZE_FUZZY_SUB,
@@ -102,26 +101,32 @@ typedef enum haze_fuzzy_opcode {
     HAZE_FUZZY_SQRT
 } haze_fuzzy_opcode;
 
-/* "lu", "mr", "mi" and back; parse returns HAZE_ERR_INVALID for others. */
+/* "lu", "mr", "mi" and back; parse returns HAZE_ERR_INVALID for others
+ * (ctx may be NULL). */
 HAZE_API const char *haze_fuzzy_encoding_name(haze_fuzzy_encoding e);
-HAZE_API int haze_fuzzy_encoding_parse(const char *s, haze_fuzzy_encoding *out);
+HAZE_API int haze_fuzzy_encoding_parse(haze_ctx *ctx, const char *s, haze_fuzzy_encoding *out);
 
 /*
  * An array of `count` fuzzy numbers sharing encoding, precision and levels,
- * in host memory. Fields are read-only for the caller except through the
- * functions below; `data` holds count * stride values of the precision's
- * type (stride = 2 * ncuts for LU, ncuts + 1 otherwise).
+ * in host or device memory: an opaque handle, read through the accessors
+ * below and changed through the functions after them.
  */
-typedef struct haze_fuzzy_array {
-    haze_fuzzy_encoding encoding;
-    haze_fuzzy_precision precision;
-    int ncuts;
-    size_t count;
-    size_t stride;  /* values per number */
-    double *alphas; /* ncuts levels, strictly decreasing, in (0, 1] */
-    void *data;     /* double * or float *; device memory when on_device */
-    int on_device;  /* made by haze_fuzzy_array_new_device */
-} haze_fuzzy_array;
+typedef struct haze_fuzzy_array haze_fuzzy_array;
+
+HAZE_API haze_fuzzy_encoding haze_fuzzy_array_encoding(const haze_fuzzy_array *a);
+HAZE_API haze_precision haze_fuzzy_array_precision(const haze_fuzzy_array *a);
+HAZE_API int haze_fuzzy_array_cut_count(const haze_fuzzy_array *a);
+HAZE_API size_t haze_fuzzy_array_count(const haze_fuzzy_array *a);
+/* Values per number: 2 * cuts for LU, cuts + 1 otherwise. */
+HAZE_API size_t haze_fuzzy_array_stride(const haze_fuzzy_array *a);
+/* The cut_count levels, strictly decreasing, in (0, 1]; valid while a lives. */
+HAZE_API const double *haze_fuzzy_array_alphas(const haze_fuzzy_array *a);
+/* count * stride values of the precision's type (double or float), array of
+ * structures; device memory when on_device. Valid while a lives; the owner
+ * may write them (the encoding's invariants are then the writer's duty). */
+HAZE_API void *haze_fuzzy_array_data(const haze_fuzzy_array *a);
+/* 1 for an array made by haze_fuzzy_array_new_device. */
+HAZE_API int haze_fuzzy_array_on_device(const haze_fuzzy_array *a);
 
 /*
  * Creates an array of `count` numbers, all crisp 0. `alphas` (ncuts values,
@@ -130,9 +135,9 @@ typedef struct haze_fuzzy_array {
  * Errors: HAZE_ERR_INVALID (ncuts outside 1..HAZE_FUZZY_MAX_CUTS, bad levels),
  * HAZE_ERR_NOMEM.
  */
-HAZE_API int haze_fuzzy_array_new(haze_ctx *ctx, haze_fuzzy_array **out, haze_fuzzy_encoding enc,
-                                  haze_fuzzy_precision prec, int ncuts, size_t count,
-                                  const double *alphas);
+HAZE_API int haze_fuzzy_array_new(haze_ctx *ctx, haze_fuzzy_encoding enc, haze_precision prec,
+                                  int ncuts, size_t count, const double *alphas,
+                                  haze_fuzzy_array **out);
 /* NULL is a no-op. */
 HAZE_API void haze_fuzzy_array_free(haze_fuzzy_array *a);
 
@@ -141,8 +146,8 @@ HAZE_API void haze_fuzzy_array_free(haze_fuzzy_array *a);
  * device memory of the context's CUDA device (all numbers crisp 0), so that
  * chains of haze_fuzzy_op, haze_fuzzy_axpy and haze_fuzzy_sort_by_key run
  * without host transfers (their keys must then be device memory too), and
- * `data` may be handed to a user's own kernels (the layout is the host's:
- * array of structures, `stride` values per number). Operands of one call
+ * haze_fuzzy_array_data() may be handed to a user's own kernels (the layout
+ * is the host's: array of structures, stride values per number). Operands of one call
  * must all be on the host or all on the device, and device arrays need a
  * context with the CUDA backend. The construction and read-out functions
  * (set_*, get_cut, hull, centroid, convert) take host arrays: move numbers
@@ -150,9 +155,9 @@ HAZE_API void haze_fuzzy_array_free(haze_fuzzy_array *a);
  * HAZE_ERR_NOMEM (device memory or the context's limit), and those of
  * haze_fuzzy_array_new.
  */
-HAZE_API int haze_fuzzy_array_new_device(haze_ctx *ctx, haze_fuzzy_array **out,
-                                         haze_fuzzy_encoding enc, haze_fuzzy_precision prec,
-                                         int ncuts, size_t count, const double *alphas);
+HAZE_API int haze_fuzzy_array_new_device(haze_ctx *ctx, haze_fuzzy_encoding enc,
+                                         haze_precision prec, int ncuts, size_t count,
+                                         const double *alphas, haze_fuzzy_array **out);
 /*
  * Copies src into dst, host or device in any combination; both must have
  * the same encoding, precision, levels and count (HAZE_ERR_MISMATCH).
@@ -227,26 +232,47 @@ HAZE_API int haze_fuzzy_set_membership(haze_ctx *ctx, haze_fuzzy_array *a, size_
  * double). `end` (may be NULL) receives the first character after the
  * number (s itself when there is none). Returns HAZE_OK, HAZE_ERR_PARSE (no
  * number) or HAZE_ERR_RANGE (|x| beyond the largest double, or a decimal
- * exponent beyond +-100000).
+ * exponent beyond +-100000). ctx may be NULL.
  */
-HAZE_API int haze_fuzzy_parse_number(const char *s, const char **end, double *lo, double *hi);
+HAZE_API int haze_fuzzy_parse_number(haze_ctx *ctx, const char *s, const char **end, double *lo,
+                                     double *hi);
 
 /* Cut k of number i as a double interval (outward; exact from the storage). */
-HAZE_API int haze_fuzzy_get_cut(const haze_fuzzy_array *a, size_t i, int k, double *lo, double *hi);
+HAZE_API int haze_fuzzy_get_cut(haze_ctx *ctx, const haze_fuzzy_array *a, size_t i, int k,
+                                double *lo, double *hi);
 /*
  * Hull at any level alpha in (0, 1]: the cut of the lowest stored level that
  * is >= alpha... more precisely the cut of the highest level a_k <= alpha,
  * which contains the alpha-cut. HAZE_ERR_DOMAIN if alpha < a_n.
  */
-HAZE_API int haze_fuzzy_hull(const haze_fuzzy_array *a, size_t i, double alpha, double *lo,
-                             double *hi);
+HAZE_API int haze_fuzzy_hull(haze_ctx *ctx, const haze_fuzzy_array *a, size_t i, double alpha,
+                             double *lo, double *hi);
 /*
  * Centroid of the staircase membership function the cuts define
  * (mu(x) = max{a_k : x in cut k}): sum_k w_k (lo_k + hi_k) / 2 / sum_k w_k with
  * w_k = (a_k - a_k+1)(hi_k - lo_k), a_n+1 = 0; the kernel's midpoint when
  * all cuts are points. Plain double arithmetic (not certified).
  */
-HAZE_API int haze_fuzzy_centroid(const haze_fuzzy_array *a, size_t i, double *value);
+HAZE_API int haze_fuzzy_centroid(haze_ctx *ctx, const haze_fuzzy_array *a, size_t i, double *value);
+
+/* Options of haze_fuzzy_op (NULL: the defaults). */
+typedef struct haze_fuzzy_op_options {
+    size_t size; /* sizeof(haze_fuzzy_op_options): set by haze_fuzzy_op_options_default() */
+    /* 1: division (and RECIP) by a number whose cuts contain 0 returns HAZE_OK
+     * with the IEEE 1788 hull in those cuts (what the call leaves there with
+     * HAZE_ERR_DOMAIN otherwise); square roots of negative cuts stay
+     * HAZE_ERR_DOMAIN, overflow HAZE_ERR_RANGE. Default 0. */
+    int div_hull;
+} haze_fuzzy_op_options;
+
+/* Fills the first `size` bytes of *opt with the defaults and sets opt->size
+ * (haze/core.h); HAZE_ERR_INVALID when size < sizeof(size_t). */
+HAZE_API int haze_fuzzy_op_options_init(haze_fuzzy_op_options *opt, size_t size);
+static inline haze_fuzzy_op_options haze_fuzzy_op_options_default(void) {
+    haze_fuzzy_op_options opt;
+    haze_fuzzy_op_options_init(&opt, sizeof opt);
+    return opt;
+}
 
 /*
  * Element-wise c = a op b (b ignored by unary ops). a, b, c share encoding,
@@ -264,22 +290,12 @@ HAZE_API int haze_fuzzy_centroid(const haze_fuzzy_array *a, size_t i, double *va
  *                    gave an unbounded cut: overflow (1e308 * 10 in double
  *                    is [DBL_MAX, +inf] in lower-upper, the whole line in the
  *                    symmetric encodings); a status, not a failure.
- * Other errors: HAZE_ERR_MISMATCH, HAZE_ERR_INVALID.
+ * Other errors: HAZE_ERR_MISMATCH, HAZE_ERR_INVALID. `opt` may be NULL (the
+ * defaults); opt->div_hull turns the division's HAZE_ERR_DOMAIN into HAZE_OK.
  */
 HAZE_API int haze_fuzzy_op(haze_ctx *ctx, haze_fuzzy_opcode op, const haze_fuzzy_array *a,
-                           const haze_fuzzy_array *b, haze_fuzzy_array *c);
-
-/* Flags of haze_fuzzy_op_ex. */
-#define HAZE_FUZZY_DIV_HULL 1u /* division (and RECIP) by a divisor containing 0 is no error */
-
-/*
- * haze_fuzzy_op with flags. HAZE_FUZZY_DIV_HULL: dividing by a number whose
- * cuts contain 0 returns HAZE_OK with the IEEE 1788 hull in those cuts
- * (what haze_fuzzy_op leaves there too, with HAZE_ERR_DOMAIN); square roots
- * of negative cuts stay HAZE_ERR_DOMAIN, overflow HAZE_ERR_RANGE.
- */
-HAZE_API int haze_fuzzy_op_ex(haze_ctx *ctx, haze_fuzzy_opcode op, const haze_fuzzy_array *a,
-                              const haze_fuzzy_array *b, haze_fuzzy_array *c, unsigned flags);
+                           const haze_fuzzy_array *b, const haze_fuzzy_op_options *opt,
+                           haze_fuzzy_array *c);
 
 /*
  * The AXPY series of the paper's Fig. 2: for each element j,

@@ -2,6 +2,7 @@
  * haze/fuzzy_impl.h - the body of the scalar fuzzy-number functions of
  * haze/fuzzy.h, written once and included for double (HAZE__P d) and float
  * (HAZE__P f). Do not include it directly.
+ * Threads: as haze/core.h says (pure functions).
  *
  * Packed layouts (T = double or float, n alpha-cuts, level 1 = highest alpha):
  *   lower-upper        T x[2n]:  x[2i] = lo_i, x[2i+1] = hi_i

@@ -3,6 +3,9 @@
  *
  * Modules: core (status, context, devices), io (tables and output files).
  * Each later module adds its header here.
+ *
+ * The API's conventions and its one rule on threads are stated in
+ * haze/core.h; each module's header refers to them.
  */
 #ifndef HAZE_HAZE_H
 #define HAZE_HAZE_H

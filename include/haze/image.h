@@ -4,6 +4,8 @@
  * into luminance with the ITU-R BT.601 weights (0.299 R + 0.587 G +
  * 0.114 B, in integer arithmetic, rounded), the luma of JPEG and of most
  * image tools.
+ *
+ * Threads: as haze/core.h says ("Threads").
  */
 #ifndef HAZE_IMAGE_H
 #define HAZE_IMAGE_H
@@ -17,6 +19,9 @@
 extern "C" {
 #endif
 
+/* A view of 8-bit grey pixels. Programs make their own around their buffers
+ * (a binding wraps an array without a copy), so this layout is fixed: it will
+ * not change (a different image type would get a new name). */
 typedef struct haze_image {
     int width, height;
     uint8_t *data; /* width * height bytes, row-major, top row first */

@@ -28,6 +28,9 @@
  * contains, subset, neg, add, sub, mul, recip, div, sqr, sqrt, hull, to_mr}
  * and haze_mr{d,f}_{make, entire, empty, is_empty, is_finite, mid_err, neg,
  * add, sub, mul, recip, div, sqr, sqrt, to_iv}.
+ *
+ * Threads: as haze/core.h says ("Threads"); these are pure functions on
+ * values, so any calls may overlap.
  */
 #ifndef HAZE_INTERVAL_H
 #define HAZE_INTERVAL_H

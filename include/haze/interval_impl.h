@@ -1,7 +1,7 @@
 /*
  * haze/interval_impl.h - the body of haze/interval.h, written once and
  * included twice: for double (HAZE__P d) and for float (HAZE__P f). Do not
- * include it directly.
+ * include it directly. Threads: as haze/core.h says (pure functions).
  *
  * Lower-upper operations: Definition 4 of Marin, Defour and Milano, "An
  * efficient midpoint-radius representation format to deal with symmetric

@@ -5,6 +5,9 @@
  * Every reader reports a bad field with file, line and column in the
  * context's message; every writer writes to a temporary file in the target's
  * folder and renames it over the target only when everything was written.
+ *
+ * Threads: as haze/core.h says ("Threads"); a table is read-only once read.
+ * An output group (haze_outgroup_*) belongs to one thread while it is open.
  */
 #ifndef HAZE_IO_H
 #define HAZE_IO_H
@@ -18,34 +21,32 @@ extern "C" {
 #endif
 
 /* A dense row-major table of doubles, with optional column names and one
- * optional text column (class labels such as "A".."Z"). */
-typedef struct haze_table {
-    size_t rows, cols;
-    double *data; /* rows * cols values; the text column's cells hold NaN */
-    char **names; /* cols names from the header line, or NULL if there was none */
-    int text_col; /* index of the text column, or -1 */
-    char **text;  /* rows strings of the text column, or NULL */
-    /* with haze_read_options.text_as_nan: cols line numbers (1-based) of each column's first
-     * field that is not a number (read as NaN), 0 for a column of numbers; else NULL */
-    size_t *text_line;
-    /* with haze_read_options.keep_float32 and a float32 .npy file: rows * cols floats as
-     * stored, and data is NULL; else NULL */
-    float *data_f32;
-} haze_table;
+ * optional text column (class labels such as "A".."Z"): an opaque handle,
+ * read through the accessors below. */
+typedef struct haze_table haze_table;
 
-typedef struct haze_read_options {
+typedef struct haze_table_options {
+    size_t size;             /* sizeof(haze_table_options): set by haze_table_options_default() */
     int header;              /* 1: first line is a header; 0: none; -1: detect (default) */
     const char *text_column; /* name or 0-based index of a column that may hold text, or NULL */
     int allow_nonfinite;     /* 0 (default): NaN and Inf are errors */
     int text_as_nan;         /* 1: a CSV field that is not a number is NaN, not an error, and
-                              * haze_table.text_line says where (columns a caller may leave out,
+                              * haze_table_text_lines says where (columns a caller may leave out,
                               * such as an id column); 0 (default): an error */
-    int keep_float32;        /* 1: a float32 .npy file is kept float32 in haze_table.data_f32
-                              * (no double copy); other files are read into data as always.
-                              * 0 (default): data, always */
-} haze_read_options;
+    int keep_float32;        /* 1: a float32 .npy file keeps its float32 values (no double
+                              * copy; haze_table_precision says HAZE_PRECISION_F32 and
+                              * haze_table_values gives them); other files are read into
+                              * doubles as always. 0 (default): doubles, always */
+} haze_table_options;
 
-HAZE_API haze_read_options haze_read_options_default(void);
+/* Fills the first `size` bytes of *opt with the defaults and sets opt->size
+ * (haze/core.h); HAZE_ERR_INVALID when size < sizeof(size_t). */
+HAZE_API int haze_table_options_init(haze_table_options *opt, size_t size);
+static inline haze_table_options haze_table_options_default(void) {
+    haze_table_options opt;
+    haze_table_options_init(&opt, sizeof opt);
+    return opt;
+}
 
 /*
  * Reads a CSV (comma, semicolon, tab or whitespace separated; "#" comments;
@@ -63,23 +64,47 @@ HAZE_API haze_read_options haze_read_options_default(void);
  *
  * Ownership: *out is new, freed with haze_table_free(). `opt` may be NULL.
  */
-HAZE_API int haze_table_read(haze_ctx *ctx, const char *path, const haze_read_options *opt,
+HAZE_API int haze_table_read(haze_ctx *ctx, const char *path, const haze_table_options *opt,
                              haze_table **out);
+/* Frees a table; NULL is a no-op. */
 HAZE_API void haze_table_free(haze_table *t);
+
+/* The table's shape and values: rows x cols numbers, row-major (the text
+ * column's cells hold NaN). The values belong to the table (valid while it
+ * lives) and may be changed in place by its owner. 0 and NULL for t NULL. */
+HAZE_API size_t haze_table_row_count(const haze_table *t);
+HAZE_API size_t haze_table_column_count(const haze_table *t);
+/* HAZE_PRECISION_F64, or F32 for a float32 .npy file read with keep_float32. */
+HAZE_API haze_precision haze_table_precision(const haze_table *t);
+/* The values in the table's precision (double * or float *). */
+HAZE_API void *haze_table_values(const haze_table *t);
+/* The values as doubles; NULL when the table keeps float32 values. */
+HAZE_API double *haze_table_data(const haze_table *t);
+/* The cols names from the header line, or NULL if there was none (valid
+ * while t lives). */
+HAZE_API const char *const *haze_table_names(const haze_table *t);
+/* Index of the text column, or -1; its rows strings, or NULL (valid while t
+ * lives). */
+HAZE_API int haze_table_text_column(const haze_table *t);
+HAZE_API const char *const *haze_table_text(const haze_table *t);
+/* With haze_table_options.text_as_nan: cols line numbers (1-based) of each
+ * column's first field that is not a number (read as NaN), 0 for a column of
+ * numbers; otherwise NULL. Valid while t lives. */
+HAZE_API const size_t *haze_table_text_lines(const haze_table *t);
 
 /* Index of a column given by name or by 0-based number; -1 if none. */
 HAZE_API int haze_table_column(const haze_table *t, const char *name_or_index);
 
 /*
- * Writes a rows x cols matrix to `path` ("-": standard output): CSV with
- * 17 significant digits (round-trip exact) and an optional header of `names`,
- * or .npy (float64) when the path ends in ".npy". Atomic (temp + rename).
+ * Writes a rows x cols matrix of `type` numbers (double or float) to `path`
+ * ("-": standard output): CSV with 17 significant digits (round-trip exact;
+ * 9 for float) and an optional header of `names`, or .npy (float64 or
+ * float32, as the data) when the path ends in ".npy". Atomic (temp +
+ * rename).
  */
-HAZE_API int haze_matrix_write(haze_ctx *ctx, const char *path, const double *data, size_t rows,
-                               size_t cols, const char *const *names);
-/* The same for float data; .npy output keeps float32. */
-HAZE_API int haze_matrix_write_f32(haze_ctx *ctx, const char *path, const float *data, size_t rows,
-                                   size_t cols, const char *const *names);
+HAZE_API int haze_table_write(haze_ctx *ctx, const char *path, const void *data,
+                              haze_precision type, size_t rows, size_t cols,
+                              const char *const *names);
 
 /*
  * Writes the text `s` as one CSV field that haze_table_read gives back as it
@@ -88,13 +113,14 @@ HAZE_API int haze_matrix_write_f32(haze_ctx *ctx, const char *path, const float 
  * a quote or a line end, starts with '#' (a comment line) or has blanks at
  * its ends (trimmed from bare fields). Used for header names and labels.
  */
-HAZE_API void haze_csv_put_field(FILE *fp, const char *s);
+HAZE_API void haze_table_write_field(FILE *fp, const char *s);
 
 /*
- * An output file written whole or not at all. open() creates a temporary file
- * beside `path` (or uses stdout for "-"); write to f->fp; commit() flushes,
- * syncs and renames it over `path`; abort() removes the temporary. After
- * either, the struct is empty again.
+ * An output file written whole or not at all (an opaque handle). open()
+ * creates a temporary file beside `path` (or uses stdout for "-"); write to
+ * haze_outfile_stream(f); commit() flushes, syncs and renames it over
+ * `path`; abort() removes the temporary. Either frees the handle (commit
+ * also when it fails; abort of NULL is a no-op).
  *
  * A symbolic link is followed: its target is rewritten and the link stays.
  * A path that names a character device, FIFO or other special file is
@@ -102,18 +128,16 @@ HAZE_API void haze_csv_put_field(FILE *fp, const char *s);
  * A new file gets mode 0666 less the umask; a rewritten file keeps its mode
  * (and its owner where the process may set it).
  */
-typedef struct haze_outfile {
-    FILE *fp;
-    char *path;       /* as given, for messages */
-    char *tmp;        /* the temporary file; NULL when written straight through */
-    char *target;     /* path with symbolic links followed: what tmp replaces */
-    long slot;        /* private: the temporary's entry for haze_outfile_remove_temps */
-    long group_index; /* private: 1 + its entry in the context's output group, or 0 */
-} haze_outfile;
+typedef struct haze_outfile haze_outfile;
 
-HAZE_API int haze_outfile_open(haze_ctx *ctx, haze_outfile *f, const char *path);
-HAZE_API int haze_outfile_commit(haze_ctx *ctx, haze_outfile *f);
-HAZE_API void haze_outfile_abort(haze_outfile *f);
+/* Ownership: *out is new; haze_outfile_commit or haze_outfile_abort frees it
+ * and sets the caller's pointer to NULL (abort of a NULL handle is a no-op,
+ * so an abort on every exit path is safe after a commit). */
+HAZE_API int haze_outfile_open(haze_ctx *ctx, const char *path, haze_outfile **out);
+/* The stream to write to (valid until commit or abort). */
+HAZE_API FILE *haze_outfile_stream(haze_outfile *f);
+HAZE_API int haze_outfile_commit(haze_ctx *ctx, haze_outfile **f);
+HAZE_API void haze_outfile_abort(haze_outfile **f);
 
 /*
  * Removes every temporary output file of this process that is still open.
@@ -130,7 +154,7 @@ HAZE_API void haze_outfile_remove_temps(void);
  * creates an output's temporary file at once, so a missing folder or a name
  * given twice fails before any work is done. While the group is open, every
  * output committed through the context (haze_outfile_commit(), and so
- * haze_matrix_write(), haze_image_save(), haze_fis_save(), ...) is written
+ * haze_table_write(), haze_image_save(), haze_fis_save(), ...) is written
  * and synced but not renamed; haze_outgroup_commit() renames them all and
  * closes the group. haze_outgroup_abort(), a failed haze_outgroup_commit()
  * or haze_ctx_free() removes every temporary, leaving all targets as they
@@ -147,7 +171,7 @@ HAZE_API void haze_outgroup_abort(haze_ctx *ctx);
  * Reads a whole file (or "-" for stdin) into a NUL-terminated buffer.
  * *out is malloc'd; the caller frees it. *len may be NULL.
  */
-HAZE_API int haze_file_read_all(haze_ctx *ctx, const char *path, char **out, size_t *len);
+HAZE_API int haze_io_read_file(haze_ctx *ctx, const char *path, char **out, size_t *len);
 
 #ifdef __cplusplus
 }

@@ -10,6 +10,10 @@
  * are rounded outward (the analyser computes with MPFR intervals), so a real
  * execution can never leave them. See docs/prec.md for the language, the
  * engines and the rounding models.
+ *
+ * Threads: as haze/core.h says ("Threads"). A script is read-only in
+ * haze_prec_analyse and haze_prec_eval; the set_ calls change it and must
+ * not overlap with any other call on it. A result is read-only.
  */
 #ifndef HAZE_PREC_H
 #define HAZE_PREC_H
@@ -34,11 +38,8 @@ typedef struct haze_prec_script haze_prec_script;
  * Ownership: on success *out is new and freed with haze_prec_free(); the
  * script does not keep `text` or `name`.
  */
-HAZE_API int haze_prec_parse(haze_ctx *ctx, const char *text, const char *name,
-                             haze_prec_script **out);
-/* The same for a file ("-" reads standard input). */
-HAZE_API int haze_prec_load(haze_ctx *ctx, const char *path, haze_prec_script **out);
 typedef struct haze_prec_parse_options {
+    size_t size; /* sizeof(haze_prec_parse_options): set by haze_prec_parse_options_default() */
     /* FPCore while / while* loops: 0 rejects them; N > 0 unrolls them (at most
      * N iterations each), which needs loop conditions that do not depend on
      * the inputs and that the rounded and the exact execution decide alike. */
@@ -49,11 +50,21 @@ typedef struct haze_prec_parse_options {
     long max_ops;
 } haze_prec_parse_options;
 
-/* haze_prec_parse / haze_prec_load with options (NULL: the defaults, all 0). */
-HAZE_API int haze_prec_parse_ex(haze_ctx *ctx, const char *text, const char *name,
-                                const haze_prec_parse_options *opt, haze_prec_script **out);
-HAZE_API int haze_prec_load_ex(haze_ctx *ctx, const char *path, const haze_prec_parse_options *opt,
-                               haze_prec_script **out);
+/* Fills the first `size` bytes of *opt with the defaults (all 0) and sets
+ * opt->size (haze/core.h); HAZE_ERR_INVALID when size < sizeof(size_t). */
+HAZE_API int haze_prec_parse_options_init(haze_prec_parse_options *opt, size_t size);
+static inline haze_prec_parse_options haze_prec_parse_options_default(void) {
+    haze_prec_parse_options opt;
+    haze_prec_parse_options_init(&opt, sizeof opt);
+    return opt;
+}
+
+/* `opt` may be NULL (the defaults). */
+HAZE_API int haze_prec_parse(haze_ctx *ctx, const char *text, const char *name,
+                             const haze_prec_parse_options *opt, haze_prec_script **out);
+/* The same for a file ("-" reads standard input). */
+HAZE_API int haze_prec_load(haze_ctx *ctx, const char *path, const haze_prec_parse_options *opt,
+                            haze_prec_script **out);
 /* Frees a script; NULL is a no-op. */
 HAZE_API void haze_prec_free(haze_prec_script *s);
 
@@ -99,11 +110,16 @@ typedef enum haze_prec_engine {
     HAZE_PREC_BOTH = 3 /* both, keeping the tighter enclosure at every node */
 } haze_prec_engine;
 
-/* "ia", "aa", "both". */
+/* "ia", "aa", "both" (parse: ctx may be NULL). */
 HAZE_API const char *haze_prec_engine_name(haze_prec_engine e);
-HAZE_API int haze_prec_engine_parse(const char *s, haze_prec_engine *out);
+HAZE_API int haze_prec_engine_parse(haze_ctx *ctx, const char *s, haze_prec_engine *out);
 
+/* One goal of a result (haze_prec_result_goal): made by the library and
+ * reached by pointer only; size is the size of the struct it filled, so a
+ * caller built against a later header checks it before reading a field
+ * added later. */
 typedef struct haze_prec_goal {
+    size_t size;      /* sizeof(haze_prec_goal) of the library */
     const char *text; /* the goal as written, e.g. "o_fx - o_m in ?" */
     int has_bound;    /* 1 if the goal states bounds to prove */
     int proved;       /* with a stated bound: 1 if the enclosure lies inside it */
@@ -117,13 +133,8 @@ typedef struct haze_prec_goal {
     double want_lo, want_hi; /* the stated bound (when has_bound), rounded inward */
 } haze_prec_goal;
 
-typedef struct haze_prec_result {
-    size_t n_goals;
-    haze_prec_goal *goals;
-    size_t boxes;   /* sub-boxes analysed (the bisection grid plus refinement) */
-    double seconds; /* wall time of the analysis */
-    int all_proved; /* 1 if every goal with a stated bound is proved */
-} haze_prec_result;
+/* The result of an analysis: an opaque handle, read through the accessors below. */
+typedef struct haze_prec_result haze_prec_result;
 
 /*
  * Analyses the script with engine `engine`, bisecting the inputs as the
@@ -140,6 +151,15 @@ HAZE_API int haze_prec_analyse(haze_ctx *ctx, const haze_prec_script *s, haze_pr
                                haze_prec_result **out);
 /* Frees a result; NULL is a no-op. */
 HAZE_API void haze_prec_result_free(haze_prec_result *r);
+/* Number of goals, and goal i (NULL past the last; valid while r lives). */
+HAZE_API size_t haze_prec_result_goal_count(const haze_prec_result *r);
+HAZE_API const haze_prec_goal *haze_prec_result_goal(const haze_prec_result *r, size_t i);
+/* Sub-boxes analysed (the bisection grid plus refinement). */
+HAZE_API size_t haze_prec_result_boxes(const haze_prec_result *r);
+/* Wall time of the analysis, seconds. */
+HAZE_API double haze_prec_result_seconds(const haze_prec_result *r);
+/* 1 if every goal with a stated bound is proved. */
+HAZE_API int haze_prec_result_all_proved(const haze_prec_result *r);
 
 /*
  * Executes the script's arithmetic at one point: inputs x[0..var_count-1]
@@ -159,7 +179,8 @@ HAZE_API int haze_prec_eval(haze_ctx *ctx, const haze_prec_script *s, const doub
                             long prec_bits, double *out);
 
 /* Range [lo, hi] of input variable i from the hypotheses. */
-HAZE_API int haze_prec_var_range(const haze_prec_script *s, size_t i, double *lo, double *hi);
+HAZE_API int haze_prec_var_range(haze_ctx *ctx, const haze_prec_script *s, size_t i, double *lo,
+                                 double *hi);
 
 #ifdef __cplusplus
 }

@@ -8,6 +8,9 @@
  * are plain round-to-nearest operations that a compiler may not fuse into an
  * fma (so the host and the device give the same bits).
  *
+ * Threads: as haze/core.h says ("Threads"); these are pure functions on
+ * values, so any calls may overlap.
+ *
  * On the device the CUDA rounding intrinsics (__dadd_rd, __fmul_ru, ...) do
  * the work. On the host the result is the round-to-nearest result corrected
  * by one step when an error-free transformation says the exact value lies

@@ -20,6 +20,7 @@
 #endif
 
 #include "core/internal.h"
+#include "core/sized.h"
 
 const char *haze_version(void) {
     return HAZE_VERSION_STRING;
@@ -37,8 +38,8 @@ const char *haze_backend_name(haze_backend b) {
     return "unknown";
 }
 
-int haze_backend_parse(const char *s, haze_backend *out) {
-    if (!s || !out) return HAZE_ERR_INVALID;
+int haze_backend_parse(haze_ctx *ctx, const char *s, haze_backend *out) {
+    if (!s || !out) return haze__error(ctx, HAZE_ERR_INVALID, "backend: no name or no output");
     if (!strcasecmp(s, "auto"))
         *out = HAZE_BACKEND_AUTO;
     else if (!strcasecmp(s, "cpu"))
@@ -46,11 +47,12 @@ int haze_backend_parse(const char *s, haze_backend *out) {
     else if (!strcasecmp(s, "cuda") || !strcasecmp(s, "gpu"))
         *out = HAZE_BACKEND_CUDA;
     else
-        return HAZE_ERR_INVALID;
+        return haze__error(ctx, HAZE_ERR_INVALID,
+                           "unknown backend '%s': expected auto, cpu or cuda", s);
     return HAZE_OK;
 }
 
-int haze_has_cuda(void) {
+int haze_build_has_cuda(void) {
 #ifdef HAZE_HAVE_CUDA
     return 1;
 #else
@@ -58,7 +60,7 @@ int haze_has_cuda(void) {
 #endif
 }
 
-int haze_has_openmp(void) {
+int haze_build_has_openmp(void) {
 #ifdef _OPENMP
     return 1;
 #else
@@ -66,7 +68,7 @@ int haze_has_openmp(void) {
 #endif
 }
 
-int haze_cuda_device_count(void) {
+int haze_device_count(void) {
 #ifdef HAZE_HAVE_CUDA
     return haze__cuda_count();
 #else
@@ -74,19 +76,26 @@ int haze_cuda_device_count(void) {
 #endif
 }
 
-int haze_device_query(int device, haze_device_info *info) {
-    if (!info) return HAZE_ERR_INVALID;
-    memset(info, 0, sizeof *info);
+int haze_device_query(haze_ctx *ctx, int device, haze_device_info *info) {
+    if (!info) return haze__error(ctx, HAZE_ERR_INVALID, "device query: no output");
+    haze_device_info full;
+    memset(&full, 0, sizeof full);
+    full.size = sizeof full;
+    int st = haze__sized_give(ctx, info, &full, sizeof full, "haze_device_info");
+    if (st) return st;
 #ifdef HAZE_HAVE_CUDA
     char why[256];
-    return haze__cuda_probe(device, info, why, sizeof why);
+    st = haze__cuda_probe(device, &full, why, sizeof why);
+    full.size = sizeof full;
+    if (st) return haze__error(ctx, st, "CUDA device %d: %s", device, why);
+    return haze__sized_give(ctx, info, &full, sizeof full, "haze_device_info");
 #else
-    (void)device;
-    return HAZE_ERR_NODEVICE;
+    return haze__error(ctx, HAZE_ERR_NODEVICE,
+                       "CUDA device %d: this build of haze has no CUDA support", device);
 #endif
 }
 
-int haze_cpu_threads(void) {
+int haze_ctx_default_threads(void) {
     const char *env = getenv("HAZE_THREADS");
     if (env && *env) {
         char *end;
@@ -183,13 +192,15 @@ void haze__ctx_init_local(struct haze_ctx *c) {
     c->id = haze__ctx_next_id();
 }
 
-haze_ctx_options haze_ctx_options_default(void) {
+int haze_ctx_options_init(haze_ctx_options *opt, size_t size) {
     haze_ctx_options o;
+    memset(&o, 0, sizeof o);
+    o.size = sizeof o;
     o.backend = HAZE_BACKEND_AUTO;
     o.device = -1;
     o.threads = 0;
     o.device_memory_limit = 0;
-    return o;
+    return haze__sized_init(opt, size, &o, sizeof o);
 }
 
 /* Resolves the backend request of `ctx`; records the reason on failure. */
@@ -224,7 +235,7 @@ static int resolve_backend(haze_ctx *ctx, haze_backend want, const char *origin)
 #endif
 }
 
-int haze_ctx_new(haze_ctx **out, const haze_ctx_options *opt) {
+int haze_ctx_new(const haze_ctx_options *opt, haze_ctx **out) {
     if (!out) return HAZE_ERR_INVALID;
     *out = NULL;
     haze_ctx *ctx = calloc(1, sizeof *ctx);
@@ -238,7 +249,9 @@ int haze_ctx_new(haze_ctx **out, const haze_ctx_options *opt) {
     *out = ctx;
     ctx->id = haze__ctx_next_id();
     haze__mp_install();
-    haze_ctx_options o = opt ? *opt : haze_ctx_options_default();
+    haze_ctx_options o = haze_ctx_options_default();
+    int take = haze__sized_take(ctx, &o, sizeof o, opt, "haze_ctx_options");
+    if (take) return take;
 
     ctx->backend = HAZE_BACKEND_CPU;
     ctx->device_memory_limit = o.device_memory_limit;
@@ -256,7 +269,7 @@ int haze_ctx_new(haze_ctx **out, const haze_ctx_options *opt) {
         }
     }
     if (o.threads < 0) return haze__error(ctx, HAZE_ERR_INVALID, "threads must be >= 0");
-    ctx->threads = o.threads > 0 ? o.threads : haze_cpu_threads();
+    ctx->threads = o.threads > 0 ? o.threads : haze_ctx_default_threads();
 
     haze_backend want = o.backend;
     const char *origin = "";
@@ -265,7 +278,7 @@ int haze_ctx_new(haze_ctx **out, const haze_ctx_options *opt) {
     if (want == HAZE_BACKEND_AUTO) {
         const char *env = getenv("HAZE_BACKEND");
         if (env && *env) {
-            if (haze_backend_parse(env, &want) != HAZE_OK)
+            if (haze_backend_parse(NULL, env, &want) != HAZE_OK)
                 return haze__error(ctx, HAZE_ERR_INVALID,
                                    "HAZE_BACKEND='%s': expected auto, cpu or cuda", env);
             origin = " (by HAZE_BACKEND)";
@@ -299,7 +312,7 @@ int haze_ctx_set_threads(haze_ctx *ctx, int threads) {
     if (!ctx) return HAZE_ERR_INVALID;
     if (threads < 0)
         return haze__error(ctx, HAZE_ERR_INVALID, "threads must be >= 0, got %d", threads);
-    ctx->threads = threads > 0 ? threads : haze_cpu_threads();
+    ctx->threads = threads > 0 ? threads : haze_ctx_default_threads();
     return HAZE_OK;
 }
 

@@ -8,7 +8,7 @@
 
 #include "core/internal.h"
 
-const char *haze_strerror(int status) {
+const char *haze_status_message(int status) {
     switch (status) {
 #define HAZE__STATUS_MSG(name, value, msg)                                                         \
     case value:                                                                                    \

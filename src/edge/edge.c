@@ -20,17 +20,25 @@
 #endif
 
 #include "core/internal.h"
+#include "core/sized.h"
 #include "edge/edge_internal.h"
 
-haze_fire_params haze_fire_params_default(void) {
-    haze_fire_params p = {64, 128, 2};
-    return p;
+int haze_edge_options_init(haze_edge_options *opt, size_t size) {
+    haze_edge_options p;
+    memset(&p, 0, sizeof p);
+    p.size = sizeof p;
+    p.spread = 64;
+    p.black_width = 128;
+    p.scale = 2;
+    return haze__sized_init(opt, size, &p, sizeof p);
 }
 
-int haze_fire_new(haze_ctx *ctx, const haze_fire_params *p, haze_fire **out) {
-    if (!out) return haze__error(ctx, HAZE_ERR_INVALID, "haze_fire_new: out is NULL");
+int haze_edge_new(haze_ctx *ctx, const haze_edge_options *p, haze_edge **out) {
+    if (!out) return haze__error(ctx, HAZE_ERR_INVALID, "haze_edge_new: out is NULL");
     *out = NULL;
-    haze_fire_params q = p ? *p : haze_fire_params_default();
+    haze_edge_options q = haze_edge_options_default();
+    int take = haze__sized_take(ctx, &q, sizeof q, p, "haze_edge_options");
+    if (take) return take;
     if (q.spread < 1 || q.spread > 255)
         return haze__error(ctx, HAZE_ERR_INVALID, "FIRE spread %d outside 1..255", q.spread);
     if (q.black_width < 1 || q.black_width > 255)
@@ -38,7 +46,7 @@ int haze_fire_new(haze_ctx *ctx, const haze_fire_params *p, haze_fire **out) {
                            q.black_width);
     if (q.scale < 1 || q.scale > 8)
         return haze__error(ctx, HAZE_ERR_INVALID, "FIRE scale C=%d outside 1..8", q.scale);
-    haze_fire *f = calloc(1, sizeof *f);
+    haze_edge *f = calloc(1, sizeof *f);
     if (!f) return haze__error(ctx, HAZE_ERR_NOMEM, "out of memory");
     f->p = q;
     for (int d = -255; d <= 255; d++) {
@@ -51,7 +59,7 @@ int haze_fire_new(haze_ctx *ctx, const haze_fire_params *p, haze_fire **out) {
     return HAZE_OK;
 }
 
-void haze_fire_free(haze_fire *f) {
+void haze_edge_free(haze_edge *f) {
     if (!f) return;
 #ifdef HAZE_HAVE_CUDA
     haze__fire_cuda_release(f);
@@ -72,7 +80,7 @@ static void window(const haze_image *in, int x, int y, int *center, int d[8]) {
 }
 
 /* The reference: the paper's steps, one pixel at a time, one thread. */
-static void fire_reference(const haze_fire *f, const haze_image *in, haze_image *out) {
+static void fire_reference(const haze_edge *f, const haze_image *in, haze_image *out) {
     const int T = f->p.spread, W = f->p.black_width, C = f->p.scale;
     for (int y = 0; y < in->height; y++)
         for (int x = 0; x < in->width; x++) {
@@ -103,7 +111,7 @@ static void fire_reference(const haze_fire *f, const haze_image *in, haze_image 
 }
 
 /* The fast CPU version: tables, rows over all threads. */
-static void fire_fast(const haze_fire *f, const haze_image *in, haze_image *out, int threads) {
+static void fire_fast(const haze_edge *f, const haze_image *in, haze_image *out, int threads) {
     const int w = in->width, h = in->height;
     const short *pos = f->pos + 255, *neg = f->neg + 255;
 #ifdef _OPENMP
@@ -146,31 +154,32 @@ static int check_images(haze_ctx *ctx, const haze_image *in, const haze_image *o
     return HAZE_OK;
 }
 
-int haze_fire_run(haze_ctx *ctx, haze_fire *f, haze_fire_kernel kernel, const haze_image *in,
+int haze_edge_run(haze_ctx *ctx, haze_edge *f, haze_edge_kernel kernel, const haze_image *in,
                   haze_image *out) {
-    if (!f) return haze__error(ctx, HAZE_ERR_INVALID, "haze_fire_run: detector is NULL");
+    if (!f) return haze__error(ctx, HAZE_ERR_INVALID, "haze_edge_run: detector is NULL");
     int st = check_images(ctx, in, out);
     if (st) return st;
-    if (kernel != HAZE_FIRE_FAST && kernel != HAZE_FIRE_REFERENCE)
-        return haze__error(ctx, HAZE_ERR_INVALID, "haze_fire_run: unknown kernel %d", (int)kernel);
+    if (kernel != HAZE_EDGE_FAST && kernel != HAZE_EDGE_REFERENCE)
+        return haze__error(ctx, HAZE_ERR_INVALID, "haze_edge_run: unknown kernel %d", (int)kernel);
 #ifdef HAZE_HAVE_CUDA
     if (haze__use_cuda(ctx)) return haze__fire_run_cuda(ctx, f, kernel, in, out);
 #endif
-    if (kernel == HAZE_FIRE_REFERENCE)
+    if (kernel == HAZE_EDGE_REFERENCE)
         fire_reference(f, in, out);
     else
         fire_fast(f, in, out, haze__threads(ctx));
     return HAZE_OK;
 }
 
-int haze_edge_fis(haze_ctx *ctx, const haze_fis *fis, const haze_image *in, haze_image *out) {
+int haze_edge_run_fis(haze_ctx *ctx, const haze_fis *fis, const haze_image *in, haze_image *out) {
     int st = check_images(ctx, in, out);
     if (st) return st;
-    if (!fis || haze_fis_num_inputs(fis) != 8 || haze_fis_num_outputs(fis) != 1)
+    if (!fis || haze_fis_input_count(fis) != 8 || haze_fis_output_count(fis) != 1)
         return haze__error(ctx, HAZE_ERR_MISMATCH,
                            "edge rules: the model needs 8 inputs (neighbour differences NW, N, "
                            "NE, W, E, SW, S, SE) and 1 output, it has %d and %d",
-                           fis ? haze_fis_num_inputs(fis) : 0, fis ? haze_fis_num_outputs(fis) : 0);
+                           fis ? haze_fis_input_count(fis) : 0,
+                           fis ? haze_fis_output_count(fis) : 0);
     const size_t n = (size_t)in->width * (size_t)in->height;
     /* in bands, so a large frame does not need 72 bytes per pixel at once */
     const size_t band = 1 << 16;
@@ -188,7 +197,7 @@ int haze_edge_fis(haze_ctx *ctx, const haze_fis *fis, const haze_image *in, haze
             window(in, px, py, &c, d);
             for (int k = 0; k < 8; k++) x[i * 8 + (size_t)k] = d[k];
         }
-        st = haze_fis_eval(ctx, fis, x, m, y);
+        st = haze_fis_eval(ctx, fis, x, m, y, NULL);
         for (size_t i = 0; i < m && !st; i++) {
             double v = y[i];
             v = isnan(v) ? 255.0 : floor(v + 0.5);

@@ -163,7 +163,7 @@ static size_t tables_bytes(void) {
  * there (a detector moved to a context on another device uploads them
  * again; one detector must not run on two devices at once).
  */
-static int upload_tables(haze_ctx *ctx, haze_fire *f) {
+static int upload_tables(haze_ctx *ctx, haze_edge *f) {
     if (f->d_tables && f->d_device == ctx->device) return HAZE_OK;
     haze__fire_cuda_release(f);
     uint32_t packed[511]; /* copied before the synchronisation below returns */
@@ -193,7 +193,7 @@ fail:
     return st;
 }
 
-extern "C" void haze__fire_cuda_release(haze_fire *f) {
+extern "C" void haze__fire_cuda_release(haze_edge *f) {
     if (!f || !f->d_tables) return;
     haze__dev_free_held(f->d_acct, f->d_device, f->d_tables, tables_bytes());
     haze__dev_acct_drop(f->d_acct);
@@ -201,14 +201,14 @@ extern "C" void haze__fire_cuda_release(haze_fire *f) {
     f->d_acct = NULL;
 }
 
-extern "C" int haze__fire_device(haze_ctx *ctx, haze_fire *f, haze_fire_kernel kernel,
+extern "C" int haze__fire_device(haze_ctx *ctx, haze_edge *f, haze_edge_kernel kernel,
                                  const uint8_t *d_in, uint8_t *d_out, int *d_scratch, int width,
                                  int height) {
     int st = haze__cuda_begin(ctx);
     if (!st) st = upload_tables(ctx, f);
     if (st) return st;
     cudaStream_t s = haze__stream(ctx);
-    if (kernel == HAZE_FIRE_REFERENCE) {
+    if (kernel == HAZE_EDGE_REFERENCE) {
         dim3 b1(TILE, TILE), g1((width + TILE - 1) / TILE, (height + TILE - 1) / TILE);
         fire_k1<<<g1, b1, 0, s>>>(d_in, d_scratch, width, height, f->p.spread);
         HAZE_CUDA_TRY_LAUNCH(ctx);
@@ -225,22 +225,22 @@ extern "C" int haze__fire_device(haze_ctx *ctx, haze_fire *f, haze_fire_kernel k
     return HAZE_OK;
 }
 
-extern "C" int haze__fire_run_cuda(haze_ctx *ctx, haze_fire *f, haze_fire_kernel kernel,
+extern "C" int haze__fire_run_cuda(haze_ctx *ctx, haze_edge *f, haze_edge_kernel kernel,
                                    const haze_image *in, haze_image *out) {
     int st = haze__cuda_begin(ctx);
     if (st) return st;
     const size_t n = (size_t)in->width * in->height;
-    if (kernel == HAZE_FIRE_REFERENCE && n > 0x7fffffffu)
+    if (kernel == HAZE_EDGE_REFERENCE && n > 0x7fffffffu)
         return haze__error(ctx, HAZE_ERR_INVALID,
                            "FIRE reference: image too large for one block "
                            "per pixel");
-    size_t need = 2 * n + (kernel == HAZE_FIRE_REFERENCE ? sizeof(int) * n : 0) + tables_bytes();
+    size_t need = 2 * n + (kernel == HAZE_EDGE_REFERENCE ? sizeof(int) * n : 0) + tables_bytes();
     if (need > haze__cuda_budget(ctx))
         return haze__error(ctx, HAZE_ERR_NOMEM, "FIRE: %zu bytes of device memory needed", need);
     uint8_t *d_in = NULL, *d_out = NULL;
     int *d_s = NULL;
     cudaStream_t s = haze__stream(ctx);
-    const size_t s_bytes = kernel == HAZE_FIRE_REFERENCE ? sizeof(int) * n : 0;
+    const size_t s_bytes = kernel == HAZE_EDGE_REFERENCE ? sizeof(int) * n : 0;
     if ((st = haze__dev_alloc(ctx, (void **)&d_in, n, "FIRE input")) ||
         (st = haze__dev_alloc(ctx, (void **)&d_out, n, "FIRE output")) ||
         (s_bytes && (st = haze__dev_alloc(ctx, (void **)&d_s, s_bytes, "FIRE rule sums"))))

@@ -92,8 +92,8 @@ HAZE__FHD uint8_t haze__fire_defuzz(int s, int w, int scale) {
     return haze__fire_byte(num, den, scale);
 }
 
-struct haze_fire {
-    haze_fire_params p;
+struct haze_edge {
+    haze_edge_options p;
     short pos[511], neg[511]; /* memberships at d + 255 */
     uint8_t lut[HAZE__FIRE_SMAX + 1];
     /* device copy of pos and neg (packed) and lut (CUDA only), made on first
@@ -107,13 +107,13 @@ struct haze_fire {
 #ifdef __cplusplus
 extern "C" {
 #endif
-int haze__fire_run_cuda(haze_ctx *ctx, haze_fire *f, haze_fire_kernel kernel, const haze_image *in,
+int haze__fire_run_cuda(haze_ctx *ctx, haze_edge *f, haze_edge_kernel kernel, const haze_image *in,
                         haze_image *out);
 /* The kernels on device buffers: no transfers, no sync (haze__fire_run_cuda
  * runs them between its copies; dev/edge_dev.h times them). */
-int haze__fire_device(haze_ctx *ctx, haze_fire *f, haze_fire_kernel kernel, const uint8_t *d_in,
+int haze__fire_device(haze_ctx *ctx, haze_edge *f, haze_edge_kernel kernel, const uint8_t *d_in,
                       uint8_t *d_out, int *d_scratch, int width, int height);
-void haze__fire_cuda_release(haze_fire *f);
+void haze__fire_cuda_release(haze_edge *f);
 #ifdef __cplusplus
 }
 #endif

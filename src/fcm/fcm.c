@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "core/rng.h"
+#include "core/sized.h"
 #include "fcm/fcm_internal.h"
 
 static inline double pow_f64(double a, double b) {
@@ -50,9 +51,10 @@ haze__fcm_tuning *haze__fcm_tuning_of(haze_ctx *ctx) {
                                                NULL);
 }
 
-haze_fcm_options haze_fcm_options_default(void) {
+int haze_fcm_options_init(haze_fcm_options *opt, size_t size) {
     haze_fcm_options o;
     memset(&o, 0, sizeof o);
+    o.size = sizeof o;
     o.m = 2.0;
     o.metric = HAZE_FCM_EUCLIDEAN;
     o.init = HAZE_FCM_INIT_KMEANSPP;
@@ -60,7 +62,7 @@ haze_fcm_options haze_fcm_options_default(void) {
     o.tol = 1e-5;
     o.max_iter = 300;
     o.gk_reg = 1e-10;
-    return o;
+    return haze__sized_init(opt, size, &o, sizeof o);
 }
 
 void haze_fcm_result_free(haze_fcm_result *r) {
@@ -73,9 +75,11 @@ void haze_fcm_result_free(haze_fcm_result *r) {
     free(r);
 }
 
-int haze_fcm_labels(const double *u, size_t n, size_t c, int *labels) {
+int haze_fcm_labels(haze_ctx *ctx, const double *u, size_t n, size_t c, int *labels) {
     if (n == 0) return HAZE_OK;
-    if (!u || !labels || c == 0) return HAZE_ERR_INVALID;
+    if (!u || !labels || c == 0)
+        return haze__error(ctx, HAZE_ERR_INVALID, "fcm labels: %s",
+                           c == 0 ? "no clusters" : "NULL argument");
     for (size_t i = 0; i < n; i++) {
         size_t best = 0;
         for (size_t j = 1; j < c; j++)
@@ -507,12 +511,14 @@ static int fit(haze_ctx *ctx, const double *x, const float *x32, size_t n, size_
                            c, d, c * d * d);
     if (!(opt->gk_reg >= 0) || !isfinite(opt->gk_reg))
         return haze__error(ctx, HAZE_ERR_DOMAIN, "fcm: gk_reg must be >= 0");
-    if ((opt->init == HAZE_FCM_INIT_CENTERS || opt->init == HAZE_FCM_INIT_MEMBERSHIPS) &&
+    if ((opt->init == HAZE_FCM_INIT_CENTRES || opt->init == HAZE_FCM_INIT_MEMBERSHIPS) &&
         !opt->init_data)
         return haze__error(ctx, HAZE_ERR_INVALID, "fcm: init_data is NULL");
     if (opt->init < HAZE_FCM_INIT_RANDOM || opt->init > HAZE_FCM_INIT_MEMBERSHIPS)
         return haze__error(ctx, HAZE_ERR_INVALID, "fcm: unknown init %d", (int)opt->init);
-    const int single = x32 || opt->single;
+    if (opt->precision != HAZE_PRECISION_F64 && opt->precision != HAZE_PRECISION_F32)
+        return haze__error(ctx, HAZE_ERR_INVALID, "fcm: unknown precision %d", (int)opt->precision);
+    const int single = x32 || opt->precision == HAZE_PRECISION_F32;
     double *box = span_new(d);
     if (!box) return haze__error(ctx, HAZE_ERR_NOMEM, "fcm: out of memory");
     int st = x ? check_finite(ctx, x, 0, n, d, "data", box, box + d)
@@ -583,7 +589,7 @@ static int fit(haze_ctx *ctx, const double *x, const float *x32, size_t n, size_
         p.src = HAZE__FCM_SRC_MEMORY;
         p.u0 = u0;
         break;
-    case HAZE_FCM_INIT_CENTERS:
+    case HAZE_FCM_INIT_CENTRES:
         if ((st = check_finite(ctx, opt->init_data, 0, c, d, "initial centre", NULL, NULL)))
             goto fail;
         memcpy(vprev, opt->init_data, nv * sizeof *vprev);
@@ -704,26 +710,25 @@ fail:
     return st;
 }
 
-int haze_fcm_fit(haze_ctx *ctx, const double *x, size_t n, size_t d, const haze_fcm_options *opt,
-                 haze_fcm_result **out) {
-    if (!x) {
-        if (out) *out = NULL;
-        return haze__error(ctx, HAZE_ERR_INVALID, "fcm: NULL argument");
-    }
-    return fit(ctx, x, NULL, n, d, opt, out);
-}
-
-int haze_fcm_fit_f32(haze_ctx *ctx, const float *x, size_t n, size_t d, const haze_fcm_options *opt,
-                     haze_fcm_result **out) {
-    if (!x) {
-        if (out) *out = NULL;
-        return haze__error(ctx, HAZE_ERR_INVALID, "fcm: NULL argument");
-    }
-    return fit(ctx, NULL, x, n, d, opt, out);
+int haze_fcm_fit(haze_ctx *ctx, const void *x, haze_precision type, size_t n, size_t d,
+                 const haze_fcm_options *opt, haze_fcm_result **out) {
+    if (out) *out = NULL;
+    if (!x || !opt) return haze__error(ctx, HAZE_ERR_INVALID, "fcm: NULL argument");
+    if (type != HAZE_PRECISION_F64 && type != HAZE_PRECISION_F32)
+        return haze__error(ctx, HAZE_ERR_INVALID, "fcm: unknown element type %d", (int)type);
+    haze_fcm_options o = haze_fcm_options_default();
+    int take = haze__sized_take(ctx, &o, sizeof o, opt, "haze_fcm_options");
+    if (take) return take;
+    return type == HAZE_PRECISION_F32 ? fit(ctx, NULL, x, n, d, &o, out)
+                                      : fit(ctx, x, NULL, n, d, &o, out);
 }
 
 int haze_fcm_predict(haze_ctx *ctx, const haze_fcm_result *model, const double *x, size_t n,
-                     size_t d, int single, double *u) {
+                     size_t d, haze_precision precision, double *u) {
+    if (precision != HAZE_PRECISION_F64 && precision != HAZE_PRECISION_F32)
+        return haze__error(ctx, HAZE_ERR_INVALID, "fcm predict: unknown precision %d",
+                           (int)precision);
+    const int single = precision == HAZE_PRECISION_F32;
     if (!ctx || !model || !model->centers || (n > 0 && (!x || !u)))
         return haze__error(ctx, HAZE_ERR_INVALID, "fcm predict: NULL argument");
     const size_t c = model->c;

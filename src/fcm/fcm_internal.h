@@ -14,6 +14,7 @@
 #include "core/hd.h"
 #include "core/internal.h"
 #include "haze/fcm.h"
+#include "fcm/fcm_result.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -15,6 +15,7 @@
 
 #include "core/internal.h"
 #include "core/text.h"
+#include "core/sized.h"
 #include "fis/fis_eval.h"
 #include "fis/fis_read.h"
 #include "haze/io.h"
@@ -53,7 +54,7 @@ int haze_fis_load(haze_ctx *ctx, const char *path, haze_fis **out) {
     if (!path || !out) return haze__error(ctx, HAZE_ERR_INVALID, "haze_fis_load: NULL argument");
     *out = NULL;
     char *buf = NULL;
-    int st = haze_file_read_all(ctx, path, &buf, NULL);
+    int st = haze_io_read_file(ctx, path, &buf, NULL);
     if (st) return st;
     st = haze__text_ends_with(path, ".fll", 0) ? haze__fll_read(ctx, buf, path, out)
                                                : haze__fis_read(ctx, buf, path, out);
@@ -69,20 +70,20 @@ int haze_fis_save(haze_ctx *ctx, const haze_fis *f, const char *path) {
 
 /* ------------------------------------------------ settings */
 
-int haze_fis_num_warnings(const haze_fis *fis) {
+int haze_fis_warning_count(const haze_fis *fis) {
     return fis ? fis->warns.n : 0;
 }
 const char *haze_fis_warning(const haze_fis *fis, int i) {
     return fis && i >= 0 && i < fis->warns.n ? fis->warns.msg[i] : NULL;
 }
 
-int haze_fis_num_inputs(const haze_fis *fis) {
+int haze_fis_input_count(const haze_fis *fis) {
     return fis ? fis->ni : 0;
 }
-int haze_fis_num_outputs(const haze_fis *fis) {
+int haze_fis_output_count(const haze_fis *fis) {
     return fis ? fis->no : 0;
 }
-int haze_fis_num_rules(const haze_fis *fis) {
+int haze_fis_rule_count(const haze_fis *fis) {
     return fis ? fis->nr : 0;
 }
 const char *haze_fis_name(const haze_fis *fis) {
@@ -95,18 +96,22 @@ const char *haze_fis_var_name(const haze_fis *fis, int is_output, int i) {
     if (!fis || i < 0 || i >= (is_output ? fis->no : fis->ni)) return NULL;
     return is_output ? fis->out[i].name : fis->in[i].name;
 }
-int haze_fis_var_range(const haze_fis *fis, int is_output, int i, double *lo, double *hi) {
-    if (!fis || i < 0 || i >= (is_output ? fis->no : fis->ni)) return HAZE_ERR_INVALID;
+int haze_fis_var_range(haze_ctx *ctx, const haze_fis *fis, int is_output, int i, double *lo,
+                       double *hi) {
+    if (!fis) return haze__error(ctx, HAZE_ERR_INVALID, "fis: NULL system");
+    if (i < 0 || i >= (is_output ? fis->no : fis->ni))
+        return haze__error(ctx, HAZE_ERR_INVALID, "%s: no %s %d (it has %d)", fis->name,
+                           is_output ? "output" : "input", i + 1, is_output ? fis->no : fis->ni);
     const haze__var *v = is_output ? &fis->out[i] : &fis->in[i];
     if (lo) *lo = v->lo;
     if (hi) *hi = v->hi;
     return HAZE_OK;
 }
 
-int haze_fis_set_mode(haze_fis *fis, haze_fis_mode mode) {
+int haze_fis_set_mode(haze_ctx *ctx, haze_fis *fis, haze_fis_mode mode) {
     if (!fis || (mode != HAZE_FIS_MODE_MATLAB && mode != HAZE_FIS_MODE_OCTAVE &&
                  mode != HAZE_FIS_MODE_FUZZYLITE && mode != HAZE_FIS_MODE_EXACT))
-        return HAZE_ERR_INVALID;
+        return haze__error(ctx, HAZE_ERR_INVALID, "fis: %s", fis ? "unknown mode" : "NULL system");
     if (fis->mode != (int)mode) haze__fis_plan_forget(fis);
     fis->mode = (int)mode;
     return HAZE_OK;
@@ -114,8 +119,10 @@ int haze_fis_set_mode(haze_fis *fis, haze_fis_mode mode) {
 haze_fis_mode haze_fis_get_mode(const haze_fis *fis) {
     return fis ? (haze_fis_mode)fis->mode : HAZE_FIS_MODE_MATLAB;
 }
-int haze_fis_set_points(haze_fis *fis, int points) {
-    if (!fis || points < 2 || points > 1000000) return HAZE_ERR_INVALID;
+int haze_fis_set_points(haze_ctx *ctx, haze_fis *fis, int points) {
+    if (!fis) return haze__error(ctx, HAZE_ERR_INVALID, "fis: NULL system");
+    if (points < 2 || points > 1000000)
+        return haze__error(ctx, HAZE_ERR_INVALID, "fis: %d points: expected 2 to 1000000", points);
     haze__fis_plan_forget(fis); /* also when equal: .fll resolutions go */
     fis->points = points;
     for (int o = 0; o < fis->no; o++) fis->out[o].res = 0; /* overrides .fll resolutions */
@@ -127,8 +134,8 @@ int haze_fis_get_points(const haze_fis *fis) {
 void haze_fis_set_nan_if_no_rule(haze_fis *fis, int on) {
     if (fis) fis->nan_if_no_rule = on != 0;
 }
-int haze_fis_mode_parse(const char *s, haze_fis_mode *out) {
-    if (!s) return HAZE_ERR_INVALID;
+int haze_fis_mode_parse(haze_ctx *ctx, const char *s, haze_fis_mode *out) {
+    if (!s || !out) return haze__error(ctx, HAZE_ERR_INVALID, "fis: no mode name or no output");
     if (strcmp(s, "matlab") == 0)
         *out = HAZE_FIS_MODE_MATLAB;
     else if (strcmp(s, "octave") == 0)
@@ -138,7 +145,8 @@ int haze_fis_mode_parse(const char *s, haze_fis_mode *out) {
     else if (strcmp(s, "exact") == 0)
         *out = HAZE_FIS_MODE_EXACT;
     else
-        return HAZE_ERR_INVALID;
+        return haze__error(ctx, HAZE_ERR_INVALID,
+                           "unknown mode '%s': expected matlab, octave, fuzzylite or exact", s);
     return HAZE_OK;
 }
 
@@ -192,8 +200,8 @@ static int exact_check(haze_ctx *ctx, const haze_fis *f) {
     return HAZE_OK;
 }
 
-int haze_fis_eval_stats(haze_ctx *ctx, const haze_fis *fis, const double *inputs, size_t n,
-                        double *outputs, haze_fis_stats *stats) {
+static int fis_eval(haze_ctx *ctx, const haze_fis *fis, const double *inputs, size_t n,
+                    double *outputs, haze_fis_stats *stats) {
     if (stats) memset(stats, 0, sizeof *stats);
     if (!fis) return haze__error(ctx, HAZE_ERR_INVALID, "haze_fis_eval: fis is NULL");
     if (n == 0) return HAZE_OK;
@@ -212,8 +220,8 @@ int haze_fis_eval_stats(haze_ctx *ctx, const haze_fis *fis, const double *inputs
     return haze__fis_eval_cpu(ctx, fis, plan ? &plan->t : &none, inputs, n, outputs, stats);
 }
 
-int haze_fis_eval_device(haze_ctx *ctx, const haze_fis *fis, const double *d_inputs, size_t n,
-                         double *d_outputs, haze_fis_stats *stats) {
+static int fis_eval_device(haze_ctx *ctx, const haze_fis *fis, const double *d_inputs, size_t n,
+                           double *d_outputs, haze_fis_stats *stats) {
     if (stats) memset(stats, 0, sizeof *stats);
     if (!fis) return haze__error(ctx, HAZE_ERR_INVALID, "haze_fis_eval_device: fis is NULL");
     if (n == 0) return HAZE_OK;
@@ -230,23 +238,46 @@ int haze_fis_eval_device(haze_ctx *ctx, const haze_fis *fis, const double *d_inp
                        "haze_fis_eval_device: the context's backend is not CUDA");
 }
 
+/* The caller's stats carry their size: the counts go through a full local copy. */
 int haze_fis_eval(haze_ctx *ctx, const haze_fis *fis, const double *inputs, size_t n,
-                  double *outputs) {
-    return haze_fis_eval_stats(ctx, fis, inputs, n, outputs, NULL);
+                  double *outputs, haze_fis_stats *stats) {
+    haze_fis_stats full;
+    memset(&full, 0, sizeof full);
+    int st = haze__sized_give(ctx, stats, &full, sizeof full, "haze_fis_stats");
+    if (st) return st;
+    st = fis_eval(ctx, fis, inputs, n, outputs, stats ? &full : NULL);
+    haze__sized_give(ctx, stats, &full, sizeof full, "haze_fis_stats");
+    return st;
+}
+
+int haze_fis_eval_device(haze_ctx *ctx, const haze_fis *fis, const double *d_inputs, size_t n,
+                         double *d_outputs, haze_fis_stats *stats) {
+    haze_fis_stats full;
+    memset(&full, 0, sizeof full);
+    int st = haze__sized_give(ctx, stats, &full, sizeof full, "haze_fis_stats");
+    if (st) return st;
+    st = fis_eval_device(ctx, fis, d_inputs, n, d_outputs, stats ? &full : NULL);
+    haze__sized_give(ctx, stats, &full, sizeof full, "haze_fis_stats");
+    return st;
 }
 
 /* ------------------------------------------------ describing a model */
 
-int haze_fis_num_mfs(const haze_fis *fis, int is_output, int i) {
+int haze_fis_mf_count(const haze_fis *fis, int is_output, int i) {
     if (!fis || i < 0 || i >= (is_output ? fis->no : fis->ni)) return 0;
     return is_output ? fis->out[i].nmf : fis->in[i].nmf;
 }
 
-int haze_fis_mf(const haze_fis *fis, int is_output, int i, int k, const char **name,
+int haze_fis_mf(haze_ctx *ctx, const haze_fis *fis, int is_output, int i, int k, const char **name,
                 const char **type, const double **params, int *nparams) {
-    if (!fis || i < 0 || i >= (is_output ? fis->no : fis->ni)) return HAZE_ERR_INVALID;
+    if (!fis) return haze__error(ctx, HAZE_ERR_INVALID, "fis: NULL system");
+    if (i < 0 || i >= (is_output ? fis->no : fis->ni))
+        return haze__error(ctx, HAZE_ERR_INVALID, "%s: no %s %d (it has %d)", fis->name,
+                           is_output ? "output" : "input", i + 1, is_output ? fis->no : fis->ni);
     const haze__var *v = is_output ? &fis->out[i] : &fis->in[i];
-    if (k < 0 || k >= v->nmf) return HAZE_ERR_INVALID;
+    if (k < 0 || k >= v->nmf)
+        return haze__error(ctx, HAZE_ERR_INVALID, "%s: variable '%s' has no MF %d (it has %d)",
+                           fis->name, v->name, k + 1, v->nmf);
     const haze__mf *m = &fis->mfs[v->mf0 + k];
     const double *p = fis->params + m->poff;
     int np = m->np;
@@ -335,8 +366,11 @@ static void put_prop(txt *t, const haze_fis *f, int var, int term, int chain) {
     }
 }
 
-int haze_fis_rule_text(const haze_fis *f, int r, char *buf, size_t cap) {
-    if (!f || r < 0 || r >= f->nr || (!buf && cap)) return -1;
+int haze_fis_rule_text(haze_ctx *ctx, const haze_fis *f, int r, char *buf, size_t cap) {
+    if (!f || (!buf && cap)) return haze__error(ctx, HAZE_ERR_INVALID, "fis: NULL argument");
+    if (r < 0 || r >= f->nr)
+        return haze__error(ctx, HAZE_ERR_INVALID, "%s: no rule %d (it has %d)", f->name, r + 1,
+                           f->nr);
     txt t = {buf, cap, 0};
     if (cap) buf[0] = '\0';
     tput(&t, "If ");

@@ -11,16 +11,23 @@
 #include "core/internal.h"
 #include "fis/fis_row.h"
 
-int haze_fis_mf_eval(const haze_fis *fis, int is_output, int i, int k, const double *x, size_t n,
-                     double *mu) {
-    if (!fis || i < 0 || i >= (is_output ? fis->no : fis->ni) || (n && (!x || !mu)))
-        return HAZE_ERR_INVALID;
+int haze_fis_mf_eval(haze_ctx *ctx, const haze_fis *fis, int is_output, int i, int k,
+                     const double *x, size_t n, double *mu) {
+    if (!fis || (n && (!x || !mu)))
+        return haze__error(ctx, HAZE_ERR_INVALID, "haze_fis_mf_eval: NULL argument");
+    if (i < 0 || i >= (is_output ? fis->no : fis->ni))
+        return haze__error(ctx, HAZE_ERR_INVALID, "%s: no %s %d (it has %d)", fis->name,
+                           is_output ? "output" : "input", i + 1, is_output ? fis->no : fis->ni);
     const haze__var *v = is_output ? &fis->out[i] : &fis->in[i];
-    if (k < 0 || k >= v->nmf) return HAZE_ERR_INVALID;
+    if (k < 0 || k >= v->nmf)
+        return haze__error(ctx, HAZE_ERR_INVALID, "%s: variable '%s' has no MF %d (it has %d)",
+                           fis->name, v->name, k + 1, v->nmf);
     const haze__mf *m = &fis->mfs[v->mf0 + k];
     if (m->type == HAZE__MF_CONSTANT || m->type == HAZE__MF_LINEAR ||
         m->type == HAZE__MF_FL_FUNCTION)
-        return HAZE_ERR_UNSUPPORTED;
+        return haze__error(ctx, HAZE_ERR_UNSUPPORTED,
+                           "%s: MF '%s' of '%s' is not a function of its variable alone", fis->name,
+                           m->name, v->name);
     for (size_t j = 0; j < n; j++) mu[j] = haze__mf_eval(m->type, fis->params + m->poff, x[j]);
     return HAZE_OK;
 }

@@ -17,6 +17,7 @@
 #include "fis/fis_math.h"
 #include "fis/fis_read.h"
 #include "haze/io.h"
+#include "io/io_types.h"
 
 /* ------------------------------------------------------- writing .fis */
 
@@ -155,7 +156,7 @@ int haze__fis_write(haze_ctx *ctx, const haze_fis *f, const char *path) {
      * (haze__oagg), so that is what is written */
     const int agg = f->fl ? (f->out[0].agg >= 0 ? f->out[0].agg : HAZE__N_MAX) : f->agg_m;
     haze_outfile of;
-    int st = haze_outfile_open(ctx, &of, path);
+    int st = haze__outfile_open(ctx, &of, path);
     if (st) return st;
     FILE *fp = of.fp;
     fprintf(fp,
@@ -201,10 +202,10 @@ int haze__fis_write(haze_ctx *ctx, const haze_fis *f, const char *path) {
         haze__fprintf(fp, " (%.17g) : %d\n", f->weight[r], f->conn[r]);
     }
     if (ferror(fp)) {
-        haze_outfile_abort(&of);
+        haze__outfile_abort(&of);
         return haze__error(ctx, HAZE_ERR_IO, "%s: write error", path);
     }
-    return haze_outfile_commit(ctx, &of);
+    return haze__outfile_commit(ctx, &of);
 }
 
 /* ------------------------------------------------------- writing .fll */
@@ -416,7 +417,7 @@ int haze__fll_write(haze_ctx *ctx, const haze_fis *f, const char *path) {
     char ename[FLL_NAME];
     fll_name(f->name, NULL, 0, ename);
     haze_outfile of;
-    int st = haze_outfile_open(ctx, &of, path);
+    int st = haze__outfile_open(ctx, &of, path);
     if (st) {
         free(vn);
         free(tn);
@@ -499,7 +500,7 @@ int haze__fll_write(haze_ctx *ctx, const haze_fis *f, const char *path) {
         int first = 1;
         if (f->props) {
             if ((st = fll_props(ctx, fp, f, r, vn, tn))) {
-                haze_outfile_abort(&of);
+                haze__outfile_abort(&of);
                 free(vn);
                 free(tn);
                 return st;
@@ -543,8 +544,8 @@ int haze__fll_write(haze_ctx *ctx, const haze_fis *f, const char *path) {
     free(vn);
     free(tn);
     if (ferror(fp)) {
-        haze_outfile_abort(&of);
+        haze__outfile_abort(&of);
         return haze__error(ctx, HAZE_ERR_IO, "%s: write error", path);
     }
-    return haze_outfile_commit(ctx, &of);
+    return haze__outfile_commit(ctx, &of);
 }

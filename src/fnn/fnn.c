@@ -32,14 +32,16 @@
 
 #include "core/internal.h"
 #include "core/rng.h"
+#include "core/sized.h"
 #include "fnn/fnn_internal.h"
 
 /* Below this many multiply-adds a kernel runs on one thread: the fork costs more. */
 #define PAR_WORK 32768
 
-haze_fnn_options haze_fnn_options_default(void) {
+int haze_fnn_options_init(haze_fnn_options *opt, size_t size) {
     haze_fnn_options o;
     memset(&o, 0, sizeof o);
+    o.size = sizeof o;
     o.epochs = 20;
     o.threshold = 0.8;
     o.decay = 0.5;
@@ -52,7 +54,7 @@ haze_fnn_options haze_fnn_options_default(void) {
     o.seed = 1;
     o.shuffle = 1;
     o.validation = 0.1;
-    return o;
+    return haze__sized_init(opt, size, &o, sizeof o);
 }
 
 int haze_fnn_new(haze_ctx *ctx, size_t inputs, size_t outputs, haze_fnn **out) {
@@ -102,13 +104,13 @@ void haze_fnn_free(haze_fnn *net) {
     free(net);
 }
 
-size_t haze_fnn_inputs(const haze_fnn *net) {
+size_t haze_fnn_input_count(const haze_fnn *net) {
     return net ? net->D : 0;
 }
-size_t haze_fnn_outputs(const haze_fnn *net) {
+size_t haze_fnn_output_count(const haze_fnn *net) {
     return net ? net->L : 0;
 }
-size_t haze_fnn_rules(const haze_fnn *net) {
+size_t haze_fnn_rule_count(const haze_fnn *net) {
     return net ? net->R : 0;
 }
 int haze_fnn_file_version(const haze_fnn *net) {
@@ -630,7 +632,9 @@ int haze_fnn_train(haze_ctx *ctx, haze_fnn *net, const double *x, const double *
     if (!net || !x || !d)
         return haze__error(ctx, HAZE_ERR_INVALID, "haze_fnn_train: NULL argument");
     if (n == 0) return haze__error(ctx, HAZE_ERR_INVALID, "haze_fnn_train: no samples");
-    haze_fnn_options o = opt ? *opt : haze_fnn_options_default();
+    haze_fnn_options o = haze_fnn_options_default();
+    int take = haze__sized_take(ctx, &o, sizeof o, opt, "haze_fnn_options");
+    if (take) return take;
     int st = check_options(ctx, &o);
     if (st) return st;
     if ((st = check_finite(ctx, "fnn train inputs", x, n, net->D))) return st;
@@ -721,7 +725,8 @@ int haze_fnn_train(haze_ctx *ctx, haze_fnn *net, const double *x, const double *
             best_acc = vacc;
             if ((st = snapshot_take(ctx, &best, net))) break;
         }
-        haze_fnn_epoch info = {e,
+        haze_fnn_epoch info = {sizeof info,
+                               e,
                                net->R,
                                loss,
                                net->classifier ? (double)a.correct / (double)ntr : NAN,

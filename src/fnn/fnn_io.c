@@ -19,6 +19,7 @@
 #include "core/internal.h"
 #include "fnn/fnn_internal.h"
 #include "haze/io.h"
+#include "io/io_types.h"
 
 static void put_row(FILE *fp, const char *key, const double *v, size_t n) {
     fputs(key, fp);
@@ -85,7 +86,7 @@ int haze_fnn_save(haze_ctx *ctx, const haze_fnn *net, const char *path) {
     int st0 = savable(ctx, net);
     if (st0) return st0;
     haze_outfile f = {0};
-    int st = haze_outfile_open(ctx, &f, path);
+    int st = haze__outfile_open(ctx, &f, path);
     if (st) return st;
     FILE *fp = f.fp;
     fprintf(fp, "haze-fnn %d\n", HAZE_FNN_FILE_VERSION);
@@ -118,10 +119,10 @@ int haze_fnn_save(haze_ctx *ctx, const haze_fnn *net, const char *path) {
     }
     fputs("end\n", fp);
     if (ferror(fp)) {
-        haze_outfile_abort(&f);
+        haze__outfile_abort(&f);
         return haze__error(ctx, HAZE_ERR_IO, "%s: write error", path);
     }
-    return haze_outfile_commit(ctx, &f);
+    return haze__outfile_commit(ctx, &f);
 }
 
 /* ------------------------------------------------------------------ load */
@@ -300,7 +301,7 @@ int haze_fnn_load(haze_ctx *ctx, const char *path, haze_fnn **out) {
     if (!path || !out) return haze__error(ctx, HAZE_ERR_INVALID, "haze_fnn_load: NULL argument");
     *out = NULL;
     char *buf = NULL;
-    int st = haze_file_read_all(ctx, path, &buf, NULL);
+    int st = haze_io_read_file(ctx, path, &buf, NULL);
     if (st) return st;
     reader r = {ctx, path, buf, 0, buf};
     haze_fnn *net = NULL;
@@ -428,7 +429,7 @@ int haze_fnn_export_fis(haze_ctx *ctx, const haze_fnn *net, const char *path) {
         return haze__error(ctx, HAZE_ERR_INVALID, "fnn export: the network has no rules");
     size_t D = net->D, L = net->L, R = net->R;
     haze_outfile f = {0};
-    int st = haze_outfile_open(ctx, &f, path);
+    int st = haze__outfile_open(ctx, &f, path);
     if (st) return st;
     FILE *fp = f.fp;
     fprintf(fp, "[System]\nName='sonfin'\nType='sugeno'\nVersion=2.0\n");
@@ -487,8 +488,8 @@ int haze_fnn_export_fis(haze_ctx *ctx, const haze_fnn *net, const char *path) {
         fputs(" (1) : 1\n", fp);
     }
     if (ferror(fp)) {
-        haze_outfile_abort(&f);
+        haze__outfile_abort(&f);
         return haze__error(ctx, HAZE_ERR_IO, "%s: write error", path);
     }
-    return haze_outfile_commit(ctx, &f);
+    return haze__outfile_commit(ctx, &f);
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "core/internal.h"
+#include "core/sized.h"
 #include "fuzzy/fuzzy_internal.h"
 
 const char *haze_fuzzy_encoding_name(haze_fuzzy_encoding e) {
@@ -26,8 +27,9 @@ const char *haze_fuzzy_encoding_name(haze_fuzzy_encoding e) {
     return "?";
 }
 
-int haze_fuzzy_encoding_parse(const char *s, haze_fuzzy_encoding *out) {
-    if (!s) return HAZE_ERR_INVALID;
+int haze_fuzzy_encoding_parse(haze_ctx *ctx, const char *s, haze_fuzzy_encoding *out) {
+    if (!s || !out)
+        return haze__error(ctx, HAZE_ERR_INVALID, "fuzzy: no encoding name or no output");
     if (strcmp(s, "lu") == 0)
         *out = HAZE_FUZZY_LU;
     else if (strcmp(s, "mr") == 0)
@@ -35,17 +37,18 @@ int haze_fuzzy_encoding_parse(const char *s, haze_fuzzy_encoding *out) {
     else if (strcmp(s, "mi") == 0)
         *out = HAZE_FUZZY_MI;
     else
-        return HAZE_ERR_INVALID;
+        return haze__error(ctx, HAZE_ERR_INVALID, "unknown encoding '%s': expected lu, mr or mi",
+                           s);
     return HAZE_OK;
 }
 
-int haze_fuzzy_array_new(haze_ctx *ctx, haze_fuzzy_array **out, haze_fuzzy_encoding enc,
-                         haze_fuzzy_precision prec, int ncuts, size_t count, const double *alphas) {
+int haze_fuzzy_array_new(haze_ctx *ctx, haze_fuzzy_encoding enc, haze_precision prec, int ncuts,
+                         size_t count, const double *alphas, haze_fuzzy_array **out) {
     if (!out) return haze__error(ctx, HAZE_ERR_INVALID, "fuzzy: NULL output pointer");
     *out = NULL;
     if (enc != HAZE_FUZZY_LU && enc != HAZE_FUZZY_MR && enc != HAZE_FUZZY_MI)
         return haze__error(ctx, HAZE_ERR_INVALID, "fuzzy: unknown encoding %d", (int)enc);
-    if (prec != HAZE_FUZZY_DOUBLE && prec != HAZE_FUZZY_FLOAT)
+    if (prec != HAZE_PRECISION_F64 && prec != HAZE_PRECISION_F32)
         return haze__error(ctx, HAZE_ERR_INVALID, "fuzzy: unknown precision %d", (int)prec);
     if (ncuts < 1 || ncuts > HAZE_FUZZY_MAX_CUTS)
         return haze__error(ctx, HAZE_ERR_INVALID, "fuzzy: %d alpha-cuts, must be 1 to %d", ncuts,
@@ -113,9 +116,9 @@ haze__fuzzy_state *haze__fuzzy_state_of(haze_ctx *ctx) {
     return haze__ctx_state(ctx, HAZE__STATE_FUZZY, sizeof(haze__fuzzy_state), NULL);
 }
 
-int haze_fuzzy_array_new_device(haze_ctx *ctx, haze_fuzzy_array **out, haze_fuzzy_encoding enc,
-                                haze_fuzzy_precision prec, int ncuts, size_t count,
-                                const double *alphas) {
+int haze_fuzzy_array_new_device(haze_ctx *ctx, haze_fuzzy_encoding enc, haze_precision prec,
+                                int ncuts, size_t count, const double *alphas,
+                                haze_fuzzy_array **out) {
     if (!out) return haze__error(ctx, HAZE_ERR_INVALID, "fuzzy: NULL output pointer");
     *out = NULL;
     if (!haze__use_cuda(ctx))
@@ -124,7 +127,7 @@ int haze_fuzzy_array_new_device(haze_ctx *ctx, haze_fuzzy_array **out, haze_fuzz
 #ifdef HAZE_HAVE_CUDA
     /* the shape checks and levels of the host constructor, with no numbers */
     haze_fuzzy_array *h = NULL;
-    int st = haze_fuzzy_array_new(ctx, &h, enc, prec, ncuts, 0, alphas);
+    int st = haze_fuzzy_array_new(ctx, enc, prec, ncuts, 0, alphas, &h);
     if (st) return st;
     device_array *d = calloc(1, sizeof *d);
     if (!d) {
@@ -201,7 +204,7 @@ static int put_cuts(haze_ctx *ctx, haze_fuzzy_array *a, size_t i, const double *
                                "fuzzy: cut %d does not contain cut %d (cuts must be nested)", k + 1,
                                k);
     }
-    if (a->precision == HAZE_FUZZY_DOUBLE) {
+    if (a->precision == HAZE_PRECISION_F64) {
         double t[2 * HAZE_FUZZY_MAX_CUTS] = {0};
         for (int k = 0; k < n; k++) t[2 * k] = lo[k], t[2 * k + 1] = hi[k];
         double *dst = (double *)a->data + i * a->stride;
@@ -345,11 +348,18 @@ int haze_fuzzy_set_gauss_iv(haze_ctx *ctx, haze_fuzzy_array *a, size_t i, haze_i
 
 /* -------------------------------------------------------------- read-out */
 
-int haze_fuzzy_get_cut(const haze_fuzzy_array *a, size_t i, int k, double *lo, double *hi) {
-    if (!a || !lo || !hi || i >= a->count || k < 0 || k >= a->ncuts || a->on_device)
-        return HAZE_ERR_INVALID;
+int haze_fuzzy_get_cut(haze_ctx *ctx, const haze_fuzzy_array *a, size_t i, int k, double *lo,
+                       double *hi) {
+    if (!a || !lo || !hi) return haze__error(ctx, HAZE_ERR_INVALID, "fuzzy: NULL argument");
+    if (i >= a->count || k < 0 || k >= a->ncuts)
+        return haze__error(ctx, HAZE_ERR_INVALID,
+                           "fuzzy: no cut %d of number %zu (%zu numbers of %d cuts)", k, i,
+                           a->count, a->ncuts);
+    if (a->on_device)
+        return haze__error(ctx, HAZE_ERR_INVALID,
+                           "fuzzy: read-out of a device array (copy it to the host)");
     int n = a->ncuts;
-    if (a->precision == HAZE_FUZZY_DOUBLE) {
+    if (a->precision == HAZE_PRECISION_F64) {
         const double *x = (const double *)a->data + i * a->stride;
         double t[HAZE_FUZZY_MAX_CUTS + 1] = {0}, c[2 * HAZE_FUZZY_MAX_CUTS] = {0};
         if (a->encoding == HAZE_FUZZY_LU) {
@@ -379,19 +389,26 @@ int haze_fuzzy_get_cut(const haze_fuzzy_array *a, size_t i, int k, double *lo, d
     return HAZE_OK;
 }
 
-int haze_fuzzy_hull(const haze_fuzzy_array *a, size_t i, double alpha, double *lo, double *hi) {
-    if (!a || !lo || !hi || i >= a->count || a->on_device) return HAZE_ERR_INVALID;
-    if (!(alpha > 0 && alpha <= 1)) return HAZE_ERR_DOMAIN;
+int haze_fuzzy_hull(haze_ctx *ctx, const haze_fuzzy_array *a, size_t i, double alpha, double *lo,
+                    double *hi) {
+    if (!a || !lo || !hi) return haze__error(ctx, HAZE_ERR_INVALID, "fuzzy: NULL argument");
+    if (i >= a->count || a->on_device) return haze_fuzzy_get_cut(ctx, a, i, 0, lo, hi);
+    if (!(alpha > 0 && alpha <= 1))
+        return haze__error(ctx, HAZE_ERR_DOMAIN, "fuzzy: level %g is outside (0, 1]", alpha);
     for (int k = 0; k < a->ncuts; k++)
-        if (a->alphas[k] <= alpha) return haze_fuzzy_get_cut(a, i, k, lo, hi);
-    return HAZE_ERR_DOMAIN; /* below the lowest level: no certified hull */
+        if (a->alphas[k] <= alpha) return haze_fuzzy_get_cut(ctx, a, i, k, lo, hi);
+    /* below the lowest level: no certified hull */
+    return haze__error(ctx, HAZE_ERR_DOMAIN, "fuzzy: level %g is below the lowest level %g", alpha,
+                       a->alphas[a->ncuts - 1]);
 }
 
-int haze_fuzzy_centroid(const haze_fuzzy_array *a, size_t i, double *value) {
-    if (!a || !value || i >= a->count || a->on_device) return HAZE_ERR_INVALID;
+int haze_fuzzy_centroid(haze_ctx *ctx, const haze_fuzzy_array *a, size_t i, double *value) {
     double num = 0, den = 0, lo, hi;
+    if (!value) return haze__error(ctx, HAZE_ERR_INVALID, "fuzzy: NULL argument");
+    int st = haze_fuzzy_get_cut(ctx, a, i, 0, &lo, &hi);
+    if (st) return st;
     for (int k = 0; k < a->ncuts; k++) {
-        haze_fuzzy_get_cut(a, i, k, &lo, &hi);
+        haze_fuzzy_get_cut(ctx, a, i, k, &lo, &hi);
         double next = k + 1 < a->ncuts ? a->alphas[k + 1] : 0;
         double w = (a->alphas[k] - next) * (hi - lo);
         num += w * (0.5 * lo + 0.5 * hi);
@@ -400,7 +417,7 @@ int haze_fuzzy_centroid(const haze_fuzzy_array *a, size_t i, double *value) {
     if (den > 0 && isfinite(num / den)) {
         *value = num / den;
     } else {
-        haze_fuzzy_get_cut(a, i, 0, &lo, &hi);
+        haze_fuzzy_get_cut(ctx, a, i, 0, &lo, &hi);
         *value = 0.5 * lo + 0.5 * hi;
     }
     return HAZE_OK;
@@ -413,8 +430,8 @@ typedef int (*un_d)(int, double *, const double *);
 typedef int (*bin_f)(int, float *, const float *, const float *);
 typedef int (*un_f)(int, float *, const float *);
 
-int haze__fuzzy_apply(haze_fuzzy_encoding enc, haze_fuzzy_precision prec, haze_fuzzy_opcode op,
-                      int n, void *c, const void *a, const void *b) {
+int haze__fuzzy_apply(haze_fuzzy_encoding enc, haze_precision prec, haze_fuzzy_opcode op, int n,
+                      void *c, const void *a, const void *b) {
     static const bin_d bd[3][4] = {
         {haze_fzlud_add, haze_fzlud_sub, haze_fzlud_mul, haze_fzlud_div},
         {haze_fzmrd_add, haze_fzmrd_sub, haze_fzmrd_mul, haze_fzmrd_div},
@@ -432,7 +449,7 @@ int haze__fuzzy_apply(haze_fuzzy_encoding enc, haze_fuzzy_precision prec, haze_f
         {haze_fzmrf_neg, haze_fzmrf_recip, haze_fzmrf_sqr, haze_fzmrf_sqrt},
         {haze_fzmif_neg, haze_fzmif_recip, haze_fzmif_sqr, haze_fzmif_sqrt}};
     int o = (int)op;
-    if (prec == HAZE_FUZZY_DOUBLE) return o < 4 ? bd[enc][o](n, c, a, b) : ud[enc][o - 4](n, c, a);
+    if (prec == HAZE_PRECISION_F64) return o < 4 ? bd[enc][o](n, c, a, b) : ud[enc][o - 4](n, c, a);
     return o < 4 ? bf[enc][o](n, c, a, b) : uf[enc][o - 4](n, c, a);
 }
 
@@ -487,19 +504,23 @@ static int is_binary(haze_fuzzy_opcode op) {
     return op <= HAZE_FUZZY_DIV;
 }
 
-int haze_fuzzy_op(haze_ctx *ctx, haze_fuzzy_opcode op, const haze_fuzzy_array *a,
-                  const haze_fuzzy_array *b, haze_fuzzy_array *c) {
-    return haze_fuzzy_op_ex(ctx, op, a, b, c, 0);
+int haze_fuzzy_op_options_init(haze_fuzzy_op_options *opt, size_t size) {
+    haze_fuzzy_op_options o;
+    memset(&o, 0, sizeof o);
+    o.size = sizeof o;
+    return haze__sized_init(opt, size, &o, sizeof o);
 }
 
-int haze_fuzzy_op_ex(haze_ctx *ctx, haze_fuzzy_opcode op, const haze_fuzzy_array *a,
-                     const haze_fuzzy_array *b, haze_fuzzy_array *c, unsigned flags) {
+int haze_fuzzy_op(haze_ctx *ctx, haze_fuzzy_opcode op, const haze_fuzzy_array *a,
+                  const haze_fuzzy_array *b, const haze_fuzzy_op_options *opt,
+                  haze_fuzzy_array *c) {
+    haze_fuzzy_op_options o = haze_fuzzy_op_options_default();
+    int take = haze__sized_take(ctx, &o, sizeof o, opt, "haze_fuzzy_op_options");
+    if (take) return take;
     if (!a || !c || (is_binary(op) && !b))
         return haze__error(ctx, HAZE_ERR_INVALID, "fuzzy: NULL operand");
     if ((int)op < 0 || op > HAZE_FUZZY_SQRT)
         return haze__error(ctx, HAZE_ERR_INVALID, "fuzzy: unknown operation %d", (int)op);
-    if (flags & ~HAZE_FUZZY_DIV_HULL)
-        return haze__error(ctx, HAZE_ERR_INVALID, "fuzzy: unknown flags 0x%x", flags);
     int st = same_shape(ctx, a, c, "result");
     if (st) return st;
     if (is_binary(op)) {
@@ -514,7 +535,7 @@ int haze_fuzzy_op_ex(haze_ctx *ctx, haze_fuzzy_opcode op, const haze_fuzzy_array
     if ((st = device_backend(ctx, a))) return st;
     /* the bits that count: a division's domain bit is no problem with the hull flag */
     int keep = HAZE_FUZZY_DOMAIN_BIT | HAZE_FUZZY_OVERFLOW_BIT;
-    if ((flags & HAZE_FUZZY_DIV_HULL) && (op == HAZE_FUZZY_DIV || op == HAZE_FUZZY_RECIP))
+    if (o.div_hull && (op == HAZE_FUZZY_DIV || op == HAZE_FUZZY_RECIP))
         keep = HAZE_FUZZY_OVERFLOW_BIT;
     size_t first[2] = {SIZE_MAX, SIZE_MAX};
 #ifdef HAZE_HAVE_CUDA
@@ -550,7 +571,7 @@ int haze_fuzzy_op_ex(haze_ctx *ctx, haze_fuzzy_opcode op, const haze_fuzzy_array
         return haze__error(ctx, HAZE_ERR_RANGE,
                            "fuzzy: element %zu: the result overflows %s precision (unbounded "
                            "cuts)",
-                           first[1], a->precision == HAZE_FUZZY_FLOAT ? "single" : "double");
+                           first[1], a->precision == HAZE_PRECISION_F32 ? "single" : "double");
     return HAZE_OK;
 }
 
@@ -630,7 +651,7 @@ int haze_fuzzy_convert(haze_ctx *ctx, const haze_fuzzy_array *src, haze_fuzzy_ar
         return haze__error(ctx, HAZE_ERR_MISMATCH, "fuzzy: convert needs the same count and cuts");
     double lo[HAZE_FUZZY_MAX_CUTS], hi[HAZE_FUZZY_MAX_CUTS];
     for (size_t i = 0; i < src->count; i++) {
-        for (int k = 0; k < src->ncuts; k++) haze_fuzzy_get_cut(src, i, k, &lo[k], &hi[k]);
+        for (int k = 0; k < src->ncuts; k++) haze_fuzzy_get_cut(ctx, src, i, k, &lo[k], &hi[k]);
         int st = put_cuts(ctx, dst, i, lo, hi, 1, "haze_fuzzy_convert");
         if (st) return st;
     }

@@ -433,7 +433,7 @@ extern "C" int haze__fuzzy_op_cuda(haze_ctx *ctx, haze_fuzzy_opcode op, const ha
     HAZE_CUDA_TRY(ctx, cudaMemcpyAsync(m.p[3], none, sizeof none, cudaMemcpyHostToDevice, s));
     size_t bstep = binary && b->count == a->count ? a->stride : 0;
     unsigned blocks = (unsigned)((a->count + 255) / 256);
-    if (a->precision == HAZE_FUZZY_DOUBLE)
+    if (a->precision == HAZE_PRECISION_F64)
         op_kernel<double><<<blocks, 256, 0, s>>>(
             (int)a->encoding, (int)op, a->ncuts, a->stride, a->count, (double *)dc,
             (const double *)da, (const double *)db, bstep, keep, (unsigned long long *)m.p[3]);
@@ -500,7 +500,7 @@ extern "C" int haze__fuzzy_axpy_cuda(haze_ctx *ctx, const haze_fuzzy_array *a,
     void *py = dev ? y->data : m.p[1];
     HAZE_CUDA_TRY(ctx, cudaEventRecord(ev.e[0], s));
     for (int r = 0; r < reps; r++) {
-        if (a->precision == HAZE_FUZZY_DOUBLE)
+        if (a->precision == HAZE_PRECISION_F64)
             HAZE_CUDA_TRY(ctx, launch_axpy_any<double>((int)a->encoding, a->ncuts, a->stride,
                                                        a->count, iters, (const double *)pa,
                                                        (const double *)pb, (double *)py, soa, s));

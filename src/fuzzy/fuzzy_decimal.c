@@ -238,10 +238,15 @@ static int parse_job_run(void *arg) {
 }
 
 /* GMP's allocations fail as HAZE_ERR_NOMEM, not an abort (src/core/mp_guard.c) */
-int haze_fuzzy_parse_number(const char *s, const char **end, double *lo, double *hi) {
-    if (!s || !lo || !hi) return HAZE_ERR_INVALID;
+int haze_fuzzy_parse_number(haze_ctx *ctx, const char *s, const char **end, double *lo,
+                            double *hi) {
+    if (!s || !lo || !hi) return haze__error(ctx, HAZE_ERR_INVALID, "fuzzy: NULL argument");
     parse_job j = {s, end, lo, hi};
-    return haze__mp_run(NULL, parse_job_run, &j);
+    int st = haze__mp_run(NULL, parse_job_run, &j);
+    if (st == HAZE_ERR_PARSE) return haze__error(ctx, st, "not a number: '%.40s'", s);
+    if (st == HAZE_ERR_RANGE) return haze__error(ctx, st, "'%.40s': beyond the range of double", s);
+    if (st) return haze__error(ctx, st, "'%.40s': %s", s, haze_status_message(st));
+    return HAZE_OK;
 }
 
 static int parse_number_unguarded(const char *s, const char **end, double *lo, double *hi) {

@@ -8,6 +8,7 @@
 
 #include "core/internal.h"
 #include "haze/fuzzy.h"
+#include "fuzzy/fuzzy_types.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -15,7 +16,7 @@ extern "C" {
 
 /* Size in bytes of one value of the array's precision. */
 static inline size_t haze__fuzzy_elem_size(const haze_fuzzy_array *a) {
-    return a->precision == HAZE_FUZZY_FLOAT ? sizeof(float) : sizeof(double);
+    return a->precision == HAZE_PRECISION_F32 ? sizeof(float) : sizeof(double);
 }
 
 /*
@@ -77,8 +78,8 @@ typedef struct haze__fuzzy_state {
 haze__fuzzy_state *haze__fuzzy_state_of(haze_ctx *ctx);
 
 /* The CPU worker for one element (shared by the op loop and tests). */
-int haze__fuzzy_apply(haze_fuzzy_encoding enc, haze_fuzzy_precision prec, haze_fuzzy_opcode op,
-                      int n, void *c, const void *a, const void *b);
+int haze__fuzzy_apply(haze_fuzzy_encoding enc, haze_precision prec, haze_fuzzy_opcode op, int n,
+                      void *c, const void *a, const void *b);
 
 #ifdef __cplusplus
 }

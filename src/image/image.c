@@ -30,6 +30,7 @@
 #include "core/internal.h"
 #include "haze/image.h"
 #include "haze/io.h"
+#include "io/io_types.h"
 
 /* The most pixels an image may have: 2 GiB of grey bytes. */
 #define MAX_PIXELS ((size_t)1 << 31)
@@ -338,7 +339,7 @@ int haze_image_load(haze_ctx *ctx, const char *path, haze_image **out) {
     *out = NULL;
     char *buf = NULL;
     size_t len = 0;
-    int st = haze_file_read_all(ctx, path, &buf, &len);
+    int st = haze_io_read_file(ctx, path, &buf, &len);
     if (st) return st;
     const unsigned char *b = (const unsigned char *)buf;
     if (len >= 8 && memcmp(b, "\x89PNG\r\n\x1a\n", 8) == 0)
@@ -452,7 +453,7 @@ int haze_image_save(haze_ctx *ctx, const haze_image *img, const char *path) {
     int st = haze_image_format_check(ctx, path);
     if (st) return st;
     haze_outfile of;
-    st = haze_outfile_open(ctx, &of, path);
+    st = haze__outfile_open(ctx, &of, path);
     if (st) return st;
     size_t n = (size_t)img->width * (size_t)img->height;
     if (fmt == IMG_PGM) {
@@ -469,13 +470,13 @@ int haze_image_save(haze_ctx *ctx, const haze_image *img, const char *path) {
     } else {
         st = fmt == IMG_JPEG ? save_jpeg(ctx, img, path, of.fp) : save_png(ctx, img, path, of.fp);
         if (st) {
-            haze_outfile_abort(&of);
+            haze__outfile_abort(&of);
             return st;
         }
     }
     if (ferror(of.fp)) {
-        haze_outfile_abort(&of);
+        haze__outfile_abort(&of);
         return haze__error(ctx, HAZE_ERR_IO, "%s: write error", path);
     }
-    return haze_outfile_commit(ctx, &of);
+    return haze__outfile_commit(ctx, &of);
 }

@@ -36,6 +36,7 @@
 
 #include "core/internal.h"
 #include "haze/io.h"
+#include "io/io_types.h"
 
 /* ------------------------------------------------ the table of temporaries */
 
@@ -343,8 +344,8 @@ static int open_temp(haze_ctx *ctx, const char *path, const char *target, const 
     return fd;
 }
 
-int haze_outfile_open(haze_ctx *ctx, haze_outfile *f, const char *path) {
-    if (!f) return haze__error(ctx, HAZE_ERR_INVALID, "haze_outfile_open: NULL argument");
+int haze__outfile_open(haze_ctx *ctx, haze_outfile *f, const char *path) {
+    if (!f) return haze__error(ctx, HAZE_ERR_INVALID, "haze__outfile_open: NULL argument");
     memset(f, 0, sizeof *f);
     f->slot = -1;
     if (!path || !*path) return haze__error(ctx, HAZE_ERR_INVALID, "empty output path");
@@ -356,14 +357,14 @@ int haze_outfile_open(haze_ctx *ctx, haze_outfile *f, const char *path) {
     f->target = resolve_links(path);
     if (!f->path || !f->target) {
         int e = f->path ? errno : ENOMEM;
-        haze_outfile_abort(f);
+        haze__outfile_abort(f);
         if (e == ENOMEM) return haze__error(ctx, HAZE_ERR_NOMEM, "out of memory");
         return fail_io(ctx, path, "cannot follow the link", e);
     }
     struct stat sb;
     int exists = stat(f->target, &sb) == 0;
     if (exists && S_ISDIR(sb.st_mode)) {
-        haze_outfile_abort(f);
+        haze__outfile_abort(f);
         return haze__error(ctx, HAZE_ERR_IO, "%s: is a folder, not a file", path);
     }
     if (exists && !S_ISREG(sb.st_mode)) {
@@ -373,7 +374,7 @@ int haze_outfile_open(haze_ctx *ctx, haze_outfile *f, const char *path) {
         f->fp = fd >= 0 ? fdopen(fd, "wb") : NULL;
         if (!f->fp) {
             if (fd >= 0) close(fd);
-            haze_outfile_abort(f);
+            haze__outfile_abort(f);
             return fail_io(ctx, path, "cannot open output", e);
         }
         return HAZE_OK;
@@ -384,13 +385,13 @@ int haze_outfile_open(haze_ctx *ctx, haze_outfile *f, const char *path) {
     if (g) {
         char *key = target_key(f->target);
         if (!key) { /* else a reserved entry would be missed, then found twice */
-            haze_outfile_abort(f);
+            haze__outfile_abort(f);
             return haze__error(ctx, HAZE_ERR_NOMEM, "out of memory");
         }
         ge = group_find(g, key);
         free(key);
         if (ge && ge->state != ENTRY_RESERVED) {
-            haze_outfile_abort(f);
+            haze__outfile_abort(f);
             return haze__error(ctx, HAZE_ERR_INVALID, "%s: written twice as an output", path);
         }
         if (ge) {
@@ -404,13 +405,13 @@ int haze_outfile_open(haze_ctx *ctx, haze_outfile *f, const char *path) {
             }
             if (fd < 0) {
                 int e = errno;
-                haze_outfile_abort(f);
+                haze__outfile_abort(f);
                 return fail_io(ctx, path, "temporary output file changed", e);
             }
             f->tmp = strdup(ge->tmp);
             if (!f->tmp) {
                 close(fd);
-                haze_outfile_abort(f);
+                haze__outfile_abort(f);
                 return haze__error(ctx, HAZE_ERR_NOMEM, "out of memory");
             }
             ge->state = ENTRY_OPEN;
@@ -420,7 +421,7 @@ int haze_outfile_open(haze_ctx *ctx, haze_outfile *f, const char *path) {
     if (fd < 0) {
         int st = open_temp(ctx, path, f->target, exists ? &sb : NULL, &f->tmp);
         if (st < 0) {
-            haze_outfile_abort(f);
+            haze__outfile_abort(f);
             return st;
         }
         fd = st;
@@ -430,7 +431,7 @@ int haze_outfile_open(haze_ctx *ctx, haze_outfile *f, const char *path) {
     if (!f->fp) {
         int e = errno;
         close(fd);
-        haze_outfile_abort(f);
+        haze__outfile_abort(f);
         return fail_io(ctx, path, "cannot open output file", e);
     }
     return HAZE_OK;
@@ -456,7 +457,7 @@ static void outfile_clear(haze_outfile *f) {
     f->slot = -1;
 }
 
-int haze_outfile_commit(haze_ctx *ctx, haze_outfile *f) {
+int haze__outfile_commit(haze_ctx *ctx, haze_outfile *f) {
     if (!f || !f->fp) return haze__error(ctx, HAZE_ERR_INVALID, "output file is not open");
     if (f->fp == stdout) {
         int bad = fflush(stdout) != 0 || ferror(stdout);
@@ -472,14 +473,14 @@ int haze_outfile_commit(haze_ctx *ctx, haze_outfile *f) {
             char *key = target_key(f->target);
             if (key && group_find(g, key)) {
                 free(key);
-                haze_outfile_abort(f);
+                haze__outfile_abort(f);
                 return haze__error(ctx, HAZE_ERR_INVALID, "%s: written twice as an output",
                                    f->path ? f->path : "output");
             }
             ge = key ? group_push(ctx, g) : NULL;
             if (!ge) {
                 free(key);
-                haze_outfile_abort(f);
+                haze__outfile_abort(f);
                 return haze__error(ctx, HAZE_ERR_NOMEM, "out of memory");
             }
             ge->key = key;
@@ -520,7 +521,7 @@ static void outfile_abort(haze_ctx *ctx, haze_outfile *f) {
     outfile_clear(f);
 }
 
-void haze_outfile_abort(haze_outfile *f) {
+void haze__outfile_abort(haze_outfile *f) {
     if (!f) return;
     if (f->group_index > 0) {
         /* the group entry keeps the temporary; the group's commit or abort
@@ -618,9 +619,9 @@ void haze_outgroup_abort(haze_ctx *ctx) {
 
 /* ------------------------------------------------------------------ reading */
 
-int haze_file_read_all(haze_ctx *ctx, const char *path, char **out, size_t *len) {
+int haze_io_read_file(haze_ctx *ctx, const char *path, char **out, size_t *len) {
     if (!path || !out)
-        return haze__error(ctx, HAZE_ERR_INVALID, "haze_file_read_all: NULL argument");
+        return haze__error(ctx, HAZE_ERR_INVALID, "haze_io_read_file: NULL argument");
     *out = NULL;
     int is_stdin = strcmp(path, "-") == 0;
     FILE *fp = is_stdin ? stdin : fopen(path, "rb");

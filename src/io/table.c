@@ -18,18 +18,22 @@
 
 #include "core/internal.h"
 #include "core/text.h"
+#include "core/sized.h"
 #include "haze/io.h"
 #include "io/number.h"
 #include "io/table_internal.h"
+#include "io/io_types.h"
 
-haze_read_options haze_read_options_default(void) {
-    haze_read_options o;
+int haze_table_options_init(haze_table_options *opt, size_t size) {
+    haze_table_options o;
+    memset(&o, 0, sizeof o);
+    o.size = sizeof o;
     o.header = -1;
     o.text_column = NULL;
     o.allow_nonfinite = 0;
     o.text_as_nan = 0;
     o.keep_float32 = 0;
-    return o;
+    return haze__sized_init(opt, size, &o, sizeof o);
 }
 
 void haze_table_free(haze_table *t) {
@@ -53,7 +57,7 @@ int haze_table_column(const haze_table *t, const char *key) {
 /* A regular file: a .npy file read straight into the table, or CSV text read
  * with one read into one buffer. */
 static int read_regular(haze_ctx *ctx, const char *path, int fd, size_t fsize,
-                        const haze_read_options *o, haze_table *t) {
+                        const haze_table_options *o, haze_table *t) {
     unsigned char pre[4096];
     size_t npre, len;
     int e = haze__io_read_at(fd, 0, pre, fsize < sizeof pre ? fsize : sizeof pre, &npre);
@@ -77,11 +81,13 @@ static int read_regular(haze_ctx *ctx, const char *path, int fd, size_t fsize,
     return st;
 }
 
-int haze_table_read(haze_ctx *ctx, const char *path, const haze_read_options *opt,
+int haze_table_read(haze_ctx *ctx, const char *path, const haze_table_options *opt,
                     haze_table **out) {
     if (!path || !out) return haze__error(ctx, HAZE_ERR_INVALID, "haze_table_read: NULL argument");
     *out = NULL;
-    haze_read_options o = opt ? *opt : haze_read_options_default();
+    haze_table_options o = haze_table_options_default();
+    int take = haze__sized_take(ctx, &o, sizeof o, opt, "haze_table_options");
+    if (take) return take;
     haze_table *t = calloc(1, sizeof *t);
     if (!t) return haze__error(ctx, HAZE_ERR_NOMEM, "%s: out of memory", path);
     t->text_col = -1;
@@ -107,7 +113,7 @@ int haze_table_read(haze_ctx *ctx, const char *path, const haze_read_options *op
     if (!done) { /* standard input, a pipe, a device: read whole first */
         char *buf;
         size_t len;
-        st = haze_file_read_all(ctx, path, &buf, &len);
+        st = haze_io_read_file(ctx, path, &buf, &len);
         if (!st) {
             if (haze__text_ends_with(path, ".npy", 0) ||
                 (len >= 6 && memcmp(buf, "\x93NUMPY", 6) == 0))

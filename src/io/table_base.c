@@ -21,6 +21,7 @@
 #include "haze/io.h"
 #include "io/number.h"
 #include "io/table_internal.h"
+#include "io/io_types.h"
 
 /*
  * malloc for the large buffers of a read: the file's text and the table.

@@ -20,6 +20,7 @@
 #include "haze/io.h"
 #include "io/number.h"
 #include "io/table_internal.h"
+#include "io/io_types.h"
 /* ------------------------------------------------------------------ CSV */
 
 /*
@@ -167,7 +168,7 @@ static int is_blank_or_comment(const char *p, const char *le) {
 /* What every chunk reads the same way. */
 typedef struct {
     const char *name; /* for messages */
-    const haze_read_options *o;
+    const haze_table_options *o;
     char delim;
     size_t cols;
     int text_col;
@@ -401,7 +402,7 @@ static void chunks_cut(csv_chunk *k, size_t n, char *from, char *end) {
 }
 
 int haze__io_csv_parse(haze_ctx *ctx, const char *path, char *buf, size_t len,
-                       const haze_read_options *o, haze_table *t) {
+                       const haze_table_options *o, haze_table *t) {
     fields f = {0};
     int st = HAZE_OK;
     int header = o->header;

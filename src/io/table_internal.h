@@ -19,14 +19,14 @@ int haze__io_read_at(int fd, size_t at, void *dst, size_t n, size_t *got);
 int haze__io_read_error(haze_ctx *ctx, const char *path, int e);
 /* CSV text buf (len bytes, NUL-terminated, writable) into t (table_csv.c). */
 int haze__io_csv_parse(haze_ctx *ctx, const char *path, char *buf, size_t len,
-                       const haze_read_options *o, haze_table *t);
+                       const haze_table_options *o, haze_table *t);
 /* A .npy file held in memory (table_npy.c). */
 int haze__io_npy_parse(haze_ctx *ctx, const char *path, const unsigned char *b, size_t len,
-                       const haze_read_options *o, haze_table *t);
+                       const haze_table_options *o, haze_table *t);
 /* A .npy file of fsize bytes read from fd straight into t; pre holds its
  * first npre bytes (table_npy.c). */
 int haze__io_npy_read_fd(haze_ctx *ctx, const char *path, const char *name, int fd, size_t fsize,
-                         const unsigned char *pre, size_t npre, const haze_read_options *o,
+                         const unsigned char *pre, size_t npre, const haze_table_options *o,
                          haze_table *t);
 
 /* The column named key, or numbered key (0-based), or -1 (haze_table_column). */

@@ -24,6 +24,7 @@
 #include "haze/io.h"
 #include "io/number.h"
 #include "io/table_internal.h"
+#include "io/io_types.h"
 /* ------------------------------------------------------------------ NPY */
 
 /*
@@ -271,7 +272,7 @@ static int npy_layout(haze_ctx *ctx, const char *path, const char *s, size_t n, 
 
 /* The table's storage: floats for a float32 array the caller keeps float32,
  * else doubles. */
-static int npy_alloc(const haze_read_options *o, int elem, haze_table *t) {
+static int npy_alloc(const haze_table_options *o, int elem, haze_table *t) {
     size_t count = t->rows * t->cols;
     if (elem == 4 && o->keep_float32) {
         if (count > SIZE_MAX / sizeof(float) ||
@@ -292,7 +293,7 @@ static int npy_alloc(const haze_read_options *o, int elem, haze_table *t) {
  * only float values up to i).
  */
 static int npy_store(haze_ctx *ctx, const char *path, const npy_header *h, int elem,
-                     const unsigned char *src, const haze_read_options *o, haze_table *t) {
+                     const unsigned char *src, const haze_table_options *o, haze_table *t) {
     const size_t rows = t->rows, cols = t->cols, count = rows * cols;
     const int fin = !o->allow_nonfinite;
     for (size_t i = 0; i < count; i++) {
@@ -322,7 +323,7 @@ static int npy_store(haze_ctx *ctx, const char *path, const npy_header *h, int e
 
 /* A .npy file held in memory (standard input, a pipe). */
 int haze__io_npy_parse(haze_ctx *ctx, const char *path, const unsigned char *b, size_t len,
-                       const haze_read_options *o, haze_table *t) {
+                       const haze_table_options *o, haze_table *t) {
     size_t hlen = 0, off = 0;
     npy_header h;
     int elem;
@@ -337,7 +338,7 @@ int haze__io_npy_parse(haze_ctx *ctx, const char *path, const unsigned char *b, 
  * read, no copy) unless the array is in Fortran order. pre holds its first
  * npre bytes. */
 int haze__io_npy_read_fd(haze_ctx *ctx, const char *path, const char *name, int fd, size_t fsize,
-                         const unsigned char *pre, size_t npre, const haze_read_options *o,
+                         const unsigned char *pre, size_t npre, const haze_table_options *o,
                          haze_table *t) {
     size_t hlen = 0, off = 0, got;
     int st = npy_prelude(ctx, name, pre, fsize, &hlen, &off), e, elem;

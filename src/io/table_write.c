@@ -20,6 +20,7 @@
 #include "haze/io.h"
 #include "io/number.h"
 #include "io/table_internal.h"
+#include "io/io_types.h"
 /* --------------------------------------------------------------- writing */
 
 static int npy_write_header(FILE *fp, const char *descr, size_t rows, size_t cols) {
@@ -49,7 +50,7 @@ static int npy_write_header(FILE *fp, const char *descr, size_t rows, size_t col
 
 /* Header names: "x,1" written bare made a centres file that fcm predict read
  * as one column too many. */
-void haze_csv_put_field(FILE *fp, const char *s) {
+void haze_table_write_field(FILE *fp, const char *s) {
     size_t n = strlen(s);
     int quote = n == 0 || strpbrk(s, ",;\t\"\r\n") || s[0] == '#' || s[0] == ' ' || s[n - 1] == ' ';
     if (!quote) {
@@ -127,12 +128,16 @@ static int csv_rows_write(haze_ctx *ctx, FILE *fp, const void *data, int f32, si
     return st;
 }
 
-static int matrix_write(haze_ctx *ctx, const char *path, const void *data, int f32, size_t rows,
-                        size_t cols, const char *const *names) {
+int haze_table_write(haze_ctx *ctx, const char *path, const void *data, haze_precision type,
+                     size_t rows, size_t cols, const char *const *names) {
     if (!path || (!data && rows && cols))
-        return haze__error(ctx, HAZE_ERR_INVALID, "haze_matrix_write: NULL argument");
+        return haze__error(ctx, HAZE_ERR_INVALID, "haze_table_write: NULL argument");
+    if (type != HAZE_PRECISION_F64 && type != HAZE_PRECISION_F32)
+        return haze__error(ctx, HAZE_ERR_INVALID, "haze_table_write: unknown element type %d",
+                           (int)type);
+    int f32 = type == HAZE_PRECISION_F32;
     haze_outfile f;
-    int st = haze_outfile_open(ctx, &f, path);
+    int st = haze__outfile_open(ctx, &f, path);
     if (st) return st;
     if (haze__text_ends_with(path, ".npy", 0)) {
         npy_write_header(f.fp, f32 ? "<f4" : "<f8", rows, cols);
@@ -142,7 +147,7 @@ static int matrix_write(haze_ctx *ctx, const char *path, const void *data, int f
         if (names) {
             for (size_t j = 0; j < cols; j++) {
                 if (j) fputc(',', f.fp);
-                haze_csv_put_field(f.fp, names[j]);
+                haze_table_write_field(f.fp, names[j]);
             }
             fputc('\n', f.fp);
         }
@@ -150,18 +155,8 @@ static int matrix_write(haze_ctx *ctx, const char *path, const void *data, int f
         st = csv_rows_write(ctx, f.fp, data, f32, rows, cols);
     }
     if (st) {
-        haze_outfile_abort(&f);
+        haze__outfile_abort(&f);
         return haze__error(ctx, st, "%s: out of memory", path);
     }
-    return haze_outfile_commit(ctx, &f);
-}
-
-int haze_matrix_write(haze_ctx *ctx, const char *path, const double *data, size_t rows, size_t cols,
-                      const char *const *names) {
-    return matrix_write(ctx, path, data, 0, rows, cols, names);
-}
-
-int haze_matrix_write_f32(haze_ctx *ctx, const char *path, const float *data, size_t rows,
-                          size_t cols, const char *const *names) {
-    return matrix_write(ctx, path, data, 1, rows, cols, names);
+    return haze__outfile_commit(ctx, &f);
 }

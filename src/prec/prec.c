@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "haze/io.h"
+#include "core/sized.h"
 #include "prec/prec_driver.h"
 #include "prec/prec_front.h"
 #include "prec/prec_report.h"
@@ -26,14 +27,20 @@ static int parse_run(void *arg) {
     return haze__prec_read(j->ctx, j->s, j->text, j->unroll, j->max_ops);
 }
 
-int haze_prec_parse(haze_ctx *ctx, const char *text, const char *name, haze_prec_script **out) {
-    return haze_prec_parse_ex(ctx, text, name, NULL, out);
+int haze_prec_parse_options_init(haze_prec_parse_options *opt, size_t size) {
+    haze_prec_parse_options o;
+    memset(&o, 0, sizeof o);
+    o.size = sizeof o;
+    return haze__sized_init(opt, size, &o, sizeof o);
 }
 
-int haze_prec_parse_ex(haze_ctx *ctx, const char *text, const char *name,
-                       const haze_prec_parse_options *opt, haze_prec_script **out) {
+int haze_prec_parse(haze_ctx *ctx, const char *text, const char *name,
+                    const haze_prec_parse_options *opt, haze_prec_script **out) {
     if (!text || !out) return haze__error(ctx, HAZE_ERR_INVALID, "haze_prec_parse: NULL argument");
-    long unroll = opt ? opt->unroll : 0, max_ops = opt ? opt->max_ops : 0;
+    haze_prec_parse_options o = haze_prec_parse_options_default();
+    int take = haze__sized_take(ctx, &o, sizeof o, opt, "haze_prec_parse_options");
+    if (take) return take;
+    long unroll = o.unroll, max_ops = o.max_ops;
     if (unroll < 0) return haze__error(ctx, HAZE_ERR_INVALID, "haze_prec_parse: unroll < 0");
     if (max_ops < 0) return haze__error(ctx, HAZE_ERR_INVALID, "haze_prec_parse: max_ops < 0");
     *out = NULL;
@@ -52,17 +59,13 @@ int haze_prec_parse_ex(haze_ctx *ctx, const char *text, const char *name,
     return HAZE_OK;
 }
 
-int haze_prec_load(haze_ctx *ctx, const char *path, haze_prec_script **out) {
-    return haze_prec_load_ex(ctx, path, NULL, out);
-}
-
-int haze_prec_load_ex(haze_ctx *ctx, const char *path, const haze_prec_parse_options *opt,
-                      haze_prec_script **out) {
+int haze_prec_load(haze_ctx *ctx, const char *path, const haze_prec_parse_options *opt,
+                   haze_prec_script **out) {
     if (!path || !out) return haze__error(ctx, HAZE_ERR_INVALID, "haze_prec_load: NULL argument");
     char *text = NULL;
-    int rc = haze_file_read_all(ctx, path, &text, NULL);
+    int rc = haze_io_read_file(ctx, path, &text, NULL);
     if (rc) return rc;
-    rc = haze_prec_parse_ex(ctx, text, path, opt, out);
+    rc = haze_prec_parse(ctx, text, path, opt, out);
     free(text);
     return rc;
 }
@@ -78,8 +81,13 @@ const char *haze_prec_var_name(const haze_prec_script *s, size_t i) {
     return s && i < (size_t)s->n_vars ? s->vars[i].name : NULL;
 }
 
-int haze_prec_var_range(const haze_prec_script *s, size_t i, double *lo, double *hi) {
-    if (!s || i >= (size_t)s->n_vars || !lo || !hi) return HAZE_ERR_INVALID;
+int haze_prec_var_range(haze_ctx *ctx, const haze_prec_script *s, size_t i, double *lo,
+                        double *hi) {
+    if (!s || !lo || !hi)
+        return haze__error(ctx, HAZE_ERR_INVALID, "haze_prec_var_range: NULL argument");
+    if (i >= (size_t)s->n_vars)
+        return haze__error(ctx, HAZE_ERR_INVALID, "%s: no input variable %zu (it has %d)", s->name,
+                           i + 1, s->n_vars);
     *lo = mpfr_get_d(s->vars[i].range.lo, MPFR_RNDU); /* inside the range */
     *hi = mpfr_get_d(s->vars[i].range.hi, MPFR_RNDD);
     return HAZE_OK;
@@ -112,8 +120,9 @@ const char *haze_prec_engine_name(haze_prec_engine e) {
     return e == HAZE_PREC_IA ? "ia" : e == HAZE_PREC_AA ? "aa" : "both";
 }
 
-int haze_prec_engine_parse(const char *str, haze_prec_engine *out) {
-    if (!str || !out) return HAZE_ERR_INVALID;
+int haze_prec_engine_parse(haze_ctx *ctx, const char *str, haze_prec_engine *out) {
+    if (!str || !out)
+        return haze__error(ctx, HAZE_ERR_INVALID, "prec: no engine name or no output");
     if (!strcmp(str, "ia"))
         *out = HAZE_PREC_IA;
     else if (!strcmp(str, "aa"))
@@ -121,7 +130,8 @@ int haze_prec_engine_parse(const char *str, haze_prec_engine *out) {
     else if (!strcmp(str, "both"))
         *out = HAZE_PREC_BOTH;
     else
-        return HAZE_ERR_INVALID;
+        return haze__error(ctx, HAZE_ERR_INVALID, "unknown engine '%s': expected ia, aa or both",
+                           str);
     return HAZE_OK;
 }
 

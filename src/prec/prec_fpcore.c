@@ -400,9 +400,8 @@ static int cond_eval(fp *p, const sx *e, env *en, int *truth) {
 static int loop(fp *p, const sx *e, env *en, int *r, int *x) {
     int seq = !strcmp(e->kids[0]->atom, "while*");
     if (!p->unroll)
-        return ferr(
-            p, e->line, e->col, HAZE_ERR_UNSUPPORTED,
-            "loops are analysed unrolled: use --unroll (haze_prec_parse_ex with unroll > 0)");
+        return ferr(p, e->line, e->col, HAZE_ERR_UNSUPPORTED,
+                    "loops are analysed unrolled: use --unroll (haze_prec_parse with unroll > 0)");
     if (e->n != 4 || !e->kids[2]->list)
         return ferr(p, e->line, e->col, HAZE_ERR_PARSE,
                     "while takes a condition, bindings and a body");

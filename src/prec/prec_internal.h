@@ -19,6 +19,7 @@
 
 #include "core/internal.h"
 #include "haze/prec.h"
+#include "prec/prec_result.h"
 #include "prec/prec_pint.h"
 
 /* ---------------------------------------------------------------- graph */

@@ -82,6 +82,7 @@ int haze__prec_report(haze_ctx *ctx, const haze_prec_script *s, const pint *acc,
     for (int g = 0; g < ng; g++) {
         const pgoal *pg = &s->goals[g];
         haze_prec_goal *o = &r->goals[g];
+        o->size = sizeof *o;
         o->text = pg->text;
         o->relative = pg->kind == GOAL_REL || pg->kind == GOAL_ABSREL;
         o->absolute = pg->kind == GOAL_ABS || pg->kind == GOAL_ABSREL;

@@ -11,7 +11,7 @@ int main(int argc, char **argv) {
     haze_ctx_options o = haze_ctx_options_default();
     o.backend = HAZE_BACKEND_CPU;
     haze_ctx *ctx;
-    if (haze_ctx_new(&ctx, &o) != HAZE_OK) return 1;
+    if (haze_ctx_new(&o, &ctx) != HAZE_OK) return 1;
     int ok = strcmp(haze_version(), HAZE_VERSION_STRING) == 0 &&
              haze_ctx_backend(ctx) == HAZE_BACKEND_CPU;
     /* operands from argc so that nothing is folded at compile time */
