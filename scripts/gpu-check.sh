@@ -90,8 +90,12 @@ if [ "$san" != 0 ]; then
     # runs are spread over the machine's GPUs (round robin by run number)
     ngpu=$(nvidia-smi -L 2>/dev/null | grep -c "^GPU" || true)
     [ "${ngpu:-0}" -ge 1 ] || ngpu=1
+    # HAZE_SANITIZE_GPUS="1 2 3" keeps the runs off the other GPUs
+    san_gpus=${HAZE_SANITIZE_GPUS:-$(seq -s ' ' 0 $((ngpu - 1)))}
     san_one() {
-        local gpu=$(($1 % ngpu)); shift
+        local g=($san_gpus)
+        local gpu=${g[$(($1 % ${#g[@]}))]}
+        shift
         local tool=$1 run=$2 t=${2%%:*} only= opts=() name
         [ "$run" != "$t" ] && only=${run#*:}
         name=$(echo "$run" | tr ':,' '._')
@@ -102,6 +106,9 @@ if [ "$san" != 0 ]; then
         synccheck) opts=(--num-cuda-barriers 4) ;; # the SONFIN cluster kernels' 2 mbarriers per block
         esac
         if [ "$san" = quick ]; then export HAZE_TEST_QUICK=1; fi
+        # racecheck runs the shared-memory kernels thousands of times slower:
+        # the SONFIN cases with fewer samples (tests/test_fnn_cuda.c)
+        if [ "$san" = quick ] && [ "$tool" = racecheck ]; then export HAZE_TEST_SMALL=1; fi
         # several runs share the machine: few CPU threads each
         CUDA_VISIBLE_DEVICES=$gpu HAZE_TEST_ONLY=$only HAZE_THREADS=${HAZE_THREADS:-2} OMP_NUM_THREADS=${OMP_NUM_THREADS:-2} \
             timeout "${HAZE_SANITIZE_TIMEOUT:-1200}" "$cs" --tool "$tool" "${opts[@]}" --print-limit 20 \
@@ -116,11 +123,11 @@ if [ "$san" != 0 ]; then
         echo "${n:--} ${w:-0} $rc" >"$out/san/$name.$tool.res"
     }
     export -f san_one
-    export cs san out bdir ngpu
+    export cs san out bdir ngpu san_gpus
     t0=$(date +%s)
     i=0
     for t in $san_tests; do for tool in $san_tools; do echo "$i $tool $t"; i=$((i + 1)); done; done |
-        xargs -P "${HAZE_SANITIZE_JOBS:-$((4 * ngpu))}" -n 3 bash -c 'san_one "$0" "$1" "$2"'
+        xargs -P "${HAZE_SANITIZE_JOBS:-$((4 * $(echo $san_gpus | wc -w)))}" -n 3 bash -c 'san_one "$0" "$1" "$2"'
     t_san=$(( $(date +%s) - t0 ))
     lw=16
     for t in $san_tests; do [ ${#t} -gt $lw ] && lw=${#t}; done

@@ -20,6 +20,14 @@ static int quick(void) {
     return getenv("HAZE_TEST_QUICK") != NULL;
 }
 
+/* HAZE_TEST_SMALL (scripts/gpu-check.sh sets it for racecheck, which runs
+ * shared-memory kernels thousands of times slower): every case with at most
+ * 48 samples and one epoch. The kernels and paths are the same; fewer rules
+ * are made, so the growth of the rule arrays is left to the other tools. */
+static int small(void) {
+    return getenv("HAZE_TEST_SMALL") != NULL;
+}
+
 /* Clustered random data: samples around a few centres, so rules form. */
 static void make_data(haze__rng *r, size_t n, size_t D, size_t L, double *x, int *lab) {
     size_t C = L;
@@ -66,6 +74,7 @@ static haze_ctx *gpu_ctx(int mapping) {
 static void run_case_opt(size_t n, size_t D, size_t L, size_t batch, int mapping, double threshold,
                          size_t max_rules, double width) {
     haze_ctx *cpu = haze_test_ctx(HAZE_BACKEND_CPU), *gpu = gpu_ctx(mapping);
+    if (small() && n > 48) n = 48;
     const int regress = L == 0; /* the data's classes: 3; the network's outputs: 1 */
     const size_t classes = regress ? 3 : L;
     if (regress) L = 1;
@@ -78,7 +87,7 @@ static void run_case_opt(size_t n, size_t D, size_t L, size_t batch, int mapping
     assert_int_equal(haze_fnn_new(cpu, D, L, &a), HAZE_OK);
     assert_int_equal(haze_fnn_new(gpu, D, L, &b), HAZE_OK);
     haze_fnn_options o = haze_fnn_options_default();
-    o.epochs = 3;
+    o.epochs = small() ? 1 : 3;
     o.batch = batch;
     o.threshold = threshold;
     o.max_rules = max_rules;

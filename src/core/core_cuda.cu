@@ -130,6 +130,18 @@ extern "C" int haze__dev_alloc(haze_ctx *ctx, void **p, size_t bytes, const char
                            "out of device memory: %s needs %zu bytes, the context holds %zu of "
                            "its limit of %zu",
                            what, bytes, held, limit);
+    /* a request larger than the free memory is refused before cudaMalloc:
+     * a failing cudaMalloc is an error that NVIDIA's checker reports (and
+     * the bytes are known to be missing); one that races with another
+     * process's allocation still fails below */
+    size_t fr0 = 0, tot0 = 0;
+    if (cudaMemGetInfo(&fr0, &tot0) == cudaSuccess && n > fr0) {
+        haze__dev_acct_release(acct, n);
+        return haze__error(ctx, HAZE_ERR_NOMEM,
+                           "out of device memory: %s needs %zu bytes, the device has %zu free",
+                           what, bytes, fr0);
+    }
+    cudaGetLastError();
     cudaError_t e = cudaMalloc(p, n);
     if (e == cudaSuccess) return HAZE_OK;
     *p = NULL;
