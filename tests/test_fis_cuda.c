@@ -164,7 +164,7 @@ static void test_random_systems(void **state) {
         double *a = malloc(sizeof(double) * n * (size_t)no),
                *b = malloc(sizeof(double) * n * (size_t)no);
         for (size_t k = 0; k < n * (size_t)ni; k++) in[k] = -1.0 + 12.0 * haze__rng_uniform(&r);
-        haze_fis_stats sa, sb;
+        haze_fis_stats sa = haze_fis_stats_init(), sb = haze_fis_stats_init();
         assert_int_equal(haze_fis_eval(cpu, f, in, n, a, &sa), HAZE_OK);
         if (haze_fis_eval(gpu, f, in, n, b, &sb)) fail_msg("%s", haze_ctx_errmsg(gpu));
         assert_int_equal((int)sa.clamped, (int)sb.clamped);

@@ -339,7 +339,7 @@ static void test_device_arrays(void **state) {
                 assert_int_equal(haze_fuzzy_op(cpu, HAZE_FUZZY_NEG, da, NULL, NULL, dc),
                                  HAZE_ERR_INVALID);
                 assert_int_equal(haze_fuzzy_set_crisp(gpu, da, 0, 1, 2), HAZE_ERR_INVALID);
-                assert_int_equal(haze_fuzzy_get_cut(ctx, da, 0, 0, &lo, &hi), HAZE_ERR_INVALID);
+                assert_int_equal(haze_fuzzy_get_cut(gpu, da, 0, 0, &lo, &hi), HAZE_ERR_INVALID);
                 assert_int_equal(haze_fuzzy_convert(gpu, da, c1), HAZE_ERR_INVALID);
                 assert_int_equal(haze_fuzzy_array_copy(gpu, db1, da),
                                  n == 1 ? HAZE_OK : HAZE_ERR_MISMATCH);

@@ -86,7 +86,7 @@ static void test_enclosure(void **state) {
         size_t nv = haze_prec_var_count(s), ng = haze_prec_goal_count(s);
         double x[16], out[16], lo[16], hi[16];
         assert_true(nv <= 16 && ng <= 16);
-        for (size_t v = 0; v < nv; v++) haze_prec_var_range(ctx, s, v, &lo[v], &hi[v]);
+        for (size_t v = 0; v < nv; v++) haze_prec_var_range(cpu, s, v, &lo[v], &hi[v]);
         for (int k = 0; k < 200; k++) {
             for (size_t v = 0; v < nv; v++)
                 x[v] = lo[v] + (hi[v] - lo[v]) * (double)((k * 37 + (int)v * 11) % 101) / 100.0;
