@@ -335,7 +335,6 @@ int main(int argc, char **argv) {
         return 3;
     }
     haze_device_info info = haze_device_info_init();
-    memset(&info, 0, sizeof info);
     if (haze_build_has_cuda() && haze_device_count() > 0) {
         gpu = bench_gpu_ctx(&co);
         if (gpu) haze_device_query(NULL, haze_ctx_device(gpu), &info);

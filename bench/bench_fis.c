@@ -194,7 +194,6 @@ int main(int argc, char **argv) {
     if (haze_ctx_new(&o, &cpu)) return 3;
     int have_gpu = haze_build_has_cuda() && haze_device_count() > 0;
     haze_device_info di = haze_device_info_init();
-    memset(&di, 0, sizeof di);
     if (have_gpu) {
         o.backend = HAZE_BACKEND_CUDA;
         if (haze_ctx_new(&o, &gpu)) have_gpu = 0;
