@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/internal.h"
+#include "haze/version.h"
 
 int haze__sized_take(haze_ctx *ctx, void *dst, size_t dst_size, const void *opt, const char *what) {
     if (!opt) return HAZE_OK;
@@ -23,7 +24,7 @@ int haze__sized_take(haze_ctx *ctx, void *dst, size_t dst_size, const void *opt,
                 return haze__error(ctx, HAZE_ERR_UNSUPPORTED,
                                    "%s: a field at byte %zu is set, but this version of haze (%s) "
                                    "knows the first %zu bytes only",
-                                   what, dst_size + i, haze_version(), dst_size);
+                                   what, dst_size + i, HAZE_VERSION_STRING, dst_size);
     }
     memcpy((char *)dst + sizeof(size_t), (const char *)opt + sizeof(size_t),
            (size < dst_size ? size : dst_size) - sizeof(size_t));
