@@ -39,7 +39,11 @@ done
 #     checked for haze's names only, see below).
 #   .gomp_critical_user_haze_*: the lock GCC makes for an OpenMP
 #     `critical (haze_...)` section (a common symbol named after it);
-allowed='^(\.gomp_critical_user_haze_|__cudaRegisterLinkedBinary_|__fatbinwrap_|__nv_module_id_|__nv_cudaEntityRegisterCallback|__cuda_|__nv_static_|__nv_reg_|_GLOBAL__sub_I_|_GLOBAL__I_|typeinfo |vtable |guard variable |__cxa_|std::|__bss_start$|_edata$|_end$|_init$|_fini$|__dso_handle$|_DYNAMIC$|__TMC_END__$|__GNU_EH_FRAME_HDR$|_GLOBAL_OFFSET_TABLE_$)'
+#   __odr_asan.*, ___asan_gen_*, __asan_*, __ubsan_*, __tsan_*, __sancov_*:
+#     what a sanitizer build adds (AddressSanitizer's one-definition-rule
+#     indicator beside each global, its generated names and hooks); never
+#     in a release build.
+allowed='^(\.gomp_critical_user_haze_|__odr_asan\.|___asan_gen_|__asan_|__ubsan_|__tsan_|__sancov_|__cudaRegisterLinkedBinary_|__fatbinwrap_|__nv_module_id_|__nv_cudaEntityRegisterCallback|__cuda_|__nv_static_|__nv_reg_|_GLOBAL__sub_I_|_GLOBAL__I_|typeinfo |vtable |guard variable |__cxa_|std::|__bss_start$|_edata$|_end$|_init$|_fini$|__dso_handle$|_DYNAMIC$|__TMC_END__$|__GNU_EH_FRAME_HDR$|_GLOBAL_OFFSET_TABLE_$)'
 # Internal names (haze__) that are hooks for tests and benchmarks, not the
 # engine: a test entry, a timing probe or statistics, a forced configuration
 # (an _ex variant that takes one), a benchmark's measurement. They belong in
