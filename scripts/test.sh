@@ -18,7 +18,7 @@ if [ "${1:-}" = "--tsan" ]; then
     cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHAZE_CUDA=OFF -DHAZE_TSAN=ON \
         -DHAZE_OPENMP=OFF -DHAZE_BENCH=OFF
     export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
-    targets="--target test_core test_threads"
+    targets="--target test_core test_core_text test_threads"
     labels="-L threads"
 elif [ "${1:-}" = "--sanitize" ]; then
     dir=build-san
