@@ -11,19 +11,24 @@
 set -eu
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
+# The Python that the package is built for and tested with: $PYTHON, else
+# Debian's (where apt-get put NumPy and pytest), else the first on PATH.
+py=${PYTHON:-$(command -v /usr/bin/python3 || command -v python3 || true)}
+py_arg=""
+[ -n "$py" ] && py_arg="-DPython3_EXECUTABLE=$py"
 targets=""
 labels=""
 if [ "${1:-}" = "--tsan" ]; then
     dir=build-tsan
     cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHAZE_CUDA=OFF -DHAZE_TSAN=ON \
-        -DHAZE_OPENMP=OFF -DHAZE_BENCH=OFF
+        -DHAZE_OPENMP=OFF -DHAZE_BENCH=OFF -DHAZE_PYTHON=OFF
     export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
     targets="--target test_core test_core_text test_threads"
     labels="-L threads"
 elif [ "${1:-}" = "--sanitize" ]; then
     dir=build-san
     cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Debug -DHAZE_CUDA=OFF -DHAZE_ASAN=ON -DHAZE_UBSAN=ON \
-        -DHAZE_BENCH=OFF
+        -DHAZE_BENCH=OFF -DHAZE_PYTHON=OFF # (a sanitized library cannot load into python)
     export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1
     export LSAN_OPTIONS="suppressions=$PWD/tests/lsan.supp" # cairo's font caches (plots)
     export HAZE_TEST_QUICK=1 # sanitized code is slow: fewer random cases
@@ -43,7 +48,7 @@ else
     else
         archs_arg=-DCMAKE_CUDA_ARCHITECTURES=$archs
     fi
-    cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DHAZE_WERROR=ON "$archs_arg"
+    cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DHAZE_WERROR=ON "$archs_arg" $py_arg
 fi
 # shellcheck disable=SC2086 # $targets and $labels are lists of words
 cmake --build "$dir" -j "$jobs" $targets

@@ -1,0 +1,134 @@
+"""Contexts, errors and the table reader."""
+
+import os
+import threading
+
+import numpy as np
+import pytest
+
+import haze
+
+
+def test_version_and_build():
+    info = haze.build_info()
+    assert haze.__version__ == info["version"]
+    assert set(info) == {"version", "cuda", "openmp", "devices"}
+
+
+def test_context_cpu():
+    c = haze.Context("cpu", threads=1)
+    assert c.backend == "cpu"
+    assert c.threads == 1
+    c.threads = 2
+    assert c.threads == 2
+    assert "cpu" in repr(c)
+
+
+def test_context_bad_backend():
+    with pytest.raises(haze.InvalidArgumentError, match="unknown backend 'tpu'"):
+        haze.Context("tpu")
+
+
+def test_context_cuda_without_device():
+    if haze.build_info()["devices"] > 0:
+        assert haze.Context("cuda").backend == "cuda"
+    else:
+        with pytest.raises(haze.NoDeviceError):
+            haze.Context("cuda")
+
+
+def test_ctx_and_backend_exclusive(tmp_path):
+    p = tmp_path / "a.csv"
+    p.write_text("1,2\n")
+    with pytest.raises(TypeError):
+        haze.read_table(p, ctx=haze.Context("cpu"), backend="cpu")
+    with pytest.raises(TypeError):
+        haze.read_table(p, ctx="cpu")
+
+
+def test_read_table_header_and_labels(tmp_path):
+    p = tmp_path / "t.csv"
+    p.write_text("a,b,label\n1.5,2,x y\n3,4e-1,\"p, q\"\n")
+    t = haze.read_table(p, text_column="label")
+    assert t.columns == ["a", "b", "label"]
+    assert t.labels == ["x y", "p, q"]
+    assert t.data.shape == (2, 3)
+    np.testing.assert_array_equal(t.data[:, :2], [[1.5, 2.0], [3.0, 0.4]])
+
+
+def test_read_table_error_names_line_and_column(tmp_path):
+    p = tmp_path / "bad.csv"
+    p.write_text("1,2\n3,zz\n")
+    with pytest.raises(haze.ParseError) as e:
+        haze.read_table(p)
+    msg = str(e.value)
+    assert "bad.csv:2:" in msg, msg
+    assert e.value.code == "ERR_PARSE" and e.value.status == -4
+
+
+def test_read_table_missing_file(tmp_path):
+    with pytest.raises(haze.HazeIOError) as e:
+        haze.read_table(tmp_path / "nothing.csv")
+    assert isinstance(e.value, OSError)
+    assert "nothing.csv" in str(e.value)
+
+
+def test_npy_float32_kept(tmp_path):
+    x = np.arange(12, dtype=np.float32).reshape(4, 3) / 7
+    p = tmp_path / "x.npy"
+    np.save(p, x)
+    t = haze.read_table(p, keep_float32=True)
+    assert t.data.dtype == np.float32
+    np.testing.assert_array_equal(t.data, x)
+    t = haze.read_table(p)
+    assert t.data.dtype == np.float64
+    np.testing.assert_array_equal(t.data, x.astype(np.float64))
+
+
+def test_write_read_roundtrip(tmp_path):
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((50, 4)) * 10.0 ** rng.integers(-300, 300, (50, 4))
+    p = tmp_path / "w.csv"
+    haze.write_table(p, x, columns=["a", "b", "c", "d"])
+    t = haze.read_table(p)
+    assert t.columns == ["a", "b", "c", "d"]
+    np.testing.assert_array_equal(t.data, x)  # bit for bit
+
+
+def test_write_table_bad_names(tmp_path):
+    with pytest.raises(ValueError):
+        haze.write_table(tmp_path / "w.csv", np.zeros((2, 2)), columns=["a"])
+
+
+def test_threads_keep_their_own_errors(tmp_path):
+    """Threads sharing a context each see their own error message."""
+    ctx = haze.Context("cpu")
+    paths = []
+    for i in range(4):
+        p = tmp_path / f"bad{i}.csv"
+        p.write_text("1\n" * (i + 1) + "x\n")
+        paths.append(p)
+    errors = []
+
+    def work(i):
+        for _ in range(50):
+            try:
+                haze.read_table(paths[i], ctx=ctx)
+            except haze.ParseError as e:
+                if f"bad{i}.csv:{i + 2}:" not in str(e):
+                    errors.append(str(e))
+
+    ts = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    assert errors == []
+
+
+def test_wrong_handle_is_type_error():
+    from haze import _ext
+    with pytest.raises(TypeError):
+        _ext.ctx_info(object())
+    with pytest.raises(TypeError):
+        _ext.table_read(object(), "x", -1, None, False, False)
