@@ -71,15 +71,17 @@ if [ "$san" != 0 ]; then
     cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
     all=$(cd "$bdir"/tests && ls test_*_cuda 2>/dev/null | tr '\n' ' ')
     if [ "$san" = quick ]; then
-        quick="test_fnn_cuda:test_register_online test_fnn_cuda:test_cluster_online,test_math
-               test_fnn_cuda:test_cluster_threads,test_step_time
-               test_fnn_cuda:test_atm_batch,test_gpufnn_baseline,test_fixed_width
-               test_fcm_cuda:test_pipeline test_fcm_cuda:test_gk,test_fuzzifier
-               test_fcm_cuda:test_hard_data,test_kept_share
-               test_fnn_cuda:test_atm_online,test_many_rules,test_two_devices
-               test_fnn_cuda:test_switches_per_context,test_search_cache_grows
-               test_fcm_cuda:test_sizes,test_accuracy
-               test_fcm_cuda:test_streaming,test_seeding,test_degenerate,test_no_shape"
+        # one run per test of the two long programs, the slowest first
+        quick=""
+        for t in test_register_online test_cluster_online test_cluster_threads test_switches_per_context \
+            test_gpufnn_baseline test_atm_online test_atm_batch test_many_rules test_fixed_width \
+            test_math test_step_time test_two_devices test_search_cache_grows; do
+            quick+=" test_fnn_cuda:$t"
+        done
+        for t in test_streaming test_seeding test_sizes test_accuracy test_hard_data test_kept_share \
+            test_pipeline test_gk test_fuzzifier test_degenerate test_no_shape; do
+            quick+=" test_fcm_cuda:$t"
+        done
         for t in $all; do case $t in test_fnn_cuda | test_fcm_cuda) ;; *) quick+=" $t" ;; esac; done
         san_tests=${HAZE_SANITIZE_TESTS:-$quick}
     else
@@ -110,17 +112,22 @@ if [ "$san" != 0 ]; then
         # the SONFIN cases with fewer samples (tests/test_fnn_cuda.c)
         if [ "$san" = quick ] && [ "$tool" = racecheck ]; then export HAZE_TEST_SMALL=1; fi
         # several runs share the machine: few CPU threads each
+        local t0=$SECONDS
         CUDA_VISIBLE_DEVICES=$gpu HAZE_TEST_ONLY=$only HAZE_THREADS=${HAZE_THREADS:-2} OMP_NUM_THREADS=${OMP_NUM_THREADS:-2} \
             timeout "${HAZE_SANITIZE_TIMEOUT:-1200}" "$cs" --tool "$tool" "${opts[@]}" --print-limit 20 \
             "$bdir/tests/$t" >"$log" 2>&1
-        local rc=$? n w=0
+        local rc=$? n w=0 secs=$((SECONDS - t0))
         if [ "$tool" = racecheck ]; then
             n=$(sed -n 's/.*RACECHECK SUMMARY: .*(\([0-9]*\) errors, \([0-9]*\) warnings).*/\1/p' "$log" | tail -1)
             w=$(sed -n 's/.*RACECHECK SUMMARY: .*(\([0-9]*\) errors, \([0-9]*\) warnings).*/\2/p' "$log" | tail -1)
         else
             n=$(grep -Eo "ERROR SUMMARY: [0-9]+" "$log" | tail -1 | grep -Eo "[0-9]+$")
         fi
-        echo "${n:--} ${w:-0} $rc" >"$out/san/$name.$tool.res"
+        echo "${n:--} ${w:-0} $rc $secs" >"$out/san/$name.$tool.res"
+        # the log's verdict on stdout too (only a few files come back from some machines)
+        echo "san: $name $tool: ${n:--} errors, ${w:-0} warnings, exit $rc, ${secs}s"
+        [ "$rc" != 0 ] && [ "$rc" != 77 ] && [ "$rc" != 124 ] && grep -E "FAILED|ERROR|error:|\[  FAILED" "$log" | head -5
+        return 0
     }
     export -f san_one
     export cs san out bdir ngpu san_gpus
@@ -131,12 +138,12 @@ if [ "$san" != 0 ]; then
     t_san=$(( $(date +%s) - t0 ))
     lw=16
     for t in $san_tests; do [ ${#t} -gt $lw ] && lw=${#t}; done
-    san_rows+=("$(printf '%-*s' "$lw" "errors ($san)"; for tool in $san_tools; do printf ' %10s' "$tool"; done)")
+    san_rows+=("$(printf '%-*s' "$lw" "errors ($san)"; for tool in $san_tools; do printf ' %14s' "$tool"; done)")
     for t in $san_tests; do
         name=$(echo "$t" | tr ':,' '._')
         row=$(printf '%-*s' "$lw" "$t")
         for tool in $san_tools; do
-            read -r n w rc <"$out/san/$name.$tool.res" || { n=-; w=0; rc=?; }
+            read -r n w rc secs <"$out/san/$name.$tool.res" || { n=-; w=0; rc=?; secs=?; }
             cell=$n
             [ "$w" != 0 ] && cell="$n+${w}w"
             case $rc in
@@ -150,7 +157,7 @@ if [ "$san" != 0 ]; then
                 san_total=$((san_total + 1))
             fi
             [ "$n" != - ] && san_total=$((san_total + n))
-            row+=$(printf ' %10s' "$cell")
+            row+=$(printf ' %14s' "$cell ${secs}s")
         done
         san_rows+=("$row")
     done

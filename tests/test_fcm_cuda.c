@@ -12,6 +12,23 @@
 #include "fcm_dev.h"
 #include "test_util.h"
 
+/* HAZE_TEST_SMALL (scripts/gpu-check.sh sets it for racecheck, which runs
+ * the shared-memory kernels thousands of times slower): a fortieth of the
+ * points (at least 40, and 4 per cluster) and of a streamed run's memory
+ * limit, so that the same kernels and paths run (streaming still takes
+ * several chunks). */
+static size_t small_n(size_t n, size_t c) {
+    if (!getenv("HAZE_TEST_SMALL"))
+        return n;
+    size_t m = n / 40;
+    if (m < 40) m = 40;
+    if (m < 4 * c) m = 4 * c;
+    return m < n ? m : n;
+}
+static size_t small_limit(size_t limit) {
+    return getenv("HAZE_TEST_SMALL") ? limit / 40 : limit;
+}
+
 static double *blobs(size_t n, size_t d, size_t k, unsigned seed) {
     double *x = malloc(n * d * sizeof *x), *mu = malloc(k * d * sizeof *mu);
     srand(seed);
@@ -157,7 +174,7 @@ static void test_sizes(void **state) {
                             {4099, 28, 9}};
     for (size_t s = 0; s < sizeof sz / sizeof *sz; s++)
         for (int single = 0; single < 2; single++)
-            compare(sz[s][0], sz[s][1], sz[s][2], single, HAZE_FCM_EUCLIDEAN, 0);
+            compare(small_n(sz[s][0], sz[s][2]), sz[s][1], sz[s][2], single, HAZE_FCM_EUCLIDEAN, 0);
 }
 
 /* Blobs 1000 units from the origin, cluster 3 two units from cluster 2 in
@@ -248,14 +265,14 @@ static void test_accuracy(void **state) {
     (void)state;
     const size_t shapes[][2] = {{16, 4}, {32, 16}, {32, 5}};
     for (size_t sh = 0; sh < sizeof shapes / sizeof *shapes; sh++) {
-        const size_t n = 6000, d = shapes[sh][0], c = shapes[sh][1];
+        const size_t d = shapes[sh][0], c = shapes[sh][1], n = small_n(6000, c);
         double *x = far_blobs(n, d, c);
         accuracy_case(x, n, d, c);
         free(x);
     }
     /* tight clusters far from the centres' mean: radius about 0.06 at 100
      * units, pairs of clusters about 0.2 apart */
-    const size_t n = 4096, d = 32, c = 8;
+    const size_t n = small_n(4096, 8), d = 32, c = 8;
     double *x = blobs(n, d, c, 21);
     for (size_t i = 0; i < n * d; i++) {
         const size_t j = (i / d) % c, q = i % d;
@@ -277,12 +294,12 @@ static void test_gk(void **state) {
 static void test_streaming(void **state) {
     (void)state;
     for (int single = 0; single < 2; single++) {
-        compare(300000, 8, 8, single, HAZE_FCM_EUCLIDEAN, (size_t)4 << 20);
-        compare(100000, 16, 4, single, HAZE_FCM_GK, (size_t)16 << 20);
+        compare(small_n(300000, 8), 8, 8, single, HAZE_FCM_EUCLIDEAN, small_limit((size_t)4 << 20));
+        compare(small_n(100000, 4), 16, 4, single, HAZE_FCM_GK, small_limit((size_t)16 << 20));
     }
     /* the expanded form with U(k-1) recomputed from the previous centres */
-    compare(200000, 32, 16, 1, HAZE_FCM_EUCLIDEAN, (size_t)8 << 20);
-    compare(100000, 20, 7, 1, HAZE_FCM_EUCLIDEAN, (size_t)4 << 20);
+    compare(small_n(200000, 16), 32, 16, 1, HAZE_FCM_EUCLIDEAN, small_limit((size_t)8 << 20));
+    compare(small_n(100000, 7), 20, 7, 1, HAZE_FCM_EUCLIDEAN, small_limit((size_t)4 << 20));
 }
 
 /* The share of the groups that keep U between passes (set on the context,
@@ -433,7 +450,7 @@ static void test_seeding(void **state) {
     haze_ctx *cpu = haze_test_ctx(HAZE_BACKEND_CPU), *gpu = haze_test_ctx(HAZE_BACKEND_CUDA);
     srand(17);
     for (size_t s = 0; s < sizeof sz / sizeof *sz; s++) {
-        const size_t n = sz[s][0], d = sz[s][1], c = sz[s][2];
+        const size_t n = small_n(sz[s][0], sz[s][2]), d = sz[s][1], c = sz[s][2];
         double *x = blobs(n, d, c, (unsigned)(s + 3));
         float *xf = malloc(n * d * sizeof *xf);
         for (size_t i = 0; i < n * d; i++) xf[i] = (float)x[i];
@@ -473,7 +490,7 @@ static void test_seeding(void **state) {
         free(x);
     }
     /* through the fit: the default start, resident and streamed, CPU seeding forced */
-    const size_t n = 200000, d = 32, c = 16;
+    const size_t n = small_n(200000, 16), d = 32, c = 16;
     double *x = blobs(n, d, c, 23);
     haze_fcm_options o = haze_fcm_options_default();
     o.clusters = (int)c;
@@ -514,7 +531,7 @@ static void test_seeding(void **state) {
     /* streamed: the device declines, the CPU seeds; the CPU fit from the same start agrees */
     o.precision = HAZE_PRECISION_F64;
     o.max_iter = 3;
-    haze_ctx_set_device_memory_limit(gpu, (size_t)8 << 20);
+    haze_ctx_set_device_memory_limit(gpu, small_limit((size_t)8 << 20));
     assert_int_equal(haze_fcm_fit(gpu, x, HAZE_PRECISION_F64, n, d, &o, &rg), HAZE_OK);
     haze_ctx_set_device_memory_limit(gpu, 0);
     assert_int_equal(haze_fcm_fit(cpu, x, HAZE_PRECISION_F64, n, d, &o, &rc), HAZE_OK);
@@ -529,7 +546,7 @@ static void test_seeding(void **state) {
  * 32 features is flagged, the default start's fit is not. */
 static void test_degenerate(void **state) {
     (void)state;
-    const size_t n = 40000, d = 32, c = 16;
+    const size_t n = small_n(40000, 16), d = 32, c = 16;
     double *x = blobs(n, d, c, 29);
     haze_ctx *gpu = haze_test_ctx(HAZE_BACKEND_CUDA);
     haze_fcm_options o = haze_fcm_options_default();

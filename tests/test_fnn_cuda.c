@@ -22,7 +22,7 @@ static int quick(void) {
 
 /* HAZE_TEST_SMALL (scripts/gpu-check.sh sets it for racecheck, which runs
  * shared-memory kernels thousands of times slower): every case with at most
- * 48 samples and one epoch. The kernels and paths are the same; fewer rules
+ * 16 samples and one epoch. The kernels and paths are the same; fewer rules
  * are made, so the growth of the rule arrays is left to the other tools. */
 static int small(void) {
     return getenv("HAZE_TEST_SMALL") != NULL;
@@ -74,7 +74,7 @@ static haze_ctx *gpu_ctx(int mapping) {
 static void run_case_opt(size_t n, size_t D, size_t L, size_t batch, int mapping, double threshold,
                          size_t max_rules, double width) {
     haze_ctx *cpu = haze_test_ctx(HAZE_BACKEND_CPU), *gpu = gpu_ctx(mapping);
-    if (small() && n > 48) n = 48;
+    if (small() && n > 16) n = 16;
     const int regress = L == 0; /* the data's classes: 3; the network's outputs: 1 */
     const size_t classes = regress ? 3 : L;
     if (regress) L = 1;
@@ -264,7 +264,9 @@ static void test_gpufnn_baseline(void **state) {
     assert_int_equal(haze_dev_fnn_set_mapping(gpu, HAZE_DEV_FNN_MAP_GPUFNN), HAZE_OK);
     assert_int_equal(haze_fnn_train_classes(gpu, net, x, lab, 2, NULL), HAZE_ERR_UNSUPPORTED);
     assert_int_equal(haze_dev_fnn_set_mapping(gpu, HAZE_DEV_FNN_MAP_ATM), HAZE_OK);
-    assert_int_equal(haze_fnn_train_classes(gpu, net, x, lab, 2, NULL), HAZE_OK);
+    haze_fnn_options o = haze_fnn_options_default();
+    if (small()) o.epochs = 1;
+    assert_int_equal(haze_fnn_train_classes(gpu, net, x, lab, 2, &o), HAZE_OK);
     haze_fnn_free(net);
     free(x);
     haze_ctx_free(gpu);
@@ -286,7 +288,9 @@ static void test_switches_per_context(void **state) {
     assert_int_equal(haze_fnn_new(b, D, 2, &nb), HAZE_OK);
     assert_int_equal(haze_dev_fnn_set_mapping(a, HAZE_DEV_FNN_MAP_GPUFNN), HAZE_OK);
     assert_int_equal(haze_fnn_train_classes(a, na, x, lab, 2, NULL), HAZE_ERR_UNSUPPORTED);
-    assert_int_equal(haze_fnn_train_classes(b, nb, x, lab, 2, NULL), HAZE_OK);
+    haze_fnn_options o = haze_fnn_options_default();
+    if (small()) o.epochs = 1;
+    assert_int_equal(haze_fnn_train_classes(b, nb, x, lab, 2, &o), HAZE_OK);
     assert_int_equal(haze_dev_fnn_set_mapping(a, 7), HAZE_ERR_INVALID);
     assert_int_equal(haze_dev_fnn_set_online(a, -1), HAZE_ERR_INVALID);
     assert_int_equal(haze_dev_fnn_set_register_config(a, 2, 0), HAZE_ERR_INVALID);
