@@ -62,6 +62,11 @@ class RuleFiring(namedtuple("RuleFiring", "inputs firing ys implied aggregate va
 
     __slots__ = ()
 
+    def __repr__(self):
+        f = np.array2string(self.firing, precision=4, separator=", ")
+        return (f"RuleFiring(inputs={list(self.inputs)}, firing={f}, value={self.value!r}"
+                + (f", {len(self.ys)} points" if self.ys is not None else "") + ")")
+
 
 _HEDGES = {"very": 2, "extremely": 3}
 
@@ -123,10 +128,12 @@ class Variable:
         0-based number), computed by the library as the evaluation does (like
         MATLAB's evalmf)."""
         terms = self.terms
-        k = term if isinstance(term, numbers.Integral) else [t.name for t in terms].index(
-            self.term(term).name)
-        if not 0 <= k < len(terms):
-            raise IndexError(f"{self.name} has no term {k}")
+        if isinstance(term, numbers.Integral):
+            k = int(term)
+            if not 0 <= k < len(terms):
+                raise IndexError(f"{self.name} has no term {k} (it has {len(terms)})")
+        else:
+            k = terms.index(self.term(term))
         xs = np.ascontiguousarray(np.asarray(x, dtype=np.float64).reshape(-1))
         mu = np.empty_like(xs)
         f = self._fis
