@@ -877,7 +877,7 @@ class FIS:
         Z = self.eval(X, ctx=ctx, backend=backend)[:, o].reshape(gx.shape)
         if ax is None:
             _, ax = plt.subplots(figsize=(6, 4.5))
-        mesh = ax.pcolormesh(xs, ys, Z, shading="auto", cmap="viridis")
+        mesh = ax.pcolormesh(xs, ys, Z, shading="gouraud", cmap="viridis")
         if np.isfinite(Z).any() and np.nanmax(Z) > np.nanmin(Z):
             cs = ax.contour(xs, ys, Z, colors="k", linewidths=0.6)
             ax.clabel(cs, fontsize="x-small")
