@@ -426,3 +426,27 @@ def test_plot_surface(tipper_path, tmp_path):
     s.add_rule("if x is a then y is b")
     with pytest.raises(ValueError):
         s.plot_surface()
+
+
+# ------------------------------------------------------------------ docs
+
+
+def test_docs_tipper_port(capsys):
+    """docs/python-fis.md: the haze half of the scikit-fuzzy tipper port runs
+    and prints what the page says; the exact mode gives the closed form."""
+    import re
+    import types
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    with open(os.path.join(root, "docs", "python-fis.md")) as fp:
+        text = fp.read()
+    blocks = re.findall(r"```python\n(.*?)```", text, re.S)
+    code = next(b for b in blocks if "haze.FIS(" in b)
+    skf = next(b for b in blocks if "skfuzzy" in b)
+    lines = lambda b: len([ln for ln in b.splitlines() if ln.strip()])  # noqa: E731
+    assert lines(code) == 12 and lines(skf) == 19  # as the page says
+    ns = {"haze": types.SimpleNamespace(**{**vars(haze), "FIS": FIS})}
+    exec(compile(code.replace("import haze\n", ""), "python-fis.md", "exec"), ns)
+    assert capsys.readouterr().out.startswith("[19.95")
+    tip = ns["tip"]
+    tip.mode = "exact"
+    assert round(float(tip({"quality": 6.5, "service": 9.8})[0]), 4) == 19.8578
