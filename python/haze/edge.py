@@ -153,7 +153,9 @@ class EdgeDetector:
               or not out.flags.c_contiguous or not out.flags.writeable):
             raise ValueError(f"out must be a writable C-ordered uint8 array of shape {src.shape}")
         if self.rules is not None:
-            _ext.edge_run_fis(self._c._h, self.rules._handle(), src, out)
+            h = self.rules._handle()
+            with self.rules._reading():
+                _ext.edge_run_fis(self._c._h, h, src, out)
         else:
             _ext.edge_run(self._c._h, self._h, self.kernel == "reference", src, out)
         return out

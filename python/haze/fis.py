@@ -27,6 +27,8 @@ import numbers
 import os
 import re
 import tempfile
+import threading
+from contextlib import contextmanager
 from collections import namedtuple
 from collections.abc import Mapping
 
@@ -137,8 +139,9 @@ class Variable:
         xs = np.ascontiguousarray(np.asarray(x, dtype=np.float64).reshape(-1))
         mu = np.empty_like(xs)
         f = self._fis
-        _ext.fis_mf_eval(f._default_ctx()._h, f._handle(), int(self.is_output), self.index, k,
-                         xs, mu)
+        h = f._handle()
+        with f._reading():
+            _ext.fis_mf_eval(f._default_ctx()._h, h, int(self.is_output), self.index, k, xs, mu)
         return mu.reshape(np.shape(x))
 
     def __repr__(self):
@@ -221,6 +224,8 @@ class FIS:
         self._mode = None
         self._points = None
         self._nan = False
+        self._lock = threading.Lock()
+        self._busy = 0
         self._source = None
         if mode is not None:
             self.mode = mode
@@ -238,6 +243,8 @@ class FIS:
         self._mode = None
         self._points = None
         self._nan = False
+        self._lock = threading.Lock()
+        self._busy = 0
         self._source = source
         return self
 
@@ -269,7 +276,9 @@ class FIS:
         ``.fll`` (Mamdani resolution: :attr:`points`), MATLAB ``.fis``
         otherwise. The file is replaced only once complete; what the format
         cannot say raises :class:`haze.UnsupportedError`."""
-        _ext.fis_save(self._default_ctx()._h, self._handle(), _fspath(path))
+        h = self._handle()
+        with self._reading():
+            _ext.fis_save(self._default_ctx()._h, h, _fspath(path))
 
     def to_text(self, format="fis"):
         """The system as ``.fis`` (or ``format="fll"``) text."""
@@ -301,6 +310,27 @@ class FIS:
             self._h = h
             self._apply_settings()
         return self._h
+
+    @contextmanager
+    def _reading(self):
+        """Marks a call that reads the library's system without the GIL (an
+        evaluation): the settings cannot change under it."""
+        with self._lock:
+            self._busy += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._busy -= 1
+
+    def _change(self, fn):
+        """Runs fn, which changes the library's system in place, when no other
+        thread reads it (the library's rule: a change must not overlap)."""
+        with self._lock:
+            if self._busy:
+                raise RuntimeError(f"{self.name}: the system is in use by another thread; "
+                                   "change it when no evaluation runs")
+            fn()
 
     def _apply_settings(self):
         c = self._default_ctx()
@@ -454,7 +484,7 @@ class FIS:
         if v not in MODES:
             raise ValueError(f"mode must be one of {', '.join(MODES)}, not {value!r}")
         if self._h is not None:
-            _ext.fis_set_mode(self._default_ctx()._h, self._h, v)
+            self._change(lambda: _ext.fis_set_mode(self._default_ctx()._h, self._h, v))
         self._mode = v
 
     @property
@@ -468,7 +498,7 @@ class FIS:
             raise TypeError(f"points must be an integer, not {type(value).__name__}")
         n = int(value)
         if self._h is not None:
-            _ext.fis_set_points(self._default_ctx()._h, self._h, n)
+            self._change(lambda: _ext.fis_set_points(self._default_ctx()._h, self._h, n))
         elif n < 2:
             raise ValueError(f"points must be at least 2, got {n}")
         self._points = n
@@ -481,9 +511,10 @@ class FIS:
 
     @nan_if_no_rule.setter
     def nan_if_no_rule(self, on):
-        self._nan = bool(on)
+        v = bool(on)
         if self._h is not None:
-            _ext.fis_set_nan(self._h, self._nan)
+            self._change(lambda: _ext.fis_set_nan(self._h, v))
+        self._nan = v
 
     # ------------------------------------------------------- building
 
@@ -766,7 +797,8 @@ class FIS:
                     x.shape[0], no) or not y.flags.c_contiguous or not y.flags.writeable):
                 raise ValueError(f"out must be a writable C-ordered float64 array of shape "
                                  f"({x.shape[0]}, {no})")
-        clamped, no_rule = _ext.fis_eval(c._h, h, x, y)
+        with self._reading():
+            clamped, no_rule = _ext.fis_eval(c._h, h, x, y)
         r = y[0] if one and out is None else y
         if return_stats:
             return r, {"clamped": clamped, "no_rule": no_rule}
@@ -793,7 +825,9 @@ class FIS:
         ys = np.zeros(max(n, 2))
         implied = np.zeros((nr, ys.shape[0]))
         agg = np.zeros(ys.shape[0])
-        st = _ext.fis_explain(c._h, h, np.ascontiguousarray(xv[0]), o, firing, ys, implied, agg)
+        with self._reading():
+            st = _ext.fis_explain(c._h, h, np.ascontiguousarray(xv[0]), o, firing, ys, implied,
+                                  agg)
         value = self.eval(xv, ctx=c)[0, o]
         if st < 0:
             return RuleFiring(xv[0].copy(), firing, None, None, None, value)

@@ -330,6 +330,20 @@ def test_threads_share_a_system(tipper_path):
     assert all(same_bits(g, want) for g in got)
 
 
+def test_no_change_while_evaluating(tipper_path):
+    """Changing mode or points frees what a running evaluation reads: while
+    one runs (without the GIL) in another thread, a change is refused."""
+    f = FIS.load(tipper_path)
+    with f._reading():  # as eval holds it around the library's call
+        for change in (lambda: setattr(f, "mode", "exact"), lambda: setattr(f, "points", 51),
+                       lambda: setattr(f, "nan_if_no_rule", True)):
+            with pytest.raises(RuntimeError, match="in use by another thread"):
+                change()
+    assert (f.mode, f.points, f.nan_if_no_rule) == ("matlab", 101, False)
+    f.mode = "exact"
+    assert f.mode == "exact"
+
+
 # ------------------------------------------------- fuzzylite conformance
 
 
