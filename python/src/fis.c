@@ -8,6 +8,7 @@
  */
 #include "hazepy.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -367,8 +368,8 @@ static PyObject *py_fis_explain(PyObject *self, PyObject *args) {
                          n = v[2].shape[0];
         if (o < 0 || o >= haze_fis_output_count(f)) {
             PyErr_Format(PyExc_IndexError, "no output %d", o + 1);
-        } else if (v[0].shape[0] != ni || v[1].shape[0] != nr || n < 2 || v[3].shape[0] != nr ||
-                   v[3].shape[1] != n || v[4].shape[0] != n) {
+        } else if (v[0].shape[0] != ni || v[1].shape[0] != nr || n < 2 || n > INT_MAX ||
+                   v[3].shape[0] != nr || v[3].shape[1] != n || v[4].shape[0] != n) {
             hpy_raise_msg(HAZE_ERR_MISMATCH, "explain: arrays of the wrong sizes");
         } else {
             const double *in = v[0].buf;
