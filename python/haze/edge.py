@@ -109,6 +109,8 @@ class EdgeDetector:
         The centroid times ``scale``, rounded and clipped (1..8, default 2).
     kernel : {"fast", "reference"}
         Which implementation; both give the same bytes.
+        (spread, black_width, scale and kernel are FIRE's: with ``rules`` they
+        are refused.)
     ctx, backend :
         Where to compute (see :class:`haze.Context`).
 
@@ -118,9 +120,18 @@ class EdgeDetector:
     the detector once before threads share it.
     """
 
-    def __init__(self, rules=None, spread=64, black_width=128, scale=2, kernel="fast",
+    def __init__(self, rules=None, spread=None, black_width=None, scale=None, kernel=None,
                  ctx=None, backend=None):
         self._c = _ctx(ctx, backend)
+        given = {n: v for n, v in (("spread", spread), ("black_width", black_width),
+                                   ("scale", scale), ("kernel", kernel)) if v is not None}
+        if rules is not None and given:
+            raise TypeError(f"{', '.join(given)}: FIRE's options do not apply to a rule base "
+                            "of your own (rules=)")
+        spread = 64 if spread is None else spread
+        black_width = 128 if black_width is None else black_width
+        scale = 2 if scale is None else scale
+        kernel = "fast" if kernel is None else kernel
         k = str(kernel).lower()
         if k not in ("fast", "reference"):
             raise ValueError(f"kernel must be 'fast' or 'reference', not {kernel!r}")

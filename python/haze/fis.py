@@ -269,7 +269,8 @@ class FIS:
             text = text.decode("utf-8")
         c = _ctx(ctx)
         nm = str(name) if name is not None else f"<text>.{fmt}"
-        return cls._from_handle(_ext.fis_parse(c._h, str(text), nm, fmt == "fll"), ctx)
+        return cls._from_handle(_ext.fis_parse(c._h, str(text), nm, fmt == "fll"), ctx,
+                                "x." + fmt)
 
     def save(self, path):
         """Writes the system: a fuzzylite ``.fll`` engine when ``path`` ends in
@@ -724,7 +725,7 @@ class FIS:
 
     # ------------------------------------------------------- evaluation
 
-    def _matrix(self, X):
+    def _matrix(self, X, ignore_extra=False):
         """X as a C-ordered float64 (rows x inputs) array, and whether it was
         one sample."""
         names = self.input_names
@@ -733,7 +734,7 @@ class FIS:
                                       and not isinstance(X, np.ndarray)):
             keys = [str(k) for k in X.keys()]
             missing = [n for n in names if n not in keys]
-            unknown = [k for k in keys if k not in names]
+            unknown = [] if ignore_extra else [k for k in keys if k not in names]
             if missing or unknown:
                 msg = []
                 if missing:
@@ -760,7 +761,8 @@ class FIS:
                                 f"{a.shape[1]} column(s)")
         return _as_matrix(a, (np.float64,), "X"), one
 
-    def eval(self, X, ctx=None, backend=None, out=None, return_stats=False):
+    def eval(self, X, ctx=None, backend=None, out=None, return_stats=False,
+             ignore_extra=False):
         """Evaluates the system on every row of ``X``.
 
         Parameters
@@ -771,7 +773,8 @@ class FIS:
             one-input system, a 1-D array of several values is one sample per
             value). A mapping (a dict, or anything with ``keys()`` such as a
             DataFrame) of input name -> values gives the columns by name;
-            missing and unknown names raise :class:`haze.MismatchError`.
+            missing and unknown names raise :class:`haze.MismatchError`
+            (unknown ones are left out with ``ignore_extra=True``).
         ctx, backend :
             Where to compute (see :class:`haze.Context`).
         out : ndarray, optional
@@ -787,7 +790,7 @@ class FIS:
         """
         c = _ctx(ctx, backend)
         h = self._handle()
-        x, one = self._matrix(X)
+        x, one = self._matrix(X, ignore_extra)
         no = self._count(1)
         if out is None:
             y = np.empty((x.shape[0], no), dtype=np.float64)
@@ -940,8 +943,9 @@ class FIS:
                             name=self.name, ctx=self._ctx)
         new._mode, new._points, new._nan = self._mode, self._points, self._nan
         if new._h is not None:
-            new._mode = new._mode or self.mode
-            new._points = new._points or self.points
+            # the mode as it is; the points only where set (setting them drops
+            # a .fll engine's own resolutions)
+            new._mode = self.mode
             new._apply_settings()
         return new
 

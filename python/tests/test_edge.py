@@ -157,6 +157,8 @@ def test_bad_arguments_raise(rules_path, data_dir):
         EdgeDetector(kernel="slow")
     with pytest.raises(haze.MismatchError, match="8 inputs"):
         EdgeDetector(rules=os.path.join(data_dir, "fis", "tipper.fis"))
+    with pytest.raises(TypeError, match="spread"):
+        EdgeDetector(rules=rules_path, spread=10)
     det = EdgeDetector()
     with pytest.raises(ValueError):
         det(img, out=np.zeros((5, 4), np.uint8))

@@ -109,6 +109,8 @@ def test_eval_shapes_and_columns(tipper_path):
         f.eval({"service": [1, 2]})
     with pytest.raises(haze.MismatchError, match="unknown name.*wine"):
         f.eval({"service": [1], "food": [2], "wine": [3]})
+    assert same_bits(f.eval({"service": [1], "food": [2], "wine": [3]}, ignore_extra=True),
+                     f.eval([[1, 2]]))
     # float32, Fortran order and integers are converted once; same values
     assert same_bits(f.eval(np.asfortranarray(X)), y)
     assert same_bits(f.eval(X.astype(np.float32)), f.eval(X.astype(np.float32).astype(float)))
@@ -278,6 +280,12 @@ def test_save_round_trip_and_edit(tipper_path, tmp_path):
     with pytest.raises(haze.UnsupportedError, match="cannot be written as .fis"):
         chained.save(tmp_path / "x.fis")
     assert not (tmp_path / "x.fis").exists()
+    # a copy of a .fll engine stays one (lock-previous, activation, ...)
+    dimmer = FIS.load(os.path.join(os.path.dirname(tipper_path), "fuzzylite",
+                                   "mamdani_SimpleDimmerChained.fll"))
+    for d in (dimmer.copy(), FIS.parse(dimmer.to_text("fll"), format="fll").copy()):
+        xs = np.linspace(0, 1, 9)
+        assert d.mode == "fuzzylite" and same_bits(d.eval(xs), dimmer.eval(xs))
 
 
 def test_modes_and_points(tipper_path):
