@@ -858,7 +858,10 @@ class FIS:
             for v, a in zip(vs, axes):
                 self._plot_var(v, a, points)
             if ax is None:
-                fig.tight_layout()
+                import warnings
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")  # many panels: it does what it can
+                    fig.tight_layout()
             return axes
         v = self.variable(var)
         if ax is None:

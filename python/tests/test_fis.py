@@ -399,6 +399,23 @@ def test_fuzzylite_engines(fll, tmp_path):
         assert same_bits(got, cli_eval(fll, X, tmp_path))
 
 
+OCTAVE = sorted(glob.glob(os.path.join(FL_DIR, "octave", "*.fis")))
+
+
+@needs_cli
+@pytest.mark.parametrize("fis", OCTAVE, ids=[os.path.basename(p)[:-4] for p in OCTAVE])
+@pytest.mark.parametrize("mode", ["matlab", "octave"])
+def test_octave_examples_match_cli(fis, mode, tmp_path):
+    """Octave's example systems (Mamdani and Sugeno, hedges, several
+    outputs): Python and the CLI give the same bits in both modes."""
+    f = FIS.load(fis)
+    f.mode = mode
+    lo = np.array([v.range[0] for v in f.inputs])
+    hi = np.array([v.range[1] for v in f.inputs])
+    X = lo + (hi - lo) * np.random.default_rng(5).uniform(-0.1, 1.1, (300, len(lo)))
+    assert same_bits(f.eval(X, backend="cpu"), cli_eval(fis, X, tmp_path, "--mode", mode))
+
+
 # ------------------------------------------------------------------ plots
 
 
@@ -426,6 +443,12 @@ def test_plot_mfs(tipper_path, tmp_path):
     # the three terms in matplotlib's first three colours
     for c in ((0.12, 0.47, 0.71), (1.0, 0.5, 0.05), (0.17, 0.63, 0.17)):
         assert has_colour(img, c)
+    s = FIS("s", type="sugeno")
+    s.add_input("x", (0, 1), [("a", "trimf", [-1, 0, 1])])
+    s.add_output("y", (0, 1), [("c", "constant", [0.5]), ("l", "linear", [1, 0])])
+    ax = s.plot_mfs("y")  # a stem for the constant, the linear term named only
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["c", "l (linear)"]
+    png_pixels(ax.figure, tmp_path, "sugeno.png")
     axes = f.plot_mfs()
     assert len(axes) == 3
     assert [a.get_xlabel() for a in axes] == ["service", "food", "tip"]
