@@ -52,8 +52,10 @@ def cli_eval(model, X, tmp_path, *args):
     round-trip numbers, so reading it back is exact)."""
     inp, outp = tmp_path / "in.csv", tmp_path / "out.csv"
     haze.write_table(inp, X)
+    # on the CPU, as the Python side of each comparison (the GPU's exp and
+    # pow may differ in the last bits)
     r = subprocess.run([CLI, "fis", "eval", str(model), str(inp), "-o", str(outp), *args],
-                       capture_output=True, text=True)
+                       capture_output=True, text=True, env=dict(os.environ, HAZE_BACKEND="cpu"))
     assert r.returncode == 0, r.stderr
     return haze.read_table(outp, allow_nonfinite=True).data
 
