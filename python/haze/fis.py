@@ -820,8 +820,13 @@ class FIS:
                              if not isinstance(x, Mapping) else x)
         if xv.shape[0] != 1:
             raise ValueError("explain takes one input vector")
-        o = self.outputs.index(self.variable(output)) if isinstance(output, (str, Variable)) \
-            else int(output)
+        if isinstance(output, (str, Variable)):
+            v = self.variable(output)
+            if not v.is_output:
+                raise ValueError(f"{v.name} is an input, not an output")
+            o = v.index
+        else:
+            o = int(output)
         n = int(points) if points is not None else self.points
         nr = _ext.fis_info(h)[4]
         firing = np.zeros(nr)

@@ -315,6 +315,12 @@ def test_explain(tipper_path):
     assert r.implied.shape == (3, 51) and r.aggregate.shape == (51,)
     np.testing.assert_array_equal(r.aggregate, r.implied.max(axis=0))
     assert r.value == f([2, 1])[0]
+    r2 = f.explain({"service": 2, "food": 1}, output="tip", points=51)
+    assert np.array_equal(r2.implied, r.implied) and r2.value == r.value
+    with pytest.raises(ValueError):
+        f.explain([2, 1], output="food")
+    with pytest.raises(IndexError):
+        f.explain([2, 1], output=1)
     s = FIS("s", type="sugeno")
     s.add_input("x", (0, 1), [("a", "trimf", [-1, 0, 1])])
     s.add_output("y", (0, 1), [("c", "constant", [0.5])])
