@@ -288,7 +288,10 @@ class FIS:
             raise ValueError(f"format must be 'fis' or 'fll', not {format!r}")
         with tempfile.TemporaryDirectory() as d:
             p = os.path.join(d, "model." + fmt)
-            self.save(p)
+            try:
+                self.save(p)
+            except HazeError as e:  # name the system, not the scratch file
+                raise type(e)(str(e).replace(p, f"{self.name}.{fmt}"), e.status) from None
             with open(p, encoding="utf-8") as fp:
                 return fp.read()
 
@@ -308,8 +311,8 @@ class FIS:
                 h = _ext.fis_parse(c._h, text, name, False)
             except HazeError as e:
                 raise _explain_built(e, name, text) from None
+            self._apply_settings(h)
             self._h = h
-            self._apply_settings()
         return self._h
 
     @contextmanager
@@ -333,25 +336,26 @@ class FIS:
                                    "change it when no evaluation runs")
             fn()
 
-    def _apply_settings(self):
+    def _apply_settings(self, h):
         c = self._default_ctx()
         if self._mode is not None:
-            _ext.fis_set_mode(c._h, self._h, self._mode)
+            _ext.fis_set_mode(c._h, h, self._mode)
         if self._points is not None:
-            _ext.fis_set_points(c._h, self._h, self._points)
-        _ext.fis_set_nan(self._h, self._nan)
+            _ext.fis_set_points(c._h, h, self._points)
+        _ext.fis_set_nan(h, self._nan)
 
     def _edit(self):
         """The specification to change (read from the library's system, by
         way of its .fis text, for a system that was read)."""
         if self._spec is None:
+            spec = _read_fis_text(self.to_text("fis"))
             # keep what the loaded system had for its own evaluation
             _, _, _, _, _, mode, points = _ext.fis_info(self._h)
             if self._mode is None:
                 self._mode = mode
             if self._points is None:
                 self._points = points
-            self._spec = _read_fis_text(self.to_text("fis"))
+            self._spec = spec
         self._h = None
         return self._spec
 
@@ -500,8 +504,8 @@ class FIS:
         n = int(value)
         if self._h is not None:
             self._change(lambda: _ext.fis_set_points(self._default_ctx()._h, self._h, n))
-        elif n < 2:
-            raise ValueError(f"points must be at least 2, got {n}")
+        elif not 2 <= n <= 1000000:
+            raise ValueError(f"points: expected 2 to 1000000, got {n}")
         self._points = n
 
     @property
@@ -954,7 +958,7 @@ class FIS:
             # the mode as it is; the points only where set (setting them drops
             # a .fll engine's own resolutions)
             new._mode = self.mode
-            new._apply_settings()
+            new._apply_settings(new._h)
         return new
 
     def __repr__(self):

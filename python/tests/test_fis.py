@@ -282,6 +282,8 @@ def test_save_round_trip_and_edit(tipper_path, tmp_path):
     with pytest.raises(haze.UnsupportedError, match="cannot be written as .fis"):
         chained.save(tmp_path / "x.fis")
     assert not (tmp_path / "x.fis").exists()
+    with pytest.raises(haze.UnsupportedError, match="^SimpleDimmerChained.fis: "):
+        chained.add_rule("if Ambient is DARK then Power is HIGH")
     # a copy of a .fll engine stays one (lock-previous, activation, ...)
     dimmer = FIS.load(os.path.join(os.path.dirname(tipper_path), "fuzzylite",
                                    "mamdani_SimpleDimmerChained.fll"))
@@ -304,6 +306,9 @@ def test_modes_and_points(tipper_path):
         f.points = 1
     with pytest.raises(TypeError):
         f.points = 2.5
+    b = build_tipper()
+    with pytest.raises(ValueError):
+        b.points = 10**7
     f.nan_if_no_rule = True
     assert f.nan_if_no_rule
 
