@@ -35,7 +35,8 @@ from collections.abc import Mapping
 import numpy as np
 
 from . import _ext
-from ._core import HazeError, MismatchError, ParseError, _as_matrix, _ctx, _fspath
+from ._core import (HazeError, MismatchError, ParseError, UnsupportedError, _as_matrix, _ctx,
+                    _fspath)
 
 __all__ = ["FIS", "Variable", "Term", "RuleFiring"]
 
@@ -348,6 +349,11 @@ class FIS:
         """The specification to change (read from the library's system, by
         way of its .fis text, for a system that was read)."""
         if self._spec is None:
+            if self._is_fll():
+                raise UnsupportedError(
+                    f"{self.name}: a fuzzylite engine is not edited in code (its .fis text "
+                    "would not keep its resolutions and activation); edit its text, "
+                    "fis.to_text('fll'), and read it with FIS.parse(text, format='fll')")
             spec = _read_fis_text(self.to_text("fis"))
             # keep what the loaded system had for its own evaluation
             _, _, _, _, _, mode, points = _ext.fis_info(self._h)
@@ -358,6 +364,9 @@ class FIS:
             self._spec = spec
         self._h = None
         return self._spec
+
+    def _is_fll(self):
+        return self._source is not None and str(self._source).lower().endswith(".fll")
 
     def _fis_text(self):
         s = self._spec
@@ -950,7 +959,7 @@ class FIS:
                          "rules": [(list(a), list(b), w, c) for a, b, w, c in
                                    self._spec["rules"]]}
         else:
-            fll = self._source is not None and str(self._source).lower().endswith(".fll")
+            fll = self._is_fll()
             new = FIS.parse(self.to_text("fll" if fll else "fis"), "fll" if fll else "fis",
                             name=self.name, ctx=self._ctx)
         new._mode, new._points, new._nan = self._mode, self._points, self._nan

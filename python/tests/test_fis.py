@@ -282,8 +282,12 @@ def test_save_round_trip_and_edit(tipper_path, tmp_path):
     with pytest.raises(haze.UnsupportedError, match="cannot be written as .fis"):
         chained.save(tmp_path / "x.fis")
     assert not (tmp_path / "x.fis").exists()
-    with pytest.raises(haze.UnsupportedError, match="^SimpleDimmerChained.fis: "):
+    # a fuzzylite engine is edited as .fll text, not in code (.fis would lose
+    # its resolutions)
+    with pytest.raises(haze.UnsupportedError, match="SimpleDimmerChained: a fuzzylite engine"):
         chained.add_rule("if Ambient is DARK then Power is HIGH")
+    with pytest.raises(haze.UnsupportedError, match="^SimpleDimmerChained.fis: "):
+        chained.to_text("fis")
     # a copy of a .fll engine stays one (lock-previous, activation, ...)
     dimmer = FIS.load(os.path.join(os.path.dirname(tipper_path), "fuzzylite",
                                    "mamdani_SimpleDimmerChained.fll"))
@@ -427,6 +431,20 @@ def test_octave_examples_match_cli(fis, mode, tmp_path):
     hi = np.array([v.range[1] for v in f.inputs])
     X = lo + (hi - lo) * np.random.default_rng(5).uniform(-0.1, 1.1, (300, len(lo)))
     assert same_bits(f.eval(X, backend="cpu"), cli_eval(fis, X, tmp_path, "--mode", mode))
+
+
+@pytest.mark.parametrize("fis", OCTAVE, ids=[os.path.basename(p)[:-4] for p in OCTAVE])
+def test_octave_examples_edit_round_trip(fis):
+    """A read system that is edited goes through its .fis text and this
+    package's reading of it: hedges, NOT, weights and several outputs come
+    back; the evaluation is unchanged until the system is."""
+    f, g = FIS.load(fis), FIS.load(fis)
+    g.name = f.name + "_edited"
+    assert g._spec is not None and g.rules == f.rules
+    lo = np.array([v.range[0] for v in f.inputs])
+    hi = np.array([v.range[1] for v in f.inputs])
+    X = lo + (hi - lo) * np.random.default_rng(6).uniform(0, 1, (200, len(lo)))
+    assert same_bits(g.eval(X), f.eval(X))
 
 
 # ------------------------------------------------------------------ plots
