@@ -526,3 +526,33 @@ def test_docs_tipper_port(capsys):
     tip = ns["tip"]
     tip.mode = "exact"
     assert round(float(tip({"quality": 6.5, "service": 9.8})[0]), 4) == 19.8578
+
+
+def test_docs_cli_twins(tmp_path, monkeypatch):
+    """docs/python-fis.md: the Python twins of the README's fis and edge
+    commands run, from a folder that sees the repository's data."""
+    pytest.importorskip("matplotlib").use("Agg")
+    import re
+    import types
+    import matplotlib.pyplot as plt
+    import haze.edge as edge_mod
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    with open(os.path.join(root, "docs", "python-fis.md")) as fp:
+        code = next(b for b in re.findall(r"```python\n(.*?)```", fp.read(), re.S)
+                    if "haze fis info" in b)
+    data = os.environ.get("HAZE_TEST_DATA", os.path.join(root, "tests", "data"))
+    for d, src in (("data", os.path.join(root, "data")),
+                   ("examples", os.path.join(root, "examples")),
+                   ("tests", os.path.dirname(data))):
+        os.symlink(src, tmp_path / d)
+    monkeypatch.chdir(tmp_path)
+    shim = types.SimpleNamespace(**{**vars(haze), "FIS": FIS, "edges": edge_mod.edges,
+                                    "EdgeDetector": edge_mod.EdgeDetector,
+                                    "load_image": edge_mod.load_image,
+                                    "save_image": edge_mod.save_image, "edge": edge_mod})
+    exec(compile(code.replace("import haze\n", ""), "python-fis.md", "exec"), {"haze": shim})
+    plt.close("all")
+    for f in ("outputs.csv", "clean.fis", "dimmer.fis", "edges.png", "outdir/frame1.png",
+              "mfs.png", "food.svg", "surface.png", "both.png"):
+        assert (tmp_path / f).stat().st_size > 0, f
+    assert not (tmp_path / "hybrid.fis").exists()
