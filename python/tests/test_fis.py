@@ -113,6 +113,8 @@ def test_eval_shapes_and_columns(tipper_path):
         f.eval({"service": [1], "food": [2], "wine": [3]})
     assert same_bits(f.eval({"service": [1], "food": [2], "wine": [3]}, ignore_extra=True),
                      f.eval([[1, 2]]))
+    # float64 in C order goes to the library as it is (zero copy)
+    assert X.flags.c_contiguous and f._matrix(X)[0] is X
     # float32, Fortran order and integers are converted once; same values
     assert same_bits(f.eval(np.asfortranarray(X)), y)
     assert same_bits(f.eval(X.astype(np.float32)), f.eval(X.astype(np.float32).astype(float)))
