@@ -906,33 +906,50 @@ class FIS:
         if v.terms:
             ax.legend(loc="best", fontsize="small")
 
-    def plot_surface(self, inputs=(0, 1), output=0, hold=None, grid=41, ax=None, ctx=None,
-                     backend=None):
-        """Draws output ``output`` over a grid of two inputs as a heat map with
-        contours, like MATLAB's gensurf. ``inputs``: two inputs by number or
-        name; ``hold``: values of the other inputs (a mapping name -> value;
-        default the middle of their range). Returns ``(ax, (xs, ys, Z))``.
-        Needs matplotlib."""
-        plt = _pyplot()
+    def surface(self, inputs=(0, 1), hold=None, grid=15, ctx=None, backend=None):
+        """Evaluates a grid of ``grid`` x ``grid`` points over the ranges of two
+        inputs, like MATLAB's gensurf and ``haze fis surface``.
+
+        ``inputs``: the two inputs, by number or name; ``hold``: values of the
+        other inputs (a mapping name -> value; default the middle of their
+        range). Returns ``(xs, ys, Z)``: the points of each axis and
+        ``Z[j, i, o]``, output o at ``xs[i]``, ``ys[j]``."""
         names = self.input_names
         if len(names) < 2:
             raise ValueError(f"{self.name} has {len(names)} input: a surface needs two")
-        idx = [names.index(i) if isinstance(i, str) else int(i) for i in inputs]
-        if len(idx) != 2 or idx[0] == idx[1] or not all(0 <= i < len(names) for i in idx):
-            raise ValueError(f"inputs must be two different inputs of {names}")
-        o = self.output_names.index(output) if isinstance(output, str) else int(output)
+        idx = [names.index(i) if isinstance(i, str) and i in names else i for i in inputs]
+        if (len(idx) != 2 or not all(isinstance(i, numbers.Integral) for i in idx)
+                or idx[0] == idx[1] or not all(0 <= i < len(names) for i in idx)):
+            raise ValueError(f"inputs must be two different inputs of {names}, not {inputs!r}")
+        n = int(grid)
+        if n < 2:
+            raise ValueError(f"grid: at least 2 points per axis, got {n}")
         vals = [sum(v.range) / 2 for v in self.inputs]
         for k, val in (hold or {}).items():
             if k not in names:
                 raise KeyError(f"hold: no input {k!r} ({', '.join(names)})")
             vals[names.index(k)] = float(val)
         (x0, x1), (y0, y1) = self.inputs[idx[0]].range, self.inputs[idx[1]].range
-        xs, ys = np.linspace(x0, x1, int(grid)), np.linspace(y0, y1, int(grid))
+        xs, ys = np.linspace(x0, x1, n), np.linspace(y0, y1, n)
         gx, gy = np.meshgrid(xs, ys)
         X = np.tile(np.asarray(vals, dtype=np.float64), (gx.size, 1))
         X[:, idx[0]] = gx.ravel()
         X[:, idx[1]] = gy.ravel()
-        Z = self.eval(X, ctx=ctx, backend=backend)[:, o].reshape(gx.shape)
+        Z = self.eval(X, ctx=ctx, backend=backend).reshape(n, n, -1)
+        return xs, ys, Z
+
+    def plot_surface(self, inputs=(0, 1), output=0, hold=None, grid=41, ax=None, ctx=None,
+                     backend=None):
+        """Draws output ``output`` over a grid of two inputs as a heat map with
+        contours, like MATLAB's gensurf (see :meth:`surface` for ``inputs``,
+        ``hold`` and ``grid``). Returns ``(ax, (xs, ys, Z))`` with Z of that
+        output alone. Needs matplotlib."""
+        plt = _pyplot()
+        names = self.input_names
+        xs, ys, Z = self.surface(inputs, hold, grid, ctx=ctx, backend=backend)
+        idx = [names.index(i) if isinstance(i, str) else i for i in inputs]
+        o = self.output_names.index(output) if isinstance(output, str) else int(output)
+        Z = Z[:, :, o]
         if ax is None:
             _, ax = plt.subplots(figsize=(6, 4.5))
         mesh = ax.pcolormesh(xs, ys, Z, shading="gouraud", cmap="viridis")

@@ -498,6 +498,13 @@ def test_plot_surface(tipper_path, tmp_path):
     img = png_pixels(ax.figure, tmp_path, "surface.png")
     # viridis runs from dark purple to yellow
     assert has_colour(img, (0.27, 0.0, 0.33), 0.1) and has_colour(img, (0.99, 0.91, 0.14), 0.1)
+    xs2, ys2, Z2 = f.surface(inputs=("food", "service"), hold={}, grid=5)
+    assert Z2.shape == (5, 5, 1) and Z2[1, 3, 0] == f({"food": xs2[3], "service": ys2[1]})[0]
+    for bad in ((0, 0), (0, 2), ("food", "wine"), (0,)):
+        with pytest.raises(ValueError):
+            f.surface(inputs=bad)
+    with pytest.raises(KeyError):
+        f.surface(hold={"wine": 1})
     s = FIS("one")
     s.add_input("x", (0, 1), [("a", "trimf", [0, 0, 1])])
     s.add_output("y", (0, 1), [("b", "trimf", [0, 0, 1])])
