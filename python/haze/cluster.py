@@ -376,6 +376,38 @@ class FCM(_ClusterMixin, _Base):
         self.backend_ = ctx.backend
         self.fuzzifier_ = float(m)
 
+    @classmethod
+    def from_centres(cls, centres, m=2.0, norms=None, precision="double", **params):
+        """A model for :meth:`predict` and :meth:`predict_proba` from known
+        centres (n_clusters x n_features), such as those ``haze fcm -o``
+        writes, with the fuzzifier ``m`` and, for a Gustafson-Kessel model,
+        the ``norms`` (n_clusters x n_features x n_features, as ``haze fcm
+        --norms`` writes them, one matrix per row). Other parameters as
+        :class:`FCM`'s. It has no training attributes (``u_``, ``labels_``).
+        """
+        v = np.array(centres, dtype=np.float64, order="C")
+        if v.ndim != 2:
+            raise ValueError(f"centres must be 2-D (n_clusters x n_features), got {v.ndim}-D")
+        c, d = v.shape
+        a = None
+        if norms is not None:
+            a = np.array(norms, dtype=np.float64, order="C")
+            if a.size != c * d * d:
+                raise ValueError(f"norms has {a.size} values where {c} matrices of {d} x {d} "
+                                 "are needed")
+            a = a.reshape(c, d, d)
+        prec = _precision_of(precision) or _ext.F64
+        est = cls(n_clusters=c, m=m, metric="gk" if a is not None else "euclidean",
+                  precision=precision, **params)
+        if not _is_real(m) or not (1 < m < math.inf):
+            raise ValueError(f"m (the fuzzifier) must be a finite number > 1, got {m!r}")
+        est._result = _ext.fcm_model_new(est._context()._h, v, float(m), a)
+        est.cluster_centers_, est.norms_, est.fuzzifier_ = v, a, float(m)
+        est.n_features_in_ = d
+        est.precision_ = "float32" if prec == _ext.F32 else "float64"
+        est.n_iter_ = 0
+        return est
+
     # ------------------------------------------------------------ predict
 
     def _check_fitted(self):
