@@ -24,7 +24,7 @@ import warnings
 import numpy as np
 
 from . import _ext
-from ._core import Context, _ctx
+from ._core import Context, DomainError, _ctx
 
 __all__ = ["FCM", "cmeans", "cmeans_predict", "DegenerateClusteringWarning"]
 
@@ -137,6 +137,9 @@ def _seed_of(random_state):
 def _data(X, dtypes, name="X"):
     """X as a C-ordered 2-D float array of one of dtypes: no copy when it
     already is one, else one conversion (to the first)."""
+    if hasattr(X, "toarray") or hasattr(X, "tocsr"):
+        raise TypeError(f"{name} is a sparse matrix, and sparse input is not supported: "
+                        f"pass {name}.toarray()")
     if hasattr(X, "__array__") or isinstance(X, (list, tuple)):
         a = np.asarray(X)
     else:
@@ -145,10 +148,29 @@ def _data(X, dtypes, name="X"):
         raise ValueError(f"{name} must be a 2-D array (samples x features), got a "
                          f"{a.ndim}-D array; reshape 1-D data with X.reshape(-1, 1)")
     if a.dtype not in dtypes:
-        if a.dtype.kind not in "fiub":
-            raise TypeError(f"{name} must hold numbers, not {a.dtype}")
-        a = a.astype(dtypes[0])
+        if a.dtype.kind == "c":
+            raise ValueError(f"{name}: Complex data not supported")
+        try:
+            a = a.astype(dtypes[0])
+        except (TypeError, ValueError) as e:
+            raise type(e)(f"{name} must hold numbers, not {a.dtype}: {e}") from None
+    for k, what in ((0, "sample"), (1, "feature")):
+        if a.shape[k] < 1:
+            raise ValueError(f"{name}: found an array with 0 {what}(s) (shape={a.shape}) while a "
+                             "minimum of 1 is required.")
     return np.ascontiguousarray(a)
+
+
+def _check_finite_after(err, X, name="X"):
+    """Names NaN or infinity in X (looked for only once the library has
+    refused the data: no pass over large data on the way in)."""
+    bad = ~np.isfinite(X)
+    if bad.any():
+        i, j = np.argwhere(bad)[0]
+        what = "NaN" if np.isnan(X[i, j]) else "infinity"
+        raise type(err)(f"{name} contains NaN or infinity ({what} in row {i}, column {j}): "
+                        f"{err}", err.status) from None
+    raise err
 
 
 class FCM(_ClusterMixin, _Base):
@@ -333,9 +355,12 @@ class FCM(_ClusterMixin, _Base):
         seed = _seed_of(self.random_state) if kind in (0, 1) else 0
         ctx = self._context()
         metric = _METRICS[self.metric.lower()]
-        r = _ext.fcm_fit(ctx._h, X, int(self.n_clusters), float(self.m), metric, kind,
-                         init_data, _STOPS[self.stop.lower()], float(self.tol),
-                         int(self.max_iter), seed, prec, float(self.gk_reg))
+        try:
+            r = _ext.fcm_fit(ctx._h, X, int(self.n_clusters), float(self.m), metric, kind,
+                             init_data, _STOPS[self.stop.lower()], float(self.tol),
+                             int(self.max_iter), seed, prec, float(self.gk_reg))
+        except DomainError as e:
+            _check_finite_after(e, X)
         self._set_result(r, ctx, prec)
         if self.degenerate_:
             warnings.warn(
@@ -442,7 +467,10 @@ class FCM(_ClusterMixin, _Base):
         u = np.empty((X.shape[0], self.cluster_centers_.shape[0]))
         ctx = self._context()
         prec = _ext.F32 if self.precision_ == "float32" else _ext.F64
-        _ext.fcm_predict(ctx._h, self._model(), X, prec, u)
+        try:
+            _ext.fcm_predict(ctx._h, self._model(), X, prec, u)
+        except DomainError as e:
+            _check_finite_after(e, X)
         return u
 
     def transform(self, X):

@@ -359,8 +359,10 @@ def test_bad_data(ctx):
     fcm = FCM(n_clusters=2, ctx=ctx)
     with pytest.raises(ValueError, match="2-D"):
         fcm.fit(np.zeros(10))
-    with pytest.raises(TypeError, match="numbers"):
+    with pytest.raises(ValueError, match="numbers"):
         fcm.fit(np.array([["a", "b"], ["c", "d"]]))
+    with pytest.raises(ValueError, match="(?i)complex"):
+        fcm.fit(np.ones((4, 2), dtype=complex))
     x = blobs()
     x[5, 1] = np.nan
     with pytest.raises(haze.HazeError, match="(?i)finite|nan"):
@@ -520,3 +522,21 @@ def test_plot_without_matplotlib(monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     with pytest.raises(ImportError, match="needs matplotlib"):
         fcm.plot(blobs(k=2))
+
+
+def test_sklearn_check_estimator():
+    """scikit-learn's own estimator checks pass, but for those that set
+    n_clusters = 1 (fuzzy c-means needs 2 clusters: a clear error)."""
+    pytest.importorskip("sklearn")
+    from sklearn.utils.estimator_checks import check_estimator
+    failed = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for est, check in check_estimator(FCM(n_clusters=2, random_state=0, backend="cpu"),
+                                          generate_only=True):
+            try:
+                check(est)
+            except Exception as e:  # noqa: BLE001 - every failure is looked at
+                if "n_clusters must be an int >= 2, got 1" not in str(e):
+                    failed.append((check, e))
+    assert not failed, failed
