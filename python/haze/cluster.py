@@ -374,7 +374,6 @@ class FCM(_ClusterMixin, _Base):
     def _set_result(self, r, ctx, prec):
         (n, d, c, m, metric, iters, conv, pc, pe, xb, degen, has_u, has_norms) = \
             _ext.fcm_info(r)
-        self._result = r
         self.cluster_centers_ = np.empty((c, d))
         _ext.fcm_read(r, "centres", self.cluster_centers_)
         self.u_ = np.empty((n, c))
@@ -400,6 +399,10 @@ class FCM(_ClusterMixin, _Base):
         self.precision_ = "float32" if prec == _ext.F32 else "float64"
         self.backend_ = ctx.backend
         self.fuzzifier_ = float(m)
+        # predictions use a model made from the centres and norms (the same
+        # numbers): the fit's result, with its n x c memberships, is let go
+        self._result = _ext.fcm_model_new(ctx._h, self.cluster_centers_, float(m),
+                                          self.norms_)
 
     @classmethod
     def from_centres(cls, centres, m=2.0, norms=None, precision="double", **params):
@@ -446,7 +449,7 @@ class FCM(_ClusterMixin, _Base):
 
     def _model(self):
         r = self.__dict__.get("_result")
-        if r is None:  # unpickled, or made by hand: a model from the centres
+        if r is None:  # unpickled: a model from the centres
             r = _ext.fcm_model_new(self._context()._h,
                                    np.ascontiguousarray(self.cluster_centers_, dtype=np.float64),
                                    float(self.fuzzifier_),
