@@ -376,8 +376,9 @@ class FCM(_ClusterMixin, _Base):
             _ext.fcm_info(r)
         self.cluster_centers_ = np.empty((c, d))
         _ext.fcm_read(r, "centres", self.cluster_centers_)
-        self.u_ = np.empty((n, c))
-        _ext.fcm_read(r, "memberships", self.u_)
+        # the memberships as the library wrote them: no copy (n x c can be
+        # the largest array of a fit)
+        self.u_ = np.frombuffer(_ext.fcm_memberships(r), dtype=np.float64).reshape(n, c)
         self.objective_ = np.empty(iters)
         _ext.fcm_read(r, "objective", self.objective_)
         self.change_ = np.empty(iters)
@@ -387,8 +388,7 @@ class FCM(_ClusterMixin, _Base):
             _ext.fcm_read(r, "norms", self.norms_)
         else:
             self.norms_ = None
-        self.labels_ = np.empty(n, dtype=np.intc)
-        _ext.fcm_labels(ctx._h, self.u_, self.labels_)
+        self._labels = None  # labels_ is computed on first use
         self.n_iter_ = int(iters)
         self.converged_ = bool(conv)
         self.partition_coefficient_ = float(pc)
@@ -403,6 +403,21 @@ class FCM(_ClusterMixin, _Base):
         # numbers): the fit's result, with its n x c memberships, is let go
         self._result = _ext.fcm_model_new(ctx._h, self.cluster_centers_, float(m),
                                           self.norms_)
+
+    @property
+    def labels_(self):
+        """Index of each training point's largest membership (the first on
+        ties); computed from ``u_`` on first use."""
+        lab = self.__dict__.get("_labels")
+        if lab is None:
+            u = self.__dict__.get("u_")
+            if u is None:
+                raise AttributeError(f"{type(self).__name__} has no labels_: it is not fitted"
+                                     " (or was made by from_centres, with no training points)")
+            lab = np.empty(u.shape[0], dtype=np.intc)
+            _ext.fcm_labels(self._context()._h, np.ascontiguousarray(u), lab)
+            self._labels = lab
+        return lab
 
     @classmethod
     def from_centres(cls, centres, m=2.0, norms=None, precision="double", **params):

@@ -25,6 +25,61 @@ static haze_fcm_result *fcm_handle(PyObject *cap) {
     return hpy_unwrap(cap, FCM_CAPSULE);
 }
 
+/* ---- the memberships of a fit, lent to NumPy without a copy
+ *
+ * A small object exporting the result's n x c memberships through the
+ * buffer protocol (as bytes: numpy.frombuffer(...).reshape(n, c) views them)
+ * and keeping the result alive while any view of it lives. The buffer is
+ * writable: the fit's result is not read again after fcm_fit returns (the
+ * Python side predicts with a model made from the centres), so the caller
+ * owns these numbers as it would own a copy. */
+typedef struct fcm_view {
+    PyObject ob_base; /* PyObject_HEAD */
+    PyObject *owner;  /* the "haze.fcm" capsule */
+    void *buf;
+    Py_ssize_t len;
+} fcm_view;
+
+static int view_getbuffer(PyObject *self, Py_buffer *view, int flags) {
+    fcm_view *v = (fcm_view *)self;
+    return PyBuffer_FillInfo(view, self, v->buf, v->len, 0, flags);
+}
+
+static void view_dealloc(PyObject *self) {
+    PyTypeObject *tp = Py_TYPE(self);
+    Py_XDECREF(((fcm_view *)self)->owner);
+    freefunc f = (freefunc)PyType_GetSlot(tp, Py_tp_free);
+    f(self);
+    Py_DECREF(tp);
+}
+
+static PyType_Slot view_slots[] = {
+    {Py_bf_getbuffer, (void *)view_getbuffer}, {Py_tp_dealloc, (void *)view_dealloc}, {0, NULL}};
+
+static PyType_Spec view_spec = {"haze._ext.FcmMemberships", (int)sizeof(fcm_view), 0,
+                                Py_TPFLAGS_DEFAULT, view_slots};
+
+static PyObject *g_view_type; /* made on first use, kept for the process */
+
+/* fcm_memberships(result) -> an object with the result's n x c float64
+ * memberships as a writable buffer of bytes (no copy) */
+static PyObject *py_fcm_memberships(PyObject *self, PyObject *cap) {
+    haze_fcm_result *r = fcm_handle(cap);
+    if (!r) return NULL;
+    const double *u = haze_fcm_result_memberships(r);
+    if (!u) return hpy_raise_msg(HAZE_ERR_INVALID, "this result has no memberships");
+    if (!g_view_type && !(g_view_type = PyType_FromSpec(&view_spec))) return NULL;
+    allocfunc alloc = (allocfunc)PyType_GetSlot((PyTypeObject *)g_view_type, Py_tp_alloc);
+    fcm_view *v = (fcm_view *)alloc((PyTypeObject *)g_view_type, 0);
+    if (!v) return NULL;
+    Py_INCREF(cap);
+    v->owner = cap;
+    v->buf = (void *)u;
+    v->len = (Py_ssize_t)(haze_fcm_result_point_count(r) * haze_fcm_result_cluster_count(r) *
+                          sizeof(double));
+    return (PyObject *)v;
+}
+
 /* The progress hook: stops the fit when a signal handler raised. */
 typedef struct fit_state {
     int interrupted;
@@ -272,6 +327,8 @@ PyMethodDef hpy_fcm_methods[] = {
      "precision, gk_reg) -> result"},
     {"fcm_info", py_fcm_info, METH_O, "fcm_info(result) -> tuple of scalars"},
     {"fcm_read", py_fcm_read, METH_VARARGS, "fcm_read(result, what, out)"},
+    {"fcm_memberships", py_fcm_memberships, METH_O,
+     "fcm_memberships(result) -> the n x c memberships as a buffer (no copy)"},
     {"fcm_model_new", py_fcm_model_new, METH_VARARGS, "fcm_model_new(ctx, centres, m, norms)"},
     {"fcm_predict", py_fcm_predict, METH_VARARGS, "fcm_predict(ctx, result, X, precision, out)"},
     {"fcm_labels", py_fcm_labels, METH_VARARGS, "fcm_labels(ctx, u, out)"},

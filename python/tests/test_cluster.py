@@ -299,6 +299,13 @@ def test_attributes_and_repr(ctx):
     u = FCM(n_clusters=3, init=fcm.u_, ctx=ctx).fit(x)
     assert_close(v.cluster_centers_, fcm.cluster_centers_, 1e-6, "from centres")
     assert_close(u.cluster_centers_, fcm.cluster_centers_, 1e-6, "from memberships")
+    # u_ is the library's array, lent without a copy, writable, alive on its own
+    assert fcm.u_.base is not None and fcm.u_.flags.writeable and fcm.u_.flags.c_contiguous
+    u = FCM(n_clusters=3, random_state=0, ctx=ctx).fit(x).u_
+    import gc
+    gc.collect()
+    assert np.array_equal(u, fcm.u_)
+    assert not hasattr(FCM(), "labels_")
     # random_state as numpy generators
     for rs in (np.random.RandomState(1), np.random.default_rng(1)):
         assert FCM(n_clusters=3, random_state=rs, ctx=ctx).fit(x).converged_
