@@ -547,3 +547,40 @@ def test_sklearn_check_estimator():
                 if "n_clusters must be an int >= 2, got 1" not in str(e):
                     failed.append((check, e))
     assert not failed, failed
+
+
+def test_extension_checks_its_arguments():
+    """The private functions refuse wrong handles, shapes and formats with an
+    exception (never a crash), whoever calls them."""
+    from haze import _ext
+    c = haze.Context("cpu")
+    z = np.zeros
+    calls = [
+        (lambda: _ext.fcm_read(c._h, "centres", z(3)), TypeError),
+        (lambda: _ext.fcm_memberships(c._h), TypeError),
+        (lambda: _ext.fcm_predict(c._h, c._h, z((2, 2)), 0, z((2, 2))), TypeError),
+        (lambda: _ext.fcm_labels(c._h, z((2, 2)), z(2)), haze.MismatchError),
+        (lambda: _ext.fcm_fit(c._h, z((5, 2)), 2, 2.0, 0, 3, z((4, 2)), 0, 0.0, 5, 0, 0, 0.0),
+         haze.MismatchError),
+        (lambda: _ext.fcm_fit(c._h, z((5, 2)), 2, 2.0, 0, 2, None, 0, 0.0, 5, 0, 0, 0.0),
+         haze.InvalidArgumentError),
+        (lambda: _ext.fcm_fit(c._h, z((5, 2), dtype=np.int32), 2, 2.0, 0, 0, None, 0, 0.0, 5,
+                              0, 0, 0.0), TypeError),
+        (lambda: _ext.fcm_fit(c._h, z((5, 2)), 2, 2.0, 7, 0, None, 0, 0.0, 5, 0, 0, 0.0),
+         haze.InvalidArgumentError),
+        (lambda: _ext.fcm_model_new(c._h, z((2, 2)), 2.0, z((2, 2, 3))), haze.MismatchError),
+    ]
+    fit = FCM(n_clusters=2, random_state=0, ctx=c).fit(blobs(k=2))
+    model = fit._result
+    calls += [
+        (lambda: _ext.fcm_read(model, "memberships", z(4)), haze.MismatchError),  # none
+        (lambda: _ext.fcm_read(model, "centres", z(5)), haze.MismatchError),
+        (lambda: _ext.fcm_read(model, "nothing", z(5)), haze.InvalidArgumentError),
+        (lambda: _ext.fcm_predict(c._h, model, z((4, 3)), 0, z((4, 3))), haze.MismatchError),
+        (lambda: _ext.fcm_predict(c._h, model, z((4, 3)), 0, np.asfortranarray(z((4, 2)))),
+         (haze.MismatchError, ValueError, BufferError)),
+        (lambda: _ext.fcm_predict(c._h, model, z((4, 2)), 0, z((4, 2))), haze.MismatchError),
+    ]
+    for call, exc in calls:
+        with pytest.raises(exc):
+            call()
