@@ -394,10 +394,11 @@ def test_from_centres(ctx):
     assert np.allclose(u, 0.5)
 
 
-def test_pickle_and_threads(ctx):
+def test_pickle_and_threads(ctx, backend):
     x = blobs(n=600)
     fcm = FCM(n_clusters=3, metric="gk", random_state=4, ctx=ctx).fit(x)
-    back = pickle.loads(pickle.dumps(FCM(n_clusters=3, metric="gk", random_state=4).fit(x)))
+    back = pickle.loads(pickle.dumps(FCM(n_clusters=3, metric="gk", random_state=4,
+                                         backend=backend).fit(x)))
     assert np.array_equal(back.cluster_centers_, fcm.cluster_centers_)
     assert np.array_equal(back.predict_proba(x), fcm.predict_proba(x))
     # fits in threads at once (the GIL is released): each as when alone
