@@ -609,3 +609,38 @@ def test_docs_examples_run(tmp_path, monkeypatch):
         exec(compile(b, "docs/python-fcm.md", "exec"), {})
     assert (tmp_path / "clusters.png").stat().st_size > 1000
     assert np.load(tmp_path / "u.npy").shape == (150, 3)
+
+
+def test_without_sklearn():
+    """Without scikit-learn the estimator keeps get_params, set_params,
+    fit_predict and a clear error before fit."""
+    import sys
+    code = """
+import sys
+sys.modules["sklearn"] = None
+import numpy as np
+from haze.cluster import FCM
+assert FCM.__mro__[-2].__module__ == "haze.cluster"
+f = FCM(n_clusters=2, m=1.5, random_state=0, backend="cpu")
+p = f.get_params()
+assert p["n_clusters"] == 2 and p["m"] == 1.5 and p["ctx"] is None, p
+assert FCM().set_params(**p).get_params() == p
+try:
+    FCM().set_params(k=1)
+    raise SystemExit("set_params took k")
+except ValueError as e:
+    assert "invalid parameter 'k'" in str(e)
+try:
+    FCM().predict(np.zeros((2, 2)))
+    raise SystemExit("predict before fit")
+except AttributeError as e:
+    assert "not fitted" in str(e)
+x = np.r_[np.zeros((10, 2)), np.ones((10, 2)) * 5] + np.random.default_rng(0).random((20, 2))
+labels = f.fit_predict(x)
+assert labels.tolist() == f.labels_.tolist() and len(set(labels)) == 2
+assert repr(f) == "FCM(backend='cpu', m=1.5, n_clusters=2, random_state=0)", repr(f)
+print("ok")
+"""
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       env=dict(os.environ))
+    assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr
