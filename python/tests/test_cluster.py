@@ -644,3 +644,13 @@ print("ok")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                        env=dict(os.environ))
     assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr
+
+
+@pytest.mark.xfail(not hasattr(haze.Context, "__deepcopy__"), raises=TypeError, strict=True,
+                   reason="sklearn.base.clone deep-copies parameters: a Context needs "
+                          "__deepcopy__ (a shared handle: the copy is itself)")
+def test_sklearn_clone_with_context():
+    pytest.importorskip("sklearn")
+    from sklearn.base import clone
+    c = haze.Context("cpu")
+    assert clone(FCM(n_clusters=2, ctx=c)).ctx is c
