@@ -241,6 +241,8 @@ class _SONFIN(_BaseEstimator):
                 a = a.astype(np.float64)
             except (TypeError, ValueError) as e:
                 raise ValueError(f"X must hold numbers: {e}") from None
+        if a.dtype.kind not in "fiub":
+            raise ValueError(f"X must hold real numbers, not {a.dtype}")
         if a.ndim != 2:
             raise ValueError(f"X must be a 2-D array (samples x features), got {a.ndim}-D; "
                              "reshape a single sample with X.reshape(1, -1)")
@@ -582,7 +584,8 @@ class SONFINClassifier(_ClassifierMixin, _SONFIN):
     def predict(self, X):
         """The class of each row of X (argmax of the outputs; ties: the
         first class)."""
-        return self.classes_[np.argmax(self._outputs(X), axis=1)]
+        y = self._outputs(X)
+        return self.classes_[np.argmax(y, axis=1)]
 
     def predict_proba(self, X):
         """Class shares from the network's outputs: the outputs are
