@@ -440,7 +440,7 @@ class _SONFIN(_BaseEstimator):
         ax : the Axes of the loss.
         """
         try:
-            import matplotlib  # noqa: F401
+            from matplotlib.ticker import MaxNLocator
         except ImportError as e:
             raise ImportError("plot_history needs matplotlib (pip install matplotlib)") from e
         self._check_fitted()
@@ -473,6 +473,9 @@ class _SONFIN(_BaseEstimator):
             rules.spines["right"].set_position(("axes", 1.14))
         lines += rules.plot(ep, col["rules"], color="C2", drawstyle="steps-mid", label="rules")
         rules.set_ylabel("rules", color="C2")
+        rules.set_ylim(bottom=0, top=max(1.0, col["rules"].max()) * 1.08)
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        rules.yaxis.set_major_locator(MaxNLocator(integer=True))
         ax.legend(lines, [ln.get_label() for ln in lines], loc="best", fontsize="small")
         ax.set_title(f"SONFIN training ({self._kind}, {self.n_rules_} rules)")
         return ax
