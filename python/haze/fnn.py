@@ -35,11 +35,12 @@ Example
 import inspect
 import os
 import tempfile
+import warnings
 
 import numpy as np
 
 from . import _ext
-from ._core import Context, _as_matrix, _ctx, _fspath, default_context
+from ._core import Context, DomainError, _as_matrix, _ctx, _fspath, default_context
 
 __all__ = ["SONFINClassifier", "SONFINRegressor", "load"]
 
@@ -47,8 +48,12 @@ try:  # scikit-learn is optional: the estimators are its own kind when present
     from sklearn.base import BaseEstimator as _BaseEstimator
     from sklearn.base import ClassifierMixin as _ClassifierMixin
     from sklearn.base import RegressorMixin as _RegressorMixin
-    from sklearn.exceptions import NotFittedError
+    from sklearn.exceptions import DataConversionWarning, NotFittedError
 except ImportError:  # pragma: no cover - exercised where sklearn is missing
+
+    class DataConversionWarning(UserWarning):
+        """Input converted to the shape expected (scikit-learn's class when
+        scikit-learn is installed)."""
 
     class NotFittedError(ValueError, AttributeError):
         """The estimator is used before ``fit`` (scikit-learn's class when
@@ -170,6 +175,20 @@ def _seed_of(random_state):
     return int(random_state)
 
 
+def _check_y(y, X):
+    """y as an array (not None, one entry per row of X) and its name (a
+    pandas Series's), or None."""
+    if y is None:
+        raise ValueError("this estimator requires y to be passed, but the target y is None")
+    name = getattr(y, "name", None)
+    y = np.asarray(y)
+    if y.ndim == 0:
+        raise ValueError("y should be a 1d array (one target per sample), got a scalar")
+    if len(y) != X.shape[0]:
+        raise ValueError(f"X has {X.shape[0]} samples and y {len(y)}: they must match")
+    return y, name if isinstance(name, str) else None
+
+
 class _SONFIN(_BaseEstimator):
     """The parts the classifier and the regressor share."""
 
@@ -231,7 +250,12 @@ class _SONFIN(_BaseEstimator):
         }
 
     def _check_X(self, X, reset):
-        """X as a C-ordered float64 matrix with the fitted number of columns."""
+        """X as a C-ordered float64 matrix of finite numbers with the fitted
+        number of columns, and its column names (or None)."""
+        if not reset:
+            self._check_fitted()
+        if type(X).__module__.startswith("scipy.sparse"):
+            raise TypeError("sparse input is not supported: pass a dense array (X.toarray())")
         names = getattr(X, "columns", None)
         if names is not None:
             names = [str(c) for c in names] if all(isinstance(c, str) for c in names) else None
@@ -239,19 +263,25 @@ class _SONFIN(_BaseEstimator):
         if a.dtype == object:
             try:
                 a = a.astype(np.float64)
-            except (TypeError, ValueError) as e:
+            except ValueError as e:
                 raise ValueError(f"X must hold numbers: {e}") from None
+        if a.dtype.kind == "c":
+            raise ValueError("Complex data not supported: X must hold real numbers")
         if a.dtype.kind not in "fiub":
             raise ValueError(f"X must hold real numbers, not {a.dtype}")
         if a.ndim != 2:
-            raise ValueError(f"X must be a 2-D array (samples x features), got {a.ndim}-D; "
-                             "reshape a single sample with X.reshape(1, -1)")
-        if reset:
-            if a.shape[1] < 1:
-                raise ValueError("X has no columns: at least one feature is needed")
-            return _as_matrix(a, (np.float64,), "X"), names
-        self._check_fitted()
-        return _as_matrix(a, (np.float64,), "X", columns=self.n_features_in_), names
+            raise ValueError(f"Expected a 2-D array X (samples x features), got {a.ndim}-D. "
+                             "Reshape your data either using X.reshape(-1, 1) if it has a "
+                             "single feature or X.reshape(1, -1) if it is a single sample.")
+        if a.shape[1] < 1:
+            raise ValueError(f"X has 0 feature(s) (shape={a.shape}) while a minimum of 1 is "
+                             "required.")
+        a = _as_matrix(a, (np.float64,), "X", columns=None if reset else self.n_features_in_)
+        if not np.isfinite(a).all():
+            r, c = np.argwhere(~np.isfinite(a))[0]
+            raise DomainError(f"X holds NaN or inf (row {r + 1}, column {c + 1}): haze needs "
+                              "finite inputs", -8)
+        return a, names
 
     def _check_fitted(self):
         if getattr(self, "_net", None) is None:
@@ -556,20 +586,23 @@ class SONFINClassifier(_ClassifierMixin, _SONFIN):
         """Trains a new network on X (samples x features) and the labels y
         (any hashable labels numpy can sort: strings, ints...). Returns self."""
         X, names = self._check_X(X, reset=True)
-        target_name = getattr(y, "name", None)
-        target_name = target_name if isinstance(target_name, str) else None
-        y = np.asarray(y)
+        y, target_name = _check_y(y, X)
         if y.ndim == 2 and y.shape[1] == 1:
+            warnings.warn("A column-vector y was passed when a 1d array was expected: it is "
+                          "read as y.ravel()", DataConversionWarning, stacklevel=2)
             y = y.ravel()
         if y.ndim != 1:
             raise ValueError(f"y must be 1-D (one label per sample), got shape {y.shape}")
-        if len(y) != X.shape[0]:
-            raise ValueError(f"X has {X.shape[0]} samples and y {len(y)}")
-        if y.dtype.kind in "fc" and np.isnan(y).any():
-            raise ValueError("y holds NaN: every sample needs a label")
+        if y.dtype.kind in "fc":
+            if not np.isfinite(y).all():
+                raise ValueError("y holds NaN or inf: every sample needs a label")
+            if (y != np.round(y)).any():
+                raise ValueError("Unknown label type: continuous (y holds numbers that are not "
+                                 "whole: use SONFINRegressor, or labels)")
         classes, idx = np.unique(y, return_inverse=True)
         if len(classes) < 2:
-            raise ValueError(f"a classifier needs at least two classes in y, got {len(classes)}")
+            raise ValueError(f"a classifier needs at least two classes; y has {len(classes)} "
+                             f"class{'' if len(classes) == 1 else 'es'}")
         names_k = [_label_name(c) for c in classes]
         if len(set(names_k)) != len(names_k):
             raise ValueError("two class labels have the same text; the model file stores labels "
@@ -638,13 +671,19 @@ class SONFINRegressor(_RegressorMixin, _SONFIN):
 
     _kind = "regression"
 
+    def _more_tags(self):  # scikit-learn before 1.6
+        return {"multioutput": True}
+
+    def __sklearn_tags__(self):  # scikit-learn 1.6 on
+        tags = super().__sklearn_tags__()
+        tags.target_tags.multi_output = True
+        return tags
+
     def fit(self, X, y):
         """Trains a new network on X (samples x features) and y (samples, or
         samples x targets). Returns self."""
         X, names = self._check_X(X, reset=True)
-        target_name = getattr(y, "name", None)
-        target_name = target_name if isinstance(target_name, str) else None
-        y = np.asarray(y)
+        y, target_name = _check_y(y, X)
         if y.dtype.kind not in "fiub":
             try:
                 y = y.astype(np.float64)
@@ -652,8 +691,6 @@ class SONFINRegressor(_RegressorMixin, _SONFIN):
                 raise ValueError(f"y must hold numbers: {e}") from None
         if y.ndim not in (1, 2):
             raise ValueError(f"y must be 1-D or 2-D, got {y.ndim}-D")
-        if len(y) != X.shape[0]:
-            raise ValueError(f"X has {X.shape[0]} samples and y {len(y)}")
         d = np.ascontiguousarray(y.reshape(len(y), -1), dtype=np.float64)
         if d.shape[1] < 1:
             raise ValueError("y has no columns")

@@ -305,6 +305,18 @@ def test_grid_search_sets_parameters():
     assert g.best_estimator_.n_rules_ >= 1
 
 
+@pytest.mark.parametrize("cls", [SONFINClassifier, SONFINRegressor])
+def test_sklearn_check_estimator(cls):
+    """scikit-learn's own checks of an estimator's conventions."""
+    pytest.importorskip("sklearn")
+    import warnings
+
+    from sklearn.utils.estimator_checks import check_estimator
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check_estimator(cls(epochs=3))
+
+
 def test_without_sklearn_the_same_methods():
     code = r"""
 import sys
@@ -455,16 +467,22 @@ def test_bad_input_raises(tmp_path):
     X, y = _blobs()
     bad = X.copy()
     bad[3, 1] = np.nan
-    with pytest.raises(ValueError, match="not finite"):
+    with pytest.raises(haze.DomainError, match=r"NaN or inf \(row 4, column 2\)"):
         SONFINClassifier(epochs=1).fit(bad, y)
+    with pytest.raises(ValueError, match="y is None"):
+        SONFINClassifier(epochs=1).fit(X, None)
+    with pytest.raises(ValueError, match="continuous"):
+        SONFINClassifier(epochs=1).fit(X, X[:, 0])
     with pytest.raises(ValueError, match="not finite"):
         SONFINRegressor(epochs=1).fit(X, np.where(y == 1, np.inf, 0.0))
     clf = SONFINClassifier(epochs=1)
     with pytest.raises(haze.fnn.NotFittedError):
         clf.predict(X)
     clf.fit(X, y)
-    with pytest.raises(ValueError, match="not finite"):
+    with pytest.raises(ValueError, match="NaN or inf"):
         clf.predict(bad)
+    with pytest.warns(UserWarning, match="column-vector y"):
+        clf.fit(X, y[:, None])
     with pytest.raises(ValueError, match="columns"):
         clf.predict(X[:, :3])
     with pytest.raises(ValueError, match="2-D"):
