@@ -177,7 +177,7 @@ def test_binary_decision_function_and_random_state():
 
 
 def test_regressor_diabetes_beats_the_mean():
-    sk = pytest.importorskip("sklearn")  # noqa: F841
+    pytest.importorskip("sklearn")
     from sklearn.datasets import load_diabetes
     from sklearn.model_selection import train_test_split
     X, y = load_diabetes(return_X_y=True)
