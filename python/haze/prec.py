@@ -132,8 +132,8 @@ class PrecResult:
     time in ``seconds``, the parser's ``notes`` (parts of the script not
     used: show them as warnings), the ``engine`` and the ``script``'s name.
 
-    The C library gives the joined enclosure of every goal, not the
-    enclosure of each sub-box, so :meth:`plot` draws the goals' bounds.
+    :meth:`plot` draws the goals' bounds (the C library gives the joined
+    enclosure of every goal, not that of each sub-box).
     """
 
     def __init__(self, script, engine, boxes, seconds, all_proved, goals, notes):
@@ -190,12 +190,16 @@ class PrecResult:
             rows.append(f"  warning: {n}")
         return head + "\n" + "\n".join(rows)
 
-    def plot(self, ax=None, log=None):
-        """Draws each goal's enclosure as an interval (with the stated bound,
-        where there is one, as a dashed box). ``log`` draws the error bound
-        ``max(|lo|, |hi|)`` per goal on a logarithmic axis instead (the
-        default when the bounds span several orders of magnitude, as the
-        steps of an unrolled filter do). Needs matplotlib; returns the Axes."""
+    def plot(self, ax=None, log=True):
+        """Draws each goal's bound: with ``log`` (the default) the error bound
+        ``max(|lo|, |hi|)`` on a logarithmic axis, the stated bound (where
+        there is one) marked green when proved and red otherwise; without,
+        each goal's enclosure ``[lo, hi]`` as an interval. Needs matplotlib;
+        returns the Axes.
+
+        The C library gives the joined enclosure of every goal, not the
+        enclosure of each sub-box of a bisected run, so there is no plot of
+        the bound per sub-range."""
         try:
             import matplotlib.pyplot as plt
         except ImportError as e:  # pragma: no cover - depends on the machine
@@ -206,30 +210,39 @@ class PrecResult:
         if not goals:
             raise ValueError("the result has no goal to draw")
         y = np.arange(len(goals))
-        mags = np.array([g.magnitude for g in goals])
-        finite = mags[np.isfinite(mags) & (mags > 0)]
-        if log is None:
-            log = len(finite) > 1 and finite.max() / finite.min() > 100
-        names = [g.text if len(g.text) <= 40 else g.text[:37] + "..." for g in goals]
+        names = [g.text if len(g.text) <= 32 else g.text[:29] + "..." for g in goals]
         if log:
-            ax.barh(y, np.where(np.isfinite(mags), mags, np.nan), color="tab:blue")
+            mags = np.array([g.magnitude for g in goals])
+            ok = np.isfinite(mags) & (mags > 0)
+            wants = [_want_mag(g) for g in goals if g.has_bound]
+            pos = [m for m in list(mags[ok]) + wants if np.isfinite(m) and m > 0]
+            floor = min(pos) / 10 if pos else 1e-300
+            ax.hlines(y[ok], floor, mags[ok], colors="tab:blue", linewidth=6)
+            for i, g in enumerate(goals):
+                if g.has_bound:
+                    w = _want_mag(g)
+                    if np.isfinite(w) and w > 0:
+                        ax.plot([w], [i], "|", color="tab:green" if g.proved else "tab:red",
+                                markersize=14, markeredgewidth=2)
             ax.set_xscale("log")
             ax.set_xlabel("error bound max(|lo|, |hi|)")
         else:
             lo = np.array([g.lo for g in goals])
             hi = np.array([g.hi for g in goals])
             ax.hlines(y, lo, hi, colors="tab:blue", linewidth=6)
-            for i, g in enumerate(goals):
-                if g.has_bound:
-                    ax.plot([g.want[0], g.want[1]], [i, i], "|--",
-                            color="tab:green" if g.proved else "tab:red", markersize=16)
             ax.axvline(0, color="0.6", linewidth=0.8)
             ax.set_xlabel("enclosure")
         ax.set_yticks(y)
         ax.set_yticklabels(names)
-        ax.invert_yaxis()
+        ax.set_ylim(len(goals) - 0.5, -0.5)
         ax.set_title(f"{os.path.basename(str(self.script))} ({self.engine}, {self.boxes} boxes)")
         return ax
+
+
+def _want_mag(g):
+    """The largest finite end of a goal's stated bound, in absolute value."""
+    ends = [abs(v) for v in g.want if math.isfinite(v)]
+    return max(ends) if ends else math.inf
 
 
 def _is_path(script):
