@@ -351,7 +351,7 @@ class _FuzzyBase:
     """What numbers and arrays share: the handle, the context, the shape."""
 
     __slots__ = ("_h", "_ctx", "__weakref__")
-    __array_priority__ = 100  # numpy defers to our operators
+    __array_ufunc__ = None  # numpy defers to our (reflected) operators
 
     @property
     def encoding(self):
@@ -986,16 +986,15 @@ class FuzzyArray(_FuzzyBase):
             return NotImplemented
         oh, on = got
         n = len(self)
-        if reflected:  # o op self: o has one element (or self's length)
-            a = oh if on == n else self._expand(oh, n)
-            b = self._h
-        else:
-            a, b = self._h, oh
+        if reflected:  # o op self, o a number (an array's own operator goes first)
             if on not in (1, n):
-                raise _mismatch(n, on)
-            if n == 1 and on > 1:  # a single-number array against a longer one
-                a, n = self._expand(self._h, on), on
-        if reflected and on not in (1, n):
+                raise _mismatch(on, n)
+            a, b = (oh if on == n else self._expand(oh, n)), self._h
+        elif on in (1, n):
+            a, b = self._h, oh
+        elif n == 1:  # a one-number array against a longer one: broadcast
+            a, b, n = self._expand(self._h, on), oh, on
+        else:
             raise _mismatch(n, on)
         c = self._shape().new(self._ctx, n, self.on_device)
         _run(self._ctx, op, a, b, c, div_zero)

@@ -352,7 +352,57 @@ def test_division_by_zero_in_arrays(ctx):
     assert r[0].kernel == (-math.inf, math.inf) and r[1].kernel == (1.0, 1.0)
 
 
-def test_large_array_operations_release_the_gil(ctx):
+def test_broadcasting_numpy_scalars_and_empty_arrays(ctx):
+    a = FuzzyArray.crisp([1, 2, 3], ctx=ctx)
+    one = a[0:1]
+    np.testing.assert_array_equal((one + a).lower[:, 0], [2, 3, 4])
+    np.testing.assert_array_equal((a + one).lower[:, 0], [2, 3, 4])
+    np.testing.assert_array_equal((one - a).lower[:, 0], [0, -1, -2])
+    with pytest.raises(haze.MismatchError):
+        a + a[0:2]
+    np.testing.assert_array_equal((np.float64(2) * a).lower[:, 0], [2, 4, 6])
+    x = tri(1, 2, 3)
+    assert (np.float64(2) * x).same_bits(2 * x) and (x - np.int32(1)).same_bits(x - 1)
+    with pytest.raises(TypeError):
+        a * np.array([1.0, 2.0, 3.0])  # an ndarray is no fuzzy number
+    e = FuzzyArray(0, ctx=ctx)
+    assert len(e) == 0 and e.lower.shape == (0, 4) and len(e + 1) == 0
+    assert e.centroid().shape == (0,)
+
+
+def test_the_private_functions_check_their_arguments():
+    from haze import _ext
+    c = haze.default_context("cpu")._h
+    a = FuzzyArray.crisp([1, 2, 3], backend="cpu")
+    with pytest.raises(TypeError):
+        _ext.fuzzy_info(None)
+    with pytest.raises(TypeError):
+        _ext.fuzzy_info(c)  # a context is no array
+    with pytest.raises(TypeError):
+        _ext.fuzzy_get_cuts(c, a._h, np.zeros((3, 4), np.float32), np.zeros((3, 4)))
+    with pytest.raises(ValueError):
+        _ext.fuzzy_get_cuts(c, a._h, np.zeros((3, 3)), np.zeros((3, 4)))
+    with pytest.raises(haze.InvalidArgumentError):
+        _ext.fuzzy_op(c, 99, a._h, None, False, a._h)
+    with pytest.raises(haze.InvalidArgumentError):
+        _ext.fuzzy_op(c, 0, a._h, None, False, a._h)
+    with pytest.raises(IndexError):
+        _ext.fuzzy_take(a._h, 5, a._h, 0)
+    with pytest.raises((TypeError, haze.MismatchError)):
+        _ext.fuzzy_set_data(c, a._h, b"abcdefgh")
+    with pytest.raises(ValueError):
+        _ext.fuzzy_sort_by_key(c, np.zeros(2, np.uint32), a._h)
+    with pytest.raises(TypeError):
+        _ext.fuzzy_set_iv(c, a._h, 0, 0, [(1, 2), (2, "a"), (3, 4)])
+    with pytest.raises(haze.InvalidArgumentError):
+        _ext.fuzzy_set_iv(c, a._h, 0, 0, [(1, 2), (2, 3)])
+    with pytest.raises(haze.InvalidArgumentError):
+        _ext.fuzzy_new(c, 7, _ext.F64, 4, 1, None, False)
+    with pytest.raises(haze.InvalidArgumentError):
+        _ext.fuzzy_new(c, 0, _ext.F64, 4, -1, None, False)
+
+
+def test_large_arrays(ctx):
     n = 200_000
     rng = np.random.default_rng(1)
     m = rng.uniform(1, 2, n)
