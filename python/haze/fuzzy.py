@@ -593,6 +593,11 @@ class FuzzyNumber(_FuzzyBase):
                 and np.array_equal(self.alphas, other.alphas)
                 and self.data.tobytes() == other.data.tobytes())
 
+    def __reduce__(self):
+        # pickled by value: shape and stored bits (computed again on the CPU)
+        return (_restore_number, (self.encoding, self.precision, tuple(self.alphas),
+                                  self.data.tobytes()))
+
     def plot(self, ax=None, label=None, color=None, **kwargs):
         """Draws the number: each alpha-cut as a horizontal interval at its
         level (nested intervals), joined into the outline of the membership
@@ -611,6 +616,19 @@ class FuzzyNumber(_FuzzyBase):
         rows += [f"{a:<8.6g} {float(l)!r:<24} {float(h)!r:<24}".rstrip()
                  for a, l, h in zip(self.alphas, lo, hi)]
         return repr(self) + "\n" + "\n".join(rows)
+
+
+def _restore_number(encoding, precision, alphas, raw):
+    x = _new_number(len(alphas), encoding, precision, alphas, None, None)
+    _ext.fuzzy_set_data(x._ctx._h, x._h, raw)
+    return x
+
+
+def _restore_array(encoding, precision, alphas, count, raw, device):
+    a = FuzzyArray(count, cuts=len(alphas), encoding=encoding, precision=precision,
+                   alphas=alphas, device=device and default_context().backend == "cuda")
+    _ext.fuzzy_set_data(a._ctx._h, a._h, raw)
+    return a
 
 
 def _plot_number(x, ax, label, color, **kwargs):
@@ -1025,6 +1043,12 @@ class FuzzyArray(_FuzzyBase):
                                                                       self.on_device), self._ctx)
         _ext.fuzzy_convert(self._ctx._h, self._h, d._h)
         return d
+
+    def __reduce__(self):
+        # pickled by value; unpickled on the default context (in GPU memory
+        # again only when it was there and the default context has a GPU)
+        return (_restore_array, (self.encoding, self.precision, tuple(self.alphas), len(self),
+                                 self.data.tobytes(), self.on_device))
 
     def __repr__(self):
         where = "device" if self.on_device else "host"

@@ -175,6 +175,21 @@ class PrecResult:
                 lines.append("    proved" if g.proved else "    NOT PROVED")
         return "\n".join(lines) + "\n"
 
+    def to_dict(self):
+        """The result as ``haze prec --json`` writes it (a dict: script,
+        engine, boxes, seconds, all_proved, warnings, goals with goal, lo,
+        hi, lo_exact, hi_exact and, for stated bounds, proved)."""
+        goals = []
+        for g in self.goals:
+            d = {"goal": g.text, "lo": g.lo_decimal, "hi": g.hi_decimal, "lo_exact": g.lo_exact,
+                 "hi_exact": g.hi_exact}
+            if g.has_bound:
+                d["proved"] = g.proved
+            goals.append(d)
+        return {"script": self.script, "engine": self.engine, "boxes": self.boxes,
+                "seconds": self.seconds, "all_proved": self.all_proved,
+                "warnings": list(self.notes), "goals": goals}
+
     def __repr__(self):
         head = (f"haze.PrecResult({self.script}: engine {self.engine}, {self.boxes} sub-box"
                 f"{'' if self.boxes == 1 else 'es'}, {self.seconds:.3f} s, "

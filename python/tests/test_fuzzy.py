@@ -370,6 +370,18 @@ def test_broadcasting_numpy_scalars_and_empty_arrays(ctx):
     assert e.centroid().shape == (0,)
 
 
+def test_pickle(ctx):
+    import pickle
+    x = tri("0.1", "0.2", "0.3", encoding="mi", precision="single", alphas=[1, 0.7, 0.2])
+    y = pickle.loads(pickle.dumps(x))
+    assert isinstance(y, FuzzyNumber) and y.same_bits(x)
+    a = FuzzyArray.from_numbers([x, crisp(2, encoding="mi", precision="single",
+                                              alphas=[1, 0.7, 0.2])], ctx=ctx)
+    b = pickle.loads(pickle.dumps(a))
+    assert isinstance(b, FuzzyArray) and len(b) == 2
+    assert b[0].same_bits(x) and b[1].same_bits(a[1])
+
+
 def test_the_private_functions_check_their_arguments():
     from haze import _ext
     c = haze.default_context("cpu")._h
