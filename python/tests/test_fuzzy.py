@@ -88,6 +88,25 @@ def test_decimal_text_output_matches_the_cli():
 
 
 @needs_cli
+def test_the_readme_examples_twins():
+    # haze fuzzy eval "(a*b + c)/d" --let "a=tri(1,2,3)" --let "b=gauss(5,0.5,3)"
+    #      --let "c=trap(0,1,2,3)" --let d=4 --cuts 4 --encoding mr
+    k = dict(cuts=4, encoding="mr")
+    a, b, c = tri(1, 2, 3, **k), gauss(5, "0.5", 3, **k), trap(0, 1, 2, 3, **k)
+    r = subprocess.run([CLI, "fuzzy", "eval", "(a*b + c)/d", "--let", "a=tri(1,2,3)", "--let",
+                        "b=gauss(5,0.5,3)", "--let", "c=trap(0,1,2,3)", "--let", "d=4", "--cuts",
+                        "4", "--encoding", "mr", "--exact", "--format", "csv"],
+                       capture_output=True, text=True, timeout=60)
+    assert ((a * b + c) / 4).to_csv(exact=True) == r.stdout
+    # haze fuzzy eval "1/x - x" --let "x=tri(0.9,1,1.1)" --exact --format csv
+    x = tri("0.9", 1, "1.1")
+    assert (1 / x - x).to_csv(exact=True) == cli_csv("1/x - x", extra=("--let", "x=tri(0.9,1,1.1)"))
+    # echo 'a=tri(1,2,3); b=[2,2.5]; sqrt(a*b)' | haze fuzzy eval --batch -
+    y = (tri(1, 2, 3) * interval(2, "2.5")).sqrt()
+    assert y.to_csv(exact=True) == cli_csv("sqrt(tri(1,2,3)*[2,2.5])")
+
+
+@needs_cli
 def test_division_hull_matches_the_cli():
     x = interval(1, 2).div(interval(-1, 1), div_zero="hull")
     assert x.to_csv(exact=True) == cli_csv("[1,2]/[-1,1]", extra=("--div-zero", "hull"))
