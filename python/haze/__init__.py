@@ -24,6 +24,14 @@ from ._core import (Context, CudaError, DomainError, HazeError, HazeIOError, Int
                     default_context, device_info)
 from ._demo import demo
 from .io import Table, read_table, write_table
+from . import cluster, edge, fis, fnn, fuzzy, prec  # noqa: E402 (the submodules)
+from .cluster import FCM, DegenerateClusteringWarning, cmeans, cmeans_predict
+from .edge import EdgeDetector, edges, load_image, save_image
+from .fis import FIS
+from .fnn import SONFINClassifier, SONFINRegressor
+from .fuzzy import (FuzzyArray, FuzzyNumber, FuzzyOverflowWarning, axpy, crisp, fuzzy_options,
+                    gauss, interval, trap, tri)
+from .prec import PrecGoal, PrecResult, PrecScript, analyse, analyze
 
 __version__ = _ext.build_info()["version"]
 
@@ -32,4 +40,8 @@ __all__ = [
     "InvalidArgumentError", "ParseError", "HazeIOError", "OutOfMemoryError", "CudaError",
     "UnsupportedError", "NoDeviceError", "DomainError", "RangeError", "MismatchError",
     "VersionError", "InternalError", "demo", "Table", "read_table", "write_table", "__version__",
+    "FCM", "DegenerateClusteringWarning", "cmeans", "cmeans_predict", "EdgeDetector", "edges",
+    "load_image", "save_image", "FIS", "SONFINClassifier", "SONFINRegressor", "FuzzyArray",
+    "FuzzyNumber", "FuzzyOverflowWarning", "axpy", "crisp", "fuzzy_options", "gauss", "interval",
+    "trap", "tri", "PrecGoal", "PrecResult", "PrecScript", "analyse", "analyze",
 ]

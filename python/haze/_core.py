@@ -163,6 +163,14 @@ class Context:
         """Properties of a CUDA device (this context's by default) as a dict."""
         return _ext.device_info(self._h, self.device if device is None else int(device))
 
+    # A context is a shared handle: copies (sklearn.base.clone deep-copies an
+    # estimator's parameters) are the same context.
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
     def __repr__(self):
         b, d, t, _ = _ext.ctx_info(self._h)
         where = f"device={d}" if b == "cuda" else f"threads={t}"
