@@ -132,3 +132,11 @@ def test_wrong_handle_is_type_error():
         _ext.ctx_info(object())
     with pytest.raises(TypeError):
         _ext.table_read(object(), "x", -1, None, False, False)
+
+
+def test_demo_runs(capsys):
+    haze.demo()
+    out = capsys.readouterr().out
+    for part in ("[fuzzy]", "[fis]", "[edge]", "[fcm]", "[fnn]", "[prec]"):
+        assert part in out
+    assert "tips [7.0169, 14.4585" in out  # the tipper built in code
