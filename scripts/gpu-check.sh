@@ -34,7 +34,9 @@ nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>
 t0=$(date +%s)
 t_build="skipped"
 if [ "${HAZE_SKIP_BUILD:-0}" != 1 ]; then
+    # the Python package for the python3 on PATH (the one with NumPy and pytest)
     cmake -S . -B "$bdir" -DCMAKE_BUILD_TYPE=Release -DHAZE_CUDA=ON \
+        -DPython3_EXECUTABLE="$(command -v python3)" \
         ${HAZE_CUDA_ARCHS:+-DCMAKE_CUDA_ARCHITECTURES="$HAZE_CUDA_ARCHS"} >"$out/configure.log" 2>&1 ||
         { tail -30 "$out/configure.log"; exit 1; }
     # shellcheck disable=SC2086
@@ -178,6 +180,17 @@ if [ "${HAZE_SKIP_BENCH:-0}" != 1 ] && [ -d "$bdir"/bench ]; then
         echo "=== $name (exit $rc, ${dt}s)"; cat "$out/$name.txt"
         bench_rows+=("$(printf '%-28s exit %-3s %5ss' "$name" "$rc" "$dt")")
     done
+fi
+
+# the Python package's overhead over the C API (bench/python_overhead.py)
+if [ "${HAZE_SKIP_BENCH:-0}" != 1 ] && [ -x "$bdir"/bench/api_time ] && [ -d "$bdir"/python/haze ] &&
+    { [ -z "${HAZE_BENCH_FILTER:-}" ] || echo python_overhead | grep -Eq "$HAZE_BENCH_FILTER"; }; then
+    t0=$(date +%s)
+    timeout "${HAZE_BENCH_TIMEOUT:-300}" python3 bench/python_overhead.py "$bdir" >"$out/python_overhead.txt" 2>&1
+    rc=$?
+    dt=$(( $(date +%s) - t0 ))
+    echo "=== python_overhead (exit $rc, ${dt}s)"; cat "$out/python_overhead.txt"
+    bench_rows+=("$(printf '%-28s exit %-3s %5ss' python_overhead "$rc" "$dt")")
 fi
 
 echo
