@@ -64,7 +64,7 @@ with tempfile.TemporaryDirectory() as tmp:
     np.save(os.path.join(tmp, "points.npy"), P)
     est = haze.FCM(n_clusters=16, max_iter=20, tol=0, random_state=3)
     est.fit(P)  # warm-up
-    reps = 3
+    reps = 5
     tc = c_time("fcm", os.path.join(tmp, "points.npy"), 16, 20, reps, 3)
     tp = py_best(lambda: est.fit(P), reps)
     rows.append((f"FCM.fit {npts:.0e} x 32 f32, c 16, 20 it", tc, tp))

@@ -211,7 +211,7 @@ def _ctx(ctx=None, backend=None):
     return default_context("auto" if backend is None else backend)
 
 
-def _as_matrix(x, dtypes=(np.float64,), name="X", columns=None):
+def _as_matrix(x, dtypes=(np.float64,), name="X", columns=None, owner=None):
     """``x`` as a C-ordered 2-D array of one of ``dtypes`` (the first unless
     x already has another of them): no copy when it already is one, one copy
     otherwise. A 1-D ``x`` is one row per element when ``columns`` is 1 and
@@ -226,6 +226,9 @@ def _as_matrix(x, dtypes=(np.float64,), name="X", columns=None):
     elif a.ndim != 2:
         raise ValueError(f"{name} must be a 2-D array (rows x columns), got {a.ndim}-D")
     if columns is not None and a.shape[1] != columns:
+        if owner:  # scikit-learn's wording, which its estimator checks look for
+            raise ValueError(f"{name} has {a.shape[1]} features, but {owner} is expecting "
+                             f"{columns} features as input")
         raise ValueError(f"{name} has {a.shape[1]} columns where {columns} are expected")
     return np.ascontiguousarray(a)
 

@@ -348,6 +348,10 @@ class FCM(_ClusterMixin, _Base):
         X = _data(X, (np.float64, np.float32))
         n, d = X.shape
         kind, init_data, prec = self._check_params(n, d)
+        # a refit lets the previous result go first (its n x c memberships
+        # can be the largest array there is)
+        for name in ("u_", "_result", "_labels"):
+            self.__dict__.pop(name, None)
         if prec is None:
             prec = _ext.F32 if X.dtype == np.float32 else _ext.F64
         if prec == _ext.F64 and X.dtype == np.float32:

@@ -276,7 +276,8 @@ class _SONFIN(_BaseEstimator):
         if a.shape[1] < 1:
             raise ValueError(f"X has 0 feature(s) (shape={a.shape}) while a minimum of 1 is "
                              "required.")
-        a = _as_matrix(a, (np.float64,), "X", columns=None if reset else self.n_features_in_)
+        a = _as_matrix(a, (np.float64,), "X", columns=None if reset else self.n_features_in_,
+                       owner=type(self).__name__)
         if not np.isfinite(a).all():
             r, c = np.argwhere(~np.isfinite(a))[0]
             raise DomainError(f"X holds NaN or inf (row {r + 1}, column {c + 1}): haze needs "

@@ -252,7 +252,8 @@ def test_save_load_pickle_bit_for_bit(tmp_path):
     ctx_est = SONFINRegressor(epochs=1, ctx=haze.Context("cpu")).fit(X, y)
     copy = pickle.loads(pickle.dumps(ctx_est))
     assert copy.ctx is None
-    np.testing.assert_array_equal(copy.predict(X), ctx_est.predict(X))
+    # (the copy runs on the default backend: a GPU's sums may differ in the last bits)
+    np.testing.assert_allclose(copy.predict(X), ctx_est.predict(X), rtol=1e-12, atol=1e-12)
 
 
 def test_export_fis_evaluates_as_the_network(tmp_path):
@@ -483,7 +484,7 @@ def test_bad_input_raises(tmp_path):
         clf.predict(bad)
     with pytest.warns(UserWarning, match="column-vector y"):
         clf.fit(X, y[:, None])
-    with pytest.raises(ValueError, match="columns"):
+    with pytest.raises(ValueError, match="features"):
         clf.predict(X[:, :3])
     with pytest.raises(ValueError, match="2-D"):
         clf.predict(X[0])
