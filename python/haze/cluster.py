@@ -31,6 +31,7 @@ __all__ = ["FCM", "cmeans", "cmeans_predict", "DegenerateClusteringWarning"]
 try:  # scikit-learn's base classes where it is installed: clone, pipelines, HTML repr
     from sklearn.base import BaseEstimator as _Base
     from sklearn.base import ClusterMixin as _ClusterMixin
+    from sklearn.base import TransformerMixin as _TransformerMixin  # transform: memberships
     _HAVE_SKLEARN = True
 except ImportError:  # pragma: no cover - exercised where scikit-learn is missing
     _HAVE_SKLEARN = False
@@ -60,6 +61,9 @@ except ImportError:  # pragma: no cover - exercised where scikit-learn is missin
                                      f"{type(self).__name__}; valid parameters: {valid}")
                 setattr(self, k, v)
             return self
+
+    class _TransformerMixin:
+        pass
 
     class _ClusterMixin:
         _estimator_type = "clusterer"
@@ -173,7 +177,7 @@ def _check_finite_after(err, X, name="X"):
     raise err
 
 
-class FCM(_ClusterMixin, _Base):
+class FCM(_TransformerMixin, _ClusterMixin, _Base):
     """Fuzzy c-means clustering (Bezdek), Euclidean or Gustafson-Kessel.
 
     Every point gets a membership in [0, 1] in each of ``n_clusters`` clusters
