@@ -612,8 +612,11 @@ class FCM(_TransformerMixin, _ClusterMixin, _Base):
                 parts.append(f"{k}={r}")
         return f"{type(self).__name__}({', '.join(parts)})"
 
-    def _more_tags(self):
+    def _more_tags(self):  # scikit-learn before 1.6
         return {"X_types": ["2darray"]}
+
+    def __sklearn_tags__(self):  # scikit-learn 1.6 on: 2-D arrays, its default
+        return super().__sklearn_tags__()
 
 
 def _pyplot():
