@@ -86,6 +86,8 @@ int haze__prec_bisect(haze_ctx *ctx, const haze_prec_script *s, haze_prec_engine
         if (rc) snprintf(errmsg, sizeof errmsg, "%s", haze_ctx_errmsg(ctx));
     }
     int n_threads = threads;
+    long n_done = 0; /* grid boxes analysed, for s->progress */
+    if (s->progress && !on_gpu && !rc) s->progress(s->progress_arg, HAZE_PREC_STAGE_GRID, 0, boxes);
 #pragma omp parallel num_threads(threads > 0 ? threads : 1) if (threads > 0)
     {
         pint *box = malloc((size_t)(nv ? nv : 1) * sizeof *box);
@@ -124,6 +126,16 @@ int haze__prec_bisect(haze_ctx *ctx, const haze_prec_script *s, haze_prec_engine
             if (!myrc && leaves) {
                 for (int i = 0; i < nv; i++) haze__pi_set(&leaves[b].box[i], &box[i]);
                 for (int g = 0; g < ng; g++) haze__pi_set(&leaves[b].res[g], &res[g]);
+            }
+            if (s->progress) {
+                long d;
+#pragma omp atomic capture
+                d = ++n_done;
+#ifdef _OPENMP
+                /* the callback runs on the calling thread only */
+                if (omp_get_thread_num() == 0)
+#endif
+                    s->progress(s->progress_arg, HAZE_PREC_STAGE_GRID, d, boxes);
             }
         }
 /* unnamed: a named critical section is a global symbol of the library */
