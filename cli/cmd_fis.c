@@ -331,7 +331,6 @@ static int do_eval(haze_ctx *ctx, haze_fis *f, const char *model, const char *in
     cli_progress_begin(&pr, g, "fis eval");
     cli_progress_phase(&pr, "reading the inputs");
     int st = haze_table_read(ctx, in_path, &ro, &t);
-    cli_progress_clear(&pr);
     if (st) {
         cli_progress_end(&pr);
         return cli_fail(ctx, st);
@@ -347,6 +346,7 @@ static int do_eval(haze_ctx *ctx, haze_fis *f, const char *model, const char *in
                         .skip = -1,
                         .ignore_extra = o->ignore_extra};
     int nomem = !names || !idx;
+    cli_progress_clear(&pr); /* before any message of cli_columns_match */
     int code = nomem ? CLI_RUNTIME : cli_columns_match(t, in_path, &spec, idx);
     double *x = code ? NULL : cli_columns_gather(t, idx, (size_t)ni, 0, haze_table_row_count(t));
     double *out = malloc(sizeof(double) * haze_table_row_count(t) * (size_t)no + 1);

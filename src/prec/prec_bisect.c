@@ -163,6 +163,8 @@ int haze__prec_bisect(haze_ctx *ctx, const haze_prec_script *s, haze_prec_engine
         free(mine);
         mpfr_free_cache();
     }
+    if (s->progress && !on_gpu && !rc) /* the last box may have been another thread's */
+        s->progress(s->progress_arg, HAZE_PREC_STAGE_GRID, n_done, boxes);
     long final_boxes = boxes;
     if (!rc && leaves) {
         long used = 0;
