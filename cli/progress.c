@@ -36,7 +36,8 @@ void cli_progress_begin(cli_progress *p, const cli_global *g, const char *cmd) {
 
 /* "12.3 s", "4 min 05 s", "2 h 03 min" */
 static void fmt_secs(char *buf, size_t cap, double s) {
-    if (s < 60)
+    if (!(s < 359999)) s = 359999; /* 99 h 59 min at most */
+    if (s < 59.5)
         snprintf(buf, cap, "%.*f s", s < 10 ? 1 : 0, s);
     else if (s < 3600)
         snprintf(buf, cap, "%d min %02d s", (int)(s / 60), (int)s % 60);
