@@ -215,6 +215,7 @@ int cmd_edge(int argc, char **argv, const cli_global *g) {
                      : haze_edge_run(ctx, fire, kernel, imgs[i], out);
         if (!st) st = haze_image_save(ctx, out, paths[i]);
         if (!st && side) {
+            cli_progress_clear(&pr); /* plot_edge may print a message */
             char base[1024];
             snprintf(base, sizeof base, "%s", argv[optind + i]);
             const char *slash = strrchr(base, '/');

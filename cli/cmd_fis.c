@@ -15,6 +15,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "plot.h"
@@ -329,7 +330,8 @@ static int do_eval(haze_ctx *ctx, haze_fis *f, const char *model, const char *in
     ro.text_as_nan = 1; /* text only where no input is read (cli_columns_match checks) */
     cli_progress pr;
     cli_progress_begin(&pr, g, "fis eval");
-    cli_progress_phase(&pr, "reading the inputs");
+    if (strcmp(in_path, "-") != 0 || !isatty(STDIN_FILENO)) /* not while the user types */
+        cli_progress_phase(&pr, "reading the inputs");
     int st = haze_table_read(ctx, in_path, &ro, &t);
     if (st) {
         cli_progress_end(&pr);
