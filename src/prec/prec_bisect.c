@@ -90,6 +90,8 @@ static void record_sub_ranges(const haze_prec_script *s, prec_boxrec *rec, int o
                 a = mpfr_get_d(r.lo, MPFR_RNDD);
                 b = mpfr_get_d(r.hi, MPFR_RNDU);
             }
+            if (a == 0) a = 0; /* -0, from a sum rounded down */
+            if (b == 0) b = 0;
             rec->sub_lo[rec->off[v] + (size_t)k] = a;
             rec->sub_hi[rec->off[v] + (size_t)k] = b;
         }
