@@ -122,8 +122,8 @@ int haze__prec_report(haze_ctx *ctx, const haze_prec_script *s, const pint *acc,
         for (size_t b = 0; rec && b < rec->n_box; b++) {
             double *L = &rec->lo[b * (size_t)ng + (size_t)g],
                    *H = &rec->hi[b * (size_t)ng + (size_t)g];
-            if (*L < o->lo) *L = o->lo;
-            if (*H > o->hi) *H = o->hi;
+            if (*L <= o->lo) *L = o->lo; /* equal: the goal's bits (the sign of a 0) */
+            if (*H >= o->hi) *H = o->hi;
         }
         if (!o->lo_exact || !o->hi_exact || !o->lo_decimal || !o->hi_decimal)
             rc = haze__error(ctx, HAZE_ERR_NOMEM, "out of memory");
