@@ -8,6 +8,7 @@
  * warnings, and into the JSON output.
  */
 #include <getopt.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,7 +41,10 @@ static void help(FILE *fp) {
             "  --plot FILE     also draw the bound of each goal from the interval and\n"
             "                  the affine engine (each engine run once more; one goal\n"
             "                  per step of an unrolled filter shows how the bounds grow;\n"
-            "                  PNG, SVG or PDF)\n"
+            "                  PNG, SVG or PDF); with a bisected input, each goal's\n"
+            "                  enclosure per sub-range of it (of the engine chosen, or\n"
+            "                  of both), its magnitude on a log scale when it spans\n"
+            "                  decades\n"
             "  -h, --help      this text\n\n"
             "The result goes to standard output (or FILE); warnings, such as an FPCore\n"
             ":pre constraint that is not used, go to standard error.\n\n"
@@ -71,6 +75,56 @@ static void print_text(FILE *fp, const char *script, haze_prec_engine e,
     }
 }
 
+static void json_num(FILE *fp, double v) {
+    if (isfinite(v))
+        fprintf(fp, "%.17g", v);
+    else
+        fprintf(fp, "\"%s\"", v > 0 ? "inf" : "-inf");
+}
+
+/* Each box of the bisection grid: the bisected inputs' ranges and each
+ * goal's enclosure over it (doubles rounded outward). */
+static void print_json_boxes(FILE *fp, const haze_prec_script *s, const haze_prec_result *r) {
+    size_t nv = haze_prec_var_count(s), ng = haze_prec_result_goal_count(r);
+    double *lo = malloc((nv + 1) * sizeof *lo), *hi = malloc((nv + 1) * sizeof *hi);
+    if (!lo || !hi) {
+        free(lo);
+        free(hi);
+        return;
+    }
+    fprintf(fp, ",\n \"box_results\": [\n");
+    for (size_t b = 0; b < haze_prec_result_box_count(r); b++) {
+        fprintf(fp, "%s  {\"box\": %zu, \"ranges\": {", b ? ",\n" : "", b);
+        haze_prec_result_box(NULL, r, b, 0, lo, hi, NULL, NULL);
+        int first = 1;
+        for (size_t v = 0; v < nv; v++) {
+            if (haze_prec_var_bisect(s, v) < 2) continue;
+            fputs(first ? "" : ", ", fp);
+            first = 0;
+            cli_json_str(fp, haze_prec_var_name(s, v));
+            fputs(": [", fp);
+            json_num(fp, lo[v]);
+            fputs(", ", fp);
+            json_num(fp, hi[v]);
+            fputs("]", fp);
+        }
+        fputs("}, \"enclosures\": [", fp);
+        for (size_t g = 0; g < ng; g++) {
+            double a = 0, c = 0;
+            haze_prec_result_box(NULL, r, b, g, NULL, NULL, &a, &c);
+            fputs(g ? ", [" : "[", fp);
+            json_num(fp, a);
+            fputs(", ", fp);
+            json_num(fp, c);
+            fputs("]", fp);
+        }
+        fputs("]}", fp);
+    }
+    fprintf(fp, "\n ]");
+    free(lo);
+    free(hi);
+}
+
 static void print_json(FILE *fp, const char *script, haze_prec_engine e, const haze_prec_script *s,
                        const haze_prec_result *r) {
     fprintf(fp, "{\"script\": ");
@@ -93,7 +147,9 @@ static void print_json(FILE *fp, const char *script, haze_prec_engine e, const h
         if (g->has_bound) fprintf(fp, ", \"proved\": %s", g->proved ? "true" : "false");
         fprintf(fp, "}%s\n", i + 1 < haze_prec_result_goal_count(r) ? "," : "");
     }
-    fprintf(fp, " ]}\n");
+    fprintf(fp, " ]");
+    if (haze_prec_result_box_count(r) > 1) print_json_boxes(fp, s, r);
+    fprintf(fp, "}\n");
 }
 
 int cmd_prec(int argc, char **argv, const cli_global *g) {
@@ -216,13 +272,18 @@ int cmd_prec(int argc, char **argv, const cli_global *g) {
     haze_outfile *f = NULL;
     haze_prec_result *ria = NULL, *raa = NULL;
     int prc = 0;
+    /* a bisected input: the bound per sub-range (Fig. 4), of the engine
+     * asked for, or of each with "both"; else the bound per goal (Fig. 3) */
+    int per_box = haze_prec_result_box_count(r) > 1;
     if (plot) { /* the result and the picture land together */
         st = cli_outputs_begin(ctx, 2,
                                (const char *const[]){strcmp(output, "-") ? output : NULL, plot});
-        cli_progress_phase(&pr, "analysing for the plot (ia)");
-        if (!st) st = haze_prec_analyse(ctx, s, HAZE_PREC_IA, &ria);
-        cli_progress_phase(&pr, "analysing for the plot (aa)");
-        if (!st) st = haze_prec_analyse(ctx, s, HAZE_PREC_AA, &raa);
+        if (!st && (!per_box || engine == HAZE_PREC_BOTH)) {
+            cli_progress_phase(&pr, "analysing for the plot (ia)");
+            st = haze_prec_analyse(ctx, s, HAZE_PREC_IA, &ria);
+            cli_progress_phase(&pr, "analysing for the plot (aa)");
+            if (!st) st = haze_prec_analyse(ctx, s, HAZE_PREC_AA, &raa);
+        }
     }
     cli_progress_end(&pr);
     if (!st) st = haze_outfile_open(ctx, output, &f);
@@ -233,8 +294,20 @@ int cmd_prec(int argc, char **argv, const cli_global *g) {
             print_text(haze_outfile_stream(f), path, engine, r);
         st = haze_outfile_commit(ctx, &f);
     }
-    if (!st && plot && !(prc = plot_prec(ctx, path, ria, raa, plot)))
-        st = haze_outgroup_commit(ctx);
+    if (!st && plot) {
+        if (per_box && engine == HAZE_PREC_BOTH)
+            prc = plot_prec_boxes(ctx, path, s, (const haze_prec_result *const[]){ria, raa},
+                                  (const char *const[]){"interval (ia)", "affine (aa)"},
+                                  (const int[]){0, 1}, 2, plot);
+        else if (per_box)
+            prc = plot_prec_boxes(
+                ctx, path, s, (const haze_prec_result *const[]){r},
+                (const char *const[]){engine == HAZE_PREC_IA ? "interval (ia)" : "affine (aa)"},
+                (const int[]){engine == HAZE_PREC_IA ? 0 : 1}, 1, plot);
+        else
+            prc = plot_prec(ctx, path, ria, raa, plot);
+        if (!prc) st = haze_outgroup_commit(ctx);
+    }
     haze_prec_result_free(ria);
     haze_prec_result_free(raa);
     code = prc                              ? prc

@@ -183,6 +183,14 @@ int plot_fnn(haze_ctx *ctx, const haze_fnn_epoch *h, int n, int classes, const c
  * Fig. 3). */
 int plot_prec(haze_ctx *ctx, const char *script, const haze_prec_result *ia,
               const haze_prec_result *aa, const char *path);
+/* prec --plot with a bisected input: per goal (a panel each, at most 6),
+ * the enclosure over each sub-range of the input with the most sub-ranges
+ * (the hull over the others'), as bars, or the bound's magnitude as steps
+ * on a log scale when it spans two decades or more (the paper's Fig. 4);
+ * one series per result res[0..nres-1] (labels, palette colours). */
+int plot_prec_boxes(haze_ctx *ctx, const char *script, const haze_prec_script *s,
+                    const haze_prec_result *const *res, const char *const *labels,
+                    const int *colours, int nres, const char *path);
 /* fis rules: like MATLAB's ruleview at one input vector in: a row per rule
  * (each input's set filled up to its degree, each output's implied set), a
  * last row with each output's aggregate and its value out[o]. firing: nr

@@ -597,6 +597,145 @@ int plot_prec(haze_ctx *ctx, const char *script, const haze_prec_result *ia,
     return rc;
 }
 
+/* ------------------------------------------------ prec --plot, bisected */
+
+/* Goals drawn, at most (a panel each). */
+enum { PREC_BOX_PANELS = 6 };
+
+/* The enclosure of every goal over sub-range k of input x (the hull over
+ * the other inputs' sub-ranges): lo, hi at k ng + g; xlo, xhi the
+ * sub-ranges. 0, or 1 when the result keeps no boxes. */
+static int boxes_along(const haze_prec_script *s, const haze_prec_result *r, size_t x,
+                       size_t stride, size_t n, double *xlo, double *xhi, double *lo, double *hi,
+                       double *vlo, double *vhi) {
+    size_t nb = haze_prec_result_box_count(r), ng = haze_prec_result_goal_count(r);
+    if (nb == 0 || nb % (stride * n) != 0 || ng != haze_prec_goal_count(s)) return 1;
+    for (size_t i = 0; i < n * ng; i++) lo[i] = HUGE_VAL, hi[i] = -HUGE_VAL;
+    for (size_t b = 0; b < nb; b++) {
+        size_t k = b / stride % n;
+        for (size_t g = 0; g < ng; g++) {
+            double a, c;
+            if (haze_prec_result_box(NULL, r, b, g, vlo, vhi, &a, &c)) return 1;
+            if (g == 0) xlo[k] = vlo[x], xhi[k] = vhi[x];
+            if (a < lo[k * ng + g]) lo[k * ng + g] = a;
+            if (c > hi[k * ng + g]) hi[k * ng + g] = c;
+        }
+    }
+    return 0;
+}
+
+int plot_prec_boxes(haze_ctx *ctx, const char *script, const haze_prec_script *s,
+                    const haze_prec_result *const *res, const char *const *labels,
+                    const int *colours, int nres, const char *path) {
+    size_t nv = haze_prec_var_count(s), ng = haze_prec_goal_count(s), x = 0, stride = 1, n = 1;
+    for (size_t v = 0; v < nv; v++) /* along the input with the most sub-ranges */
+        if ((size_t)haze_prec_var_bisect(s, v) > n) n = (size_t)haze_prec_var_bisect(s, v), x = v;
+    for (size_t v = 0; v < x; v++) stride *= (size_t)haze_prec_var_bisect(s, v);
+    size_t panels = ng < PREC_BOX_PANELS ? ng : PREC_BOX_PANELS;
+    const char *base = strrchr(script, '/');
+    char title[240];
+    snprintf(title, sizeof title, "%s: the bound per sub-range of %s%s", base ? base + 1 : script,
+             haze_prec_var_name(s, x), ng > panels ? " (the first goals)" : "");
+    plot_fig *fig = plot_fig_new((int)(panels ? panels : 1), 1, 760, 360, title);
+    size_t per = n * ng;
+    double *buf = malloc(sizeof(double) * (2 * n + 2 * per * (size_t)nres + 4 * n + 2 * nv + 2));
+    if (!fig || !buf) {
+        free(buf);
+        plot_fig_free(fig);
+        return out_of_memory();
+    }
+    double *xlo = buf, *xhi = xlo + n, *lo = xhi + n, *hi = lo + per * (size_t)nres;
+    double *px = hi + per * (size_t)nres, *py = px + 2 * n, *vlo = py + 2 * n, *vhi = vlo + nv + 1;
+    for (int e = 0; e < nres; e++)
+        if (boxes_along(s, res[e], x, stride, n, xlo, xhi, lo + per * (size_t)e,
+                        hi + per * (size_t)e, vlo, vhi)) {
+            free(buf);
+            plot_fig_free(fig);
+            cli_errorf("--plot: the result keeps no sub-boxes to draw (more than %ld)",
+                       (long)HAZE_PREC_MAX_BOX_RECORDS);
+            return CLI_USAGE;
+        }
+    for (size_t g = 0; g < panels; g++) {
+        /* the bound's magnitude on a log scale when it spans decades, else
+         * the enclosure itself */
+        double mmin = HUGE_VAL, mmax = 0;
+        int logs = 1;
+        for (int e = 0; e < nres; e++)
+            for (size_t k = 0; k < n; k++) {
+                double a = lo[per * (size_t)e + k * ng + g], c = hi[per * (size_t)e + k * ng + g];
+                double m = fmax(fabs(a), fabs(c));
+                if (!(m > 0) || !isfinite(m)) logs = 0;
+                mmin = fmin(mmin, m);
+                mmax = fmax(mmax, m);
+            }
+        if (logs && mmax < 100 * mmin) logs = 0;
+        double y0 = HUGE_VAL, y1 = -HUGE_VAL;
+        for (int e = 0; e < nres; e++)
+            for (size_t k = 0; k < n; k++) {
+                double a = lo[per * (size_t)e + k * ng + g], c = hi[per * (size_t)e + k * ng + g];
+                double m = fmax(fabs(a), fabs(c));
+                double ya = logs ? log10(m) : a, yc = logs ? log10(m) : c;
+                if (isfinite(ya)) y0 = fmin(y0, ya), y1 = fmax(y1, ya);
+                if (isfinite(yc)) y0 = fmin(y0, yc), y1 = fmax(y1, yc);
+            }
+        /* an enclosure narrower than its digits show (a constant, say): a
+         * band of 10% around it */
+        if (!logs && isfinite(y0) && isfinite(y1) && y1 - y0 < 1e-6 * fmax(fabs(y0), fabs(y1))) {
+            double mid = 0.5 * (y0 + y1);
+            y0 = mid - 0.05 * fabs(mid);
+            y1 = mid + 0.05 * fabs(mid);
+        }
+        plot_pad(&y0, &y1, 0.08);
+        double x0 = xlo[0], x1 = xhi[n - 1];
+        plot_pad(&x0, &x1, 0.01);
+        char head[200];
+        snprintf(head, sizeof head, "%s", haze_prec_result_goal(res[0], g)->text);
+        plot_frame fr = {x0,
+                         x1,
+                         y0,
+                         y1,
+                         head,
+                         g + 1 == panels ? haze_prec_var_name(s, x) : NULL,
+                         logs ? "log10 of the bound" : "enclosure",
+                         NULL,
+                         PLOT_LEGEND_LEFT};
+        plot_axes *ax = plot_fig_axes(fig, (int)g);
+        plot_axes_setup(ax, &fr);
+        for (int e = 0; e < nres; e++) {
+            plot_style st = plot_style_of(colours[e]);
+            st.label = labels[e];
+            const double *L = lo + per * (size_t)e, *H = hi + per * (size_t)e;
+            if (logs) { /* a step per sub-range */
+                for (size_t k = 0; k < n; k++) {
+                    double m = fmax(fabs(L[k * ng + g]), fabs(H[k * ng + g]));
+                    px[2 * k] = xlo[k];
+                    px[2 * k + 1] = xhi[k];
+                    py[2 * k] = py[2 * k + 1] = log10(m);
+                }
+                plot_line(ax, px, py, 2 * n, &st);
+            } else { /* a bar per sub-range, from the enclosure's low end to its high end */
+                st.alpha = 0.3;
+                st.width = 1.5;
+                for (size_t k = 0; k < n; k++) {
+                    double a = L[k * ng + g], c = H[k * ng + g];
+                    if (!isfinite(a) || !isfinite(c)) continue;
+                    if (c - a < (y1 - y0) * 4e-3) { /* a point: a thin bar */
+                        double mid = 0.5 * (a + c);
+                        a = mid - (y1 - y0) * 2e-3;
+                        c = mid + (y1 - y0) * 2e-3;
+                    }
+                    plot_rect(ax, xlo[k], a, xhi[k], c, &st);
+                    st.label = NULL;
+                }
+            }
+        }
+    }
+    int rc = plot_fig_save(ctx, fig, path);
+    plot_fig_free(fig);
+    free(buf);
+    return rc;
+}
+
 /* ------------------------------------------------ fis rules */
 
 enum { RULES_SHOWN = 30 };

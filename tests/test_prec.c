@@ -310,6 +310,126 @@ static void test_refine(void **state) {
     haze_ctx_free(ctx);
 }
 
+/*
+ * Per-box results (haze_prec_result_box): the boxes' ranges of each
+ * bisected input tile its range, the join of the boxes' enclosures is the
+ * goal's enclosure bit for bit, and each box's enclosure contains the exact
+ * values at points inside the box.
+ */
+static void check_boxes(haze_ctx *ctx, haze_prec_script *s, haze_prec_engine e, const char *v1,
+                        size_t n1, const char *v2, size_t n2) {
+    haze_prec_result *r = analyse(ctx, s, e);
+    size_t nb = haze_prec_result_box_count(r), nv = haze_prec_var_count(s);
+    size_t ng = haze_prec_goal_count(s);
+    double *vlo = malloc(nv * sizeof *vlo), *vhi = malloc(nv * sizeof *vhi);
+    double *rlo = malloc(nv * sizeof *rlo), *rhi = malloc(nv * sizeof *rhi);
+    double *x = malloc(nv * sizeof *x), *out = malloc(ng * sizeof *out);
+    double *lo = malloc(nb * ng * sizeof *lo), *hi = malloc(nb * ng * sizeof *hi);
+    assert_non_null(vlo && vhi && rlo && rhi && x && out && lo && hi);
+    for (size_t v = 0; v < nv; v++)
+        assert_int_equal(haze_prec_var_range(ctx, s, v, &rlo[v], &rhi[v]), 0);
+    haze__rng rng;
+    haze__rng_seed(&rng, 26);
+    /* the stride of input v in the box numbering: the first varies fastest */
+    size_t stride = 1;
+    size_t *strides = malloc(nv * sizeof *strides), *split = malloc(nv * sizeof *split);
+    assert_non_null(strides && split);
+    for (size_t v = 0; v < nv; v++) {
+        const char *name = haze_prec_var_name(s, v);
+        split[v] = v1 && !strcmp(name, v1) ? n1 : v2 && !strcmp(name, v2) ? n2 : 1;
+        strides[v] = stride;
+        stride *= split[v];
+    }
+    assert_int_equal(stride, nb);
+    for (size_t v = 0; v < nv; v++) { /* the sub-ranges tile the range */
+        double prev_lo = -HUGE_VAL, prev_hi = -HUGE_VAL;
+        for (size_t k = 0; k < split[v]; k++) {
+            assert_int_equal(haze_prec_result_box(ctx, r, k * strides[v], 0, vlo, vhi, NULL, NULL),
+                             0);
+            assert_true(vlo[v] <= vhi[v]);
+            if (k == 0) assert_true(vlo[v] <= rlo[v]);
+            if (k == split[v] - 1) assert_true(vhi[v] >= rhi[v]);
+            if (k > 0) assert_true(vlo[v] <= prev_hi && vlo[v] > prev_lo && vhi[v] > prev_hi);
+            prev_lo = vlo[v];
+            prev_hi = vhi[v];
+        }
+    }
+    for (size_t b = 0; b < nb; b++)
+        for (size_t g = 0; g < ng; g++)
+            assert_int_equal(
+                haze_prec_result_box(ctx, r, b, g, vlo, vhi, &lo[b * ng + g], &hi[b * ng + g]), 0);
+    for (size_t g = 0; g < ng; g++) { /* the join, bit for bit */
+        double jl = HUGE_VAL, jh = -HUGE_VAL;
+        for (size_t b = 0; b < nb; b++) {
+            if (lo[b * ng + g] < jl) jl = lo[b * ng + g];
+            if (hi[b * ng + g] > jh) jh = hi[b * ng + g];
+        }
+        const haze_prec_goal *G = haze_prec_result_goal(r, g);
+        assert_memory_equal(&jl, &G->lo, sizeof jl);
+        assert_memory_equal(&jh, &G->hi, sizeof jh);
+    }
+    for (size_t b = 0; b < nb; b++) { /* points of each box: its corners, its centre, random */
+        assert_int_equal(haze_prec_result_box(ctx, r, b, 0, vlo, vhi, NULL, NULL), 0);
+        for (int t = 0; t < 6; t++) {
+            for (size_t v = 0; v < nv; v++) {
+                double a = fmax(vlo[v], rlo[v]), c = fmin(vhi[v], rhi[v]);
+                x[v] = t == 0   ? a
+                       : t == 1 ? c
+                       : t == 2 ? a + 0.5 * (c - a)
+                                : a + haze__rng_uniform(&rng) * (c - a);
+            }
+            assert_int_equal(haze_prec_eval(ctx, s, x, 256, out), 0);
+            for (size_t g = 0; g < ng; g++)
+                if (out[g] < lo[b * ng + g] || out[g] > hi[b * ng + g])
+                    fail_msg("box %zu goal %zu: %.17g outside [%.17g, %.17g]", b, g, out[g],
+                             lo[b * ng + g], hi[b * ng + g]);
+        }
+    }
+    assert_int_equal(haze_prec_result_box(ctx, r, nb, 0, NULL, NULL, NULL, NULL), HAZE_ERR_INVALID);
+    assert_int_equal(haze_prec_result_box(ctx, r, 0, ng, NULL, NULL, NULL, NULL), HAZE_ERR_INVALID);
+    assert_int_equal(haze_prec_result_box(NULL, NULL, 0, 0, NULL, NULL, NULL, NULL),
+                     HAZE_ERR_INVALID);
+    assert_int_equal(haze_prec_result_box_count(NULL), 0);
+    free(strides);
+    free(split);
+    free(vlo);
+    free(vhi);
+    free(rlo);
+    free(rhi);
+    free(x);
+    free(out);
+    free(lo);
+    free(hi);
+    haze_prec_result_free(r);
+}
+
+static void test_boxes(void **state) {
+    (void)state;
+    haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
+    /* one bisected input, exp and log; with and without refinement */
+    haze_prec_script *s = load(ctx, HAZE_SOURCE_DIR "/examples/prec/log1pexp_double.g");
+    check_boxes(ctx, s, HAZE_PREC_IA, NULL, 1, NULL,
+                1); /* no bisection: one box, the whole range */
+    assert_int_equal(haze_prec_set_bisect(ctx, s, "x_m", 16), 0);
+    for (int e = HAZE_PREC_IA; e <= HAZE_PREC_BOTH; e++) check_boxes(ctx, s, e, "x_m", 16, NULL, 1);
+    assert_int_equal(haze_prec_set_refine(ctx, s, 0), 0);
+    check_boxes(ctx, s, HAZE_PREC_BOTH, "x_m", 16, NULL, 1);
+    haze_prec_free(s);
+    /* two bisected inputs (the first varies fastest) */
+    s = load(ctx, HAZE_SOURCE_DIR "/examples/prec/fixed_point.g");
+    assert_int_equal(haze_prec_set_bisect(ctx, s, "x1_m", 5), 0);
+    assert_int_equal(haze_prec_set_bisect(ctx, s, "x2_m", 3), 0);
+    check_boxes(ctx, s, HAZE_PREC_IA, "x1_m", 5, "x2_m", 3);
+    check_boxes(ctx, s, HAZE_PREC_AA, "x1_m", 5, "x2_m", 3);
+    haze_prec_free(s);
+    /* the filter: the pass for shared roundings narrows the goal */
+    s = load(ctx, HAZE_SOURCE_DIR "/examples/prec/iir_stable_10.g");
+    assert_int_equal(haze_prec_set_bisect(ctx, s, "x9", 4), 0);
+    check_boxes(ctx, s, HAZE_PREC_IA, "x9", 4, NULL, 1);
+    haze_prec_free(s);
+    haze_ctx_free(ctx);
+}
+
 static void test_filter(void **state) {
     (void)state;
     haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
@@ -560,12 +680,19 @@ static void test_progress(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_fixed_point_paper), cmocka_unit_test(test_features),
-        cmocka_unit_test(test_bad_input),         cmocka_unit_test(test_filter),
-        cmocka_unit_test(test_soundness),         cmocka_unit_test(test_vs_gappa),
-        cmocka_unit_test(test_vs_fptaylor),       cmocka_unit_test(test_refine),
-        cmocka_unit_test(test_shared_roundings),  cmocka_unit_test(test_fpcore),
-        cmocka_unit_test(test_fuzz_readers),      cmocka_unit_test(test_progress),
+        cmocka_unit_test(test_fixed_point_paper),
+        cmocka_unit_test(test_features),
+        cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_filter),
+        cmocka_unit_test(test_soundness),
+        cmocka_unit_test(test_vs_gappa),
+        cmocka_unit_test(test_vs_fptaylor),
+        cmocka_unit_test(test_refine),
+        cmocka_unit_test(test_shared_roundings),
+        cmocka_unit_test(test_fpcore),
+        cmocka_unit_test(test_fuzz_readers),
+        cmocka_unit_test(test_progress),
+        cmocka_unit_test(test_boxes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -103,13 +103,81 @@ static void test_enclosure(void **state) {
     haze_ctx_free(cpu);
 }
 
+/* The GPU fills the per-box results as the CPU does: the same grid, each
+ * input's sub-ranges within an ulp of the CPU's, the join of the boxes the
+ * goal's enclosure bit for bit, each box's enclosure holding the exact
+ * values of points inside it and no more than a few times the CPU's. */
+static void test_boxes(void **state) {
+    (void)state;
+    haze_ctx *gpu = haze_test_ctx(HAZE_BACKEND_CUDA);
+    haze_ctx *cpu = haze_test_ctx(HAZE_BACKEND_CPU);
+    for (size_t f = 0; f < 3; f++) {
+        haze_prec_script *s = NULL;
+        assert_int_equal(haze_prec_load(cpu, scripts[f], NULL, &s), HAZE_OK);
+        size_t nv = haze_prec_var_count(s), ng = haze_prec_goal_count(s);
+        assert_true(nv <= 16 && ng <= 16);
+        for (size_t v = 0; v < nv; v++)
+            haze_prec_set_bisect(cpu, s, haze_prec_var_name(s, v), v == 0 ? 9 : v == 1 ? 4 : 1);
+        assert_int_equal(haze_prec_set_refine(cpu, s, 0), 0); /* the GPU does not refine */
+        haze_prec_result *rg = NULL, *rc = NULL;
+        assert_int_equal(haze_prec_analyse(gpu, s, HAZE_PREC_IA, &rg), HAZE_OK);
+        assert_int_equal(haze_prec_analyse(cpu, s, HAZE_PREC_IA, &rc), HAZE_OK);
+        size_t nb = haze_prec_result_box_count(rg);
+        assert_int_equal(nb, haze_prec_result_box_count(rc));
+        assert_int_equal(nb, nv > 1 ? 36 : 9);
+        double glo[16], ghi[16], clo[16], chi[16], rlo[16], rhi[16], x[16], out[16];
+        double jl[16], jh[16];
+        for (size_t g = 0; g < ng; g++) jl[g] = HUGE_VAL, jh[g] = -HUGE_VAL;
+        for (size_t v = 0; v < nv; v++) haze_prec_var_range(cpu, s, v, &rlo[v], &rhi[v]);
+        for (size_t b = 0; b < nb; b++)
+            for (size_t g = 0; g < ng; g++) {
+                double a, c, a2, c2;
+                assert_int_equal(haze_prec_result_box(gpu, rg, b, g, glo, ghi, &a, &c), 0);
+                assert_int_equal(haze_prec_result_box(cpu, rc, b, g, clo, chi, &a2, &c2), 0);
+                for (size_t v = 0; v < nv; v++) {
+                    assert_true(fabs(glo[v] - clo[v]) <= 1e-12 * fmax(1, fabs(clo[v])));
+                    assert_true(fabs(ghi[v] - chi[v]) <= 1e-12 * fmax(1, fabs(chi[v])));
+                }
+                /* a few times the CPU's (or a thousandth of the whole bound,
+                 * where the CPU proves a box nearly exact) */
+                double mc = fmax(fabs(haze_prec_result_goal(rc, g)->lo),
+                                 fabs(haze_prec_result_goal(rc, g)->hi));
+                if (!(fmax(fabs(a), fabs(c)) <= 4 * fmax(fmax(fabs(a2), fabs(c2)), 1e-3 * mc)))
+                    fail_msg("%s box %zu: GPU [%g, %g] vs CPU [%g, %g]", scripts[f], b, a, c, a2,
+                             c2);
+                jl[g] = fmin(jl[g], a);
+                jh[g] = fmax(jh[g], c);
+                for (int k = 0; k < 5; k++) {
+                    for (size_t v = 0; v < nv; v++) {
+                        double p = fmax(glo[v], rlo[v]), q = fmin(ghi[v], rhi[v]);
+                        x[v] = p + (q - p) * (double)((k * 29 + (int)v * 13) % 17) / 16.0;
+                    }
+                    assert_int_equal(haze_prec_eval(cpu, s, x, 512, out), HAZE_OK);
+                    if (!(out[g] >= a && out[g] <= c))
+                        fail_msg("%s box %zu: %.17g outside [%.17g, %.17g]", scripts[f], b, out[g],
+                                 a, c);
+                }
+            }
+        for (size_t g = 0; g < ng; g++) {
+            assert_memory_equal(&jl[g], &haze_prec_result_goal(rg, g)->lo, sizeof(double));
+            assert_memory_equal(&jh[g], &haze_prec_result_goal(rg, g)->hi, sizeof(double));
+        }
+        haze_prec_result_free(rg);
+        haze_prec_result_free(rc);
+        haze_prec_free(s);
+    }
+    haze_ctx_free(gpu);
+    haze_ctx_free(cpu);
+}
+
 #endif
 
 int main(void) {
     haze_test_require_gpu();
 #ifdef HAZE_HAVE_CUDA
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_bit_identical),
-                                       cmocka_unit_test(test_enclosure)};
+                                       cmocka_unit_test(test_enclosure),
+                                       cmocka_unit_test(test_boxes)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 #else
     return HAZE_TEST_SKIP;

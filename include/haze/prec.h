@@ -89,6 +89,9 @@ HAZE_API const char *haze_prec_note(const haze_prec_script *s, size_t i);
  * HAZE_ERR_INVALID if there is no such input or n < 1.
  */
 HAZE_API int haze_prec_set_bisect(haze_ctx *ctx, haze_prec_script *s, const char *var, long n);
+/* The number of sub-ranges input i is bisected into (1: none; 0 past the
+ * last input). */
+HAZE_API long haze_prec_var_bisect(const haze_prec_script *s, size_t i);
 
 /*
  * Adaptive refinement: after the bisection grid, the sub-box whose enclosure
@@ -167,8 +170,34 @@ HAZE_API void haze_prec_result_free(haze_prec_result *r);
 /* Number of goals, and goal i (NULL past the last; valid while r lives). */
 HAZE_API size_t haze_prec_result_goal_count(const haze_prec_result *r);
 HAZE_API const haze_prec_goal *haze_prec_result_goal(const haze_prec_result *r, size_t i);
-/* Sub-boxes analysed (the bisection grid plus refinement). */
+/* Sub-boxes analysed (the bisection grid plus refinement; see also
+ * haze_prec_result_box_count). */
 HAZE_API size_t haze_prec_result_boxes(const haze_prec_result *r);
+/*
+ * The enclosure of each sub-box of the bisection grid (the paper's Fig. 4:
+ * the bound per sub-range). The grid is the product of the bisection counts
+ * (haze_prec_set_bisect, "$ x in N;"; one box without any); box b has
+ * sub-range k_v of input v where b = k_0 + n_0 (k_1 + n_1 (k_2 + ...)), the
+ * first input varying fastest. A box's enclosure is the hull of what its
+ * analysis, and the refinement of it, gave, intersected with the goal's
+ * enclosure (which the pass for shared roundings may have narrowed over the
+ * whole box): the join of the boxes' enclosures is the goal's enclosure, bit
+ * for bit. The result keeps them when boxes x goals is at most
+ * HAZE_PREC_MAX_BOX_RECORDS; box_count is 0 beyond.
+ */
+#define HAZE_PREC_MAX_BOX_RECORDS (1L << 22)
+HAZE_API size_t haze_prec_result_box_count(const haze_prec_result *r);
+/*
+ * Box `box` (below haze_prec_result_box_count) for goal `goal`: var_lo[v],
+ * var_hi[v] its range of every input v (in the order of haze_prec_var_name,
+ * haze_prec_var_count of them; the whole range for inputs not bisected),
+ * rounded outward to double as the analysis used them, so that the boxes
+ * cover each range; *lo, *hi the goal's enclosure over the box, rounded
+ * outward to double (+-inf if unbounded). Any of the four may be NULL.
+ * HAZE_ERR_INVALID when r is NULL or box or goal is out of range.
+ */
+HAZE_API int haze_prec_result_box(haze_ctx *ctx, const haze_prec_result *r, size_t box, size_t goal,
+                                  double *var_lo, double *var_hi, double *lo, double *hi);
 /* Wall time of the analysis, seconds. */
 HAZE_API double haze_prec_result_seconds(const haze_prec_result *r);
 /* 1 if every goal with a stated bound is proved. */

@@ -25,7 +25,7 @@ import numpy as np
 from . import _ext
 from ._core import _ctx
 
-__all__ = ["PrecScript", "PrecResult", "PrecGoal", "analyse", "analyze"]
+__all__ = ["PrecScript", "PrecResult", "PrecGoal", "PrecBoxes", "analyse", "analyze"]
 
 _ENGINES = {"ia": "ia", "interval": "ia", "intervals": "ia", "gappa": "ia",
             "aa": "aa", "affine": "aa", "both": "both"}
@@ -126,17 +126,79 @@ class PrecGoal:
                    bool(d["absolute"]))
 
 
+class PrecBoxes:
+    """The sub-boxes of a bisected analysis (``PrecResult.box_results``): box
+    ``b`` has input ``v`` in ``[var_lo[b, v], var_hi[b, v]]`` (the whole
+    range for inputs not bisected; bounds rounded outward, so that the boxes
+    cover each range) and goal ``g`` in ``[lo[b, g], hi[b, g]]``. The boxes
+    are numbered with the first input varying fastest (``splits[v]``
+    sub-ranges of input ``v``); the join of the boxes' enclosures of a goal
+    is the goal's enclosure exactly. Empty (``len`` 0) when the grid is too
+    large to keep (more than 2^22 boxes times goals)."""
+
+    def __init__(self, variables, goals, splits, var_lo, var_hi, lo, hi):
+        self.variables = list(variables)
+        self.goals = list(goals)
+        self.splits = list(splits)
+        self.var_lo, self.var_hi, self.lo, self.hi = var_lo, var_hi, lo, hi
+
+    @classmethod
+    def _from(cls, variables, goals, t):
+        n, splits, vlo, vhi, lo, hi = t
+        nv, ng = len(splits), len(goals)
+
+        def arr(b, cols):
+            return np.frombuffer(b, dtype=np.float64).reshape(n, cols).copy()
+        return cls(variables, goals, splits, arr(vlo, nv), arr(vhi, nv), arr(lo, ng), arr(hi, ng))
+
+    def __len__(self):
+        return len(self.lo)
+
+    def along(self, var=None, goal=0):
+        """The enclosure of ``goal`` (index or text) over each sub-range of
+        input ``var`` (name or index; default: the input with the most
+        sub-ranges), the hull over the other inputs' sub-ranges: a tuple of
+        arrays ``(var_lo, var_hi, lo, hi)``, one entry per sub-range."""
+        if len(self) == 0:
+            raise ValueError("the result keeps no sub-boxes")
+        if var is None:
+            v = int(np.argmax(self.splits))
+        elif isinstance(var, str):
+            if var not in self.variables:
+                raise KeyError(f"no input {var!r} (the inputs: {', '.join(self.variables)})")
+            v = self.variables.index(var)
+        else:
+            v = int(var)
+        g = self.goals.index(goal) if isinstance(goal, str) else int(goal)
+        n = self.splits[v]
+        stride = int(np.prod(self.splits[:v], dtype=np.int64))
+        k = (np.arange(len(self)) // stride) % n
+        lo = np.full(n, np.inf)
+        hi = np.full(n, -np.inf)
+        np.minimum.at(lo, k, self.lo[:, g])
+        np.maximum.at(hi, k, self.hi[:, g])
+        first = np.arange(n) * stride
+        return self.var_lo[first, v], self.var_hi[first, v], lo, hi
+
+    def __repr__(self):
+        return (f"haze.PrecBoxes({len(self)} boxes of "
+                f"{' x '.join(f'{n} {v}' for v, n in zip(self.variables, self.splits) if n > 1) or 'one box'})")
+
+
 class PrecResult:
     """The result of an analysis: ``goals`` (:class:`PrecGoal`), whether all
     stated bounds are ``all_proved``, the sub-``boxes`` analysed, the wall
     time in ``seconds``, the parser's ``notes`` (parts of the script not
     used: show them as warnings), the ``engine`` and the ``script``'s name.
 
-    :meth:`plot` draws the goals' bounds (the C library gives the joined
-    enclosure of every goal, not that of each sub-box).
+    ``box_results`` (:class:`PrecBoxes`) holds the enclosure of every
+    sub-box of the bisection grid. :meth:`plot` draws the goals' bounds,
+    :meth:`plot_boxes` a goal's bound per sub-range of a bisected input.
     """
 
-    def __init__(self, script, engine, boxes, seconds, all_proved, goals, notes):
+    def __init__(self, script, engine, boxes, seconds, all_proved, goals, notes,
+                 box_results=None):
+        self.box_results = box_results
         self.script = script
         self.engine = engine
         self.boxes = boxes
@@ -178,7 +240,8 @@ class PrecResult:
     def to_dict(self):
         """The result as ``haze prec --json`` writes it (a dict: script,
         engine, boxes, seconds, all_proved, warnings, goals with goal, lo,
-        hi, lo_exact, hi_exact and, for stated bounds, proved)."""
+        hi, lo_exact, hi_exact and, for stated bounds, proved; when
+        bisecting, box_results: each box's bisected ranges and enclosures)."""
         goals = []
         for g in self.goals:
             d = {"goal": g.text, "lo": g.lo_decimal, "hi": g.hi_decimal, "lo_exact": g.lo_exact,
@@ -186,9 +249,22 @@ class PrecResult:
             if g.has_bound:
                 d["proved"] = g.proved
             goals.append(d)
-        return {"script": self.script, "engine": self.engine, "boxes": self.boxes,
-                "seconds": self.seconds, "all_proved": self.all_proved,
-                "warnings": list(self.notes), "goals": goals}
+        d = {"script": self.script, "engine": self.engine, "boxes": self.boxes,
+             "seconds": self.seconds, "all_proved": self.all_proved,
+             "warnings": list(self.notes), "goals": goals}
+        b = self.box_results
+        if b is not None and len(b) > 1:  # bisected: each box, as --json lists them
+
+            def num(v):
+                return float(v) if math.isfinite(v) else ("inf" if v > 0 else "-inf")
+            cut = [v for v, n in enumerate(b.splits) if n > 1]
+            d["box_results"] = [
+                {"box": k,
+                 "ranges": {b.variables[v]: [num(b.var_lo[k, v]), num(b.var_hi[k, v])]
+                            for v in cut},
+                 "enclosures": [[num(b.lo[k, g]), num(b.hi[k, g])] for g in range(len(b.goals))]}
+                for k in range(len(b))]
+        return d
 
     def __repr__(self):
         head = (f"haze.PrecResult({self.script}: engine {self.engine}, {self.boxes} sub-box"
@@ -212,9 +288,8 @@ class PrecResult:
         each goal's enclosure ``[lo, hi]`` as an interval. Needs matplotlib;
         returns the Axes.
 
-        The C library gives the joined enclosure of every goal, not the
-        enclosure of each sub-box of a bisected run, so there is no plot of
-        the bound per sub-range."""
+        For the bound per sub-range of a bisected input see
+        :meth:`plot_boxes`."""
         try:
             import matplotlib.pyplot as plt
         except ImportError as e:  # pragma: no cover - depends on the machine
@@ -251,6 +326,46 @@ class PrecResult:
         ax.set_yticklabels(names)
         ax.set_ylim(len(goals) - 0.5, -0.5)
         ax.set_title(f"{os.path.basename(str(self.script))} ({self.engine}, {self.boxes} boxes)")
+        return ax
+
+
+    def plot_boxes(self, goal=0, var=None, ax=None, log=None):
+        """Draws the enclosure of ``goal`` over each sub-range of the bisected
+        input ``var`` (default: the one with the most sub-ranges), as
+        ``haze prec --bisect ... --plot`` does (the paper's Fig. 4): with
+        ``log`` the bound ``max(|lo|, |hi|)`` as steps on a logarithmic axis,
+        without it the enclosure as a bar per sub-range; ``log=None``
+        chooses the log axis when the bound spans two decades or more.
+        Needs matplotlib; returns the Axes."""
+        try:
+            import matplotlib.pyplot as plt
+        except ImportError as e:  # pragma: no cover - depends on the machine
+            raise ImportError("PrecResult.plot_boxes needs matplotlib") from e
+        b = self.box_results
+        if b is None or len(b) == 0:
+            raise ValueError("the result keeps no sub-boxes to draw")
+        xlo, xhi, lo, hi = b.along(var, goal)
+        mag = np.maximum(np.abs(lo), np.abs(hi))
+        if log is None:
+            ok = np.all(np.isfinite(mag) & (mag > 0))
+            log = bool(ok and mag.max() >= 100 * mag.min())
+        if ax is None:
+            _, ax = plt.subplots()
+        if log:
+            ax.stairs(mag, np.append(xlo, xhi[-1]), color="tab:blue", linewidth=2,
+                      label=self.engine)
+            ax.set_yscale("log")
+            ax.set_ylabel("error bound max(|lo|, |hi|)")
+        else:
+            ax.bar(xlo, hi - lo, width=xhi - xlo, bottom=lo, align="edge",
+                   color=(0.12, 0.47, 0.71, 0.3), edgecolor="tab:blue", linewidth=1.5,
+                   label=self.engine)
+            ax.set_ylabel("enclosure")
+        v = b.variables[int(np.argmax(b.splits))] if var is None else (
+            var if isinstance(var, str) else b.variables[var])
+        g = self[goal] if isinstance(goal, str) else self.goals[goal]
+        ax.set_xlabel(v)
+        ax.set_title(f"{os.path.basename(str(self.script))}: {g.text}")
         return ax
 
 
@@ -393,9 +508,10 @@ class PrecScript:
             h = self._fresh()
             self._apply(h, {**self._bisect, **dict(bisect or {})},
                         self._refine if refine is None else refine)
-        eng, boxes, seconds, proved, goals = _ext.prec_analyse(self._ctx._h, h, e)
-        return PrecResult(self.name, eng, boxes, seconds, bool(proved),
-                          [PrecGoal._from(g) for g in goals], self.notes)
+        eng, boxes, seconds, proved, goals, per_box = _ext.prec_analyse(self._ctx._h, h, e)
+        goals = [PrecGoal._from(g) for g in goals]
+        return PrecResult(self.name, eng, boxes, seconds, bool(proved), goals, self.notes,
+                          PrecBoxes._from(self.variables, [g.text for g in goals], per_box))
 
     analyze = analyse
 

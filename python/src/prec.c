@@ -160,6 +160,39 @@ static PyObject *goal_dict(const haze_prec_goal *g) {
  * [goal dicts]). engine: "ia", "aa" or "both". The GIL is released for the
  * analysis.
  */
+/* The boxes of the bisection grid (haze_prec_result_box): (count, [sub-ranges
+ * of each input], var_lo, var_hi as bytes of count x var_count doubles, lo,
+ * hi as bytes of count x goal_count doubles). */
+static PyObject *box_tuple(const haze_prec_script *s, const haze_prec_result *r) {
+    size_t nb = haze_prec_result_box_count(r), nv = haze_prec_var_count(s);
+    size_t ng = haze_prec_result_goal_count(r);
+    PyObject *splits = PyList_New((Py_ssize_t)nv);
+    PyObject *b[4] = {PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(nb * nv * sizeof(double))),
+                      PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(nb * nv * sizeof(double))),
+                      PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(nb * ng * sizeof(double))),
+                      PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(nb * ng * sizeof(double)))};
+    int ok = splits && b[0] && b[1] && b[2] && b[3];
+    for (size_t v = 0; ok && v < nv; v++) {
+        PyObject *n = PyLong_FromLong(haze_prec_var_bisect(s, v));
+        ok = n != NULL;
+        if (ok) PyList_SetItem(splits, (Py_ssize_t)v, n);
+    }
+    if (ok) {
+        double *vlo = (double *)PyBytes_AsString(b[0]), *vhi = (double *)PyBytes_AsString(b[1]);
+        double *lo = (double *)PyBytes_AsString(b[2]), *hi = (double *)PyBytes_AsString(b[3]);
+        for (size_t k = 0; k < nb; k++)
+            for (size_t g = 0; g < ng; g++)
+                haze_prec_result_box(NULL, r, k, g, g ? NULL : vlo + k * nv,
+                                     g ? NULL : vhi + k * nv, lo + k * ng + g, hi + k * ng + g);
+    }
+    if (!ok) {
+        Py_XDECREF(splits);
+        for (int i = 0; i < 4; i++) Py_XDECREF(b[i]);
+        return NULL;
+    }
+    return Py_BuildValue("(nNNNNN)", (Py_ssize_t)nb, splits, b[0], b[1], b[2], b[3]);
+}
+
 static PyObject *py_analyse(PyObject *self, PyObject *args) {
     PyObject *cap, *scap;
     const char *ename;
@@ -188,11 +221,15 @@ static PyObject *py_analyse(PyObject *self, PyObject *args) {
         }
         PyList_SetItem(goals, (Py_ssize_t)i, d);
     }
+    PyObject *boxes = goals ? box_tuple(s, r) : NULL;
+    if (!boxes) Py_CLEAR(goals);
     PyObject *out = NULL;
     if (goals)
-        out = Py_BuildValue("(sndON)", haze_prec_engine_name(e),
+        out = Py_BuildValue("(sndONN)", haze_prec_engine_name(e),
                             (Py_ssize_t)haze_prec_result_boxes(r), haze_prec_result_seconds(r),
-                            haze_prec_result_all_proved(r) ? Py_True : Py_False, goals);
+                            haze_prec_result_all_proved(r) ? Py_True : Py_False, goals, boxes);
+    else
+        Py_XDECREF(boxes);
     haze_prec_result_free(r);
     return out;
 }
@@ -244,6 +281,7 @@ PyMethodDef hpy_prec_methods[] = {
     {"prec_set_bisect", py_set_bisect, METH_VARARGS, NULL},
     {"prec_set_refine", py_set_refine, METH_VARARGS, NULL},
     {"prec_analyse", py_analyse, METH_VARARGS,
-     "prec_analyse(ctx, script, engine) -> (engine, boxes, seconds, all_proved, goals)"},
+     "prec_analyse(ctx, script, engine) -> (engine, boxes, seconds, all_proved, goals, "
+     "(box_count, splits, var_lo, var_hi, lo, hi))"},
     {"prec_eval", py_eval, METH_VARARGS, "prec_eval(ctx, script, x, prec_bits, out)"},
     {NULL, NULL, 0, NULL}};

@@ -218,3 +218,48 @@ def test_plot_png_is_not_blank():
         if log:  # the stated bounds, proved: green marks
             green = (img[..., 1] > 0.5) & (img[..., 0] < 0.3) & (img[..., 2] < 0.3)
             assert green.sum() > 10
+
+
+@needs_cli
+def test_box_results_equal_the_cli_and_join_to_the_goal():
+    path = os.path.join(ROOT, "examples", "prec", "fixed_point.g")
+    r = analyse(path, "ia", bisect={"x1_m": 4, "x2_m": 2})
+    b = r.box_results
+    assert len(b) == 8 and b.splits == [4, 2] and b.variables == ["x1_m", "x2_m"]
+    j = json.loads(cli(path, "--json", "--engine", "ia", "--bisect", "x1_m=4",
+                       "--bisect", "x2_m=2").stdout)
+    assert [[list(e) for e in zip(b.lo[k], b.hi[k])] for k in range(len(b))] == \
+        [box["enclosures"] for box in j["box_results"]]
+    assert [[b.var_lo[k, 0], b.var_hi[k, 0]] for k in range(len(b))] == \
+        [box["ranges"]["x1_m"] for box in j["box_results"]]
+    for g, goal in enumerate(r.goals):  # the join, exactly
+        assert b.lo[:, g].min() == goal.lo and b.hi[:, g].max() == goal.hi
+    xlo, xhi, lo, hi = b.along("x1_m")
+    assert list(xlo) == [-10, -5, 0, 5] and list(xhi) == [-5, 0, 5, 10]
+    assert lo.min() == r.goals[0].lo and hi.max() == r.goals[0].hi
+    with pytest.raises(KeyError):
+        b.along("q")
+    one = analyse(path, "ia")  # no bisection: one box, the whole range
+    assert len(one.box_results) == 1 and one.box_results.lo[0, 0] == one.goals[0].lo
+
+
+def test_plot_boxes_png_is_not_blank():
+    mpl = pytest.importorskip("matplotlib")
+    mpl.use("Agg")
+    import matplotlib.pyplot as plt
+    cube = os.path.join(DATA, "plot", "cube_boxes.g")
+    fixed = os.path.join(ROOT, "examples", "prec", "fixed_point.g")
+    for path, var in [(cube, "x_m"), (fixed, "x1_m")]:
+        r = analyse(path, "ia", bisect={var: 8})
+        fig, ax = plt.subplots(figsize=(5, 3), dpi=80)
+        assert r.plot_boxes(ax=ax) is ax
+        assert ax.get_yscale() == ("log" if path == cube else "linear")
+        buf = io.BytesIO()
+        fig.savefig(buf, format="png")
+        plt.close(fig)
+        buf.seek(0)
+        img = plt.imread(buf)[..., :3]
+        blue = (img[..., 2] > 0.6) & (img[..., 0] < 0.3)
+        assert blue.sum() > 20
+    with pytest.raises(ValueError):  # a result without boxes
+        PrecResult("x", "ia", 1, 0.0, True, [], []).plot_boxes()

@@ -106,6 +106,10 @@ int haze_prec_set_bisect(haze_ctx *ctx, haze_prec_script *s, const char *var, lo
     return HAZE_OK;
 }
 
+long haze_prec_var_bisect(const haze_prec_script *s, size_t i) {
+    return s && i < (size_t)s->n_vars ? s->vars[i].bisect : 0;
+}
+
 int haze_prec_set_refine(haze_ctx *ctx, haze_prec_script *s, long analyses) {
     if (!s) return haze__error(ctx, HAZE_ERR_INVALID, "haze_prec_set_refine: NULL script");
     if (analyses < HAZE_PREC_REFINE_AUTO || analyses > PREC_MAX_BOXES)
@@ -185,8 +189,13 @@ static int analyse_run(void *arg) {
         mpfr_set_inf(acc[g].hi, -1);
     }
     long boxes = 0;
-    int rc = haze__prec_enclose(j->ctx, s, j->engine, acc, &boxes);
-    if (!rc) rc = haze__prec_report(j->ctx, s, acc, boxes, j->out);
+    prec_boxrec *rec = haze__prec_boxrec_new(s);
+    int rc = rec ? 0 : haze__error(j->ctx, HAZE_ERR_NOMEM, "out of memory");
+    if (!rc) rc = haze__prec_enclose(j->ctx, s, j->engine, acc, rec, &boxes);
+    if (!rc)
+        rc = haze__prec_report(j->ctx, s, acc, boxes, rec, j->out);
+    else
+        haze__prec_boxrec_free(rec);
     if (!rc) (*j->out)->seconds = now() - t0;
     for (int g = 0; g < ng; g++) haze__pi_clear(&acc[g]);
     haze__mp_free(acc);

@@ -4,6 +4,7 @@
  * analysed over CPU threads, or on the GPU (prec_gpu.c), their enclosures
  * joined; then adaptive refinement (prec_refine.c) from the grid's leaves.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,8 +30,88 @@ static void sub_range(pint *r, const pint *full, long k, long n) {
     mpfr_free_cache();
 }
 
+prec_boxrec *haze__prec_boxrec_new(const haze_prec_script *s) {
+    prec_boxrec *b = haze__mp_calloc(1, sizeof *b);
+    if (!b) return NULL;
+    int nv = s->n_vars, ng = s->n_goals;
+    b->nv = nv;
+    b->ng = ng;
+    size_t n = 1, subs = 0, limit = (size_t)HAZE_PREC_MAX_BOX_RECORDS / (size_t)(ng ? ng : 1);
+    for (int v = 0; v < nv && n; v++) {
+        size_t k = (size_t)s->vars[v].bisect;
+        n = k <= limit / n ? n * k : 0;
+        subs += k;
+    }
+    if (!n) return b; /* too many: none kept */
+    b->split = haze__mp_malloc((size_t)(nv ? nv : 1) * sizeof *b->split);
+    b->off = haze__mp_malloc((size_t)(nv ? nv : 1) * sizeof *b->off);
+    b->sub_lo = haze__mp_malloc((subs ? subs : 1) * sizeof *b->sub_lo);
+    b->sub_hi = haze__mp_malloc((subs ? subs : 1) * sizeof *b->sub_hi);
+    b->lo = haze__mp_malloc(n * (size_t)ng * sizeof *b->lo);
+    b->hi = haze__mp_malloc(n * (size_t)ng * sizeof *b->hi);
+    if (!b->split || !b->off || !b->sub_lo || !b->sub_hi || !b->lo || !b->hi) {
+        haze__mp_free(b->split);
+        haze__mp_free(b->off);
+        haze__mp_free(b->sub_lo);
+        haze__mp_free(b->sub_hi);
+        haze__mp_free(b->lo);
+        haze__mp_free(b->hi);
+        haze__mp_free(b);
+        return NULL;
+    }
+    subs = 0;
+    for (int v = 0; v < nv; v++) {
+        b->split[v] = s->vars[v].bisect;
+        b->off[v] = subs;
+        subs += (size_t)s->vars[v].bisect;
+    }
+    for (size_t i = 0; i < n * (size_t)ng; i++) b->lo[i] = INFINITY, b->hi[i] = -INFINITY;
+    b->n_box = n;
+    return b;
+}
+
+/* The inputs' sub-ranges as the CPU (MPFR, sub_range) or the GPU (double,
+ * pbox_sub_range) analyses them, rounded outward to double. */
+static void record_sub_ranges(const haze_prec_script *s, prec_boxrec *rec, int on_gpu) {
+    pint r;
+    haze__pi_init(&r);
+    for (int v = 0; v < rec->nv; v++) {
+        const pvar *x = &s->vars[v];
+        long n = rec->split[v];
+        double lo = mpfr_get_d(x->range.lo, MPFR_RNDD), hi = mpfr_get_d(x->range.hi, MPFR_RNDU);
+        for (long k = 0; k < n; k++) {
+            double a = lo, b = hi;
+            if (on_gpu) {
+                haze_ivd c = pbox_sub_range(lo, hi, k, n);
+                a = c.lo;
+                b = c.hi;
+            } else if (n > 1 && x->has_range) {
+                sub_range(&r, &x->range, k, n);
+                a = mpfr_get_d(r.lo, MPFR_RNDD);
+                b = mpfr_get_d(r.hi, MPFR_RNDU);
+            }
+            if (a == 0) a = 0; /* -0, from a sum rounded down */
+            if (b == 0) b = 0;
+            rec->sub_lo[rec->off[v] + (size_t)k] = a;
+            rec->sub_hi[rec->off[v] + (size_t)k] = b;
+        }
+    }
+    haze__pi_clear(&r);
+}
+
+/* The record of grid box rb, goal enclosures res[0..ng-1] joined in. */
+static void record_box(prec_boxrec *rec, size_t rb, const pint *res) {
+    for (int g = 0; g < rec->ng; g++) {
+        double lo = mpfr_get_d(res[g].lo, MPFR_RNDD), hi = mpfr_get_d(res[g].hi, MPFR_RNDU);
+        double *L = &rec->lo[rb * (size_t)rec->ng + (size_t)g];
+        double *H = &rec->hi[rb * (size_t)rec->ng + (size_t)g];
+        if (lo < *L) *L = lo;
+        if (hi > *H) *H = hi;
+    }
+}
+
 int haze__prec_bisect(haze_ctx *ctx, const haze_prec_script *s, haze_prec_engine engine, pint *acc,
-                      long *boxes_out) {
+                      prec_boxrec *rec, long *boxes_out) {
     long boxes = 1;
     for (int i = 0; i < s->n_vars; i++) {
         if (s->vars[i].bisect > PREC_MAX_BOXES / boxes)
@@ -45,7 +126,9 @@ int haze__prec_bisect(haze_ctx *ctx, const haze_prec_script *s, haze_prec_engine
     if (boxes < threads) threads = (int)boxes;
     /* the interval engine bisects on the GPU when the script allows it
      * (no exp/log); otherwise, and for the affine engine, the CPU does */
-    rc = haze__prec_enclose_gpu(ctx, s, engine, acc, &on_gpu);
+    if (rec && !rec->n_box) rec = NULL; /* too many boxes to keep */
+    rc = haze__prec_enclose_gpu(ctx, s, engine, acc, rec, &on_gpu);
+    if (rec && !rc) record_sub_ranges(s, rec, on_gpu);
     if (rc) snprintf(errmsg, sizeof errmsg, "%s", haze_ctx_errmsg(ctx));
     if (on_gpu) threads = 0;
     /* adaptive refinement keeps every grid box with its enclosures */
@@ -80,9 +163,11 @@ int haze__prec_bisect(haze_ctx *ctx, const haze_prec_script *s, haze_prec_engine
         cap_leaves = boxes + 16;
         leaves = haze__mp_calloc((size_t)cap_leaves, sizeof *leaves);
         if (!leaves) rc = haze__error(ctx, HAZE_ERR_NOMEM, "out of memory");
-        for (long b = 0; b < boxes && !rc; b++, n_leaves++)
+        for (long b = 0; b < boxes && !rc; b++, n_leaves++) {
             if (haze__prec_leaf_alloc(&leaves[b], nv, ng))
                 rc = haze__error(ctx, HAZE_ERR_NOMEM, "out of memory");
+            leaves[b].root = b;
+        }
         if (rc) snprintf(errmsg, sizeof errmsg, "%s", haze_ctx_errmsg(ctx));
     }
     int n_threads = threads;
@@ -123,6 +208,8 @@ int haze__prec_bisect(haze_ctx *ctx, const haze_prec_script *s, haze_prec_engine
             myrc = haze__prec_analyse_box_guarded(&local, s, box, engine, res);
             if (!myrc)
                 for (int g = 0; g < ng; g++) haze__pi_hull(&mine[g], &mine[g], &res[g]);
+            /* a grid of more than one box is the script's: box b is record b */
+            if (!myrc && rec && rec->n_box > 1 && !leaves) record_box(rec, (size_t)b, res);
             if (!myrc && leaves) {
                 for (int i = 0; i < nv; i++) haze__pi_set(&leaves[b].box[i], &box[i]);
                 for (int g = 0; g < ng; g++) haze__pi_set(&leaves[b].res[g], &res[g]);
@@ -184,6 +271,9 @@ int haze__prec_bisect(haze_ctx *ctx, const haze_prec_script *s, haze_prec_engine
                 haze__pi_meet(&acc[g], &acc[g], &h);
                 haze__pi_clear(&h);
             }
+            /* each grid box: the hull of its leaves */
+            for (long i = 0; rec && rec->n_box > 1 && i < n_leaves; i++)
+                record_box(rec, (size_t)leaves[i].root, leaves[i].res);
             final_boxes = n_leaves;
         }
     }
@@ -193,6 +283,8 @@ int haze__prec_bisect(haze_ctx *ctx, const haze_prec_script *s, haze_prec_engine
     }
     haze__mp_free(split);
     if (rc) return haze__error(ctx, rc, "%s", errmsg);
+    /* the script's grid of one box (perhaps halved automatically): the whole */
+    if (rec && rec->n_box == 1) record_box(rec, 0, acc);
     *boxes_out = final_boxes;
     return HAZE_OK;
 }

@@ -7,8 +7,8 @@
 #include "prec/prec_driver.h"
 
 int haze__prec_enclose(haze_ctx *ctx, const haze_prec_script *s, haze_prec_engine engine, pint *acc,
-                       long *boxes) {
-    int rc = haze__prec_bisect(ctx, s, engine, acc, boxes);
+                       prec_boxrec *rec, long *boxes) {
+    int rc = haze__prec_bisect(ctx, s, engine, acc, rec, boxes);
     /* roundings shared by both sides of a goal, counted once (prec_share.c);
      * the affine engine cancels them by itself */
     if (!rc && !s->no_share && engine != HAZE_PREC_AA) {

@@ -24,6 +24,7 @@ typedef struct pleaf {
     pint *box; /* n_vars */
     pint *res; /* n_goals */
     int stall; /* splits in a row, up to this leaf, that did not lower the bound */
+    long root; /* the box of the bisection grid it comes from */
 } pleaf;
 
 int haze__prec_leaf_alloc(pleaf *l, int nv, int ng);
@@ -46,14 +47,21 @@ int haze__prec_refine(const haze_prec_script *s, haze_prec_engine engine, int th
  * and acc[g] the joined enclosures (or the GPU's error returned). *done = 0
  * and HAZE_OK otherwise (the CPU does it). */
 int haze__prec_enclose_gpu(haze_ctx *ctx, const haze_prec_script *s, haze_prec_engine engine,
-                           pint *acc, int *done);
+                           pint *acc, prec_boxrec *rec, int *done);
+
+/* The records of the boxes of s's bisection grid (haze_prec_result_box),
+ * each enclosure empty and each input's sub-ranges not yet set; n_box 0
+ * when the grid times the goals is more than HAZE_PREC_MAX_BOX_RECORDS.
+ * NULL when out of memory. Freed by haze__prec_boxrec_free (prec_report.h). */
+prec_boxrec *haze__prec_boxrec_new(const haze_prec_script *s);
 
 /* Bisection (the script's grid, or an automatic one for refinement) and
  * refinement: acc[g] (initialised by the caller) receives each goal's
- * enclosure, *boxes the number of sub-boxes analysed last. Runs under the
- * caller's haze__mp_run guard. */
+ * enclosure, *boxes the number of sub-boxes analysed last, and rec (NULL:
+ * none) each grid box's enclosures (the hull of its refined leaves) and the
+ * inputs' sub-ranges. Runs under the caller's haze__mp_run guard. */
 int haze__prec_bisect(haze_ctx *ctx, const haze_prec_script *s, haze_prec_engine engine, pint *acc,
-                      long *boxes);
+                      prec_boxrec *rec, long *boxes);
 
 /* Second analysis with the rounding nodes that both sides of a goal share
  * replaced by exact inputs; intersects acc[goal] with its enclosures.
@@ -64,6 +72,6 @@ int haze__prec_share_pass(haze_ctx *ctx, const haze_prec_script *s, pint *acc);
  * by the caller) the enclosure of goal g, *boxes the number of sub-boxes.
  * Runs under the caller's haze__mp_run guard. */
 int haze__prec_enclose(haze_ctx *ctx, const haze_prec_script *s, haze_prec_engine engine, pint *acc,
-                       long *boxes);
+                       prec_boxrec *rec, long *boxes);
 
 #endif

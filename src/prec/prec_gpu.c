@@ -11,7 +11,7 @@
 #include "prec/prec_driver.h"
 
 #ifdef HAZE_HAVE_CUDA
-static int enclose(haze_ctx *ctx, const haze_prec_script *s, pint *acc) {
+static int enclose(haze_ctx *ctx, const haze_prec_script *s, pint *acc, prec_boxrec *rec) {
     pbox_prog p;
     int rc = haze__prec_box_compile(ctx, s, &p);
     if (rc) return rc;
@@ -36,8 +36,15 @@ static int enclose(haze_ctx *ctx, const haze_prec_script *s, pint *acc) {
             }
             for (int g = 0; g < p.ng; g++) {
                 double a = out[(t * p.ng + g) * 2], b = out[(t * p.ng + g) * 2 + 1];
-                if (a < lo[g] || a != a) lo[g] = a != a ? -INFINITY : a;
-                if (b > hi[g] || b != b) hi[g] = b != b ? INFINITY : b;
+                if (a != a) a = -INFINITY;
+                if (b != b) b = INFINITY;
+                if (a < lo[g]) lo[g] = a;
+                if (b > hi[g]) hi[g] = b;
+                /* the same grid as the CPU's: box first + t is record first + t */
+                if (rec && (size_t)p.boxes == rec->n_box) {
+                    rec->lo[(size_t)(first + t) * (size_t)p.ng + (size_t)g] = a;
+                    rec->hi[(size_t)(first + t) * (size_t)p.ng + (size_t)g] = b;
+                }
             }
         }
     }
@@ -55,11 +62,11 @@ static int enclose(haze_ctx *ctx, const haze_prec_script *s, pint *acc) {
 #endif
 
 int haze__prec_enclose_gpu(haze_ctx *ctx, const haze_prec_script *s, haze_prec_engine engine,
-                           pint *acc, int *done) {
+                           pint *acc, prec_boxrec *rec, int *done) {
     *done = 0;
 #ifdef HAZE_HAVE_CUDA
     if (!haze__use_cuda(ctx) || engine != HAZE_PREC_IA) return HAZE_OK;
-    int rc = enclose(ctx, s, acc);
+    int rc = enclose(ctx, s, acc, rec);
     if (rc == HAZE_ERR_UNSUPPORTED) {
         haze_ctx_clear_error(ctx);
         return HAZE_OK;
@@ -71,6 +78,7 @@ int haze__prec_enclose_gpu(haze_ctx *ctx, const haze_prec_script *s, haze_prec_e
     (void)s;
     (void)engine;
     (void)acc;
+    (void)rec;
     return HAZE_OK;
 #endif
 }

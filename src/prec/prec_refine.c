@@ -62,6 +62,7 @@ void haze__prec_leaf_free(pleaf *l, int nv, int ng) {
 
 int haze__prec_leaf_alloc(pleaf *l, int nv, int ng) {
     l->stall = 0;
+    l->root = 0;
     l->box = malloc((size_t)(nv ? nv : 1) * sizeof *l->box);
     l->res = malloc((size_t)ng * sizeof *l->res);
     if (!l->box || !l->res) {
@@ -223,6 +224,7 @@ int haze__prec_refine(const haze_prec_script *s, haze_prec_engine engine, int th
             haze__pi_set(&R->res[g], &cand[2 * best + 1].res[g]);
         }
         L->stall = R->stall = stall;
+        R->root = L->root;
     }
     for (int k = 0; k < 2 * REFINE_DIMS; k++) haze__prec_leaf_free(&cand[k], nv, ng);
     free(M);

@@ -14,8 +14,20 @@
 /* The result's blocks come from haze__mp_*: an unwinding out of MPFR in the
  * middle of the report frees them; once the guard is left they are plain
  * malloc blocks that haze_prec_result_free can free at any depth. */
+void haze__prec_boxrec_free(prec_boxrec *b) {
+    if (!b) return;
+    haze__mp_free(b->split);
+    haze__mp_free(b->off);
+    haze__mp_free(b->sub_lo);
+    haze__mp_free(b->sub_hi);
+    haze__mp_free(b->lo);
+    haze__mp_free(b->hi);
+    haze__mp_free(b);
+}
+
 void haze__prec_result_free(haze_prec_result *r) {
     if (!r) return;
+    haze__prec_boxrec_free(r->rec);
     for (size_t i = 0; i < r->n_goals; i++) {
         haze__mp_free(r->goals[i].lo_exact);
         haze__mp_free(r->goals[i].hi_exact);
@@ -66,11 +78,15 @@ static char *decimal(const mpfr_t x, mpfr_rnd_t rnd) {
 }
 
 int haze__prec_report(haze_ctx *ctx, const haze_prec_script *s, const pint *acc, long boxes,
-                      haze_prec_result **out) {
+                      prec_boxrec *rec, haze_prec_result **out) {
     int ng = s->n_goals;
     *out = NULL;
     haze_prec_result *r = haze__mp_calloc(1, sizeof *r);
     if (r) r->goals = haze__mp_calloc((size_t)ng, sizeof *r->goals);
+    if (r)
+        r->rec = rec;
+    else
+        haze__prec_boxrec_free(rec);
     if (!r || !r->goals) {
         haze__prec_result_free(r);
         return haze__error(ctx, HAZE_ERR_NOMEM, "out of memory");
@@ -99,6 +115,15 @@ int haze__prec_report(haze_ctx *ctx, const haze_prec_script *s, const pint *acc,
             o->proved = (!pg->has_lo || mpfr_cmp(acc[g].lo, pg->want.lo) >= 0) &&
                         (!pg->has_hi || mpfr_cmp(acc[g].hi, pg->want.hi) <= 0);
             if (!o->proved) r->all_proved = 0;
+        }
+        /* each box within the goal's enclosure: as the boxes' hull contains
+         * it, their join is then the enclosure exactly (max and min commute
+         * with the join) */
+        for (size_t b = 0; rec && b < rec->n_box; b++) {
+            double *L = &rec->lo[b * (size_t)ng + (size_t)g],
+                   *H = &rec->hi[b * (size_t)ng + (size_t)g];
+            if (*L <= o->lo) *L = o->lo; /* equal: the goal's bits (the sign of a 0) */
+            if (*H >= o->hi) *H = o->hi;
         }
         if (!o->lo_exact || !o->hi_exact || !o->lo_decimal || !o->hi_decimal)
             rc = haze__error(ctx, HAZE_ERR_NOMEM, "out of memory");

@@ -8,10 +8,12 @@
 
 #include "prec/prec_internal.h"
 
-/* The result of an analysis whose goal enclosures are acc[g]; *out NULL on
- * failure. Runs under the caller's haze__mp_run guard. */
+/* The result of an analysis whose goal enclosures are acc[g], with the
+ * grid's boxes rec (NULL: none; taken over, freed on failure) clipped to
+ * them; *out NULL on failure. Runs under the caller's haze__mp_run guard. */
 int haze__prec_report(haze_ctx *ctx, const haze_prec_script *s, const pint *acc, long boxes,
-                      haze_prec_result **out);
+                      prec_boxrec *rec, haze_prec_result **out);
+void haze__prec_boxrec_free(prec_boxrec *b);
 void haze__prec_result_free(haze_prec_result *r);
 
 #endif

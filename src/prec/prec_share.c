@@ -167,7 +167,7 @@ typedef struct copy_job {
 static int copy_run(void *arg) {
     copy_job *j = arg;
     long boxes;
-    return haze__prec_bisect(j->ctx, j->c, HAZE_PREC_IA, j->acc, &boxes);
+    return haze__prec_bisect(j->ctx, j->c, HAZE_PREC_IA, j->acc, NULL, &boxes);
 }
 
 /* The interval engine's enclosure of each goal of the copy c into acc[g],

@@ -280,6 +280,25 @@ none "$tmp/prec.png" $blue 0.75 0.55 0.98 0.8 "prec --plot: the interval bound n
 check 1 "prec --plot .eps" $H prec "$data/../tests/data/plot/iir_stable_steps_60.g" --plot "$tmp/p.eps" -o "$tmp/p.txt"
 absent "$tmp/p.txt" "prec --plot .eps"
 
+# --- prec --plot with a bisected input: the bound per sub-range (Fig. 4).
+# The fixed-point example: the interval enclosure (blue) is wider than the
+# affine one (orange) over every sub-range of x1_m
+check 0 "prec --plot --bisect" $H prec "$data/../examples/prec/fixed_point.g" --bisect x1_m=8 --plot "$tmp/boxes.png" -o "$tmp/boxes.txt"
+size_is "$tmp/boxes.png" "760 394" "prec --plot --bisect"
+not_blank "$tmp/boxes.png" "prec --plot --bisect"
+grep -q "o_fx-o_m in ?" "$tmp/boxes.txt" || fail "prec --plot --bisect: the text result"
+some "$tmp/boxes.png" $blue 0.35 0.1 0.95 0.23 "prec --plot --bisect: the interval enclosure on top"
+none "$tmp/boxes.png" $orange 0.35 0.1 0.95 0.23 "prec --plot --bisect: the affine enclosure lower"
+some "$tmp/boxes.png" $orange 0.35 0.24 0.95 0.3 "prec --plot --bisect: the affine enclosure's top"
+# x^3 over [1, 1000]: nine decades, so log steps; one engine, one colour;
+# the bound low at the left, high at the right
+check 0 "prec --plot --bisect, log scale" $H prec "$data/../tests/data/plot/cube_boxes.g" --bisect x_m=20 --engine ia --plot "$tmp/cube.png" -o "$tmp/cube.txt"
+not_blank "$tmp/cube.png" "prec --plot --bisect, log scale"
+some "$tmp/cube.png" $blue 0.8 0.15 0.98 0.3 "prec --plot --bisect: the bound high at large x"
+none "$tmp/cube.png" $blue 0.8 0.6 0.98 0.9 "prec --plot --bisect: the bound not low at large x"
+some "$tmp/cube.png" $blue 0.1 0.7 0.2 0.9 "prec --plot --bisect: the bound low at small x"
+none "$tmp/cube.png" $orange 0 0 1 1 "prec --plot --bisect --engine ia: the interval engine only"
+
 # --- demo --plot: the iris clusters of the tour
 check 0 "demo --plot" $H --quiet demo --plot "$tmp/demo.png"
 grep_out "the clusters, drawn: $tmp/demo.png" "demo --plot"

@@ -22,6 +22,13 @@ check 0 "fixed-point example, affine" "$haze" prec --engine aa "$src/examples/pr
 grep_out "exact \[-7b-5, 7b-5\]" "affine engine bound"
 check 0 "json output" "$haze" prec --json "$src/examples/prec/fixed_point.g"
 grep_out '"hi_exact": "7b-5"' "json bound"
+grep -q box_results "$out" && fail "json output: box_results without bisection"
+# bisected: one record per box, the old keys as they were
+check 0 "json output, bisected" "$haze" prec --json --bisect x1_m=4 --bisect x2_m=2 "$src/examples/prec/fixed_point.g"
+grep_out '"boxes": [0-9]*, "seconds"' "json, bisected: the count of sub-boxes"
+grep_out '"hi_exact": "7b-5"' "json, bisected: the bound"
+grep_out '{"box": 7, "ranges": {"x1_m": \[5, 10\], "x2_m": \[0, 5\]}, "enclosures": \[\[' "json, bisected: the last box"
+[ "$(grep -c '{"box": ' "$out")" = 8 ] || fail "json, bisected: 8 boxes"
 check 0 "output file" "$haze" prec -o "$tmp/res.txt" "$src/examples/prec/fixed_point.g"
 grep -q "7b-5" "$tmp/res.txt" || fail "-o file"
 script proved.g 'y = float<ieee_64,ne>(x);\n{ x in [1,2] -> |y - x| <= 1b-52 }\n'
