@@ -14,6 +14,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -198,7 +199,29 @@ static int run(int argc, char **argv) {
     return cli_usage_error(NULL, "unknown command '%s'", cmd);
 }
 
+/*
+ * OpenMP's waiting policy. libgomp's idle threads spin (about 300,000 rounds)
+ * before they sleep, which on a busy machine takes the core from the threads
+ * doing the work: on a loaded 2-core machine `haze prec` ran 5-12 times slower
+ * on two threads than on one (docs/benchmarks.md, "CPU threads"). libgomp
+ * reads OMP_WAIT_POLICY and GOMP_SPINCOUNT once, when it is loaded, before
+ * main, so when the user set neither, haze sets OMP_WAIT_POLICY=passive and
+ * runs itself again (Linux; about a millisecond). Nothing changes when
+ * either is set, so the choice stays the user's.
+ */
+static void passive_wait(char **argv) {
+#if defined(__linux__)
+    if (getenv("OMP_WAIT_POLICY") || getenv("GOMP_SPINCOUNT")) return;
+    if (setenv("OMP_WAIT_POLICY", "passive", 0) != 0) return;
+    execv("/proc/self/exe", argv);
+    /* no /proc or the binary is gone: go on with libgomp's default */
+#else
+    (void)argv;
+#endif
+}
+
 int main(int argc, char **argv) {
+    passive_wait(argv);
     catch_fatal_signals();
     return close_stdout(run(argc, argv));
 }
