@@ -170,8 +170,8 @@ int haze__fcm_seed_cpu(haze_ctx *ctx, const void *x, int single, size_t n, size_
     for (size_t k = 0; k < d; k++) v[k] = xval(x, single, idx[0] * d + k);
     /* a thread per HAZE__FCM_PAR_WORK point-feature terms at least */
     const int nt = haze__threads_for(ctx, (double)n * (double)d, HAZE__FCM_PAR_WORK);
-    const int ntt = haze__threads_for(ctx, (double)n * (double)d * (double)trials,
-                                      HAZE__FCM_PAR_WORK);
+    const int ntt =
+        haze__threads_for(ctx, (double)n * (double)d * (double)trials, HAZE__FCM_PAR_WORK);
     for (size_t j = 1; j < c; j++) {
         const double *vl = v + (j - 1) * d;
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1 && nb > 16)

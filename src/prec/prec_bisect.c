@@ -155,8 +155,8 @@ int haze__prec_bisect(haze_ctx *ctx, const haze_prec_script *s, haze_prec_engine
     long final_boxes = boxes;
     if (!rc && leaves) {
         long used = 0;
-        int rr =
-            haze__prec_refine(s, engine, haze__threads(ctx), &leaves, &n_leaves, &cap_leaves, budget, &used);
+        int rr = haze__prec_refine(s, engine, haze__threads(ctx), &leaves, &n_leaves, &cap_leaves,
+                                   budget, &used);
         if (rr) {
             rc = rr;
             snprintf(errmsg, sizeof errmsg, "out of memory");

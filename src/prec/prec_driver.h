@@ -23,7 +23,7 @@
  * script's graph nodes, PREC_AA_COST times as many with affine forms; a
  * thread gets PREC_PAR_COST of them at least (about 100 us on one core;
  * docs/benchmarks.md, "CPU threads"). */
-#define PREC_AA_COST 4
+#define PREC_AA_COST  4
 #define PREC_PAR_COST 200
 static inline double haze__prec_box_cost(const haze_prec_script *s, haze_prec_engine engine) {
     double n = s->n_nodes > 1 ? (double)s->n_nodes : 1;
