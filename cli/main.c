@@ -55,7 +55,8 @@ static void usage(FILE *fp) {
         fprintf(fp, "  %-8s %s\n", commands[i].name, commands[i].summary);
     fprintf(fp, "\nGlobal options:\n"
                 "  --backend B   auto (default: GPU if present), cpu or cuda; or set HAZE_BACKEND\n"
-                "  --threads N   CPU threads (default: all cores; or set HAZE_THREADS)\n"
+                "  --threads N   CPU threads at most (default: the cores no other task is\n"
+                "                running on; or set HAZE_THREADS)\n"
                 "  --quiet       no progress output\n"
                 "  --help        this text; 'haze help COMMAND' or 'haze COMMAND --help'\n"
                 "                for a command\n"
@@ -243,16 +244,18 @@ static int run(int argc, char **argv) {
 static void passive_wait(char **argv) {
 #if defined(__linux__)
     if (getenv("OMP_WAIT_POLICY") || getenv("GOMP_SPINCOUNT")) return;
-    /* one thread (--threads 1, HAZE_THREADS=1, one core): nothing waits */
-    const char *e = getenv("HAZE_THREADS");
-    int one = e && strcmp(e, "1") == 0;
+    /* one thread (--threads 1, HAZE_THREADS=1, one free core): nothing waits */
+    int given = 0, one = 0;
     for (int i = 1; argv[i] && strcmp(argv[i], "--") != 0; i++) {
+        const char *v = NULL;
         if (strcmp(argv[i], "--threads") == 0 && argv[i + 1])
-            one = strcmp(argv[++i], "1") == 0;
+            v = argv[++i];
         else if (strncmp(argv[i], "--threads=", 10) == 0)
-            one = strcmp(argv[i] + 10, "1") == 0;
+            v = argv[i] + 10;
+        if (v) given = 1, one = strcmp(v, "1") == 0;
     }
-    if (one || sysconf(_SC_NPROCESSORS_ONLN) == 1) return;
+    if (!given) one = free_cores() <= 1;
+    if (one) return;
     if (setenv("OMP_WAIT_POLICY", "passive", 0) != 0) return;
     execv("/proc/self/exe", argv);
     /* no /proc or the binary is gone: go on with libgomp's default */
