@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "plot.h"
+#include "progress.h"
 
 static void help(FILE *fp) {
     fprintf(fp, "usage: haze edge IN.png [IN2 ...] -o OUT [--rules MODEL.fis] [--kernel K]\n"
@@ -199,14 +200,22 @@ int cmd_edge(int argc, char **argv, const cli_global *g) {
     if (!st && side) st = haze_outgroup_add(ctx, side);
     if (!st && rules) st = haze_fis_load(ctx, rules, &fis);
     if (!st && !rules) st = haze_edge_new(ctx, &fp, &fire);
-    for (int i = 0; i < nin && !st; i++) st = haze_image_load(ctx, argv[optind + i], &imgs[i]);
+    cli_progress pr;
+    cli_progress_begin(&pr, g, "edge");
+    /* reading counts as the first half of the job, the detection the second */
     for (int i = 0; i < nin && !st; i++) {
+        cli_progress_update(&pr, 0.5 * i / nin, "reading frame %d/%d", i + 1, nin);
+        st = haze_image_load(ctx, argv[optind + i], &imgs[i]);
+    }
+    for (int i = 0; i < nin && !st; i++) {
+        cli_progress_update(&pr, 0.5 + 0.5 * i / nin, "frame %d/%d", i + 1, nin);
         st = haze_image_new(ctx, imgs[i]->width, imgs[i]->height, &out);
         if (!st)
             st = fis ? haze_edge_run_fis(ctx, fis, imgs[i], out)
                      : haze_edge_run(ctx, fire, kernel, imgs[i], out);
         if (!st) st = haze_image_save(ctx, out, paths[i]);
         if (!st && side) {
+            cli_progress_clear(&pr); /* plot_edge may print a message */
             char base[1024];
             snprintf(base, sizeof base, "%s", argv[optind + i]);
             const char *slash = strrchr(base, '/');
@@ -217,6 +226,7 @@ int cmd_edge(int argc, char **argv, const cli_global *g) {
         haze_image_free(out);
         out = NULL;
     }
+    cli_progress_end(&pr);
     if (!st) st = haze_outgroup_commit(ctx);
     if (!st && made_dir) cli_info(g, "haze edge: created folder %s\n", output);
     for (int i = 0; i < nin && !st; i++)

@@ -15,6 +15,7 @@
 
 #include "cli.h"
 #include "plot.h"
+#include "progress.h"
 
 static void help(FILE *fp) {
     fprintf(fp,
@@ -55,8 +56,8 @@ static void help(FILE *fp) {
             "  -h, --help             this text\n\n"
             "The summary (text, or JSON with --json) goes to stdout, with the centres when\n"
             "there is no -o; when a FILE above is '-' (stdout; one of them at most) the\n"
-            "summary goes to stderr. Progress (iteration, objective, change; the GPU leaves\n"
-            "the change out with --stop objective) goes to stderr when it is a terminal.\n"
+            "summary goes to stderr. On a terminal, a job longer than a second shows its\n"
+            "progress (seeding, iteration, change) on one line of stderr, cleared at the end.\n"
             "A degenerate result (coincident centres, memberships all near 1/K, or an\n"
             "empty cluster) gets a warning on stderr and \"degenerate\" in the JSON: try\n"
             "-m closer to 1 or another --seed (docs/fcm.md).\n\n"
@@ -106,13 +107,20 @@ enum {
     OPT_PLOT
 };
 
+typedef struct {
+    cli_progress line;
+    int max_iter;
+} fit_progress;
+
 static int progress(void *arg, int iter, double j, double change) {
-    (void)arg;
+    fit_progress *p = arg;
+    (void)j;
+    double done = p->max_iter > 0 ? (double)iter / p->max_iter : -1;
     if (isnan(change)) /* not computed: the stopping rule is the objective's */
-        fprintf(stderr, "\rfcm: iteration %5d  objective %.10g   ", iter, j);
+        cli_progress_update(&p->line, done, "iteration %d/%d", iter, p->max_iter);
     else
-        fprintf(stderr, "\rfcm: iteration %5d  objective %.10g  change %.3g   ", iter, j, change);
-    fflush(stderr);
+        cli_progress_update(&p->line, done, "iteration %d/%d  change %.3g", iter, p->max_iter,
+                            change);
     return 0;
 }
 
@@ -511,7 +519,15 @@ int cmd_fcm(int argc, char **argv, const cli_global *g) {
             fo.init_data = haze_table_data(it);
         }
     }
-    if (!st && !g->quiet && isatty(STDERR_FILENO)) fo.progress = progress;
+    fit_progress fp;
+    cli_progress_begin(&fp.line, g, "fcm");
+    fp.max_iter = fo.max_iter;
+    if (!st && fp.line.on) {
+        fo.progress = progress;
+        fo.progress_arg = &fp;
+        cli_progress_phase(&fp.line,
+                           fo.init == HAZE_FCM_INIT_KMEANSPP ? "seeding (k-means++)" : "starting");
+    }
     fo.want_memberships = memb || labels || plot;
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -519,7 +535,7 @@ int cmd_fcm(int argc, char **argv, const cli_global *g) {
         st = haze_fcm_fit(ctx, haze_table_values(x), haze_table_precision(x),
                           haze_table_row_count(x), haze_table_column_count(x), &fo, &r);
     clock_gettime(CLOCK_MONOTONIC, &t1);
-    if (fo.progress) fputc('\n', stderr);
+    cli_progress_end(&fp.line);
     double secs = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
     if (!st && out)
         st = haze_table_write(ctx, out, haze_fcm_result_centres(r), HAZE_PRECISION_F64,

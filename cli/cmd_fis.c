@@ -15,9 +15,11 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "plot.h"
+#include "progress.h"
 
 static const char *const mode_help =
     "  --mode M           matlab (default for .fis: sums over linspace points,\n"
@@ -326,8 +328,15 @@ static int do_eval(haze_ctx *ctx, haze_fis *f, const char *model, const char *in
     haze_table *t = NULL;
     haze_table_options ro = haze_table_options_default();
     ro.text_as_nan = 1; /* text only where no input is read (cli_columns_match checks) */
+    cli_progress pr;
+    cli_progress_begin(&pr, g, "fis eval");
+    if (strcmp(in_path, "-") != 0 || !isatty(STDIN_FILENO)) /* not while the user types */
+        cli_progress_phase(&pr, "reading the inputs");
     int st = haze_table_read(ctx, in_path, &ro, &t);
-    if (st) return cli_fail(ctx, st);
+    if (st) {
+        cli_progress_end(&pr);
+        return cli_fail(ctx, st);
+    }
     int ni = haze_fis_input_count(f), no = haze_fis_output_count(f);
     char **names = var_names(f); /* inputs, then outputs (the output header) */
     size_t *idx = malloc(sizeof(size_t) * (size_t)ni + 1);
@@ -339,6 +348,7 @@ static int do_eval(haze_ctx *ctx, haze_fis *f, const char *model, const char *in
                         .skip = -1,
                         .ignore_extra = o->ignore_extra};
     int nomem = !names || !idx;
+    cli_progress_clear(&pr); /* before any message of cli_columns_match */
     int code = nomem ? CLI_RUNTIME : cli_columns_match(t, in_path, &spec, idx);
     double *x = code ? NULL : cli_columns_gather(t, idx, (size_t)ni, 0, haze_table_row_count(t));
     double *out = malloc(sizeof(double) * haze_table_row_count(t) * (size_t)no + 1);
@@ -349,15 +359,40 @@ static int do_eval(haze_ctx *ctx, haze_fis *f, const char *model, const char *in
         free(x);
         free(out);
         haze_table_free(t);
+        cli_progress_end(&pr);
         return code ? code : CLI_RUNTIME;
     }
     haze_fis_stats stats = haze_fis_stats_init();
-    st = haze_fis_eval(ctx, f, x, haze_table_row_count(t), out, &stats);
+    size_t rows = haze_table_row_count(t);
+    if (!pr.on) {
+        st = haze_fis_eval(ctx, f, x, rows, out, &stats);
+    } else {
+        /* in chunks, to show where it is: every row is evaluated on its own,
+         * so the outputs are the same as from one call */
+        size_t chunk = rows / 100 > 65536 ? rows / 100 : 65536;
+        char a[16], b[16];
+        cli_progress_count(b, sizeof b, (double)rows);
+        for (size_t r = 0; r < rows && !st; r += chunk) {
+            size_t k = rows - r < chunk ? rows - r : chunk;
+            cli_progress_update(&pr, (double)r / (double)rows, "%s/%s rows",
+                                cli_progress_count(a, sizeof a, (double)r), b);
+            haze_fis_stats cs = haze_fis_stats_init();
+            st = haze_fis_eval(ctx, f, x + r * (size_t)ni, k, out + r * (size_t)no, &cs);
+            stats.clamped += cs.clamped;
+            stats.no_rule += cs.no_rule;
+        }
+        if (!st && rows == 0) st = haze_fis_eval(ctx, f, x, rows, out, &stats);
+        /* not over results written to the same terminal */
+        if (o->output && strcmp(o->output, "-") != 0)
+            cli_progress_phase(&pr, "writing");
+        else
+            cli_progress_clear(&pr);
+    }
     free(x);
     if (!st)
-        st = haze_table_write(ctx, o->output ? o->output : "-", out, HAZE_PRECISION_F64,
-                              haze_table_row_count(t), (size_t)no,
-                              (const char *const *)(names + ni));
+        st = haze_table_write(ctx, o->output ? o->output : "-", out, HAZE_PRECISION_F64, rows,
+                              (size_t)no, (const char *const *)(names + ni));
+    cli_progress_end(&pr);
     free(names);
     if (!st && (stats.clamped || stats.no_rule))
         cli_info(g,

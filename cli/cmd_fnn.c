@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "plot.h"
+#include "progress.h"
 
 static void help(FILE *fp) {
     fprintf(fp, "usage: haze fnn train DATA --target COLUMN [options] -o MODEL\n"
@@ -192,10 +193,23 @@ typedef struct {
     double best_val_loss, best_val_accuracy; /* of the best epoch */
     haze_fnn_epoch *hist;                    /* --plot: every epoch's report */
     int nhist, keep, nomem;
+    cli_progress line; /* inside an epoch, on a terminal */
+    int epochs;
 } progress_state;
+
+static void on_step(void *arg, int epoch, size_t done, size_t total) {
+    progress_state *p = arg;
+    char a[16], b[16];
+    double f = total ? (double)done / (double)total : 1.0;
+    cli_progress_update(&p->line, (epoch + f) / (p->epochs > 0 ? p->epochs : 1),
+                        "epoch %d/%d  sample %s/%s", epoch + 1, p->epochs,
+                        cli_progress_count(a, sizeof a, (double)done),
+                        cli_progress_count(b, sizeof b, (double)total));
+}
 
 static int on_epoch(void *arg, const haze_fnn_epoch *e) {
     progress_state *p = arg;
+    cli_progress_clear(&p->line); /* the epoch's line goes where it was */
     double rate = e->seconds > 0 ? (double)e->train_samples / e->seconds : 0.0;
     cli_info(p->g, "epoch %3d  rules %5zu  loss %.6f", e->epoch + 1, e->rules, e->loss);
     if (!isnan(e->accuracy)) cli_info(p->g, "  accuracy %6.2f%%", 100.0 * e->accuracy);
@@ -434,8 +448,12 @@ static int fnn_train(int argc, char **argv, const cli_global *g) {
     ps.last.epoch = -1;
     o.progress = on_epoch;
     o.progress_arg = &ps;
+    o.step = on_step;
+    ps.epochs = o.epochs;
     cli_info(g, "fnn: %zu samples, %zu inputs, %s, backend %s\n", s.n, s.D,
              classes ? "classification" : "regression", haze_backend_name(haze_ctx_backend(ctx)));
+    cli_progress_begin(&ps.line, g, "fnn");
+    cli_progress_update(&ps.line, 0, "epoch 1/%d", o.epochs); /* the estimate's start */
     if (classes) {
         st = haze_fnn_train_classes(ctx, net, s.x, lab, s.n, &o);
     } else {
@@ -449,6 +467,7 @@ static int fnn_train(int argc, char **argv, const cli_global *g) {
         }
         st = haze_fnn_train(ctx, net, s.x, d, s.n, &o);
     }
+    cli_progress_end(&ps.line);
     if (ps.nomem) goto nomem;
     if (!st) st = haze_fnn_save(ctx, net, out);
     if (st) {
@@ -475,6 +494,7 @@ nomem:
     cli_errorf("out of memory");
     code = CLI_RUNTIME;
 done:
+    cli_progress_end(&ps.line);
     free(ps.hist);
     if (labels)
         for (size_t i = 0; i < s.n; i++) free(labels[i]);

@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "plot.h"
+#include "progress.h"
 
 static void help(FILE *fp) {
     fprintf(fp,
@@ -46,6 +47,15 @@ static void help(FILE *fp) {
             "Exit codes: 0 all stated bounds proved, 1 usage error, 2 bad input (syntax,\n"
             "undefined names, empty ranges, division by a range containing zero),\n"
             "3 runtime error, 4 a stated bound not proved.\n");
+}
+
+static void on_progress(void *arg, int stage, long done, long total) {
+    cli_progress *p = arg;
+    double f = total > 0 ? (double)done / (double)total : -1;
+    if (stage == HAZE_PREC_STAGE_GRID)
+        cli_progress_update(p, f, "box %ld/%ld", done, total);
+    else
+        cli_progress_update(p, f, "refining %ld/%ld", done, total);
 }
 
 static void print_text(FILE *fp, const char *script, haze_prec_engine e,
@@ -189,8 +199,15 @@ int cmd_prec(int argc, char **argv, const cli_global *g) {
     for (size_t i = 0; !st && i < haze_prec_note_count(s); i++)
         cli_errorf("warning: %s:%s", path, haze_prec_note(s, i));
     if (!st) st = haze_prec_set_refine(ctx, s, refine);
+    cli_progress pr;
+    cli_progress_begin(&pr, g, "prec");
+    if (!st && pr.on) {
+        st = haze_prec_set_progress(ctx, s, on_progress, &pr);
+        cli_progress_phase(&pr, "analysing"); /* until the first box (none on the GPU) */
+    }
     if (!st) st = haze_prec_analyse(ctx, s, engine, &r);
     if (st) {
+        cli_progress_end(&pr);
         code = cli_fail(ctx, st); /* domain errors are bad input: exit 2 */
         haze_prec_free(s);
         haze_ctx_free(ctx);
@@ -202,9 +219,12 @@ int cmd_prec(int argc, char **argv, const cli_global *g) {
     if (plot) { /* the result and the picture land together */
         st = cli_outputs_begin(ctx, 2,
                                (const char *const[]){strcmp(output, "-") ? output : NULL, plot});
+        cli_progress_phase(&pr, "analysing for the plot (ia)");
         if (!st) st = haze_prec_analyse(ctx, s, HAZE_PREC_IA, &ria);
+        cli_progress_phase(&pr, "analysing for the plot (aa)");
         if (!st) st = haze_prec_analyse(ctx, s, HAZE_PREC_AA, &raa);
     }
+    cli_progress_end(&pr);
     if (!st) st = haze_outfile_open(ctx, output, &f);
     if (!st) {
         if (json)

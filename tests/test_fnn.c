@@ -6,6 +6,7 @@
  * and the .fis export against Octave's evalfis (golden file).
  */
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -747,6 +748,89 @@ static void test_names_exact(void **state) {
     haze_ctx_free(ctx);
 }
 
+/* What the step callback saw. */
+typedef struct {
+    int calls, epochs_seen, backwards, over, ends;
+    int last_epoch;
+    size_t last, total;
+} step_seen;
+
+static void on_step(void *arg, int epoch, size_t done, size_t total) {
+    step_seen *p = arg;
+    if (epoch != p->last_epoch) {
+        p->backwards += epoch < p->last_epoch;
+        p->epochs_seen++;
+        p->last_epoch = epoch;
+        p->last = 0;
+    }
+    p->backwards += done < p->last;
+    p->over += done > total;
+    p->ends += done == total;
+    p->last = done;
+    p->total = total;
+    p->calls++;
+}
+
+/* Inside an epoch: about every step_every samples and at the epoch's end,
+ * counts that never go back; training is the same as without the callback
+ * (and a caller of an older, smaller haze_fnn_options gets none). */
+static void test_step_progress(void **state) {
+    (void)state;
+    haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
+    size_t n = 1000, D = 2;
+    haze__rng r;
+    haze__rng_seed(&r, 5);
+    double *x = malloc(n * D * sizeof *x), *d = malloc(n * sizeof *d);
+    fill_uniform(&r, x, n * D, -2, 2);
+    for (size_t i = 0; i < n; i++) d[i] = sin(x[2 * i]) + x[2 * i + 1];
+    haze_fnn *a, *b;
+    assert_int_equal(haze_fnn_new(ctx, D, 1, &a), HAZE_OK);
+    assert_int_equal(haze_fnn_new(ctx, D, 1, &b), HAZE_OK);
+    haze_fnn_options o = haze_fnn_options_default();
+    assert_null(o.step);
+    assert_int_equal(o.step_every, 4096);
+    o.epochs = 3;
+    assert_int_equal(haze_fnn_train(ctx, a, x, d, n, &o), HAZE_OK);
+    step_seen seen;
+    memset(&seen, 0, sizeof seen);
+    seen.last_epoch = -1;
+    o.step = on_step;
+    o.step_every = 100;
+    o.progress_arg = &seen;
+    assert_int_equal(haze_fnn_train(ctx, b, x, d, n, &o), HAZE_OK);
+    /* 900 training samples (a tenth held out): 9 reports an epoch */
+    assert_int_equal(seen.epochs_seen, 3);
+    assert_int_equal(seen.calls, 27);
+    assert_int_equal(seen.ends, 3);
+    assert_int_equal(seen.total, 900);
+    assert_int_equal(seen.backwards, 0);
+    assert_int_equal(seen.over, 0);
+    assert_int_equal(haze_fnn_rule_count(a), haze_fnn_rule_count(b));
+    assert_memory_equal(haze_fnn_weights(a), haze_fnn_weights(b),
+                        haze_fnn_rule_count(a) * sizeof(double));
+    /* mini-batches of 64: a report when a batch passes a multiple of 100 */
+    memset(&seen, 0, sizeof seen);
+    seen.last_epoch = -1;
+    o.batch = 64;
+    o.epochs = 1;
+    assert_int_equal(haze_fnn_train(ctx, b, x, d, n, &o), HAZE_OK);
+    assert_int_equal(seen.calls, 9);
+    assert_int_equal(seen.last, 900);
+    /* an options struct of before the field: no step */
+    memset(&seen, 0, sizeof seen);
+    haze_fnn_options old;
+    assert_int_equal(haze_fnn_options_init(&old, offsetof(haze_fnn_options, step)), HAZE_OK);
+    memcpy(&old, &o, offsetof(haze_fnn_options, step));
+    old.size = offsetof(haze_fnn_options, step);
+    assert_int_equal(haze_fnn_train(ctx, b, x, d, n, &old), HAZE_OK);
+    assert_int_equal(seen.calls, 0);
+    haze_fnn_free(a);
+    haze_fnn_free(b);
+    free(x);
+    free(d);
+    haze_ctx_free(ctx);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gradient_finite_differences),
@@ -764,6 +848,7 @@ int main(void) {
         cmocka_unit_test(test_best_epoch_and_rate_guard),
         cmocka_unit_test(test_divergence),
         cmocka_unit_test(test_names_exact),
+        cmocka_unit_test(test_step_progress),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -14,6 +14,7 @@
  */
 #include <dirent.h>
 #include <math.h>
+#include <pthread.h>
 #include <string.h>
 
 #include "core/rng.h"
@@ -499,6 +500,64 @@ static void test_features(void **state) {
     haze_ctx_free(ctx);
 }
 
+/* What haze_prec_set_progress's callback saw. */
+typedef struct {
+    pthread_t caller;
+    int calls[2], other_thread, backwards, over;
+    long last[2], total[2];
+} prec_seen;
+
+static void on_prec_progress(void *arg, int stage, long done, long total) {
+    prec_seen *p = arg;
+    assert_true(stage == HAZE_PREC_STAGE_GRID || stage == HAZE_PREC_STAGE_REFINE);
+    p->other_thread += !pthread_equal(pthread_self(), p->caller);
+    p->backwards += p->calls[stage] && done < p->last[stage];
+    p->over += done > total;
+    p->calls[stage]++;
+    p->last[stage] = done;
+    p->total[stage] = total;
+}
+
+/* Progress: on the calling thread only, counts that never go back, the
+ * grid's last report its whole size, refinement within its budget; the
+ * result is that of a run without a callback. */
+static void test_progress(void **state) {
+    (void)state;
+    haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
+    haze_prec_script *s = load(ctx, HAZE_SOURCE_DIR "/examples/prec/fixed_point.g");
+    assert_int_equal(haze_prec_set_bisect(ctx, s, "x1_m", 6), 0);
+    assert_int_equal(haze_prec_set_bisect(ctx, s, "x2_m", 3), 0);
+    assert_int_equal(haze_prec_set_refine(ctx, s, 10), 0);
+    haze_prec_result *r0 = analyse(ctx, s, HAZE_PREC_IA);
+    prec_seen seen;
+    memset(&seen, 0, sizeof seen);
+    seen.caller = pthread_self();
+    assert_int_equal(haze_prec_set_progress(NULL, NULL, NULL, NULL), HAZE_ERR_INVALID);
+    assert_int_equal(haze_prec_set_progress(ctx, s, on_prec_progress, &seen), 0);
+    haze_prec_result *r1 = analyse(ctx, s, HAZE_PREC_IA);
+    assert_true(seen.calls[HAZE_PREC_STAGE_GRID] >= 2); /* 0 of 18 first, 18 of 18 last */
+    assert_int_equal(seen.total[HAZE_PREC_STAGE_GRID], 18);
+    assert_int_equal(seen.last[HAZE_PREC_STAGE_GRID], 18);
+    assert_true(seen.calls[HAZE_PREC_STAGE_REFINE] >= 1);
+    assert_int_equal(seen.total[HAZE_PREC_STAGE_REFINE], 10);
+    assert_int_equal(seen.other_thread, 0);
+    assert_int_equal(seen.backwards, 0);
+    assert_int_equal(seen.over, 0);
+    assert_int_equal(haze_prec_result_boxes(r0), haze_prec_result_boxes(r1));
+    assert_string_equal(haze_prec_result_goal(r0, 0)->hi_exact,
+                        haze_prec_result_goal(r1, 0)->hi_exact);
+    /* off again */
+    assert_int_equal(haze_prec_set_progress(ctx, s, NULL, NULL), 0);
+    int before = seen.calls[0] + seen.calls[1];
+    haze_prec_result *r2 = analyse(ctx, s, HAZE_PREC_IA);
+    assert_int_equal(seen.calls[0] + seen.calls[1], before);
+    haze_prec_result_free(r0);
+    haze_prec_result_free(r1);
+    haze_prec_result_free(r2);
+    haze_prec_free(s);
+    haze_ctx_free(ctx);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fixed_point_paper), cmocka_unit_test(test_features),
@@ -506,7 +565,7 @@ int main(void) {
         cmocka_unit_test(test_soundness),         cmocka_unit_test(test_vs_gappa),
         cmocka_unit_test(test_vs_fptaylor),       cmocka_unit_test(test_refine),
         cmocka_unit_test(test_shared_roundings),  cmocka_unit_test(test_fpcore),
-        cmocka_unit_test(test_fuzz_readers),
+        cmocka_unit_test(test_fuzz_readers),      cmocka_unit_test(test_progress),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

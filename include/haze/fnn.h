@@ -91,6 +91,13 @@ typedef struct haze_fnn_options {
                           hold-out, the last epoch is kept */
     haze_fnn_progress_fn progress; /* may be NULL */
     void *progress_arg;
+    /* Inside an epoch: when not NULL, called with progress_arg after about
+     * every step_every training samples (the epoch, 0-based; the samples of
+     * the epoch done so far, of total), for a progress display. On the GPU
+     * the count is of the samples handed to the device, which may run a few
+     * steps behind. Default NULL and 4096. */
+    void (*step)(void *arg, int epoch, size_t done, size_t total);
+    size_t step_every;
 } haze_fnn_options;
 
 /* Fills the first `size` bytes of *opt with the defaults and sets opt->size

@@ -104,6 +104,19 @@ HAZE_API int haze_prec_set_bisect(haze_ctx *ctx, haze_prec_script *s, const char
 #define HAZE_PREC_REFINE_DEFAULT 256L
 HAZE_API int haze_prec_set_refine(haze_ctx *ctx, haze_prec_script *s, long analyses);
 
+/*
+ * Progress of haze_prec_analyse on the CPU, for a progress display: fn is
+ * called on the calling thread with arg, the stage, and how many of the
+ * stage's sub-box analyses are done of total (grid: the boxes of the
+ * bisection grid, reported after each box the calling thread analyses;
+ * refinement: the analyses used of the budget, which it may stop short
+ * of). Not called for a grid that runs on the GPU. NULL fn turns it off.
+ */
+enum { HAZE_PREC_STAGE_GRID = 0, HAZE_PREC_STAGE_REFINE = 1 };
+typedef void (*haze_prec_progress_fn)(void *arg, int stage, long done, long total);
+HAZE_API int haze_prec_set_progress(haze_ctx *ctx, haze_prec_script *s, haze_prec_progress_fn fn,
+                                    void *arg);
+
 typedef enum haze_prec_engine {
     HAZE_PREC_IA = 1,  /* intervals with Gappa's rewriting and FIX/FLT reasoning */
     HAZE_PREC_AA = 2,  /* affine forms: one noise symbol per input and per rounding */

@@ -54,6 +54,8 @@ int haze_fnn_options_init(haze_fnn_options *opt, size_t size) {
     o.seed = 1;
     o.shuffle = 1;
     o.validation = 0.1;
+    o.step = NULL;
+    o.step_every = 4096;
     return haze__sized_init(opt, size, &o, sizeof o);
 }
 
@@ -445,6 +447,7 @@ int haze__fnn_epoch_cpu(haze_ctx *ctx, haze_fnn *net, haze__fnn_train_args *a) {
     for (size_t i0 = 0; st == HAZE_OK && i0 < a->n; i0 += B) {
         size_t b = a->n - i0 < B ? a->n - i0 : B;
         st = batch_step(ctx, net, a, a->order + i0, b, &lm, &lm_cap, yb, gbuf);
+        haze__fnn_step_report(a, i0, i0 + b);
     }
     free(lm);
     free(yb);
@@ -694,7 +697,8 @@ int haze_fnn_train(haze_ctx *ctx, haze_fnn *net, const double *x, const double *
         haze_fnn_options eo = o;
         eo.rate = rate;
         double th = o.threshold * pow(o.decay, e);
-        haze__fnn_train_args a = {zs, ts, ntr, order, th > 0.0 ? log(th) : -INFINITY, &eo, 0.0, 0};
+        haze__fnn_train_args a = {zs,  ts,  ntr, order, th > 0.0 ? log(th) : -INFINITY,
+                                  &eo, 0.0, 0,   e};
         double t0 = now_seconds();
 #ifdef HAZE_HAVE_CUDA
         if (haze__use_cuda(ctx))

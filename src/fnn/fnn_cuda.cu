@@ -264,6 +264,7 @@ static int epoch(haze_ctx *ctx, haze_fnn *net, haze__fnn_train_args *a, dev_stat
                 TRY(haze__fnn_res_run(ctx, ds, ds->order + start, (int)(n - start),
                                       ds->e + start * L, (int)D, (int)L, (int)Rk, (int)lim,
                                       ds->cap < max_rules, a, o->rate, 0, &done, &r));
+                haze__fnn_step_report(a, start, start + (size_t)done);
                 start += (size_t)done;
                 Rk = Rhi = (size_t)r;
                 if (start < n && !haze__fnn_res_wanted(ctx, D, L, Rk)) break;
@@ -302,6 +303,7 @@ static int epoch(haze_ctx *ctx, haze_fnn *net, haze__fnn_train_args *a, dev_stat
                                          ds->e + i0 * L, step));
             }
             Rhi = limit;
+            haze__fnn_step_report(a, i0, i0 + b);
         }
         /* the rules and the errors back to the host */
         int r = 0;

@@ -59,7 +59,17 @@ typedef struct haze__fnn_train_args {
     const haze_fnn_options *opt;
     double loss_sum; /* out: sum of E before each update */
     size_t correct;  /* out: argmax hits (classifier) */
+    int epoch;       /* 0-based, for opt->step */
 } haze__fnn_train_args;
+
+/* Calls opt->step when the samples done went from `from` to `to` past a
+ * multiple of opt->step_every (or to the end of the epoch). */
+static inline void haze__fnn_step_report(const haze__fnn_train_args *a, size_t from, size_t to) {
+    const haze_fnn_options *o = a->opt;
+    if (!o->step || to <= from) return;
+    size_t every = o->step_every ? o->step_every : 1;
+    if (to / every != from / every || to == a->n) o->step(o->progress_arg, a->epoch, to, a->n);
+}
 
 /* log mu_k of rule k for one standardised sample. */
 double haze__fnn_log_firing(const haze_fnn *net, const double *z, size_t k);

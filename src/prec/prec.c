@@ -116,6 +116,14 @@ int haze_prec_set_refine(haze_ctx *ctx, haze_prec_script *s, long analyses) {
     return HAZE_OK;
 }
 
+int haze_prec_set_progress(haze_ctx *ctx, haze_prec_script *s, haze_prec_progress_fn fn,
+                           void *arg) {
+    if (!s) return haze__error(ctx, HAZE_ERR_INVALID, "haze_prec_set_progress: NULL script");
+    s->progress = fn;
+    s->progress_arg = arg;
+    return HAZE_OK;
+}
+
 const char *haze_prec_engine_name(haze_prec_engine e) {
     return e == HAZE_PREC_IA ? "ia" : e == HAZE_PREC_AA ? "aa" : "both";
 }

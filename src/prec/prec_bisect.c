@@ -87,6 +87,8 @@ int haze__prec_bisect(haze_ctx *ctx, const haze_prec_script *s, haze_prec_engine
                 rc = haze__error(ctx, HAZE_ERR_NOMEM, "out of memory");
         if (rc) snprintf(errmsg, sizeof errmsg, "%s", haze_ctx_errmsg(ctx));
     }
+    long n_done = 0; /* grid boxes analysed, for s->progress */
+    if (s->progress && !on_gpu && !rc) s->progress(s->progress_arg, HAZE_PREC_STAGE_GRID, 0, boxes);
 #pragma omp parallel num_threads(threads > 0 ? threads : 1) if (threads > 1)
     {
         pint *box = malloc((size_t)(nv ? nv : 1) * sizeof *box);
@@ -126,6 +128,16 @@ int haze__prec_bisect(haze_ctx *ctx, const haze_prec_script *s, haze_prec_engine
                 for (int i = 0; i < nv; i++) haze__pi_set(&leaves[b].box[i], &box[i]);
                 for (int g = 0; g < ng; g++) haze__pi_set(&leaves[b].res[g], &res[g]);
             }
+            if (s->progress) {
+                long d;
+#pragma omp atomic capture
+                d = ++n_done;
+#ifdef _OPENMP
+                /* the callback runs on the calling thread only */
+                if (omp_get_thread_num() == 0)
+#endif
+                    s->progress(s->progress_arg, HAZE_PREC_STAGE_GRID, d, boxes);
+            }
         }
 /* unnamed: a named critical section is a global symbol of the library */
 #pragma omp critical
@@ -152,6 +164,8 @@ int haze__prec_bisect(haze_ctx *ctx, const haze_prec_script *s, haze_prec_engine
         free(mine);
         mpfr_free_cache();
     }
+    if (s->progress && !on_gpu && !rc) /* the last box may have been another thread's */
+        s->progress(s->progress_arg, HAZE_PREC_STAGE_GRID, n_done, boxes);
     long final_boxes = boxes;
     if (!rc && leaves) {
         long used = 0;

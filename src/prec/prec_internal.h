@@ -73,6 +73,8 @@ struct haze_prec_script {
     int no_share; /* 1: no second pass for roundings shared by a goal's sides */
     char **notes; /* what the parser read but does not use (haze_prec_note) */
     int n_notes;
+    haze_prec_progress_fn progress; /* haze_prec_set_progress; NULL in copies */
+    void *progress_arg;
 };
 
 /* Node constructors (hash-consed; simplify x - x to 0 and fold exact constants). */

@@ -181,6 +181,9 @@ int haze__prec_refine(const haze_prec_script *s, haze_prec_engine engine, int th
             break;
         }
         *used += nc;
+        if (s->progress)
+            s->progress(s->progress_arg, HAZE_PREC_STAGE_REFINE, *used < budget ? *used : budget,
+                        budget);
         int best = -1;
         double best_sc = HUGE_VAL, best_lo = HUGE_VAL;
         for (int k = 0; k < nd; k++) {
