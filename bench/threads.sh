@@ -84,7 +84,7 @@ for haze in "$@"; do
     name=$haze
     while IFS='|' read -r label args; do
         [ -n "$label" ] || continue
-        # shellcheck disable=SC2086 # args are split on purpose
+        # shellcheck disable=SC2046,SC2086 # args and the times are split on purpose
         set -- $(pair $args)
         [ $# -eq 3 ] || exit 1
         printf '%-22s %-30s %9s %9s %7s %9s %7s\n' "$name" "$label" "$1" "$2" \
