@@ -14,6 +14,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -54,7 +55,8 @@ static void usage(FILE *fp) {
         fprintf(fp, "  %-8s %s\n", commands[i].name, commands[i].summary);
     fprintf(fp, "\nGlobal options:\n"
                 "  --backend B   auto (default: GPU if present), cpu or cuda; or set HAZE_BACKEND\n"
-                "  --threads N   CPU threads (default: all cores; or set HAZE_THREADS)\n"
+                "  --threads N   CPU threads at most (default: the cores no other task is\n"
+                "                running on; or set HAZE_THREADS)\n"
                 "  --quiet       no progress output\n"
                 "  --help        this text; 'haze help COMMAND' or 'haze COMMAND --help'\n"
                 "                for a command\n"
@@ -174,10 +176,40 @@ static int help_command(int argc, char **argv, const cli_global *g) {
     return cli_usage_error(NULL, "help: unknown command '%s'", argv[2]);
 }
 
+/*
+ * The thread count when neither --threads, HAZE_THREADS nor OMP_NUM_THREADS
+ * names one: the cores that no other task is running on at start (the
+ * running tasks of /proc/loadavg, this one excluded), at least 1, at most
+ * the library's default (all cores). On a busy machine a second thread waits
+ * for a core at every barrier and makes a job slower, not faster
+ * (docs/benchmarks.md, "CPU threads"). The library then gives each parallel
+ * region fewer threads still when its work is small.
+ */
+static int free_cores(void) {
+    int all = haze_ctx_default_threads();
+#if defined(__linux__)
+    const char *e1 = getenv("HAZE_THREADS"), *e2 = getenv("OMP_NUM_THREADS");
+    if ((e1 && *e1) || (e2 && *e2) || all <= 1) return all;
+    FILE *fp = fopen("/proc/loadavg", "r");
+    if (!fp) return all;
+    double l1, l5, l15;
+    int running = 0, tasks = 0;
+    int ok = fscanf(fp, "%lf %lf %lf %d/%d", &l1, &l5, &l15, &running, &tasks) == 5;
+    fclose(fp);
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    if (!ok || running < 1 || cpus < 1) return all;
+    long n = cpus - (running - 1);
+    return n < 1 ? 1 : n < all ? (int)n : all;
+#else
+    return all;
+#endif
+}
+
 static int run(int argc, char **argv) {
     cli_global g = {HAZE_BACKEND_AUTO, 0, 0, argv[0]};
     argc = take_globals(argc, argv, &g);
     if (argc < 0) return CLI_USAGE;
+    if (g.threads == 0) g.threads = free_cores();
     if (argc < 2) {
         usage(stderr);
         return CLI_USAGE;
@@ -198,7 +230,42 @@ static int run(int argc, char **argv) {
     return cli_usage_error(NULL, "unknown command '%s'", cmd);
 }
 
+/*
+ * OpenMP's waiting policy. libgomp's idle threads spin (about 300,000 rounds)
+ * before they sleep, which on a busy machine takes the core from the threads
+ * doing the work: on a loaded 2-core machine `haze prec` ran 5-12 times slower
+ * on two threads than on one (docs/benchmarks.md, "CPU threads"). libgomp
+ * reads OMP_WAIT_POLICY and GOMP_SPINCOUNT once, when it is loaded, before
+ * main, so when the user set neither and more than one thread may run,
+ * haze sets OMP_WAIT_POLICY=passive and runs itself again (Linux; the cost
+ * of loading the program once more). Nothing changes when either is set, so
+ * the choice stays the user's.
+ */
+static void passive_wait(char **argv) {
+#if defined(__linux__)
+    if (getenv("OMP_WAIT_POLICY") || getenv("GOMP_SPINCOUNT")) return;
+    /* one thread (--threads 1, HAZE_THREADS=1, one free core): nothing waits */
+    int given = 0, one = 0;
+    for (int i = 1; argv[i] && strcmp(argv[i], "--") != 0; i++) {
+        const char *v = NULL;
+        if (strcmp(argv[i], "--threads") == 0 && argv[i + 1])
+            v = argv[++i];
+        else if (strncmp(argv[i], "--threads=", 10) == 0)
+            v = argv[i] + 10;
+        if (v) given = 1, one = strcmp(v, "1") == 0;
+    }
+    if (!given) one = free_cores() <= 1;
+    if (one) return;
+    if (setenv("OMP_WAIT_POLICY", "passive", 0) != 0) return;
+    execv("/proc/self/exe", argv);
+    /* no /proc or the binary is gone: go on with libgomp's default */
+#else
+    (void)argv;
+#endif
+}
+
 int main(int argc, char **argv) {
+    passive_wait(argv);
     catch_fatal_signals();
     return close_stdout(run(argc, argv));
 }

@@ -168,6 +168,30 @@ static inline int haze__threads(const haze_ctx *ctx) {
     return ctx && ctx->threads > 0 ? ctx->threads : 1;
 }
 
+/*
+ * Threads for one CPU parallel region of `work` units, where a thread must
+ * get at least `per_thread` units: min(haze__threads(ctx), work / per_thread),
+ * at least 1. Pick `per_thread` as about 100 us of the region's work: a
+ * fork/join costs a few microseconds on an idle machine but up to a
+ * scheduler time slice on a busy one (a thread that waits at the barrier for
+ * one that is not running), so a smaller region runs on the calling thread
+ * alone. Use it as num_threads(nt) if (nt > 1). The regions' results never
+ * depend on the number of threads (fixed tiles, per-item outputs), so this
+ * only changes the time (docs/benchmarks.md, "CPU threads").
+ * haze__threads_cap is the same with the thread count `nt` given.
+ */
+static inline int haze__threads_cap(int nt, double work, double per_thread) {
+    if (nt < 1) return 1;
+    if (!(per_thread > 0)) return nt;
+    double k = work / per_thread;
+    if (!(k >= 2)) return 1; /* NaN included */
+    return k < (double)nt ? (int)k : nt;
+}
+
+static inline int haze__threads_for(const haze_ctx *ctx, double work, double per_thread) {
+    return haze__threads_cap(haze__threads(ctx), work, per_thread);
+}
+
 /* 1 when a computation on this context should run on the GPU. */
 static inline int haze__use_cuda(const haze_ctx *ctx) {
     return ctx && ctx->backend == HAZE_BACKEND_CUDA;

@@ -110,7 +110,11 @@ static void fire_reference(const haze_edge *f, const haze_image *in, haze_image 
         }
 }
 
-/* The fast CPU version: tables, rows over all threads. */
+/* CPU threads: one per this many pixels at least (about 100 us of
+ * fire_fast), so that small images run on one (haze__threads_for). */
+#define EDGE_PAR_PIXELS 8192
+
+/* The fast CPU version: tables, rows over the threads. */
 static void fire_fast(const haze_edge *f, const haze_image *in, haze_image *out, int threads) {
     const int w = in->width, h = in->height;
     const short *pos = f->pos + 255, *neg = f->neg + 255;
@@ -167,7 +171,8 @@ int haze_edge_run(haze_ctx *ctx, haze_edge *f, haze_edge_kernel kernel, const ha
     if (kernel == HAZE_EDGE_REFERENCE)
         fire_reference(f, in, out);
     else
-        fire_fast(f, in, out, haze__threads(ctx));
+        fire_fast(f, in, out,
+                  haze__threads_for(ctx, (double)in->width * (double)in->height, EDGE_PAR_PIXELS));
     return HAZE_OK;
 }
 

@@ -168,9 +168,13 @@ int haze__fcm_seed_cpu(haze_ctx *ctx, const void *x, int single, size_t n, size_
     size_t cand[HAZE__FCM_PP_TRIALS_MAX];
     const long long nbl = (long long)nb;
     for (size_t k = 0; k < d; k++) v[k] = xval(x, single, idx[0] * d + k);
+    /* a thread per HAZE__FCM_PAR_WORK point-feature terms at least */
+    const int nt = haze__threads_for(ctx, (double)n * (double)d, HAZE__FCM_PAR_WORK);
+    const int ntt =
+        haze__threads_for(ctx, (double)n * (double)d * (double)trials, HAZE__FCM_PAR_WORK);
     for (size_t j = 1; j < c; j++) {
         const double *vl = v + (j - 1) * d;
-#pragma omp parallel for num_threads(haze__threads(ctx)) schedule(static) if (nb > 16)
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1 && nb > 16)
         for (long long b = 0; b < nbl; b++) {
             double s[B];
             for (size_t t = 0; t < B; t++) {
@@ -213,7 +217,7 @@ int haze__fcm_seed_cpu(haze_ctx *ctx, const void *x, int single, size_t n, size_
         }
         size_t best = 0;
         if (!same) { /* the candidate that leaves the smallest potential sum_i dmin_i */
-#pragma omp parallel for num_threads(haze__threads(ctx)) schedule(static) if (nb > 16)
+#pragma omp parallel for num_threads(ntt) schedule(static) if (ntt > 1 && nb > 16)
             for (long long b = 0; b < nbl; b++) {
                 double s[B];
                 for (size_t t = 0; t < trials; t++) {

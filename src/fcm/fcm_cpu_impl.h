@@ -89,8 +89,12 @@ static int SFX(pass)(haze_ctx *ctx, haze__fcm_pass *p) {
     const double m = p->m;
     int nomem = 0;
 
+    /* a thread per HAZE__FCM_PAR_WORK point-centre-feature terms at least;
+     * tiles dealt dynamically, as a busy core finishes late */
+    const int nt = haze__threads_for(ctx, (double)n * (double)c * (double)(p->cov ? d * d : d),
+                                     HAZE__FCM_PAR_WORK);
 #ifdef _OPENMP
-#pragma omp parallel num_threads(haze__threads(ctx)) if (ntiles > 1)
+#pragma omp parallel num_threads(nt) if (nt > 1 && ntiles > 1)
 #endif
     {
         T *scr = malloc((4 * c + d + 1) * sizeof *scr);
@@ -102,7 +106,7 @@ static int SFX(pass)(haze_ctx *ctx, haze__fcm_pass *p) {
         }
         T *dist = scr, *u = scr + c, *up = scr + 2 * c, *dp = scr + 3 * c, *diff = scr + 4 * c;
 #ifdef _OPENMP
-#pragma omp for schedule(static)
+#pragma omp for schedule(dynamic, 1)
 #endif
         for (size_t t = 0; t < ntiles; t++) {
             if (!scr) continue;

@@ -105,6 +105,11 @@ HAZE__HD double haze__fcm_rand(uint64_t seed, uint64_t i, uint64_t j, uint64_t c
 #define HAZE__FCM_PP_SEGS       1024
 #define HAZE__FCM_PP_TRIALS_MAX 8
 
+/* CPU threads: one per this many terms (point x centre x feature; about
+ * 100 us of a pass) at least, so that small fits run on one thread
+ * (haze__threads_for; docs/benchmarks.md, "CPU threads"). */
+#define HAZE__FCM_PAR_WORK 65536
+
 /* Candidates per centre, 2 + floor(ln c) (scikit-learn's greedy k-means++),
  * from integer thresholds (e^1 .. e^6 rounded up): no libm in the result. */
 static inline size_t haze__fcm_pp_trials(size_t c) {

@@ -16,10 +16,15 @@
 #include "fis/fis_eval.h"
 #include "fis/fis_row.h"
 
+/* CPU threads: one per this many rule terms (rows x rules x variables). */
+#define FIS_PAR_WORK 32768
+
 int haze__fis_eval_cpu(haze_ctx *ctx, const haze_fis *f, const haze__fis_tabs *tb,
                        const double *inputs, size_t n, double *outputs, haze_fis_stats *stats) {
     const size_t wl = haze__fis_scratch(f);
-    const int plain = tb->plain != NULL, nt = haze__threads(ctx);
+    /* a thread per FIS_PAR_WORK rule terms at least (about 100 us) */
+    const double row = (double)f->nr * (double)(f->ni + f->no) + 1;
+    const int plain = tb->plain != NULL, nt = haze__threads_for(ctx, (double)n * row, FIS_PAR_WORK);
     double *work = malloc(sizeof(double) * wl * (size_t)nt);
     if (!work) return haze__error(ctx, HAZE_ERR_NOMEM, "fis: out of memory for %zu doubles", wl);
     /* rows where a lock-previous output needs the rows before it */
@@ -30,7 +35,7 @@ int haze__fis_eval_cpu(haze_ctx *ctx, const haze_fis *f, const haze__fis_tabs *t
     }
     size_t clamped = 0, no_rule = 0;
 #ifdef _OPENMP
-#pragma omp parallel num_threads(nt) reduction(+ : clamped, no_rule)
+#pragma omp parallel num_threads(nt) reduction(+ : clamped, no_rule) if (nt > 1)
 #endif
     {
         int t = 0;

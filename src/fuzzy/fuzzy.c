@@ -15,6 +15,10 @@
 #include "core/sized.h"
 #include "fuzzy/fuzzy_internal.h"
 
+/* CPU threads: one per this many cuts (elements x cuts, x iterations for
+ * axpy; about 100 us) at least (haze__threads_for). */
+#define FUZZY_PAR_WORK 8192
+
 const char *haze_fuzzy_encoding_name(haze_fuzzy_encoding e) {
     switch (e) {
     case HAZE_FUZZY_LU:
@@ -551,9 +555,8 @@ int haze_fuzzy_op(haze_ctx *ctx, haze_fuzzy_opcode op, const haze_fuzzy_array *a
         char *pc = c->data;
         long long nn = (long long)n;
         size_t fd = SIZE_MAX, fo = SIZE_MAX;
-#pragma omp parallel for num_threads(haze__threads(ctx)) reduction(min                             \
-                                                                   : fd, fo)                       \
-    schedule(static) if (nn > 256)
+        const int nt = haze__threads_for(ctx, (double)nn * (double)a->ncuts, FUZZY_PAR_WORK);
+#pragma omp parallel for num_threads(nt) reduction(min : fd, fo) schedule(static) if (nt > 1)
         for (long long j = 0; j < nn; j++) {
             size_t i = (size_t)j;
             int f = keep & haze__fuzzy_apply(a->encoding, a->precision, op, a->ncuts, pc + i * es,
@@ -589,7 +592,9 @@ int haze_fuzzy_axpy(haze_ctx *ctx, const haze_fuzzy_array *a, const haze_fuzzy_a
 #endif
     size_t es = haze__fuzzy_elem_size(a) * a->stride;
     long long nn = (long long)a->count;
-#pragma omp parallel for num_threads(haze__threads(ctx)) schedule(static) if (nn > 16)
+    const int nt =
+        haze__threads_for(ctx, (double)nn * (double)a->ncuts * (double)iters, FUZZY_PAR_WORK);
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
     for (long long j = 0; j < nn; j++) {
         double buf[2][2 * HAZE_FUZZY_MAX_CUTS];
         char *yc = (char *)y->data + (size_t)j * es;

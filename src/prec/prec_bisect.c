@@ -122,7 +122,9 @@ int haze__prec_bisect(haze_ctx *ctx, const haze_prec_script *s, haze_prec_engine
     int ng = s->n_goals, nv = s->n_vars;
     int rc = 0, on_gpu = 0;
     char errmsg[HAZE__ERRMSG_MAX] = "";
-    int threads = haze__threads(ctx);
+    /* a thread for every PREC_PAR_COST of work: small grids run on one */
+    const double box_cost = haze__prec_box_cost(s, engine);
+    int threads = haze__threads_for(ctx, (double)boxes * box_cost, PREC_PAR_COST);
     if (boxes < threads) threads = (int)boxes;
     /* the interval engine bisects on the GPU when the script allows it
      * (no exp/log); otherwise, and for the affine engine, the CPU does */
@@ -153,7 +155,7 @@ int haze__prec_bisect(haze_ctx *ctx, const haze_prec_script *s, haze_prec_engine
                 if (s->vars[i].has_range && !haze__pi_is_point(&s->vars[i].range)) split[i] = 2;
             boxes = 1L << k;
             budget = budget > boxes ? budget - boxes : 0;
-            threads = haze__threads(ctx);
+            threads = haze__threads_for(ctx, (double)boxes * box_cost, PREC_PAR_COST);
             if (boxes < threads) threads = (int)boxes;
         }
     }
@@ -170,10 +172,9 @@ int haze__prec_bisect(haze_ctx *ctx, const haze_prec_script *s, haze_prec_engine
         }
         if (rc) snprintf(errmsg, sizeof errmsg, "%s", haze_ctx_errmsg(ctx));
     }
-    int n_threads = threads;
     long n_done = 0; /* grid boxes analysed, for s->progress */
     if (s->progress && !on_gpu && !rc) s->progress(s->progress_arg, HAZE_PREC_STAGE_GRID, 0, boxes);
-#pragma omp parallel num_threads(threads > 0 ? threads : 1) if (threads > 0)
+#pragma omp parallel num_threads(threads > 0 ? threads : 1) if (threads > 1)
     {
         pint *box = malloc((size_t)(nv ? nv : 1) * sizeof *box);
         pint *res = malloc((size_t)ng * sizeof *res);
@@ -255,8 +256,8 @@ int haze__prec_bisect(haze_ctx *ctx, const haze_prec_script *s, haze_prec_engine
     long final_boxes = boxes;
     if (!rc && leaves) {
         long used = 0;
-        int rr =
-            haze__prec_refine(s, engine, n_threads, &leaves, &n_leaves, &cap_leaves, budget, &used);
+        int rr = haze__prec_refine(s, engine, haze__threads(ctx), &leaves, &n_leaves, &cap_leaves,
+                                   budget, &used);
         if (rr) {
             rc = rr;
             snprintf(errmsg, sizeof errmsg, "out of memory");

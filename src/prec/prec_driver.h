@@ -19,6 +19,17 @@
 /* Refinement needs the grid's results in memory: not beyond this many boxes. */
 #define PREC_REFINE_MAX_GRID 65536L
 
+/* The cost of one box analysis, in the units of haze__threads_for: the
+ * script's graph nodes, PREC_AA_COST times as many with affine forms; a
+ * thread gets PREC_PAR_COST of them at least (about 100 us on one core;
+ * docs/benchmarks.md, "CPU threads"). */
+#define PREC_AA_COST  4
+#define PREC_PAR_COST 200
+static inline double haze__prec_box_cost(const haze_prec_script *s, haze_prec_engine engine) {
+    double n = s->n_nodes > 1 ? (double)s->n_nodes : 1;
+    return engine & HAZE_PREC_AA ? n * (1 + PREC_AA_COST) : n;
+}
+
 /* A sub-box kept for refinement ("leaf") with its enclosures. */
 typedef struct pleaf {
     pint *box; /* n_vars */
@@ -36,7 +47,8 @@ int haze__prec_analyse_box_guarded(haze_ctx *local, const haze_prec_script *s, c
                                    haze_prec_engine engine, pint *res);
 
 /* Splits leaves until `budget` analyses are spent or every leaf that decides
- * a bound cannot be improved. leaves/n/cap are updated; *used counts the
+ * a bound cannot be improved, on up to `threads` threads (fewer for a small
+ * script: PREC_PAR_COST). leaves/n/cap are updated; *used counts the
  * analyses. Returns a status (only out of memory stops it: a sub-box whose
  * analysis fails is simply not split that way). */
 int haze__prec_refine(const haze_prec_script *s, haze_prec_engine engine, int threads,

@@ -91,6 +91,7 @@ static double score_of(const pint *res, const double *M, int ng) {
 int haze__prec_refine(const haze_prec_script *s, haze_prec_engine engine, int threads,
                       pleaf **leaves, long *n_leaves, long *cap, long budget, long *used) {
     int nv = s->n_vars, ng = s->n_goals;
+    const double box_cost = haze__prec_box_cost(s, engine);
     double *M = malloc((size_t)ng * sizeof *M);
     long *arg = malloc((size_t)ng * sizeof *arg);
     int *dims = malloc((size_t)(nv ? nv : 1) * sizeof *dims);
@@ -148,7 +149,8 @@ int haze__prec_refine(const haze_prec_script *s, haze_prec_engine engine, int th
             continue;
         }
         int nc = 2 * nd;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads > 1 ? threads : 1)
+        const int nt = haze__threads_cap(threads, nc * box_cost, PREC_PAR_COST);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nt) if (nt > 1)
         for (int k = 0; k < nc; k++) {
             pleaf *C = &cand[k];
             int d = dims[k / 2];
