@@ -488,8 +488,8 @@ class FCM(_TransformerMixin, _ClusterMixin, _Base):
         self._check_fitted()
         X = _data(X, (np.float64,))
         if X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} was "
-                             f"fitted on {self.n_features_in_}")
+            raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is "
+                             f"expecting {self.n_features_in_} features as input")
         u = np.empty((X.shape[0], self.cluster_centers_.shape[0]))
         ctx = self._context()
         prec = _ext.F32 if self.precision_ == "float32" else _ext.F64
@@ -529,8 +529,8 @@ class FCM(_TransformerMixin, _ClusterMixin, _Base):
         plt = _pyplot()
         X = _data(X, (np.float64, np.float32))
         if X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} was "
-                             f"fitted on {self.n_features_in_}")
+            raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is "
+                             f"expecting {self.n_features_in_} features as input")
         if max_points and X.shape[0] > max_points:
             X = X[:: -(-X.shape[0] // int(max_points))]
         u = self.predict_proba(X)

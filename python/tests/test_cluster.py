@@ -377,7 +377,7 @@ def test_bad_data(ctx):
     with pytest.raises(ValueError, match="given twice|not both"):
         FCM(n_clusters=2, ctx=ctx, backend="cpu").fit(blobs())
     fcm.fit(blobs())
-    with pytest.raises(ValueError, match="2 features, but FCM was fitted on 3"):
+    with pytest.raises(ValueError, match="X has 2 features, but FCM is expecting 3 features as input"):
         fcm.predict(np.zeros((4, 2)))
     with pytest.raises(Exception, match="not fitted"):
         FCM().predict(np.zeros((4, 2)))
