@@ -12,5 +12,5 @@ cmake --build build -j "$(nproc)"
 # The Python package, from the same build (setup.py reuses build/), for the
 # system's Python: Debian marks it externally managed, hence the flag.
 HAZE_BUILD_DIR=$PWD/build "$py" -m pip install --no-build-isolation --no-deps --no-index \
-    --break-system-packages --quiet .
+    --break-system-packages --root-user-action=ignore --quiet .
 (cd / && "$py" -c "import haze; haze.demo()")
