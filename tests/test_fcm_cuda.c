@@ -17,8 +17,7 @@
  * points (at least 40, and 4 per cluster) and a tenth of a streamed run's
  * memory limit, so that the same kernels and paths run. */
 static size_t small_n(size_t n, size_t c) {
-    if (!getenv("HAZE_TEST_SMALL"))
-        return n;
+    if (!getenv("HAZE_TEST_SMALL")) return n;
     size_t m = n / 40;
     if (m < 40) m = 40;
     if (m < 4 * c) m = 4 * c;

@@ -23,23 +23,20 @@ static void capsule_destroy(PyObject *capsule) {
         owner = (PyObject *)rec[1];
         PyMem_Free(rec);
     }
-    if (destroy && ptr)
-        destroy(ptr);
+    if (destroy && ptr) destroy(ptr);
     Py_XDECREF(owner);
 }
 
 PyObject *hpy_wrap(void *ptr, const char *name, void (*destroy)(void *), PyObject *owner) {
     void **rec = PyMem_Malloc(2 * sizeof(void *));
     if (!rec) {
-        if (destroy && ptr)
-            destroy(ptr);
+        if (destroy && ptr) destroy(ptr);
         return PyErr_NoMemory();
     }
     PyObject *cap = PyCapsule_New(ptr, name, capsule_destroy);
     if (!cap) {
         PyMem_Free(rec);
-        if (destroy && ptr)
-            destroy(ptr);
+        if (destroy && ptr) destroy(ptr);
         return NULL;
     }
     rec[0] = (void *)destroy;
@@ -57,7 +54,9 @@ void *hpy_unwrap(PyObject *capsule, const char *name) {
     return PyCapsule_GetPointer(capsule, name);
 }
 
-haze_ctx *hpy_ctx(PyObject *capsule) { return hpy_unwrap(capsule, "haze.ctx"); }
+haze_ctx *hpy_ctx(PyObject *capsule) {
+    return hpy_unwrap(capsule, "haze.ctx");
+}
 
 /* ------------------------------------------------------------------- errors */
 
@@ -70,8 +69,7 @@ static PyObject *error_class(int st) {
         if (key) {
             PyObject *cls = PyDict_GetItemWithError(g_errors, key);
             Py_DECREF(key);
-            if (cls)
-                return cls;
+            if (cls) return cls;
         }
         PyErr_Clear();
     }
@@ -82,19 +80,16 @@ static PyObject *raise_text(int st, const char *text) {
     PyObject *cls = error_class(st);
     /* haze.HazeError(message, status): the class keeps both */
     PyObject *args = Py_BuildValue("(si)", text, st);
-    if (!args)
-        return NULL;
+    if (!args) return NULL;
     PyErr_SetObject(cls, args);
     Py_DECREF(args);
     return NULL;
 }
 
 PyObject *hpy_raise(haze_ctx *ctx, int st) {
-    if (PyErr_Occurred())
-        return NULL;
+    if (PyErr_Occurred()) return NULL;
     const char *msg = ctx ? haze_ctx_errmsg(ctx) : "";
-    if (!msg || !*msg)
-        msg = haze_status_message(st);
+    if (!msg || !*msg) msg = haze_status_message(st);
     return raise_text(st, msg);
 }
 
@@ -111,13 +106,12 @@ PyObject *hpy_raise_msg(int st, const char *fmt, ...) {
 
 int hpy_buffer(PyObject *obj, Py_buffer *view, const char *fmt, int ndim, int writable) {
     int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
-    if (PyObject_GetBuffer(obj, view, flags) < 0)
-        return -1;
+    if (PyObject_GetBuffer(obj, view, flags) < 0) return -1;
     const char *f = view->format ? view->format : "B";
-    if (*f == '<' || *f == '=' || *f == '@')
-        f++;
-    int ok = f[0] && !f[1] && strchr(fmt, f[0]) &&
-             view->itemsize == (f[0] == 'd' ? (Py_ssize_t)sizeof(double) : (Py_ssize_t)sizeof(float));
+    if (*f == '<' || *f == '=' || *f == '@') f++;
+    int ok =
+        f[0] && !f[1] && strchr(fmt, f[0]) &&
+        view->itemsize == (f[0] == 'd' ? (Py_ssize_t)sizeof(double) : (Py_ssize_t)sizeof(float));
     if (!ok) {
         PyErr_Format(PyExc_TypeError, "expected an array of %s, got format '%s'",
                      strchr(fmt, 'f') ? (strchr(fmt, 'd') ? "float64 or float32" : "float32")
@@ -140,8 +134,7 @@ haze_precision hpy_buffer_precision(const Py_buffer *view) {
 
 int hpy_buffer_raw(PyObject *obj, Py_buffer *view, Py_ssize_t itemsize, int writable) {
     int flags = PyBUF_C_CONTIGUOUS | (writable ? PyBUF_WRITABLE : 0);
-    if (PyObject_GetBuffer(obj, view, flags) < 0)
-        return -1;
+    if (PyObject_GetBuffer(obj, view, flags) < 0) return -1;
     if (view->itemsize != itemsize && view->len % itemsize) {
         PyErr_Format(PyExc_TypeError, "expected items of %zd bytes", itemsize);
         PyBuffer_Release(view);
@@ -152,22 +145,22 @@ int hpy_buffer_raw(PyObject *obj, Py_buffer *view, Py_ssize_t itemsize, int writ
 
 PyObject *hpy_path(PyObject *obj) {
     PyObject *b = NULL;
-    if (!PyUnicode_FSConverter(obj, &b))
-        return NULL;
+    if (!PyUnicode_FSConverter(obj, &b)) return NULL;
     return b;
 }
 
 /* ------------------------------------------------------------------ context */
 
-static void ctx_destroy(void *p) { haze_ctx_free(p); }
+static void ctx_destroy(void *p) {
+    haze_ctx_free(p);
+}
 
 /* ctx_new(backend: str, device: int, threads: int, memory_limit: int) */
 static PyObject *py_ctx_new(PyObject *self, PyObject *args) {
     const char *backend;
     int device, threads;
     unsigned long long limit;
-    if (!PyArg_ParseTuple(args, "siiK", &backend, &device, &threads, &limit))
-        return NULL;
+    if (!PyArg_ParseTuple(args, "siiK", &backend, &device, &threads, &limit)) return NULL;
     haze_ctx_options opt = haze_ctx_options_default();
     int st = haze_backend_parse(NULL, backend, &opt.backend);
     if (st < 0)
@@ -178,8 +171,7 @@ static PyObject *py_ctx_new(PyObject *self, PyObject *args) {
     haze_ctx *ctx = NULL;
     HPY_NOGIL(st = haze_ctx_new(&opt, &ctx));
     if (st < 0) {
-        if (!ctx)
-            return PyErr_NoMemory();
+        if (!ctx) return PyErr_NoMemory();
         hpy_raise(ctx, st);
         haze_ctx_free(ctx);
         return NULL;
@@ -190,8 +182,7 @@ static PyObject *py_ctx_new(PyObject *self, PyObject *args) {
 /* ctx_info(ctx) -> (backend name, device, threads, memory limit) */
 static PyObject *py_ctx_info(PyObject *self, PyObject *cap) {
     haze_ctx *ctx = hpy_ctx(cap);
-    if (!ctx)
-        return NULL;
+    if (!ctx) return NULL;
     return Py_BuildValue("(siiK)", haze_backend_name(haze_ctx_backend(ctx)), haze_ctx_device(ctx),
                          haze_ctx_threads(ctx),
                          (unsigned long long)haze_ctx_device_memory_limit(ctx));
@@ -200,28 +191,22 @@ static PyObject *py_ctx_info(PyObject *self, PyObject *cap) {
 static PyObject *py_ctx_set_threads(PyObject *self, PyObject *args) {
     PyObject *cap;
     int threads;
-    if (!PyArg_ParseTuple(args, "Oi", &cap, &threads))
-        return NULL;
+    if (!PyArg_ParseTuple(args, "Oi", &cap, &threads)) return NULL;
     haze_ctx *ctx = hpy_ctx(cap);
-    if (!ctx)
-        return NULL;
+    if (!ctx) return NULL;
     int st = haze_ctx_set_threads(ctx, threads);
-    if (st < 0)
-        return hpy_raise(ctx, st);
+    if (st < 0) return hpy_raise(ctx, st);
     Py_RETURN_NONE;
 }
 
 static PyObject *py_ctx_set_memory_limit(PyObject *self, PyObject *args) {
     PyObject *cap;
     unsigned long long bytes;
-    if (!PyArg_ParseTuple(args, "OK", &cap, &bytes))
-        return NULL;
+    if (!PyArg_ParseTuple(args, "OK", &cap, &bytes)) return NULL;
     haze_ctx *ctx = hpy_ctx(cap);
-    if (!ctx)
-        return NULL;
+    if (!ctx) return NULL;
     int st = haze_ctx_set_device_memory_limit(ctx, (size_t)bytes);
-    if (st < 0)
-        return hpy_raise(ctx, st);
+    if (st < 0) return hpy_raise(ctx, st);
     Py_RETURN_NONE;
 }
 
@@ -238,30 +223,25 @@ static PyObject *py_build_info(PyObject *self, PyObject *unused) {
 static PyObject *py_device_info(PyObject *self, PyObject *args) {
     PyObject *cap;
     int device;
-    if (!PyArg_ParseTuple(args, "Oi", &cap, &device))
-        return NULL;
+    if (!PyArg_ParseTuple(args, "Oi", &cap, &device)) return NULL;
     haze_ctx *ctx = hpy_ctx(cap);
-    if (!ctx)
-        return NULL;
+    if (!ctx) return NULL;
     haze_device_info info = haze_device_info_init();
     int st;
     HPY_NOGIL(st = haze_device_query(ctx, device, &info));
-    if (st < 0)
-        return hpy_raise(ctx, st);
-    return Py_BuildValue("{s:s,s:(ii),s:i,s:K,s:K,s:K,s:K,s:i,s:d,s:i}", "name", info.name,
-                         "compute_capability", info.cc_major, info.cc_minor, "sm_count",
-                         info.sm_count, "total_memory", (unsigned long long)info.total_mem,
-                         "free_memory", (unsigned long long)info.free_mem, "smem_per_sm",
-                         (unsigned long long)info.smem_per_sm, "smem_per_block",
-                         (unsigned long long)info.smem_per_block, "memory_bus_width",
-                         info.mem_bus_width, "peak_bandwidth", info.peak_bandwidth,
-                         "runtime_version", info.runtime_version);
+    if (st < 0) return hpy_raise(ctx, st);
+    return Py_BuildValue(
+        "{s:s,s:(ii),s:i,s:K,s:K,s:K,s:K,s:i,s:d,s:i}", "name", info.name, "compute_capability",
+        info.cc_major, info.cc_minor, "sm_count", info.sm_count, "total_memory",
+        (unsigned long long)info.total_mem, "free_memory", (unsigned long long)info.free_mem,
+        "smem_per_sm", (unsigned long long)info.smem_per_sm, "smem_per_block",
+        (unsigned long long)info.smem_per_block, "memory_bus_width", info.mem_bus_width,
+        "peak_bandwidth", info.peak_bandwidth, "runtime_version", info.runtime_version);
 }
 
 static PyObject *py_status_name(PyObject *self, PyObject *arg) {
     long st = PyLong_AsLong(arg);
-    if (st == -1 && PyErr_Occurred())
-        return NULL;
+    if (st == -1 && PyErr_Occurred()) return NULL;
     return Py_BuildValue("(ss)", haze_status_name((int)st), haze_status_message((int)st));
 }
 
@@ -282,8 +262,7 @@ static PyObject *new_bytes_array(const void *src, size_t nbytes) {
     /* a bytearray the Python side views with numpy.frombuffer (no NumPy C API:
      * the stable ABI has none) */
     PyObject *b = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)nbytes);
-    if (b && nbytes)
-        memcpy(PyByteArray_AsString(b), src, nbytes);
+    if (b && nbytes) memcpy(PyByteArray_AsString(b), src, nbytes);
     return b;
 }
 
@@ -298,11 +277,9 @@ static PyObject *py_table_read(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "OOiOpp", &cap, &pathobj, &header, &textcol, &nonfinite, &keep32))
         return NULL;
     haze_ctx *ctx = hpy_ctx(cap);
-    if (!ctx)
-        return NULL;
+    if (!ctx) return NULL;
     PyObject *path = hpy_path(pathobj);
-    if (!path)
-        return NULL;
+    if (!path) return NULL;
     haze_table_options opt = haze_table_options_default();
     opt.header = header;
     opt.allow_nonfinite = nonfinite;
@@ -319,8 +296,7 @@ static PyObject *py_table_read(PyObject *self, PyObject *args) {
     const char *p = PyBytes_AsString(path);
     HPY_NOGIL(st = haze_table_read(ctx, p, &opt, &t));
     Py_DECREF(path);
-    if (st < 0)
-        return hpy_raise(ctx, st);
+    if (st < 0) return hpy_raise(ctx, st);
     size_t rows = haze_table_row_count(t), cols = haze_table_column_count(t);
     haze_precision prec = haze_table_precision(t);
     size_t item = prec == HAZE_PRECISION_F32 ? sizeof(float) : sizeof(double);
@@ -374,14 +350,11 @@ static PyObject *py_table_read(PyObject *self, PyObject *args) {
  */
 static PyObject *py_table_write(PyObject *self, PyObject *args) {
     PyObject *cap, *pathobj, *dataobj, *namesobj;
-    if (!PyArg_ParseTuple(args, "OOOO", &cap, &pathobj, &dataobj, &namesobj))
-        return NULL;
+    if (!PyArg_ParseTuple(args, "OOOO", &cap, &pathobj, &dataobj, &namesobj)) return NULL;
     haze_ctx *ctx = hpy_ctx(cap);
-    if (!ctx)
-        return NULL;
+    if (!ctx) return NULL;
     Py_buffer v;
-    if (hpy_buffer(dataobj, &v, "d", 2, 0) < 0)
-        return NULL;
+    if (hpy_buffer(dataobj, &v, "d", 2, 0) < 0) return NULL;
     PyObject *path = hpy_path(pathobj);
     if (!path) {
         PyBuffer_Release(&v);
@@ -403,23 +376,20 @@ static PyObject *py_table_write(PyObject *self, PyObject *args) {
         }
         for (size_t j = 0; j < cols; j++) {
             PyObject *it = PySequence_GetItem(namesobj, (Py_ssize_t)j);
-            if (!it)
-                goto fail;
+            if (!it) goto fail;
             names[j] = PyUnicode_AsUTF8AndSize(it, NULL); /* kept alive by the sequence */
             Py_DECREF(it);
-            if (!names[j])
-                goto fail;
+            if (!names[j]) goto fail;
         }
     }
     int st;
     const char *p = PyBytes_AsString(path);
     HPY_NOGIL(st = haze_table_write(ctx, p, v.buf, HAZE_PRECISION_F64, rows, cols,
-                                           (const char *const *)names));
+                                    (const char *const *)names));
     PyMem_Free(names);
     Py_DECREF(path);
     PyBuffer_Release(&v);
-    if (st < 0)
-        return hpy_raise(ctx, st);
+    if (st < 0) return hpy_raise(ctx, st);
     Py_RETURN_NONE;
 fail:
     PyMem_Free(names);
@@ -449,8 +419,7 @@ static PyMethodDef *const g_parts[] = {hpy_core_methods, hpy_fuzzy_methods, hpy_
 
 static int ext_exec(PyObject *m) {
     for (size_t i = 0; i < sizeof g_parts / sizeof g_parts[0]; i++)
-        if (PyModule_AddFunctions(m, g_parts[i]) < 0)
-            return -1;
+        if (PyModule_AddFunctions(m, g_parts[i]) < 0) return -1;
     if (PyModule_AddIntConstant(m, "F64", HAZE_PRECISION_F64) < 0 ||
         PyModule_AddIntConstant(m, "F32", HAZE_PRECISION_F32) < 0)
         return -1;
@@ -459,8 +428,16 @@ static int ext_exec(PyObject *m) {
 
 static PyModuleDef_Slot ext_slots[] = {{Py_mod_exec, ext_exec}, {0, NULL}};
 
-static struct PyModuleDef ext_module = {
-    PyModuleDef_HEAD_INIT, "haze._ext", "haze's C library, as the package's Python code calls it",
-    0, NULL, ext_slots, NULL, NULL, NULL};
+static struct PyModuleDef ext_module = {PyModuleDef_HEAD_INIT,
+                                        "haze._ext",
+                                        "haze's C library, as the package's Python code calls it",
+                                        0,
+                                        NULL,
+                                        ext_slots,
+                                        NULL,
+                                        NULL,
+                                        NULL};
 
-PyMODINIT_FUNC PyInit__ext(void) { return PyModuleDef_Init(&ext_module); }
+PyMODINIT_FUNC PyInit__ext(void) {
+    return PyModuleDef_Init(&ext_module);
+}
