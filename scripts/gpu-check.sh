@@ -19,7 +19,8 @@
 # random cases), full, or 0 (skip); HAZE_SANITIZE_TOOLS="memcheck ..." picks tools;
 # HAZE_SANITIZE_TESTS="test_fnn_cuda test_fcm_cuda:test_gk ..." picks runs; HAZE_SANITIZE_JOBS (default 4
 # per GPU) runs that many at once, spread over the machine's GPUs; HAZE_SANITIZE_TIMEOUT (seconds,
-# default 1200) per run.
+# default 1200) per run; racecheck runs the programs' tests named in HAZE_SANITIZE_SPLIT (default: the
+# three slowest) in HAZE_SANITIZE_PARTS parts (default 4) at once, each with a share of the cases.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 debs=${1:-.debs}
@@ -100,9 +101,12 @@ if [ "$san" != 0 ]; then
         local g=($san_gpus)
         local gpu=${g[$(($1 % ${#g[@]}))]}
         shift
-        local tool=$1 run=$2 t=${2%%:*} only= opts=() name
+        local tool=$1 run=$2 part= t only= opts=() name
+        # PROGRAM[:tests][@k/n]: part k of n of the cases (HAZE_TEST_PART)
+        case $run in *@*) part=${run##*@} run=${run%@*} ;; esac
+        t=${run%%:*}
         [ "$run" != "$t" ] && only=${run#*:}
-        name=$(echo "$run" | tr ':,' '._')
+        name=$(echo "$run" | tr ':,' '._')${part:+.part$(echo "$part" | tr / -)}
         local log="$out/san/$name.$tool.log"
         case $tool in
         memcheck) opts=(--leak-check full) ;;
@@ -115,7 +119,7 @@ if [ "$san" != 0 ]; then
         if [ "$san" = quick ] && [ "$tool" = racecheck ]; then export HAZE_TEST_SMALL=1; fi
         # several runs share the machine: few CPU threads each
         local t0=$SECONDS
-        CUDA_VISIBLE_DEVICES=$gpu HAZE_TEST_ONLY=$only HAZE_THREADS=${HAZE_THREADS:-2} OMP_NUM_THREADS=${OMP_NUM_THREADS:-2} \
+        CUDA_VISIBLE_DEVICES=$gpu HAZE_TEST_ONLY=$only HAZE_TEST_PART=$part HAZE_THREADS=${HAZE_THREADS:-2} OMP_NUM_THREADS=${OMP_NUM_THREADS:-2} \
             timeout "${HAZE_SANITIZE_TIMEOUT:-1200}" "$cs" --tool "$tool" "${opts[@]}" --print-limit 20 \
             "$bdir/tests/$t" >"$log" 2>&1
         local rc=$? n w=0 secs=$((SECONDS - t0))
@@ -135,7 +139,16 @@ if [ "$san" != 0 ]; then
     export cs san out bdir ngpu san_gpus
     t0=$(date +%s)
     i=0
-    for t in $san_tests; do for tool in $san_tools; do echo "$i $tool $t"; i=$((i + 1)); done; done |
+    # racecheck's slowest runs go in parts (HAZE_SANITIZE_SPLIT, HAZE_SANITIZE_PARTS of each)
+    san_split=${HAZE_SANITIZE_SPLIT-test_fnn_cuda:test_register_online test_fnn_cuda:test_cluster_threads test_fcm_cuda:test_seeding}
+    san_parts=${HAZE_SANITIZE_PARTS:-4}
+    for t in $san_tests; do for tool in $san_tools; do
+        if [ "$tool" = racecheck ] && [[ " $san_split " == *" $t "* ]]; then
+            for k in $(seq 1 "$san_parts"); do echo "$i $tool $t@$k/$san_parts"; i=$((i + 1)); done
+        else
+            echo "$i $tool $t"; i=$((i + 1))
+        fi
+    done; done |
         xargs -P "${HAZE_SANITIZE_JOBS:-$((4 * $(echo $san_gpus | wc -w)))}" -n 3 bash -c 'san_one "$0" "$1" "$2"'
     t_san=$(( $(date +%s) - t0 ))
     lw=16
@@ -145,7 +158,21 @@ if [ "$san" != 0 ]; then
         name=$(echo "$t" | tr ':,' '._')
         row=$(printf '%-*s' "$lw" "$t")
         for tool in $san_tools; do
-            read -r n w rc secs <"$out/san/$name.$tool.res" || { n=-; w=0; rc=?; secs=?; }
+            if [ -f "$out/san/$name.$tool.res" ]; then
+                read -r n w rc secs <"$out/san/$name.$tool.res" || { n=-; w=0; rc=?; secs=?; }
+            elif compgen -G "$out/san/$name.part*.$tool.res" >/dev/null; then
+                # the parts of a split run: errors and times added, the worst exit
+                n=0 w=0 rc=0 secs=0
+                for f in "$out/san/$name".part*."$tool".res; do
+                    read -r pn pw prc psecs <"$f" || { pn=-; prc=?; }
+                    if [ "$pn" = - ] || [ "$n" = - ]; then n=-; else n=$((n + pn)); fi
+                    w=$((w + ${pw:-0}))
+                    [ "$prc" != 0 ] && [ "$rc" != 124 ] && rc=$prc
+                    [[ "$psecs" =~ ^[0-9]+$ ]] && secs=$((secs + psecs))
+                done
+            else
+                n=-; w=0; rc=?; secs=?
+            fi
             cell=$n
             [ "$w" != 0 ] && cell="$n+${w}w"
             case $rc in

@@ -71,8 +71,12 @@ static haze_ctx *gpu_ctx(int mapping) {
     return ctx;
 }
 
+/* The cases run so far (HAZE_TEST_PART picks some of them). */
+static size_t g_case;
+
 static void run_case_opt(size_t n, size_t D, size_t L, size_t batch, int mapping, double threshold,
                          size_t max_rules, double width) {
+    if (!haze_test_part_mine(g_case++)) return;
     haze_ctx *cpu = haze_test_ctx(HAZE_BACKEND_CPU), *gpu = gpu_ctx(mapping);
     if (small() && n > 16) n = 16;
     const int regress = L == 0; /* the data's classes: 3; the network's outputs: 1 */

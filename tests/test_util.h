@@ -100,6 +100,18 @@ static inline int haze__test_group(const char *group, const struct CMUnitTest *t
     free(sel);
     return rc;
 }
+/* HAZE_TEST_PART="k/n" (1 <= k <= n): a long test does only every n-th of
+ * its cases, starting with the k-th, so that n runs together do all of them
+ * (scripts/gpu-check.sh splits the slowest racecheck runs this way). A test
+ * numbers its cases in order and asks for each; without the variable every
+ * case is this run's. */
+static inline int haze_test_part_mine(size_t i) {
+    const char *p = getenv("HAZE_TEST_PART");
+    unsigned k, n;
+    if (!p || sscanf(p, "%u/%u", &k, &n) != 2 || n == 0 || k == 0 || k > n) return 1;
+    return i % n == k - 1;
+}
+
 #undef cmocka_run_group_tests
 #define cmocka_run_group_tests(tests, setup, teardown)                                             \
     haze__test_group(#tests, tests, sizeof(tests) / sizeof((tests)[0]), setup, teardown)

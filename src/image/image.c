@@ -311,21 +311,41 @@ static int load_jpeg(haze_ctx *ctx, const char *path, const unsigned char *b, si
     c.out_color_space = c.num_components == 1 ? JCS_GRAYSCALE : JCS_RGB;
     jpeg_start_decompress(&c);
     int w = (int)c.output_width, h = (int)c.output_height, ch = c.output_components;
-    haze_image *tmp = NULL;
+    /* The pixels grow with the rows decoded (doubling, up to the height),
+     * so that a small file whose header claims a huge image is refused at
+     * the end of its data before that much memory is asked for. */
     row = malloc((size_t)w * (size_t)ch);
-    if (!row || haze_image_new(ctx, w, h, &tmp)) {
+    im = malloc(sizeof *im);
+    size_t cap = (size_t)h < ((size_t)1 << 20) / (size_t)w + 1 ? (size_t)h
+                                                               : ((size_t)1 << 20) / (size_t)w + 1;
+    if (im) {
+        im->width = w, im->height = h;
+        im->data = malloc(cap * (size_t)w);
+    }
+    if (!row || !im || !im->data) {
         jpeg_destroy_decompress(&c);
         free(row);
+        haze_image_free(im);
         return haze__error(ctx, HAZE_ERR_NOMEM, "%s: out of memory", path);
     }
-    im = tmp;
     while (c.output_scanline < c.output_height) {
-        int y = (int)c.output_scanline;
+        size_t y = c.output_scanline;
+        if (y == cap) {
+            size_t ncap = cap * 2 < (size_t)h ? cap * 2 : (size_t)h;
+            uint8_t *d = realloc(im->data, ncap * (size_t)w);
+            if (!d) {
+                snprintf(e.msg, sizeof e.msg, "Out of memory");
+                longjmp(e.jb, 1);
+            }
+            im->data = d, cap = ncap;
+        }
         JSAMPROW rp = row;
         jpeg_read_scanlines(&c, &rp, 1);
-        for (int x = 0; x < w; x++)
-            im->data[(size_t)y * (size_t)w + (size_t)x] =
-                ch == 3 ? luma(row[3 * x], row[3 * x + 1], row[3 * x + 2]) : row[x];
+        uint8_t *dst = im->data + y * (size_t)w;
+        if (ch == 3)
+            for (int x = 0; x < w; x++) dst[x] = luma(row[3 * x], row[3 * x + 1], row[3 * x + 2]);
+        else
+            memcpy(dst, row, (size_t)w);
     }
     jpeg_finish_decompress(&c);
     jpeg_destroy_decompress(&c);
