@@ -25,7 +25,7 @@ maxlen=${MAX_LEN:-4096}
 limit=${TIME_LIMIT:-0}
 extra=()
 [ "$limit" != 0 ] && extra=(-max_total_time="$limit")
-mkdir -p "$work"
+mkdir -p "$work" && work=$(cd "$work" && pwd)
 echo "fuzz campaign: $runs executions per target, $procs processes each (unless set per target), -max_len=$maxlen, $(nproc) cores"
 t_start=$SECONDS
 for t in $targets; do
