@@ -1202,6 +1202,47 @@ static void test_fis_ranges(void **s) {
     haze_ctx_free(ctx);
 }
 
+/* Expressions in brackets that end early or nest too deep are refused with
+ * the line's message: an unclosed parenthesis (once read past the end of
+ * the line) and 5000 nested parentheses (once a stack overflow). 200000
+ * signs in a row (once a stack overflow too), 900 parentheses and 1000
+ * signs are read. */
+static void test_fis_range_expr_limits(void **s) {
+    (void)s;
+    haze_ctx *ctx = cpu_ctx();
+    const char *head = "[System]\nType='sugeno'\nDefuzzMethod='wtaver'\nNumInputs=1\nNumOutputs=1\n[Input1]\nRange=[0 ";
+    const char *tail = "]\nNumMFs=1\nMF1='a':'trimf',[0 1 2]\n[Output1]\nRange=[0 1]\nNumMFs=1\n"
+                       "MF1='c':'constant',[3]\n[Rules]\n1, 1 (1) : 1\n";
+    const size_t cases[][3] = {{1, 0, 0}, {5000, 5000, 0}, {0, 0, 200000}, {900, 900, 0}, {0, 0, 1000}};
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        size_t open = cases[k][0], close = cases[k][1], signs = cases[k][2];
+        size_t len = strlen(head) + open + close + signs * 2 + 8 + strlen(tail);
+        char *t = malloc(len), *p = t;
+        p += sprintf(p, "%s", head);
+        for (size_t i = 0; i < signs; i++) *p++ = i % 2 ? '+' : '-';
+        memset(p, '(', open), p += open;
+        p += sprintf(p, "10");
+        memset(p, ')', close), p += close;
+        sprintf(p, "%s", tail);
+        haze_fis *f = NULL;
+        const int ok = k >= 2;
+        int st = haze_fis_parse(ctx, t, "e.fis", &f);
+        if (ok) {
+            if (st) fail_msg("case %zu: %s", k, haze_ctx_errmsg(ctx));
+            double lo, hi;
+            haze_fis_var_range(NULL, f, 0, 0, &lo, &hi);
+            assert_true(lo == 0.0 && hi == 10.0);
+        } else {
+            assert_int_equal(st, HAZE_ERR_PARSE);
+            if (!strstr(haze_ctx_errmsg(ctx), "e.fis:7: Range"))
+                fail_msg("case %zu: %s", k, haze_ctx_errmsg(ctx));
+        }
+        haze_fis_free(f);
+        free(t);
+    }
+    haze_ctx_free(ctx);
+}
+
 /* fuzzylite mode drops rules whose degree is below its threshold 1e-6 on a
  * .fis too, as the same model read from .fll does. */
 static void test_fuzzylite_mode_threshold(void **s) {
@@ -1435,6 +1476,7 @@ int main(void) {
         cmocka_unit_test(test_exact_refused),
         cmocka_unit_test(test_fis_by_position),
         cmocka_unit_test(test_fis_ranges),
+        cmocka_unit_test(test_fis_range_expr_limits),
         cmocka_unit_test(test_fuzzylite_mode_threshold),
         cmocka_unit_test(test_fll_duplicate_terms),
         cmocka_unit_test(test_fis_corpus),

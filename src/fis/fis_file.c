@@ -166,7 +166,10 @@ static int parse_vector(char *s, double **out, int *n) {
 typedef struct mexpr {
     const char *s;
     int err;
+    int depth; /* parentheses open; at most MX_MAX_DEPTH */
 } mexpr;
+
+#define MX_MAX_DEPTH 1000
 
 static double mx_sum(mexpr *e, int in_vector);
 
@@ -179,10 +182,19 @@ static double mx_primary(mexpr *e) {
     mx_blank(e);
     const char *s = e->s;
     if (*s == '(') {
+        if (e->depth >= MX_MAX_DEPTH) {
+            e->err = 1;
+            return 0.0;
+        }
         e->s++;
+        e->depth++;
         double v = mx_sum(e, 0);
+        e->depth--;
         mx_blank(e);
-        if (*e->s != ')') e->err = 1;
+        if (*e->s != ')') {
+            e->err = 1; /* and stay on the character that is not ')' (it may be the end) */
+            return v;
+        }
         e->s++;
         return v;
     }
@@ -259,14 +271,15 @@ static double mx_power(mexpr *e) {
 }
 
 static double mx_unary(mexpr *e) {
+    int neg = 0; /* any number of signs, without recursion */
     mx_blank(e);
-    if (*e->s == '-' || *e->s == '+') {
-        int neg = *e->s == '-';
+    while (*e->s == '-' || *e->s == '+') {
+        neg ^= *e->s == '-';
         e->s++;
-        double v = mx_unary(e);
-        return neg ? -v : v;
+        mx_blank(e);
     }
-    return mx_power(e);
+    double v = mx_power(e);
+    return neg ? -v : v;
 }
 
 static double mx_product(mexpr *e) {
@@ -309,7 +322,7 @@ static double mx_sum(mexpr *e, int in_vector) {
 static int parse_mvector(const char *s, double **out, int *n) {
     while (isspace((unsigned char)*s)) s++;
     if (*s != '[') return -1;
-    mexpr e = {s + 1, 0};
+    mexpr e = {s + 1, 0, 0};
     int cap = 8, cnt = 0;
     double *v = malloc(sizeof(double) * (size_t)cap);
     if (!v) return -2;

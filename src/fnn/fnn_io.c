@@ -344,12 +344,13 @@ int haze_fnn_load(haze_ctx *ctx, const char *path, haze_fnn **out) {
     }
     /* Each input has a name and two numbers after these lines, each class a
      * name, each rule 2 D + L numbers: at least two bytes apiece (a character
-     * and a separator). A regression network's outputs are backed only by
-     * its rules; without rules the format's own limit applies. */
+     * and a separator). A regression network's outputs are backed by its
+     * rows tmean and tscale (version 2) or its rules (version 1); a version
+     * 1 file without rules may still claim no more outputs than it has
+     * pairs of bytes, since the network holds two numbers per output. */
     size_t D, L, R;
-    const size_t most = (size_t)1 << 40;
     if ((st = read_size(&r, "inputs", 1, strlen(r.p) / 2, &D)) ||
-        (st = read_size(&r, "outputs", 1, classifier ? strlen(r.p) / 2 : most, &L)) ||
+        (st = read_size(&r, "outputs", 1, strlen(r.p) / 2, &L)) ||
         (st = read_size(&r, "rules", 0, strlen(r.p) / 2 / (2 * D + L), &R)))
         goto done;
     if ((st = haze_fnn_new(ctx, D, L, &net))) goto done;
