@@ -257,12 +257,20 @@ static void jpeg_on_error(j_common_ptr c) {
 static void jpeg_on_message(j_common_ptr c) {
     (void)c;
 }
-/* Warnings are ignored, except the end of the data: libjpeg would go on
- * with made-up grey rows for as many as the header claims. */
+/* Warnings are ignored, except where the pixel data ends early or cannot
+ * be decoded: libjpeg would go on with made-up grey rows for as many as the
+ * header claims (a 453-byte file ending in a marker would fill 40000 x
+ * 40000 pixels). */
 static void jpeg_on_emit(j_common_ptr c, int level) {
-    if (level < 0 && c->err->msg_code == JWRN_JPEG_EOF) {
-        jerr *e = (jerr *)c->err;
+    if (level >= 0) return;
+    const int code = c->err->msg_code;
+    jerr *e = (jerr *)c->err;
+    if (code == JWRN_JPEG_EOF || code == JWRN_HIT_MARKER) {
         snprintf(e->msg, sizeof e->msg, "truncated file (data ends before the last row)");
+        longjmp(e->jb, 1);
+    }
+    if (code == JWRN_HUFF_BAD_CODE || code == JWRN_ARITH_BAD_CODE) {
+        snprintf(e->msg, sizeof e->msg, "corrupt pixel data (a code that no table holds)");
         longjmp(e->jb, 1);
     }
 }
