@@ -265,9 +265,48 @@ static void test_edges(void **state) {
     assert_int_equal(mismatches, 0);
 }
 
+/* The writers' numbers (haze__number_print) are printf's "%.17g" and "%.9g"
+ * bytes: random bit patterns (subnormals included), values of every
+ * magnitude, float values, and the special ones. */
+static void test_print(void **state) {
+    (void)state;
+    static const double special[] = {0.0, -0.0, 1e20, 1e-5, 1e16, 1e17, 0.1, 5e-324, DBL_MAX,
+                                     DBL_MIN, -1.5, 100.0, 123456789012345678.0, INFINITY,
+                                     -INFINITY, NAN, -NAN};
+    char a[40], b[40];
+    size_t bad = 0, n = (size_t)ncases(4000000);
+    for (size_t i = 0; i < n + sizeof special / sizeof *special; i++) {
+        double v;
+        uint64_t r = rnd();
+        if (i >= n)
+            v = special[i - n];
+        else if (i % 4 == 0)
+            memcpy(&v, &r, sizeof v);
+        else if (i % 4 == 1)
+            v = ldexp((double)(r >> 11), (int)(r % 2200) - 1100);
+        else if (i % 4 == 2)
+            v = (double)(r >> 11) * 0x1p-53 * 100.0;
+        else {
+            uint32_t r32 = (uint32_t)r;
+            float f;
+            memcpy(&f, &r32, sizeof f);
+            v = f;
+        }
+        for (int f32 = 0; f32 < 2; f32++) {
+            int na = snprintf(a, sizeof a, f32 ? "%.9g" : "%.17g", v);
+            size_t nb = haze__number_print(b, v, f32);
+            if ((size_t)na != nb || strcmp(a, b) != 0) {
+                if (bad++ < 10) print_error("%a: printf \"%s\", haze \"%s\"\n", v, a, b);
+            }
+        }
+    }
+    assert_int_equal(bad, 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_edges),
+        cmocka_unit_test(test_print),
         cmocka_unit_test(test_printed),
         cmocka_unit_test(test_random_digits),
         cmocka_unit_test(test_halfway),

@@ -1,5 +1,6 @@
 /*
- * src/io/number.h - exact, locale-free decimal numbers for the text readers.
+ * src/io/number.h - exact, locale-free decimal numbers for the text readers
+ * and writers.
  *
  * Every function gives the double that strtod gives in the C locale (the
  * correctly rounded value, round to nearest even), bit for bit; the common
@@ -32,6 +33,14 @@ const char *haze__number_fast(const char *s, const char *end, double *out);
  * empty field is not a number.
  */
 int haze__number_field(const char *s, size_t n, double *out);
+
+/*
+ * v as printf's "%.17g" gives it in the C locale ("%.9g" where f32: the value
+ * of a float), into buf (32 bytes at least), NUL-terminated; returns the
+ * length. Without {fmt} in the build this is snprintf, and the caller holds
+ * the C numeric locale (haze__numeric_begin).
+ */
+size_t haze__number_print(char *buf, double v, int f32);
 
 #ifdef __cplusplus
 }

@@ -91,7 +91,7 @@ static void rows_format(text_buf *b, const void *data, int f32, size_t r0, size_
             if (j) b->s[b->n++] = ',';
             double v = f32 ? (double)((const float *)data)[i * cols + j]
                            : ((const double *)data)[i * cols + j];
-            b->n += (size_t)snprintf(b->s + b->n, 32, f32 ? "%.9g" : "%.17g", v);
+            b->n += haze__number_print(b->s + b->n, v, f32);
         }
         b->s[b->n++] = '\n';
     }
