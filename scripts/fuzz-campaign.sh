@@ -11,8 +11,9 @@
 # failing inputs are left in WORK_DIR/<target>/ as crash-*, leak-*,
 # timeout-*, oom-*. Environment: RUNS, PROCS, and RUNS_<target>,
 # PROCS_<target> for one target (e.g. PROCS_image=12); TARGETS ("fis prec
-# ..."), MAX_LEN (4096), TIME_LIMIT (seconds a process may run at most; 0:
-# none).
+# ..."), MAX_LEN (4096), TIMEOUT (seconds one input may take, default 10:
+# raise it on a machine busy with other work), TIME_LIMIT (seconds a process
+# may run at most; 0: none).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 fz=$(cd "${1:-build-fuzz/fuzz}" && pwd)
@@ -41,7 +42,7 @@ for t in $targets; do
     stamp=$(date +%s)
     for p in $(seq 1 "$np"); do
         # each process runs its share; all read and grow the one corpus
-        (cd "$d" && TMPDIR=$tmp exec "$bin" corpus -runs="$per" -max_len="$maxlen" -timeout=10 \
+        (cd "$d" && TMPDIR=$tmp exec "$bin" corpus -runs="$per" -max_len="$maxlen" -timeout="${TIMEOUT:-10}" \
             -rss_limit_mb=4096 -print_final_stats=1 -reload=30 -seed="$stamp$p" \
             "${extra[@]}" >"$d/log.$stamp.$p" 2>&1) &
     done
