@@ -4,6 +4,8 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -12,6 +14,78 @@
 #include "cli.h"
 #include "plot.h"
 #include "progress.h"
+
+/* Reading the frames on several threads: each takes the next frame not yet
+ * taken. A context may be shared by threads, and each thread has its own
+ * last error, so a failure's message is copied here by the thread that
+ * met it; the first failing frame (in input order) is the one reported. */
+typedef struct {
+    haze_ctx *ctx;
+    char **names;
+    haze_image **imgs;
+    int n;
+    atomic_int next, done, failed;
+    int *status;
+    char (*msg)[512];
+} frame_reader;
+
+/* A reading thread's loop; `pr` (the calling thread's) shows the frames
+ * read so far before each frame it takes. */
+static void read_frames_loop(frame_reader *r, cli_progress *pr) {
+    for (;;) {
+        if (pr) {
+            int done = atomic_load(&r->done);
+            cli_progress_update(pr, 0.5 * done / r->n, "reading frame %d/%d",
+                                done < r->n ? done + 1 : r->n, r->n);
+        }
+        int i = atomic_fetch_add(&r->next, 1);
+        if (i >= r->n || atomic_load(&r->failed)) break;
+        r->status[i] = haze_image_load(r->ctx, r->names[i], &r->imgs[i]);
+        if (r->status[i]) {
+            snprintf(r->msg[i], sizeof r->msg[i], "%s", haze_ctx_errmsg(r->ctx));
+            atomic_store(&r->failed, 1);
+        }
+        atomic_fetch_add(&r->done, 1);
+    }
+}
+
+static void *read_frames(void *arg) {
+    read_frames_loop(arg, NULL);
+    return NULL;
+}
+
+/* Reads the n frames on up to `threads` threads (this one included); the
+ * progress line shows the frames read. Returns 0, or the first failing
+ * frame's status with its message printed. */
+static int read_all(haze_ctx *ctx, char **names, int n, int threads, haze_image **imgs,
+                    cli_progress *pr) {
+    frame_reader r = {.ctx = ctx, .names = names, .imgs = imgs, .n = n};
+    r.status = calloc((size_t)n, sizeof *r.status);
+    r.msg = calloc((size_t)n, sizeof *r.msg);
+    if (!r.status || !r.msg) {
+        free(r.status), free(r.msg);
+        cli_errorf("out of memory");
+        return HAZE_ERR_NOMEM;
+    }
+    if (threads > n) threads = n;
+    pthread_t *tid = calloc((size_t)(threads > 1 ? threads - 1 : 1), sizeof *tid);
+    int started = 0;
+    for (int t = 1; tid && t < threads; t++, started++)
+        if (pthread_create(&tid[t - 1], NULL, read_frames, &r) != 0) break;
+    /* this thread reads too, and shows the progress */
+    read_frames_loop(&r, pr);
+    for (int t = 0; t < started; t++) pthread_join(tid[t], NULL);
+    free(tid);
+    int st = HAZE_OK;
+    for (int i = 0; i < n && !st; i++)
+        if (r.status[i]) {
+            st = r.status[i];
+            cli_progress_clear(pr);
+            cli_errorf("%s", r.msg[i][0] ? r.msg[i] : haze_status_message(st));
+        }
+    free(r.status), free(r.msg);
+    return st;
+}
 
 static void help(FILE *fp) {
     fprintf(fp, "usage: haze edge IN.png [IN2 ...] -o OUT [--rules MODEL.fis] [--kernel K]\n"
@@ -25,9 +99,9 @@ static void help(FILE *fp) {
                 "frames), or when OUT ends in '/' or is a folder, OUT is a folder (created\n"
                 "if it ends in '/' and does not exist) and each result is\n"
                 "OUT/<input name>.png (or the --format given); two inputs with the same name\n"
-                "are refused. All inputs are read before anything is written, and the\n"
-                "outputs land together or none does. Results go to the files; the names\n"
-                "written go to stderr (not with --quiet).\n\n"
+                "are refused. All inputs are read (on the --threads threads) before\n"
+                "anything is written, and the outputs land together or none does. Results\n"
+                "go to the files; the names written go to stderr (not with --quiet).\n\n"
                 "Options:\n"
                 "  -o, --output OUT     output file, or folder (OUT/) for the results\n"
                 "  --rules MODEL.fis    a Mamdani model with 8 inputs (differences to the\n"
@@ -202,10 +276,12 @@ int cmd_edge(int argc, char **argv, const cli_global *g) {
     if (!st && !rules) st = haze_edge_new(ctx, &fp, &fire);
     cli_progress pr;
     cli_progress_begin(&pr, g, "edge");
-    /* reading counts as the first half of the job, the detection the second */
-    for (int i = 0; i < nin && !st; i++) {
-        cli_progress_update(&pr, 0.5 * i / nin, "reading frame %d/%d", i + 1, nin);
-        st = haze_image_load(ctx, argv[optind + i], &imgs[i]);
+    /* reading counts as the first half of the job, the detection the second;
+     * the frames are read on the context's threads */
+    int read_failed = 0;
+    if (!st) {
+        st = read_all(ctx, argv + optind, nin, haze_ctx_threads(ctx), imgs, &pr);
+        read_failed = st != 0;
     }
     for (int i = 0; i < nin && !st; i++) {
         cli_progress_update(&pr, 0.5 + 0.5 * i / nin, "frame %d/%d", i + 1, nin);
@@ -234,7 +310,7 @@ int cmd_edge(int argc, char **argv, const cli_global *g) {
     haze_outgroup_abort(ctx);
     if (st && made_dir) rmdir(output); /* only if still empty */
     free(paths);
-    if (!rc) rc = st ? cli_fail(ctx, st) : CLI_OK;
+    if (!rc) rc = !st ? CLI_OK : read_failed ? cli_exit_code(st) : cli_fail(ctx, st);
     if (imgs)
         for (int i = 0; i < nin; i++) haze_image_free(imgs[i]);
     free(imgs);

@@ -1210,10 +1210,12 @@ static void test_fis_ranges(void **s) {
 static void test_fis_range_expr_limits(void **s) {
     (void)s;
     haze_ctx *ctx = cpu_ctx();
-    const char *head = "[System]\nType='sugeno'\nDefuzzMethod='wtaver'\nNumInputs=1\nNumOutputs=1\n[Input1]\nRange=[0 ";
+    const char *head = "[System]\nType='sugeno'\nDefuzzMethod='wtaver'\nNumInputs=1\nNumOutputs="
+                       "1\n[Input1]\nRange=[0 ";
     const char *tail = "]\nNumMFs=1\nMF1='a':'trimf',[0 1 2]\n[Output1]\nRange=[0 1]\nNumMFs=1\n"
                        "MF1='c':'constant',[3]\n[Rules]\n1, 1 (1) : 1\n";
-    const size_t cases[][3] = {{1, 0, 0}, {5000, 5000, 0}, {0, 0, 200000}, {900, 900, 0}, {0, 0, 1000}};
+    const size_t cases[][3] = {
+        {1, 0, 0}, {5000, 5000, 0}, {0, 0, 200000}, {900, 900, 0}, {0, 0, 1000}};
     for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
         size_t open = cases[k][0], close = cases[k][1], signs = cases[k][2];
         size_t len = strlen(head) + open + close + signs * 2 + 8 + strlen(tail);

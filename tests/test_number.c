@@ -270,9 +270,23 @@ static void test_edges(void **state) {
  * magnitude, float values, and the special ones. */
 static void test_print(void **state) {
     (void)state;
-    static const double special[] = {0.0, -0.0, 1e20, 1e-5, 1e16, 1e17, 0.1, 5e-324, DBL_MAX,
-                                     DBL_MIN, -1.5, 100.0, 123456789012345678.0, INFINITY,
-                                     -INFINITY, NAN, -NAN};
+    static const double special[] = {0.0,
+                                     -0.0,
+                                     1e20,
+                                     1e-5,
+                                     1e16,
+                                     1e17,
+                                     0.1,
+                                     5e-324,
+                                     DBL_MAX,
+                                     DBL_MIN,
+                                     -1.5,
+                                     100.0,
+                                     123456789012345678.0,
+                                     INFINITY,
+                                     -INFINITY,
+                                     NAN,
+                                     -NAN};
     char a[40], b[40];
     size_t bad = 0, n = (size_t)ncases(4000000);
     for (size_t i = 0; i < n + sizeof special / sizeof *special; i++) {
@@ -305,10 +319,8 @@ static void test_print(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_edges),
-        cmocka_unit_test(test_print),
-        cmocka_unit_test(test_printed),
-        cmocka_unit_test(test_random_digits),
+        cmocka_unit_test(test_edges),   cmocka_unit_test(test_print),
+        cmocka_unit_test(test_printed), cmocka_unit_test(test_random_digits),
         cmocka_unit_test(test_halfway),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -25,8 +25,8 @@
 
 extern "C" size_t haze__number_print(char *buf, double v, int f32) {
 #ifdef HAZE_HAVE_FMT
-    fmt::format_to_n_result<char *> r = f32 ? fmt::format_to_n(buf, 31, "{:.9g}", v)
-                                            : fmt::format_to_n(buf, 31, "{:.17g}", v);
+    fmt::format_to_n_result<char *> r =
+        f32 ? fmt::format_to_n(buf, 31, "{:.9g}", v) : fmt::format_to_n(buf, 31, "{:.17g}", v);
     buf[r.size] = '\0';
     return r.size;
 #else

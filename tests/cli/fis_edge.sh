@@ -87,6 +87,19 @@ absent "$tmp/never.png" "truncated image"
 mkdir "$tmp/frames2"
 check 2 "one bad frame writes nothing" "$haze" edge "$img" "$tmp/trunc.pgm" -o "$tmp/frames2"
 absent "$tmp/frames2/camera.png" "one bad frame"
+# frames are read on several threads; the first bad frame in input order is
+# the one named, whichever thread met its error first
+for i in 1 2 3 4 5; do
+    check 2 "first bad frame of a batch" "$haze" edge --threads 4 "$img" "$tmp/trunc.pgm" "$data/edge/coins.ppm" \
+        "$tmp/missing.png" "$data/edge/hubble.jpg" -o "$tmp/frames2"
+    grep_err "trunc.pgm" "the first bad frame is named"
+    grep -q "missing.png" "$err" && fail "a later bad frame was named"
+done
+absent "$tmp/frames2/coins.png" "a batch with bad frames"
+# the batch's results are those of one frame at a time
+mkdir "$tmp/frames3"
+check 0 "edge batch on one thread" "$haze" edge --threads 1 "$img" "$data/edge/coins.ppm" "$data/edge/hubble.jpg" -o "$tmp/frames3"
+for f in camera coins hubble; do cmp -s "$tmp/frames/$f.png" "$tmp/frames3/$f.png" || fail "$f: batch differs by threads"; done
 check 2 "edge rules with the wrong model" "$haze" edge "$img" -o "$tmp/never.png" --rules "$tip"
 absent "$tmp/never.png" "wrong model"
 rm -rf "$tmp"
