@@ -19,8 +19,7 @@ import pytest
 import haze
 from haze.cluster import FCM, DegenerateClusteringWarning, cmeans, cmeans_predict
 
-CLI = os.environ.get("HAZE_CLI")
-needs_cli = pytest.mark.skipif(not CLI, reason="HAZE_CLI (the haze binary) is not set")
+from conftest import CLI, needs_cli
 
 
 def load(data_dir, name):

@@ -12,8 +12,7 @@ from haze import _ext
 from haze.edge import EdgeDetector, edges, load_image, plot_side_by_side, save_image, to_gray
 from haze.fis import FIS
 
-CLI = os.environ.get("HAZE_CLI")
-needs_cli = pytest.mark.skipif(not CLI, reason="HAZE_CLI (the haze binary) not set")
+from conftest import CLI, needs_cli
 
 
 @pytest.fixture(scope="module")

@@ -13,8 +13,7 @@ import haze
 from haze import _ext
 from haze.fis import FIS, Term
 
-CLI = os.environ.get("HAZE_CLI")
-needs_cli = pytest.mark.skipif(not CLI, reason="HAZE_CLI (the haze binary) not set")
+from conftest import CLI, needs_cli
 
 
 @pytest.fixture(scope="module")

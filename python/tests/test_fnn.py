@@ -16,15 +16,16 @@ import haze
 from haze import _ext
 from haze.fnn import SONFINClassifier, SONFINRegressor
 
+from conftest import CLI
+
 # the spelling of labels the tests use: blanks, a comma, a quote
 LABELS = np.array(["iris setosa", "versicolor, maybe", 'virginica "v"'])
 
 
 def _cli():
-    path = os.environ.get("HAZE_CLI")
-    if not path or not os.path.exists(path):
-        pytest.skip("HAZE_CLI (the haze binary) is not set")
-    return path
+    if CLI is None:
+        pytest.skip("the haze command line is not built")
+    return CLI
 
 
 def _blobs(n=90, d=4, k=3, seed=0):

@@ -5,7 +5,6 @@ precisions, arrays against scalars, errors and plots."""
 import io
 import math
 import os
-import shutil
 import subprocess
 import warnings
 from decimal import Decimal
@@ -18,21 +17,7 @@ import haze
 from haze.fuzzy import (FuzzyArray, FuzzyNumber, FuzzyOverflowWarning, axpy, crisp, fuzzy_options,
                         gauss, interval, parse_number, trap, tri)
 
-from conftest import ROOT
-
-
-def _cli_path():
-    p = os.environ.get("HAZE_CLI")
-    if p and os.path.exists(p):
-        return p
-    for cand in (os.path.join(ROOT, "build", "haze"), shutil.which("haze")):
-        if cand and os.path.exists(cand):
-            return cand
-    return None
-
-
-CLI = _cli_path()
-needs_cli = pytest.mark.skipif(CLI is None, reason="the haze command line is not built")
+from conftest import CLI, ROOT, needs_cli
 
 
 def cli_csv(expr, encoding="lu", precision="double", cuts=4, extra=()):

@@ -7,7 +7,6 @@ import io
 import json
 import os
 import re
-import shutil
 import subprocess
 from fractions import Fraction
 
@@ -17,21 +16,7 @@ import pytest
 import haze
 from haze.prec import PrecGoal, PrecResult, PrecScript, analyse
 
-from conftest import ROOT
-
-
-def _cli_path():
-    p = os.environ.get("HAZE_CLI")
-    if p and os.path.exists(p):
-        return p
-    for cand in (os.path.join(ROOT, "build", "haze"), shutil.which("haze")):
-        if cand and os.path.exists(cand):
-            return cand
-    return None
-
-
-CLI = _cli_path()
-needs_cli = pytest.mark.skipif(CLI is None, reason="the haze command line is not built")
+from conftest import CLI, ROOT, needs_cli
 
 DATA = os.environ.get("HAZE_TEST_DATA", os.path.join(ROOT, "tests", "data"))
 SCRIPTS = sorted(glob.glob(os.path.join(ROOT, "examples", "prec", "*.g"))
