@@ -248,6 +248,19 @@ static double mx_primary(mexpr *e) {
     return 0.0;
 }
 
+/* Any number of signs (and blanks) in a loop, without recursion: 1 if they
+ * negate. */
+static int mx_signs(mexpr *e) {
+    int neg = 0;
+    mx_blank(e);
+    while (*e->s == '-' || *e->s == '+') {
+        neg ^= *e->s == '-';
+        e->s++;
+        mx_blank(e);
+    }
+    return neg;
+}
+
 static double mx_power(mexpr *e) {
     double v = mx_primary(e);
     for (;;) {
@@ -258,26 +271,14 @@ static double mx_power(mexpr *e) {
             return v;
         }
         e->s++;
-        mx_blank(e);
-        int neg = 0;
-        while (*e->s == '-' || *e->s == '+') {
-            neg ^= *e->s == '-';
-            e->s++;
-            mx_blank(e);
-        }
+        int neg = mx_signs(e);
         double r = mx_primary(e);
         v = pow(v, neg ? -r : r);
     }
 }
 
 static double mx_unary(mexpr *e) {
-    int neg = 0; /* any number of signs, without recursion */
-    mx_blank(e);
-    while (*e->s == '-' || *e->s == '+') {
-        neg ^= *e->s == '-';
-        e->s++;
-        mx_blank(e);
-    }
+    int neg = mx_signs(e);
     double v = mx_power(e);
     return neg ? -v : v;
 }

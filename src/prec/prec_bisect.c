@@ -50,13 +50,7 @@ prec_boxrec *haze__prec_boxrec_new(const haze_prec_script *s) {
     b->lo = haze__mp_malloc(n * (size_t)ng * sizeof *b->lo);
     b->hi = haze__mp_malloc(n * (size_t)ng * sizeof *b->hi);
     if (!b->split || !b->off || !b->sub_lo || !b->sub_hi || !b->lo || !b->hi) {
-        haze__mp_free(b->split);
-        haze__mp_free(b->off);
-        haze__mp_free(b->sub_lo);
-        haze__mp_free(b->sub_hi);
-        haze__mp_free(b->lo);
-        haze__mp_free(b->hi);
-        haze__mp_free(b);
+        haze__prec_boxrec_free(b);
         return NULL;
     }
     subs = 0;

@@ -64,7 +64,7 @@ int haze__prec_enclose_gpu(haze_ctx *ctx, const haze_prec_script *s, haze_prec_e
 /* The records of the boxes of s's bisection grid (haze_prec_result_box),
  * each enclosure empty and each input's sub-ranges not yet set; n_box 0
  * when the grid times the goals is more than HAZE_PREC_MAX_BOX_RECORDS.
- * NULL when out of memory. Freed by haze__prec_boxrec_free (prec_report.h). */
+ * NULL when out of memory. Freed by haze__prec_boxrec_free (prec_result.h). */
 prec_boxrec *haze__prec_boxrec_new(const haze_prec_script *s);
 
 /* Bisection (the script's grid, or an automatic one for refinement) and

@@ -11,20 +11,6 @@
 
 #include "prec/prec_report.h"
 
-/* The result's blocks come from haze__mp_*: an unwinding out of MPFR in the
- * middle of the report frees them; once the guard is left they are plain
- * malloc blocks that haze_prec_result_free can free at any depth. */
-void haze__prec_boxrec_free(prec_boxrec *b) {
-    if (!b) return;
-    haze__mp_free(b->split);
-    haze__mp_free(b->off);
-    haze__mp_free(b->sub_lo);
-    haze__mp_free(b->sub_hi);
-    haze__mp_free(b->lo);
-    haze__mp_free(b->hi);
-    haze__mp_free(b);
-}
-
 void haze__prec_result_free(haze_prec_result *r) {
     if (!r) return;
     haze__prec_boxrec_free(r->rec);

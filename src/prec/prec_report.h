@@ -13,7 +13,6 @@
  * them; *out NULL on failure. Runs under the caller's haze__mp_run guard. */
 int haze__prec_report(haze_ctx *ctx, const haze_prec_script *s, const pint *acc, long boxes,
                       prec_boxrec *rec, haze_prec_result **out);
-void haze__prec_boxrec_free(prec_boxrec *b);
 void haze__prec_result_free(haze_prec_result *r);
 
 #endif

@@ -21,6 +21,20 @@ double haze_prec_result_seconds(const haze_prec_result *r) {
     return r ? r->seconds : 0.0;
 }
 
+/* The result's blocks come from haze__mp_*: an unwinding out of MPFR in the
+ * middle of the report frees them; once the guard is left they are plain
+ * malloc blocks that haze_prec_result_free can free at any depth. */
+void haze__prec_boxrec_free(prec_boxrec *b) {
+    if (!b) return;
+    haze__mp_free(b->split);
+    haze__mp_free(b->off);
+    haze__mp_free(b->sub_lo);
+    haze__mp_free(b->sub_hi);
+    haze__mp_free(b->lo);
+    haze__mp_free(b->hi);
+    haze__mp_free(b);
+}
+
 int haze_prec_result_all_proved(const haze_prec_result *r) {
     return r ? r->all_proved : 0;
 }

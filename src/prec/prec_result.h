@@ -10,7 +10,7 @@
 #include "haze/prec.h"
 
 /* The enclosure of each box of the bisection grid (haze_prec_result_box).
- * Every block comes from haze__mp_* (prec_report.c). */
+ * Every block comes from haze__mp_* (prec_report.c, prec_bisect.c). */
 typedef struct prec_boxrec {
     size_t n_box; /* the product of the bisection counts; 0: not kept */
     int nv, ng;
@@ -19,6 +19,9 @@ typedef struct prec_boxrec {
     double *sub_lo, *sub_hi; /* each input's sub-ranges, rounded outward */
     double *lo, *hi;         /* n_box x ng: box b, goal g at b * ng + g */
 } prec_boxrec;
+
+/* Frees b and its blocks (NULL: nothing). */
+void haze__prec_boxrec_free(prec_boxrec *b);
 
 struct haze_prec_result {
     size_t n_goals;

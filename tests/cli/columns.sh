@@ -7,12 +7,8 @@
 set -u
 haze=$1
 tip=$2/fis/tipper.fis # inputs service, food
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-out=$tmp/out
-err=$tmp/err
 . "$(dirname "$0")/lib.sh"
+scratch
 H="$haze --backend cpu"
 same() { # same FILE1 FILE2 DESCRIPTION
     if cmp -s "$1" "$2"; then echo "ok: $3"; else

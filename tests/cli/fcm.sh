@@ -4,12 +4,8 @@
 set -u
 haze=$1
 iris=$2/iris.csv
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-out=$tmp/out
-err=$tmp/err
 . "$(dirname "$0")/lib.sh"
+scratch
 H="$haze --backend cpu"
 check 0 "fcm --help" $H fcm --help
 grep -q "usage: haze fcm" "$tmp/out" || fail "help text"

@@ -1,6 +1,14 @@
 # tests/cli/lib.sh - helpers shared by the CLI test scripts, which source it
-# with `. "$(dirname "$0")/lib.sh"` after setting fails=0 and $out and $err
-# (the files that receive the last command's stdout and stderr).
+# with `. "$(dirname "$0")/lib.sh"` and then call `scratch`, or set fails=0
+# and $out and $err (the files that receive the last command's stdout and
+# stderr) themselves.
+scratch() { # scratch: fails=0, a folder $tmp removed at exit, $out and $err in it
+    fails=0
+    tmp=$(mktemp -d)
+    trap 'rm -rf "$tmp"' EXIT
+    out=$tmp/out
+    err=$tmp/err
+}
 fail() { # fail DESCRIPTION: counts a failed check
     echo "FAIL: $1"; fails=$((fails + 1))
 }

@@ -9,12 +9,8 @@ set -u
 haze=$1
 probe=$2
 data=$3
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-out=$tmp/out
-err=$tmp/err
 . "$(dirname "$0")/lib.sh"
+scratch
 H="$haze --backend cpu"
 # sanitized builds: cairo's font caches live until exit (tests/lsan.supp)
 export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$(cd "$(dirname "$0")/.." && pwd)/lsan.supp"

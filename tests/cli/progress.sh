@@ -9,12 +9,8 @@
 set -u
 haze=$1
 data=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-out=$tmp/out
-err=$tmp/err
 . "$(dirname "$0")/lib.sh"
+scratch
 H="$haze --backend cpu"
 
 # the jobs, each writing its results to $tmp/r.* (stdout to $tmp/r.out)

@@ -6,10 +6,8 @@
 # needs none. Nothing to check where the OpenMP runtime is not libgomp.
 set -u
 haze=$1
-fails=0
-out=/tmp/haze-cli-out.$$
-err=/tmp/haze-cli-err.$$
 . "$(dirname "$0")/lib.sh"
+scratch
 spin() { # the last GOMP_SPINCOUNT libgomp showed
     sed -n "s/.*GOMP_SPINCOUNT = '\([0-9]*\)'.*/\1/p" "$err" | tail -n 1
 }
@@ -17,7 +15,6 @@ check 0 "two threads" env -u OMP_WAIT_POLICY -u GOMP_SPINCOUNT OMP_DISPLAY_ENV=v
     "$haze" --threads 2 --version
 if [ -z "$(spin)" ]; then
     echo "skip: the OpenMP runtime is not libgomp"
-    rm -f "$out" "$err"
     exit 0
 fi
 [ "$(spin)" = 0 ] || fail "two threads: passive waiting (GOMP_SPINCOUNT $(spin))"
@@ -38,7 +35,6 @@ check 0 "fcm, 1 thread" "$haze" --backend cpu --threads 1 fcm "$(dirname "$0")/.
 sed 's/"seconds": [0-9.e+-]*//' "$out" > "$out.a"
 sed 's/"seconds": [0-9.e+-]*//' "$out.2" > "$out.b"
 cmp -s "$out.a" "$out.b" || fail "fcm: 1 and 2 threads differ"
-rm -f "$out" "$err" "$out.2" "$out.a" "$out.b"
 [ "$fails" = 0 ] && echo "all CLI checks passed" && exit 0
 echo "$fails CLI checks failed"
 exit 1
