@@ -419,7 +419,7 @@ static void test_staged_batch(void **state) {
     haze__rng_seed(&r, 5);
     for (size_t i = 0; i < 2 * n; i++)
         in[i] = 12.0 * haze__rng_uniform(&r) - 1.0; /* some clamped */
-    haze_fis_stats sa, sc;
+    haze_fis_stats sa = haze_fis_stats_init(), sc = haze_fis_stats_init();
     assert_int_equal(haze_fis_eval(gpu, f, in, n, a, &sa), HAZE_OK);
     double *din = NULL, *dout = NULL;
     assert_int_equal(cudaMalloc((void **)&din, sizeof(double) * 2 * n), cudaSuccess);

@@ -337,7 +337,7 @@ void haze__dev_free_held(haze__dev_acct *acct, int device, void *p, size_t bytes
 #endif
 
 void haze__copy_par(const haze_ctx *ctx, void *dst, const void *src, size_t n) {
-    const size_t part = (size_t)4 << 20; /* bytes a thread copies at least */
+    const size_t part = (size_t)1 << 20; /* bytes a thread copies at least */
     const int nt = haze__threads_for(ctx, (double)n, (double)part);
     if (nt <= 1) {
         memcpy(dst, src, n);
