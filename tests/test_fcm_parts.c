@@ -384,6 +384,49 @@ static void test_parts_need_hook(void **state) {
     haze_ctx_free(ctx);
 }
 
+/* A .npy file's row range, the reader the processes of a fit use
+ * (haze_table_options.first_row, max_rows). */
+static void test_parts_npy_rows(void **state) {
+    (void)state;
+    haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
+    char path[256], csv[256];
+    snprintf(path, sizeof path, "%s/rows.npy", haze_test_dir());
+    snprintf(csv, sizeof csv, "%s/rows.csv", haze_test_dir());
+    double v[30];
+    for (int i = 0; i < 30; i++) v[i] = i + 0.25;
+    assert_int_equal(haze_table_write(ctx, path, v, HAZE_PRECISION_F64, 10, 3, NULL), HAZE_OK);
+    assert_int_equal(haze_table_write(ctx, csv, v, HAZE_PRECISION_F64, 10, 3, NULL), HAZE_OK);
+    haze_table_options o = haze_table_options_default();
+    haze_table *t = NULL;
+    o.first_row = 3, o.max_rows = 4;
+    assert_int_equal(haze_table_read(ctx, path, &o, &t), HAZE_OK);
+    assert_int_equal(haze_table_row_count(t), 4);
+    assert_int_equal(haze_table_file_row_count(t), 10);
+    assert_memory_equal(haze_table_data(t), v + 9, 12 * sizeof(double));
+    haze_table_free(t);
+    o.first_row = 8, o.max_rows = 0; /* to the end */
+    assert_int_equal(haze_table_read(ctx, path, &o, &t), HAZE_OK);
+    assert_int_equal(haze_table_row_count(t), 2);
+    assert_memory_equal(haze_table_data(t), v + 24, 6 * sizeof(double));
+    haze_table_free(t);
+    o.first_row = 9, o.max_rows = 5; /* more than there is: what there is */
+    o.keep_float32 = 1;
+    assert_int_equal(haze_table_read(ctx, path, &o, &t), HAZE_OK);
+    assert_int_equal(haze_table_row_count(t), 1);
+    haze_table_free(t);
+    o.first_row = 10;
+    assert_int_equal(haze_table_read(ctx, path, &o, &t), HAZE_ERR_INVALID);
+    assert_null(t);
+    o.first_row = 1;
+    assert_int_equal(haze_table_read(ctx, csv, &o, &t), HAZE_ERR_UNSUPPORTED);
+    assert_non_null(strstr(haze_ctx_errmsg(ctx), ".npy files only"));
+    o.first_row = 0, o.max_rows = 0; /* the whole file */
+    assert_int_equal(haze_table_read(ctx, path, &o, &t), HAZE_OK);
+    assert_int_equal(haze_table_file_row_count(t), 10);
+    haze_table_free(t);
+    haze_ctx_free(ctx);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parts_tiling),
@@ -392,6 +435,7 @@ int main(void) {
         cmocka_unit_test(test_parts_fail_together),
         cmocka_unit_test(test_parts_progress_stop),
         cmocka_unit_test(test_parts_need_hook),
+        cmocka_unit_test(test_parts_npy_rows),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return cmocka_run_group_tests(tests, haze_test_dir_setup, haze_test_dir_teardown);
 }
