@@ -110,6 +110,47 @@ int main(int argc, char **argv) {
         return 0;
     }
 #endif
+#ifdef HAZE_HAVE_CUDA
+    if (argc > 1 && strcmp(argv[1], "--exchange") == 0 && have_gpu) {
+        /* the cluster and register kernels' two exchanges side by side, each
+         * timed three times, alternately (the same bits; fnn_cuda_cluster.cu) */
+        printf("\nOne online step with the exchange between the cluster's blocks by st.async on\n"
+               "transaction barriers (the library's) and by the cluster's barrier (synccheck's\n"
+               "form), microseconds, best of 3 runs of 2000 steps each, alternately.\n");
+        printf("%6s %6s | %9s %9s %9s | %s\n", "dim", "rules", "st.async", "barrier",
+               "saved", "path");
+        const int sd[] = {32, 512, 1024}, sr[] = {32, 128, 256, 512, 1024};
+        for (size_t a = 0; a < sizeof sd / sizeof *sd; a++)
+            for (size_t b = 0; b < sizeof sr / sizeof *sr; b++) {
+                const int D = sd[a], R = sr[b];
+                double best[2] = {INFINITY, INFINITY};
+                for (int rep = 0; rep < 3; rep++)
+                    for (int f = 0; f < 2; f++) {
+                        double us = NAN;
+                        haze_dev_fnn_set_exchange(gpu, f ? HAZE_DEV_FNN_XCHG_BARRIER
+                                                         : HAZE_DEV_FNN_XCHG_ASYNC);
+                        if (haze_dev_fnn_cluster_step_time(gpu, (size_t)D, (size_t)R, 1, 0, 2000,
+                                                           &us) == HAZE_OK &&
+                            us < best[f])
+                            best[f] = us;
+                    }
+                haze_dev_fnn_set_exchange(gpu, HAZE_DEV_FNN_XCHG_AUTO);
+                int rC = 0, rW = 0, rG = 0, uc = haze_dev_fnn_uses_cluster(gpu, (size_t)D, 1,
+                                                                         (size_t)R);
+                char path[48];
+                if (haze_dev_fnn_register_config(gpu, (size_t)D, 1, (size_t)R, &rC, &rW, &rG))
+                    snprintf(path, sizeof path, "registers %dx%d", rC, rW);
+                else
+                    snprintf(path, sizeof path, "cluster%s", uc ? "" : " (training launches)");
+                printf("%6d %6d | %9.2f %9.2f %8.0f%% | %s\n", D, R, best[0], best[1],
+                       100.0 * (best[1] - best[0]) / best[1], path);
+                fflush(stdout);
+            }
+        haze_ctx_free(gpu);
+        haze_ctx_free(cpu);
+        return 0;
+    }
+#endif
     /* The thesis's reference values (microseconds, 'our' column) where given. */
     struct {
         int D, R;

@@ -97,23 +97,27 @@ def bus_floor(nbytes):
 
 
 def run(cmd):
-    """Wall time, peak resident set (MB) and stdout of one process."""
+    """Wall time and stdout of one process."""
     t = time.perf_counter()
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    out, err = p.communicate()
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     wall = time.perf_counter() - t
-    # communicate() reaped the child; its rusage is in RUSAGE_CHILDREN only as a
-    # maximum over all children, so peak memory comes from a second, waited run
     if p.returncode != 0:
-        sys.exit("failed (%d): %s\n%s" % (p.returncode, " ".join(cmd), err))
-    return wall, out
+        sys.exit("failed (%d): %s\n%s" % (p.returncode, " ".join(cmd), p.stderr))
+    return wall, p.stdout
+
+
+# The peak resident set of a command, from a small process that starts it:
+# a child forked from this one (which holds the data) would report this
+# process's size as its own peak.
+WRAP = ("import os, sys\npid = os.fork()\nif pid == 0:\n    os.execvp(sys.argv[1], sys.argv[1:])\n"
+        "_, st, ru = os.wait4(pid, 0)\nprint(ru.ru_maxrss)\n"
+        "sys.exit(os.waitstatus_to_exitcode(st))\n")
 
 
 def peak_mb(cmd):
-    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    _, status, ru = os.wait4(p.pid, 0)
-    p.returncode = os.waitstatus_to_exitcode(status)
-    return ru.ru_maxrss / 1024.0
+    p = subprocess.run([sys.executable, "-c", WRAP] + cmd, stdout=subprocess.PIPE,
+                       stderr=subprocess.DEVNULL, text=True)
+    return int(p.stdout.strip().splitlines()[-1]) / 1024.0
 
 
 def best_of(cmd, reps):

@@ -66,6 +66,20 @@ int haze_dev_fnn_set_cluster_threads(haze_ctx *ctx, int threads) {
     return HAZE_OK;
 }
 
+int haze_dev_fnn_set_exchange(haze_ctx *ctx, int how) {
+    haze__fnn_state *S = NULL;
+    int s = state(ctx, &S);
+    if (s) return s;
+    if (how != HAZE_DEV_FNN_XCHG_AUTO && how != HAZE_DEV_FNN_XCHG_ASYNC &&
+        how != HAZE_DEV_FNN_XCHG_BARRIER)
+        return haze__error(ctx, HAZE_ERR_INVALID, "fnn: exchange %d", how);
+    static_assert((int)HAZE_DEV_FNN_XCHG_ASYNC == (int)HAZE__FNN_XCHG_ASYNC &&
+                      (int)HAZE_DEV_FNN_XCHG_BARRIER == (int)HAZE__FNN_XCHG_BARRIER,
+                  "the development library's exchange names the library's");
+    S->exchange = how;
+    return HAZE_OK;
+}
+
 const char *haze_dev_fnn_choice(haze_ctx *ctx, size_t D, size_t R, size_t B) {
     haze__fnn_state *S = haze__fnn_state_block(ctx);
     if (!S) return NULL;

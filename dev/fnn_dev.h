@@ -45,6 +45,13 @@ int haze_dev_fnn_set_register_config(haze_ctx *ctx, int C, int NW);
 /* The cluster kernel's block size, 512 or 1024 threads, or 0 for the
  * library's choice by shape. */
 int haze_dev_fnn_set_cluster_threads(haze_ctx *ctx, int threads);
+/* How the blocks of the cluster and register kernels exchange their
+ * partials: AUTO (the library's choice, ASYNC), ASYNC (st.async stores
+ * counted on each receiving block's transaction barrier) or BARRIER (plain
+ * stores, then the cluster's barrier: the form compute-sanitizer's synccheck
+ * can follow). Both give the same bits. */
+enum { HAZE_DEV_FNN_XCHG_AUTO = 0, HAZE_DEV_FNN_XCHG_ASYNC = 1, HAZE_DEV_FNN_XCHG_BARRIER = 2 };
+int haze_dev_fnn_set_exchange(haze_ctx *ctx, int how);
 
 /* Whether online training of R rules on D inputs, L outputs takes the
  * register kernel, and in which configuration (blocks, warps per block,

@@ -10,7 +10,10 @@ nvidia-smi -L >/dev/null 2>&1 || { echo "no GPU: skipped"; exit 77; }
 case $tool in
 memcheck) set -- --leak-check full ;;
 racecheck) set -- --racecheck-report all --num-cuda-barriers 4 ;;
-synccheck) set -- --num-cuda-barriers 4 ;; # the cluster kernels' mbarriers
+synccheck) # the SONFIN cluster kernels in the form synccheck can follow
+    # (the cluster's barrier; test_fnn_cuda.c, HAZE_TEST_FNN_EXCHANGE)
+    export HAZE_TEST_FNN_EXCHANGE=barrier
+    set -- --num-cuda-barriers 4 ;;
 *) set -- ;;
 esac
 HAZE_TEST_QUICK=1 "$cs" --tool "$tool" "$@" --error-exitcode 99 --print-limit 20 "$test"

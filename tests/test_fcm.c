@@ -449,6 +449,25 @@ static void test_bad_input(void **state) {
     assert_int_equal(haze_fcm_fit(ctx, x, HAZE_PRECISION_F64, 3, 2, &o, &r), HAZE_ERR_DOMAIN);
     assert_non_null(strstr(haze_ctx_errmsg(ctx), "row 2 column 2"));
     x[3] = 3;
+    { /* many blocks of rows on several threads: the first bad row is the one named */
+        const size_t nb = 200000, db = 3;
+        float *big = calloc(nb * db, sizeof *big);
+        assert_non_null(big);
+        for (size_t i = 0; i < nb * db; i++) big[i] = (float)(i % 97);
+        big[(nb - 5) * db + 1] = INFINITY;
+        big[123456 * db + 2] = NAN;
+        big[70000 * db] = -INFINITY;
+        haze_ctx *mt = NULL;
+        assert_int_equal(haze_ctx_new(NULL, &mt), HAZE_OK);
+        assert_int_equal(haze_ctx_set_threads(mt, 2), HAZE_OK);
+        for (int rep = 0; rep < 3; rep++) {
+            assert_int_equal(haze_fcm_fit(mt, big, HAZE_PRECISION_F32, nb, db, &o, &r),
+                             HAZE_ERR_DOMAIN);
+            assert_non_null(strstr(haze_ctx_errmsg(mt), "row 70001 column 1"));
+        }
+        haze_ctx_free(mt);
+        free(big);
+    }
     double u0[] = {1, 0, -1, 2, 0.5, 0.5};
     o.init = HAZE_FCM_INIT_MEMBERSHIPS;
     o.init_data = u0;

@@ -58,6 +58,16 @@ static int g_online = HAZE_DEV_FNN_ONLINE_AUTO;
 static int g_reg_C = 0, g_reg_NW = 0;
 static int g_threads = 0;
 
+/* The online kernels' exchange: HAZE_TEST_FNN_EXCHANGE=barrier forces the
+ * cluster barrier in every case (compute-sanitizer's synccheck cannot follow
+ * the transaction barriers of the default form; scripts/gpu-check.sh). */
+static int exchange(void) {
+    const char *e = getenv("HAZE_TEST_FNN_EXCHANGE");
+    if (e && strcmp(e, "barrier") == 0) return HAZE_DEV_FNN_XCHG_BARRIER;
+    if (e && strcmp(e, "async") == 0) return HAZE_DEV_FNN_XCHG_ASYNC;
+    return HAZE_DEV_FNN_XCHG_AUTO;
+}
+
 static haze_ctx *gpu_ctx(int mapping) {
     haze_ctx_options o = haze_ctx_options_default();
     o.backend = HAZE_BACKEND_CUDA;
@@ -68,6 +78,7 @@ static haze_ctx *gpu_ctx(int mapping) {
     assert_int_equal(haze_dev_fnn_set_online(ctx, g_online), HAZE_OK);
     assert_int_equal(haze_dev_fnn_set_register_config(ctx, g_reg_C, g_reg_NW), HAZE_OK);
     assert_int_equal(haze_dev_fnn_set_cluster_threads(ctx, g_threads), HAZE_OK);
+    assert_int_equal(haze_dev_fnn_set_exchange(ctx, exchange()), HAZE_OK);
     return ctx;
 }
 
@@ -234,6 +245,63 @@ static void test_cluster_threads(void **state) {
     }
 }
 
+/* The two exchanges of the cluster and register kernels (st.async on
+ * transaction barriers, plain stores and the cluster's barrier) give the
+ * same bits: the same values are summed in the same order. Clusters of one
+ * and of several blocks, one and several outputs, rules made during the
+ * run; networks that outgrow the register kernel go on in the cluster
+ * kernel. */
+static void test_exchange_forms(void **state) {
+    (void)state;
+    const struct {
+        size_t n, D, L;
+        int online, C, NW;
+        double threshold;
+    } cs[] = {
+        {300, 16, 5, HAZE_DEV_FNN_ONLINE_REGISTER, 0, 0, 0.8},
+        {300, 16, 5, HAZE_DEV_FNN_ONLINE_REGISTER, 4, 4, 0.8},
+        {300, 16, 1, HAZE_DEV_FNN_ONLINE_REGISTER, 16, 8, 0.9},
+        {300, 6, 3, HAZE_DEV_FNN_ONLINE_REGISTER, 1, 8, 0.97},
+        {200, 100, 3, HAZE_DEV_FNN_ONLINE_CLUSTER, 0, 0, 0.5},
+        {400, 40, 3, HAZE_DEV_FNN_ONLINE_CLUSTER, 0, 0, 0.97},
+    };
+    for (size_t k = 0; k < sizeof cs / sizeof *cs; k++) {
+        const size_t n = cs[k].n, D = cs[k].D, L = cs[k].L;
+        haze__rng r;
+        haze__rng_seed(&r, 77 + k);
+        double *x = malloc(n * D * sizeof *x);
+        int *lab = malloc(n * sizeof *lab);
+        make_data(&r, n, D, L < 2 ? 3 : L, x, lab);
+        double *d = malloc(n * sizeof *d);
+        for (size_t i = 0; i < n; i++) d[i] = 0.3 * lab[i] + 0.1 * sin(3.0 * x[i * D]);
+        haze_fnn *net[2];
+        haze_ctx *gs[2];
+        for (int f = 0; f < 2; f++) {
+            haze_ctx *g = gs[f] = gpu_ctx(HAZE_DEV_FNN_MAP_ATM);
+            assert_int_equal(haze_dev_fnn_set_online(g, cs[k].online), HAZE_OK);
+            assert_int_equal(haze_dev_fnn_set_register_config(g, cs[k].C, cs[k].NW), HAZE_OK);
+            assert_int_equal(haze_dev_fnn_set_exchange(g, f ? HAZE_DEV_FNN_XCHG_BARRIER
+                                                            : HAZE_DEV_FNN_XCHG_ASYNC),
+                             HAZE_OK);
+            assert_int_equal(haze_fnn_new(g, D, L, &net[f]), HAZE_OK);
+            haze_fnn_options o = haze_fnn_options_default();
+            o.epochs = 2, o.batch = 1, o.threshold = cs[k].threshold, o.validation = 0;
+            int st = L == 1 ? haze_fnn_train(g, net[f], x, d, n, &o)
+                            : haze_fnn_train_classes(g, net[f], x, lab, n, &o);
+            if (st) fail_msg("train: %s", haze_ctx_errmsg(g));
+        }
+        const size_t R = haze_fnn_rule_count(net[0]);
+        print_message("exchange forms, case %zu: %zu rules\n", k, R);
+        assert_int_equal(R, haze_fnn_rule_count(net[1]));
+        assert_memory_equal(haze_fnn_centres(net[0]), haze_fnn_centres(net[1]), R * D * 8);
+        assert_memory_equal(haze_fnn_widths(net[0]), haze_fnn_widths(net[1]), R * D * 8);
+        assert_memory_equal(haze_fnn_weights(net[0]), haze_fnn_weights(net[1]), R * L * 8);
+        haze_fnn_free(net[0]), haze_fnn_free(net[1]);
+        haze_ctx_free(gs[0]), haze_ctx_free(gs[1]);
+        free(x), free(lab), free(d);
+    }
+}
+
 /* Two devices in one process, one after the other and back: each keeps its
  * own search results, cluster size and kernel attributes. One device: skipped. */
 static void test_two_devices(void **state) {
@@ -302,6 +370,7 @@ static void test_switches_per_context(void **state) {
     assert_int_equal(haze_dev_fnn_set_online(a, -1), HAZE_ERR_INVALID);
     assert_int_equal(haze_dev_fnn_set_register_config(a, 2, 0), HAZE_ERR_INVALID);
     assert_int_equal(haze_dev_fnn_set_cluster_threads(a, 256), HAZE_ERR_INVALID);
+    assert_int_equal(haze_dev_fnn_set_exchange(a, 3), HAZE_ERR_INVALID);
     haze_fnn_free(na);
     haze_fnn_free(nb);
     free(x);
@@ -377,7 +446,7 @@ int main(void) {
         cmocka_unit_test(test_cluster_online),     cmocka_unit_test(test_cluster_threads),
         cmocka_unit_test(test_register_online),    cmocka_unit_test(test_math),
         cmocka_unit_test(test_two_devices),        cmocka_unit_test(test_switches_per_context),
-        cmocka_unit_test(test_search_cache_grows),
+        cmocka_unit_test(test_search_cache_grows), cmocka_unit_test(test_exchange_forms),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 #endif

@@ -344,6 +344,79 @@ static void test_generated_npy(void **state) {
     assert_int_equal(failures, 0);
 }
 
+/* A .npy large enough to be read in pieces on several threads (16 MiB a
+ * thread at least): the same bits as one thread, the first value that is not
+ * finite in file order named whatever piece finds it first, and a file cut
+ * short refused. */
+static void test_large_npy(void **state) {
+    (void)state;
+    const char *path = haze_test_path("large.npy");
+    const size_t rows = 1500007, cols = 7, n = rows * cols;
+    for (int f64 = 0; f64 < 2; f64++) {
+        const size_t elem = f64 ? 8 : 4, pre = 10, hl = 118, bytes = pre + hl + n * elem;
+        unsigned char *b = malloc(bytes);
+        assert_non_null(b);
+        char dict[128];
+        int dn = snprintf(dict, sizeof dict,
+                          "{'descr': '%s', 'fortran_order': False, 'shape': (%zu, %zu), }",
+                          f64 ? "<f8" : "<f4", rows, cols);
+        memcpy(b, "\x93NUMPY\x01\x00", 8);
+        b[8] = (unsigned char)hl, b[9] = 0;
+        memset(b + pre, ' ', hl);
+        memcpy(b + pre, dict, (size_t)dn);
+        b[pre + hl - 1] = '\n';
+        for (size_t i = 0; i < n; i++) {
+            double v =
+                ldexp((double)(int64_t)(rnd() >> 11) - 4503599627370496.0, (int)(rnd() % 60) - 30);
+            if (f64) {
+                memcpy(b + pre + hl + 8 * i, &v, 8);
+            } else {
+                float x = (float)v;
+                memcpy(b + pre + hl + 4 * i, &x, 4);
+            }
+        }
+        write_file(path, b, bytes);
+        haze_table_options o = haze_table_options_default();
+        o.keep_float32 = 1;
+        haze_table *t1 = NULL, *t3 = NULL;
+        haze_ctx *c1 = ctx_threads(1), *c3 = ctx_threads(3);
+        assert_int_equal(haze_table_read(c1, path, &o, &t1), HAZE_OK);
+        assert_int_equal(haze_table_read(c3, path, &o, &t3), HAZE_OK);
+        assert_int_equal(haze_table_row_count(t3), rows);
+        assert_int_equal(haze_table_precision(t3), f64 ? HAZE_PRECISION_F64 : HAZE_PRECISION_F32);
+        assert_memory_equal(haze_table_values(t3), b + pre + hl, n * elem);
+        assert_memory_equal(haze_table_values(t1), b + pre + hl, n * elem);
+        haze_table_free(t1), haze_table_free(t3);
+        /* two values that are not finite, the later one in an earlier-ending piece's reach */
+        const size_t late = n - 3, early = n / 2 + 5;
+        double inf = INFINITY, nan = NAN;
+        float finf = INFINITY, fnan = NAN;
+        memcpy(b + pre + hl + elem * late, f64 ? (void *)&inf : (void *)&finf, elem);
+        memcpy(b + pre + hl + elem * early, f64 ? (void *)&nan : (void *)&fnan, elem);
+        write_file(path, b, bytes);
+        char want[96];
+        snprintf(want, sizeof want, "row %zu, column %zu: not a finite number", early / cols + 1,
+                 early % cols + 1);
+        for (int k = 0; k < 2; k++) {
+            haze_ctx *c = k ? c3 : c1;
+            haze_table *t = NULL;
+            assert_int_equal(haze_table_read(c, path, &o, &t), HAZE_ERR_PARSE);
+            assert_null(t);
+            if (!strstr(haze_ctx_errmsg(c), want)) fail_msg("%s", haze_ctx_errmsg(c));
+        }
+        o.allow_nonfinite = 1;
+        assert_int_equal(haze_table_read(c3, path, &o, &t3), HAZE_OK);
+        assert_memory_equal(haze_table_values(t3), b + pre + hl, n * elem);
+        haze_table_free(t3);
+        write_file(path, b, bytes - 5);
+        assert_int_equal(haze_table_read(c3, path, &o, &t3), HAZE_ERR_PARSE);
+        assert_non_null(strstr(haze_ctx_errmsg(c3), "truncated .npy data"));
+        haze_ctx_free(c1), haze_ctx_free(c3);
+        free(b);
+    }
+    remove(path);
+}
+
 /* The CSV writer formats blocks of rows on several threads: the same bytes
  * as one fprintf per value in the C locale, in order. */
 static void test_csv_write(void **state) {
@@ -394,7 +467,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_project_files), cmocka_unit_test(test_fuzz_corpus),
         cmocka_unit_test(test_generated_csv), cmocka_unit_test(test_generated_npy),
-        cmocka_unit_test(test_csv_write),
+        cmocka_unit_test(test_csv_write),     cmocka_unit_test(test_large_npy),
     };
     return cmocka_run_group_tests(tests, haze_test_dir_setup, haze_test_dir_teardown);
 }

@@ -335,3 +335,21 @@ void haze__dev_free_held(haze__dev_acct *acct, int device, void *p, size_t bytes
     (void)bytes;
 }
 #endif
+
+void haze__copy_par(const haze_ctx *ctx, void *dst, const void *src, size_t n) {
+    const size_t part = (size_t)4 << 20; /* bytes a thread copies at least */
+    const int nt = haze__threads_for(ctx, (double)n, (double)part);
+    if (nt <= 1) {
+        memcpy(dst, src, n);
+        return;
+    }
+    /* nt pieces, each a multiple of 64 bytes but the last */
+    const size_t piece = ((n + (size_t)nt - 1) / (size_t)nt + 63) & ~(size_t)63;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nt) schedule(static, 1)
+#endif
+    for (int t = 0; t < nt; t++) {
+        size_t a = (size_t)t * piece, e = a + piece < n ? a + piece : n;
+        if (a < e) memcpy((char *)dst + a, (const char *)src + a, e - a);
+    }
+}

@@ -210,3 +210,40 @@ extern "C" const cudaDeviceProp *haze__cuda_props(int device) {
     }
     return p;
 }
+
+extern "C" int haze__cuda_upload(haze_ctx *ctx, void *dst, const void *src, size_t bytes) {
+    enum { NBUF = 3 };
+    const size_t chunk = (size_t)32 << 20;
+    cudaStream_t st = haze__stream(ctx);
+    void *buf[NBUF] = {NULL, NULL, NULL};
+    cudaEvent_t ev[NBUF] = {NULL, NULL, NULL};
+    int st_ = HAZE_OK, staged = bytes >= 4 * chunk;
+    for (int b = 0; staged && b < NBUF; b++)
+        if (cudaMallocHost(&buf[b], chunk) != cudaSuccess ||
+            cudaEventCreateWithFlags(&ev[b], cudaEventDisableTiming) != cudaSuccess)
+            staged = 0;
+    if (!staged) { /* small, or no page-locked memory to be had: the driver's copy */
+        cudaGetLastError();
+        HAZE_CUDA_GOTO(ctx, st_, done,
+                       cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, st));
+        HAZE_CUDA_GOTO(ctx, st_, done, cudaStreamSynchronize(st));
+        goto done;
+    }
+    for (size_t off = 0, k = 0; off < bytes; off += chunk, k++) {
+        const int b = (int)(k % NBUF);
+        const size_t len = bytes - off < chunk ? bytes - off : chunk;
+        if (k >= NBUF) HAZE_CUDA_GOTO(ctx, st_, done, cudaEventSynchronize(ev[b]));
+        haze__copy_par(ctx, buf[b], (const char *)src + off, len);
+        HAZE_CUDA_GOTO(ctx, st_, done,
+                       cudaMemcpyAsync((char *)dst + off, buf[b], len, cudaMemcpyHostToDevice, st));
+        HAZE_CUDA_GOTO(ctx, st_, done, cudaEventRecord(ev[b], st));
+    }
+    HAZE_CUDA_GOTO(ctx, st_, done, cudaStreamSynchronize(st));
+done:
+    if (st_) cudaStreamSynchronize(st); /* no copy still reads a buffer freed below */
+    for (int b = 0; b < NBUF; b++) {
+        if (ev[b]) cudaEventDestroy(ev[b]);
+        if (buf[b]) cudaFreeHost(buf[b]);
+    }
+    return st_;
+}

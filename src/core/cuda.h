@@ -41,6 +41,16 @@ int haze__dev_alloc(haze_ctx *ctx, void **p, size_t bytes, const char *what);
  */
 void haze__dev_free(haze_ctx *ctx, void *p, size_t bytes);
 
+/*
+ * Copies `bytes` of host memory at src (pageable) to dst on the context's
+ * device, on the context's stream, and waits for the copy. Large copies go
+ * through page-locked staging buffers: the context's threads copy one chunk
+ * into a buffer while the copy engine moves the previous one, where the
+ * driver's own pageable copy runs at a fraction of the bus rate (measured
+ * on an H100 host: 5 GB/s pageable, 55 GB/s from page-locked memory).
+ */
+int haze__cuda_upload(haze_ctx *ctx, void *dst, const void *src, size_t bytes);
+
 /* The device's properties, read once per device per process (thread-safe);
  * NULL for a device that cannot be read. */
 const struct cudaDeviceProp *haze__cuda_props(int device);

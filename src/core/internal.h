@@ -192,6 +192,10 @@ static inline int haze__threads_for(const haze_ctx *ctx, double work, double per
     return haze__threads_cap(haze__threads(ctx), work, per_thread);
 }
 
+/* memcpy of n bytes on up to haze__threads(ctx) threads (a few MiB each at
+ * least): one thread does not reach the memory's bandwidth. */
+void haze__copy_par(const haze_ctx *ctx, void *dst, const void *src, size_t n);
+
 /* 1 when a computation on this context should run on the GPU. */
 static inline int haze__use_cuda(const haze_ctx *ctx) {
     return ctx && ctx->backend == HAZE_BACKEND_CUDA;

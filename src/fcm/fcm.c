@@ -356,20 +356,77 @@ static int gk_norms(fit_env *e, haze__fcm_pass *src, const double *v, double reg
     return HAZE_OK;
 }
 
+/* Rows [i0, i1) of x: the first row holding a value that is not finite
+ * (i1 if none), and the range of each column over the rows before it
+ * (lo, hi: d values each, updated; NULL: not wanted). */
+#define CHECK_ROWS(T)                                                                              \
+    static size_t check_rows_##T(const T *x, size_t i0, size_t i1, size_t d, double *lo,           \
+                                 double *hi) {                                                     \
+        for (size_t i = i0; i < i1; i++) {                                                         \
+            const T *r = x + i * d;                                                                \
+            int bad = 0;                                                                           \
+            for (size_t k = 0; k < d; k++) bad |= !isfinite(r[k]);                                 \
+            if (bad) return i;                                                                     \
+            if (lo)                                                                                \
+                for (size_t k = 0; k < d; k++) {                                                   \
+                    const double t = (double)r[k];                                                 \
+                    lo[k] = t < lo[k] ? t : lo[k];                                                 \
+                    hi[k] = t > hi[k] ? t : hi[k];                                                 \
+                }                                                                                  \
+        }                                                                                          \
+        return i1;                                                                                 \
+    }
+CHECK_ROWS(float)
+CHECK_ROWS(double)
+#undef CHECK_ROWS
+
 /* Every value of the n x d matrix x (float when single) finite; with lo
- * and hi (d values each, updated) also the range of each column. */
+ * and hi (d values each, updated) also the range of each column. Blocks of
+ * rows on the context's threads; the first bad value in row order is the
+ * one reported, whatever the threads. */
 static int check_finite(haze_ctx *ctx, const void *x, int single, size_t n, size_t d,
                         const char *what, double *lo, double *hi) {
-    for (size_t i = 0; i < n; i++)
-        for (size_t k = 0; k < d; k++) {
-            const double t = xval(x, single, i * d + k);
-            if (!isfinite(t))
-                return haze__error(ctx, HAZE_ERR_DOMAIN,
-                                   "fcm: %s row %zu column %zu is not a finite number", what, i + 1,
-                                   k + 1);
-            if (lo && t < lo[k]) lo[k] = t;
-            if (hi && t > hi[k]) hi[k] = t;
+    const size_t blk = 1 << 14;
+    const size_t nb = (n + blk - 1) / blk;
+    const int nt = haze__threads_for(ctx, (double)n * (double)d, 1 << 20);
+    double *rng = NULL;
+    if (lo && nb > 1 && !(rng = malloc(2 * d * nb * sizeof *rng)))
+        return haze__error(ctx, HAZE_ERR_NOMEM, "fcm: out of memory");
+    size_t first = n; /* the first bad row */
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1 && nb > 1)
+#endif
+    for (size_t b = 0; b < nb; b++) {
+        const size_t i0 = b * blk, i1 = i0 + blk < n ? i0 + blk : n;
+        double *l = lo, *h = hi;
+        if (rng) {
+            l = rng + 2 * d * b, h = l + d;
+            for (size_t k = 0; k < d; k++) l[k] = INFINITY, h[k] = -INFINITY;
         }
+        size_t bad = single ? check_rows_float((const float *)x, i0, i1, d, l, h)
+                            : check_rows_double((const double *)x, i0, i1, d, l, h);
+        if (bad < i1) {
+#ifdef _OPENMP
+#pragma omp critical(haze_fcm_check)
+#endif
+            if (bad < first) first = bad;
+        }
+    }
+    if (rng) {
+        for (size_t b = 0; b < nb; b++)
+            for (size_t k = 0; k < d; k++) {
+                const double *l = rng + 2 * d * b, *h = l + d;
+                lo[k] = l[k] < lo[k] ? l[k] : lo[k];
+                hi[k] = h[k] > hi[k] ? h[k] : hi[k];
+            }
+        free(rng);
+    }
+    if (first < n)
+        for (size_t k = 0; k < d; k++)
+            if (!isfinite(xval(x, single, first * d + k)))
+                return haze__error(ctx, HAZE_ERR_DOMAIN,
+                                   "fcm: %s row %zu column %zu is not a finite number", what,
+                                   first + 1, k + 1);
     return HAZE_OK;
 }
 

@@ -292,7 +292,7 @@ static int setup(haze__fcm_gpu *g) {
     cudaStream_t st = haze__stream(g->ctx);
     if (g->resident) {
         DALLOC(&g->dx[0], n * d * ts, "fcm: the data");
-        TRY(cudaMemcpyAsync(g->dx[0], g->hx, n * d * ts, cudaMemcpyHostToDevice, st));
+        if ((rc = haze__cuda_upload(g->ctx, g->dx[0], g->hx, n * d * ts))) return rc;
     } else {
         for (int b = 0; b < 2; b++)
             DALLOC(&g->dx[b], g->chunk * d * ts, "fcm: a chunk of the data");

@@ -159,6 +159,8 @@ typedef struct {
     int limit, grow;     /* no rule at or beyond limit; grow: stop there instead */
     int Qtot, Qs;        /* slots per block; slots with parameters in shared memory */
     double log_th, beta, sigma0, width, step;
+    int xasync; /* the exchange by st.async on transaction barriers (1) or at the
+                   cluster's barrier (0) */
 } res_args;
 
 /* The device buffers of one training or prediction run (haze__fnn_dev_*). */
@@ -219,6 +221,7 @@ typedef struct {
     int online;          /* HAZE__FNN_ONLINE_* */
     int reg_C, reg_NW;   /* register kernel: cluster size and warps per block forced */
     int cluster_threads; /* cluster kernel: block size forced (RES_THREADS[_WIDE]) */
+    int exchange;        /* HAZE__FNN_XCHG_*: how the online kernels' blocks exchange */
     /* the device */
     int sms, threads_per_sm;             /* sms 0: not read yet */
     int t_ms;                            /* block size of the centre/width update, 0: not bound */
@@ -294,6 +297,38 @@ int haze__fnn_res_run(haze_ctx *ctx, dev_state *ds, const int *didx, int n, doub
 
 /* The register kernel's configuration: C blocks of NW warps, G lanes per
  * rule, E inputs per lane at most. */
+/*
+ * The transaction barriers of the online kernels' st.async exchange (Hopper
+ * on): each block's two barriers (by exchange parity), set up before the
+ * cluster's first barrier; a block expects the bytes the cluster sends it,
+ * the stores complete them, and its threads wait on the phase.
+ */
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+static __device__ __forceinline__ void fnn_xbar_init(uint64_t *bars) {
+    for (int b = 0; b < 2; b++)
+        asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(
+            (uint32_t)__cvta_generic_to_shared(bars + b)));
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+}
+
+static __device__ __forceinline__ void fnn_xbar_expect(uint64_t *bar, unsigned bytes) {
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;"
+                 :
+                 : "r"((uint32_t)__cvta_generic_to_shared(bar)), "r"(bytes)
+                 : "memory");
+}
+
+static __device__ __forceinline__ void fnn_xbar_wait(uint64_t *bar, unsigned parity) {
+    asm volatile("{\n\t.reg .pred done;\n"
+                 "FNN_XBAR_WAIT:\n\t"
+                 "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n\t"
+                 "@!done bra FNN_XBAR_WAIT;\n}"
+                 :
+                 : "r"((uint32_t)__cvta_generic_to_shared(bar)), "r"(parity)
+                 : "memory");
+}
+#endif
+
 typedef struct {
     int C, NW, G, E;
 } reg_cfg;

@@ -50,40 +50,56 @@ static size_t res_smem_doubles(int D, int L, int C, int Qtot, int Qs) {
  * own maximum, far under double rounding of S >= 1.
  */
 /*
- * The exchange of partials between the blocks of the cluster: each block
- * stores its values straight into every block's shared memory (distributed
- * shared memory), then the cluster meets at its barrier (cluster.sync():
- * barrier.cluster arrive with release, wait with acquire), after which every
- * block reads what all of them stored. The buffers alternate by exchange
- * parity: a block that has passed exchange x + 1's barrier stores exchange
- * x + 2 into buffer x % 2 only after every block has passed that barrier,
- * that is, has read exchange x.
+ * The exchange of partials between the blocks of the cluster, in one of two
+ * forms that store the same values and sum them in the same order (the
+ * same bits; test_fnn_cuda's test_exchange_forms):
  *
- * Why not transaction barriers: an earlier form stored with st.async, each
- * store counted on the receiving block's mbarrier, and each block waited on
- * its own, with no cluster barrier per exchange (on an H100 barrier.cluster
- * with release/acquire costs 0.7-0.8 us, the relaxed one 0.17 us, measured,
- * docs/benchmarks.md; the exchange here pays the first once per exchange).
- * Each block then completed transactions on the mbarriers of every block of
- * the cluster (2 C barrier addresses, up to 32, beside its own two), and
- * compute-sanitizer's synccheck failed on every run of these kernels
- * ("overflow of tracked cuda::barrier structures", then a launch failure
- * under the tool, even with --num-cuda-barriers 4): they could not be
- * checked. The values exchanged and the order
- * of every sum are the same in both forms, so the results are too.
+ * - st.async (the library's choice): each block stores its values straight
+ *   into every block's shared memory with st.async, which counts the bytes
+ *   on the receiving block's transaction barrier (mbarrier), and each block
+ *   waits on its own barrier: no barrier over the whole cluster (on an H100
+ *   barrier.cluster with release/acquire costs 0.7-0.8 us, the relaxed one
+ *   0.17 us, measured, docs/benchmarks.md).
+ * - the cluster's barrier (forced by the development library): plain
+ *   stores into every block's shared memory, then cluster.sync()
+ *   (barrier.cluster arrive with release, wait with acquire). This is the
+ *   form compute-sanitizer's synccheck can check: with st.async each block
+ *   completes transactions on the barriers of every block of the cluster
+ *   (2 C barrier addresses, up to 32, beside its own two), and synccheck
+ *   fails on every run ("overflow of tracked cuda::barrier structures",
+ *   then a launch failure under the tool, even with --num-cuda-barriers 4).
+ *   scripts/gpu-check.sh runs synccheck on this form, the other tools on
+ *   the library's.
+ *
+ * In both, the buffers alternate by exchange parity: a block that has
+ * passed exchange x + 1 stores exchange x + 2 into buffer x % 2 only after
+ * every block has sent exchange x + 1, which each of its warps does after
+ * reading exchange x.
  */
 
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900 /* the kernel body's helpers (Hopper on) */
-/* v into block `rank`'s copy of *p (distributed shared memory; the cluster's
- * barrier after the stores makes them visible there) */
-static __device__ __forceinline__ void res_send(const double *p, double v, int rank) {
-    asm volatile("{\n\t.reg .b32 a;\n\t"
-                 "mapa.shared::cluster.u32 a, %0, %2;\n\t"
-                 "st.shared::cluster.b64 [a], %1;\n}"
-                 :
-                 : "r"((uint32_t)__cvta_generic_to_shared(p)), "l"(__double_as_longlong(v)),
-                   "r"(rank)
-                 : "memory");
+/* v into block `rank`'s copy of *p (distributed shared memory): with bar,
+ * by st.async, counted on that block's copy of *bar; without, a plain
+ * store that the cluster's barrier after the stores makes visible there */
+static __device__ __forceinline__ void res_send(const double *p, double v, int rank,
+                                                const uint64_t *bar) {
+    if (bar)
+        asm volatile("{\n\t.reg .b32 a, b;\n\t"
+                     "mapa.shared::cluster.u32 a, %0, %2;\n\t"
+                     "mapa.shared::cluster.u32 b, %3, %2;\n\t"
+                     "st.async.shared::cluster.mbarrier::complete_tx::bytes.b64 [a], %1, [b];\n}"
+                     :
+                     : "r"((uint32_t)__cvta_generic_to_shared(p)), "l"(__double_as_longlong(v)),
+                       "r"(rank), "r"((uint32_t)__cvta_generic_to_shared(bar))
+                     : "memory");
+    else
+        asm volatile("{\n\t.reg .b32 a;\n\t"
+                     "mapa.shared::cluster.u32 a, %0, %2;\n\t"
+                     "st.shared::cluster.b64 [a], %1;\n}"
+                     :
+                     : "r"((uint32_t)__cvta_generic_to_shared(p)), "l"(__double_as_longlong(v)),
+                       "r"(rank)
+                     : "memory");
 }
 
 /* Sum over lanes 0..C-1 (the others hold 0), C a power of two <= 32; every lane gets it. */
@@ -134,9 +150,8 @@ template <int T> static __global__ void __launch_bounds__(T, 1) k_online_cluster
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     const int PS = L + 3; /* a block's partials: M_b, its rule, S_b, Y_b0..Y_b(L-1) */
     extern __shared__ double sm[];
-    __shared__ double wpart[T / 32]; /* per-warp firing partials when a rule spans warps */
-    /* sm[0], sm[1]: spare (they held transaction barriers; the layout, and so
-     * the cluster sizes the device allows, stays as it was) */
+    __shared__ double wpart[T / 32];    /* per-warp firing partials when a rule spans warps */
+    uint64_t *bars = (uint64_t *)sm;    /* 2: transaction barriers (st.async exchange) */
     double *zb = sm + 2;                /* 3 x D: the sample of step t at (t % 3) * D */
     double *db = zb + 3 * D;            /* 3 x L: its targets */
     double *lq = db + 3 * L;            /* Qtot: log firing of the slots */
@@ -183,7 +198,8 @@ template <int T> static __global__ void __launch_bounds__(T, 1) k_online_cluster
     int next = p.n > 1 ? p.idx[1] : 0; /* the sample after the current one */
     int pending = 0;                   /* gq holds an update not yet applied */
     int xc = 0;                        /* exchanges so far (parity picks the buffer) */
-    cl.sync(); /* every block runs before any block stores into its shared memory */
+    if (p.xasync && tid == 0) fnn_xbar_init(bars);
+    cl.sync(); /* every block runs (its barriers set up) before any block stores into it */
     int t = 0;
     for (; t < p.n; t++) {
         const double *zc = zb + (t % 3) * D, *dc = db + (t % 3) * L;
@@ -257,6 +273,8 @@ template <int T> static __global__ void __launch_bounds__(T, 1) k_online_cluster
              * warp w the outputs w - 1, w - 1 + NW, ... (each finds M_b
              * itself); lane r sends them to block r, row `rank` */
             double *box = part + (size_t)(xc & 1) * C * PS, *mine = box + (size_t)rank * PS;
+            uint64_t *bar = p.xasync ? bars + (xc & 1) : NULL;
+            if (bar && tid == 0) fnn_xbar_expect(bar, (unsigned)(C * PS * sizeof(double)));
             double mb = -INFINITY;
             int kb = 0x7fffffff;
             for (int q = lane; q < Qn; q += 32) res_better(mb, kb, lq[q], q * C + rank);
@@ -270,15 +288,19 @@ template <int T> static __global__ void __launch_bounds__(T, 1) k_online_cluster
                 a = res_warp_sum(a);
                 if (lane < C) {
                     if (o < 0) {
-                        res_send(mine, mb, lane);
-                        res_send(mine + 1, (double)kb, lane);
-                        res_send(mine + 2, a, lane);
+                        res_send(mine, mb, lane, bar);
+                        res_send(mine + 1, (double)kb, lane, bar);
+                        res_send(mine + 2, a, lane, bar);
                     } else {
-                        res_send(mine + 3 + o, a, lane);
+                        res_send(mine + 3 + o, a, lane, bar);
                     }
                 }
             }
-            cl.sync(); /* every block's partials are in `box` */
+            /* every block's partials are in `box` */
+            if (bar)
+                fnn_xbar_wait(bar, (unsigned)(xc >> 1) & 1);
+            else
+                cl.sync();
             /* the cluster's strongest rule and the shifted sums, in every
              * warp; lane r reads block r's row */
             const double *theirs = NULL;
@@ -525,6 +547,7 @@ int haze__fnn_res_run(haze_ctx *ctx, dev_state *ds, const int *didx, int n, doub
     p.log_th = a ? a->log_th : -INFINITY;
     p.beta = o ? o->beta : 0.5, p.sigma0 = o ? o->sigma0 : 1.0, p.width = o ? o->width : 0.0;
     p.step = rate;
+    p.xasync = P->exchange != HAZE__FNN_XCHG_BARRIER;
     cudaLaunchConfig_t cfg = {};
     cudaLaunchAttribute at;
     at.id = cudaLaunchAttributeClusterDimension;

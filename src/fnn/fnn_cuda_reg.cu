@@ -43,27 +43,40 @@
 #define REG_IDX_CHUNK 512 /* sample indices staged in shared memory at a time */
 #define REG_MAX_OUT   29  /* outputs: L + 2 partial values, rounded up to even, per lane */
 #define REG_PS(L)     (((L) + 3) & ~1) /* doubles per partial: Y_0..Y_(L-1), S, M, pad */
-/* dynamic shared memory for P partials: 4 spare (they held transaction
- * barriers; kept so that the cluster sizes the device allows stay as they
- * were), 2 x P x PS */
+/* dynamic shared memory for P partials: 2 transaction barriers (the
+ * st.async exchange), 2 spare, 2 x P x PS */
 #define REG_SMEM(P, L) ((4 + 2 * (size_t)(P)*REG_PS(L)) * sizeof(double))
 #define REG_SMEM_MAX   REG_SMEM(REG_MAX_PART, REG_MAX_OUT)
 
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900 /* the kernel body's helpers (Hopper on) */
 /* (v0, v1) to shared address `addr` (16-byte aligned, this block's window)
  * of block `rank`, where `on`; no branch around the store. `rank` must be a
- * valid rank even where `on` is false (mapa maps it). The cluster's barrier
- * after the stores (cluster.sync) makes them visible. */
+ * valid rank even where `on` is false (mapa maps it). With async, by
+ * st.async, counted on that block's barrier at shared address bar; else a
+ * plain store that the cluster's barrier after the stores (cluster.sync)
+ * makes visible. */
 static __device__ __forceinline__ void reg_send2(uint32_t addr, double v0, double v1, int rank,
-                                                 bool on) {
-    asm volatile("{\n\t.reg .pred q;\n\t.reg .b32 a;\n\t"
-                 "setp.ne.u32 q, %4, 0;\n\t"
-                 "mapa.shared::cluster.u32 a, %0, %3;\n\t"
-                 "@q st.shared::cluster.v2.b64 [a], {%1, %2};\n}"
-                 :
-                 : "r"(addr), "l"(__double_as_longlong(v0)), "l"(__double_as_longlong(v1)),
-                   "r"(rank), "r"((unsigned)on)
-                 : "memory");
+                                                 bool on, bool async, uint32_t bar) {
+    if (async)
+        asm volatile("{\n\t.reg .pred q;\n\t.reg .b32 a, b;\n\t"
+                     "setp.ne.u32 q, %4, 0;\n\t"
+                     "mapa.shared::cluster.u32 a, %0, %3;\n\t"
+                     "mapa.shared::cluster.u32 b, %5, %3;\n\t"
+                     "@q st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.b64 [a], "
+                     "{%1, %2}, [b];\n}"
+                     :
+                     : "r"(addr), "l"(__double_as_longlong(v0)), "l"(__double_as_longlong(v1)),
+                       "r"(rank), "r"((unsigned)on), "r"(bar)
+                     : "memory");
+    else
+        asm volatile("{\n\t.reg .pred q;\n\t.reg .b32 a;\n\t"
+                     "setp.ne.u32 q, %4, 0;\n\t"
+                     "mapa.shared::cluster.u32 a, %0, %3;\n\t"
+                     "@q st.shared::cluster.v2.b64 [a], {%1, %2};\n}"
+                     :
+                     : "r"(addr), "l"(__double_as_longlong(v0)), "l"(__double_as_longlong(v1)),
+                       "r"(rank), "r"((unsigned)on)
+                     : "memory");
 }
 
 /* Order of non-positive doubles (log firing strengths) as unsigned bits:
@@ -105,6 +118,7 @@ static __global__ void __launch_bounds__(256, 1) k_online_reg(res_args p) {
     const int P = C * NW, PS = REG_PS(L), Q = PS / 2; /* partials, doubles and pairs in one */
     const bool out = ONE || gl < L; /* this lane keeps a consequent (output ONE ? 0 : gl) */
     extern __shared__ __align__(16) double sm[];
+    uint64_t *bars = (uint64_t *)sm;      /* 2: transaction barriers (st.async exchange) */
     double *box = sm + 4;                 /* 2 x P x PS, 16-byte aligned rows */
     __shared__ int ix[REG_IDX_CHUNK + 1]; /* samples of steps c0 .. c0 + CHUNK */
     /* a new rule's width: each warp's lowest strongest rule and its distance */
@@ -147,7 +161,9 @@ static __global__ void __launch_bounds__(256, 1) k_online_reg(res_args p) {
             if (gl + e * G < D) zc[e] = p.z[(size_t)s0 * D + gl + e * G];
         if (out) dc = p.d[(size_t)s0 * L + ol];
     }
-    cl.sync();          /* every block runs before any block stores into its shared memory */
+    const bool xasync = p.xasync && C > 1; /* (a cluster of one block: a block barrier) */
+    if (xasync && threadIdx.x == 0) fnn_xbar_init(bars);
+    cl.sync();          /* every block runs (its barriers set up) before any block stores into it */
     int xc = 0, xa = 0; /* exchanges, rules made (parities) */
     /* the structure test M / D <= log_th without a division where M is
      * clearly on one side: within 2^-40 of log_th D the division decides */
@@ -205,6 +221,9 @@ static __global__ void __launch_bounds__(256, 1) k_online_reg(res_args p) {
             }
             const double kw = __longlong_as_double((long long)reg_warp_min(reg_key(lq)));
             double *bx = box + (size_t)(xc & 1) * P * PS;
+            uint64_t *bar = bars + (xc & 1);
+            if (xasync && threadIdx.x == 0)
+                fnn_xbar_expect(bar, (unsigned)(P * PS * sizeof(double)));
             /* pair q of the partial (values 2q, 2q + 1) to block b from lane
              * b Q + q (and 32 on), then the cluster's barrier; a cluster of
              * one block stores into its own shared memory and meets at a
@@ -228,6 +247,7 @@ static __global__ void __launch_bounds__(256, 1) k_online_reg(res_args p) {
                 int b = sb0, q = sq0;
                 const uint32_t base =
                     (uint32_t)__cvta_generic_to_shared(bx + (size_t)(rank * NW + warp) * PS);
+                const uint32_t bara = (uint32_t)__cvta_generic_to_shared(bar);
                 for (int i0 = 0; i0 < C * Q; i0 += 32) { /* uniform */
                     double v0, v1;
                     if (ONE) { /* (Y_0, S), (M, 0) */
@@ -240,11 +260,15 @@ static __global__ void __launch_bounds__(256, 1) k_online_reg(res_args p) {
                         v0 = c0 < L ? y0 : c0 == L ? sw : kw;
                         v1 = c1 < L ? y1 : c1 == L ? sw : c1 == L + 1 ? kw : 0.0;
                     }
-                    reg_send2(base + 16u * (unsigned)q, v0, v1, b < C ? b : 0, b < C);
+                    reg_send2(base + 16u * (unsigned)q, v0, v1, b < C ? b : 0, b < C, xasync, bara);
                     b += sbq, q += sbr;
                     if (q >= Q) q -= Q, b++;
                 }
-                cl.sync(); /* every block's partials are in `bx` */
+                /* every block's partials are in `bx` */
+                if (xasync)
+                    fnn_xbar_wait(bar, (unsigned)(xc >> 1) & 1);
+                else
+                    cl.sync();
             }
             xc++;
             /* the cluster's sums, in the same order in every warp */

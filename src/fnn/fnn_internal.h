@@ -93,6 +93,11 @@ enum { HAZE__FNN_MAP_ATM = 0, HAZE__FNN_MAP_GPUFNN = 1 };
 /* Online training (batch 1) under the ATM mapping: AUTO the library's
  * choice; the others forced per context by the development library
  * (dev/fnn_dev.h says what each does). */
+/* How the blocks of the online kernels' cluster exchange their partials
+ * (fnn_cuda_cluster.cu says why there are two ways): AUTO the library's
+ * choice (ASYNC); BARRIER forced per context by the development library,
+ * for compute-sanitizer's synccheck. */
+enum { HAZE__FNN_XCHG_AUTO = 0, HAZE__FNN_XCHG_ASYNC = 1, HAZE__FNN_XCHG_BARRIER = 2 };
 enum {
     HAZE__FNN_ONLINE_AUTO = 0,
     HAZE__FNN_ONLINE_LAUNCH = 1,

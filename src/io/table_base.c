@@ -36,7 +36,7 @@
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
 #endif
-void *haze__io_big_alloc(size_t n) {
+static void *big_alloc(size_t n, int populate) {
     void *p = malloc(n ? n : 1);
     if (p && n >= (1u << 20)) {
         uintptr_t a = ((uintptr_t)p + 4095) & ~(uintptr_t)4095;
@@ -45,10 +45,18 @@ void *haze__io_big_alloc(size_t n) {
 #ifdef MADV_HUGEPAGE
             (void)madvise((void *)a, e - a, MADV_HUGEPAGE);
 #endif
-            (void)madvise((void *)a, e - a, MADV_POPULATE_WRITE);
+            if (populate) (void)madvise((void *)a, e - a, MADV_POPULATE_WRITE);
         }
     }
     return p;
+}
+
+void *haze__io_big_alloc(size_t n) {
+    return big_alloc(n, 1);
+}
+
+void *haze__io_big_alloc_lazy(size_t n) {
+    return big_alloc(n, 0);
 }
 
 /* n bytes at offset at of fd into dst; *got: how many there were (fewer at

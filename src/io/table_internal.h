@@ -13,6 +13,9 @@
 /* malloc for a read's large buffers (the file's text, the table), with the
  * kernel told to back them with huge pages and make them present at once. */
 void *haze__io_big_alloc(size_t n);
+/* The same without making the pages present: for a buffer that several
+ * threads fill at once, each faulting in its own pages. */
+void *haze__io_big_alloc_lazy(size_t n);
 /* n bytes at offset at of fd into dst; *got: how many there were. 0 or errno. */
 int haze__io_read_at(int fd, size_t at, void *dst, size_t n, size_t *got);
 /* "PATH: read error: ..." for errno e. */

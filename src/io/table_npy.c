@@ -289,18 +289,101 @@ static int npy_layout(haze_ctx *ctx, const char *path, const char *s, size_t n, 
 }
 
 /* The table's storage: floats for a float32 array the caller keeps float32,
- * else doubles. */
-static int npy_alloc(const haze_table_options *o, int elem, haze_table *t) {
+ * else doubles; lazy: pages left to the threads that will fill them. */
+static int npy_alloc(const haze_table_options *o, int elem, haze_table *t, int lazy) {
     size_t count = t->rows * t->cols;
+    void *(*alloc)(size_t) = lazy ? haze__io_big_alloc_lazy : haze__io_big_alloc;
     if (elem == 4 && o->keep_float32) {
-        if (count > SIZE_MAX / sizeof(float) ||
-            !(t->data_f32 = haze__io_big_alloc(count * sizeof(float))))
+        if (count > SIZE_MAX / sizeof(float) || !(t->data_f32 = alloc(count * sizeof(float))))
             return HAZE_ERR_NOMEM;
-    } else if (count > SIZE_MAX / sizeof(double) ||
-               !(t->data = haze__io_big_alloc(count * sizeof(double)))) {
+    } else if (count > SIZE_MAX / sizeof(double) || !(t->data = alloc(count * sizeof(double)))) {
         return HAZE_ERR_NOMEM;
     }
     return HAZE_OK;
+}
+
+/* The first of the values [i0, i1) of a (elem bytes each, IEEE binary32 or
+ * binary64) that is not finite, or i1: by the exponent bits, a block at a
+ * time (a loop without exits, which the compiler vectorises). */
+static size_t npy_first_nonfinite(const unsigned char *a, int elem, size_t i0, size_t i1) {
+    for (size_t b = i0; b < i1; b += 4096) {
+        const size_t e = i1 - b < 4096 ? i1 : b + 4096;
+        int bad = 0;
+        if (elem == 4) {
+            for (size_t i = b; i < e; i++) {
+                uint32_t u;
+                memcpy(&u, a + 4 * i, 4);
+                bad |= (u & 0x7f800000u) == 0x7f800000u;
+            }
+        } else {
+            for (size_t i = b; i < e; i++) {
+                uint64_t u;
+                memcpy(&u, a + 8 * i, 8);
+                bad |= (u & 0x7ff0000000000000u) == 0x7ff0000000000000u;
+            }
+        }
+        if (bad)
+            for (size_t i = b; i < e; i++) {
+                double v;
+                if (elem == 4) {
+                    float f;
+                    memcpy(&f, a + 4 * i, 4);
+                    v = f;
+                } else {
+                    memcpy(&v, a + 8 * i, 8);
+                }
+                if (!isfinite(v)) return i;
+            }
+    }
+    return i1;
+}
+
+/* Bytes a thread of a parallel read reads at least (pieces are 2 MiB
+ * aligned: huge pages, whole values). */
+#define NPY_PIECE ((size_t)16 << 20)
+
+/*
+ * The count values (elem bytes each) of a C-order array at offset at of fd
+ * into dst, in pieces on the context's threads (one thread does not reach
+ * the page cache's copy rate); with check, *bad is the first value that is
+ * not finite (count if none). *got: the bytes read (fewer: the file shrank).
+ */
+static int npy_read_par(haze_ctx *ctx, int fd, size_t at, unsigned char *dst, size_t count,
+                        int elem, int check, size_t *bad, size_t *got) {
+    const size_t bytes = count * (size_t)elem;
+    const int nt = haze__threads_for(ctx, (double)bytes, (double)NPY_PIECE);
+    const size_t align = (size_t)2 << 20;
+    size_t piece = (bytes + (size_t)nt - 1) / (size_t)nt;
+    piece = (piece + align - 1) / align * align;
+    const size_t np = (bytes + piece - 1) / piece;
+    int err = 0;
+    size_t total = 0, first = count;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nt) schedule(static, 1) reduction(+ : total) if (np > 1)
+#endif
+    for (size_t k = 0; k < np; k++) {
+        const size_t a = k * piece, len = bytes - a < piece ? bytes - a : piece;
+        size_t g = 0;
+        int e = haze__io_read_at(fd, at + a, dst + a, len, &g);
+        total += g;
+        if (e) {
+#ifdef _OPENMP
+#pragma omp atomic write
+#endif
+            err = e;
+        } else if (check && g == len) {
+            size_t i = npy_first_nonfinite(dst, elem, a / (size_t)elem, (a + len) / (size_t)elem);
+            if (i < (a + len) / (size_t)elem) {
+#ifdef _OPENMP
+#pragma omp critical(haze_npy_bad)
+#endif
+                if (i < first) first = i;
+            }
+        }
+    }
+    *got = total;
+    *bad = first;
+    return err;
 }
 
 /*
@@ -349,7 +432,7 @@ int haze__io_npy_parse(haze_ctx *ctx, const char *path, const unsigned char *b, 
     if (!st)
         st = npy_layout(ctx, path, (const char *)b + off, hlen, len, off + hlen, o, &h, &elem,
                         &skip, t);
-    if (!st) st = npy_alloc(o, elem, t);
+    if (!st) st = npy_alloc(o, elem, t, 0);
     if (!st) st = npy_store(ctx, path, &h, elem, b + off + hlen + skip, o, t);
     return st;
 }
@@ -380,7 +463,11 @@ int haze__io_npy_read_fd(haze_ctx *ctx, const char *path, const char *name, int 
     npy_header h;
     st = npy_layout(ctx, name, hs, hlen, fsize, off + hlen, o, &h, &elem, &skip, t);
     free(hdr);
-    if (!st) st = npy_alloc(o, elem, t);
+    /* A C-order array whose values are stored as they are (float32 kept,
+     * float64) is read in place on the threads and checked as it lands; the
+     * others through npy_store. */
+    const int as_is = !h.fortran && (elem == 8 || o->keep_float32);
+    if (!st) st = npy_alloc(o, elem, t, as_is);
     if (st) return st;
     const size_t count = t->rows * t->cols, bytes = count * (size_t)elem;
     unsigned char *dst, *tmp = NULL;
@@ -391,14 +478,23 @@ int haze__io_npy_read_fd(haze_ctx *ctx, const char *path, const char *name, int 
     } else {
         dst = (unsigned char *)t->data + (elem == 4 ? 4 * count : 0); /* widened in place */
     }
-    if ((e = haze__io_read_at(fd, off + hlen + skip, dst, bytes, &got))) {
+    size_t bad = count;
+    if (as_is)
+        e = npy_read_par(ctx, fd, off + hlen + skip, dst, count, elem, !o->allow_nonfinite, &bad,
+                         &got);
+    else
+        e = haze__io_read_at(fd, off + hlen + skip, dst, bytes, &got);
+    if (e) {
         st = haze__io_read_error(ctx, path, e);
     } else if (got < bytes) { /* the file shrank */
         st = haze__error(ctx, HAZE_ERR_PARSE,
                          "%s: truncated .npy data (%zu bytes for %zu x %zu values of %d bytes)",
                          name, got, t->rows, t->cols, elem);
-    } else {
+    } else if (!as_is) {
         st = npy_store(ctx, name, &h, elem, dst, o, t);
+    } else if (bad < count) {
+        st = haze__error(ctx, HAZE_ERR_PARSE, "%s: row %zu, column %zu: not a finite number", name,
+                         o->first_row + bad / t->cols + 1, bad % t->cols + 1);
     }
     free(tmp);
     return st;

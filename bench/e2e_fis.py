@@ -1,0 +1,196 @@
+#!/usr/bin/env python3
+"""bench/e2e_fis.py - batch fuzzy inference as a whole job: `haze fis eval` against PyTorch.
+
+Jobs (each command its own process, as a user runs it; best of --reps runs;
+files in the page cache):
+
+  CSV -> CSV   haze fis eval MODEL in.csv -o out.csv    against
+               bench/fis_torch.py MODEL in.csv -o out.csv (numpy.loadtxt,
+               the batched Mamdani evaluation on the GPU, numpy.savetxt)
+  .npy -> .npy the same with NumPy files
+
+Models: MATLAB's tipper (data/tipper.fis: 2 inputs, 3 rules) on --rows rows,
+and an 8-input, 50-rule, 5-set system (made here, seeded) on --rows / 5
+rows; 101 points (MATLAB's rule), float64. Before timing, the outputs of
+haze and of the PyTorch script must agree (1e-9 of the output range: the
+same arithmetic, summed in another order). "M rows/s" is rows over the
+job's wall time; the floors are reading the input file at page-cache speed
+(one read(2)) and the PCIe copy of the job's bytes (inputs up, outputs
+down, float64) at the pinned rate PyTorch measures.
+
+    python3 bench/e2e_fis.py [--haze build/haze] [--rows 10000000] [--reps 3] [--dir /tmp]
+"""
+import argparse
+import json
+import os
+import random
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+
+def big_model(path):
+    rnd = random.Random(8)
+    L = ["[System]", "Name='big'", "Type='mamdani'", "NumInputs=8", "NumOutputs=1",
+         "NumRules=50", "AndMethod='min'", "OrMethod='max'", "ImpMethod='min'", "AggMethod='max'",
+         "DefuzzMethod='centroid'"]
+    for i in range(8):
+        L += ["[Input%d]" % (i + 1), "Name='x%d'" % (i + 1), "Range=[0 1]", "NumMFs=3",
+              "MF1='low':'trimf',[-0.5 0 0.5]", "MF2='mid':'trimf',[0 0.5 1]",
+              "MF3='high':'trimf',[0.5 1 1.5]"]
+    L += ["[Output1]", "Name='y'", "Range=[0 1]", "NumMFs=5"]
+    for k in range(5):
+        L.append("MF%d='s%d':'trimf',[%g %g %g]" % (k + 1, k + 1, k * .25 - .25, k * .25,
+                                                     k * .25 + .25))
+    L.append("[Rules]")
+    for _ in range(50):
+        ante, used = [], 0
+        for _ in range(8):
+            c = 0
+            if used < 5 and rnd.random() < 0.5:
+                c = rnd.randint(1, 3)
+            used += c != 0
+            ante.append(c)
+        if not used:
+            ante[0] = 2
+        L.append("%s, %d (1) : 1" % (" ".join(map(str, ante)), rnd.randint(1, 5)))
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("\n".join(L) + "\n")
+
+
+def make_inputs(base, names, rows, lo, hi, seed):
+    """base.csv (header, 4 decimals, as a logger writes) and base.npy of the same values."""
+    csv, npy = base + ".csv", base + ".npy"
+    if os.path.exists(csv) and os.path.exists(npy):
+        a = np.load(npy, mmap_mode="r")
+        if a.shape == (rows, len(names)):
+            return csv, npy
+    rng = np.random.default_rng(seed)
+    x = np.round(rng.uniform(lo, hi, (rows, len(names))), 4)
+    np.save(npy, x)
+    with open(csv + ".part", "w", encoding="utf-8") as f:
+        f.write(",".join(names) + "\n")
+        for s in range(0, rows, 1 << 20):
+            np.savetxt(f, x[s:s + (1 << 20)], fmt="%.4f", delimiter=",")
+    os.replace(csv + ".part", csv)
+    return csv, npy
+
+
+def run(cmd):
+    t = time.perf_counter()
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wall = time.perf_counter() - t
+    if p.returncode != 0:
+        sys.exit("failed (%d): %s\n%s" % (p.returncode, " ".join(cmd), p.stderr[-2000:]))
+    return wall, p.stdout
+
+
+def best_of(cmd, reps):
+    best, out = float("inf"), None
+    for _ in range(reps):
+        w, o = run(cmd)
+        if w < best:
+            best, out = w, o
+    return best, out
+
+
+def read_out(path):
+    if path.endswith(".npy"):
+        return np.load(path).reshape(-1)
+    return np.loadtxt(path, delimiter=",", skiprows=1, ndmin=2).reshape(-1)
+
+
+def read_floor(path):
+    size = os.path.getsize(path)
+    buf = bytearray(size)
+    mv, best = memoryview(buf), float("inf")
+    for _ in range(3):
+        fd = os.open(path, os.O_RDONLY)
+        t, got = time.perf_counter(), 0
+        while got < size:
+            r = os.readv(fd, [mv[got:]])
+            if r <= 0:
+                break
+            got += r
+        best = min(best, time.perf_counter() - t)
+        os.close(fd)
+    return best
+
+
+def pinned_rate():
+    try:
+        import torch
+    except ImportError:
+        return None, None
+    if not torch.cuda.is_available():
+        return None, None
+    n = 256 << 20
+    h = torch.empty(n, dtype=torch.uint8).pin_memory()
+    d = torch.empty(n, dtype=torch.uint8, device="cuda")
+    best = float("inf")
+    for _ in range(3):
+        torch.cuda.synchronize()
+        t = time.perf_counter()
+        d.copy_(h, non_blocking=True)
+        torch.cuda.synchronize()
+        best = min(best, time.perf_counter() - t)
+    return n / best, torch.cuda.get_device_name(0)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--haze", default="build/haze")
+    ap.add_argument("--rows", type=int, default=10_000_000)
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--dir", default="/tmp")
+    a = ap.parse_args()
+    bw, gpu = pinned_rate()
+    big = os.path.join(a.dir, "haze_e2e_fis_big.fis")
+    big_model(big)
+    models = [("tipper", os.path.join(ROOT, "data", "tipper.fis"), ["service", "food"], a.rows,
+               0.0, 10.0, 30.0),
+              ("8in-50r", big, ["x%d" % (i + 1) for i in range(8)], a.rows // 5, 0.0, 1.0, 1.0)]
+    print("fuzzy inference job: Mamdani, MATLAB's rules (101 points), float64; GPU: %s; pinned "
+          "host-to-device %s; best of %d runs per row, files in the page cache"
+          % (gpu or "none", "%.1f GB/s" % (bw / 1e9) if bw else "-", a.reps))
+    print("\n%-8s %-12s %9s %-14s %9s %10s %9s  %s"
+          % ("model", "job", "rows", "tool", "wall s", "M rows/s", "vs haze", "split (s)"))
+    for name, model, names, rows, lo, hi, span in models:
+        csv, npy = make_inputs(os.path.join(a.dir, "haze_e2e_fis_%s_%d" % (name, rows)), names,
+                               rows, lo, hi, 11)
+        for kind, inp in (("CSV -> CSV", csv), (".npy -> .npy", npy)):
+            ext = ".npy" if inp.endswith(".npy") else ".csv"
+            out_h = os.path.join(a.dir, "haze_e2e_fis_out_haze" + ext)
+            out_t = os.path.join(a.dir, "haze_e2e_fis_out_torch" + ext)
+            hcmd = [a.haze, "--quiet", "fis", "eval", model, inp, "-o", out_h]
+            tcmd = [sys.executable, os.path.join(HERE, "fis_torch.py"), model, inp, "-o", out_t]
+            floor = read_floor(inp)
+            run(hcmd)
+            run(tcmd)
+            yh, yt = read_out(out_h), read_out(out_t)
+            err = float(np.abs(yh - yt).max()) / span
+            if yh.shape != yt.shape or err > 1e-9:
+                print("%-8s %-12s outputs DISAGREE: max difference %.3g of the range"
+                      % (name, kind, err))
+                return 1
+            wh, _ = best_of(hcmd, a.reps)
+            wt, ot = best_of(tcmd, a.reps)
+            tt = json.loads(ot.strip().splitlines()[-1])["times"]
+            split = " ".join("%s %.3f" % (k, v) for k, v in tt.items() if k != "total")
+            print("%-8s %-12s %9d %-14s %9.3f %10.1f %8.2fx"
+                  % (name, kind, rows, "haze", wh, rows / wh / 1e6, 1.0))
+            print("%-8s %-12s %9d %-14s %9.3f %10.1f %8.2fx  %s"
+                  % (name, kind, rows, "torch", wt, rows / wt / 1e6, wt / wh, split))
+            bus = rows * (len(names) + 1) * 8 / bw if bw else float("nan")
+            print("%-8s %-12s %9s floors: read %.3f s (page cache, one thread), PCIe %.3f s "
+                  "(agree: %.1e of the range)" % ("", "", "", floor, bus, err))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
