@@ -227,6 +227,17 @@ static void test_parts_kmeanspp_segments(void **state) {
     o.tol = 0;
     o.seed = 5;
     check_parts(x, HAZE_PRECISION_F64, n, d, &o, NULL);
+    /* Every point at 0 but a few hundred around row 300032, where the second
+     * of 2 parts (and the third of 4) starts, inside segment 390 (blocks
+     * 1170 to 1172): the candidates are walked to in a segment that
+     * straddles two parts. */
+    for (size_t i = 0; i < n * d; i++) x[i] = 0;
+    for (size_t i = 299600; i < 300200; i++)
+        for (size_t k = 0; k < d; k++) x[i * d + k] = 100.0 + (double)((i * 31 + k * 7) % 97);
+    for (uint64_t seed = 1; seed <= 3; seed++) {
+        o.seed = seed;
+        check_parts(x, HAZE_PRECISION_F64, n, d, &o, NULL);
+    }
     free(x);
 }
 
