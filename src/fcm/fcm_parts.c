@@ -560,8 +560,7 @@ static size_t seg_words(size_t b0, size_t b1, size_t L, size_t nb) {
     return w;
 }
 
-/* Walks the segments of one array of a part's message (or of its own
- * blocks bs): fn(sg, whole, values, count) per segment, in order. */
+/* A part's blocks [b0, b1) among nb in segments of L. */
 typedef struct seg_walk {
     size_t b0, b1, L, nb;
 } seg_walk;
