@@ -211,17 +211,41 @@ extern "C" const cudaDeviceProp *haze__cuda_props(int device) {
     return p;
 }
 
+/* The context's staging buffer (HAZE__STATE_STAGING). */
+typedef struct staging {
+    void *p;
+    size_t bytes;
+} staging;
+
+static void staging_free(void *arg) {
+    staging *g = (staging *)arg;
+    if (g->p) cudaFreeHost(g->p);
+    g->p = NULL, g->bytes = 0;
+}
+
+extern "C" int haze__cuda_staging(haze_ctx *ctx, size_t bytes, void **out) {
+    *out = NULL;
+    staging *g = (staging *)haze__ctx_state(ctx, HAZE__STATE_STAGING, sizeof *g, staging_free);
+    if (!g) return haze__error(ctx, HAZE_ERR_NOMEM, "out of memory");
+    if (g->bytes < bytes) {
+        staging_free(g);
+        HAZE_CUDA_TRY(ctx, cudaMallocHost(&g->p, bytes));
+        g->bytes = bytes;
+    }
+    *out = g->p;
+    return HAZE_OK;
+}
+
 extern "C" int haze__cuda_upload(haze_ctx *ctx, void *dst, const void *src, size_t bytes) {
     enum { NBUF = 3 };
-    const size_t chunk = (size_t)32 << 20;
+    const size_t chunk = (size_t)16 << 20;
     cudaStream_t st = haze__stream(ctx);
-    void *buf[NBUF] = {NULL, NULL, NULL};
+    char *stage = NULL;
     cudaEvent_t ev[NBUF] = {NULL, NULL, NULL};
     int st_ = HAZE_OK, staged = bytes >= 4 * chunk;
+    if (staged && haze__cuda_staging(ctx, NBUF * chunk, (void **)&stage) != HAZE_OK) staged = 0;
     for (int b = 0; staged && b < NBUF; b++)
-        if (cudaMallocHost(&buf[b], chunk) != cudaSuccess ||
-            cudaEventCreateWithFlags(&ev[b], cudaEventDisableTiming) != cudaSuccess)
-            staged = 0;
+        if (cudaEventCreateWithFlags(&ev[b], cudaEventDisableTiming) != cudaSuccess) staged = 0;
     if (!staged) { /* small, or no page-locked memory to be had: the driver's copy */
         cudaGetLastError();
         HAZE_CUDA_GOTO(ctx, st_, done,
@@ -233,17 +257,16 @@ extern "C" int haze__cuda_upload(haze_ctx *ctx, void *dst, const void *src, size
         const int b = (int)(k % NBUF);
         const size_t len = bytes - off < chunk ? bytes - off : chunk;
         if (k >= NBUF) HAZE_CUDA_GOTO(ctx, st_, done, cudaEventSynchronize(ev[b]));
-        haze__copy_par(ctx, buf[b], (const char *)src + off, len);
-        HAZE_CUDA_GOTO(ctx, st_, done,
-                       cudaMemcpyAsync((char *)dst + off, buf[b], len, cudaMemcpyHostToDevice, st));
+        haze__copy_par(ctx, stage + b * chunk, (const char *)src + off, len);
+        HAZE_CUDA_GOTO(
+            ctx, st_, done,
+            cudaMemcpyAsync((char *)dst + off, stage + b * chunk, len, cudaMemcpyHostToDevice, st));
         HAZE_CUDA_GOTO(ctx, st_, done, cudaEventRecord(ev[b], st));
     }
     HAZE_CUDA_GOTO(ctx, st_, done, cudaStreamSynchronize(st));
 done:
-    if (st_) cudaStreamSynchronize(st); /* no copy still reads a buffer freed below */
-    for (int b = 0; b < NBUF; b++) {
+    if (st_) cudaStreamSynchronize(st); /* no copy still reads the staging buffer */
+    for (int b = 0; b < NBUF; b++)
         if (ev[b]) cudaEventDestroy(ev[b]);
-        if (buf[b]) cudaFreeHost(buf[b]);
-    }
     return st_;
 }

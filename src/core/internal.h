@@ -28,7 +28,8 @@ enum {
     HAZE__STATE_PREC,
     HAZE__STATE_FUZZY,
     HAZE__STATE_EDGE,
-    HAZE__STATE_IO, /* the open output group (src/io/outfile.c) */
+    HAZE__STATE_IO,      /* the open output group (src/io/outfile.c) */
+    HAZE__STATE_STAGING, /* page-locked staging memory (src/core/core_cuda.cu) */
     HAZE__STATE_COUNT
 };
 
