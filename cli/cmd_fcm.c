@@ -13,7 +13,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <fcntl.h>
+
 #include "cli.h"
+#include "mpi.h"
 #include "plot.h"
 #include "progress.h"
 
@@ -61,6 +64,11 @@ static void help(FILE *fp) {
             "A degenerate result (coincident centres, memberships all near 1/K, or an\n"
             "empty cluster) gets a warning on stderr and \"degenerate\" in the JSON: try\n"
             "-m closer to 1 or another --seed (docs/fcm.md).\n\n"
+            "Started by mpirun (a tool built with MPI), the processes run one fit, each\n"
+            "on its share of the rows (read from their place in a .npy file; rank 0 reads\n"
+            "a CSV file and sends them), with the centres of a run on one process bit for\n"
+            "bit; rank 0 writes the outputs and the summary (docs/fcm.md, \"Several\n"
+            "processes (MPI)\"). --plot is not available there.\n\n"
             "Exit codes: 0 success, 1 usage error, 2 bad input, 3 runtime or device error.\n");
 }
 
@@ -313,13 +321,14 @@ static double mono_s(void) {
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* secs[0..2]: reading the data (and the start), the fit, writing the outputs */
-static void print_json(FILE *fp, const char *data, const haze_fcm_result *r, const double *secs) {
+/* secs[0..2]: reading the data (and the start), the fit, writing the
+ * outputs; n points (all the processes' in a run over several) */
+static void print_json(FILE *fp, const char *data, const haze_fcm_result *r, size_t n,
+                       const double *secs) {
     fprintf(fp, "{\n  \"data\": ");
     cli_json_str(fp, data);
-    fprintf(fp, ",\n  \"points\": %zu,\n  \"features\": %zu,\n  \"clusters\": %zu,\n",
-            haze_fcm_result_point_count(r), haze_fcm_result_feature_count(r),
-            haze_fcm_result_cluster_count(r));
+    fprintf(fp, ",\n  \"points\": %zu,\n  \"features\": %zu,\n  \"clusters\": %zu,\n", n,
+            haze_fcm_result_feature_count(r), haze_fcm_result_cluster_count(r));
     fprintf(fp, "  \"m\": %.17g,\n  \"metric\": \"%s\",\n", haze_fcm_result_fuzzifier(r),
             haze_fcm_result_metric(r) == HAZE_FCM_GK ? "gk" : "euclidean");
     fprintf(fp, "  \"iterations\": %d,\n  \"converged\": %s,\n  \"seconds\": %.6f,\n",
@@ -352,8 +361,261 @@ static void print_json(FILE *fp, const char *data, const haze_fcm_result *r, con
     fprintf(fp, "]\n}\n");
 }
 
+/* --init WHAT for data of n rows and d columns: fo->init, and init_data
+ * from *it (read here). A mismatch is described in why (for the caller to
+ * print; exit code 2) and returns HAZE_ERR_MISMATCH. */
+static int resolve_init(haze_ctx *ctx, const char *init, size_t n, size_t d, haze_fcm_options *fo,
+                        haze_table **it, char *why, size_t whysz) {
+    int st = HAZE_OK;
+    if (strcmp(init, "random") == 0) {
+        fo->init = HAZE_FCM_INIT_RANDOM;
+    } else if (strcmp(init, "kmeans++") == 0) {
+        fo->init = HAZE_FCM_INIT_KMEANSPP;
+    } else if (!(st = haze_table_read(ctx, init, NULL, it))) {
+        if (haze_table_row_count(*it) == (size_t)fo->clusters &&
+            haze_table_column_count(*it) == d) {
+            fo->init = HAZE_FCM_INIT_CENTRES;
+        } else if (haze_table_row_count(*it) == n &&
+                   haze_table_column_count(*it) == (size_t)fo->clusters) {
+            fo->init = HAZE_FCM_INIT_MEMBERSHIPS;
+        } else {
+            snprintf(why, whysz,
+                     "%s: %zu x %zu is neither %d centres of %zu features nor %zu x %d "
+                     "memberships",
+                     init, haze_table_row_count(*it), haze_table_column_count(*it), fo->clusters, d,
+                     n, fo->clusters);
+            st = HAZE_ERR_MISMATCH;
+        }
+        fo->init_data = haze_table_data(*it);
+    }
+    return st;
+}
+
+/* The summary (text or JSON) of a fit of n points, and the warning of a
+ * degenerate result; with `centres`, the text lists the centres. */
+static void print_summary(FILE *sum, const char *data, const haze_fcm_result *r, size_t n,
+                          const haze_fcm_options *fo, const double *secs, int json, int centres) {
+    if (json) {
+        print_json(sum, data, r, n, secs);
+    } else {
+        fprintf(sum, "fcm: %zu points, %zu features, %zu clusters, m = %g, %s, %s\n", n,
+                haze_fcm_result_feature_count(r), haze_fcm_result_cluster_count(r),
+                haze_fcm_result_fuzzifier(r),
+                haze_fcm_result_metric(r) == HAZE_FCM_GK ? "Gustafson-Kessel" : "Euclidean",
+                (fo->precision == HAZE_PRECISION_F32) ? "float32" : "float64");
+        fprintf(sum, "iterations %d (%s), %.3f s\n", haze_fcm_result_iterations(r),
+                haze_fcm_result_converged(r) ? "converged" : "not converged", secs[1]);
+        fprintf(sum,
+                "objective %.10g\npartition coefficient %.6f\npartition entropy %.6f\n"
+                "Xie-Beni index %.6g\n",
+                haze_fcm_result_objective(r)[haze_fcm_result_iterations(r) - 1],
+                haze_fcm_result_partition_coefficient(r), haze_fcm_result_partition_entropy(r),
+                haze_fcm_result_xie_beni(r));
+        if (centres) {
+            fprintf(sum, "centres:\n");
+            for (size_t j = 0; j < haze_fcm_result_cluster_count(r); j++) {
+                for (size_t k = 0; k < haze_fcm_result_feature_count(r); k++)
+                    fprintf(sum, "%s%.10g", k ? "," : "",
+                            haze_fcm_result_centres(r)[j * haze_fcm_result_feature_count(r) + k]);
+                fprintf(sum, "\n");
+            }
+        }
+    }
+    if (haze_fcm_result_degenerate(r)) warn_degenerate(r, fo);
+}
+
+/* What `haze fcm` was asked, after its options. */
+typedef struct fcm_job {
+    haze_fcm_options fo;
+    const char *data, *init, *out, *memb, *labels, *norms;
+    int json;
+    FILE *sum;
+} fcm_job;
+
+/* A step of a run over several processes: this rank's exit code (code, or
+ * that of the library status st with the context's message, or why), agreed
+ * by every rank: the first failing rank's code, its message printed once. */
+static int agree(haze_ctx *ctx, int st, int code, const char *why) {
+    const char *msg = NULL;
+    if (!code && st) {
+        code = cli_exit_code(st);
+        msg = ctx ? haze_ctx_errmsg(ctx) : NULL;
+        if (!msg || !*msg) msg = haze_status_message(st);
+    } else if (code) {
+        msg = why;
+    }
+    return cli_mpi_agree(code, msg);
+}
+
+static int ends_with_npy(const char *path) {
+    const size_t n = strlen(path);
+    return n >= 4 && strcmp(path + n - 4, ".npy") == 0;
+}
+
+/*
+ * `mpirun -np R haze fcm ...`: one fit over the R processes (docs/fcm.md,
+ * "Several processes (MPI)"). Each rank holds the rows haze_fcm_part_rows
+ * gives it: a .npy file's rows are read by each rank from their place in the
+ * file; a CSV file is read by rank 0, which sends each rank its rows. The
+ * library exchanges the sums through cli_mpi_allgather; rank 0 gathers the
+ * memberships and writes every output and the summary. Every step that can
+ * fail on one rank ends in an agreement, so all ranks exit with one code
+ * and rank 0 prints one message (the other ranks print nothing).
+ */
+static int fit_parts(fcm_job *a, const cli_global *g) {
+    int rank = 0, size = 1;
+    int code = cli_mpi_init(&rank, &size);
+    if (code) return code;
+    haze_fcm_options fo = a->fo;
+    cli_global gc = *g; /* the fit runs on the CPU: AUTO means the CPU here */
+    if (gc.backend == HAZE_BACKEND_AUTO) gc.backend = HAZE_BACKEND_CPU;
+    haze_ctx *ctx = NULL;
+    haze_table *x = NULL, *it = NULL, *head = NULL;
+    haze_fcm_result *r = NULL;
+    double *mine = NULL, *u = NULL;
+    size_t *counts = NULL;
+    char why[1024] = "";
+    code = cli_ctx_new(&gc, &ctx); /* prints its reason on rank 0 */
+    if ((code = cli_mpi_agree(code, rank && code ? "cannot make a context" : NULL))) goto done;
+    const char *outputs[] = {a->out, a->memb, a->labels, a->norms};
+    int st = rank == 0 ? cli_outputs_begin(ctx, 4, outputs) : HAZE_OK;
+    double secs[3] = {0, 0, 0}, tr = mono_s();
+    /* The shape: a .npy header (and one row) on every rank; a CSV file on rank 0. */
+    haze_table_options ro = haze_table_options_default();
+    ro.keep_float32 = fo.precision == HAZE_PRECISION_F32;
+    const int npy = ends_with_npy(a->data);
+    uint64_t shape[3] = {0, 0, 0}; /* rows, columns, float32 */
+    if (!st && npy) {
+        ro.max_rows = 1;
+        if (!(st = haze_table_read(ctx, a->data, &ro, &head))) {
+            shape[0] = haze_table_file_row_count(head);
+            shape[1] = haze_table_column_count(head);
+            shape[2] = haze_table_precision(head) == HAZE_PRECISION_F32;
+        }
+    } else if (!st && rank == 0 && !(st = haze_table_read(ctx, a->data, &ro, &x))) {
+        shape[0] = haze_table_row_count(x);
+        shape[1] = haze_table_column_count(x);
+    }
+    if ((code = agree(ctx, st, code, why))) goto done;
+    if (!npy && cli_mpi_bcast(shape, sizeof shape, 0)) {
+        code = cli_mpi_agree(CLI_RUNTIME, "fcm: MPI_Bcast failed");
+        goto done;
+    }
+    const size_t n = (size_t)shape[0], d = (size_t)shape[1];
+    const haze_precision type = shape[2] ? HAZE_PRECISION_F32 : HAZE_PRECISION_F64;
+    size_t first = 0, count = 0;
+    if ((size_t)fo.clusters > n) {
+        snprintf(why, sizeof why, "%s: %d clusters for only %zu points", a->data, fo.clusters, n);
+        code = CLI_INPUT;
+    }
+    if (!code) st = haze_fcm_part_rows(ctx, &fo, n, d, (size_t)rank, (size_t)size, &first, &count);
+    /* This rank's rows. */
+    const void *xv = NULL;
+    if (!code && !st && npy && count) {
+        ro.first_row = first;
+        ro.max_rows = count;
+        if (!(st = haze_table_read(ctx, a->data, &ro, &x))) xv = haze_table_values(x);
+    }
+    if (!code && !st && !npy) {
+        counts = calloc((size_t)size, sizeof *counts);
+        mine = malloc((count ? count * d : 1) * sizeof *mine);
+        for (int k = 0; counts && k < size && !st; k++) {
+            size_t f, c;
+            st = haze_fcm_part_rows(ctx, &fo, n, d, (size_t)k, (size_t)size, &f, &c);
+            counts[k] = c * d * sizeof(double);
+        }
+        if (!st && (!counts || !mine)) st = HAZE_ERR_NOMEM;
+    }
+    if (!code && !st) /* --init FILE: every rank reads it (centres, or every row's memberships) */
+        st = resolve_init(ctx, a->init, n, d, &fo, &it, why, sizeof why);
+    if (*why && !code) code = CLI_INPUT;
+    if ((code = agree(ctx, st, code, why))) goto done;
+    if (!npy) {
+        if (cli_mpi_scatter(x ? haze_table_data(x) : NULL, counts, mine,
+                            count * d * sizeof *mine)) {
+            code = cli_mpi_agree(CLI_RUNTIME, "fcm: sending the rows to the processes failed");
+            goto done;
+        }
+        xv = mine;
+    }
+    if (fo.init == HAZE_FCM_INIT_MEMBERSHIPS) fo.init_data += first * (size_t)fo.clusters;
+    secs[0] = mono_s() - tr;
+
+    /* The fit: one over every rank's rows. */
+    fit_progress fp;
+    cli_progress_begin(&fp.line, g, "fcm"); /* rank 0's terminal only: the others write nowhere */
+    fp.max_iter = fo.max_iter;
+    if (fp.line.on) {
+        fo.progress = progress;
+        fo.progress_arg = &fp;
+        cli_progress_phase(&fp.line,
+                           fo.init == HAZE_FCM_INIT_KMEANSPP ? "seeding (k-means++)" : "starting");
+    }
+    fo.want_memberships = a->memb || a->labels;
+    fo.total_rows = n;
+    fo.first_row = first;
+    fo.allgather = cli_mpi_allgather;
+    double tf = mono_s();
+    st = haze_fcm_fit(ctx, xv, type, count, d, &fo, &r);
+    secs[1] = mono_s() - tf;
+    cli_progress_end(&fp.line);
+    if ((code = agree(ctx, st, 0, NULL))) goto done; /* the library fails on every rank at once */
+
+    /* The memberships to rank 0, which writes everything. */
+    double tw = mono_s();
+    const size_t c = (size_t)fo.clusters;
+    if (fo.want_memberships) {
+        st = rank == 0 && !(u = malloc(n * c * sizeof *u)) ? HAZE_ERR_NOMEM : HAZE_OK;
+        if ((code = agree(ctx, st, 0, NULL))) goto done;
+        if (cli_mpi_gather(haze_fcm_result_memberships(r), count * c * sizeof *u, u)) {
+            code = cli_mpi_agree(CLI_RUNTIME, "fcm: gathering the memberships failed");
+            goto done;
+        }
+    }
+    if (rank == 0) {
+        const char *const *names =
+            !npy && x ? (const char *const *)haze_table_names(x) : NULL; /* rank 0 read the CSV */
+        if (!st && a->out)
+            st = haze_table_write(ctx, a->out, haze_fcm_result_centres(r), HAZE_PRECISION_F64, c, d,
+                                  names);
+        if (!st && a->memb) st = haze_table_write(ctx, a->memb, u, HAZE_PRECISION_F64, n, c, NULL);
+        if (!st && a->labels) st = write_labels(ctx, a->labels, u, n, c);
+        if (!st && a->norms)
+            st = haze_table_write(ctx, a->norms, haze_fcm_result_norms(r), HAZE_PRECISION_F64, c,
+                                  d * d, NULL);
+        if (!st) st = haze_outgroup_commit(ctx);
+    }
+    secs[2] = mono_s() - tw;
+    if ((code = agree(ctx, st, 0, NULL))) goto done;
+    if (rank == 0) print_summary(a->sum, a->data, r, n, &fo, secs, a->json, !a->out);
+done:
+    haze_fcm_result_free(r);
+    haze_table_free(x);
+    haze_table_free(it);
+    haze_table_free(head);
+    free(mine);
+    free(u);
+    free(counts);
+    haze_ctx_free(ctx);
+    cli_mpi_finalize();
+    return code;
+}
+
 int cmd_fcm(int argc, char **argv, const cli_global *g) {
     if (argc >= 2 && strcmp(argv[1], "predict") == 0) return cmd_predict(argc - 1, argv + 1, g);
+    /* Under an MPI launcher, rank 0 speaks for all: the other ranks' output
+     * goes nowhere, and their failures reach rank 0 (fit_parts). */
+    const int parts = cli_mpi_launched();
+    if (parts && cli_mpi_env_rank() != 0) {
+        int fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+        if (fd >= 0) {
+            fflush(stdout);
+            fflush(stderr);
+            dup2(fd, 1);
+            dup2(fd, 2);
+            close(fd);
+        }
+    }
     static const struct option opts[] = {{"clusters", required_argument, 0, 'c'},
                                          {"fuzzifier", required_argument, 0, 'm'},
                                          {"metric", required_argument, 0, OPT_METRIC},
@@ -484,6 +746,13 @@ int cmd_fcm(int argc, char **argv, const cli_global *g) {
                                       "be '-' (stdout)");
     FILE *sum = to_stdout ? stderr : stdout;
     const char *data = argv[optind];
+    if (parts && plot)
+        return cli_usage_error("fcm", "--plot is not drawn when several processes run one fit "
+                                      "(mpirun); draw it from the outputs of a run on one");
+    if (parts) {
+        fcm_job job = {fo, data, init, out, memb, labels, norms, json, sum};
+        return fit_parts(&job, g);
+    }
     if (plot) {
         int prc = plot_check_path("fcm", "--plot", plot);
         if (prc) return prc;
@@ -508,26 +777,12 @@ int cmd_fcm(int argc, char **argv, const cli_global *g) {
         st = HAZE_ERR_INVALID;
     }
     if (!st) {
-        if (strcmp(init, "random") == 0) {
-            fo.init = HAZE_FCM_INIT_RANDOM;
-        } else if (strcmp(init, "kmeans++") == 0) {
-            fo.init = HAZE_FCM_INIT_KMEANSPP;
-        } else if (!(st = haze_table_read(ctx, init, NULL, &it))) {
-            if (haze_table_row_count(it) == (size_t)fo.clusters &&
-                haze_table_column_count(it) == haze_table_column_count(x)) {
-                fo.init = HAZE_FCM_INIT_CENTRES;
-            } else if (haze_table_row_count(it) == haze_table_row_count(x) &&
-                       haze_table_column_count(it) == (size_t)fo.clusters) {
-                fo.init = HAZE_FCM_INIT_MEMBERSHIPS;
-            } else {
-                cli_errorf("%s: %zu x %zu is neither %d centres of %zu features nor %zu x %d "
-                           "memberships",
-                           init, haze_table_row_count(it), haze_table_column_count(it), fo.clusters,
-                           haze_table_column_count(x), haze_table_row_count(x), fo.clusters);
-                code = CLI_INPUT;
-                st = HAZE_ERR_MISMATCH;
-            }
-            fo.init_data = haze_table_data(it);
+        char why[1024] = "";
+        st = resolve_init(ctx, init, haze_table_row_count(x), haze_table_column_count(x), &fo, &it,
+                          why, sizeof why);
+        if (*why) {
+            cli_errorf("%s", why);
+            code = CLI_INPUT;
         }
     }
     secs[0] = mono_s() - tr;
@@ -582,36 +837,8 @@ int cmd_fcm(int argc, char **argv, const cli_global *g) {
     }
     if (!st) st = haze_outgroup_commit(ctx);
     secs[2] = mono_s() - tw;
-    if (!st) {
-        if (json) {
-            print_json(sum, data, r, secs);
-        } else {
-            fprintf(sum, "fcm: %zu points, %zu features, %zu clusters, m = %g, %s, %s\n",
-                    haze_fcm_result_point_count(r), haze_fcm_result_feature_count(r),
-                    haze_fcm_result_cluster_count(r), haze_fcm_result_fuzzifier(r),
-                    haze_fcm_result_metric(r) == HAZE_FCM_GK ? "Gustafson-Kessel" : "Euclidean",
-                    (fo.precision == HAZE_PRECISION_F32) ? "float32" : "float64");
-            fprintf(sum, "iterations %d (%s), %.3f s\n", haze_fcm_result_iterations(r),
-                    haze_fcm_result_converged(r) ? "converged" : "not converged", secs[1]);
-            fprintf(sum,
-                    "objective %.10g\npartition coefficient %.6f\npartition entropy %.6f\n"
-                    "Xie-Beni index %.6g\n",
-                    haze_fcm_result_objective(r)[haze_fcm_result_iterations(r) - 1],
-                    haze_fcm_result_partition_coefficient(r), haze_fcm_result_partition_entropy(r),
-                    haze_fcm_result_xie_beni(r));
-            if (!out) {
-                fprintf(sum, "centres:\n");
-                for (size_t j = 0; j < haze_fcm_result_cluster_count(r); j++) {
-                    for (size_t k = 0; k < haze_fcm_result_feature_count(r); k++)
-                        fprintf(
-                            sum, "%s%.10g", k ? "," : "",
-                            haze_fcm_result_centres(r)[j * haze_fcm_result_feature_count(r) + k]);
-                    fprintf(sum, "\n");
-                }
-            }
-        }
-        if (haze_fcm_result_degenerate(r)) warn_degenerate(r, &fo);
-    }
+    if (!st) print_summary(sum, data, r, haze_fcm_result_point_count(r), &fo, secs, json, !out);
+
     if (st && !code) code = cli_fail(ctx, st);
     haze_fcm_result_free(r);
     haze_table_free(x);

@@ -69,6 +69,28 @@ typedef struct haze_fcm_options {
      * return stops the run early (the result is still complete). */
     int (*progress)(void *arg, int iter, double objective, double change);
     void *progress_arg;
+    /* One fit over several processes (MPI ranks; docs/fcm.md, "Several
+     * processes"): with `allgather` set, haze_fcm_fit runs one part of a fit
+     * whose x holds rows [first_row, first_row + n) of a data set of
+     * total_rows rows. Every part passes the same options (but the hook's arg
+     * and, with INIT_MEMBERSHIPS, init_data: its own n rows); the parts'
+     * row ranges follow each other in part order, each starting on the
+     * boundary haze_fcm_part_rows gives. Every part gets the same centres,
+     * objective and indices, bit for bit those of one process holding all
+     * the rows (for any number of parts and threads), and the memberships of
+     * its own rows; when one part fails, every part fails with its status and
+     * message. The CPU backend only (HAZE_ERR_UNSUPPORTED on the device). A
+     * progress callback is called on every part; the fit stops when one
+     * returns non-zero. Without allgather: 0, 0 (the data is whole). */
+    size_t total_rows, first_row;
+    /* All-gather across the parts: every part passes its `count` bytes at
+     * `mine` and gets every part's bytes concatenated in part order in *all
+     * (*total bytes; the counts may differ), malloc'd by the hook and freed by
+     * the library. Collective: every part calls it the same number of times
+     * (the library makes sure of it, failures included). Non-zero return: the
+     * fit fails (HAZE_ERR_IO). */
+    int (*allgather)(void *arg, const void *mine, size_t count, void **all, size_t *total);
+    void *allgather_arg;
 } haze_fcm_options;
 
 /* Fills the first `size` bytes of *opt with the defaults above, with clusters
@@ -80,6 +102,16 @@ static inline haze_fcm_options haze_fcm_options_default(void) {
     haze_fcm_options_init(&opt, sizeof opt);
     return opt;
 }
+
+/*
+ * The rows of part `part` (0-based) of `parts` in a fit over several
+ * processes of total_rows rows of d features with the options opt (its
+ * clusters and metric): *first and *count (0 for a part beyond the data),
+ * whole tiles of the library's fixed tiling, as evenly as they go.
+ * HAZE_ERR_INVALID when part >= parts or an argument is NULL or 0.
+ */
+HAZE_API int haze_fcm_part_rows(haze_ctx *ctx, const haze_fcm_options *opt, size_t total_rows,
+                                size_t d, size_t part, size_t parts, size_t *first, size_t *count);
 
 /* Why a result is degenerate (haze_fcm_result_degenerate, a set of these
  * bits; docs/fcm.md, "Degenerate results"): the run may still have

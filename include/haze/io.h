@@ -37,6 +37,13 @@ typedef struct haze_table_options {
                               * copy; haze_table_precision says HAZE_PRECISION_F32 and
                               * haze_table_values gives them); other files are read into
                               * doubles as always. 0 (default): doubles, always */
+    /* A .npy file's rows [first_row, first_row + max_rows) only (max_rows 0:
+     * to the last row), read from their place in the file and nothing else:
+     * one process's share of a data set. 0, 0 (default): every row. C-order
+     * .npy files only (HAZE_ERR_UNSUPPORTED for CSV and Fortran order);
+     * first_row past the last row is HAZE_ERR_INVALID. The file's row count
+     * is haze_table_file_row_count. */
+    size_t first_row, max_rows;
 } haze_table_options;
 
 /* Fills the first `size` bytes of *opt with the defaults and sets opt->size
@@ -74,6 +81,9 @@ HAZE_API void haze_table_free(haze_table *t);
  * lives) and may be changed in place by its owner. 0 and NULL for t NULL. */
 HAZE_API size_t haze_table_row_count(const haze_table *t);
 HAZE_API size_t haze_table_column_count(const haze_table *t);
+/* The rows of the file: those of the table, or more when it was read with a
+ * row range (haze_table_options.first_row, max_rows). 0 for t NULL. */
+HAZE_API size_t haze_table_file_row_count(const haze_table *t);
 /* HAZE_PRECISION_F64, or F32 for a float32 .npy file read with keep_float32. */
 HAZE_API haze_precision haze_table_precision(const haze_table *t);
 /* The values in the table's precision (double * or float *). */

@@ -521,9 +521,9 @@ static double objective_next(const double *sums, const double *ref, const double
 }
 
 /* Partition coefficient, entropy and Xie-Beni of U(K), V(K) = r->centers from
- * the sums of a pass that computed the indices. */
-static void indices_from_sums(haze_fcm_result *r, const double *sums) {
-    const size_t n = r->n, d = r->d, c = r->c, nv = c * d;
+ * the sums of a pass that computed the indices over n points (all the parts'). */
+static void indices_from_sums(haze_fcm_result *r, const double *sums, size_t n) {
+    const size_t d = r->d, c = r->c, nv = c * d;
     const double *vk = r->centers;
     r->partition_coefficient = sums[nv + c + HAZE__FCM_PC] / (double)n;
     r->partition_entropy = sums[nv + c + HAZE__FCM_PE] / (double)n;
@@ -568,19 +568,29 @@ static int degeneracy(const haze_fcm_result *r, const double *sums) {
     return why;
 }
 
-/* The fit on double data x or float data x32 (exactly one is set). */
-static int fit(haze_ctx *ctx, const double *x, const float *x32, size_t n, size_t d,
-               const haze_fcm_options *opt, haze_fcm_result **out) {
-    if (out) *out = NULL;
-    if (!ctx || !(x || x32) || !opt || !out)
-        return haze__error(ctx, HAZE_ERR_INVALID, "fcm: NULL argument");
+/* The options and shape, before anything is read or made: with parts
+ * (opt->allgather), n may be 0 and x NULL then, and c counts against the
+ * whole data's rows. */
+static int validate(haze_ctx *ctx, const void *x, haze_precision type, size_t n, size_t d,
+                    const haze_fcm_options *opt) {
+    const int parts = opt->allgather != NULL;
+    const size_t total = parts ? opt->total_rows : n;
     const size_t c = opt->clusters > 0 ? (size_t)opt->clusters : 0;
-    if (n < 1 || d < 1) return haze__error(ctx, HAZE_ERR_INVALID, "fcm: no data (%zu x %zu)", n, d);
+    if (type != HAZE_PRECISION_F64 && type != HAZE_PRECISION_F32)
+        return haze__error(ctx, HAZE_ERR_INVALID, "fcm: unknown element type %d", (int)type);
+    if (!x && !(parts && n == 0)) return haze__error(ctx, HAZE_ERR_INVALID, "fcm: NULL argument");
+    if (!parts && (opt->first_row || (opt->total_rows && opt->total_rows != n)))
+        return haze__error(ctx, HAZE_ERR_INVALID,
+                           "fcm: rows %zu to %zu of %zu: a part of a fit needs the allgather hook",
+                           opt->first_row + 1, opt->first_row + n, opt->total_rows);
+    if (total < 1 || d < 1 || (parts && (opt->first_row > total || n > total - opt->first_row)))
+        return haze__error(ctx, HAZE_ERR_INVALID, "fcm: no data (%zu x %zu)", total, d);
     if (opt->clusters < 2)
         return haze__error(ctx, HAZE_ERR_INVALID, "fcm: need at least 2 clusters, got %d",
                            opt->clusters);
-    if (c > n)
-        return haze__error(ctx, HAZE_ERR_INVALID, "fcm: %zu clusters for only %zu points", c, n);
+    if (c > total)
+        return haze__error(ctx, HAZE_ERR_INVALID, "fcm: %zu clusters for only %zu points", c,
+                           total);
     if (!(opt->m > 1) || !isfinite(opt->m))
         return haze__error(ctx, HAZE_ERR_DOMAIN, "fcm: the fuzzifier m must be > 1, got %g",
                            opt->m);
@@ -598,21 +608,84 @@ static int fit(haze_ctx *ctx, const double *x, const float *x32, size_t n, size_
                            c, d, c * d * d);
     if (!(opt->gk_reg >= 0) || !isfinite(opt->gk_reg))
         return haze__error(ctx, HAZE_ERR_DOMAIN, "fcm: gk_reg must be >= 0");
-    if ((opt->init == HAZE_FCM_INIT_CENTRES || opt->init == HAZE_FCM_INIT_MEMBERSHIPS) &&
+    if ((opt->init == HAZE_FCM_INIT_CENTRES || (opt->init == HAZE_FCM_INIT_MEMBERSHIPS && n > 0)) &&
         !opt->init_data)
         return haze__error(ctx, HAZE_ERR_INVALID, "fcm: init_data is NULL");
     if (opt->init < HAZE_FCM_INIT_RANDOM || opt->init > HAZE_FCM_INIT_MEMBERSHIPS)
         return haze__error(ctx, HAZE_ERR_INVALID, "fcm: unknown init %d", (int)opt->init);
     if (opt->precision != HAZE_PRECISION_F64 && opt->precision != HAZE_PRECISION_F32)
         return haze__error(ctx, HAZE_ERR_INVALID, "fcm: unknown precision %d", (int)opt->precision);
-    const int single = x32 || opt->precision == HAZE_PRECISION_F32;
-    double *box = span_new(d);
-    if (!box) return haze__error(ctx, HAZE_ERR_NOMEM, "fcm: out of memory");
-    int st = x ? check_finite(ctx, x, 0, n, d, "data", box, box + d)
-               : check_finite(ctx, x32, 1, n, d, "data", box, box + d);
-    if (!st) st = check_span(ctx, box, box + d, d, single, "fcm");
-    free(box);
+    if (parts && haze__use_cuda(ctx))
+        return haze__error(ctx, HAZE_ERR_UNSUPPORTED,
+                           "fcm: multi-process fits run on the CPU backend for now");
+    return HAZE_OK;
+}
+
+/* The first value of x (n x d, this part's rows from row `first`) that is
+ * not finite, as the whole data's row: the data check's message with the
+ * row of the whole data set, for a part. */
+static int nonfinite_row(haze_ctx *ctx, const void *x, int single, size_t n, size_t d,
+                         size_t first) {
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 0; k < d; k++)
+            if (!isfinite(xval(x, single, i * d + k)))
+                return haze__error(ctx, HAZE_ERR_DOMAIN,
+                                   "fcm: data row %zu column %zu is not a finite number",
+                                   first + i + 1, k + 1);
+    return HAZE_OK;
+}
+
+/* k-means++ over the parts: the draws of the whole data's rows. */
+static int kmeanspp_parts(haze_ctx *ctx, haze__fcm_parts *pp, const void *x, int single, size_t d,
+                          size_t c, uint64_t seed, double *v) {
+    const size_t trials = haze__fcm_pp_trials(c);
+    size_t *idx = malloc(c * sizeof *idx);
+    double *u = malloc(c * trials * sizeof *u);
+    int st = HAZE_OK;
+    if (!idx || !u) {
+        free(idx);
+        free(u);
+        return haze__error(ctx, HAZE_ERR_NOMEM, "fcm: out of memory for k-means++");
+    }
+    pp_draws(seed, pp->total, c, trials, idx, u);
+    st = haze__fcm_seed_parts(ctx, pp, x, single, d, c, trials, idx, u, v);
+    free(idx);
+    free(u);
+    return st;
+}
+
+/* The fit on data of `type` (NULL for a part without rows). */
+static int fit(haze_ctx *ctx, const void *data, haze_precision type, size_t n, size_t d,
+               const haze_fcm_options *opt, haze_fcm_result **out) {
+    if (out) *out = NULL;
+    if (!ctx || !opt || !out) return haze__error(ctx, HAZE_ERR_INVALID, "fcm: NULL argument");
+    const size_t c = opt->clusters > 0 ? (size_t)opt->clusters : 0;
+    int st = validate(ctx, data, type, n, d, opt);
+    const double *x = type == HAZE_PRECISION_F64 ? data : NULL;
+    const float *x32 = type == HAZE_PRECISION_F32 ? data : NULL;
+    /* A part: the first step checks that every part agrees, and any part's
+     * failure from here on is every part's (haze__fcm_parts_fail). */
+    haze__fcm_parts *pp = NULL;
+    if (opt->allgather &&
+        (st = haze__fcm_parts_begin(ctx, st, opt, type == HAZE_PRECISION_F32, n, d, &pp)))
+        return st;
     if (st) return st;
+    const size_t total = pp ? pp->total : n;
+    const int single = type == HAZE_PRECISION_F32 || opt->precision == HAZE_PRECISION_F32;
+    double *box = span_new(d);
+    if (!box) st = haze__error(ctx, HAZE_ERR_NOMEM, "fcm: out of memory");
+    if (!st && n > 0)
+        st = x ? check_finite(ctx, x, 0, n, d, "data", box, box + d)
+               : check_finite(ctx, x32, 1, n, d, "data", box, box + d);
+    if (st == HAZE_ERR_DOMAIN && pp) /* the row in the whole data set */
+        st = nonfinite_row(ctx, data, x32 != NULL, n, d, pp->first);
+    if (pp) st = haze__fcm_parts_box(ctx, pp, st, box, box + d, d);
+    if (!st) st = check_span(ctx, box, box + d, d, single, "fcm"); /* the same on every part */
+    free(box);
+    if (st) {
+        haze__fcm_parts_free(pp);
+        return st;
+    }
 
     const int gk = opt->metric == HAZE_FCM_GK;
     const size_t nv = c * d, na = gk ? c * d * d : 0;
@@ -633,7 +706,7 @@ static int fit(haze_ctx *ctx, const double *x, const float *x32, size_t n, size_
     double *sums = v + 2 * nv + 2 * na;
     const void *xp = x ? (const void *)x : (const void *)x32;
     if (x && single) {
-        if (!(xf = malloc(n * d * sizeof *xf))) goto nomem;
+        if (!(xf = malloc((n ? n * d : 1) * sizeof *xf))) goto nomem;
         for (size_t i = 0; i < n * d; i++) xf[i] = (float)x[i];
         xp = xf;
     }
@@ -642,6 +715,7 @@ static int fit(haze_ctx *ctx, const double *x, const float *x32, size_t n, size_
     memset(&p, 0, sizeof p);
     p.x = xp, p.n = n, p.d = d, p.c = c, p.m = opt->m, p.single = single;
     p.sums = sums;
+    p.parts = pp;
     /* The change of memberships only where the stopping rule reads it (the
      * GPU then keeps U(k-1) or recomputes it; without it J comes from the
      * previous pass, see objective_next). */
@@ -652,8 +726,8 @@ static int fit(haze_ctx *ctx, const double *x, const float *x32, size_t n, size_
         p.seed = opt->seed;
         break;
     case HAZE_FCM_INIT_MEMBERSHIPS:
-        if (!(u0 = malloc(n * c * sizeof *u0))) goto nomem;
-        for (size_t i = 0; i < n; i++) {
+        if (!(u0 = malloc((n ? n * c : 1) * sizeof *u0))) goto nomem;
+        for (size_t i = 0; i < n; i++) { /* a part's init_data holds its own rows */
             double tot = 0;
             for (size_t j = 0; j < c; j++) {
                 double t = opt->init_data[i * c + j];
@@ -661,14 +735,15 @@ static int fit(haze_ctx *ctx, const double *x, const float *x32, size_t n, size_
                     st = haze__error(ctx, HAZE_ERR_DOMAIN,
                                      "fcm: initial membership row %zu column %zu is %g; "
                                      "memberships must be finite and >= 0",
-                                     i + 1, j + 1, t);
+                                     (pp ? pp->first : 0) + i + 1, j + 1, t);
                     goto fail;
                 }
                 tot += t;
             }
             if (!(tot > 0)) {
                 st = haze__error(ctx, HAZE_ERR_DOMAIN,
-                                 "fcm: initial memberships of row %zu are all zero", i + 1);
+                                 "fcm: initial memberships of row %zu are all zero",
+                                 (pp ? pp->first : 0) + i + 1);
                 goto fail;
             }
             for (size_t j = 0; j < c; j++) u0[i * c + j] = opt->init_data[i * c + j] / tot;
@@ -699,7 +774,9 @@ static int fit(haze_ctx *ctx, const double *x, const float *x32, size_t n, size_
 #endif
     /* From the data the fit computes with (rounded to float in single
      * precision), which is what the device holds. */
-    if (opt->init == HAZE_FCM_INIT_KMEANSPP) {
+    if (opt->init == HAZE_FCM_INIT_KMEANSPP && pp) {
+        if ((st = kmeanspp_parts(ctx, pp, xp, single, d, c, opt->seed, vprev))) goto fail_env;
+    } else if (opt->init == HAZE_FCM_INIT_KMEANSPP) {
 #ifdef HAZE_HAVE_CUDA
         st = haze__fcm_kmeanspp(ctx, env.gpu, xp, single, n, d, c, opt->seed, vprev);
 #else
@@ -739,12 +816,18 @@ static int fit(haze_ctx *ctx, const double *x, const float *x32, size_t n, size_
         r->iterations = k;
         memcpy(r->centers, vk, nv * sizeof *vk);
         if (gk) memcpy(r->norms, ak, na * sizeof *ak);
-        if (p.indices) indices_from_sums(r, sums);
+        if (p.indices) indices_from_sums(r, sums, total);
         int stop = opt->stop == HAZE_FCM_STOP_MEMBERSHIP
                        ? du < opt->tol
                        : (k >= 2 && fabs(jk - r->objective[k - 2]) < opt->tol);
         if (stop) r->converged = 1;
-        if (opt->progress && opt->progress(opt->progress_arg, k, jk, du)) stop = 1;
+        const int quit = opt->progress && opt->progress(opt->progress_arg, k, jk, du);
+        if (quit) stop = 1;
+        if (pp && pp->progress) { /* one part's callback stops every part */
+            int any = 0;
+            if ((st = haze__fcm_parts_sync(ctx, pp, HAZE_OK, quit, &any))) goto fail_env;
+            if (any) stop = 1;
+        }
         if (stop || k == maxit) break;
         /* Next iteration: U(k) is recomputed from V(k), A(k). */
         memcpy(vprev, vk, nv * sizeof *vk);
@@ -756,7 +839,8 @@ static int fit(haze_ctx *ctx, const double *x, const float *x32, size_t n, size_
         jnext = objective_next(sums, vprev, vk, c, d, single);
     }
     if (opt->want_memberships || !p.indices) {
-        if (opt->want_memberships && !(r->memberships = malloc(n * c * sizeof *r->memberships))) {
+        if (opt->want_memberships &&
+            !(r->memberships = malloc((n ? n * c : 1) * sizeof *r->memberships))) {
             st = haze__error(ctx, HAZE_ERR_NOMEM, "fcm: out of memory for %zu x %zu memberships", n,
                              c);
             goto fail_env;
@@ -770,7 +854,7 @@ static int fit(haze_ctx *ctx, const double *x, const float *x32, size_t n, size_
         int had = p.indices;
         p.indices = 1;
         if ((st = run_pass(&env, &p))) goto fail_env;
-        if (!had) indices_from_sums(r, sums);
+        if (!had) indices_from_sums(r, sums, total);
     }
     r->degenerate = degeneracy(r, sums);
 #ifdef HAZE_HAVE_CUDA
@@ -779,6 +863,7 @@ static int fit(haze_ctx *ctx, const double *x, const float *x32, size_t n, size_
     free(v);
     free(u0);
     free(xf);
+    haze__fcm_parts_free(pp);
     *out = r;
     return HAZE_OK;
 
@@ -790,6 +875,8 @@ fail_env:
 nomem:
     st = haze__error(ctx, HAZE_ERR_NOMEM, "fcm: out of memory (%zu points x %zu features)", n, d);
 fail:
+    st = haze__fcm_parts_fail(ctx, pp, st); /* the other parts are in their next step */
+    haze__fcm_parts_free(pp);
     haze_fcm_result_free(r);
     free(v);
     free(u0);
@@ -800,14 +887,12 @@ fail:
 int haze_fcm_fit(haze_ctx *ctx, const void *x, haze_precision type, size_t n, size_t d,
                  const haze_fcm_options *opt, haze_fcm_result **out) {
     if (out) *out = NULL;
-    if (!x || !opt) return haze__error(ctx, HAZE_ERR_INVALID, "fcm: NULL argument");
-    if (type != HAZE_PRECISION_F64 && type != HAZE_PRECISION_F32)
-        return haze__error(ctx, HAZE_ERR_INVALID, "fcm: unknown element type %d", (int)type);
+    if (!opt) return haze__error(ctx, HAZE_ERR_INVALID, "fcm: NULL argument");
     haze_fcm_options o = haze_fcm_options_default();
     int take = haze__sized_take(ctx, &o, sizeof o, opt, "haze_fcm_options");
     if (take) return take;
-    return type == HAZE_PRECISION_F32 ? fit(ctx, NULL, x, n, d, &o, out)
-                                      : fit(ctx, x, NULL, n, d, &o, out);
+    /* the type and x are checked in fit, where a part fails with the others */
+    return fit(ctx, x, type, n, d, &o, out);
 }
 
 int haze_fcm_predict(haze_ctx *ctx, const haze_fcm_result *model, const double *x, size_t n,

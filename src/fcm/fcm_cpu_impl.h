@@ -60,15 +60,16 @@ static inline T SFX(powm)(T u, double m) {
 static int SFX(pass)(haze_ctx *ctx, haze__fcm_pass *p) {
     const size_t n = p->n, d = p->d, c = p->c;
     const size_t stride = haze__fcm_stride(c, d, p->cov);
-    /* Fixed tiling: the tile size depends only on the problem, so the sums
-     * are the same for any number of threads. */
-    size_t cap = ((size_t)1 << 22) / stride;
-    if (cap < 1) cap = 1;
-    size_t tile = 1024;
-    if ((n + tile - 1) / tile > cap) tile = (n + cap - 1) / cap;
-    const size_t ntiles = (n + tile - 1) / tile;
+    /* Fixed tiling: the tile size depends only on the whole problem, and the
+     * tiles' partial sums are added by a fixed pairwise tree over the global
+     * tile index (haze__fcm_tree_sum), so the sums are the same for any
+     * number of threads and any split into parts. This part's rows
+     * [row0, row0 + n) start on a tile boundary: its tiles [t0, t0 + ntiles). */
+    const size_t total = p->parts ? p->parts->total : n, row0 = p->parts ? p->parts->first : 0;
+    const size_t tile = haze__fcm_tile(total, stride);
+    const size_t ntiles = (n + tile - 1) / tile, t0 = row0 / tile;
     const size_t nv = c * d, na = p->a ? c * d * d : 0, nap = p->ap ? c * d * d : 0;
-    double *part = calloc(ntiles * stride, sizeof *part);
+    double *part = calloc((ntiles ? ntiles : 1) * stride, sizeof *part);
     T *cv = malloc((2 * nv + na + nap + 1) * sizeof *cv);
     if (!part || !cv) {
         free(part);
@@ -117,9 +118,9 @@ static int SFX(pass)(haze_ctx *ctx, haze__fcm_pass *p) {
                 /* U(k-1) of this point */
                 if (p->src == HAZE__FCM_SRC_RANDOM) {
                     double tot = 0;
-                    for (size_t j = 0; j < c; j++) tot += haze__fcm_rand(p->seed, i, j, c);
+                    for (size_t j = 0; j < c; j++) tot += haze__fcm_rand(p->seed, row0 + i, j, c);
                     for (size_t j = 0; j < c; j++)
-                        up[j] = (T)(haze__fcm_rand(p->seed, i, j, c) / tot);
+                        up[j] = (T)(haze__fcm_rand(p->seed, row0 + i, j, c) / tot);
                 } else if (p->src == HAZE__FCM_SRC_MEMORY) {
                     for (size_t j = 0; j < c; j++) up[j] = (T)p->u0[i * c + j];
                 } else {
@@ -173,10 +174,8 @@ static int SFX(pass)(haze_ctx *ctx, haze__fcm_pass *p) {
         free(part);
         return haze__error(ctx, HAZE_ERR_NOMEM, "fcm: out of memory for thread scratch");
     }
-    /* Tiles in order: deterministic. */
-    for (size_t k = 0; k < stride; k++) p->sums[k] = 0;
-    for (size_t t = 0; t < ntiles; t++)
-        for (size_t k = 0; k < stride; k++) p->sums[k] += part[t * stride + k];
+    /* The pairwise tree over the tiles (with parts: over every part's). */
+    const int st = haze__fcm_tree_sum(ctx, p->parts, part, t0, t0 + ntiles, stride, p->sums);
     free(part);
-    return HAZE_OK;
+    return st;
 }

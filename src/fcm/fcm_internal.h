@@ -39,6 +39,65 @@ static inline size_t haze__fcm_stride(size_t c, size_t d, int cov) {
 }
 
 /*
+ * A fit over several parts (fcm_parts.c; haze/fcm.h, "total_rows"): the
+ * hook, the row range of every part, learnt from the first exchange.
+ * Every collective step is one call of the hook; a part that fails between
+ * two steps makes the next step a failure (haze__fcm_parts_fail), so the
+ * other parts, already in it, fail with its status and message.
+ */
+typedef struct haze__fcm_parts {
+    int (*allgather)(void *arg, const void *mine, size_t count, void **all, size_t *total);
+    void *arg;
+    size_t count;        /* parts */
+    size_t self;         /* this part's index (ambiguous only among empty parts) */
+    size_t total;        /* rows of the whole data set */
+    size_t first, n;     /* this part's rows */
+    size_t align;        /* every part starts on a multiple of this many rows */
+    size_t *row0, *rows; /* every part's (count each) */
+    int progress;        /* some part has a progress callback: a stop flag every iteration */
+    int dead;            /* a step failed on every part: no more steps */
+} haze__fcm_parts;
+
+/* Rows per tile of the pass for `rows` rows in all and `stride` doubles of
+ * partial sums per tile: 1024 times a power of 2, the smallest that keeps
+ * the partial sums of all tiles under 2^22 doubles (or one tile per 1024
+ * rows at most). A function of the whole problem only, so the tiles and
+ * their sums are the same for any split into threads and parts. */
+size_t haze__fcm_tile(size_t rows, size_t stride);
+/* The row multiple every part starts on: the largest tile of the fit's passes. */
+size_t haze__fcm_part_align(size_t rows, size_t d, size_t c, int gk);
+
+/*
+ * The sums of the pass from the partial sums of this part's tiles [t0, t1)
+ * (`part`, stride doubles each, overwritten): the pairwise
+ * tree over the global tile index (leaf t the partial of tile t; a node
+ * covering [a, a + 2^k) the sum of its halves, a half past the last tile
+ * absent), the same bits for any split. With pp NULL the part is the whole.
+ */
+int haze__fcm_tree_sum(haze_ctx *ctx, haze__fcm_parts *pp, double *part, size_t t0, size_t t1,
+                       size_t stride, double *sums);
+
+/* The first step (st: this part's validation): every part's options and
+ * rows, checked to agree. *out is new (haze__fcm_parts_free) on success. */
+int haze__fcm_parts_begin(haze_ctx *ctx, int st, const haze_fcm_options *opt, int single_data,
+                          size_t n, size_t d, haze__fcm_parts **out);
+void haze__fcm_parts_free(haze__fcm_parts *pp);
+/* A step that carries only the status st and a flag; *any (may be NULL) gets
+ * whether some part set its flag. */
+int haze__fcm_parts_sync(haze_ctx *ctx, haze__fcm_parts *pp, int st, int flag, int *any);
+/* After a local failure st: the one step that hands it to the other parts
+ * (nothing when a step already failed). Returns st, or the failure of an
+ * earlier part in part order. */
+int haze__fcm_parts_fail(haze_ctx *ctx, haze__fcm_parts *pp, int st);
+/* Each column's min (lo) and max (hi) over every part (d each, in and out). */
+int haze__fcm_parts_box(haze_ctx *ctx, haze__fcm_parts *pp, int st, double *lo, double *hi,
+                        size_t d);
+/* k-means++ over the parts: the centres haze__fcm_seed_cpu picks from all
+ * the rows, bit for bit (the same draws and sums; x holds this part's rows). */
+int haze__fcm_seed_parts(haze_ctx *ctx, haze__fcm_parts *pp, const void *x, int single, size_t d,
+                         size_t c, size_t trials, const size_t *idx, const double *u, double *v);
+
+/*
  * One pass over the data. With v == NULL it only accumulates the sums of
  * u^m x and u^m of the source memberships (the first centre update). With v
  * set it computes distances to v (Euclidean, or with the norm matrices a),
@@ -67,6 +126,9 @@ typedef struct haze__fcm_pass {
     double *sums;          /* out: c*d + c + HAZE__FCM_NSCALAR doubles, or c*d*d + c for cov */
     int last;              /* 1: no pass with the next centres follows (a backend need not prepare
                               one) */
+    /* One part of a fit over several (CPU only): x holds rows [row0, row0 + n)
+     * of `total`; the sums are those of all the rows. NULL: the data is whole. */
+    haze__fcm_parts *parts;
 } haze__fcm_pass;
 
 /* Uniform in (0, 1] for row i, column j: SplitMix64 of a counter (reproducible anywhere). */

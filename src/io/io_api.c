@@ -12,6 +12,10 @@ size_t haze_table_row_count(const haze_table *t) {
     return t ? t->rows : 0;
 }
 
+size_t haze_table_file_row_count(const haze_table *t) {
+    return t ? (t->file_rows ? t->file_rows : t->rows) : 0;
+}
+
 size_t haze_table_column_count(const haze_table *t) {
     return t ? t->cols : 0;
 }

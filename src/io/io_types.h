@@ -22,6 +22,7 @@ struct haze_table {
     /* with haze_table_options.keep_float32 and a float32 .npy file: rows * cols floats as
      * stored, and data is NULL; else NULL */
     float *data_f32;
+    size_t file_rows; /* the file's rows when a row range was read, else 0 (rows) */
 };
 
 struct haze_outfile {

@@ -403,6 +403,9 @@ static void chunks_cut(csv_chunk *k, size_t n, char *from, char *end) {
 
 int haze__io_csv_parse(haze_ctx *ctx, const char *path, char *buf, size_t len,
                        const haze_table_options *o, haze_table *t) {
+    if (o->first_row || o->max_rows)
+        return haze__error(ctx, HAZE_ERR_UNSUPPORTED,
+                           "%s: a row range is read from .npy files only", path);
     fields f = {0};
     int st = HAZE_OK;
     int header = o->header;

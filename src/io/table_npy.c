@@ -227,9 +227,12 @@ static int npy_prelude(haze_ctx *ctx, const char *path, const unsigned char *b, 
 }
 
 /* The header dict s (n bytes) of a file of fsize bytes whose data starts at
- * off: the shape into t, the value size (4 or 8) into *elem. */
+ * off: the shape into t (the rows of the range o asks for), the value size
+ * (4 or 8) into *elem, the bytes before the range's first value into *skip. */
 static int npy_layout(haze_ctx *ctx, const char *path, const char *s, size_t n, size_t fsize,
-                      size_t off, npy_header *h, int *elem, haze_table *t) {
+                      size_t off, const haze_table_options *o, npy_header *h, int *elem,
+                      size_t *skip, haze_table *t) {
+    *skip = 0;
     int st = npy_header_parse(ctx, path, s, n, h);
     if (st) return st;
     if (h->structured)
@@ -267,6 +270,21 @@ static int npy_layout(haze_ctx *ctx, const char *path, const char *s, size_t n, 
         return haze__error(ctx, HAZE_ERR_PARSE,
                            "%s: truncated .npy data (%zu bytes for %zu x %zu values of %d bytes)",
                            path, fsize - off, t->rows, t->cols, *elem);
+    if (o->first_row || o->max_rows) { /* one part of the rows: C order keeps them together */
+        if (h->fortran)
+            return haze__error(ctx, HAZE_ERR_UNSUPPORTED,
+                               "%s: a row range of a Fortran-order .npy array cannot be read "
+                               "alone; save the array in C order",
+                               path);
+        if (o->first_row >= t->rows)
+            return haze__error(ctx, HAZE_ERR_INVALID,
+                               "%s: row range from row %zu, but the array has %zu rows", path,
+                               o->first_row + 1, t->rows);
+        const size_t left = t->rows - o->first_row;
+        t->file_rows = t->rows;
+        t->rows = o->max_rows && o->max_rows < left ? o->max_rows : left;
+        *skip = o->first_row * t->cols * (size_t)*elem;
+    }
     return HAZE_OK;
 }
 
@@ -397,9 +415,9 @@ static int npy_store(haze_ctx *ctx, const char *path, const npy_header *h, int e
             finite = isfinite(v);
             t->data[d] = v;
         }
-        if (!finite && fin)
+        if (!finite && fin) /* the file's row, also in a row range */
             return haze__error(ctx, HAZE_ERR_PARSE, "%s: row %zu, column %zu: not a finite number",
-                               path, d / cols + 1, d % cols + 1);
+                               path, o->first_row + d / cols + 1, d % cols + 1);
     }
     return HAZE_OK;
 }
@@ -407,13 +425,15 @@ static int npy_store(haze_ctx *ctx, const char *path, const npy_header *h, int e
 /* A .npy file held in memory (standard input, a pipe). */
 int haze__io_npy_parse(haze_ctx *ctx, const char *path, const unsigned char *b, size_t len,
                        const haze_table_options *o, haze_table *t) {
-    size_t hlen = 0, off = 0;
+    size_t hlen = 0, off = 0, skip = 0;
     npy_header h;
     int elem;
     int st = npy_prelude(ctx, path, b, len, &hlen, &off);
-    if (!st) st = npy_layout(ctx, path, (const char *)b + off, hlen, len, off + hlen, &h, &elem, t);
+    if (!st)
+        st = npy_layout(ctx, path, (const char *)b + off, hlen, len, off + hlen, o, &h, &elem,
+                        &skip, t);
     if (!st) st = npy_alloc(o, elem, t, 0);
-    if (!st) st = npy_store(ctx, path, &h, elem, b + off + hlen, o, t);
+    if (!st) st = npy_store(ctx, path, &h, elem, b + off + hlen + skip, o, t);
     return st;
 }
 
@@ -423,7 +443,7 @@ int haze__io_npy_parse(haze_ctx *ctx, const char *path, const unsigned char *b, 
 int haze__io_npy_read_fd(haze_ctx *ctx, const char *path, const char *name, int fd, size_t fsize,
                          const unsigned char *pre, size_t npre, const haze_table_options *o,
                          haze_table *t) {
-    size_t hlen = 0, off = 0, got;
+    size_t hlen = 0, off = 0, got, skip = 0;
     int st = npy_prelude(ctx, name, pre, fsize, &hlen, &off), e, elem;
     if (st) return st;
     char *hdr = NULL;
@@ -441,7 +461,7 @@ int haze__io_npy_read_fd(haze_ctx *ctx, const char *path, const char *name, int 
         hs = hdr;
     }
     npy_header h;
-    st = npy_layout(ctx, name, hs, hlen, fsize, off + hlen, &h, &elem, t);
+    st = npy_layout(ctx, name, hs, hlen, fsize, off + hlen, o, &h, &elem, &skip, t);
     free(hdr);
     /* A C-order array whose values are stored as they are (float32 kept,
      * float64) is read in place on the threads and checked as it lands; the
@@ -460,9 +480,10 @@ int haze__io_npy_read_fd(haze_ctx *ctx, const char *path, const char *name, int 
     }
     size_t bad = count;
     if (as_is)
-        e = npy_read_par(ctx, fd, off + hlen, dst, count, elem, !o->allow_nonfinite, &bad, &got);
+        e = npy_read_par(ctx, fd, off + hlen + skip, dst, count, elem, !o->allow_nonfinite, &bad,
+                         &got);
     else
-        e = haze__io_read_at(fd, off + hlen, dst, bytes, &got);
+        e = haze__io_read_at(fd, off + hlen + skip, dst, bytes, &got);
     if (e) {
         st = haze__io_read_error(ctx, path, e);
     } else if (got < bytes) { /* the file shrank */
@@ -473,7 +494,7 @@ int haze__io_npy_read_fd(haze_ctx *ctx, const char *path, const char *name, int 
         st = npy_store(ctx, name, &h, elem, dst, o, t);
     } else if (bad < count) {
         st = haze__error(ctx, HAZE_ERR_PARSE, "%s: row %zu, column %zu: not a finite number", name,
-                         bad / t->cols + 1, bad % t->cols + 1);
+                         o->first_row + bad / t->cols + 1, bad % t->cols + 1);
     }
     free(tmp);
     return st;

@@ -1,0 +1,452 @@
+/*
+ * tests/test_fcm_parts.c - one fuzzy c-means fit over several parts
+ * (haze_fcm_options.allgather), run in one process: R parts as R threads,
+ * each with its own context, and an all-gather made of a barrier. Every
+ * part must get the centres, objective, changes and indices of the plain
+ * fit bit for bit, and its own rows' memberships; a part that disagrees or
+ * fails makes every part fail with one message, without hanging.
+ */
+#include <pthread.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "fcm/fcm_internal.h"
+#include "test_util.h"
+
+enum { RMAX = 4 };
+
+/* The in-process all-gather: every part posts its bytes, waits for the
+ * others, copies everyone's in part order, and waits again before the slots
+ * are reused. */
+typedef struct group {
+    pthread_barrier_t bar;
+    int parts;
+    const void *mine[RMAX];
+    size_t count[RMAX];
+    int calls[RMAX];
+} group;
+
+typedef struct member {
+    group *g;
+    int rank;
+} member;
+
+static int allgather(void *arg, const void *mine, size_t count, void **all, size_t *total) {
+    member *me = arg;
+    group *g = me->g;
+    g->mine[me->rank] = mine;
+    g->count[me->rank] = count;
+    g->calls[me->rank]++;
+    pthread_barrier_wait(&g->bar);
+    size_t t = 0;
+    for (int k = 0; k < g->parts; k++) t += g->count[k];
+    unsigned char *b = malloc(t ? t : 1);
+    if (b) {
+        size_t o = 0;
+        for (int k = 0; k < g->parts; k++) {
+            memcpy(b + o, g->mine[k], g->count[k]);
+            o += g->count[k];
+        }
+    }
+    pthread_barrier_wait(&g->bar);
+    *all = b;
+    *total = t;
+    return b ? 0 : 1;
+}
+
+/* One part's job. */
+typedef struct job {
+    member who;
+    int threads;
+    const void *x; /* the whole data: the part reads its rows from it */
+    haze_precision type;
+    size_t n, d; /* the whole data's shape (d may differ per part in a test) */
+    haze_fcm_options opt;
+    const double *u0; /* INIT_MEMBERSHIPS: the whole n x c */
+    size_t first, rows;
+    int st;
+    char msg[512];
+    haze_fcm_result *r;
+} job;
+
+static void *run_part(void *arg) {
+    job *j = arg;
+    haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
+    haze_ctx_set_threads(ctx, j->threads);
+    haze_fcm_options o = j->opt;
+    o.total_rows = j->n;
+    o.first_row = j->first;
+    o.allgather = allgather;
+    o.allgather_arg = &j->who;
+    const size_t es = j->type == HAZE_PRECISION_F32 ? sizeof(float) : sizeof(double);
+    if (o.init == HAZE_FCM_INIT_MEMBERSHIPS) o.init_data = j->u0 + j->first * (size_t)o.clusters;
+    const void *x = j->rows ? (const char *)j->x + j->first * j->d * es : NULL;
+    j->st = haze_fcm_fit(ctx, x, j->type, j->rows, j->d, &o, &j->r);
+    snprintf(j->msg, sizeof j->msg, "%s", j->st ? haze_ctx_errmsg(ctx) : "");
+    haze_ctx_free(ctx);
+    return NULL;
+}
+
+/* R parts, rows from haze_fcm_part_rows unless rows/first are given. */
+static void run_parts(int R, job *jobs, const void *x, haze_precision type, size_t n, size_t d,
+                      const haze_fcm_options *o, const double *u0, int threads) {
+    group g;
+    memset(&g, 0, sizeof g);
+    g.parts = R;
+    pthread_barrier_init(&g.bar, NULL, (unsigned)R);
+    pthread_t th[RMAX];
+    for (int k = 0; k < R; k++) {
+        job *j = &jobs[k];
+        memset(j, 0, sizeof *j);
+        j->who.g = &g;
+        j->who.rank = k;
+        j->threads = threads;
+        j->x = x, j->type = type, j->n = n, j->d = d, j->opt = *o, j->u0 = u0;
+        assert_int_equal(
+            haze_fcm_part_rows(NULL, o, n, d, (size_t)k, (size_t)R, &j->first, &j->rows), HAZE_OK);
+    }
+    for (int k = 0; k < R; k++) pthread_create(&th[k], NULL, run_part, &jobs[k]);
+    for (int k = 0; k < R; k++) pthread_join(th[k], NULL);
+    for (int k = 1; k < R; k++) assert_int_equal(g.calls[k], g.calls[0]);
+    pthread_barrier_destroy(&g.bar);
+}
+
+static double *points(size_t n, size_t d, uint64_t seed) {
+    double *x = malloc(n * d * sizeof *x);
+    uint64_t s = seed * 0x9e3779b97f4a7c15ULL + 1;
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 0; k < d; k++) {
+            s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+            const double u = (double)(s >> 11) * 0x1.0p-53;
+            x[i * d + k] = (double)(i % 3) * 4.0 + (double)k + u; /* three blobs */
+        }
+    return x;
+}
+
+static void same_fit(const haze_fcm_result *a, const haze_fcm_result *b, size_t first,
+                     size_t rows) {
+    const size_t c = haze_fcm_result_cluster_count(a), d = haze_fcm_result_feature_count(a);
+    assert_int_equal(haze_fcm_result_iterations(a), haze_fcm_result_iterations(b));
+    assert_int_equal(haze_fcm_result_converged(a), haze_fcm_result_converged(b));
+    const int it = haze_fcm_result_iterations(a);
+    assert_memory_equal(haze_fcm_result_centres(a), haze_fcm_result_centres(b),
+                        c * d * sizeof(double));
+    assert_memory_equal(haze_fcm_result_objective(a), haze_fcm_result_objective(b),
+                        (size_t)it * sizeof(double));
+    assert_memory_equal(haze_fcm_result_change(a), haze_fcm_result_change(b),
+                        (size_t)it * sizeof(double));
+    if (haze_fcm_result_norms(a))
+        assert_memory_equal(haze_fcm_result_norms(a), haze_fcm_result_norms(b),
+                            c * d * d * sizeof(double));
+    const double ia[] = {haze_fcm_result_partition_coefficient(a),
+                         haze_fcm_result_partition_entropy(a), haze_fcm_result_xie_beni(a)};
+    const double ib[] = {haze_fcm_result_partition_coefficient(b),
+                         haze_fcm_result_partition_entropy(b), haze_fcm_result_xie_beni(b)};
+    assert_memory_equal(ia, ib, sizeof ia);
+    assert_int_equal(haze_fcm_result_degenerate(a), haze_fcm_result_degenerate(b));
+    assert_int_equal(haze_fcm_result_point_count(b), rows);
+    if (rows && haze_fcm_result_memberships(b))
+        assert_memory_equal(haze_fcm_result_memberships(a) + first * c,
+                            haze_fcm_result_memberships(b), rows * c * sizeof(double));
+}
+
+/* Every R in 1..4 and 1 or 2 threads give the plain fit's bits. */
+static void check_parts(const void *x, haze_precision type, size_t n, size_t d,
+                        const haze_fcm_options *o, const double *u0) {
+    haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
+    haze_ctx_set_threads(ctx, 1);
+    haze_fcm_result *ref = NULL;
+    assert_int_equal(haze_fcm_fit(ctx, x, type, n, d, o, &ref), HAZE_OK);
+    haze_ctx_free(ctx);
+    job jobs[RMAX];
+    for (int R = 1; R <= RMAX; R++)
+        for (int threads = 1; threads <= 2; threads++) {
+            run_parts(R, jobs, x, type, n, d, o, u0, threads);
+            for (int k = 0; k < R; k++) {
+                if (jobs[k].st) fail_msg("R=%d part %d: %s", R, k, jobs[k].msg);
+                same_fit(ref, jobs[k].r, jobs[k].first, jobs[k].rows);
+                haze_fcm_result_free(jobs[k].r);
+            }
+        }
+    haze_fcm_result_free(ref);
+}
+
+/* Odd tile counts (3, 5 and 7 tiles of 1024 rows, the last one short), every
+ * initialisation, both metrics, float data. */
+static void test_parts_bit_identical(void **state) {
+    (void)state;
+    const size_t sizes[] = {2 * 1024 + 77, 4 * 1024 + 1, 6 * 1024 + 1000};
+    for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+        const size_t n = sizes[s], d = 3, c = 3;
+        double *x = points(n, d, s + 1);
+        double *u0 = malloc(n * c * sizeof *u0);
+        for (size_t i = 0; i < n * c; i++) u0[i] = 0.1 + (double)((i * 7919) % 13);
+        haze_fcm_options o = haze_fcm_options_default();
+        o.clusters = (int)c;
+        o.max_iter = 12;
+        o.tol = 1e-9;
+        o.seed = 7 + s;
+        o.want_memberships = 1;
+        for (int init = HAZE_FCM_INIT_RANDOM; init <= HAZE_FCM_INIT_MEMBERSHIPS; init++) {
+            o.init = (haze_fcm_init)init;
+            const double v0[] = {0, 0, 0, 4, 5, 6, 8, 9, 10};
+            o.init_data = init == HAZE_FCM_INIT_CENTRES       ? v0
+                          : init == HAZE_FCM_INIT_MEMBERSHIPS ? u0
+                                                              : NULL;
+            check_parts(x, HAZE_PRECISION_F64, n, d, &o, u0);
+        }
+        o.init = HAZE_FCM_INIT_KMEANSPP;
+        o.init_data = NULL;
+        o.metric = HAZE_FCM_GK;
+        o.max_iter = 6;
+        check_parts(x, HAZE_PRECISION_F64, n, d, &o, u0);
+        o.metric = HAZE_FCM_EUCLIDEAN;
+        o.precision = HAZE_PRECISION_F32;
+        o.stop = HAZE_FCM_STOP_OBJECTIVE;
+        check_parts(x, HAZE_PRECISION_F64, n, d, &o, u0);
+        float *xf = malloc(n * d * sizeof *xf);
+        for (size_t i = 0; i < n * d; i++) xf[i] = (float)x[i];
+        o.precision = HAZE_PRECISION_F64;
+        check_parts(xf, HAZE_PRECISION_F32, n, d, &o, u0);
+        free(xf);
+        free(u0);
+        free(x);
+    }
+}
+
+/* k-means++ where a segment of its sums straddles parts (more than 2^18
+ * rows: segments of 3 blocks, parts of whole tiles of 4 blocks). */
+static void test_parts_kmeanspp_segments(void **state) {
+    (void)state;
+    if (getenv("HAZE_TEST_QUICK")) skip();
+    const size_t n = 600000 + 123, d = 2, c = 4;
+    double *x = points(n, d, 11);
+    haze_fcm_options o = haze_fcm_options_default();
+    o.clusters = (int)c;
+    o.max_iter = 2;
+    o.tol = 0;
+    o.seed = 5;
+    check_parts(x, HAZE_PRECISION_F64, n, d, &o, NULL);
+    /* Every point at 0 but a few hundred around row 300032, where the second
+     * of 2 parts (and the third of 4) starts, inside segment 390 (blocks
+     * 1170 to 1172): the candidates are walked to in a segment that
+     * straddles two parts. */
+    for (size_t i = 0; i < n * d; i++) x[i] = 0;
+    for (size_t i = 299600; i < 300200; i++)
+        for (size_t k = 0; k < d; k++) x[i * d + k] = 100.0 + (double)((i * 31 + k * 7) % 97);
+    for (uint64_t seed = 1; seed <= 3; seed++) {
+        o.seed = seed;
+        check_parts(x, HAZE_PRECISION_F64, n, d, &o, NULL);
+    }
+    free(x);
+}
+
+/* The tiles: powers of 2 times 1024, fewer than 2^22 / stride of them. */
+static void test_parts_tiling(void **state) {
+    (void)state;
+    assert_int_equal(haze__fcm_tile(1, 10), 1024);
+    assert_int_equal(haze__fcm_tile(5000, 10), 1024);
+    assert_int_equal(haze__fcm_tile(1024 * 5000, 1000), 2048); /* 4194 tiles max */
+    assert_int_equal(haze__fcm_part_align(100000, 8, 4, 0), 1024);
+    size_t f, r, next = 0;
+    haze_fcm_options o = haze_fcm_options_default();
+    o.clusters = 3;
+    for (size_t k = 0; k < 5; k++) {
+        assert_int_equal(haze_fcm_part_rows(NULL, &o, 3000, 2, k, 5, &f, &r), HAZE_OK);
+        assert_int_equal(f, next); /* an empty part where the one before ends */
+        assert_true(f % 1024 == 0 || r == 0);
+        next = f + r;
+    }
+    assert_int_equal(next, 3000);
+    assert_int_equal(haze_fcm_part_rows(NULL, &o, 3000, 2, 5, 5, &f, &r), HAZE_ERR_INVALID);
+}
+
+/* Every part fails with the same status and message, none hangs. */
+static void all_fail(job *jobs, int R, int status, const char *needle) {
+    for (int k = 0; k < R; k++) {
+        if (jobs[k].st != status)
+            fail_msg("part %d: status %d (%s), want %d", k, jobs[k].st, jobs[k].msg, status);
+        assert_null(jobs[k].r);
+        assert_string_equal(jobs[k].msg, jobs[0].msg);
+    }
+    if (!strstr(jobs[0].msg, needle)) fail_msg("message '%s' lacks '%s'", jobs[0].msg, needle);
+}
+
+static void start_parts(int R, job *jobs, group *g) {
+    memset(g, 0, sizeof *g);
+    g->parts = R;
+    pthread_barrier_init(&g->bar, NULL, (unsigned)R);
+    pthread_t th[RMAX];
+    for (int k = 0; k < R; k++) {
+        jobs[k].who.g = g;
+        jobs[k].who.rank = k;
+        jobs[k].threads = 1;
+    }
+    for (int k = 0; k < R; k++) pthread_create(&th[k], NULL, run_part, &jobs[k]);
+    for (int k = 0; k < R; k++) pthread_join(th[k], NULL);
+    pthread_barrier_destroy(&g->bar);
+}
+
+static void test_parts_fail_together(void **state) {
+    (void)state;
+    const size_t n = 3 * 1024 + 5, d = 2;
+    double *x = points(n, d, 3);
+    haze_fcm_options o = haze_fcm_options_default();
+    o.clusters = 3;
+    o.max_iter = 5;
+    o.want_memberships = 1;
+    job jobs[RMAX];
+    group g;
+    /* one part with another shape */
+    run_parts(3, jobs, x, HAZE_PRECISION_F64, n, d, &o, NULL, 1);
+    for (int k = 0; k < 3; k++) haze_fcm_result_free(jobs[k].r);
+    jobs[2].d = 3;
+    jobs[2].rows = 1; /* fewer rows of more columns: inside the buffer */
+    jobs[2].r = NULL;
+    for (int k = 0; k < 2; k++) jobs[k].r = NULL;
+    start_parts(3, jobs, &g);
+    all_fail(jobs, 3, HAZE_ERR_MISMATCH, "feature count: part 1 has 2, part 3 has 3");
+    /* other options on one part */
+    run_parts(2, jobs, x, HAZE_PRECISION_F64, n, d, &o, NULL, 1);
+    for (int k = 0; k < 2; k++) haze_fcm_result_free(jobs[k].r), jobs[k].r = NULL;
+    jobs[1].opt.m = 2.5;
+    start_parts(2, jobs, &g);
+    all_fail(jobs, 2, HAZE_ERR_MISMATCH, "fuzzifier m");
+    /* a part that does not start on a tile */
+    run_parts(2, jobs, x, HAZE_PRECISION_F64, n, d, &o, NULL, 1);
+    for (int k = 0; k < 2; k++) haze_fcm_result_free(jobs[k].r), jobs[k].r = NULL;
+    jobs[0].rows = 1000;
+    jobs[1].first = 1000;
+    jobs[1].rows = n - 1000;
+    start_parts(2, jobs, &g);
+    all_fail(jobs, 2, HAZE_ERR_INVALID, "not on a tile boundary");
+    /* invalid options on one part only: its message everywhere */
+    run_parts(3, jobs, x, HAZE_PRECISION_F64, n, d, &o, NULL, 1);
+    for (int k = 0; k < 3; k++) haze_fcm_result_free(jobs[k].r), jobs[k].r = NULL;
+    jobs[1].opt.max_iter = 0;
+    start_parts(3, jobs, &g);
+    all_fail(jobs, 3, HAZE_ERR_DOMAIN, "max_iter must be >= 1");
+    /* a value that is not finite in the last part: the whole data's row */
+    x[(n - 2) * d + 1] = NAN;
+    run_parts(3, jobs, x, HAZE_PRECISION_F64, n, d, &o, NULL, 1);
+    all_fail(jobs, 3, HAZE_ERR_DOMAIN, "data row 3076 column 2 is not a finite number");
+    x[(n - 2) * d + 1] = 0.5;
+    /* a failure after the first steps (bad initial memberships of one part) */
+    double *u0 = malloc(n * 3 * sizeof *u0);
+    for (size_t i = 0; i < n * 3; i++) u0[i] = 1;
+    u0[2100 * 3 + 1] = -1;
+    o.init = HAZE_FCM_INIT_MEMBERSHIPS;
+    run_parts(3, jobs, x, HAZE_PRECISION_F64, n, d, &o, u0, 1);
+    all_fail(jobs, 3, HAZE_ERR_DOMAIN, "row 2101 column 2");
+    /* a failure in the middle of the iteration, the same on every part (a
+     * cluster that loses its weight) */
+    for (size_t i = 0; i < n * 3; i++) u0[i] = (i % 3) == 2 ? 0 : 1;
+    o.m = 1e300; /* u^m underflows: no weight */
+    run_parts(4, jobs, x, HAZE_PRECISION_F64, n, d, &o, u0, 1);
+    for (int k = 0; k < 4; k++) assert_int_not_equal(jobs[k].st, HAZE_OK);
+    for (int k = 0; k < 4; k++) haze_fcm_result_free(jobs[k].r);
+    free(u0);
+    free(x);
+}
+
+/* A progress callback that stops one part stops every part at the same
+ * iteration. */
+static int stop_at_3(void *arg, int iter, double objective, double change) {
+    (void)arg, (void)objective, (void)change;
+    return iter >= 3;
+}
+
+static void test_parts_progress_stop(void **state) {
+    (void)state;
+    const size_t n = 3 * 1024, d = 2;
+    double *x = points(n, d, 4);
+    haze_fcm_options o = haze_fcm_options_default();
+    o.clusters = 3;
+    o.max_iter = 50;
+    o.tol = 0;
+    job jobs[RMAX];
+    group g;
+    run_parts(3, jobs, x, HAZE_PRECISION_F64, n, d, &o, NULL, 1);
+    for (int k = 0; k < 3; k++) haze_fcm_result_free(jobs[k].r), jobs[k].r = NULL;
+    jobs[1].opt.progress = stop_at_3;
+    start_parts(3, jobs, &g);
+    for (int k = 0; k < 3; k++) {
+        if (jobs[k].st) fail_msg("part %d: %s", k, jobs[k].msg);
+        assert_int_equal(haze_fcm_result_iterations(jobs[k].r), 3);
+        haze_fcm_result_free(jobs[k].r);
+    }
+    free(x);
+}
+
+/* Without the hook, rows of a larger data set are refused. */
+static void test_parts_need_hook(void **state) {
+    (void)state;
+    haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
+    double x[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+    haze_fcm_options o = haze_fcm_options_default();
+    o.clusters = 2;
+    o.total_rows = 100;
+    haze_fcm_result *r = NULL;
+    assert_int_equal(haze_fcm_fit(ctx, x, HAZE_PRECISION_F64, 4, 2, &o, &r), HAZE_ERR_INVALID);
+    assert_non_null(strstr(haze_ctx_errmsg(ctx), "allgather"));
+    o.total_rows = 4; /* the whole data: fine */
+    assert_int_equal(haze_fcm_fit(ctx, x, HAZE_PRECISION_F64, 4, 2, &o, &r), HAZE_OK);
+    haze_fcm_result_free(r);
+    haze_ctx_free(ctx);
+}
+
+/* A .npy file's row range, the reader the processes of a fit use
+ * (haze_table_options.first_row, max_rows). */
+static void test_parts_npy_rows(void **state) {
+    (void)state;
+    haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
+    char path[256], csv[256];
+    snprintf(path, sizeof path, "%s/rows.npy", haze_test_dir());
+    snprintf(csv, sizeof csv, "%s/rows.csv", haze_test_dir());
+    double v[30];
+    for (int i = 0; i < 30; i++) v[i] = i + 0.25;
+    assert_int_equal(haze_table_write(ctx, path, v, HAZE_PRECISION_F64, 10, 3, NULL), HAZE_OK);
+    assert_int_equal(haze_table_write(ctx, csv, v, HAZE_PRECISION_F64, 10, 3, NULL), HAZE_OK);
+    haze_table_options o = haze_table_options_default();
+    haze_table *t = NULL;
+    o.first_row = 3, o.max_rows = 4;
+    assert_int_equal(haze_table_read(ctx, path, &o, &t), HAZE_OK);
+    assert_int_equal(haze_table_row_count(t), 4);
+    assert_int_equal(haze_table_file_row_count(t), 10);
+    assert_memory_equal(haze_table_data(t), v + 9, 12 * sizeof(double));
+    haze_table_free(t);
+    o.first_row = 8, o.max_rows = 0; /* to the end */
+    assert_int_equal(haze_table_read(ctx, path, &o, &t), HAZE_OK);
+    assert_int_equal(haze_table_row_count(t), 2);
+    assert_memory_equal(haze_table_data(t), v + 24, 6 * sizeof(double));
+    haze_table_free(t);
+    o.first_row = 9, o.max_rows = 5; /* more than there is: what there is */
+    o.keep_float32 = 1;
+    assert_int_equal(haze_table_read(ctx, path, &o, &t), HAZE_OK);
+    assert_int_equal(haze_table_row_count(t), 1);
+    haze_table_free(t);
+    o.first_row = 10;
+    assert_int_equal(haze_table_read(ctx, path, &o, &t), HAZE_ERR_INVALID);
+    assert_null(t);
+    o.first_row = 1;
+    assert_int_equal(haze_table_read(ctx, csv, &o, &t), HAZE_ERR_UNSUPPORTED);
+    assert_non_null(strstr(haze_ctx_errmsg(ctx), ".npy files only"));
+    o.first_row = 0, o.max_rows = 0; /* the whole file */
+    assert_int_equal(haze_table_read(ctx, path, &o, &t), HAZE_OK);
+    assert_int_equal(haze_table_file_row_count(t), 10);
+    haze_table_free(t);
+    haze_ctx_free(ctx);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_parts_tiling),
+        cmocka_unit_test(test_parts_bit_identical),
+        cmocka_unit_test(test_parts_kmeanspp_segments),
+        cmocka_unit_test(test_parts_fail_together),
+        cmocka_unit_test(test_parts_progress_stop),
+        cmocka_unit_test(test_parts_need_hook),
+        cmocka_unit_test(test_parts_npy_rows),
+    };
+    return cmocka_run_group_tests(tests, haze_test_dir_setup, haze_test_dir_teardown);
+}
