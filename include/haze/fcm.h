@@ -1,6 +1,7 @@
 /*
  * haze/fcm.h - fuzzy c-means clustering (Bezdek 1981) with Euclidean or
- * Gustafson-Kessel distances, on the CPU or one CUDA device.
+ * Gustafson-Kessel distances, on the CPU or CUDA devices (one, or several
+ * of one host: haze_fcm_options.devices).
  *
  * The objective is J = sum_i sum_j u_ij^m d(x_i, v_j), with d the squared
  * Euclidean distance (or the squared Gustafson-Kessel norm), minimised by
@@ -79,7 +80,9 @@ typedef struct haze_fcm_options {
      * objective and indices, bit for bit those of one process holding all
      * the rows (for any number of parts and threads), and the memberships of
      * its own rows; when one part fails, every part fails with its status and
-     * message. The CPU backend only (HAZE_ERR_UNSUPPORTED on the device). A
+     * message. Where some part runs on a GPU, the parts' sums are added in
+     * part order instead, and the results agree with one process's to
+     * rounding (docs/fcm.md, "Several GPUs"), the same bits on every part. A
      * progress callback is called on every part; the fit stops when one
      * returns non-zero. Without allgather: 0, 0 (the data is whole). */
     size_t total_rows, first_row;
@@ -91,6 +94,26 @@ typedef struct haze_fcm_options {
      * fit fails (HAZE_ERR_IO). */
     int (*allgather)(void *arg, const void *mine, size_t count, void **all, size_t *total);
     void *allgather_arg;
+    /* Several devices of one host in one call (docs/fcm.md, "Several GPUs"):
+     * device_count > 1 runs the fit as that many parts at once, one thread
+     * each (the calling thread runs the first, and the progress callback),
+     * over contiguous slices of the rows on tile boundaries
+     * (haze_fcm_part_rows), exchanging through the library's own
+     * in-process all-gather (NCCL between the GPUs where the library was
+     * built with it, else host memory). On a CUDA context part k runs on
+     * CUDA device devices[k] (devices NULL: 0 .. device_count - 1), with a
+     * context of its own: the caller's device memory limit on each device,
+     * its CPU threads divided among the parts. On a CPU context devices must
+     * be NULL and the parts run on the CPU, with the plain CPU fit's bits.
+     * The result is the plain fit's in form (every row's memberships) and
+     * its centres agree with one GPU's to rounding (docs/fcm.md). Every
+     * part's failure is the call's, with its message. A device that is not
+     * present: HAZE_ERR_NODEVICE; listed twice: HAZE_ERR_INVALID; with
+     * allgather: HAZE_ERR_UNSUPPORTED. device_count 0, or 1 without a
+     * list: the plain fit on the context; a list of one device: the plain
+     * fit on that device. */
+    const int *devices;
+    int device_count;
 } haze_fcm_options;
 
 /* Fills the first `size` bytes of *opt with the defaults above, with clusters

@@ -99,6 +99,11 @@ typedef struct fit_env {
 
 static int run_pass(fit_env *e, haze__fcm_pass *p) {
 #ifdef HAZE_HAVE_CUDA
+    /* One part of several on the device: its own rows' sums, then every
+     * part's added in part order (the CPU pass adds them itself). */
+    if (e->gpu && p->parts)
+        return haze__fcm_parts_add(e->ctx, p->parts, haze__fcm_pass_cuda(e->ctx, e->gpu, p),
+                                   p->sums, haze__fcm_stride(p->c, p->d, p->cov));
     if (e->gpu) return haze__fcm_pass_cuda(e->ctx, e->gpu, p);
 #endif
     return haze__fcm_pass_cpu(e->ctx, p);
@@ -571,8 +576,8 @@ static int degeneracy(const haze_fcm_result *r, const double *sums) {
 /* The options and shape, before anything is read or made: with parts
  * (opt->allgather), n may be 0 and x NULL then, and c counts against the
  * whole data's rows. */
-static int validate(haze_ctx *ctx, const void *x, haze_precision type, size_t n, size_t d,
-                    const haze_fcm_options *opt) {
+int haze__fcm_validate(haze_ctx *ctx, const void *x, haze_precision type, size_t n, size_t d,
+                       const haze_fcm_options *opt) {
     const int parts = opt->allgather != NULL;
     const size_t total = parts ? opt->total_rows : n;
     const size_t c = opt->clusters > 0 ? (size_t)opt->clusters : 0;
@@ -615,9 +620,9 @@ static int validate(haze_ctx *ctx, const void *x, haze_precision type, size_t n,
         return haze__error(ctx, HAZE_ERR_INVALID, "fcm: unknown init %d", (int)opt->init);
     if (opt->precision != HAZE_PRECISION_F64 && opt->precision != HAZE_PRECISION_F32)
         return haze__error(ctx, HAZE_ERR_INVALID, "fcm: unknown precision %d", (int)opt->precision);
-    if (parts && haze__use_cuda(ctx))
-        return haze__error(ctx, HAZE_ERR_UNSUPPORTED,
-                           "fcm: multi-process fits run on the CPU backend for now");
+    if (opt->device_count < 0 || opt->device_count > 4096)
+        return haze__error(ctx, HAZE_ERR_INVALID, "fcm: device_count %d is out of range",
+                           opt->device_count);
     return HAZE_OK;
 }
 
@@ -654,20 +659,27 @@ static int kmeanspp_parts(haze_ctx *ctx, haze__fcm_parts *pp, const void *x, int
     return st;
 }
 
+/* The context's switch that makes a CPU part combine its sums as a GPU part. */
+static int part_totals(haze_ctx *ctx) {
+    const haze__fcm_tuning *t = haze__fcm_tuning_of(ctx);
+    return t && t->part_totals;
+}
+
 /* The fit on data of `type` (NULL for a part without rows). */
 static int fit(haze_ctx *ctx, const void *data, haze_precision type, size_t n, size_t d,
                const haze_fcm_options *opt, haze_fcm_result **out) {
     if (out) *out = NULL;
     if (!ctx || !opt || !out) return haze__error(ctx, HAZE_ERR_INVALID, "fcm: NULL argument");
     const size_t c = opt->clusters > 0 ? (size_t)opt->clusters : 0;
-    int st = validate(ctx, data, type, n, d, opt);
+    int st = haze__fcm_validate(ctx, data, type, n, d, opt);
     const double *x = type == HAZE_PRECISION_F64 ? data : NULL;
     const float *x32 = type == HAZE_PRECISION_F32 ? data : NULL;
     /* A part: the first step checks that every part agrees, and any part's
      * failure from here on is every part's (haze__fcm_parts_fail). */
     haze__fcm_parts *pp = NULL;
     if (opt->allgather &&
-        (st = haze__fcm_parts_begin(ctx, st, opt, type == HAZE_PRECISION_F32, n, d, &pp)))
+        (st = haze__fcm_parts_begin(ctx, st, opt, type == HAZE_PRECISION_F32,
+                                    haze__use_cuda(ctx) || part_totals(ctx), n, d, &pp)))
         return st;
     if (st) return st;
     const size_t total = pp ? pp->total : n;
@@ -720,10 +732,25 @@ static int fit(haze_ctx *ctx, const void *data, haze_precision type, size_t n, s
      * GPU then keeps U(k-1) or recomputes it; without it J comes from the
      * previous pass, see objective_next). */
     p.want_du = opt->stop == HAZE_FCM_STOP_MEMBERSHIP;
+    /* A part of several runs its passes on the device when it has rows; a
+     * part without any runs the CPU pass over none. */
+    const int on_gpu = haze__use_cuda(ctx) && (!pp || n > 0);
     switch (opt->init) {
     case HAZE_FCM_INIT_RANDOM:
         p.src = HAZE__FCM_SRC_RANDOM;
         p.seed = opt->seed;
+        if (pp && on_gpu) { /* the device draws by its own row index: the same memberships,
+                               drawn here by the rows' index in the whole data */
+            if (!(u0 = malloc((n ? n * c : 1) * sizeof *u0))) goto nomem;
+            for (size_t i = 0; i < n; i++) {
+                double tot = 0;
+                for (size_t j = 0; j < c; j++) tot += haze__fcm_rand(p.seed, pp->first + i, j, c);
+                for (size_t j = 0; j < c; j++)
+                    u0[i * c + j] = haze__fcm_rand(p.seed, pp->first + i, j, c) / tot;
+            }
+            p.src = HAZE__FCM_SRC_MEMORY;
+            p.u0 = u0;
+        }
         break;
     case HAZE_FCM_INIT_MEMBERSHIPS:
         if (!(u0 = malloc((n ? n * c : 1) * sizeof *u0))) goto nomem;
@@ -768,9 +795,8 @@ static int fit(haze_ctx *ctx, const void *data, haze_precision type, size_t n, s
     memset(&env, 0, sizeof env);
     env.ctx = ctx;
 #ifdef HAZE_HAVE_CUDA
-    if (haze__use_cuda(ctx) &&
-        (st = haze__fcm_cuda_begin(ctx, xp, n, d, c, p.single, gk, &env.gpu)))
-        goto fail;
+    if (on_gpu && (st = haze__fcm_cuda_begin(ctx, xp, n, d, c, p.single, gk, &env.gpu))) goto fail;
+    if (env.gpu && pp) haze__fcm_cuda_part(env.gpu);
 #endif
     /* From the data the fit computes with (rounded to float in single
      * precision), which is what the device holds. */
@@ -792,6 +818,7 @@ static int fit(haze_ctx *ctx, const void *data, haze_precision type, size_t n, s
 #ifdef HAZE_HAVE_CUDA
     if (env.gpu) p.indices = 0;
 #endif
+    if (pp && pp->totals) p.indices = 0; /* every part runs the same passes */
     /* V(1) from U(0). */
     if ((st = run_pass(&env, &p))) goto fail_env;
     if ((st = centres_from_sums(ctx, sums, c, d, vk))) goto fail_env;
@@ -892,7 +919,14 @@ int haze_fcm_fit(haze_ctx *ctx, const void *x, haze_precision type, size_t n, si
     int take = haze__sized_take(ctx, &o, sizeof o, opt, "haze_fcm_options");
     if (take) return take;
     /* the type and x are checked in fit, where a part fails with the others */
+    if (o.device_count > 1 || (o.device_count == 1 && o.devices))
+        return haze__fcm_fit_devices(ctx, x, type, n, d, &o, out);
     return fit(ctx, x, type, n, d, &o, out);
+}
+
+int haze__fcm_fit_one(haze_ctx *ctx, const void *x, haze_precision type, size_t n, size_t d,
+                      const haze_fcm_options *opt, haze_fcm_result **out) {
+    return fit(ctx, x, type, n, d, opt, out);
 }
 
 int haze_fcm_predict(haze_ctx *ctx, const haze_fcm_result *model, const double *x, size_t n,

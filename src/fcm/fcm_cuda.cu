@@ -138,6 +138,8 @@ struct haze__fcm_gpu {
     double *pipe_v; /* the centres of the pass that queued the speculative one */
     cudaEvent_t ev_next[2], ev_back[2];
     int tab_ready, pipe, cur, spec, spec_du;
+    int no_queue; /* one part of a fit over several (haze__fcm_cuda_part): the next centres
+                     come from every part's sums, so no pass is queued ahead */
     cudaStream_t copy;
     cudaEvent_t copied[2], freed[2];
     int have_copy, have_ev;
@@ -336,6 +338,10 @@ extern "C" int haze__fcm_cuda_begin(haze_ctx *ctx, const void *x, size_t n, size
     return HAZE_OK;
 }
 
+extern "C" void haze__fcm_cuda_part(haze__fcm_gpu *g) {
+    g->no_queue = 1;
+}
+
 extern "C" int haze__fcm_seed_cuda(haze_ctx *ctx, haze__fcm_gpu *g, size_t trials,
                                    const size_t *idx, const double *u, double *v) {
     /* Resident data only (streaming it twice per centre would cost more
@@ -394,7 +400,7 @@ static int tables_setup(haze__fcm_gpu *g) {
     TRY(cudaMallocHost(&g->hvst, 2 * c * d * sizeof(double)));
     /* resident data only (a streamed pass is long and its chunks' copies
      * share the copy stream); not with the context's no_pipeline switch */
-    if (g->resident && !g->tune->no_pipeline) {
+    if (g->resident && !g->tune->no_pipeline && !g->no_queue) {
         if (queue_setup(g) == HAZE_OK) {
             g->pipe = 1;
         } else {

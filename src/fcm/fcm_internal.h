@@ -55,6 +55,9 @@ typedef struct haze__fcm_parts {
     size_t align;        /* every part starts on a multiple of this many rows */
     size_t *row0, *rows; /* every part's (count each) */
     int progress;        /* some part has a progress callback: a stop flag every iteration */
+    int totals;          /* some part runs its passes on a GPU: a pass's sums are every part's
+                            own total added in part order (haze__fcm_parts_add), not the
+                            tile tree over the parts */
     int dead;            /* a step failed on every part: no more steps */
 } haze__fcm_parts;
 
@@ -72,7 +75,9 @@ size_t haze__fcm_part_align(size_t rows, size_t d, size_t c, int gk);
  * (`part`, stride doubles each, overwritten): the pairwise
  * tree over the global tile index (leaf t the partial of tile t; a node
  * covering [a, a + 2^k) the sum of its halves, a half past the last tile
- * absent), the same bits for any split. With pp NULL the part is the whole.
+ * absent), the same bits for any split. With pp NULL the part is the whole;
+ * with pp->totals, this part's own total (its tiles' tree), then
+ * haze__fcm_parts_add.
  */
 int haze__fcm_tree_sum(haze_ctx *ctx, haze__fcm_parts *pp, double *part, size_t t0, size_t t1,
                        size_t stride, double *sums);
@@ -80,7 +85,7 @@ int haze__fcm_tree_sum(haze_ctx *ctx, haze__fcm_parts *pp, double *part, size_t 
 /* The first step (st: this part's validation): every part's options and
  * rows, checked to agree. *out is new (haze__fcm_parts_free) on success. */
 int haze__fcm_parts_begin(haze_ctx *ctx, int st, const haze_fcm_options *opt, int single_data,
-                          size_t n, size_t d, haze__fcm_parts **out);
+                          int gpu, size_t n, size_t d, haze__fcm_parts **out);
 void haze__fcm_parts_free(haze__fcm_parts *pp);
 /* A step that carries only the status st and a flag; *any (may be NULL) gets
  * whether some part set its flag. */
@@ -89,6 +94,10 @@ int haze__fcm_parts_sync(haze_ctx *ctx, haze__fcm_parts *pp, int st, int flag, i
  * (nothing when a step already failed). Returns st, or the failure of an
  * earlier part in part order. */
 int haze__fcm_parts_fail(haze_ctx *ctx, haze__fcm_parts *pp, int st);
+/* With pp->totals: every part's `sums` (stride doubles, this part's own
+ * total, in and out) added in part order, left to right: the same bits on
+ * every part. st: this part's status (a failure is handed to the others). */
+int haze__fcm_parts_add(haze_ctx *ctx, haze__fcm_parts *pp, int st, double *sums, size_t stride);
 /* Each column's min (lo) and max (hi) over every part (d each, in and out). */
 int haze__fcm_parts_box(haze_ctx *ctx, haze__fcm_parts *pp, int st, double *lo, double *hi,
                         size_t d);
@@ -130,6 +139,39 @@ typedef struct haze__fcm_pass {
      * of `total`; the sums are those of all the rows. NULL: the data is whole. */
     haze__fcm_parts *parts;
 } haze__fcm_pass;
+
+/* fcm.c: the fit without a device set (the plain fit, or one part of
+ * several), and the check of its options and shape that it starts with. */
+int haze__fcm_fit_one(haze_ctx *ctx, const void *x, haze_precision type, size_t n, size_t d,
+                      const haze_fcm_options *opt, haze_fcm_result **out);
+int haze__fcm_validate(haze_ctx *ctx, const void *x, haze_precision type, size_t n, size_t d,
+                       const haze_fcm_options *opt);
+/* fcm_devices.c: the fit over opt->device_count devices of one host, a part
+ * per device on a thread of its own (haze/fcm.h, "devices"). */
+int haze__fcm_fit_devices(haze_ctx *ctx, const void *x, haze_precision type, size_t n, size_t d,
+                          const haze_fcm_options *opt, haze_fcm_result **out);
+
+#ifdef HAZE_HAVE_NCCL
+/*
+ * The in-process all-gather between the GPUs of a fit over several devices
+ * through NCCL (fcm_nccl.cu): one communicator per device (ncclCommInitAll),
+ * a send and a receive buffer on each device, grown as needed. The parts'
+ * threads call reserve, then (once every part's reserve succeeded) gather,
+ * each for its own rank only; the caller's thread makes and frees it.
+ */
+typedef struct haze__fcm_nccl haze__fcm_nccl;
+/* HAZE_OK, or a status with the message in ctx (the host exchange then). */
+int haze__fcm_nccl_new(haze_ctx *ctx, const int *devices, int count, haze__fcm_nccl **out);
+/* Room for `bytes` from every rank (pctx: the rank's context, on its device). */
+int haze__fcm_nccl_reserve(haze__fcm_nccl *nc, int rank, haze_ctx *pctx, size_t bytes);
+/* The rank's `count` bytes at mine (count <= bytes) all-gathered in slots of
+ * `bytes`: every rank's slot k in out (count * bytes bytes, host memory). */
+int haze__fcm_nccl_gather(haze__fcm_nccl *nc, int rank, haze_ctx *pctx, const void *mine,
+                          size_t count, size_t bytes, void *out);
+/* The rank's buffers, freed by its thread before its context. */
+void haze__fcm_nccl_release(haze__fcm_nccl *nc, int rank, haze_ctx *pctx);
+void haze__fcm_nccl_free(haze__fcm_nccl *nc);
+#endif
 
 /* Uniform in (0, 1] for row i, column j: SplitMix64 of a counter (reproducible anywhere). */
 HAZE__HD double haze__fcm_rand(uint64_t seed, uint64_t i, uint64_t j, uint64_t c) {
@@ -229,10 +271,14 @@ int haze__fcm_pass_cpu(haze_ctx *ctx, haze__fcm_pass *p);
  * and counts the passes it queued ahead here.
  */
 typedef struct haze__fcm_tuning {
-    int no_shape;    /* 1: the fast kernel runs the passes of the fixed-shape kernel */
-    int keep8;       /* 0: the shape's measured share; 1 + k: k eighths of the groups keep U */
-    int no_pipeline; /* 1: no pass is queued ahead */
-    int cpu_seed;    /* 1: k-means++ on the CPU where the device could seed */
+    int no_shape;      /* 1: the fast kernel runs the passes of the fixed-shape kernel */
+    int keep8;         /* 0: the shape's measured share; 1 + k: k eighths of the groups keep U */
+    int no_pipeline;   /* 1: no pass is queued ahead */
+    int cpu_seed;      /* 1: k-means++ on the CPU where the device could seed */
+    int host_exchange; /* 1: a fit over several devices exchanges through host memory even
+                          where the library has NCCL */
+    int part_totals;   /* 1: a part of a fit over several on the CPU combines the sums as a part
+                          on a GPU does (haze__fcm_parts.totals; tests of that path on the CPU) */
     unsigned long queued_used, queued_dropped; /* passes queued ahead used, dropped (atomic) */
 } haze__fcm_tuning;
 /* The block of ctx; NULL when out of memory. */
@@ -246,6 +292,10 @@ int haze__fcm_cuda_begin(haze_ctx *ctx, const void *x, size_t n, size_t d, size_
 /* The pass on the device; same contract as the CPU pass. */
 int haze__fcm_pass_cuda(haze_ctx *ctx, haze__fcm_gpu *g, haze__fcm_pass *p);
 void haze__fcm_cuda_end(haze__fcm_gpu *g);
+/* The fit is one part of several: the device never forms the next centres
+ * from its own sums (no pass queued ahead), since they come from every
+ * part's. */
+void haze__fcm_cuda_part(haze__fcm_gpu *g);
 /* k-means++ on the device (the definition above): idx[0] the first index,
  * idx[j] and u[j * trials .. j * trials + trials) the draws of round j;
  * writes the c x d centres to v.

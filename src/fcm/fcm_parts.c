@@ -245,6 +245,7 @@ enum {
     SIG_FIRST = SIG_AGREE,
     SIG_N,
     SIG_PROGRESS,
+    SIG_GPU,
     SIG_COUNT
 };
 static const char *const sig_name[SIG_AGREE] = {
@@ -279,7 +280,7 @@ static void sig_print(char *buf, size_t size, int field, uint64_t v) {
 }
 
 int haze__fcm_parts_begin(haze_ctx *ctx, int st, const haze_fcm_options *opt, int single_data,
-                          size_t n, size_t d, haze__fcm_parts **out) {
+                          int gpu, size_t n, size_t d, haze__fcm_parts **out) {
     *out = NULL;
     haze__fcm_parts *pp = calloc(1, sizeof *pp);
     if (!pp) return haze__error(ctx, HAZE_ERR_NOMEM, "fcm: out of memory");
@@ -307,6 +308,7 @@ int haze__fcm_parts_begin(haze_ctx *ctx, int st, const haze_fcm_options *opt, in
     sig[SIG_FIRST] = opt->first_row;
     sig[SIG_N] = n;
     sig[SIG_PROGRESS] = opt->progress != NULL;
+    sig[SIG_GPU] = gpu != 0;
     msgs m;
     int r = exchange(ctx, pp, st, 0, sig, sizeof sig, &m, NULL);
     if (r) {
@@ -357,6 +359,7 @@ int haze__fcm_parts_begin(haze_ctx *ctx, int st, const haze_fcm_options *opt, in
         pp->row0[k] = (size_t)sk[SIG_FIRST];
         pp->rows[k] = (size_t)sk[SIG_N];
         pp->progress |= sk[SIG_PROGRESS] != 0;
+        pp->totals |= sk[SIG_GPU] != 0;
         if (r) continue;
         if (pp->row0[k] != next || pp->rows[k] > total - next)
             r = haze__error(ctx, HAZE_ERR_INVALID,
@@ -463,8 +466,31 @@ static void tree_root(double **vec, const size_t *size, size_t nb, size_t stride
     memcpy(out, sv[0], stride * sizeof *out);
 }
 
+int haze__fcm_parts_add(haze_ctx *ctx, haze__fcm_parts *pp, int st, double *sums, size_t stride) {
+    msgs m;
+    st = exchange(ctx, pp, st, 0, sums, st ? 0 : stride * sizeof *sums, &m, NULL);
+    if (st) return st;
+    for (size_t k = 0; k < m.count; k++)
+        if (m.len[k] != stride * sizeof(double)) {
+            msgs_free(&m);
+            pp->dead = 1;
+            return haze__error(ctx, HAZE_ERR_INTERNAL, "fcm: the parts' sums are malformed");
+        }
+    memcpy(sums, m.at[0], stride * sizeof *sums);
+    for (size_t k = 1; k < m.count; k++) vadd(sums, m.at[k], stride);
+    msgs_free(&m);
+    return HAZE_OK;
+}
+
 int haze__fcm_tree_sum(haze_ctx *ctx, haze__fcm_parts *pp, double *part, size_t t0, size_t t1,
                        size_t stride, double *sums) {
+    if (pp && pp->totals) { /* this part's total, then the parts' in part order */
+        if (t1 > t0)
+            haze__fcm_tree_sum(ctx, NULL, part, t0, t1, stride, sums);
+        else
+            memset(sums, 0, stride * sizeof *sums);
+        return haze__fcm_parts_add(ctx, pp, HAZE_OK, sums, stride);
+    }
     size_t size[130];
     const size_t nb = tree_blocks(part, t0, t1, stride, size);
     if (!pp) {
