@@ -6,6 +6,7 @@
  * fit bit for bit, and its own rows' memberships; a part that disagrees or
  * fails makes every part fail with one message, without hanging.
  */
+#include <math.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <string.h>
@@ -63,6 +64,7 @@ typedef struct job {
     size_t n, d; /* the whole data's shape (d may differ per part in a test) */
     haze_fcm_options opt;
     const double *u0; /* INIT_MEMBERSHIPS: the whole n x c */
+    int totals;       /* the part combines its sums as a part on a GPU does */
     size_t first, rows;
     int st;
     char msg[512];
@@ -73,6 +75,7 @@ static void *run_part(void *arg) {
     job *j = arg;
     haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
     haze_ctx_set_threads(ctx, j->threads);
+    haze__fcm_tuning_of(ctx)->part_totals = j->totals;
     haze_fcm_options o = j->opt;
     o.total_rows = j->n;
     o.first_row = j->first;
@@ -438,6 +441,253 @@ static void test_parts_npy_rows(void **state) {
     haze_ctx_free(ctx);
 }
 
+/* Close to the plain fit (the sums in another order): centres, objective
+ * and indices to 1e-12 of their scale, memberships to 1e-11. */
+static void near_fit(const haze_fcm_result *a, const haze_fcm_result *b, size_t first,
+                     size_t rows) {
+    const size_t c = haze_fcm_result_cluster_count(a), d = haze_fcm_result_feature_count(a);
+    assert_int_equal(haze_fcm_result_iterations(a), haze_fcm_result_iterations(b));
+    const double *va = haze_fcm_result_centres(a), *vb = haze_fcm_result_centres(b);
+    for (size_t k = 0; k < c * d; k++)
+        if (!(fabs(va[k] - vb[k]) <= 1e-12 * (1 + fabs(va[k]))))
+            fail_msg("centre %zu: %.17g and %.17g", k, va[k], vb[k]);
+    for (int k = 0; k < haze_fcm_result_iterations(a); k++) {
+        const double ja = haze_fcm_result_objective(a)[k], jb = haze_fcm_result_objective(b)[k];
+        if (!(fabs(ja - jb) <= 1e-12 * fabs(ja))) fail_msg("objective %d: %.17g %.17g", k, ja, jb);
+    }
+    const double pa = haze_fcm_result_partition_coefficient(a),
+                 pb = haze_fcm_result_partition_coefficient(b);
+    assert_true(fabs(pa - pb) <= 1e-12 * pa);
+    if (rows && haze_fcm_result_memberships(b))
+        for (size_t i = 0; i < rows * c; i++) {
+            const double ua = haze_fcm_result_memberships(a)[first * c + i],
+                         ub = haze_fcm_result_memberships(b)[i];
+            if (!(fabs(ua - ub) <= 1e-11)) fail_msg("membership %zu: %.17g %.17g", i, ua, ub);
+        }
+}
+
+/* R parts that combine their sums as parts on GPUs do (each part's total,
+ * added in part order): one part gives the plain fit's bits; more give the
+ * same bits on every part, near the plain fit's; one part so combining
+ * makes every part do it (a part on a GPU among parts on CPUs). */
+static void check_totals(const void *x, haze_precision type, size_t n, size_t d,
+                         const haze_fcm_options *o, const double *u0) {
+    haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
+    haze_fcm_result *ref = NULL;
+    assert_int_equal(haze_fcm_fit(ctx, x, type, n, d, o, &ref), HAZE_OK);
+    haze_ctx_free(ctx);
+    job jobs[RMAX], mixed[RMAX];
+    for (int R = 1; R <= RMAX; R++) {
+        group g;
+        run_parts(R, jobs, x, type, n, d, o, u0, 1);
+        for (int k = 0; k < R; k++) haze_fcm_result_free(jobs[k].r), jobs[k].r = NULL;
+        for (int k = 0; k < R; k++) jobs[k].totals = 1;
+        start_parts(R, jobs, &g);
+        run_parts(R, mixed, x, type, n, d, o, u0, 2);
+        for (int k = 0; k < R; k++) haze_fcm_result_free(mixed[k].r), mixed[k].r = NULL;
+        mixed[R - 1].totals = 1;
+        start_parts(R, mixed, &g);
+        for (int k = 0; k < R; k++) {
+            if (jobs[k].st) fail_msg("R=%d part %d: %s", R, k, jobs[k].msg);
+            if (mixed[k].st) fail_msg("R=%d part %d: %s", R, k, mixed[k].msg);
+            if (R == 1)
+                same_fit(ref, jobs[k].r, jobs[k].first, jobs[k].rows);
+            else
+                near_fit(ref, jobs[k].r, jobs[k].first, jobs[k].rows);
+            /* every part the same bits (its own rows' memberships aside) */
+            haze_fcm_result *full = jobs[0].r;
+            const size_t c = (size_t)o->clusters;
+            assert_memory_equal(haze_fcm_result_centres(full), haze_fcm_result_centres(jobs[k].r),
+                                c * d * sizeof(double));
+            assert_memory_equal(haze_fcm_result_objective(full),
+                                haze_fcm_result_objective(jobs[k].r),
+                                (size_t)haze_fcm_result_iterations(full) * sizeof(double));
+            assert_memory_equal(haze_fcm_result_centres(mixed[k].r),
+                                haze_fcm_result_centres(jobs[k].r), c * d * sizeof(double));
+        }
+        for (int k = 0; k < R; k++) {
+            haze_fcm_result_free(jobs[k].r);
+            haze_fcm_result_free(mixed[k].r);
+        }
+    }
+    haze_fcm_result_free(ref);
+}
+
+static void test_parts_totals(void **state) {
+    (void)state;
+    const size_t n = 4 * 1024 + 333, d = 3, c = 3;
+    double *x = points(n, d, 21);
+    double *u0 = malloc(n * c * sizeof *u0);
+    for (size_t i = 0; i < n * c; i++) u0[i] = 0.1 + (double)((i * 7919) % 13);
+    haze_fcm_options o = haze_fcm_options_default();
+    o.clusters = (int)c;
+    o.max_iter = 10;
+    o.tol = 0;
+    o.seed = 3;
+    o.want_memberships = 1;
+    for (int init = HAZE_FCM_INIT_RANDOM; init <= HAZE_FCM_INIT_MEMBERSHIPS; init++) {
+        o.init = (haze_fcm_init)init;
+        const double v0[] = {0, 0, 0, 4, 5, 6, 8, 9, 10};
+        o.init_data = init == HAZE_FCM_INIT_CENTRES       ? v0
+                      : init == HAZE_FCM_INIT_MEMBERSHIPS ? u0
+                                                          : NULL;
+        check_totals(x, HAZE_PRECISION_F64, n, d, &o, u0);
+    }
+    o.init = HAZE_FCM_INIT_KMEANSPP;
+    o.init_data = NULL;
+    o.metric = HAZE_FCM_GK;
+    o.max_iter = 5;
+    check_totals(x, HAZE_PRECISION_F64, n, d, &o, u0);
+    o.metric = HAZE_FCM_EUCLIDEAN;
+    o.stop = HAZE_FCM_STOP_OBJECTIVE;
+    check_totals(x, HAZE_PRECISION_F64, n, d, &o, u0);
+    free(u0);
+    free(x);
+}
+
+/* ---- several devices in one call (haze_fcm_options.device_count) -------- */
+
+typedef struct calls {
+    pthread_t thread;
+    int count, other_thread, stop_at;
+} calls;
+
+static int count_calls(void *arg, int iter, double objective, double change) {
+    calls *k = arg;
+    (void)objective, (void)change;
+    k->count++;
+    if (!pthread_equal(pthread_self(), k->thread)) k->other_thread = 1;
+    return k->stop_at && iter >= k->stop_at;
+}
+
+/* On a CPU context, R parts in one call: the plain fit's bits, every row's
+ * memberships, the progress callback once per iteration on the calling
+ * thread; more parts than tiles (empty parts) too. */
+static void test_devices_cpu(void **state) {
+    (void)state;
+    const size_t n = 3 * 1024 + 500, d = 2, c = 3;
+    double *x = points(n, d, 9);
+    haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
+    haze_ctx_set_threads(ctx, 2);
+    haze_fcm_options o = haze_fcm_options_default();
+    o.clusters = (int)c;
+    o.max_iter = 15;
+    o.tol = 1e-7;
+    o.seed = 11;
+    o.want_memberships = 1;
+    for (int init = HAZE_FCM_INIT_RANDOM; init <= HAZE_FCM_INIT_KMEANSPP; init++) {
+        o.init = (haze_fcm_init)init;
+        haze_fcm_result *ref = NULL;
+        o.device_count = 0;
+        assert_int_equal(haze_fcm_fit(ctx, x, HAZE_PRECISION_F64, n, d, &o, &ref), HAZE_OK);
+        for (int R = 1; R <= 6; R++) {
+            calls k = {pthread_self(), 0, 0, 0};
+            o.device_count = R;
+            o.progress = count_calls;
+            o.progress_arg = &k;
+            haze_fcm_result *r = NULL;
+            if (haze_fcm_fit(ctx, x, HAZE_PRECISION_F64, n, d, &o, &r))
+                fail_msg("R=%d: %s", R, haze_ctx_errmsg(ctx));
+            same_fit(ref, r, 0, n);
+            assert_int_equal(k.count, haze_fcm_result_iterations(r));
+            assert_false(k.other_thread);
+            haze_fcm_result_free(r);
+            o.progress = NULL;
+        }
+        haze_fcm_result_free(ref);
+    }
+    /* float data, single precision, GK */
+    float *xf = malloc(n * d * sizeof *xf);
+    for (size_t i = 0; i < n * d; i++) xf[i] = (float)x[i];
+    o.metric = HAZE_FCM_GK;
+    o.max_iter = 4;
+    haze_fcm_result *ref = NULL, *r = NULL;
+    o.device_count = 0;
+    assert_int_equal(haze_fcm_fit(ctx, xf, HAZE_PRECISION_F32, n, d, &o, &ref), HAZE_OK);
+    o.device_count = 3;
+    assert_int_equal(haze_fcm_fit(ctx, xf, HAZE_PRECISION_F32, n, d, &o, &r), HAZE_OK);
+    same_fit(ref, r, 0, n);
+    haze_fcm_result_free(r);
+    haze_fcm_result_free(ref);
+    /* a callback that stops the fit stops every part */
+    calls k = {pthread_self(), 0, 0, 2};
+    o.metric = HAZE_FCM_EUCLIDEAN;
+    o.max_iter = 50;
+    o.tol = 0;
+    o.progress = count_calls;
+    o.progress_arg = &k;
+    assert_int_equal(haze_fcm_fit(ctx, x, HAZE_PRECISION_F64, n, d, &o, &r), HAZE_OK);
+    assert_int_equal(haze_fcm_result_iterations(r), 2);
+    assert_int_equal(k.count, 2);
+    haze_fcm_result_free(r);
+    /* the switch that makes CPU parts combine as GPU parts reaches them */
+    o.progress = NULL;
+    o.max_iter = 8;
+    o.device_count = 0;
+    assert_int_equal(haze_fcm_fit(ctx, x, HAZE_PRECISION_F64, n, d, &o, &ref), HAZE_OK);
+    haze__fcm_tuning_of(ctx)->part_totals = 1;
+    o.device_count = 3;
+    assert_int_equal(haze_fcm_fit(ctx, x, HAZE_PRECISION_F64, n, d, &o, &r), HAZE_OK);
+    near_fit(ref, r, 0, n);
+    haze__fcm_tuning_of(ctx)->part_totals = 0;
+    haze_fcm_result_free(r);
+    haze_fcm_result_free(ref);
+    free(xf);
+    haze_ctx_free(ctx);
+    free(x);
+}
+
+/* Refusals and failures of a fit over several devices: one status and
+ * message in the caller's context, nothing returned. */
+static void test_devices_refused(void **state) {
+    (void)state;
+    const size_t n = 3 * 1024, d = 2;
+    double *x = points(n, d, 5);
+    haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
+    haze_fcm_options o = haze_fcm_options_default();
+    o.clusters = 3;
+    o.max_iter = 5;
+    haze_fcm_result *r = NULL;
+    const int list[] = {0, 1};
+    o.devices = list;
+    o.device_count = 2;
+    assert_int_equal(haze_fcm_fit(ctx, x, HAZE_PRECISION_F64, n, d, &o, &r), HAZE_ERR_INVALID);
+    assert_non_null(strstr(haze_ctx_errmsg(ctx), "needs a context on the CUDA backend"));
+    assert_null(r);
+    o.devices = NULL;
+    o.device_count = -1;
+    assert_int_equal(haze_fcm_fit(ctx, x, HAZE_PRECISION_F64, n, d, &o, &r), HAZE_ERR_INVALID);
+    o.device_count = 2;
+    o.allgather = allgather;
+    o.total_rows = n;
+    assert_int_equal(haze_fcm_fit(ctx, x, HAZE_PRECISION_F64, n, d, &o, &r), HAZE_ERR_UNSUPPORTED);
+    o.allgather = NULL;
+    o.total_rows = 0;
+    /* the options, checked once before the parts start */
+    o.m = 0.5;
+    assert_int_equal(haze_fcm_fit(ctx, x, HAZE_PRECISION_F64, n, d, &o, &r), HAZE_ERR_DOMAIN);
+    assert_non_null(strstr(haze_ctx_errmsg(ctx), "fuzzifier"));
+    o.m = 2;
+    /* a bad value in the third part: the whole data's row, from every part */
+    x[(n - 3) * d] = NAN;
+    o.device_count = 3;
+    assert_int_equal(haze_fcm_fit(ctx, x, HAZE_PRECISION_F64, n, d, &o, &r), HAZE_ERR_DOMAIN);
+    assert_non_null(strstr(haze_ctx_errmsg(ctx), "data row 3070 column 1"));
+    assert_null(r);
+    x[(n - 3) * d] = 1;
+    /* a failure in the middle (a cluster loses its weight) */
+    double *u0 = malloc(n * 3 * sizeof *u0);
+    for (size_t i = 0; i < n * 3; i++) u0[i] = (i % 3) == 2 ? 0 : 1;
+    o.init = HAZE_FCM_INIT_MEMBERSHIPS;
+    o.init_data = u0;
+    o.m = 1e300;
+    assert_int_not_equal(haze_fcm_fit(ctx, x, HAZE_PRECISION_F64, n, d, &o, &r), HAZE_OK);
+    assert_null(r);
+    free(u0);
+    haze_ctx_free(ctx);
+    free(x);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parts_tiling),
@@ -447,6 +697,9 @@ int main(void) {
         cmocka_unit_test(test_parts_progress_stop),
         cmocka_unit_test(test_parts_need_hook),
         cmocka_unit_test(test_parts_npy_rows),
+        cmocka_unit_test(test_parts_totals),
+        cmocka_unit_test(test_devices_cpu),
+        cmocka_unit_test(test_devices_refused),
     };
     return cmocka_run_group_tests(tests, haze_test_dir_setup, haze_test_dir_teardown);
 }
