@@ -75,10 +75,61 @@ int cli_help_only(int argc, char **argv, const char *cmd, void (*help)(FILE *fp)
     return -1;
 }
 
+int cli_gpus(const cli_global *g, int *dev, int max) {
+    int n = g->gpus_all ? haze_device_count() : g->gpu_count;
+    if (n > max) n = max;
+    for (int k = 0; k < n; k++) dev[k] = g->gpu_list ? g->gpu[k] : k;
+    return n;
+}
+
+int cli_gpus_parse(const char *s, const char *from, cli_global *g) {
+    long v;
+    g->gpus_all = g->gpu_list = g->gpu_count = 0;
+    if (strcmp(s, "all") == 0) {
+        g->gpus_all = 1;
+        return 0;
+    }
+    if (!strchr(s, ',')) {
+        if (!cli_parse_int(s, 1, 64, &v))
+            return cli_usage_error(NULL,
+                                   "%s: expected all, a number of GPUs from 1 to 64 or a list of "
+                                   "device ids such as 0,2, got '%s'",
+                                   from, s);
+        g->gpu_count = (int)v;
+        return 0;
+    }
+    char buf[32];
+    for (const char *p = s; *p;) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len == 0 && e && !e[1] && g->gpu_count) break; /* "3,": one device */
+        if (len == 0 || len >= sizeof buf || g->gpu_count == 64)
+            return cli_usage_error(NULL, "%s: expected a list of device ids such as 0,2, got '%s'",
+                                   from, s);
+        memcpy(buf, p, len);
+        buf[len] = 0;
+        if (!cli_parse_int(buf, 0, 4095, &v))
+            return cli_usage_error(NULL, "%s: '%s' is not a device id (0 to 4095) in '%s'", from,
+                                   buf, s);
+        for (int k = 0; k < g->gpu_count; k++)
+            if (g->gpu[k] == (int)v)
+                return cli_usage_error(NULL, "%s: device %ld is listed twice in '%s'", from, v, s);
+        g->gpu[g->gpu_count++] = (int)v;
+        if (!e) break;
+        p = e + 1;
+    }
+    g->gpu_list = 1;
+    return 0;
+}
+
 int cli_ctx_new(const cli_global *g, haze_ctx **out) {
     haze_ctx_options o = haze_ctx_options_default();
     o.backend = g->backend;
     o.threads = g->threads;
+    if (g->gpus_all || g->gpu_count) { /* GPUs asked for: the first one's context */
+        if (o.backend == HAZE_BACKEND_AUTO) o.backend = HAZE_BACKEND_CUDA;
+        o.device = g->gpu_list ? g->gpu[0] : 0;
+    }
     int st = haze_ctx_new(&o, out);
     if (st == HAZE_OK) return 0;
     int code = st == HAZE_ERR_NODEVICE ? CLI_RUNTIME : cli_exit_code(st);

@@ -21,7 +21,20 @@ typedef struct cli_global {
     int threads; /* 0: default */
     int quiet;
     const char *argv0;
+    /* --gpus (or HAZE_GPUS): the devices of `haze fcm`'s fit over several
+     * GPUs; the first is every command's context device. Not given: all 0. */
+    int gpus_all;  /* "all": every device present */
+    int gpu_count; /* "N": devices 0 .. N - 1; a list: its length */
+    int gpu_list;  /* 1: gpu[] holds the list */
+    int gpu[64];
 } cli_global;
+
+/* The devices --gpus names (all: every device present) into dev (max of
+ * them): their count, 0 when --gpus was not given (or "all" finds none). */
+int cli_gpus(const cli_global *g, int *dev, int max);
+/* Parses a --gpus value (all, N or a list "0,2") into g; 0 or the usage
+ * error's exit code, printed. */
+int cli_gpus_parse(const char *s, const char *from, cli_global *g);
 
 /* A subcommand: parses its own options from argv[1..] (argv[0] is its name). */
 typedef int (*cli_cmd_fn)(int argc, char **argv, const cli_global *g);

@@ -69,6 +69,10 @@ static void help(FILE *fp) {
             "a CSV file and sends them), with the centres of a run on one process bit for\n"
             "bit; rank 0 writes the outputs and the summary (docs/fcm.md, \"Several\n"
             "processes (MPI)\"). --plot is not available there.\n\n"
+            "With the global option --gpus (haze --gpus all fcm ...), one fit runs over\n"
+            "several GPUs of this host, a share of the rows on each (docs/fcm.md, \"Several\n"
+            "GPUs\"); the outputs are those of a run on one. Under mpirun, rank r runs on\n"
+            "the (r mod N)th GPU of the set.\n\n"
             "Exit codes: 0 success, 1 usage error, 2 bad input, 3 runtime or device error.\n");
 }
 
@@ -467,8 +471,19 @@ static int fit_parts(fcm_job *a, const cli_global *g) {
     int code = cli_mpi_init(&rank, &size);
     if (code) return code;
     haze_fcm_options fo = a->fo;
-    cli_global gc = *g; /* the fit runs on the CPU: AUTO means the CPU here */
-    if (gc.backend == HAZE_BACKEND_AUTO) gc.backend = HAZE_BACKEND_CPU;
+    cli_global gc = *g; /* AUTO means the CPU here (the one-process bits) */
+    int gpus[64];
+    const int ngpus = cli_gpus(g, gpus, 64);
+    if (ngpus > 0) { /* --gpus: rank r on the (r mod N)th GPU of the set */
+        gc.gpus_all = 0;
+        gc.gpu_list = 1;
+        gc.gpu_count = 1;
+        gc.gpu[0] = gpus[rank % ngpus];
+    } else if (g->gpus_all) {
+        gc.gpus_all = 0;
+        gc.gpu_count = 1; /* none present: the context's refusal */
+    }
+    if (gc.backend == HAZE_BACKEND_AUTO && !gc.gpu_count) gc.backend = HAZE_BACKEND_CPU;
     haze_ctx *ctx = NULL;
     haze_table *x = NULL, *it = NULL, *head = NULL;
     haze_fcm_result *r = NULL;
@@ -796,6 +811,12 @@ int cmd_fcm(int argc, char **argv, const cli_global *g) {
                            fo.init == HAZE_FCM_INIT_KMEANSPP ? "seeding (k-means++)" : "starting");
     }
     fo.want_memberships = memb || labels || plot;
+    int gpus[64];
+    const int ngpus = cli_gpus(g, gpus, 64);
+    if (ngpus > 1) { /* one fit over these GPUs (docs/fcm.md, "Several GPUs") */
+        fo.devices = gpus;
+        fo.device_count = ngpus;
+    }
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     if (!st)

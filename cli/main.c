@@ -1,7 +1,7 @@
 /*
  * cli/main.c - the haze command-line tool: global options and dispatch.
  *
- * Global options (--backend, --threads, --quiet) may stand anywhere before a
+ * Global options (--backend, --gpus, --threads, --quiet) may stand anywhere before a
  * "--"; they are taken out of argv before the subcommand parses the rest.
  *
  * Two things every command gets from here: SIGINT, SIGTERM, SIGHUP and
@@ -46,15 +46,20 @@ static const command commands[] = {
 };
 
 static void usage(FILE *fp) {
-    fprintf(fp, "usage: haze [--backend auto|cpu|cuda] [--threads N] [--quiet] COMMAND [ARGS]\n"
-                "       haze --help | --version\n\n"
-                "Fuzzy computing on CPU and GPU: certified interval and fuzzy arithmetic,\n"
-                "fuzzy inference, fuzzy c-means, neuro-fuzzy networks, rounding-error analysis.\n\n"
-                "Commands:\n");
+    fprintf(fp,
+            "usage: haze [--backend auto|cpu|cuda] [--gpus all|N|LIST] [--threads N] [--quiet]\n"
+            "            COMMAND [ARGS]\n"
+            "       haze --help | --version\n\n"
+            "Fuzzy computing on CPU and GPU: certified interval and fuzzy arithmetic,\n"
+            "fuzzy inference, fuzzy c-means, neuro-fuzzy networks, rounding-error analysis.\n\n"
+            "Commands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
         fprintf(fp, "  %-8s %s\n", commands[i].name, commands[i].summary);
     fprintf(fp, "\nGlobal options:\n"
                 "  --backend B   auto (default: GPU if present), cpu or cuda; or set HAZE_BACKEND\n"
+                "  --gpus G      the GPUs of one fit (haze fcm) in one process: all, the first\n"
+                "                N, or a list of device ids such as 0,2 (one id: 3,); other\n"
+                "                commands run on the first; or set HAZE_GPUS\n"
                 "  --threads N   CPU threads at most (default: the cores no other task is\n"
                 "                running on; or set HAZE_THREADS)\n"
                 "  --quiet       no progress output\n"
@@ -67,7 +72,7 @@ static void usage(FILE *fp) {
 }
 
 /* Removes global options from argv; returns the new argc or -1 on error. */
-static int take_globals(int argc, char **argv, cli_global *g) {
+static int take_globals(int argc, char **argv, cli_global *g, int *gpus_given) {
     int out = 1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -77,6 +82,19 @@ static int take_globals(int argc, char **argv, cli_global *g) {
         }
         const char *val = NULL;
         int is_backend = 0, is_threads = 0;
+        if (strncmp(a, "--gpus", 6) == 0 && (a[6] == '\0' || a[6] == '=')) {
+            if (a[6] == '=')
+                val = a + 7;
+            else if (i + 1 < argc)
+                val = argv[++i];
+            else {
+                cli_usage_error(NULL, "option %s needs a value", a);
+                return -1;
+            }
+            if (cli_gpus_parse(val, "--gpus", g)) return -1;
+            *gpus_given = 1;
+            continue;
+        }
         if (strncmp(a, "--backend", 9) == 0 && (a[9] == '\0' || a[9] == '='))
             is_backend = 1;
         else if (strncmp(a, "--threads", 9) == 0 && (a[9] == '\0' || a[9] == '='))
@@ -206,9 +224,24 @@ static int free_cores(void) {
 }
 
 static int run(int argc, char **argv) {
-    cli_global g = {HAZE_BACKEND_AUTO, 0, 0, argv[0]};
-    argc = take_globals(argc, argv, &g);
+    cli_global g;
+    memset(&g, 0, sizeof g);
+    g.backend = HAZE_BACKEND_AUTO;
+    g.argv0 = argv[0];
+    int gpus_given = 0;
+    argc = take_globals(argc, argv, &g, &gpus_given);
     if (argc < 0) return CLI_USAGE;
+    if (gpus_given && g.backend == HAZE_BACKEND_CPU)
+        return cli_usage_error(NULL, "--gpus runs on GPUs: it cannot go with --backend cpu");
+    /* HAZE_GPUS: as --gpus, unless the backend is the CPU's (by --backend or
+     * HAZE_BACKEND) */
+    const char *eg = getenv("HAZE_GPUS"), *eb = getenv("HAZE_BACKEND");
+    haze_backend envb = HAZE_BACKEND_AUTO;
+    if (eb && haze_backend_parse(NULL, eb, &envb) != HAZE_OK) envb = HAZE_BACKEND_AUTO;
+    if (!gpus_given && eg && *eg && g.backend != HAZE_BACKEND_CPU &&
+        !(g.backend == HAZE_BACKEND_AUTO && envb == HAZE_BACKEND_CPU) &&
+        cli_gpus_parse(eg, "HAZE_GPUS", &g))
+        return CLI_USAGE;
     if (g.threads == 0) g.threads = free_cores();
     if (argc < 2) {
         usage(stderr);

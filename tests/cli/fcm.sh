@@ -156,6 +156,45 @@ check 0 "collapse, JSON" $H fcm "$tmp/b32.csv" -c 16 --init random --json
 grep_out '"degenerate": \["coincident_centres", "uniform_memberships"\]' "collapse in the JSON"
 check 0 "default start on 32 features" $H fcm "$tmp/b32.csv" -c 16 -o "$tmp/cb2.csv"
 if grep -q "degenerate" "$err"; then echo "FAIL: the default start was flagged"; cat "$err"; fails=$((fails + 1)); fi
+# --gpus (one fit over several GPUs): usage errors everywhere, exit 1
+check 1 "--gpus without a value" "$haze" fcm "$iris" -c 3 --gpus
+check 1 "--gpus bad" "$haze" --gpus two fcm "$iris" -c 3
+grep_err "expected all, a number of GPUs" "--gpus bad message"
+check 1 "--gpus 0" "$haze" --gpus 0 fcm "$iris" -c 3
+check 1 "--gpus list with a hole" "$haze" --gpus 0,,1 fcm "$iris" -c 3
+check 1 "--gpus listed twice" "$haze" --gpus=1,0,1 fcm "$iris" -c 3
+grep_err "device 1 is listed twice" "--gpus twice message"
+check 1 "--gpus not an id" "$haze" --gpus 0,-1 fcm "$iris" -c 3
+check 1 "--gpus with --backend cpu" "$haze" --backend cpu --gpus 2 fcm "$iris" -c 3 -o "$tmp/g0.csv"
+grep_err "cannot go with --backend cpu" "--gpus with cpu message"
+absent "$tmp/g0.csv" "--gpus with cpu"
+HAZE_GPUS=lots check 1 "HAZE_GPUS bad" "$haze" fcm "$iris" -c 3
+grep_err "HAZE_GPUS" "HAZE_GPUS message"
+# HAZE_GPUS gives way to a CPU backend (--backend or HAZE_BACKEND)
+HAZE_GPUS=2 check 0 "HAZE_GPUS with --backend cpu" "$haze" --backend cpu fcm "$iris" -c 3 --seed 1 -o "$tmp/g1.csv"
+HAZE_GPUS=2 HAZE_BACKEND=cpu check 0 "HAZE_GPUS with HAZE_BACKEND=cpu" "$haze" fcm "$iris" -c 3 --seed 1 -o "$tmp/g2.csv"
+cmp -s "$tmp/g1.csv" "$tmp/g2.csv" || fail "HAZE_GPUS changed a CPU fit"
+if ! "$haze" info | grep -q "available, [0-9]* device"; then
+    # no usable GPU here: asking for some fails with exit 3, says why, writes nothing
+    for set in all 2 0,1 3,; do
+        check 3 "--gpus $set without a GPU" "$haze" --gpus $set fcm "$iris" -c 3 -o "$tmp/g3.csv"
+        grep_err "cuda\|CUDA" "--gpus $set without a GPU message"
+        absent "$tmp/g3.csv" "--gpus $set without a GPU"
+    done
+    HAZE_GPUS=all check 3 "HAZE_GPUS=all without a GPU" "$haze" fcm "$iris" -c 3
+else
+    # a device that is not there: exit 3, named
+    check 3 "--gpus names a missing device" "$haze" --gpus 0,4095 fcm "$iris" -c 3 -o "$tmp/g4.csv"
+    grep_err "CUDA device 4095 is not present" "missing device message"
+    absent "$tmp/g4.csv" "missing device"
+    # one fit over every GPU: the centres of one GPU's to rounding
+    check 0 "--gpus 1" "$haze" --gpus 1 fcm "$iris" -c 3 --seed 1 --tol 1e-9 -o "$tmp/g5.csv"
+    check 0 "--gpus all" "$haze" --gpus all fcm "$iris" -c 3 --seed 1 --tol 1e-9 -o "$tmp/g6.csv" --labels "$tmp/g6l.csv"
+    [ "$(wc -l <"$tmp/g6l.csv")" = 151 ] || fail "--gpus all labels file has not 150 rows + header"
+    if ! paste -d, "$tmp/g5.csv" "$tmp/g6.csv" | awk -F, 'NR > 1 { for (j = 1; j <= 4; j++) { e = $j - $(j + 4); if (e < 0) e = -e; if (e > 1e-9) bad = 1 } } END { exit bad }'; then
+        echo "FAIL: --gpus all centres differ from one GPU's"; fails=$((fails + 1))
+    fi
+fi
 [ "$fails" = 0 ] && echo "all fcm CLI checks passed" && exit 0
 echo "$fails fcm CLI checks failed"
 exit 1
