@@ -210,11 +210,11 @@ static int resolve_backend(haze_ctx *ctx, haze_backend want, const char *origin)
         return HAZE_OK;
     }
 #ifdef HAZE_HAVE_CUDA
-    haze_device_info info;
     char why[256] = "";
-    int st = haze__cuda_probe(ctx->device, &info, why, sizeof why);
+    int st = haze__cuda_usable(ctx->device, why, sizeof why);
     if (st == HAZE_OK) {
         ctx->backend = HAZE_BACKEND_CUDA;
+        haze__cuda_warm(ctx); /* the device's context made while the caller goes on */
         return HAZE_OK;
     }
     if (want == HAZE_BACKEND_AUTO) {

@@ -4,6 +4,7 @@
  * device_memory_limit, and the cache of device properties (core/cuda.h).
  * Built only when haze is configured with CUDA.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,7 +70,58 @@ extern "C" int haze__cuda_probe(int device, haze_device_info *info, char *why, s
     return HAZE_OK;
 }
 
+extern "C" int haze__cuda_usable(int device, char *why, size_t why_len) {
+    int n = 0;
+    cudaError_t e = cudaGetDeviceCount(&n);
+    if (e != cudaSuccess) {
+        snprintf(why, why_len, "%s", cudaGetErrorString(e));
+        cudaGetLastError();
+        return HAZE_ERR_NODEVICE;
+    }
+    if (device < 0 || device >= n) {
+        snprintf(why, why_len, "the machine has %d CUDA device%s", n, n == 1 ? "" : "s");
+        return HAZE_ERR_NODEVICE;
+    }
+    if (!haze__cuda_props(device)) {
+        snprintf(why, why_len, "its properties cannot be read");
+        return HAZE_ERR_NODEVICE;
+    }
+    return HAZE_OK;
+}
+
+typedef struct warm_arg {
+    pthread_t thread;
+    int device;
+} warm_arg;
+
+static void *warm_main(void *p) {
+    const warm_arg *a = (const warm_arg *)p;
+    /* the device's primary context, made now; an error is left for the
+     * first real call to meet and report */
+    if (cudaSetDevice(a->device) != cudaSuccess || cudaFree(0) != cudaSuccess) cudaGetLastError();
+    return NULL;
+}
+
+extern "C" void haze__cuda_warm(haze_ctx *ctx) {
+    warm_arg *a = (warm_arg *)calloc(1, sizeof *a);
+    if (!a) return; /* no head start: the first call makes the context */
+    a->device = ctx->device;
+    if (pthread_create(&a->thread, NULL, warm_main, a) != 0) {
+        free(a);
+        return;
+    }
+    ctx->warm = a;
+}
+
+extern "C" void haze__cuda_warm_join(haze_ctx *ctx) {
+    warm_arg *a = (warm_arg *)__atomic_exchange_n(&ctx->warm, NULL, __ATOMIC_ACQ_REL);
+    if (!a) return;
+    pthread_join(a->thread, NULL);
+    free(a);
+}
+
 extern "C" void haze__cuda_ctx_release(haze_ctx *ctx) {
+    haze__cuda_warm_join(ctx);
     if (ctx->stream) {
         cudaStreamDestroy((cudaStream_t)ctx->stream);
         ctx->stream = NULL;
@@ -77,6 +129,7 @@ extern "C" void haze__cuda_ctx_release(haze_ctx *ctx) {
 }
 
 extern "C" int haze__cuda_begin(haze_ctx *ctx) {
+    if (__atomic_load_n(&ctx->warm, __ATOMIC_ACQUIRE)) haze__cuda_warm_join(ctx);
     HAZE_CUDA_TRY(ctx, cudaSetDevice(ctx->device));
     if (!__atomic_load_n(&ctx->stream, __ATOMIC_ACQUIRE)) {
         cudaStream_t s;

@@ -60,6 +60,9 @@ struct haze_ctx {
     haze__dev_acct *dev_acct;
     /* module state blocks (haze__ctx_state), made on first use */
     void *state[HAZE__STATE_COUNT];
+    /* the thread that makes the device's CUDA context while the caller goes
+     * on (haze__cuda_warm), joined by haze__cuda_begin and haze_ctx_free */
+    void *warm; /* pthread_t *, NULL: none running */
 };
 
 /*
@@ -204,6 +207,18 @@ static inline int haze__use_cuda(const haze_ctx *ctx) {
 
 /* Device-side helpers (defined in core_cuda.cu; only with CUDA). */
 int haze__cuda_probe(int device, haze_device_info *info, char *why, size_t why_len);
+/* Whether `device` can run the CUDA backend (its properties read; no CUDA
+ * context made): HAZE_OK, or HAZE_ERR_NODEVICE with the reason in why. */
+int haze__cuda_usable(int device, char *why, size_t why_len);
+/*
+ * Starts making the device's CUDA context on a thread of its own (the
+ * driver needs 0.1-0.3 s for it on a large GPU), so that the caller's work
+ * before its first CUDA call (reading its files) overlaps it. The CUDA
+ * runtime makes a device's context once per process, whichever thread asks
+ * first; haze__cuda_begin and haze_ctx_free wait for the thread.
+ */
+void haze__cuda_warm(haze_ctx *ctx);
+void haze__cuda_warm_join(haze_ctx *ctx);
 int haze__cuda_count(void);
 void haze__cuda_ctx_release(haze_ctx *ctx);
 /*
