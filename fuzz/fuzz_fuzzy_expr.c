@@ -45,7 +45,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (sel & 0x80) argv[argc++] = "--exact";
         argv[argc++] = "eval";
         argv[argc] = NULL;
-        cli_global g = {HAZE_BACKEND_CPU, 1, 1, "haze"};
+        cli_global g = {HAZE_BACKEND_CPU, 1, 1, "haze", 0, 0, 0, {0}};
         cmd_fuzzy(argc, argv, &g);
     }
     if (fi == 0) unlink(in);
