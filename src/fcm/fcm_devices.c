@@ -103,6 +103,7 @@ static int nccl_exchange(part *p, size_t total, size_t most, unsigned char *b) {
     if (haze__fcm_nccl_gather(g->nccl, (int)p->rank, p->ctx, g->mine[p->rank], g->count[p->rank],
                               slot, p->stage) != HAZE_OK)
         return 1;
+    if (!b) return 1; /* (it took part all the same) */
     size_t o = 0;
     for (size_t k = 0; k < R; k++) {
         memcpy(b + o, (unsigned char *)p->stage + k * slot, g->count[k]);
@@ -131,8 +132,7 @@ static int allgather(void *arg, const void *mine, size_t count, void **all, size
 #ifdef HAZE_HAVE_NCCL
     if (g->nccl) {
         /* every part takes the NCCL steps, even one without memory here */
-        unsigned char dummy[8];
-        bad |= nccl_exchange(p, b ? t : 0, most, b ? b : dummy);
+        bad |= nccl_exchange(p, t, most, b);
     } else
 #endif
         if (b) {
