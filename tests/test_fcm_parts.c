@@ -675,6 +675,15 @@ static void test_devices_refused(void **state) {
     assert_non_null(strstr(haze_ctx_errmsg(ctx), "data row 3070 column 1"));
     assert_null(r);
     x[(n - 3) * d] = 1;
+    /* a part's thread that cannot start: the parts started give up, none
+     * waits for it */
+    for (int k = 2; k <= 3; k++) {
+        haze__fcm_tuning_of(ctx)->fail_thread = k;
+        assert_int_equal(haze_fcm_fit(ctx, x, HAZE_PRECISION_F64, n, d, &o, &r), HAZE_ERR_NOMEM);
+        assert_non_null(strstr(haze_ctx_errmsg(ctx), "cannot start a thread"));
+        assert_null(r);
+    }
+    haze__fcm_tuning_of(ctx)->fail_thread = 0;
     /* a failure in the middle (a cluster loses its weight) */
     double *u0 = malloc(n * 3 * sizeof *u0);
     for (size_t i = 0; i < n * 3; i++) u0[i] = (i % 3) == 2 ? 0 : 1;

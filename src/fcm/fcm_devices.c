@@ -336,8 +336,11 @@ int haze__fcm_fit_devices(haze_ctx *ctx, const void *x, haze_precision type, siz
         st = haze__error(ctx, HAZE_ERR_NOMEM, "fcm: out of memory");
         goto done;
     }
+    const haze__fcm_tuning *tune = haze__fcm_tuning_of(ctx);
     for (started = 1; started < R; started++)
-        if (pthread_create(&tp[started], NULL, part_thread, &parts[started])) break;
+        if ((tune && tune->fail_thread == (int)started + 1) ||
+            pthread_create(&tp[started], NULL, part_thread, &parts[started]))
+            break;
     if (started < R) {
         group_break(&g); /* the parts started wait for one that never comes: they fail */
         st = haze__error(ctx, HAZE_ERR_NOMEM, "fcm: cannot start a thread for device %d",

@@ -277,6 +277,8 @@ typedef struct haze__fcm_tuning {
     int cpu_seed;      /* 1: k-means++ on the CPU where the device could seed */
     int host_exchange; /* 1: a fit over several devices exchanges through host memory even
                           where the library has NCCL */
+    int fail_thread;   /* 1 + k: starting part k's thread of a fit over several devices fails
+                          as if the system had none left (tests of that path) */
     int part_totals;   /* 1: a part of a fit over several on the CPU combines the sums as a part
                           on a GPU does (haze__fcm_parts.totals; tests of that path on the CPU) */
     unsigned long queued_used, queued_dropped; /* passes queued ahead used, dropped (atomic) */
