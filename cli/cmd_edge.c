@@ -87,6 +87,109 @@ static int read_all(haze_ctx *ctx, char **names, int n, int threads, haze_image 
     return st;
 }
 
+/* Writing the results while the next frames are detected: the calling
+ * thread detects frame after frame and publishes each result (`ready`);
+ * the other threads encode and write them (PNG and JPEG encoding is most of
+ * a frame's time), each taking the next result not yet taken; the calling
+ * thread writes what is left after the last detection. Every file goes
+ * through the context's output group, so all land together or none does. */
+typedef struct {
+    haze_ctx *ctx;
+    haze_image **outs;
+    char (*paths)[4096];
+    int n;
+    atomic_int ready, next, failed, written;
+    int *status;
+    char (*msg)[512];
+} frame_writer;
+
+static void write_frames_loop(frame_writer *w) {
+    for (;;) {
+        int i = atomic_fetch_add(&w->next, 1);
+        if (i >= w->n) break;
+        while (atomic_load(&w->ready) <= i && !atomic_load(&w->failed)) {
+            struct timespec ts = {0, 200000}; /* a frame takes milliseconds */
+            nanosleep(&ts, NULL);
+        }
+        if (atomic_load(&w->failed)) break;
+        w->status[i] = haze_image_save(w->ctx, w->outs[i], w->paths[i]);
+        if (w->status[i]) {
+            snprintf(w->msg[i], sizeof w->msg[i], "%s", haze_ctx_errmsg(w->ctx));
+            atomic_store(&w->failed, 1);
+        }
+        haze_image_free(w->outs[i]);
+        w->outs[i] = NULL;
+        atomic_fetch_add(&w->written, 1);
+    }
+}
+
+static void *write_frames(void *arg) {
+    write_frames_loop(arg);
+    return NULL;
+}
+
+/* Detects the n frames (FIRE or the rules of fis) and writes each result to
+ * paths[i] on up to `threads` threads; the progress line shows the frames
+ * done. Returns 0, or the first failing step's status with its message
+ * printed (a frame's detection before any later frame's writing). */
+static int detect_and_write(haze_ctx *ctx, haze_edge *fire, haze_edge_kernel kernel, haze_fis *fis,
+                            haze_image **imgs, char (*paths)[4096], int n, int threads,
+                            cli_progress *pr) {
+    frame_writer w = {.ctx = ctx, .paths = paths, .n = n};
+    w.outs = calloc((size_t)n, sizeof *w.outs);
+    w.status = calloc((size_t)n, sizeof *w.status);
+    w.msg = calloc((size_t)n, sizeof *w.msg);
+    if (!w.outs || !w.status || !w.msg) {
+        free(w.outs), free(w.status), free(w.msg);
+        cli_errorf("out of memory");
+        return HAZE_ERR_NOMEM;
+    }
+    if (threads > n) threads = n;
+    pthread_t *tid = calloc((size_t)(threads > 1 ? threads - 1 : 1), sizeof *tid);
+    int started = 0;
+    for (int t = 1; tid && t < threads; t++, started++)
+        if (pthread_create(&tid[t - 1], NULL, write_frames, &w) != 0) break;
+    int st = HAZE_OK, failed_at = -1;
+    char dmsg[512] = "";
+    for (int i = 0; i < n && !st && !atomic_load(&w.failed); i++) {
+        int done = atomic_load(&w.written);
+        cli_progress_update(pr, 0.5 + 0.5 * (i + done) / (2.0 * n), "frame %d/%d", i + 1, n);
+        haze_image *out = NULL;
+        st = haze_image_new(ctx, imgs[i]->width, imgs[i]->height, &out);
+        if (!st)
+            st = fis ? haze_edge_run_fis(ctx, fis, imgs[i], out)
+                     : haze_edge_run(ctx, fire, kernel, imgs[i], out);
+        if (st) {
+            haze_image_free(out);
+            snprintf(dmsg, sizeof dmsg, "%s", haze_ctx_errmsg(ctx));
+            failed_at = i;
+            atomic_store(&w.failed, 1);
+            break;
+        }
+        w.outs[i] = out;
+        atomic_store(&w.ready, i + 1);
+    }
+    /* this thread writes too, then waits for the others */
+    if (!st) write_frames_loop(&w);
+    for (int t = 0; t < started; t++) pthread_join(tid[t], NULL);
+    free(tid);
+    /* the first failure in frame order: a detection, or a frame's writing */
+    int wst = HAZE_OK, wat = -1;
+    for (int i = 0; i < n && !wst; i++)
+        if (w.status[i]) wst = w.status[i], wat = i;
+    if (st && (wat < 0 || failed_at <= wat)) {
+        cli_progress_clear(pr);
+        cli_errorf("%s", dmsg[0] ? dmsg : haze_status_message(st));
+    } else if (wst) {
+        st = wst;
+        cli_progress_clear(pr);
+        cli_errorf("%s", w.msg[wat][0] ? w.msg[wat] : haze_status_message(st));
+    }
+    for (int i = 0; i < n; i++) haze_image_free(w.outs[i]);
+    free(w.outs), free(w.status), free(w.msg);
+    return st;
+}
+
 static void help(FILE *fp) {
     fprintf(fp, "usage: haze edge IN.png [IN2 ...] -o OUT [--rules MODEL.fis] [--kernel K]\n"
                 "                 [--spread T] [--black-width W] [--scale C] [--format F]\n"
@@ -278,12 +381,16 @@ int cmd_edge(int argc, char **argv, const cli_global *g) {
     cli_progress_begin(&pr, g, "edge");
     /* reading counts as the first half of the job, the detection the second;
      * the frames are read on the context's threads */
-    int read_failed = 0;
+    int printed = 0;
     if (!st) {
         st = read_all(ctx, argv + optind, nin, haze_ctx_threads(ctx), imgs, &pr);
-        read_failed = st != 0;
+        printed = st != 0;
     }
-    for (int i = 0; i < nin && !st; i++) {
+    if (!st && !side) { /* detection and writing overlapped, the writing on the threads */
+        st = detect_and_write(ctx, fire, kernel, fis, imgs, paths, nin, haze_ctx_threads(ctx), &pr);
+        printed = st != 0; /* (its message is printed) */
+    }
+    for (int i = 0; i < nin && !st && side; i++) {
         cli_progress_update(&pr, 0.5 + 0.5 * i / nin, "frame %d/%d", i + 1, nin);
         st = haze_image_new(ctx, imgs[i]->width, imgs[i]->height, &out);
         if (!st)
@@ -310,7 +417,7 @@ int cmd_edge(int argc, char **argv, const cli_global *g) {
     haze_outgroup_abort(ctx);
     if (st && made_dir) rmdir(output); /* only if still empty */
     free(paths);
-    if (!rc) rc = !st ? CLI_OK : read_failed ? cli_exit_code(st) : cli_fail(ctx, st);
+    if (!rc) rc = !st ? CLI_OK : printed ? cli_exit_code(st) : cli_fail(ctx, st);
     if (imgs)
         for (int i = 0; i < nin; i++) haze_image_free(imgs[i]);
     free(imgs);

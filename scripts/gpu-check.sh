@@ -225,6 +225,19 @@ if [ "${HAZE_SKIP_BENCH:-0}" != 1 ] && [ -x "$bdir"/bench/api_time ] && [ -d "$b
     bench_rows+=("$(printf '%-28s exit %-3s %5ss' python_overhead "$rc" "$dt")")
 fi
 
+# whole jobs against PyTorch scripts (bench/e2e_*.py; where PyTorch is installed)
+if [ "${HAZE_SKIP_BENCH:-0}" != 1 ] && [ -x "$bdir"/haze ] && python3 -c "import torch" 2>/dev/null; then
+    for e in e2e_fcm e2e_fis; do
+        if [ -n "${HAZE_BENCH_FILTER:-}" ] && ! echo "$e" | grep -Eq "$HAZE_BENCH_FILTER"; then continue; fi
+        t0=$(date +%s)
+        timeout "${HAZE_BENCH_TIMEOUT:-300}" python3 "bench/$e.py" --haze "$bdir/haze" >"$out/$e.txt" 2>&1
+        rc=$?
+        dt=$(( $(date +%s) - t0 ))
+        echo "=== $e (exit $rc, ${dt}s)"; cat "$out/$e.txt"
+        bench_rows+=("$(printf '%-28s exit %-3s %5ss' "$e" "$rc" "$dt")")
+    done
+fi
+
 echo
 echo "================ haze gpu-check summary ================"
 printf '%-16s %s\n' "gpu" "$(head -1 "$out/gpu.txt" 2>/dev/null)"

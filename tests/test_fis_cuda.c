@@ -9,6 +9,7 @@
  * may move them by one grid step: allowed for at most 1% of the rows.
  */
 #include <math.h>
+#include <pthread.h>
 #include <string.h>
 
 #ifdef HAZE_HAVE_CUDA
@@ -449,15 +450,70 @@ static void test_staged_batch(void **state) {
     haze_ctx_free(cpu);
     haze_ctx_free(gpu);
 }
+
+/* Threads sharing one context evaluate long batches at once (the API's
+ * rule): each gets its own rows back, whichever of them holds the
+ * context's staging memory. */
+typedef struct {
+    haze_ctx *ctx;
+    const haze_fis *f;
+    const double *in;
+    double *out;
+    size_t n;
+    int st;
+} shared_eval;
+
+static void *shared_eval_main(void *arg) {
+    shared_eval *e = arg;
+    for (int k = 0; k < 3 && !e->st; k++)
+        e->st = haze_fis_eval(e->ctx, e->f, e->in, e->n, e->out, NULL);
+    return NULL;
+}
+
+static void test_staged_shared_ctx(void **state) {
+    (void)state;
+    haze_ctx *gpu = haze_test_ctx(HAZE_BACKEND_CUDA);
+    haze_fis *f = NULL;
+    if (haze_fis_load(gpu, HAZE_TEST_DATA "/fis/tipper.fis", &f))
+        fail_msg("%s", haze_ctx_errmsg(gpu));
+    enum { NT = 4 };
+    const size_t n = 300007;
+    shared_eval e[NT];
+    double *want[NT];
+    haze__rng r;
+    haze__rng_seed(&r, 9);
+    for (int t = 0; t < NT; t++) {
+        double *in = malloc(sizeof(double) * 2 * n);
+        assert_non_null(in);
+        for (size_t i = 0; i < 2 * n; i++) in[i] = 10.0 * haze__rng_uniform(&r);
+        want[t] = malloc(sizeof(double) * n);
+        assert_non_null(want[t]);
+        assert_int_equal(haze_fis_eval(gpu, f, in, n, want[t], NULL), HAZE_OK);
+        e[t] = (shared_eval){gpu, f, in, malloc(sizeof(double) * n), n, 0};
+        assert_non_null(e[t].out);
+    }
+    pthread_t th[NT];
+    for (int t = 0; t < NT; t++)
+        assert_int_equal(pthread_create(&th[t], NULL, shared_eval_main, &e[t]), 0);
+    for (int t = 0; t < NT; t++) pthread_join(th[t], NULL);
+    for (int t = 0; t < NT; t++) {
+        assert_int_equal(e[t].st, HAZE_OK);
+        assert_memory_equal(e[t].out, want[t], sizeof(double) * n);
+        free((void *)e[t].in), free(e[t].out), free(want[t]);
+    }
+    haze_fis_free(f);
+    haze_ctx_free(gpu);
+}
 #endif
 
 int main(void) {
     haze_test_require_gpu();
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_tipper_gpu),      cmocka_unit_test(test_random_systems),
-        cmocka_unit_test(test_exact_systems),   cmocka_unit_test(test_fuzzylite_engines),
+        cmocka_unit_test(test_tipper_gpu),        cmocka_unit_test(test_random_systems),
+        cmocka_unit_test(test_exact_systems),     cmocka_unit_test(test_fuzzylite_engines),
 #ifdef HAZE_HAVE_CUDA
-        cmocka_unit_test(test_device_pointers), cmocka_unit_test(test_staged_batch),
+        cmocka_unit_test(test_device_pointers),   cmocka_unit_test(test_staged_batch),
+        cmocka_unit_test(test_staged_shared_ctx),
 #endif
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

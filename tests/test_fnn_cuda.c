@@ -334,6 +334,7 @@ static void test_gpufnn_baseline(void **state) {
     run_case(200, 700, 3, 8, HAZE_DEV_FNN_MAP_GPUFNN);
     /* beyond one block of threads the baseline refuses, ATM runs */
     haze_ctx *gpu = haze_test_ctx(HAZE_BACKEND_CUDA);
+    assert_int_equal(haze_dev_fnn_set_exchange(gpu, exchange()), HAZE_OK);
     haze_fnn *net;
     size_t D = 1500;
     double *x = calloc(2 * D, sizeof *x);
@@ -408,6 +409,7 @@ static void test_search_cache_grows(void **state) {
 static void test_step_time(void **state) {
     (void)state;
     haze_ctx *gpu = haze_test_ctx(HAZE_BACKEND_CUDA);
+    assert_int_equal(haze_dev_fnn_set_exchange(gpu, exchange()), HAZE_OK);
     double f = 0, u = 0;
     assert_int_equal(haze_dev_fnn_step_time(gpu, 512, 256, 4, HAZE_DEV_FNN_MAP_ATM, 3, &f, &u),
                      HAZE_OK);
@@ -427,6 +429,7 @@ static void test_step_time(void **state) {
 static void test_math(void **state) {
     (void)state;
     haze_ctx *gpu = haze_test_ctx(HAZE_BACKEND_CUDA);
+    assert_int_equal(haze_dev_fnn_set_exchange(gpu, exchange()), HAZE_OK);
     double ue = -1, ur = -1;
     assert_int_equal(haze_dev_fnn_math_ulps(gpu, (size_t)1 << (quick() ? 20 : 24), &ue, &ur),
                      HAZE_OK);

@@ -268,6 +268,7 @@ extern "C" const cudaDeviceProp *haze__cuda_props(int device) {
 typedef struct staging {
     void *p;
     size_t bytes;
+    int busy; /* a call holds p */
 } staging;
 
 static void staging_free(void *arg) {
@@ -280,13 +281,33 @@ extern "C" int haze__cuda_staging(haze_ctx *ctx, size_t bytes, void **out) {
     *out = NULL;
     staging *g = (staging *)haze__ctx_state(ctx, HAZE__STATE_STAGING, sizeof *g, staging_free);
     if (!g) return haze__error(ctx, HAZE_ERR_NOMEM, "out of memory");
+    int idle = 0;
+    if (!__atomic_compare_exchange_n(&g->busy, &idle, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+        /* another thread's call holds the context's buffer: one of this call's own */
+        HAZE_CUDA_TRY(ctx, cudaMallocHost(out, bytes));
+        return HAZE_OK;
+    }
     if (g->bytes < bytes) {
         staging_free(g);
-        HAZE_CUDA_TRY(ctx, cudaMallocHost(&g->p, bytes));
+        cudaError_t e = cudaMallocHost(&g->p, bytes);
+        if (e != cudaSuccess) {
+            g->p = NULL;
+            __atomic_store_n(&g->busy, 0, __ATOMIC_RELEASE);
+            return haze__cuda_error(ctx, e, "cudaMallocHost(staging)", __FILE__, __LINE__);
+        }
         g->bytes = bytes;
     }
     *out = g->p;
     return HAZE_OK;
+}
+
+extern "C" void haze__cuda_staging_release(haze_ctx *ctx, void *p) {
+    if (!p) return;
+    staging *g = (staging *)haze__ctx_state(ctx, HAZE__STATE_STAGING, sizeof *g, staging_free);
+    if (g && p == g->p && __atomic_load_n(&g->busy, __ATOMIC_ACQUIRE))
+        __atomic_store_n(&g->busy, 0, __ATOMIC_RELEASE);
+    else
+        cudaFreeHost(p);
 }
 
 extern "C" int haze__cuda_upload(haze_ctx *ctx, void *dst, const void *src, size_t bytes) {
@@ -321,5 +342,6 @@ done:
     if (st_) cudaStreamSynchronize(st); /* no copy still reads the staging buffer */
     for (int b = 0; b < NBUF; b++)
         if (ev[b]) cudaEventDestroy(ev[b]);
+    haze__cuda_staging_release(ctx, stage);
     return st_;
 }

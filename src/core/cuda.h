@@ -52,13 +52,15 @@ void haze__dev_free(haze_ctx *ctx, void *p, size_t bytes);
 int haze__cuda_upload(haze_ctx *ctx, void *dst, const void *src, size_t bytes);
 
 /*
- * A page-locked host buffer of at least `bytes` (*out), kept by the context
- * for its later calls (freed with it, or replaced by a larger one): copies
- * between pageable memory and the device go through it at the bus rate. One
- * call at a time uses it (a context is used by one thread at a time); the
- * caller waits for its copies before returning.
+ * A page-locked host buffer of at least `bytes` (*out) for copies between
+ * pageable memory and the device at the bus rate, given back with
+ * haze__cuda_staging_release once the copies that use it are done. The
+ * context keeps one for its later calls (freed with it, or replaced by a
+ * larger one); while a call holds it, a call on another thread sharing the
+ * context gets a buffer of its own, freed at its release.
  */
 int haze__cuda_staging(haze_ctx *ctx, size_t bytes, void **out);
+void haze__cuda_staging_release(haze_ctx *ctx, void *p);
 
 /* The device's properties, read once per device per process (thread-safe);
  * NULL for a device that cannot be read. */

@@ -197,6 +197,7 @@ done:
         haze__dev_free(ctx, dscr[b].p, dscr[b].bytes);
     }
     if (ready) cudaEventDestroy(ready);
+    haze__cuda_staging_release(ctx, stage);
     return st;
 }
 

@@ -159,7 +159,7 @@ typedef struct {
     int limit, grow;     /* no rule at or beyond limit; grow: stop there instead */
     int Qtot, Qs;        /* slots per block; slots with parameters in shared memory */
     double log_th, beta, sigma0, width, step;
-    int xasync; /* the exchange by st.async on transaction barriers (1) or at the
+    int xasync; /* the kernel whose exchange is by st.async on transaction barriers (1) or at the
                    cluster's barrier (0) */
 } res_args;
 

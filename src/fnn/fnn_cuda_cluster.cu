@@ -139,7 +139,11 @@ static __device__ __forceinline__ void res_update(double g, double zj, double st
 }
 #endif
 
-template <int T> static __global__ void __launch_bounds__(T, 1) k_online_cluster(res_args p) {
+/* AX: the exchange by st.async (true) or at the cluster's barrier (false;
+ * a kernel of its own, so that synccheck meets no transaction barrier in
+ * it) */
+template <int T, bool AX>
+static __global__ void __launch_bounds__(T, 1) k_online_cluster(res_args p) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
     (void)p;
     __trap(); /* clusters start with Hopper; the host never launches it before (res_device) */
@@ -198,7 +202,7 @@ template <int T> static __global__ void __launch_bounds__(T, 1) k_online_cluster
     int next = p.n > 1 ? p.idx[1] : 0; /* the sample after the current one */
     int pending = 0;                   /* gq holds an update not yet applied */
     int xc = 0;                        /* exchanges so far (parity picks the buffer) */
-    if (p.xasync && tid == 0) fnn_xbar_init(bars);
+    if (AX && tid == 0) fnn_xbar_init(bars);
     cl.sync(); /* every block runs (its barriers set up) before any block stores into it */
     int t = 0;
     for (; t < p.n; t++) {
@@ -273,7 +277,7 @@ template <int T> static __global__ void __launch_bounds__(T, 1) k_online_cluster
              * warp w the outputs w - 1, w - 1 + NW, ... (each finds M_b
              * itself); lane r sends them to block r, row `rank` */
             double *box = part + (size_t)(xc & 1) * C * PS, *mine = box + (size_t)rank * PS;
-            uint64_t *bar = p.xasync ? bars + (xc & 1) : NULL;
+            uint64_t *bar = AX ? bars + (xc & 1) : NULL;
             if (bar && tid == 0) fnn_xbar_expect(bar, (unsigned)(C * PS * sizeof(double)));
             double mb = -INFINITY;
             int kb = 0x7fffffff;
@@ -297,7 +301,7 @@ template <int T> static __global__ void __launch_bounds__(T, 1) k_online_cluster
                 }
             }
             /* every block's partials are in `box` */
-            if (bar)
+            if (AX)
                 fnn_xbar_wait(bar, (unsigned)(xc >> 1) & 1);
             else
                 cl.sync();
@@ -428,17 +432,20 @@ static int res_read_locked(haze_ctx *ctx, haze__fnn_state *P) {
         return HAZE_OK;
     }
     /* both block sizes: the smaller of their limits */
-    const void *kernels[2] = {(const void *)k_online_cluster<RES_THREADS>,
-                              (const void *)k_online_cluster<RES_THREADS_WIDE>};
-    const int threads[2] = {RES_THREADS, RES_THREADS_WIDE};
+    /* both block sizes and both exchanges: the smallest of their limits */
+    const void *kernels[4] = {(const void *)k_online_cluster<RES_THREADS, true>,
+                              (const void *)k_online_cluster<RES_THREADS_WIDE, true>,
+                              (const void *)k_online_cluster<RES_THREADS, false>,
+                              (const void *)k_online_cluster<RES_THREADS_WIDE, false>};
+    const int threads[4] = {RES_THREADS, RES_THREADS_WIDE, RES_THREADS, RES_THREADS_WIDE};
     size_t smem = (size_t)optin;
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < 4; i++) {
         cudaFuncAttributes fa;
         HAZE_CUDA_TRY(ctx, cudaFuncGetAttributes(&fa, kernels[i]));
         if ((size_t)optin - fa.sharedSizeBytes < smem) smem = (size_t)optin - fa.sharedSizeBytes;
     }
     int c = RES_MAX_CLUSTER;
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < 4; i++) {
         int ci = 0;
         HAZE_CUDA_TRY(ctx, haze__fnn_max_cluster(kernels[i], threads[i], smem, &ci));
         if (ci < c) c = ci;
@@ -571,9 +578,15 @@ int haze__fnn_res_run(haze_ctx *ctx, dev_state *ds, const int *didx, int n, doub
         s = haze__fnn_reg_launch(ctx, &cfg, &rc, p);
         if (s) return s;
     } else if (wide) {
-        HAZE_CUDA_TRY(ctx, cudaLaunchKernelEx(&cfg, k_online_cluster<RES_THREADS_WIDE>, p));
+        HAZE_CUDA_TRY(ctx, cudaLaunchKernelEx(&cfg,
+                                              p.xasync ? k_online_cluster<RES_THREADS_WIDE, true>
+                                                       : k_online_cluster<RES_THREADS_WIDE, false>,
+                                              p));
     } else {
-        HAZE_CUDA_TRY(ctx, cudaLaunchKernelEx(&cfg, k_online_cluster<RES_THREADS>, p));
+        HAZE_CUDA_TRY(ctx, cudaLaunchKernelEx(&cfg,
+                                              p.xasync ? k_online_cluster<RES_THREADS, true>
+                                                       : k_online_cluster<RES_THREADS, false>,
+                                              p));
     }
     int back[2] = {0, 0};
     HAZE_CUDA_TRY(ctx, cudaMemcpyAsync(back, ds->pos, sizeof(int), cudaMemcpyDeviceToHost, st));

@@ -102,7 +102,10 @@ static __device__ __forceinline__ unsigned long long reg_warp_min(unsigned long 
 }
 #endif
 
-template <int E, bool ONE>
+/* AX: the exchange by st.async (true) or at the cluster's barrier (false;
+ * a kernel of its own, so that synccheck meets no transaction barrier in
+ * it) */
+template <int E, bool ONE, bool AX>
 static __global__ void __launch_bounds__(256, 1) k_online_reg(res_args p) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
     (void)p;
@@ -161,7 +164,7 @@ static __global__ void __launch_bounds__(256, 1) k_online_reg(res_args p) {
             if (gl + e * G < D) zc[e] = p.z[(size_t)s0 * D + gl + e * G];
         if (out) dc = p.d[(size_t)s0 * L + ol];
     }
-    const bool xasync = p.xasync && C > 1; /* (a cluster of one block: a block barrier) */
+    const bool xasync = AX && C > 1; /* (a cluster of one block: a block barrier) */
     if (xasync && threadIdx.x == 0) fnn_xbar_init(bars);
     cl.sync();          /* every block runs (its barriers set up) before any block stores into it */
     int xc = 0, xa = 0; /* exchanges, rules made (parities) */
@@ -433,15 +436,20 @@ static __global__ void __launch_bounds__(256, 1) k_online_reg(res_args p) {
 #endif
 }
 
-/* The register kernel for E inputs per lane, with one output or more. */
-static void (*reg_kernel(int E, bool one))(res_args) {
+/* The register kernel for E inputs per lane, with one output or more, and
+ * its exchange (ax: st.async). */
+template <bool AX> static void (*reg_kernel_x(int E, bool one))(res_args) {
     if (one)
-        return E == 4   ? k_online_reg<4, true>
-               : E == 8 ? k_online_reg<8, true>
-                        : k_online_reg<16, true>;
-    return E == 4   ? k_online_reg<4, false>
-           : E == 8 ? k_online_reg<8, false>
-                    : k_online_reg<16, false>;
+        return E == 4   ? k_online_reg<4, true, AX>
+               : E == 8 ? k_online_reg<8, true, AX>
+                        : k_online_reg<16, true, AX>;
+    return E == 4   ? k_online_reg<4, false, AX>
+           : E == 8 ? k_online_reg<8, false, AX>
+                    : k_online_reg<16, false, AX>;
+}
+
+static void (*reg_kernel(int E, bool one, bool ax))(res_args) {
+    return ax ? reg_kernel_x<true>(E, one) : reg_kernel_x<false>(E, one);
 }
 
 /*
@@ -500,10 +508,11 @@ int haze__fnn_reg_config(const haze__fnn_state *P, int D, int L, size_t cap, reg
  * largest exchange buffers and 256 threads (a power of two). */
 int haze__fnn_reg_max_cluster(haze_ctx *ctx, int *out) {
     int rc = RES_MAX_CLUSTER;
-    for (int i = 0; i < 6; i++) {
+    for (int i = 0; i < 12; i++) {
         int ci = 0;
-        HAZE_CUDA_TRY(ctx, haze__fnn_max_cluster((const void *)reg_kernel(4 << (i % 3), i >= 3),
-                                                 32 * REG_MAX_NW, REG_SMEM_MAX, &ci));
+        HAZE_CUDA_TRY(
+            ctx, haze__fnn_max_cluster((const void *)reg_kernel(4 << (i % 3), (i / 3) & 1, i >= 6),
+                                       32 * REG_MAX_NW, REG_SMEM_MAX, &ci));
         if (ci < rc) rc = ci;
     }
     while (rc & (rc - 1)) rc &= rc - 1;
@@ -518,6 +527,6 @@ int haze__fnn_reg_launch(haze_ctx *ctx, cudaLaunchConfig_t *cfg, const reg_cfg *
     cfg->gridDim = dim3((unsigned)rc->C), cfg->blockDim = dim3((unsigned)(32 * rc->NW));
     cfg->dynamicSmemBytes = REG_SMEM(rc->C * rc->NW, p.L);
     /* one output: every lane of a group keeps it (no shuffles for y, e) */
-    HAZE_CUDA_TRY(ctx, cudaLaunchKernelEx(cfg, reg_kernel(rc->E, p.L == 1), p));
+    HAZE_CUDA_TRY(ctx, cudaLaunchKernelEx(cfg, reg_kernel(rc->E, p.L == 1, p.xasync != 0), p));
     return HAZE_OK;
 }

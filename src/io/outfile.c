@@ -212,9 +212,14 @@ typedef struct group_entry {
     int state;
 } group_entry;
 
+/* The group's entries change under `lock`: threads that share the context
+ * may write the group's files at once (haze edge encodes its frames on
+ * several threads); opening, committing and the group's own calls are not
+ * meant to overlap with haze_outgroup_commit or _abort. */
 typedef struct haze__outgroup {
     group_entry *v;
     size_t n, cap;
+    pthread_mutex_t lock;
 } outgroup;
 
 static void entry_drop(group_entry *e) {
@@ -233,6 +238,7 @@ static void group_free(outgroup *g) {
     if (!g) return;
     for (size_t i = 0; i < g->n; i++) entry_drop(&g->v[i]);
     free(g->v);
+    pthread_mutex_destroy(&g->lock);
     free(g);
 }
 
@@ -273,8 +279,11 @@ int haze_outgroup_begin(haze_ctx *ctx) {
     io_state *s = io_of(ctx);
     if (!s) return haze__error(ctx, HAZE_ERR_NOMEM, "out of memory");
     if (s->group) return haze__error(ctx, HAZE_ERR_INVALID, "an output group is already open");
-    s->group = calloc(1, sizeof(outgroup));
-    return s->group ? HAZE_OK : haze__error(ctx, HAZE_ERR_NOMEM, "out of memory");
+    outgroup *g = calloc(1, sizeof(outgroup));
+    if (!g) return haze__error(ctx, HAZE_ERR_NOMEM, "out of memory");
+    pthread_mutex_init(&g->lock, NULL);
+    s->group = g;
+    return HAZE_OK;
 }
 
 static group_entry *group_find(outgroup *g, const char *key) {
@@ -388,9 +397,11 @@ int haze__outfile_open(haze_ctx *ctx, haze_outfile *f, const char *path) {
             haze__outfile_abort(f);
             return haze__error(ctx, HAZE_ERR_NOMEM, "out of memory");
         }
+        pthread_mutex_lock(&g->lock);
         ge = group_find(g, key);
         free(key);
         if (ge && ge->state != ENTRY_RESERVED) {
+            pthread_mutex_unlock(&g->lock);
             haze__outfile_abort(f);
             return haze__error(ctx, HAZE_ERR_INVALID, "%s: written twice as an output", path);
         }
@@ -405,18 +416,21 @@ int haze__outfile_open(haze_ctx *ctx, haze_outfile *f, const char *path) {
             }
             if (fd < 0) {
                 int e = errno;
+                pthread_mutex_unlock(&g->lock);
                 haze__outfile_abort(f);
                 return fail_io(ctx, path, "temporary output file changed", e);
             }
             f->tmp = strdup(ge->tmp);
             if (!f->tmp) {
                 close(fd);
+                pthread_mutex_unlock(&g->lock);
                 haze__outfile_abort(f);
                 return haze__error(ctx, HAZE_ERR_NOMEM, "out of memory");
             }
             ge->state = ENTRY_OPEN;
             f->group_index = (long)(ge - g->v) + 1;
         }
+        pthread_mutex_unlock(&g->lock);
     }
     if (fd < 0) {
         int st = open_temp(ctx, path, f->target, exists ? &sb : NULL, &f->tmp);
@@ -468,10 +482,12 @@ int haze__outfile_commit(haze_ctx *ctx, haze_outfile *f) {
     outgroup *g = group_of(ctx);
     if (!e && f->tmp && g) {
         /* in a group: the temporary waits for haze_outgroup_commit */
+        pthread_mutex_lock(&g->lock);
         group_entry *ge = f->group_index ? &g->v[f->group_index - 1] : NULL;
         if (!ge) {
             char *key = target_key(f->target);
             if (key && group_find(g, key)) {
+                pthread_mutex_unlock(&g->lock);
                 free(key);
                 haze__outfile_abort(f);
                 return haze__error(ctx, HAZE_ERR_INVALID, "%s: written twice as an output",
@@ -479,6 +495,7 @@ int haze__outfile_commit(haze_ctx *ctx, haze_outfile *f) {
             }
             ge = key ? group_push(ctx, g) : NULL;
             if (!ge) {
+                pthread_mutex_unlock(&g->lock);
                 free(key);
                 haze__outfile_abort(f);
                 return haze__error(ctx, HAZE_ERR_NOMEM, "out of memory");
@@ -492,6 +509,7 @@ int haze__outfile_commit(haze_ctx *ctx, haze_outfile *f) {
             f->slot = -1;
         }
         ge->state = ENTRY_WRITTEN;
+        pthread_mutex_unlock(&g->lock);
         outfile_clear(f);
         return HAZE_OK;
     }
@@ -512,8 +530,10 @@ static void outfile_abort(haze_ctx *ctx, haze_outfile *f) {
     if (f->fp && f->fp != stdout) fclose(f->fp);
     f->fp = NULL;
     outgroup *g = group_of(ctx);
-    if (g && f->group_index > 0 && (size_t)f->group_index <= g->n) {
-        entry_drop(&g->v[f->group_index - 1]);
+    if (g && f->group_index > 0) {
+        pthread_mutex_lock(&g->lock);
+        if ((size_t)f->group_index <= g->n) entry_drop(&g->v[f->group_index - 1]);
+        pthread_mutex_unlock(&g->lock);
     } else if (f->tmp) {
         unlink(f->tmp);
         temp_unregister(f->slot);
@@ -565,9 +585,11 @@ int haze_outgroup_add(haze_ctx *ctx, const char *path) {
     fstat(fd, &tb);
     close(fd);
     char *key = target_key(target);
+    pthread_mutex_lock(&g->lock);
     group_entry *dup = key ? group_find(g, key) : NULL;
     group_entry *e = key && !dup ? group_push(ctx, g) : NULL;
     if (!e) {
+        pthread_mutex_unlock(&g->lock);
         unlink(tmp);
         temp_unregister(slot);
         free(tmp);
@@ -584,6 +606,7 @@ int haze_outgroup_add(haze_ctx *ctx, const char *path) {
     e->dev = tb.st_dev;
     e->ino = tb.st_ino;
     e->state = ENTRY_RESERVED;
+    pthread_mutex_unlock(&g->lock);
     return HAZE_OK;
 }
 

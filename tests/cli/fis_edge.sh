@@ -100,6 +100,24 @@ absent "$tmp/frames2/coins.png" "a batch with bad frames"
 mkdir "$tmp/frames3"
 check 0 "edge batch on one thread" "$haze" edge --threads 1 "$img" "$data/edge/coins.ppm" "$data/edge/hubble.jpg" -o "$tmp/frames3"
 for f in camera coins hubble; do cmp -s "$tmp/frames/$f.png" "$tmp/frames3/$f.png" || fail "$f: batch differs by threads"; done
+# results are written on several threads while later frames are detected:
+# twelve frames, the same files as one thread writes, in PNG and JPEG
+mkdir "$tmp/many" "$tmp/many1" "$tmp/many4"
+set --
+for i in 1 2 3 4 5 6; do
+    cp "$img" "$tmp/many/a$i.pgm"
+    cp "$data/edge/coins.ppm" "$tmp/many/b$i.ppm"
+    set -- "$@" "$tmp/many/a$i.pgm" "$tmp/many/b$i.ppm"
+done
+for fmt in png jpg; do
+    check 0 "twelve frames, one thread ($fmt)" "$haze" edge --threads 1 --format $fmt "$@" -o "$tmp/many1"
+    check 0 "twelve frames, four threads ($fmt)" "$haze" edge --threads 4 --format $fmt "$@" -o "$tmp/many4"
+    for i in 1 2 3 4 5 6; do
+        for f in a$i b$i; do
+            cmp -s "$tmp/many1/$f.$fmt" "$tmp/many4/$f.$fmt" || fail "$f.$fmt: written differently on four threads"
+        done
+    done
+done
 check 2 "edge rules with the wrong model" "$haze" edge "$img" -o "$tmp/never.png" --rules "$tip"
 absent "$tmp/never.png" "wrong model"
 rm -rf "$tmp"
