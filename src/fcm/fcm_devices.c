@@ -266,7 +266,7 @@ int haze__fcm_fit_devices(haze_ctx *ctx, const void *x, haze_precision type, siz
     g.parts = R;
     g.mine = calloc(R, sizeof *g.mine);
     g.count = calloc(R, sizeof *g.count);
-    size_t made = 0, started = 0;
+    size_t made, started = 0;
     int have_sync = 0;
     if (!dev || !parts || !g.mine || !g.count) {
         st = haze__error(ctx, HAZE_ERR_NOMEM, "fcm: out of memory");
@@ -289,10 +289,7 @@ int haze__fcm_fit_devices(haze_ctx *ctx, const void *x, haze_precision type, siz
         part *p = &parts[made];
         p->g = &g, p->rank = made, p->type = type, p->d = d, p->opt = *opt;
         if ((st = part_ctx(ctx, dev[made], threads, &p->ctx))) goto done;
-        if (R == 1) {
-            made++;
-            break;
-        }
+        if (R == 1) break;
         if ((st = haze_fcm_part_rows(ctx, opt, n, d, made, R, &p->first, &p->n))) goto done;
         p->x = p->n ? (const char *)x + p->first * d * es : NULL;
         p->opt.total_rows = n;
@@ -360,7 +357,7 @@ int haze__fcm_fit_devices(haze_ctx *ctx, const void *x, haze_precision type, siz
         if (parts[k].st) st = haze__error(ctx, parts[k].st, "%s", parts[k].msg);
     if (!st) st = gather(ctx, parts, R, n, out);
 done:
-    for (size_t k = 0; parts && k < made && k < R; k++) {
+    for (size_t k = 0; parts && k < R; k++) { /* (the parts not made hold NULL) */
         haze_fcm_result_free(parts[k].r);
         haze_ctx_free(parts[k].ctx);
     }
