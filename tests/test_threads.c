@@ -6,7 +6,10 @@
  */
 #include <math.h>
 #include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "test_util.h"
 
@@ -97,9 +100,68 @@ static void test_shared_objects(void **state) {
     haze_ctx_free(sh.ctx);
 }
 
+/* Threads sharing a context write the files of its open output group at
+ * once (haze edge writes a batch's frames so): named in advance or not, each
+ * file lands at the group's commit with what its thread wrote. */
+enum { FILES = 6 };
+
+typedef struct writer {
+    haze_ctx *ctx;
+    int t, wrong;
+} writer;
+
+static void *write_files(void *p) {
+    writer *w = p;
+    for (int k = 0; k < FILES; k++) {
+        char path[600]; /* (haze_test_path's buffers are not the threads' to share) */
+        snprintf(path, sizeof path, "%s/g%d_%d.csv", haze_test_dir(), w->t, k);
+        double v[2] = {w->t, k};
+        if (haze_table_write(w->ctx, path, v, HAZE_PRECISION_F64, 1, 2, NULL)) w->wrong++;
+    }
+    return NULL;
+}
+
+static void test_shared_output_group(void **state) {
+    (void)state;
+    haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
+    assert_int_equal(haze_outgroup_begin(ctx), HAZE_OK);
+    for (int t = 0; t < THREADS; t += 2) /* half the files named in advance */
+        for (int k = 0; k < FILES; k++) {
+            char path[64];
+            snprintf(path, sizeof path, "g%d_%d.csv", t, k);
+            assert_int_equal(haze_outgroup_add(ctx, haze_test_path(path)), HAZE_OK);
+        }
+    pthread_t th[THREADS];
+    writer w[THREADS];
+    for (int t = 0; t < THREADS; t++) {
+        w[t] = (writer){ctx, t, 0};
+        assert_int_equal(pthread_create(&th[t], NULL, write_files, &w[t]), 0);
+    }
+    for (int t = 0; t < THREADS; t++) {
+        assert_int_equal(pthread_join(th[t], NULL), 0);
+        assert_int_equal(w[t].wrong, 0);
+    }
+    char path[64];
+    snprintf(path, sizeof path, "g%d_%d.csv", 1, 0);
+    assert_int_not_equal(access(haze_test_path(path), F_OK), 0); /* nothing before the commit */
+    assert_int_equal(haze_outgroup_commit(ctx), HAZE_OK);
+    for (int t = 0; t < THREADS; t++)
+        for (int k = 0; k < FILES; k++) {
+            snprintf(path, sizeof path, "g%d_%d.csv", t, k);
+            char *text = NULL, want[64];
+            size_t len = 0;
+            assert_int_equal(haze_io_read_file(ctx, haze_test_path(path), &text, &len), HAZE_OK);
+            snprintf(want, sizeof want, "%d,%d\n", t, k);
+            assert_string_equal(text, want);
+            free(text);
+        }
+    haze_ctx_free(ctx);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_shared_objects),
+        cmocka_unit_test(test_shared_output_group),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return cmocka_run_group_tests(tests, haze_test_dir_setup, haze_test_dir_teardown);
 }
