@@ -117,8 +117,8 @@ int main(int argc, char **argv) {
         printf("\nOne online step with the exchange between the cluster's blocks by st.async on\n"
                "transaction barriers (the library's) and by the cluster's barrier (synccheck's\n"
                "form), microseconds, best of 3 runs of 2000 steps each, alternately.\n");
-        printf("%6s %6s | %9s %9s %9s | %s\n", "dim", "rules", "st.async", "barrier",
-               "saved", "path");
+        printf("%6s %6s | %9s %9s %9s | %s\n", "dim", "rules", "st.async", "barrier", "saved",
+               "path");
         const int sd[] = {32, 512, 1024}, sr[] = {32, 128, 256, 512, 1024};
         for (size_t a = 0; a < sizeof sd / sizeof *sd; a++)
             for (size_t b = 0; b < sizeof sr / sizeof *sr; b++) {
@@ -135,8 +135,8 @@ int main(int argc, char **argv) {
                             best[f] = us;
                     }
                 haze_dev_fnn_set_exchange(gpu, HAZE_DEV_FNN_XCHG_AUTO);
-                int rC = 0, rW = 0, rG = 0, uc = haze_dev_fnn_uses_cluster(gpu, (size_t)D, 1,
-                                                                         (size_t)R);
+                int rC = 0, rW = 0, rG = 0,
+                    uc = haze_dev_fnn_uses_cluster(gpu, (size_t)D, 1, (size_t)R);
                 char path[48];
                 if (haze_dev_fnn_register_config(gpu, (size_t)D, 1, (size_t)R, &rC, &rW, &rG))
                     snprintf(path, sizeof path, "registers %dx%d", rC, rW);
