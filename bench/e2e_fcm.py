@@ -26,11 +26,11 @@ kernel time of the iterations (haze's N iterations less its first few).
 import argparse
 import json
 import os
-import subprocess
 import sys
-import time
 
 import numpy as np
+
+from e2e_util import best_of, peak_mb, pinned_rate, read_floor, run
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -51,82 +51,6 @@ def make_data(path, n, d, k, seed=7):
     out.flush()
     del out
     os.replace(path + ".part", path)
-
-
-def read_floor(path):
-    """One read(2) of the whole file into a buffer already touched."""
-    size = os.path.getsize(path)
-    buf = bytearray(size)
-    mv = memoryview(buf)
-    best = float("inf")
-    for _ in range(3):
-        fd = os.open(path, os.O_RDONLY)
-        t = time.perf_counter()
-        got = 0
-        while got < size:
-            r = os.readv(fd, [mv[got:]])
-            if r <= 0:
-                break
-            got += r
-        best = min(best, time.perf_counter() - t)
-        os.close(fd)
-    return best
-
-
-def bus_floor(nbytes):
-    """Host-to-device copy of nbytes from pinned memory (PyTorch), or None."""
-    try:
-        import torch
-    except ImportError:
-        return None, None
-    if not torch.cuda.is_available():
-        return None, None
-    h = torch.empty(nbytes, dtype=torch.uint8).pin_memory()
-    h.fill_(1)
-    dv = torch.empty(nbytes, dtype=torch.uint8, device="cuda")
-    best = float("inf")
-    for _ in range(3):
-        torch.cuda.synchronize()
-        t = time.perf_counter()
-        dv.copy_(h, non_blocking=True)
-        torch.cuda.synchronize()
-        best = min(best, time.perf_counter() - t)
-    name = torch.cuda.get_device_name(0)
-    del h, dv
-    return best, name
-
-
-def run(cmd):
-    """Wall time and stdout of one process."""
-    t = time.perf_counter()
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    wall = time.perf_counter() - t
-    if p.returncode != 0:
-        sys.exit("failed (%d): %s\n%s" % (p.returncode, " ".join(cmd), p.stderr))
-    return wall, p.stdout
-
-
-# The peak resident set of a command, from a small process that starts it:
-# a child forked from this one (which holds the data) would report this
-# process's size as its own peak.
-WRAP = ("import os, sys\npid = os.fork()\nif pid == 0:\n    os.execvp(sys.argv[1], sys.argv[1:])\n"
-        "_, st, ru = os.wait4(pid, 0)\nprint(ru.ru_maxrss)\n"
-        "sys.exit(os.waitstatus_to_exitcode(st))\n")
-
-
-def peak_mb(cmd):
-    p = subprocess.run([sys.executable, "-c", WRAP] + cmd, stdout=subprocess.PIPE,
-                       stderr=subprocess.DEVNULL, text=True)
-    return int(p.stdout.strip().splitlines()[-1]) / 1024.0
-
-
-def best_of(cmd, reps):
-    best, out = float("inf"), None
-    for _ in range(reps):
-        w, o = run(cmd)
-        if w < best:
-            best, out = w, o
-    return best, out
 
 
 def main():
@@ -158,7 +82,8 @@ def main():
 
     size = os.path.getsize(data)
     t_read = read_floor(data)  # also puts the file in the page cache
-    t_bus, gpu = bus_floor(size)
+    rate, gpu = pinned_rate()
+    t_bus = size / rate if rate else None
 
     # the same answer from the same start
     run(haze_cmd + ["--init", c0, "-o", out_h])

@@ -24,11 +24,11 @@ import argparse
 import json
 import os
 import random
-import subprocess
 import sys
-import time
 
 import numpy as np
+
+from e2e_util import best_of, pinned_rate, read_floor, run
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -81,65 +81,10 @@ def make_inputs(base, names, rows, lo, hi, seed):
     return csv, npy
 
 
-def run(cmd):
-    t = time.perf_counter()
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    wall = time.perf_counter() - t
-    if p.returncode != 0:
-        sys.exit("failed (%d): %s\n%s" % (p.returncode, " ".join(cmd), p.stderr[-2000:]))
-    return wall, p.stdout
-
-
-def best_of(cmd, reps):
-    best, out = float("inf"), None
-    for _ in range(reps):
-        w, o = run(cmd)
-        if w < best:
-            best, out = w, o
-    return best, out
-
-
 def read_out(path):
     if path.endswith(".npy"):
         return np.load(path).reshape(-1)
     return np.loadtxt(path, delimiter=",", skiprows=1, ndmin=2).reshape(-1)
-
-
-def read_floor(path):
-    size = os.path.getsize(path)
-    buf = bytearray(size)
-    mv, best = memoryview(buf), float("inf")
-    for _ in range(3):
-        fd = os.open(path, os.O_RDONLY)
-        t, got = time.perf_counter(), 0
-        while got < size:
-            r = os.readv(fd, [mv[got:]])
-            if r <= 0:
-                break
-            got += r
-        best = min(best, time.perf_counter() - t)
-        os.close(fd)
-    return best
-
-
-def pinned_rate():
-    try:
-        import torch
-    except ImportError:
-        return None, None
-    if not torch.cuda.is_available():
-        return None, None
-    n = 256 << 20
-    h = torch.empty(n, dtype=torch.uint8).pin_memory()
-    d = torch.empty(n, dtype=torch.uint8, device="cuda")
-    best = float("inf")
-    for _ in range(3):
-        torch.cuda.synchronize()
-        t = time.perf_counter()
-        d.copy_(h, non_blocking=True)
-        torch.cuda.synchronize()
-        best = min(best, time.perf_counter() - t)
-    return n / best, torch.cuda.get_device_name(0)
 
 
 def main():

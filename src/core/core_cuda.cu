@@ -22,7 +22,7 @@ extern "C" int haze__cuda_count(void) {
     return n;
 }
 
-extern "C" int haze__cuda_probe(int device, haze_device_info *info, char *why, size_t why_len) {
+extern "C" int haze__cuda_usable(int device, char *why, size_t why_len) {
     int n = 0;
     cudaError_t e = cudaGetDeviceCount(&n);
     if (e != cudaSuccess) {
@@ -34,11 +34,18 @@ extern "C" int haze__cuda_probe(int device, haze_device_info *info, char *why, s
         snprintf(why, why_len, "the machine has %d CUDA device%s", n, n == 1 ? "" : "s");
         return HAZE_ERR_NODEVICE;
     }
-    const cudaDeviceProp *pp = haze__cuda_props(device);
-    if (!pp) {
+    if (!haze__cuda_props(device)) {
         snprintf(why, why_len, "its properties cannot be read");
         return HAZE_ERR_NODEVICE;
     }
+    return HAZE_OK;
+}
+
+extern "C" int haze__cuda_probe(int device, haze_device_info *info, char *why, size_t why_len) {
+    int st = haze__cuda_usable(device, why, why_len);
+    if (st) return st;
+    const cudaDeviceProp *pp = haze__cuda_props(device);
+    if (!pp) return HAZE_ERR_NODEVICE; /* (read above: not reached) */
     const cudaDeviceProp &p = *pp;
     memset(info, 0, sizeof *info);
     snprintf(info->name, sizeof info->name, "%s", p.name);
@@ -67,25 +74,6 @@ extern "C" int haze__cuda_probe(int device, haze_device_info *info, char *why, s
         cudaSetDevice(prev);
     }
     cudaGetLastError();
-    return HAZE_OK;
-}
-
-extern "C" int haze__cuda_usable(int device, char *why, size_t why_len) {
-    int n = 0;
-    cudaError_t e = cudaGetDeviceCount(&n);
-    if (e != cudaSuccess) {
-        snprintf(why, why_len, "%s", cudaGetErrorString(e));
-        cudaGetLastError();
-        return HAZE_ERR_NODEVICE;
-    }
-    if (device < 0 || device >= n) {
-        snprintf(why, why_len, "the machine has %d CUDA device%s", n, n == 1 ? "" : "s");
-        return HAZE_ERR_NODEVICE;
-    }
-    if (!haze__cuda_props(device)) {
-        snprintf(why, why_len, "its properties cannot be read");
-        return HAZE_ERR_NODEVICE;
-    }
     return HAZE_OK;
 }
 
