@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <cuda_runtime.h>
 
@@ -82,19 +84,44 @@ typedef struct warm_arg {
     int device;
 } warm_arg;
 
+/* Warm-up threads still making a context: a process that ends (exit, or a
+ * context never freed) waits for them before the CUDA runtime's own exit
+ * handler tears the runtime down under them (warm_atexit, registered after
+ * the runtime's, runs before it). */
+static int warm_running;
+static pid_t warm_pid; /* the process whose threads they are (not a forked child) */
+static pthread_once_t warm_once = PTHREAD_ONCE_INIT;
+
+static void warm_atexit(void) {
+    if (getpid() != warm_pid) return;
+    for (int i = 0; i < 10000 && __atomic_load_n(&warm_running, __ATOMIC_ACQUIRE) > 0; i++) {
+        struct timespec ts = {0, 1000000}; /* 1 ms, 10 s at most */
+        nanosleep(&ts, NULL);
+    }
+}
+
+static void warm_register(void) {
+    warm_pid = getpid();
+    atexit(warm_atexit);
+}
+
 static void *warm_main(void *p) {
     const warm_arg *a = (const warm_arg *)p;
     /* the device's primary context, made now; an error is left for the
      * first real call to meet and report */
     if (cudaSetDevice(a->device) != cudaSuccess || cudaFree(0) != cudaSuccess) cudaGetLastError();
+    __atomic_fetch_sub(&warm_running, 1, __ATOMIC_ACQ_REL);
     return NULL;
 }
 
 extern "C" void haze__cuda_warm(haze_ctx *ctx) {
+    pthread_once(&warm_once, warm_register);
     warm_arg *a = (warm_arg *)calloc(1, sizeof *a);
     if (!a) return; /* no head start: the first call makes the context */
     a->device = ctx->device;
+    __atomic_fetch_add(&warm_running, 1, __ATOMIC_ACQ_REL);
     if (pthread_create(&a->thread, NULL, warm_main, a) != 0) {
+        __atomic_fetch_sub(&warm_running, 1, __ATOMIC_ACQ_REL);
         free(a);
         return;
     }
