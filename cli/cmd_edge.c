@@ -54,6 +54,29 @@ static void *read_frames(void *arg) {
     return NULL;
 }
 
+/* Starts min(threads, n) - 1 helper threads running fn(arg) (the calling
+ * thread is the last of them); *started: how many did start. */
+static pthread_t *helpers_start(int threads, int n, void *(*fn)(void *), void *arg, int *started) {
+    if (threads > n) threads = n;
+    pthread_t *tid = calloc((size_t)(threads > 1 ? threads - 1 : 1), sizeof *tid);
+    *started = 0;
+    for (int t = 1; tid && t < threads; t++, (*started)++)
+        if (pthread_create(&tid[t - 1], NULL, fn, arg) != 0) break;
+    return tid;
+}
+
+static void helpers_join(pthread_t *tid, int started) {
+    for (int t = 0; t < started; t++) pthread_join(tid[t], NULL);
+    free(tid);
+}
+
+/* The first frame whose status is a failure, or -1. */
+static int first_failure(const int *status, int n) {
+    for (int i = 0; i < n; i++)
+        if (status[i]) return i;
+    return -1;
+}
+
 /* Reads the n frames on up to `threads` threads (this one included); the
  * progress line shows the frames read. Returns 0, or the first failing
  * frame's status with its message printed. */
@@ -67,22 +90,16 @@ static int read_all(haze_ctx *ctx, char **names, int n, int threads, haze_image 
         cli_errorf("out of memory");
         return HAZE_ERR_NOMEM;
     }
-    if (threads > n) threads = n;
-    pthread_t *tid = calloc((size_t)(threads > 1 ? threads - 1 : 1), sizeof *tid);
-    int started = 0;
-    for (int t = 1; tid && t < threads; t++, started++)
-        if (pthread_create(&tid[t - 1], NULL, read_frames, &r) != 0) break;
+    int started;
+    pthread_t *tid = helpers_start(threads, n, read_frames, &r, &started);
     /* this thread reads too, and shows the progress */
     read_frames_loop(&r, pr);
-    for (int t = 0; t < started; t++) pthread_join(tid[t], NULL);
-    free(tid);
-    int st = HAZE_OK;
-    for (int i = 0; i < n && !st; i++)
-        if (r.status[i]) {
-            st = r.status[i];
-            cli_progress_clear(pr);
-            cli_errorf("%s", r.msg[i][0] ? r.msg[i] : haze_status_message(st));
-        }
+    helpers_join(tid, started);
+    int i = first_failure(r.status, n), st = i < 0 ? HAZE_OK : r.status[i];
+    if (st) {
+        cli_progress_clear(pr);
+        cli_errorf("%s", r.msg[i][0] ? r.msg[i] : haze_status_message(st));
+    }
     free(r.status), free(r.msg);
     return st;
 }
@@ -144,11 +161,8 @@ static int detect_and_write(haze_ctx *ctx, haze_edge *fire, haze_edge_kernel ker
         cli_errorf("out of memory");
         return HAZE_ERR_NOMEM;
     }
-    if (threads > n) threads = n;
-    pthread_t *tid = calloc((size_t)(threads > 1 ? threads - 1 : 1), sizeof *tid);
-    int started = 0;
-    for (int t = 1; tid && t < threads; t++, started++)
-        if (pthread_create(&tid[t - 1], NULL, write_frames, &w) != 0) break;
+    int started;
+    pthread_t *tid = helpers_start(threads, n, write_frames, &w, &started);
     int st = HAZE_OK, failed_at = -1;
     char dmsg[512] = "";
     for (int i = 0; i < n && !st && !atomic_load(&w.failed); i++) {
@@ -171,12 +185,9 @@ static int detect_and_write(haze_ctx *ctx, haze_edge *fire, haze_edge_kernel ker
     }
     /* this thread writes too, then waits for the others */
     if (!st) write_frames_loop(&w);
-    for (int t = 0; t < started; t++) pthread_join(tid[t], NULL);
-    free(tid);
+    helpers_join(tid, started);
     /* the first failure in frame order: a detection, or a frame's writing */
-    int wst = HAZE_OK, wat = -1;
-    for (int i = 0; i < n && !wst; i++)
-        if (w.status[i]) wst = w.status[i], wat = i;
+    int wat = first_failure(w.status, n), wst = wat < 0 ? HAZE_OK : w.status[wat];
     if (st && (wat < 0 || failed_at <= wat)) {
         cli_progress_clear(pr);
         cli_errorf("%s", dmsg[0] ? dmsg : haze_status_message(st));
