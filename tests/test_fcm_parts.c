@@ -438,6 +438,27 @@ static void test_parts_npy_rows(void **state) {
     assert_int_equal(haze_table_read(ctx, path, &o, &t), HAZE_OK);
     assert_int_equal(haze_table_file_row_count(t), 10);
     haze_table_free(t);
+    /* hostile ranges: the largest counts, no wrap-around */
+    o.keep_float32 = 0;
+    o.first_row = SIZE_MAX, o.max_rows = 1;
+    assert_int_equal(haze_table_read(ctx, path, &o, &t), HAZE_ERR_INVALID);
+    assert_null(t);
+    o.first_row = 2, o.max_rows = SIZE_MAX;
+    assert_int_equal(haze_table_read(ctx, path, &o, &t), HAZE_OK);
+    assert_int_equal(haze_table_row_count(t), 8);
+    assert_memory_equal(haze_table_data(t), v + 6, 24 * sizeof(double));
+    haze_table_free(t);
+    /* a value that is not finite: outside the range read, nothing; inside,
+     * named by its row in the whole file */
+    v[4] = NAN;
+    assert_int_equal(haze_table_write(ctx, path, v, HAZE_PRECISION_F64, 10, 3, NULL), HAZE_OK);
+    o.first_row = 2, o.max_rows = 3;
+    assert_int_equal(haze_table_read(ctx, path, &o, &t), HAZE_OK); /* row 2 (from 1) unread */
+    haze_table_free(t);
+    o.first_row = 1, o.max_rows = 2;
+    assert_int_equal(haze_table_read(ctx, path, &o, &t), HAZE_ERR_PARSE);
+    assert_null(t);
+    assert_non_null(strstr(haze_ctx_errmsg(ctx), "row 2, column 2"));
     haze_ctx_free(ctx);
 }
 
