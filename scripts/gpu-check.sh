@@ -227,7 +227,7 @@ fi
 
 # whole jobs against PyTorch scripts (bench/e2e_*.py; where PyTorch is installed)
 if [ "${HAZE_SKIP_BENCH:-0}" != 1 ] && [ -x "$bdir"/haze ] && python3 -c "import torch" 2>/dev/null; then
-    for e in e2e_fcm e2e_fis; do
+    for e in e2e_fcm e2e_fis e2e_edge; do
         if [ -n "${HAZE_BENCH_FILTER:-}" ] && ! echo "$e" | grep -Eq "$HAZE_BENCH_FILTER"; then continue; fi
         t0=$(date +%s)
         timeout "${HAZE_BENCH_TIMEOUT:-300}" python3 "bench/$e.py" --haze "$bdir/haze" >"$out/$e.txt" 2>&1
