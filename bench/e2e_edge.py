@@ -11,7 +11,7 @@ folder. Every command runs as its own process, as a user runs it (best of
 
   haze (GPU)    haze --threads N edge DIR/*.png -o OUT/ --json   (where a GPU is)
   haze (CPU)    haze --backend cpu --threads N edge ...
-  torch         bench/edge_torch.py DIR -o OUT/ --threads N: Pillow decodes
+  torch         bench/edge_torch.py DIR/*.png -o OUT/ --threads N: Pillow decodes
                 and encodes on N threads, the same integer arithmetic on the
                 GPU in PyTorch (NumPy on the CPU where PyTorch is missing)
   cupy          the same in CuPy (--cupy, where CuPy imports)
@@ -34,12 +34,11 @@ a tool; haze holds every decoded frame, 8.3 MB each, before writing).
 """
 import argparse
 import concurrent.futures
-import glob
 import io
 import json
+import multiprocessing
 import os
 import shutil
-import subprocess
 import sys
 import time
 
@@ -100,16 +99,18 @@ def make_frames(folder, n, w, h, procs):
     os.makedirs(folder, exist_ok=True)
     want = [os.path.join(folder, "frame_%05d.png" % i) for i in range(n)]
     todo = [(p, i, w, h) for i, p in enumerate(want) if not os.path.exists(p)]
-    # frames of an earlier, longer run are left out of the job
-    keep = set(want)
-    for p in glob.glob(os.path.join(folder, "frame_*.png")):
-        if p not in keep:
-            os.remove(p)
+    # (frames of an earlier, longer run stay, left out of this job)
     t = time.perf_counter()
     if todo:
-        with concurrent.futures.ProcessPoolExecutor(procs) as pool:
-            list(pool.map(make_frame, todo, chunksize=1))
+        with pool(procs) as p:
+            list(p.map(make_frame, todo, chunksize=1))
     return want, time.perf_counter() - t, len(todo)
+
+
+def pool(procs):
+    """Worker processes, started fresh (not forked from a process that may
+    hold PyTorch's threads)."""
+    return concurrent.futures.ProcessPoolExecutor(procs, multiprocessing.get_context("spawn"))
 
 
 def load_grey(path):
@@ -125,8 +126,8 @@ def differ(args):
 
 def compare(names, dir_a, dir_b, procs):
     pairs = [(os.path.join(dir_a, n), os.path.join(dir_b, n)) for n in names]
-    with concurrent.futures.ProcessPoolExecutor(procs) as pool:
-        return sum(pool.map(differ, pairs, chunksize=4))
+    with pool(procs) as p:
+        return sum(p.map(differ, pairs, chunksize=4))
 
 
 def floor_work(args):
@@ -201,8 +202,7 @@ def main():
         tools.append(("haze (CPU)", [a.haze, "--quiet", "--backend", "cpu", "--threads", str(thr),
                                      "edge"] + frames + ["-o", root + "/out_cpu/", "--json"],
                       root + "/out_cpu"))
-    script = [sys.executable, os.path.join(HERE, "edge_torch.py"), root + "/frames", "--threads",
-              str(thr)]
+    script = [sys.executable, os.path.join(HERE, "edge_torch.py")] + frames + ["--threads", str(thr)]
     tools.append(("torch" if has_torch else "numpy (no torch)",
                   script + ["--backend", "torch" if has_torch else "numpy", "-o",
                             root + "/out_torch/"], root + "/out_torch"))
@@ -238,10 +238,10 @@ def main():
 
     # the floors: Pillow on every core (processes), haze's libpng per core
     sample = list(zip(frames, [os.path.join(ref, m) for m in names]))[:max(thr, min(n, 2 * thr))]
-    with concurrent.futures.ProcessPoolExecutor(thr) as pool:
-        list(pool.map(floor_work, sample[:thr]))  # warm the workers
+    with pool(thr) as p:
+        list(p.map(floor_work, sample[:thr]))  # start and warm the workers
         t = time.perf_counter()
-        parts = list(pool.map(floor_work, sample, chunksize=1))
+        list(p.map(floor_work, sample, chunksize=1))
         t_all = time.perf_counter() - t
     floor = t_all * n / len(sample)
     dec1 = min(floor_work(sample[0])[0] for _ in range(2))
@@ -277,9 +277,9 @@ def main():
     pcie = n * a.width * a.height * 2 / bw if bw else float("nan")
     print("haze's own CPU work over %d cores: %.2f s; PCIe (grey up and down): %.2f s"
           % (thr, haze_cpu_floor, pcie))
-    print("%s / floor = %.2fx; %s / haze's CPU work = %.2fx; %s / %s = %.2fx"
-          % (tools[0][0], base / floor, tools[0][0], base / haze_cpu_floor, tools[-1][0],
-             tools[0][0], results[-1][0] / base))
+    print("wall / floor: %s; %s / haze's CPU work = %.2fx"
+          % ("; ".join("%s %.2fx" % (t[0], r[0] / floor) for t, r in zip(tools, results)),
+             tools[0][0], base / haze_cpu_floor))
     return 0
 
 

@@ -41,6 +41,7 @@ import json
 import os
 import sys
 import time
+import warnings
 
 T0 = time.perf_counter()
 import numpy as np  # noqa: E402
@@ -60,6 +61,10 @@ except ImportError:  # pragma: no cover - where Pillow is missing
         import skimage.io as skio
 
         LIB = "skimage"
+
+# torch.from_numpy warns once about the read-only arrays Pillow hands out;
+# nothing writes to them
+warnings.filterwarnings("ignore", message="The given NumPy array is not writable")
 
 EXTS = (".png", ".jpg", ".jpeg", ".pgm", ".ppm")
 
