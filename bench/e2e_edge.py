@@ -19,8 +19,9 @@ folder. Every command runs as its own process, as a user runs it (best of
 Before timing, every tool's outputs must be the same pixels as haze's (all
 frames, decoded). The split: haze's own (`--json`'s "timings": wall seconds
 of the phases, and decode / detect / encode seconds summed over the frames,
-detect being the upload, kernel and download on a GPU); the script's (its
-JSON line). The GPU's share is the detection's seconds over the job's wall
+detect being the upload, kernel and download on a GPU, which bench_edge
+beside the haze tool splits where it is built: its kernel and pageable
+copy times for a 4K frame); the script's (its JSON line). The GPU's share is the detection's seconds over the job's wall
 time. The floor: every core decoding a frame and encoding its result with
 Pillow (processes, no GPU, no files written), scaled to the job; also the
 per-core rates of Pillow and of haze's libpng, and the PCIe copies at the
@@ -38,6 +39,8 @@ import io
 import json
 import multiprocessing
 import os
+import re
+import subprocess
 import shutil
 import sys
 import time
@@ -141,6 +144,28 @@ def floor_work(args):
     buf = io.BytesIO()
     Image.fromarray(y, "L").save(buf, "PNG", compress_level=1)
     return t1 - t, time.perf_counter() - t1
+
+
+def kernel_split(haze, w, h):
+    """Milliseconds per frame of haze's fast GPU kernel and of one frame's
+    copies up and down (pageable), from bench_edge beside the haze tool
+    (its 3840x2160 row), or None."""
+    exe = os.path.join(os.path.dirname(os.path.abspath(haze)), "bench", "bench_edge")
+    if (w, h) != (3840, 2160) or not os.access(exe, os.X_OK):
+        return None
+    try:
+        p = subprocess.run([exe], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                           timeout=300)
+    except subprocess.TimeoutExpired:
+        return None
+    for line in p.stdout.splitlines():
+        if line.startswith("3840x2160"):
+            cols = re.findall(r"(\d+(?:\.\d+)?) (us|ms)|\s(-)(?=\s)", line[len("3840x2160"):])
+            ms = [None if c[2] else float(c[0]) / (1000.0 if c[1] == "us" else 1.0)
+                  for c in cols]
+            if len(ms) >= 4 and ms[1] is not None and ms[3] is not None:
+                return ms[1], ms[3]
+    return None
 
 
 def fresh(folder):
@@ -266,6 +291,12 @@ def main():
         print("%-18s %8.2f %9.2f %7.2fx %7s  %s" % (label, w, n / w, w / base,
                                                    "-" if share != share else "%.1f" % (100 * share),
                                                    split))
+    split = kernel_split(a.haze, a.width, a.height) if haze_gpu else None
+    if split:
+        det = results[0][1]["timings"]["detect"] / n * 1000.0
+        print("haze's detect a frame: %.2f ms = kernel %.3f ms + copies up and down %.2f ms "
+              "(bench_edge, pageable) + the rest %.2f ms (allocation, launch, synchronisation)"
+              % (det, split[0], split[1], det - split[0] - split[1]))
     h = results[0][1]["timings"]
     print("\nfloor: %d cores decoding a frame and encoding its result with Pillow (processes, "
           "no files): %.2f s for %d frames = %.1f frames/s"
