@@ -21,11 +21,12 @@ frames, decoded). The split: haze's own (`--json`'s "timings": wall seconds
 of the phases, and decode / detect / encode seconds summed over the frames,
 detect being the upload, kernel and download on a GPU, which bench_edge
 beside the haze tool splits where it is built: its kernel and pageable
-copy times for a 4K frame); the script's (its JSON line). The GPU's share is the detection's seconds over the job's wall
-time. The floor: every core decoding a frame and encoding its result with
-Pillow (processes, no GPU, no files written), scaled to the job; also the
-per-core rates of Pillow and of haze's libpng, and the PCIe copies at the
-pinned rate PyTorch measures.
+copy times for a 4K frame); the script's (its JSON line). The GPU's share
+is the detection's seconds over the job's wall time. The floor: every core
+decoding a frame and encoding its result with Pillow (processes, no GPU,
+no files written), scaled to the job; also the per-core rates of Pillow
+and of haze's libpng, and the PCIe copies at the pinned rate PyTorch
+measures.
 
     python3 bench/e2e_edge.py [--haze build/haze] [--frames 200] [--width 3840]
         [--height 2160] [--threads CORES] [--reps 2] [--dir /tmp] [--cupy] [--no-cpu]
@@ -227,8 +228,9 @@ def main():
         tools.append(("haze (CPU)", [a.haze, "--quiet", "--backend", "cpu", "--threads", str(thr),
                                      "edge"] + frames + ["-o", root + "/out_cpu/", "--json"],
                       root + "/out_cpu"))
-    script = [sys.executable, os.path.join(HERE, "edge_torch.py")] + frames + ["--threads", str(thr)]
-    tools.append(("torch" if has_torch else "numpy (no torch)",
+    script = ([sys.executable, os.path.join(HERE, "edge_torch.py")] + frames
+              + ["--threads", str(thr)])
+    tools.append((("torch (GPU)" if gpu else "torch (CPU)") if has_torch else "numpy (no torch)",
                   script + ["--backend", "torch" if has_torch else "numpy", "-o",
                             root + "/out_torch/"], root + "/out_torch"))
     if a.cupy:
@@ -288,9 +290,8 @@ def main():
             dev = tm["upload"] + tm["kernel"] + tm["download"]
             share = dev / w if gpu else float("nan")
             split = " ".join("%s %.3f" % (k, v) for k, v in tm.items() if k != "total")
-        print("%-18s %8.2f %9.2f %7.2fx %7s  %s" % (label, w, n / w, w / base,
-                                                   "-" if share != share else "%.1f" % (100 * share),
-                                                   split))
+        pct = "-" if share != share else "%.1f" % (100 * share)
+        print("%-18s %8.2f %9.2f %7.2fx %7s  %s" % (label, w, n / w, w / base, pct, split))
     split = kernel_split(a.haze, a.width, a.height) if haze_gpu else None
     if split:
         det = results[0][1]["timings"]["detect"] / n * 1000.0
