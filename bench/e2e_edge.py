@@ -31,7 +31,7 @@ measures.
     python3 bench/e2e_edge.py [--haze build/haze] [--frames 200] [--width 3840]
         [--height 2160] [--threads CORES] [--reps 2] [--dir /tmp] [--cupy] [--no-cpu]
 
---frames 1000 is the full goal (about 15 GB of frames and 5 GB of results
+--frames 1000 is the full goal (about 13 GB of frames and 3.3 GB of results
 a tool; haze holds every decoded frame, 8.3 MB each, before writing).
 """
 import argparse
