@@ -619,6 +619,13 @@ static void test_devices_cpu(void **state) {
             same_fit(ref, r, 0, n);
             assert_int_equal(k.count, haze_fcm_result_iterations(r));
             assert_false(k.other_thread);
+            /* the exchange's time (dev/fcm_dev.h): an exchange per
+             * iteration at least, when there are several parts */
+            const haze__fcm_tuning *t = haze__fcm_tuning_of(ctx);
+            if (R > 1) {
+                assert_true(t->exchange_calls >= (unsigned long)k.count);
+                assert_true(t->exchange_least >= 0 && t->exchange_most >= t->exchange_least);
+            }
             haze_fcm_result_free(r);
             o.progress = NULL;
         }

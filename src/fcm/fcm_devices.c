@@ -32,6 +32,8 @@
 
 #include "fcm/fcm_internal.h"
 
+typedef struct part part;
+
 /* The parts' meeting point: a barrier of `parts` threads that also ORs a
  * flag over them, and the slots of one exchange. */
 typedef struct group {
@@ -49,13 +51,15 @@ typedef struct group {
     void *outer_arg;
     const void *gall;
     size_t gtotal;
+    part *list;             /* the parts, for the exchange's time */
+    haze__fcm_tuning *tune; /* the caller's, which shows that time as the fit runs */
 #ifdef HAZE_HAVE_NCCL
     haze__fcm_nccl *nccl; /* NULL: host memory */
 #endif
 } group;
 
 /* One part's job. */
-typedef struct part {
+struct part {
     group *g;
     size_t rank;
     haze_ctx *ctx;
@@ -70,7 +74,7 @@ typedef struct part {
     size_t stage_bytes;
     unsigned long calls; /* the all-gathers, and the seconds inside them */
     double secs;
-} part;
+};
 
 static double now_s(void) {
     struct timespec ts;
@@ -225,12 +229,33 @@ static int allgather_local(void *arg, const void *mine, size_t count, void **all
     return 0;
 }
 
+/* The exchange's time so far into the caller's tuning block (under g->mu,
+ * or after the parts are done): part 0's calls, the most and the least
+ * seconds over the parts. */
+static void publish(group *g) {
+    haze__fcm_tuning *t = g->tune;
+    t->exchange_calls = g->list[0].calls;
+    t->exchange_most = t->exchange_least = g->list[0].secs;
+    for (size_t k = 1; k < g->parts; k++) {
+        if (g->list[k].secs > t->exchange_most) t->exchange_most = g->list[k].secs;
+        if (g->list[k].secs < t->exchange_least) t->exchange_least = g->list[k].secs;
+    }
+}
+
+/* The all-gather, timed: part 0 (the calling thread, where the progress
+ * callback runs) shows the time after each of its calls (the others' may
+ * lag by their last call). */
 static int allgather(void *arg, const void *mine, size_t count, void **all, size_t *total) {
     part *p = arg;
+    group *g = p->g;
     const double t0 = now_s();
     const int r = allgather_local(arg, mine, count, all, total);
+    const double dt = now_s() - t0;
+    pthread_mutex_lock(&g->mu);
     p->calls++;
-    p->secs += now_s() - t0;
+    p->secs += dt;
+    if (p->rank == 0 && g->tune) publish(g);
+    pthread_mutex_unlock(&g->mu);
     return r;
 }
 
@@ -392,6 +417,7 @@ int haze__fcm_fit_devices(haze_ctx *ctx, const void *x, haze_precision type, siz
     g.parts = R;
     g.outer = opt->allgather;
     g.outer_arg = opt->allgather_arg;
+    g.list = parts;
     g.mine = calloc(R, sizeof *g.mine);
     g.count = calloc(R, sizeof *g.count);
     size_t made, started = 0;
@@ -445,6 +471,10 @@ int haze__fcm_fit_devices(haze_ctx *ctx, const void *x, haze_precision type, siz
         goto done;
     }
     have_sync = 1;
+    if ((g.tune = haze__fcm_tuning_of(ctx))) {
+        g.tune->exchange_calls = 0;
+        g.tune->exchange_most = g.tune->exchange_least = 0;
+    }
 #ifdef HAZE_HAVE_NCCL
     {
         const haze__fcm_tuning *t = haze__fcm_tuning_of(ctx);
@@ -477,6 +507,7 @@ int haze__fcm_fit_devices(haze_ctx *ctx, const void *x, haze_precision type, siz
     }
     for (size_t k = 1; k < started; k++) pthread_join(tp[k], NULL);
     if (tp != th) free(tp);
+    if (g.tune) publish(&g); /* the exchange's time, final (dev/fcm_dev.h) */
     if (started < R) goto done;
     /* every part has the same status and message */
     if ((st = parts[0].st)) {
@@ -486,17 +517,6 @@ int haze__fcm_fit_devices(haze_ctx *ctx, const void *x, haze_precision type, siz
     for (size_t k = 1; k < R && !st; k++)
         if (parts[k].st) st = haze__error(ctx, parts[k].st, "%s", parts[k].msg);
     if (!st) st = gather(ctx, parts, R, n, out);
-    {
-        haze__fcm_tuning *t = haze__fcm_tuning_of(ctx);
-        if (t) { /* the exchange's time (dev/fcm_dev.h) */
-            t->exchange_calls = parts[0].calls;
-            t->exchange_most = t->exchange_least = parts[0].secs;
-            for (size_t k = 1; k < R; k++) {
-                if (parts[k].secs > t->exchange_most) t->exchange_most = parts[k].secs;
-                if (parts[k].secs < t->exchange_least) t->exchange_least = parts[k].secs;
-            }
-        }
-    }
 done:
     for (size_t k = 0; parts && k < R; k++) { /* (the parts not made hold NULL) */
         haze_fcm_result_free(parts[k].r);
