@@ -136,15 +136,15 @@ typedef struct stamps {
     haze_ctx *ctx;
     int max;
     double *t, *most, *least; /* after iteration k: [k] */
+    unsigned long *calls;
 } stamps;
 
 static int stamp(void *arg, int iter, double objective, double change) {
     stamps *s = arg;
     (void)objective, (void)change;
     if (iter >= 0 && iter <= s->max) {
-        unsigned long calls;
         s->t[iter] = bench_now();
-        haze_dev_fcm_exchange_seconds(s->ctx, &calls, &s->most[iter], &s->least[iter]);
+        haze_dev_fcm_exchange_seconds(s->ctx, &s->calls[iter], &s->most[iter], &s->least[iter]);
     }
     return 0;
 }
@@ -152,6 +152,7 @@ static int stamp(void *arg, int iter, double objective, double change) {
 typedef struct run {
     int ok;
     double iter_s, most_s, least_s, total_s; /* per iteration; the whole fit */
+    double calls;                            /* exchanges per iteration */
     double v[C * D];
 } run;
 
@@ -164,10 +165,13 @@ static run fit(haze_ctx *ctx, const float *x, size_t n, int gpus, int iters, int
     for (int k = 0; k < gpus && k < MAXG; k++) dev[k] = k;
     double v0[C * D];
     start_centres(v0);
-    stamps s = {ctx, iters, calloc((size_t)iters + 1, sizeof(double)),
+    stamps s = {ctx,
+                iters,
                 calloc((size_t)iters + 1, sizeof(double)),
-                calloc((size_t)iters + 1, sizeof(double))};
-    if (!s.t || !s.most || !s.least) {
+                calloc((size_t)iters + 1, sizeof(double)),
+                calloc((size_t)iters + 1, sizeof(double)),
+                calloc((size_t)iters + 1, sizeof(unsigned long))};
+    if (!s.t || !s.most || !s.least || !s.calls) {
         fprintf(stderr, "bench_fcm_multi: out of memory\n");
         exit(3);
     }
@@ -194,10 +198,11 @@ static run fit(haze_ctx *ctx, const float *x, size_t n, int gpus, int iters, int
         out.iter_s = (s.t[iters] - s.t[k1]) / (iters - k1);
         out.most_s = (s.most[iters] - s.most[k1]) / (iters - k1);
         out.least_s = (s.least[iters] - s.least[k1]) / (iters - k1);
+        out.calls = (double)(s.calls[iters] - s.calls[k1]) / (iters - k1);
         memcpy(out.v, haze_fcm_result_centres(r), sizeof out.v);
     }
     haze_fcm_result_free(r);
-    free(s.t), free(s.most), free(s.least);
+    free(s.t), free(s.most), free(s.least), free(s.calls);
     return out;
 }
 
@@ -215,25 +220,25 @@ static void print_row(int gpus, const run *r, const run *one) {
         printf("%5d | failed\n", gpus);
         return;
     }
-    char sp[16] = "-", ef[16] = "-", df[16] = "-", ex[48] = "-";
+    char sp[16] = "-", ef[16] = "-", df[16] = "-", ex[64] = "-";
     if (one && one->ok) {
         snprintf(sp, sizeof sp, "%.2fx", one->iter_s / r->iter_s);
         snprintf(ef, sizeof ef, "%.0f%%", 100 * one->iter_s / r->iter_s / gpus);
         snprintf(df, sizeof df, "%.1e", max_rel_diff(one->v, r->v));
     }
     if (gpus > 1)
-        snprintf(ex, sizeof ex, "%8.3f %8.3f %5.1f%%", r->most_s * 1e3, r->least_s * 1e3,
-                 100 * r->most_s / r->iter_s);
-    printf("%5d | %10.3f %8s %6s | %-24s | %8s | %8.1f\n", gpus, r->iter_s * 1e3, sp, ef, ex, df,
+        snprintf(ex, sizeof ex, "%8.3f %8.3f %5.1f%% %4.1f", r->most_s * 1e3, r->least_s * 1e3,
+                 100 * r->most_s / r->iter_s, r->calls);
+    printf("%5d | %10.3f %8s %6s | %-29s | %8s | %8.1f\n", gpus, r->iter_s * 1e3, sp, ef, ex, df,
            r->total_s);
     fflush(stdout);
 }
 
 static void header(void) {
-    printf("%5s | %10s %8s %6s | %-24s | %8s | %8s\n", "GPUs", "ms/iter", "speed-up", "eff.",
-           "exchange ms/iter, share", "centres", "fit s");
-    printf("%5s | %10s %8s %6s | %8s %8s %6s | %8s | %8s\n", "", "", "vs 1", "", "most", "least",
-           "share", "rel.diff", "(all)");
+    printf("%5s | %10s %8s %6s | %-29s | %8s | %8s\n", "GPUs", "ms/iter", "speed-up", "eff.",
+           "exchange per iteration", "centres", "fit s");
+    printf("%5s | %10s %8s %6s | %8s %8s %6s %4s | %8s | %8s\n", "", "", "vs 1", "", "most ms",
+           "least ms", "share", "n", "rel.diff", "(all)");
 }
 
 static int parse_counts(const char *s, int *counts, int max) {
@@ -378,7 +383,8 @@ int main(int argc, char **argv) {
     }
     printf("\nmost: the largest time inside the exchange over the parts (waiting for the slowest "
            "part included); least: the smallest (about the exchange alone);\nshare: most / time "
-           "per iteration; centres: largest relative difference from the one-GPU run's "
+           "per iteration; n: all-gathers per iteration; centres: largest relative difference from "
+           "the one-GPU run's "
            "centres after the same iterations;\nfit s: the whole fit (upload, data check, every "
            "iteration).\n");
     free(x);
