@@ -67,7 +67,7 @@ typedef struct job {
     int totals;       /* the part combines its sums as a part on a GPU does */
     int local;        /* device_count: local parts of this process (on the CPU) */
     size_t part_first, part_count;
-    int fail_thread; /* the tuning switch of that name */
+    int fail_thread, fail_gather; /* the tuning switches of those names */
     size_t first, rows;
     int st;
     char msg[512];
@@ -80,6 +80,7 @@ static void *run_part(void *arg) {
     haze_ctx_set_threads(ctx, j->threads);
     haze__fcm_tuning_of(ctx)->part_totals = j->totals;
     haze__fcm_tuning_of(ctx)->fail_thread = j->fail_thread;
+    haze__fcm_tuning_of(ctx)->fail_gather = j->fail_gather;
     haze_fcm_options o = j->opt;
     o.total_rows = j->n;
     o.first_row = j->first;
@@ -905,6 +906,24 @@ static void test_ranks_of_parts_fail(void **state) {
     jobs[0].opt.m = 0.5;
     start_parts(2, jobs, &g);
     all_fail(jobs, 2, HAZE_ERR_DOMAIN, "fuzzifier");
+    /* a process's local gather short of memory (at its first, third and
+     * tenth step): each of its local parts fails in that step, and so every
+     * part of every process, with the first of them */
+    for (int k = 1; k <= 10; k += k == 1 ? 2 : 7) {
+        run_ranks(2, two, 0, 0, jobs, x, HAZE_PRECISION_F64, n, d, &o);
+        for (int j = 0; j < 2; j++) haze_fcm_result_free(jobs[j].r), jobs[j].r = NULL;
+        jobs[1].fail_gather = k;
+        start_parts(2, jobs, &g);
+        all_fail(jobs, 2, HAZE_ERR_NOMEM, "part 3 of 4 failed");
+    }
+    /* in one process: every part fails */
+    haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
+    haze_fcm_result *r = NULL;
+    haze__fcm_tuning_of(ctx)->fail_gather = 4;
+    o.device_count = 3;
+    assert_int_not_equal(haze_fcm_fit(ctx, x, HAZE_PRECISION_F64, n, d, &o, &r), HAZE_OK);
+    assert_null(r);
+    haze_ctx_free(ctx);
     free(x);
 }
 

@@ -51,8 +51,9 @@ typedef struct group {
     void *outer_arg;
     const void *gall;
     size_t gtotal;
-    part *list;             /* the parts, for the exchange's time */
-    haze__fcm_tuning *tune; /* the caller's, which shows that time as the fit runs */
+    int fail_gather, gathers; /* tests: the tuning switch, part 1's count of all-gathers */
+    part *list;               /* the parts, for the exchange's time */
+    haze__fcm_tuning *tune;   /* the caller's, which shows that time as the fit runs */
 #ifdef HAZE_HAVE_NCCL
     haze__fcm_nccl *nccl; /* NULL: host memory */
 #endif
@@ -141,19 +142,20 @@ static int nccl_exchange(part *p, size_t total, size_t most, unsigned char *b) {
 #endif
 
 /* The local parts' bytes b (t of them; bad: some part could not make
- * them) through the caller's hook, on part 0; the other parts copy what it
- * got. Returns non-zero, on every part, when the hook failed or some part
- * has no copy. */
+ * them, and each local part's failure goes in their place) through the
+ * caller's hook, on part 0; the other parts copy what it got. Returns
+ * non-zero, on every part, when the hook failed or some part has no copy. */
 static int outer_exchange(part *p, int bad, unsigned char *b, size_t t, void **all, size_t *total) {
     group *g = p->g;
     void *got = NULL;
     size_t gt = 0;
     int fail = 0;
     if (p->rank == 0) {
-        fail =
-            bad ? (haze__fcm_parts_send_failure(g->outer, g->outer_arg, g->parts, HAZE_ERR_NOMEM),
-                   1)
-                : g->outer(g->outer_arg, b, t, &got, &gt) != 0;
+        /* the local parts' bytes, or in their place each local part's
+         * failure: then every part of every process fails at this step */
+        fail = bad ? haze__fcm_parts_send_failure(g->outer, g->outer_arg, g->parts, HAZE_ERR_NOMEM,
+                                                  &got, &gt) != 0
+                   : g->outer(g->outer_arg, b, t, &got, &gt) != 0;
         if (fail) {
             free(got);
             got = NULL;
@@ -174,7 +176,8 @@ static int outer_exchange(part *p, int bad, unsigned char *b, size_t t, void **a
          * processes at their next step, which part 0 fails for them */
         free(got);
         if (p->rank == 0)
-            haze__fcm_parts_send_failure(g->outer, g->outer_arg, g->parts, HAZE_ERR_NOMEM);
+            haze__fcm_parts_send_failure(g->outer, g->outer_arg, g->parts, HAZE_ERR_NOMEM, NULL,
+                                         NULL);
         return 1;
     }
     *all = got;
@@ -197,7 +200,7 @@ static int allgather_local(void *arg, const void *mine, size_t count, void **all
         if (g->count[k] > most) most = g->count[k];
     }
     unsigned char *b = malloc(t ? t : 1);
-    int bad = !b;
+    int bad = !b || (p->rank == 1 && g->fail_gather && ++g->gathers == g->fail_gather);
 #ifdef HAZE_HAVE_NCCL
     if (g->nccl) {
         /* every part takes the NCCL steps, even one without memory here */
@@ -472,6 +475,7 @@ int haze__fcm_fit_devices(haze_ctx *ctx, const void *x, haze_precision type, siz
     }
     have_sync = 1;
     if ((g.tune = haze__fcm_tuning_of(ctx))) {
+        g.fail_gather = g.tune->fail_gather;
         g.tune->exchange_calls = 0;
         g.tune->exchange_most = g.tune->exchange_least = 0;
     }
