@@ -72,8 +72,12 @@ static void help(FILE *fp) {
             "processes (MPI)\"). --plot is not available there.\n\n"
             "With the global option --gpus (haze --gpus all fcm ...), one fit runs over\n"
             "several GPUs of this host, a share of the rows on each (docs/fcm.md, \"Several\n"
-            "GPUs\"); the outputs are those of a run on one. Under mpirun, rank r runs on\n"
-            "the (r mod N)th GPU of the set.\n\n"
+            "GPUs\"); the outputs are those of a run on one. Under mpirun, the L ranks of a\n"
+            "host share the N GPUs of the set: when N >= L, local rank l drives the GPUs\n"
+            "l*N/L to (l+1)*N/L - 1 of the set (N/L each; when L does not divide N, some\n"
+            "ranks one more), every GPU a part of the fit in rank order, so that `mpirun\n"
+            "-np 2 haze --gpus 0,1,2,3 fcm` gives the centres of `haze --gpus 0,1,2,3 fcm`\n"
+            "bit for bit; when N < L, local rank l runs on the (l mod N)th GPU of the set.\n\n"
             "Exit codes: 0 success, 1 usage error, 2 bad input, 3 runtime or device error.\n");
 }
 
@@ -467,6 +471,45 @@ static int ends_with_npy(const char *path) {
  * fail on one rank ends in an agreement, so all ranks exit with one code
  * and rank 0 prints one message (the other ranks print nothing).
  */
+/* Rank k's rows: the union of the fit's parts pf[k] .. pf[k + 1] - 1 of
+ * pf[size] (haze_fcm_part_rows). */
+static int rank_rows(haze_ctx *ctx, const haze_fcm_options *fo, size_t n, size_t d,
+                     const size_t *pf, int size, int k, size_t *first, size_t *count) {
+    size_t f = 0, c = 0, fl = 0, cl = 0;
+    int st = haze_fcm_part_rows(ctx, fo, n, d, pf[k], pf[size], &f, &c);
+    if (!st) st = haze_fcm_part_rows(ctx, fo, n, d, pf[k + 1] - 1, pf[size], &fl, &cl);
+    *first = f;
+    *count = st ? 0 : fl + cl - f;
+    return st;
+}
+
+/* The parts of each rank (its GPUs, or HAZE_FCM_PARTS_PER_PROCESS on the
+ * CPU) from every rank, as prefix sums pf[0 .. size]: rank k runs the
+ * fit's parts pf[k] .. pf[k + 1] - 1. 0, or non-zero on failure. */
+static int rank_parts(int local, int size, size_t **out) {
+    uint64_t mine = (uint64_t)local;
+    void *all = NULL;
+    size_t total = 0;
+    size_t *pf = malloc(((size_t)size + 1) * sizeof *pf);
+    int rc = cli_mpi_allgather(NULL, &mine, sizeof mine, &all, &total);
+    if (!rc && (!pf || total != (size_t)size * sizeof mine)) rc = 1;
+    if (!rc) {
+        pf[0] = 0;
+        for (int k = 0; k < size; k++) {
+            uint64_t gk;
+            memcpy(&gk, (unsigned char *)all + (size_t)k * sizeof gk, sizeof gk);
+            pf[k + 1] = pf[k] + (size_t)gk;
+        }
+    }
+    free(all);
+    if (rc) {
+        free(pf);
+        pf = NULL;
+    }
+    *out = pf;
+    return rc;
+}
+
 static int fit_parts(fcm_job *a, const cli_global *g) {
     int rank = 0, size = 1;
     int code = cli_mpi_init(&rank, &size);
@@ -475,24 +518,54 @@ static int fit_parts(fcm_job *a, const cli_global *g) {
     cli_global gc = *g; /* AUTO means the CPU here (the one-process bits) */
     int gpus[64];
     const int ngpus = cli_gpus(g, gpus, 64);
-    if (ngpus > 0) { /* --gpus: rank r on the (r mod N)th GPU of the set */
+    int local = 1; /* the fit's parts this rank runs */
+    char why[1024] = "";
+    if (ngpus > 0) {
+        /* --gpus SET of N GPUs over the L ranks of this host: local rank l
+         * drives SET[l N / L .. (l + 1) N / L) when N >= L (N / L GPUs each,
+         * or one more for some ranks when L does not divide N), else the
+         * (l mod N)th GPU of the set */
+        int lr = rank, ls = size;
+        if (cli_mpi_local(&lr, &ls)) lr = rank, ls = size;
         gc.gpus_all = 0;
         gc.gpu_list = 1;
-        gc.gpu_count = 1;
-        gc.gpu[0] = gpus[rank % ngpus];
+        if (ngpus >= ls) {
+            const int a0 = lr * ngpus / ls, b0 = (lr + 1) * ngpus / ls;
+            gc.gpu_count = b0 - a0;
+            for (int k = 0; k < gc.gpu_count; k++) gc.gpu[k] = gpus[a0 + k];
+        } else {
+            gc.gpu_count = 1;
+            gc.gpu[0] = gpus[lr % ngpus];
+        }
+        local = gc.gpu_count;
     } else if (g->gpus_all) {
         gc.gpus_all = 0;
         gc.gpu_count = 1; /* none present: the context's refusal */
+    }
+    if (!ngpus && !g->gpus_all) {
+        /* on the CPU, each rank may run several parts (the layout of --gpus
+         * without GPUs, for tests; the plain fit's bits all the same) */
+        const char *e = getenv("HAZE_FCM_PARTS_PER_PROCESS");
+        long v = 1;
+        if (e && *e && !cli_parse_int(e, 1, 64, &v)) {
+            snprintf(why, sizeof why, "HAZE_FCM_PARTS_PER_PROCESS: expected 1 to 64, got '%s'", e);
+            code = CLI_USAGE;
+        }
+        local = (int)v;
     }
     if (gc.backend == HAZE_BACKEND_AUTO && !gc.gpu_count) gc.backend = HAZE_BACKEND_CPU;
     haze_ctx *ctx = NULL;
     haze_table *x = NULL, *it = NULL, *head = NULL;
     haze_fcm_result *r = NULL;
     double *mine = NULL, *u = NULL;
-    size_t *counts = NULL;
-    char why[1024] = "";
+    size_t *counts = NULL, *pf = NULL;
+    if ((code = cli_mpi_agree(code, why))) goto done;
     code = cli_ctx_new(&gc, &ctx); /* prints its reason on rank 0 */
     if ((code = cli_mpi_agree(code, rank && code ? "cannot make a context" : NULL))) goto done;
+    if (rank_parts(local, size, &pf)) {
+        code = cli_mpi_agree(CLI_RUNTIME, "fcm: gathering the ranks' part counts failed");
+        goto done;
+    }
     const char *outputs[] = {a->out, a->memb, a->labels, a->norms};
     int st = rank == 0 ? cli_outputs_begin(ctx, 4, outputs) : HAZE_OK;
     double secs[3] = {0, 0, 0}, tr = mono_s();
@@ -524,7 +597,7 @@ static int fit_parts(fcm_job *a, const cli_global *g) {
         snprintf(why, sizeof why, "%s: %d clusters for only %zu points", a->data, fo.clusters, n);
         code = CLI_INPUT;
     }
-    if (!code) st = haze_fcm_part_rows(ctx, &fo, n, d, (size_t)rank, (size_t)size, &first, &count);
+    if (!code) st = rank_rows(ctx, &fo, n, d, pf, size, rank, &first, &count);
     /* This rank's rows. */
     const void *xv = NULL;
     if (!code && !st && npy && count) {
@@ -537,7 +610,7 @@ static int fit_parts(fcm_job *a, const cli_global *g) {
         mine = malloc((count ? count * d : 1) * sizeof *mine);
         for (int k = 0; counts && k < size && !st; k++) {
             size_t f, c;
-            st = haze_fcm_part_rows(ctx, &fo, n, d, (size_t)k, (size_t)size, &f, &c);
+            st = rank_rows(ctx, &fo, n, d, pf, size, k, &f, &c);
             counts[k] = c * d * sizeof(double);
         }
         if (!st && (!counts || !mine)) st = HAZE_ERR_NOMEM;
@@ -571,6 +644,12 @@ static int fit_parts(fcm_job *a, const cli_global *g) {
     fo.total_rows = n;
     fo.first_row = first;
     fo.allgather = cli_mpi_allgather;
+    if (local > 1) { /* this rank's parts of the fit: its GPUs, or CPU parts */
+        fo.devices = ngpus ? gc.gpu : NULL;
+        fo.device_count = local;
+        fo.part_first = pf[rank];
+        fo.part_count = pf[size];
+    }
     double tf = mono_s();
     st = haze_fcm_fit(ctx, xv, type, count, d, &fo, &r);
     secs[1] = mono_s() - tf;
@@ -612,6 +691,7 @@ done:
     free(mine);
     free(u);
     free(counts);
+    free(pf);
     haze_ctx_free(ctx);
     cli_mpi_finalize();
     return code;

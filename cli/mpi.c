@@ -55,6 +55,19 @@ void cli_mpi_finalize(void) {
     if (up && !down) MPI_Finalize();
 }
 
+int cli_mpi_local(int *rank, int *size) {
+    MPI_Comm host;
+    *rank = 0;
+    *size = 1;
+    if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host) !=
+        MPI_SUCCESS)
+        return 1;
+    MPI_Comm_rank(host, rank);
+    MPI_Comm_size(host, size);
+    MPI_Comm_free(&host);
+    return 0;
+}
+
 /* Every rank's count (as 64 bits), then the bytes: Allgatherv counts in int. */
 int cli_mpi_allgather(void *arg, const void *mine, size_t count, void **all, size_t *total) {
     (void)arg;
@@ -210,6 +223,11 @@ int cli_mpi_init(int *rank, int *size) {
     return CLI_OK;
 }
 void cli_mpi_finalize(void) {}
+int cli_mpi_local(int *rank, int *size) {
+    *rank = 0;
+    *size = 1;
+    return 0;
+}
 int cli_mpi_allgather(void *arg, const void *mine, size_t count, void **all, size_t *total) {
     (void)arg;
     *all = malloc(count ? count : 1);

@@ -19,6 +19,10 @@ int cli_mpi_env_rank(void);
 /* MPI_Init: *rank, *size. 0, or the exit code of a failure (3). */
 int cli_mpi_init(int *rank, int *size);
 void cli_mpi_finalize(void);
+/* This process's rank among the processes of its host (MPI_Comm_split_type
+ * with MPI_COMM_TYPE_SHARED) and their number; 0 and 1 without MPI. 0, or
+ * non-zero on failure. */
+int cli_mpi_local(int *rank, int *size);
 /* haze_fcm_options.allgather over MPI_COMM_WORLD (arg unused). */
 int cli_mpi_allgather(void *arg, const void *mine, size_t count, void **all, size_t *total);
 /*

@@ -53,6 +53,15 @@ void haze_dev_fcm_queue_counts(haze_ctx *ctx, unsigned long *used, unsigned long
     *dropped = t ? __atomic_load_n(&t->queued_dropped, __ATOMIC_RELAXED) : 0;
 }
 
+void haze_dev_fcm_exchange_seconds(haze_ctx *ctx, unsigned long *calls, double *most,
+                                   double *least) {
+    int st;
+    haze__fcm_tuning *t = tuning(ctx, &st);
+    *calls = t ? t->exchange_calls : 0;
+    *most = t ? t->exchange_most : 0;
+    *least = t ? t->exchange_least : 0;
+}
+
 size_t haze_dev_fcm_pp_trials(size_t c) {
     return haze__fcm_pp_trials(c);
 }

@@ -37,6 +37,14 @@ int haze_dev_fcm_set_cpu_seed(haze_ctx *ctx, int on);
 /* The passes queued ahead that fits on ctx used and that they dropped, since
  * the context was made (0 and 0 without CUDA). */
 void haze_dev_fcm_queue_counts(haze_ctx *ctx, unsigned long *used, unsigned long *dropped);
+/* The last fit over several devices (haze_fcm_options.device_count > 1) on
+ * ctx: the all-gathers each part made (*calls) and the seconds spent inside
+ * them, the most over the parts (*most: it includes the wait at the
+ * exchange for the slowest part, and in a process of a fit over several
+ * processes the caller's hook) and the least (*least: about the exchange
+ * alone, as the slowest part waits least). 0 before any such fit. */
+void haze_dev_fcm_exchange_seconds(haze_ctx *ctx, unsigned long *calls, double *most,
+                                   double *least);
 
 /* Candidates per centre of the greedy k-means++ for c clusters. */
 size_t haze_dev_fcm_pp_trials(size_t c);

@@ -9,8 +9,9 @@
  * reduction tree (docs/fcm.md, "Several GPUs"). Every part gets the same
  * bits; the NCCL and the host-memory exchange give the same bits; the same
  * bits on every run. A list naming a missing device, or one twice, is
- * refused. Parts that need more GPUs than the host has are skipped. Exit 77
- * without a GPU.
+ * refused. Two processes (threads) that each drive half the GPUs give the
+ * bits of one process over all of them. Parts that need more GPUs than the
+ * host has are skipped. Exit 77 without a GPU.
  */
 #include <math.h>
 #include <pthread.h>
@@ -269,6 +270,69 @@ static void test_parts_one_device(void **state) {
     parts_on_device0(&shapes[3], 2, 0);
 }
 
+/* Two processes (threads) that each drive half the GPUs, told their parts
+ * of the whole fit (haze_fcm_options.part_first, part_count): the bits of
+ * one process over all of them, centres, objective and memberships
+ * (docs/fcm.md, "Processes with several GPUs"). Needs 2 GPUs. */
+static void test_ranks_of_devices(void **state) {
+    (void)state;
+    const int ndev = haze_device_count();
+    if (ndev < 2) return;
+    const int G = ndev / 2 < 8 ? ndev / 2 : 8, P = 2 * G;
+    int list[16];
+    for (int k = 0; k < 16; k++) list[k] = k;
+    static const size_t which[] = {0, 1, 3, 4};
+    for (size_t w = 0; w < sizeof which / sizeof *which; w++) {
+        const shape *s = &shapes[which[w]];
+        double *x = blobs(s->n, s->d, s->c, 29 + (unsigned)w);
+        haze_fcm_options o = options(s);
+        haze_ctx *gpu = haze_test_ctx(HAZE_BACKEND_CUDA);
+        haze_fcm_result *ref = NULL;
+        o.devices = list;
+        o.device_count = P;
+        if (haze_fcm_fit(gpu, x, HAZE_PRECISION_F64, s->n, s->d, &o, &ref))
+            fail_msg("one process, %d GPUs: %s", P, haze_ctx_errmsg(gpu));
+        haze_ctx_free(gpu);
+        group g;
+        memset(&g, 0, sizeof g);
+        g.parts = 2;
+        pthread_barrier_init(&g.bar, NULL, 2);
+        job jobs[2];
+        pthread_t th[2];
+        for (int r = 0; r < 2; r++) {
+            job *j = &jobs[r];
+            memset(j, 0, sizeof *j);
+            j->g = &g, j->rank = r, j->x = x, j->n = s->n, j->d = s->d, j->opt = o;
+            j->opt.devices = list + r * G;
+            j->opt.device_count = G;
+            j->opt.part_first = (size_t)(r * G);
+            j->opt.part_count = (size_t)P;
+            size_t f, c, fl, cl;
+            assert_int_equal(
+                haze_fcm_part_rows(NULL, &o, s->n, s->d, (size_t)(r * G), (size_t)P, &f, &c),
+                HAZE_OK);
+            assert_int_equal(haze_fcm_part_rows(NULL, &o, s->n, s->d, (size_t)(r * G + G - 1),
+                                                (size_t)P, &fl, &cl),
+                             HAZE_OK);
+            j->first = f, j->rows = fl + cl - f;
+        }
+        for (int r = 0; r < 2; r++) pthread_create(&th[r], NULL, run_part, &jobs[r]);
+        for (int r = 0; r < 2; r++) pthread_join(th[r], NULL);
+        pthread_barrier_destroy(&g.bar);
+        for (int r = 0; r < 2; r++) {
+            if (jobs[r].st) fail_msg("2 processes of %d GPUs: rank %d: %s", G, r, jobs[r].msg);
+            same_bits(ref, jobs[r].r);
+            assert_int_equal(haze_fcm_result_point_count(jobs[r].r), jobs[r].rows);
+            assert_memory_equal(haze_fcm_result_memberships(ref) + jobs[r].first * s->c,
+                                haze_fcm_result_memberships(jobs[r].r),
+                                jobs[r].rows * s->c * sizeof(double));
+            haze_fcm_result_free(jobs[r].r);
+        }
+        haze_fcm_result_free(ref);
+        free(x);
+    }
+}
+
 int main(void) {
     haze_test_require_gpu();
     if (getenv("HAZE_CMOCKA_FILTER")) cmocka_set_test_filter(getenv("HAZE_CMOCKA_FILTER"));
@@ -276,6 +340,7 @@ int main(void) {
         cmocka_unit_test(test_devices),
         cmocka_unit_test(test_bad_devices),
         cmocka_unit_test(test_parts_one_device),
+        cmocka_unit_test(test_ranks_of_devices),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -65,6 +65,9 @@ typedef struct job {
     haze_fcm_options opt;
     const double *u0; /* INIT_MEMBERSHIPS: the whole n x c */
     int totals;       /* the part combines its sums as a part on a GPU does */
+    int local;        /* device_count: local parts of this process (on the CPU) */
+    size_t part_first, part_count;
+    int fail_thread, fail_gather; /* the tuning switches of those names */
     size_t first, rows;
     int st;
     char msg[512];
@@ -76,9 +79,14 @@ static void *run_part(void *arg) {
     haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
     haze_ctx_set_threads(ctx, j->threads);
     haze__fcm_tuning_of(ctx)->part_totals = j->totals;
+    haze__fcm_tuning_of(ctx)->fail_thread = j->fail_thread;
+    haze__fcm_tuning_of(ctx)->fail_gather = j->fail_gather;
     haze_fcm_options o = j->opt;
     o.total_rows = j->n;
     o.first_row = j->first;
+    o.device_count = j->local;
+    o.part_first = j->part_first;
+    o.part_count = j->part_count;
     o.allgather = allgather;
     o.allgather_arg = &j->who;
     const size_t es = j->type == HAZE_PRECISION_F32 ? sizeof(float) : sizeof(double);
@@ -612,6 +620,13 @@ static void test_devices_cpu(void **state) {
             same_fit(ref, r, 0, n);
             assert_int_equal(k.count, haze_fcm_result_iterations(r));
             assert_false(k.other_thread);
+            /* the exchange's time (dev/fcm_dev.h): an exchange per
+             * iteration at least, when there are several parts */
+            const haze__fcm_tuning *t = haze__fcm_tuning_of(ctx);
+            if (R > 1) {
+                assert_true(t->exchange_calls >= (unsigned long)k.count);
+                assert_true(t->exchange_least >= 0 && t->exchange_most >= t->exchange_least);
+            }
             haze_fcm_result_free(r);
             o.progress = NULL;
         }
@@ -679,11 +694,6 @@ static void test_devices_refused(void **state) {
     o.device_count = -1;
     assert_int_equal(haze_fcm_fit(ctx, x, HAZE_PRECISION_F64, n, d, &o, &r), HAZE_ERR_INVALID);
     o.device_count = 2;
-    o.allgather = allgather;
-    o.total_rows = n;
-    assert_int_equal(haze_fcm_fit(ctx, x, HAZE_PRECISION_F64, n, d, &o, &r), HAZE_ERR_UNSUPPORTED);
-    o.allgather = NULL;
-    o.total_rows = 0;
     /* the options, checked once before the parts start */
     o.m = 0.5;
     assert_int_equal(haze_fcm_fit(ctx, x, HAZE_PRECISION_F64, n, d, &o, &r), HAZE_ERR_DOMAIN);
@@ -718,6 +728,205 @@ static void test_devices_refused(void **state) {
     free(x);
 }
 
+/* ---- processes that each run several parts (allgather and device_count) -- */
+
+/* R processes (threads) of G[r] local parts each, parts of P = sum G in
+ * all: with `given`, each told its parts (part_first, part_count) and
+ * holding their union; else each holding haze_fcm_part_rows(r, R) and
+ * cutting it itself. totals: the parts combine their sums as GPU parts. */
+static void run_ranks(int R, const int *G, int given, int totals, job *jobs, const void *x,
+                      haze_precision type, size_t n, size_t d, const haze_fcm_options *o) {
+    group g;
+    size_t P = 0, k0 = 0;
+    for (int r = 0; r < R; r++) P += (size_t)G[r];
+    for (int r = 0; r < R; r++) {
+        job *j = &jobs[r];
+        memset(j, 0, sizeof *j);
+        j->x = x, j->type = type, j->n = n, j->d = d, j->opt = *o;
+        j->local = G[r], j->totals = totals;
+        j->u0 = o->init == HAZE_FCM_INIT_MEMBERSHIPS ? o->init_data : NULL;
+        if (given) {
+            size_t f, c, fl, cl;
+            assert_int_equal(haze_fcm_part_rows(NULL, o, n, d, k0, P, &f, &c), HAZE_OK);
+            assert_int_equal(haze_fcm_part_rows(NULL, o, n, d, k0 + (size_t)G[r] - 1, P, &fl, &cl),
+                             HAZE_OK);
+            j->first = f, j->rows = fl + cl - f;
+            j->part_first = k0, j->part_count = P;
+        } else {
+            assert_int_equal(
+                haze_fcm_part_rows(NULL, o, n, d, (size_t)r, (size_t)R, &j->first, &j->rows),
+                HAZE_OK);
+        }
+        k0 += (size_t)G[r];
+    }
+    start_parts(R, jobs, &g);
+    for (int r = 0; r < R; r++) assert_int_equal(g.calls[r], g.calls[0]);
+}
+
+/* One process's fit over P local parts on the CPU (device_count = P). */
+static haze_fcm_result *one_process(const void *x, haze_precision type, size_t n, size_t d,
+                                    const haze_fcm_options *o, int P, int totals) {
+    haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
+    haze__fcm_tuning_of(ctx)->part_totals = totals;
+    haze_fcm_options oo = *o;
+    oo.device_count = P;
+    haze_fcm_result *r = NULL;
+    if (haze_fcm_fit(ctx, x, type, n, d, &oo, &r)) fail_msg("P=%d: %s", P, haze_ctx_errmsg(ctx));
+    haze_ctx_free(ctx);
+    return r;
+}
+
+/* Processes of several local parts: the plain fit's bits on the CPU; as GPU
+ * parts (their totals added in part order), the bits of one process that
+ * runs all the parts, when the parts are the same (two processes of two
+ * parts cut by themselves, or any split told its parts). */
+static void test_ranks_of_parts(void **state) {
+    (void)state;
+    const size_t n = 6 * 1024 + 1000, d = 3, c = 3;
+    double *x = points(n, d, 17);
+    double *u0 = malloc(n * c * sizeof *u0);
+    for (size_t i = 0; i < n * c; i++) u0[i] = 0.1 + (double)((i * 7919) % 13);
+    haze_fcm_options o = haze_fcm_options_default();
+    o.clusters = (int)c;
+    o.max_iter = 10;
+    o.tol = 0;
+    o.seed = 5;
+    o.want_memberships = 1;
+    static const int two[] = {2, 2}, three[] = {2, 2, 2}, mixed[] = {3, 1, 2};
+    static const struct {
+        int R;
+        const int *G;
+        int given;
+    } splits[] = {{2, two, 0}, {2, two, 1}, {3, three, 1}, {3, mixed, 1}, {3, three, 0}};
+    job jobs[RMAX];
+    for (int init = HAZE_FCM_INIT_RANDOM; init <= HAZE_FCM_INIT_MEMBERSHIPS; init++) {
+        o.init = (haze_fcm_init)init;
+        const double v0[] = {0, 0, 0, 4, 5, 6, 8, 9, 10};
+        o.init_data = init == HAZE_FCM_INIT_CENTRES       ? v0
+                      : init == HAZE_FCM_INIT_MEMBERSHIPS ? u0
+                                                          : NULL;
+        haze_fcm_result *ref = one_process(x, HAZE_PRECISION_F64, n, d, &o, 0, 0);
+        for (size_t s = 0; s < sizeof splits / sizeof *splits; s++) {
+            const int R = splits[s].R;
+            int P = 0;
+            for (int r = 0; r < R; r++) P += splits[s].G[r];
+            haze_fcm_result *flat = one_process(x, HAZE_PRECISION_F64, n, d, &o, P, 1);
+            for (int totals = 0; totals <= 1; totals++) {
+                run_ranks(R, splits[s].G, splits[s].given, totals, jobs, x, HAZE_PRECISION_F64, n,
+                          d, &o);
+                for (int r = 0; r < R; r++) {
+                    if (jobs[r].st)
+                        fail_msg("split %zu totals %d rank %d: %s", s, totals, r, jobs[r].msg);
+                    if (!totals) {
+                        same_fit(ref, jobs[r].r, jobs[r].first, jobs[r].rows);
+                    } else if (splits[s].given || R == 2) {
+                        same_fit(flat, jobs[r].r, jobs[r].first, jobs[r].rows);
+                    } else { /* cut otherwise than one process's: near, the same on every rank */
+                        const double *va = haze_fcm_result_centres(ref),
+                                     *vb = haze_fcm_result_centres(jobs[r].r);
+                        for (size_t k = 0; k < c * d; k++)
+                            if (!(fabs(va[k] - vb[k]) <= 1e-9 * (1 + fabs(va[k]))))
+                                fail_msg("centre %zu: %.17g and %.17g", k, va[k], vb[k]);
+                        assert_memory_equal(haze_fcm_result_centres(jobs[0].r),
+                                            haze_fcm_result_centres(jobs[r].r),
+                                            c * d * sizeof(double));
+                    }
+                }
+                for (int r = 0; r < R; r++) haze_fcm_result_free(jobs[r].r);
+            }
+            haze_fcm_result_free(flat);
+        }
+        haze_fcm_result_free(ref);
+    }
+    /* GK and float data: two processes of two parts */
+    float *xf = malloc(n * d * sizeof *xf);
+    for (size_t i = 0; i < n * d; i++) xf[i] = (float)x[i];
+    o.init = HAZE_FCM_INIT_KMEANSPP;
+    o.init_data = NULL;
+    o.metric = HAZE_FCM_GK;
+    o.max_iter = 4;
+    haze_fcm_result *ref = one_process(xf, HAZE_PRECISION_F32, n, d, &o, 0, 0);
+    run_ranks(2, two, 0, 0, jobs, xf, HAZE_PRECISION_F32, n, d, &o);
+    for (int r = 0; r < 2; r++) {
+        if (jobs[r].st) fail_msg("gk rank %d: %s", r, jobs[r].msg);
+        same_fit(ref, jobs[r].r, jobs[r].first, jobs[r].rows);
+        haze_fcm_result_free(jobs[r].r);
+    }
+    haze_fcm_result_free(ref);
+    free(xf);
+    free(u0);
+    free(x);
+}
+
+/* A failure on one local part, or of one process's parts, is every
+ * process's: one status and message on every rank, none hangs. */
+static void test_ranks_of_parts_fail(void **state) {
+    (void)state;
+    const size_t n = 6 * 1024 + 1000, d = 2;
+    double *x = points(n, d, 4);
+    haze_fcm_options o = haze_fcm_options_default();
+    o.clusters = 3;
+    o.max_iter = 6;
+    o.want_memberships = 1;
+    static const int two[] = {2, 2}, three[] = {2, 2, 2};
+    job jobs[RMAX];
+    /* a bad value in rank 1's second local part (rows 5121 on) */
+    x[(n - 10) * d + 1] = NAN;
+    for (int totals = 0; totals <= 1; totals++) {
+        run_ranks(2, two, 0, totals, jobs, x, HAZE_PRECISION_F64, n, d, &o);
+        all_fail(jobs, 2, HAZE_ERR_DOMAIN, "data row 7135 column 2");
+        run_ranks(3, three, 1, totals, jobs, x, HAZE_PRECISION_F64, n, d, &o);
+        all_fail(jobs, 3, HAZE_ERR_DOMAIN, "data row 7135 column 2");
+    }
+    x[(n - 10) * d + 1] = 1;
+    /* one process whose rows are not the union of its parts */
+    group g;
+    for (int r = 0; r < 3; r++) {
+        run_ranks(3, three, 1, 0, jobs, x, HAZE_PRECISION_F64, n, d, &o);
+        for (int k = 0; k < 3; k++) haze_fcm_result_free(jobs[k].r), jobs[k].r = NULL;
+        jobs[r].part_first = r == 2 ? 3 : 2 * (size_t)r + 1;
+        start_parts(3, jobs, &g);
+        all_fail(jobs, 3, HAZE_ERR_INVALID, "but its parts");
+    }
+    /* parts beyond the count */
+    run_ranks(2, two, 1, 0, jobs, x, HAZE_PRECISION_F64, n, d, &o);
+    for (int k = 0; k < 2; k++) haze_fcm_result_free(jobs[k].r), jobs[k].r = NULL;
+    jobs[1].part_count = 3;
+    start_parts(2, jobs, &g);
+    all_fail(jobs, 2, HAZE_ERR_INVALID, "parts 3 to 4 of 3");
+    /* a local part's thread that cannot start, on one process */
+    run_ranks(2, two, 0, 0, jobs, x, HAZE_PRECISION_F64, n, d, &o);
+    for (int k = 0; k < 2; k++) haze_fcm_result_free(jobs[k].r), jobs[k].r = NULL;
+    jobs[1].fail_thread = 2;
+    start_parts(2, jobs, &g);
+    all_fail(jobs, 2, HAZE_ERR_NOMEM, "cannot start a thread");
+    /* options that one process refuses before its parts start */
+    run_ranks(2, two, 0, 0, jobs, x, HAZE_PRECISION_F64, n, d, &o);
+    for (int k = 0; k < 2; k++) haze_fcm_result_free(jobs[k].r), jobs[k].r = NULL;
+    jobs[0].opt.m = 0.5;
+    start_parts(2, jobs, &g);
+    all_fail(jobs, 2, HAZE_ERR_DOMAIN, "fuzzifier");
+    /* a process's local gather short of memory (at its first, third and
+     * tenth step): each of its local parts fails in that step, and so every
+     * part of every process, with the first of them */
+    for (int k = 1; k <= 10; k += k == 1 ? 2 : 7) {
+        run_ranks(2, two, 0, 0, jobs, x, HAZE_PRECISION_F64, n, d, &o);
+        for (int j = 0; j < 2; j++) haze_fcm_result_free(jobs[j].r), jobs[j].r = NULL;
+        jobs[1].fail_gather = k;
+        start_parts(2, jobs, &g);
+        all_fail(jobs, 2, HAZE_ERR_NOMEM, "part 3 of 4 failed");
+    }
+    /* in one process: every part fails */
+    haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
+    haze_fcm_result *r = NULL;
+    haze__fcm_tuning_of(ctx)->fail_gather = 4;
+    o.device_count = 3;
+    assert_int_not_equal(haze_fcm_fit(ctx, x, HAZE_PRECISION_F64, n, d, &o, &r), HAZE_OK);
+    assert_null(r);
+    haze_ctx_free(ctx);
+    free(x);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parts_tiling),
@@ -730,6 +939,8 @@ int main(void) {
         cmocka_unit_test(test_parts_totals),
         cmocka_unit_test(test_devices_cpu),
         cmocka_unit_test(test_devices_refused),
+        cmocka_unit_test(test_ranks_of_parts),
+        cmocka_unit_test(test_ranks_of_parts_fail),
     };
     return cmocka_run_group_tests(tests, haze_test_dir_setup, haze_test_dir_teardown);
 }

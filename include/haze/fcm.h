@@ -108,12 +108,30 @@ typedef struct haze_fcm_options {
      * The result is the plain fit's in form (every row's memberships) and
      * its centres agree with one GPU's to rounding (docs/fcm.md). Every
      * part's failure is the call's, with its message. A device that is not
-     * present: HAZE_ERR_NODEVICE; listed twice: HAZE_ERR_INVALID; with
-     * allgather: HAZE_ERR_UNSUPPORTED. device_count 0, or 1 without a
-     * list: the plain fit on the context; a list of one device: the plain
-     * fit on that device. */
+     * present: HAZE_ERR_NODEVICE; listed twice: HAZE_ERR_INVALID.
+     * device_count 0, or 1 without a list: the plain fit on the context; a
+     * list of one device: the plain fit on that device.
+     * With allgather too (a process of a fit over several that drives
+     * several devices; docs/fcm.md, "Processes with several GPUs"), the
+     * process's rows [first_row, first_row + n) are cut again into its
+     * device_count local parts, which gather among themselves; the first
+     * then calls the caller's allgather once per step with the local parts'
+     * bytes concatenated in local part order, and hands every part's bytes
+     * to the others: to the other processes the process is device_count
+     * parts of the fit, in that order. The local cut: see part_first. */
     const int *devices;
     int device_count;
+    /* The local cut of a process with allgather and device_count > 1: with
+     * part_count > 0, its local part k holds the rows haze_fcm_part_rows
+     * gives part part_first + k of part_count of the whole data set, and
+     * [first_row, first_row + n) must be the union of these (else
+     * HAZE_ERR_INVALID); the parts then are those of one process running
+     * all part_count parts (devices = every process's, in process order),
+     * and so are the bits. part_count 0 (the default): the process's rows
+     * cut into device_count as evenly as whole tiles go, counted from
+     * first_row (for two processes of two parts each, or for one process,
+     * the same cut). Ignored without allgather. */
+    size_t part_first, part_count;
 } haze_fcm_options;
 
 /* Fills the first `size` bytes of *opt with the defaults above, with clusters

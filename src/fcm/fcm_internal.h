@@ -94,6 +94,13 @@ int haze__fcm_parts_sync(haze_ctx *ctx, haze__fcm_parts *pp, int st, int flag, i
  * (nothing when a step already failed). Returns st, or the failure of an
  * earlier part in part order. */
 int haze__fcm_parts_fail(haze_ctx *ctx, haze__fcm_parts *pp, int st);
+/* One step through the hook in which `parts` parts all fail with status st
+ * (no message): what a process of several parts sends in place of its
+ * parts' bytes when it cannot gather them (fcm_devices.c), so that every
+ * other part fails at that step. Returns the hook's status; what the hook
+ * gave goes to *all, *total when all is not NULL (else it is freed). */
+int haze__fcm_parts_send_failure(int (*allgather)(void *, const void *, size_t, void **, size_t *),
+                                 void *arg, size_t parts, int st, void **all, size_t *total);
 /* With pp->totals: every part's `sums` (stride doubles, this part's own
  * total, in and out) added in part order, left to right: the same bits on
  * every part. st: this part's status (a failure is handed to the others). */
@@ -281,7 +288,13 @@ typedef struct haze__fcm_tuning {
                           as if the system had none left (tests of that path) */
     int part_totals;   /* 1: a part of a fit over several on the CPU combines the sums as a part
                           on a GPU does (haze__fcm_parts.totals; tests of that path on the CPU) */
+    int fail_gather;   /* k > 0: at its k-th all-gather, part 1 of a fit over several devices is
+                          short of memory for the parts' bytes (tests of that path) */
     unsigned long queued_used, queued_dropped; /* passes queued ahead used, dropped (atomic) */
+    /* the last fit over several devices on the context: its all-gathers (part 0's count) and
+       the seconds inside them, the most and the least over the parts (fcm_devices.c) */
+    unsigned long exchange_calls;
+    double exchange_most, exchange_least;
 } haze__fcm_tuning;
 /* The block of ctx; NULL when out of memory. */
 haze__fcm_tuning *haze__fcm_tuning_of(haze_ctx *ctx);

@@ -215,6 +215,28 @@ int haze__fcm_parts_fail(haze_ctx *ctx, haze__fcm_parts *pp, int st) {
     return r;
 }
 
+int haze__fcm_parts_send_failure(int (*allgather)(void *, const void *, size_t, void **, size_t *),
+                                 void *arg, size_t parts, int st, void **all, size_t *total) {
+    msg_head one = {0, st, 0}, few[8] = {{0, 0, 0}};
+    msg_head *h = parts <= 8 ? few : malloc(parts * sizeof *h);
+    if (!h) { /* one part's failure still fails every part */
+        h = &one;
+        parts = 1;
+    }
+    for (size_t k = 0; k < parts; k++) h[k] = one;
+    void *got = NULL;
+    size_t bytes = 0;
+    const int r = allgather(arg, h, parts * sizeof *h, &got, &bytes);
+    if (all && !r) {
+        *all = got;
+        *total = bytes;
+    } else {
+        free(got);
+    }
+    if (h != few && h != &one) free(h);
+    return r;
+}
+
 void haze__fcm_parts_free(haze__fcm_parts *pp) {
     if (!pp) return;
     free(pp->row0);

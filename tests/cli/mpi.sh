@@ -70,6 +70,19 @@ for r in 1 2 3; do
     same "npy, gk" "$r" "$tmp/big.npy" -c 2 --metric gk --max-iter 20
     same "iris (one tile: empty ranks)" "$r" "$data/iris.csv" -c 3 --seed 1
 done
+# Ranks that each run several parts of the fit (HAZE_FCM_PARTS_PER_PROCESS:
+# on the CPU, the layout --gpus gives a rank with several GPUs): the same
+# outputs (a bad count: below)
+for k in 2 3; do
+    for r in 1 2 3; do
+        export HAZE_FCM_PARTS_PER_PROCESS=$k
+        same "npy, $k parts a process" "$r" "$tmp/big.npy" -c 3 --seed 5
+        same "csv, memberships from a file, $k parts a process" "$r" "$tmp/big.csv" -c 3 --init "$tmp/big.npy"
+        same "npy, gk, $k parts a process" "$r" "$tmp/big.npy" -c 2 --metric gk --max-iter 10
+        unset HAZE_FCM_PARTS_PER_PROCESS
+    done
+done
+
 # GK norms and the text summary
 $H fcm "$tmp/big.csv" -c 3 --metric gk --max-iter 10 --norms "$tmp/pn.csv" -o "$tmp/pc.csv" >"$tmp/p_txt" 2>"$err"
 check 0 "gk norms, 3 processes" run 3 fcm "$tmp/big.csv" -c 3 --metric gk --max-iter 10 --norms "$tmp/mn.csv" -o "$tmp/mc.csv"
@@ -102,6 +115,13 @@ check 2 "init file of another shape" run 2 fcm "$tmp/big.csv" -c 3 --init "$data
 one_message "is neither 3 centres" "init file of another shape"
 check 1 "--plot under mpirun" run 2 fcm "$tmp/big.csv" -c 3 --plot "$tmp/p.png"
 one_message "--plot is not drawn" "--plot under mpirun"
+export HAZE_FCM_PARTS_PER_PROCESS=0
+check 1 "HAZE_FCM_PARTS_PER_PROCESS=0" run 2 fcm "$tmp/big.npy" -c 3
+one_message "HAZE_FCM_PARTS_PER_PROCESS: expected 1 to 64, got '0'" "HAZE_FCM_PARTS_PER_PROCESS=0"
+export HAZE_FCM_PARTS_PER_PROCESS=2
+check 2 "a bad row, two parts a process" run 3 fcm "$tmp/bad.npy" -c 3
+one_message "row 4501, column 2: not a finite number" "a bad row, two parts a process"
+unset HAZE_FCM_PARTS_PER_PROCESS
 check 2 "an output in a missing folder" run 2 fcm "$tmp/big.csv" -c 3 -o "$tmp/no/c.csv"
 grep -c '^haze:' "$err" | grep -qx 1 || { fail "missing folder: not one message"; cat "$err"; }
 absent "$tmp/no" "missing folder"
