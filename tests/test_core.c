@@ -274,7 +274,7 @@ static void test_device_set(void **state) {
     o.device_count = 2;
     set_refused(&o, HAZE_ERR_INVALID, "needs the CUDA backend");
     /* the arguments are checked before the host is asked */
-    const int twice[] = {0, 1, 0}, negative[] = {0, -3}, far[] = {0, 4000};
+    const int twice[] = {0, 1, 0}, negative[] = {0, -3}, far[] = {4000, 0};
     for (int b = 0; b < 2; b++) {
         o.backend = b ? HAZE_BACKEND_CUDA : HAZE_BACKEND_AUTO;
         o.devices = twice;
