@@ -347,7 +347,8 @@ int haze_ctx_new(const haze_ctx_options *opt, haze_ctx **out) {
     ctx->device_memory_limit = o.device_memory_limit;
     ctx->device = o.device;
     const int set = o.device_count > 1 || (o.device_count == 1 && o.devices);
-    if (ctx->device < 0 && !set) { /* (a set names its devices) */
+    if (set && ctx->device < 0) ctx->device = 0; /* (the set's first, once it is checked) */
+    if (ctx->device < 0) { /* (a set names its devices: HAZE_DEVICE is not read) */
         const char *env = getenv("HAZE_DEVICE");
         ctx->device = 0;
         if (env && *env) {
