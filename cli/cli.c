@@ -126,9 +126,16 @@ int cli_ctx_new(const cli_global *g, haze_ctx **out) {
     haze_ctx_options o = haze_ctx_options_default();
     o.backend = g->backend;
     o.threads = g->threads;
-    if (g->gpus_all || g->gpu_count) { /* GPUs asked for: the first one's context */
+    int dev[64];
+    if (g->gpus_all || g->gpu_count) { /* GPUs asked for: a context over the set */
         if (o.backend == HAZE_BACKEND_AUTO) o.backend = HAZE_BACKEND_CUDA;
         o.device = g->gpu_list ? g->gpu[0] : 0;
+        const int n = cli_gpus(g, dev, 64);
+        if (n > 1 || (n == 1 && g->gpu_list)) { /* (all: none present is the context's refusal) */
+            o.device = -1;
+            o.devices = dev;
+            o.device_count = n;
+        }
     }
     int st = haze_ctx_new(&o, out);
     if (st == HAZE_OK) return 0;

@@ -21,8 +21,10 @@ typedef struct cli_global {
     int threads; /* 0: default */
     int quiet;
     const char *argv0;
-    /* --gpus (or HAZE_GPUS): the devices of `haze fcm`'s fit over several
-     * GPUs; the first is every command's context device. Not given: all 0. */
+    /* --gpus (or HAZE_GPUS): the set of devices of the context
+     * (cli_ctx_new), which `haze fcm`, `fis eval` and `edge` share their
+     * work over; the first is every other command's device. Not given: all
+     * 0. */
     int gpus_all;  /* "all": every device present */
     int gpu_count; /* "N": devices 0 .. N - 1; a list: its length */
     int gpu_list;  /* 1: gpu[] holds the list */

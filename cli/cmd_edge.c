@@ -124,18 +124,22 @@ static int read_all(haze_ctx *ctx, char **names, int n, int threads, haze_image 
     return st;
 }
 
-/* Writing the results while the next frames are detected: the calling
- * thread detects frame after frame and publishes each result (`ready`);
- * the other threads encode and write them (PNG and JPEG encoding is most of
- * a frame's time), each taking the next result not yet taken; the calling
- * thread writes what is left after the last detection. Every file goes
- * through the context's output group, so all land together or none does. */
+/* Writing the results while the next frames are detected: the detecting
+ * threads (one per device of the context: the calling thread and, on a
+ * context over several GPUs, a thread for each other device, each with its
+ * own detector on that device's part of the context) take frame after
+ * frame and publish each result (`ready`); the other threads encode and
+ * write them (PNG and JPEG encoding is most of a frame's time), each taking
+ * the next result not yet taken, in input order; the calling thread writes
+ * what is left after its last detection. Every file goes through the
+ * context's output group, so all land together or none does. */
 typedef struct {
     haze_ctx *ctx;
     haze_image **outs;
     char (*paths)[4096];
     int n;
-    atomic_int ready, next, failed, written;
+    atomic_int *ready; /* per frame: 1 once outs[i] holds its result */
+    atomic_int next, failed, written;
     int *status;
     char (*msg)[512];
 } frame_writer;
@@ -144,7 +148,7 @@ static void write_frames_loop(frame_writer *w) {
     for (;;) {
         int i = atomic_fetch_add(&w->next, 1);
         if (i >= w->n) break;
-        while (atomic_load(&w->ready) <= i && !atomic_load(&w->failed)) {
+        while (!atomic_load(&w->ready[i]) && !atomic_load(&w->failed)) {
             struct timespec ts = {0, 200000}; /* a frame takes milliseconds */
             nanosleep(&ts, NULL);
         }
@@ -167,61 +171,125 @@ static void *write_frames(void *arg) {
     return NULL;
 }
 
-/* Detects the n frames (FIRE or the rules of fis) and writes each result to
- * paths[i] on up to `threads` threads; the progress line shows the frames
- * done. Returns 0, or the first failing step's status with its message
- * printed (a frame's detection before any later frame's writing). */
-static int detect_and_write(haze_ctx *ctx, haze_edge *fire, haze_edge_kernel kernel, haze_fis *fis,
-                            haze_image **imgs, char (*paths)[4096], int n, int threads,
-                            cli_progress *pr) {
-    frame_writer w = {.ctx = ctx, .paths = paths, .n = n};
-    w.outs = calloc((size_t)n, sizeof *w.outs);
-    w.status = calloc((size_t)n, sizeof *w.status);
-    w.msg = calloc((size_t)n, sizeof *w.msg);
-    if (!w.outs || !w.status || !w.msg) {
-        free(w.outs), free(w.status), free(w.msg);
-        cli_errorf("out of memory");
-        return HAZE_ERR_NOMEM;
-    }
-    int started;
-    pthread_t *tid = helpers_start(threads, n, write_frames, &w, &started);
-    int st = HAZE_OK, failed_at = -1;
-    char dmsg[512] = "";
-    for (int i = 0; i < n && !st && !atomic_load(&w.failed); i++) {
-        int done = atomic_load(&w.written);
-        cli_progress_update(pr, 0.5 + 0.5 * (i + done) / (2.0 * n), "frame %d/%d", i + 1, n);
+/* The frames' detection, shared by the detecting threads. */
+typedef struct {
+    frame_writer *w;
+    haze_image **imgs;
+    haze_fis *fis; /* the rules, or NULL: FIRE */
+    haze_edge_kernel kernel;
+    atomic_int next, detected;
+    int *status; /* per frame: its detection's */
+    char (*msg)[512];
+} frame_detector;
+
+/* One detecting thread: its device's context (a part of the caller's) and
+ * detector; `pr` (the calling thread's) shows the frames done. */
+typedef struct {
+    frame_detector *d;
+    haze_ctx *ctx;
+    haze_edge *fire;
+    cli_progress *pr;
+} detector_part;
+
+static void detect_loop(detector_part *p) {
+    frame_detector *d = p->d;
+    frame_writer *w = d->w;
+    const int n = w->n;
+    for (;;) {
+        if (p->pr) {
+            int done = atomic_load(&w->written), k = atomic_load(&d->detected);
+            cli_progress_update(p->pr, 0.5 + 0.5 * (k + done) / (2.0 * n), "frame %d/%d",
+                                k < n ? k + 1 : n, n);
+        }
+        if (atomic_load(&w->failed)) break;
+        int i = atomic_fetch_add(&d->next, 1);
+        if (i >= n) break;
         haze_image *out = NULL;
         double t0 = mono_s();
-        st = haze_image_new(ctx, imgs[i]->width, imgs[i]->height, &out);
+        int st = haze_image_new(p->ctx, d->imgs[i]->width, d->imgs[i]->height, &out);
         if (!st)
-            st = fis ? haze_edge_run_fis(ctx, fis, imgs[i], out)
-                     : haze_edge_run(ctx, fire, kernel, imgs[i], out);
+            st = d->fis ? haze_edge_run_fis(p->ctx, d->fis, d->imgs[i], out)
+                        : haze_edge_run(p->ctx, p->fire, d->kernel, d->imgs[i], out);
         if (edge_secs.detect) edge_secs.detect[i] = mono_s() - t0;
         if (st) {
             haze_image_free(out);
-            snprintf(dmsg, sizeof dmsg, "%s", haze_ctx_errmsg(ctx));
-            failed_at = i;
-            atomic_store(&w.failed, 1);
+            d->status[i] = st;
+            snprintf(d->msg[i], sizeof d->msg[i], "%s", haze_ctx_errmsg(p->ctx));
+            atomic_store(&w->failed, 1);
             break;
         }
-        w.outs[i] = out;
-        atomic_store(&w.ready, i + 1);
+        w->outs[i] = out;
+        atomic_store(&w->ready[i], 1);
+        atomic_fetch_add(&d->detected, 1);
     }
+}
+
+static void *detect_frames(void *arg) {
+    detect_loop(arg);
+    return NULL;
+}
+
+/* Detects the n frames (FIRE with `fire` and its options fp, or the rules
+ * of fis) and writes each result to paths[i] on up to `threads` threads;
+ * the frames are shared over the context's devices. The progress line
+ * shows the frames done. Returns 0, or the first failing frame's status
+ * with its message printed (a frame's detection before its writing). */
+static int detect_and_write(haze_ctx *ctx, haze_edge *fire, const haze_edge_options *fp,
+                            haze_edge_kernel kernel, haze_fis *fis, haze_image **imgs,
+                            char (*paths)[4096], int n, int threads, cli_progress *pr) {
+    const int D = haze_ctx_device_count(ctx) > 1 ? haze_ctx_device_count(ctx) : 1;
+    frame_writer w = {.ctx = ctx, .paths = paths, .n = n};
+    frame_detector d = {.w = &w, .imgs = imgs, .fis = fis, .kernel = kernel};
+    w.outs = calloc((size_t)n, sizeof *w.outs);
+    w.ready = calloc((size_t)n, sizeof *w.ready);
+    w.status = calloc((size_t)n, sizeof *w.status);
+    w.msg = calloc((size_t)n, sizeof *w.msg);
+    d.status = calloc((size_t)n, sizeof *d.status);
+    d.msg = calloc((size_t)n, sizeof *d.msg);
+    detector_part *parts = calloc((size_t)D, sizeof *parts);
+    pthread_t *dtid = calloc((size_t)D, sizeof *dtid);
+    int st = HAZE_OK, dstarted = 1;
+    if (!w.outs || !w.ready || !w.status || !w.msg || !d.status || !d.msg || !parts || !dtid) {
+        st = HAZE_ERR_NOMEM;
+        cli_errorf("out of memory");
+        goto out;
+    }
+    for (int i = 0; i < n; i++) atomic_init(&w.ready[i], 0);
+    /* a detector on each device (the first's is the caller's) */
+    for (int k = 0; k < D && !st; k++) {
+        parts[k] = (detector_part){.d = &d, .ctx = haze_ctx_part(ctx, k), .pr = k ? NULL : pr};
+        if (k == 0 || fis)
+            parts[k].fire = fire;
+        else if ((st = haze_edge_new(parts[k].ctx, fp, &parts[k].fire)))
+            cli_errorf("%s", haze_ctx_errmsg(parts[k].ctx));
+    }
+    if (st) goto out;
+    int started;
+    pthread_t *tid = helpers_start(threads, n, write_frames, &w, &started);
+    for (; dstarted < D && dstarted < n; dstarted++) /* (one that cannot start: fewer detect) */
+        if (pthread_create(&dtid[dstarted], NULL, detect_frames, &parts[dstarted]) != 0) break;
+    detect_loop(&parts[0]);
     /* this thread writes too, then waits for the others */
-    if (!st) write_frames_loop(&w);
+    write_frames_loop(&w);
+    for (int k = 1; k < dstarted; k++) pthread_join(dtid[k], NULL);
     helpers_join(tid, started);
     /* the first failure in frame order: a detection, or a frame's writing */
-    int wat = first_failure(w.status, n), wst = wat < 0 ? HAZE_OK : w.status[wat];
-    if (st && (wat < 0 || failed_at <= wat)) {
+    int dat = first_failure(d.status, n), wat = first_failure(w.status, n);
+    if (dat >= 0 && (wat < 0 || dat <= wat)) {
+        st = d.status[dat];
         cli_progress_clear(pr);
-        cli_errorf("%s", dmsg[0] ? dmsg : haze_status_message(st));
-    } else if (wst) {
-        st = wst;
+        cli_errorf("%s", d.msg[dat][0] ? d.msg[dat] : haze_status_message(st));
+    } else if (wat >= 0) {
+        st = w.status[wat];
         cli_progress_clear(pr);
         cli_errorf("%s", w.msg[wat][0] ? w.msg[wat] : haze_status_message(st));
     }
-    for (int i = 0; i < n; i++) haze_image_free(w.outs[i]);
-    free(w.outs), free(w.status), free(w.msg);
+out:
+    for (int k = 1; parts && k < D; k++)
+        if (parts[k].fire != fire) haze_edge_free(parts[k].fire);
+    for (int i = 0; w.outs && i < n; i++) haze_image_free(w.outs[i]);
+    free(w.outs), free(w.ready), free(w.status), free(w.msg);
+    free(d.status), free(d.msg), free(parts), free(dtid);
     return st;
 }
 
@@ -239,7 +307,9 @@ static void help(FILE *fp) {
                 "OUT/<input name>.png (or the --format given); two inputs with the same name\n"
                 "are refused. All inputs are read (on the --threads threads) before\n"
                 "anything is written, and the outputs land together or none does. Results\n"
-                "go to the files; the names written go to stderr (not with --quiet).\n\n"
+                "go to the files; the names written go to stderr (not with --quiet). With\n"
+                "the global option --gpus (haze --gpus all edge ...), the frames are shared\n"
+                "over those GPUs, a detector on each: the same bytes as on one.\n\n"
                 "Options:\n"
                 "  -o, --output OUT     output file, or folder (OUT/) for the results\n"
                 "  --rules MODEL.fis    a Mamdani model with 8 inputs (differences to the\n"
@@ -463,7 +533,8 @@ int cmd_edge(int argc, char **argv, const cli_global *g) {
     t_phase[1] = mono_s() - t_mark;
     t_mark = mono_s();
     if (!st && !side) { /* detection and writing overlapped, the writing on the threads */
-        st = detect_and_write(ctx, fire, kernel, fis, imgs, paths, nin, haze_ctx_threads(ctx), &pr);
+        st = detect_and_write(ctx, fire, &fp, kernel, fis, imgs, paths, nin, haze_ctx_threads(ctx),
+                              &pr);
         printed = st != 0; /* (its message is printed) */
     }
     for (int i = 0; i < nin && !st && side; i++) {

@@ -57,9 +57,10 @@ static void usage(FILE *fp) {
         fprintf(fp, "  %-8s %s\n", commands[i].name, commands[i].summary);
     fprintf(fp, "\nGlobal options:\n"
                 "  --backend B   auto (default: GPU if present), cpu or cuda; or set HAZE_BACKEND\n"
-                "  --gpus G      the GPUs of one fit (haze fcm) in one process: all, the first\n"
-                "                N, or a list of device ids such as 0,2 (one id: 3,); other\n"
-                "                commands run on the first; or set HAZE_GPUS\n"
+                "  --gpus G      the GPUs that fcm, fis eval and edge share their work over, in\n"
+                "                one process: all, the first N, or a list of device ids such\n"
+                "                as 0,2 (one id: 3,); other commands run on the first; or set\n"
+                "                HAZE_GPUS\n"
                 "  --threads N   CPU threads at most (default: the cores no other task is\n"
                 "                running on; or set HAZE_THREADS)\n"
                 "  --quiet       no progress output\n"

@@ -4,6 +4,7 @@
  * each read their own last error.
  */
 #include <pthread.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "test_util.h"
@@ -250,6 +251,83 @@ static void test_error_per_context(void **state) {
     haze_ctx_free(b);
 }
 
+/* A set of devices (haze_ctx_options.devices, device_count): the checks
+ * that need no GPU, and what a context of one device or of the CPU says of
+ * its devices. */
+static void set_refused(const haze_ctx_options *o, int want, const char *says) {
+    haze_ctx *ctx = NULL;
+    assert_int_equal(haze_ctx_new(o, &ctx), want);
+    assert_non_null(ctx);
+    if (!strstr(haze_ctx_errmsg(ctx), says))
+        fail_msg("message '%s' does not say '%s'", haze_ctx_errmsg(ctx), says);
+    haze_ctx_free(ctx);
+}
+
+static void test_device_set(void **state) {
+    (void)state;
+    unsetenv("HAZE_BACKEND");
+    haze_ctx_options o = haze_ctx_options_default();
+    assert_null(o.devices);
+    assert_int_equal(o.device_count, 0);
+    /* on the CPU backend: refused, saying why */
+    o.backend = HAZE_BACKEND_CPU;
+    o.device_count = 2;
+    set_refused(&o, HAZE_ERR_INVALID, "needs the CUDA backend");
+    /* the arguments are checked before the host is asked */
+    const int twice[] = {0, 1, 0}, negative[] = {0, -3}, far[] = {4000, 0};
+    for (int b = 0; b < 2; b++) {
+        o.backend = b ? HAZE_BACKEND_CUDA : HAZE_BACKEND_AUTO;
+        o.devices = twice;
+        o.device_count = 3;
+        set_refused(&o, HAZE_ERR_INVALID, "CUDA device 0 is listed twice");
+        o.devices = negative;
+        o.device_count = 2;
+        set_refused(&o, HAZE_ERR_INVALID, "-3 is not a CUDA device id");
+        o.devices = far;
+        o.device = 1; /* not the set's first */
+        set_refused(&o, HAZE_ERR_INVALID, "differs from the set's first");
+        o.device = -1;
+        /* a device the host does not have: named, with how many there are */
+        set_refused(&o, HAZE_ERR_NODEVICE,
+                    haze_build_has_cuda() ? "CUDA device 4000 is not present" : "no CUDA support");
+        o.devices = NULL;
+        o.device_count = -1;
+        set_refused(&o, HAZE_ERR_INVALID, "device_count -1");
+        o.devices = far;
+        o.device_count = 0;
+        set_refused(&o, HAZE_ERR_INVALID, "device_count of 0");
+    }
+    /* the host: a set of more devices than it has */
+    o.backend = HAZE_BACKEND_AUTO;
+    o.devices = NULL;
+    o.device_count = haze_device_count() + 1;
+    if (o.device_count < 2) o.device_count = 2;
+    set_refused(&o, HAZE_ERR_NODEVICE,
+                haze_build_has_cuda() ? "is not present" : "no CUDA support");
+    /* a CPU context has no devices; its part 0 is itself */
+    haze_ctx *cpu = haze_test_ctx(HAZE_BACKEND_CPU);
+    int ids[4] = {-1, -1, -1, -1};
+    assert_int_equal(haze_ctx_device_count(cpu), 0);
+    assert_int_equal(haze_ctx_devices(cpu, ids, 4), 0);
+    assert_int_equal(ids[0], -1);
+    assert_ptr_equal(haze_ctx_part(cpu, 0), cpu);
+    assert_null(haze_ctx_part(cpu, 1));
+    assert_null(haze_ctx_part(cpu, -1));
+    haze_ctx_free(haze_ctx_part(cpu, 0)); /* (the context itself) */
+    assert_int_equal(haze_ctx_device_count(NULL), 0);
+    assert_int_equal(haze_ctx_devices(NULL, NULL, 0), 0);
+    assert_null(haze_ctx_part(NULL, 0));
+    /* options of the size before the set was added: the one device */
+    haze_ctx_options old;
+    const size_t old_size = offsetof(haze_ctx_options, devices);
+    assert_int_equal(haze_ctx_options_init(&old, old_size), HAZE_OK);
+    old.backend = HAZE_BACKEND_CPU;
+    haze_ctx *ctx = NULL;
+    assert_int_equal(haze_ctx_new(&old, &ctx), HAZE_OK);
+    assert_int_equal(haze_ctx_device_count(ctx), 0);
+    haze_ctx_free(ctx);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_status_strings),      cmocka_unit_test(test_version),
@@ -257,6 +335,7 @@ int main(void) {
         cmocka_unit_test(test_ctx_cpu_and_threads), cmocka_unit_test(test_cuda_request),
         cmocka_unit_test(test_env_override),        cmocka_unit_test(test_device_query),
         cmocka_unit_test(test_shared_ctx_errors),   cmocka_unit_test(test_error_per_context),
+        cmocka_unit_test(test_device_set),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,10 +2,9 @@
  * haze/core.h - status codes, the execution context and device probing.
  *
  * Every haze computation runs in a context (haze_ctx) that says where it runs
- * (the CPU with N threads, or one CUDA device), how much device memory it may
- * take, and that keeps, for each thread, the message of the last error for a
- * person to read.
- * This header is the same whether or not haze was built with CUDA.
+ * (the CPU with N threads, one CUDA device, or a set of devices of one host),
+ * how much device memory it may take, and that keeps, for each thread, the message of the last
+ * error for a person to read. This header is the same whether or not haze was built with CUDA.
  *
  * Conventions of the whole API (every header follows them):
  *  - names are haze_<module>_<verb> (or haze_<type>_<verb> for a type of the
@@ -172,10 +171,16 @@ typedef struct haze_ctx_options {
     int device;                 /* CUDA device id; -1: HAZE_DEVICE if set, else 0 */
     int threads;                /* CPU threads; 0: all (HAZE_THREADS or OpenMP's default) */
     size_t device_memory_limit; /* bytes the library may allocate on the device; 0: no limit */
+    /* A context over several CUDA devices of one host ("Several devices",
+     * below): device_count > 1, or a list of one (devices non-NULL), names
+     * the set, devices[k] (devices NULL: 0 .. device_count - 1); `device`
+     * must then be -1 or devices[0]. 0 (the default): the one device above. */
+    const int *devices;
+    int device_count;
 } haze_ctx_options;
 
 /* Fills the first `size` bytes of *opt with the defaults (AUTO backend, device
- * -1, threads 0, no memory limit) and sets opt->size = size;
+ * -1, threads 0, no memory limit, no set of devices) and sets opt->size = size;
  * HAZE_ERR_INVALID when size is less than sizeof(size_t). */
 HAZE_API int haze_ctx_options_init(haze_ctx_options *opt, size_t size);
 /* The defaults, sized for the caller. */
@@ -215,16 +220,54 @@ static inline haze_ctx_options haze_ctx_options_default(void) {
  */
 HAZE_API int haze_ctx_new(const haze_ctx_options *opt, haze_ctx **out);
 
-/* Frees the context and its scratch memory; NULL is a no-op. */
+/* Frees the context and its scratch memory (with a set of devices, every
+ * device's part); NULL, or a part of a context (haze_ctx_part), is a no-op. */
 HAZE_API void haze_ctx_free(haze_ctx *ctx);
 
 /* The resolved backend: HAZE_BACKEND_CPU or HAZE_BACKEND_CUDA. */
 HAZE_API haze_backend haze_ctx_backend(const haze_ctx *ctx);
-/* CUDA device id in use (meaningful with the CUDA backend). */
+/* CUDA device id in use (meaningful with the CUDA backend); with a set of
+ * devices, the first of the set. */
 HAZE_API int haze_ctx_device(const haze_ctx *ctx);
+/*
+ * Several devices. A context made with haze_ctx_options.devices /
+ * device_count runs on a set of CUDA devices of one host. Its own device
+ * (haze_ctx_device) is the first of the set; for each of the others it
+ * holds a part, a context on that device made and freed with it: the same
+ * backend and device memory limit (which applies on each device: every
+ * part keeps its own account), haze_ctx_threads / device_count CPU threads
+ * (at least 1; the context itself keeps the threads asked for, for the work
+ * it runs alone). The calls that split their work over the set say so
+ * (haze_fcm_fit, haze_fis_eval); every other call runs on the first device,
+ * as on a context of one device. haze_ctx_new checks the set: a device
+ * listed twice (or a negative id), a set on the CPU backend:
+ * HAZE_ERR_INVALID; a device the host does not have, or a build without
+ * CUDA: HAZE_ERR_NODEVICE, the message naming it and how many the host has.
+ * With a set, an AUTO backend means CUDA (HAZE_BACKEND is not read: the set
+ * is the program's choice). haze_ctx_set_threads and
+ * haze_ctx_set_device_memory_limit on the context set its parts too.
+ */
+/* Number of CUDA devices the context runs on: device_count for a set, 1 for
+ * a context on one device, 0 on the CPU backend (or for NULL). */
+HAZE_API int haze_ctx_device_count(const haze_ctx *ctx);
+/* Writes the ids of the context's devices, in the set's order, to out (at
+ * most max of them; out may be NULL when max is 0); returns their number
+ * (haze_ctx_device_count), which may be more than max. */
+HAZE_API int haze_ctx_devices(const haze_ctx *ctx, int *out, int max);
+/*
+ * The context for the k-th device of the set: k = 0 is ctx itself, k = 1 ..
+ * haze_ctx_device_count(ctx) - 1 the parts (NULL for another k; ctx for 0
+ * on every context). A part is an ordinary context on its one device, for
+ * work a program places on that device itself (haze_fis_eval_device on the
+ * rows resident there, say); it belongs to ctx: valid until ctx is freed,
+ * never freed by the caller (haze_ctx_free ignores it), its last error read
+ * from the part itself (haze_ctx_errmsg(part)). Threads: as ctx.
+ */
+HAZE_API haze_ctx *haze_ctx_part(haze_ctx *ctx, int k);
 /* CPU threads used by CPU kernels (always >= 1). */
 HAZE_API int haze_ctx_threads(const haze_ctx *ctx);
-/* Sets the CPU thread count; 0 restores the default. */
+/* Sets the CPU thread count; 0 restores the default (with a set of
+ * devices, each part gets threads / device_count, at least 1). */
 HAZE_API int haze_ctx_set_threads(haze_ctx *ctx, int threads);
 /* Limit on the device memory haze may allocate (0: none). */
 HAZE_API size_t haze_ctx_device_memory_limit(const haze_ctx *ctx);

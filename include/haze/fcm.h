@@ -109,8 +109,11 @@ typedef struct haze_fcm_options {
      * its centres agree with one GPU's to rounding (docs/fcm.md). Every
      * part's failure is the call's, with its message. A device that is not
      * present: HAZE_ERR_NODEVICE; listed twice: HAZE_ERR_INVALID.
-     * device_count 0, or 1 without a list: the plain fit on the context; a
-     * list of one device: the plain fit on that device.
+     * device_count 0: the context's devices (on a context over a set of
+     * devices, haze/core.h "Several devices", without allgather: the fit
+     * over that set as if listed here; else the plain fit on the context);
+     * 1 without a list: the plain fit on the context; a list of one device:
+     * the plain fit on that device. These fields win over the context's set.
      * With allgather too (a process of a fit over several that drives
      * several devices; docs/fcm.md, "Processes with several GPUs"), the
      * process's rows [first_row, first_row + n) are cut again into its

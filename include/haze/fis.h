@@ -189,6 +189,12 @@ static inline haze_fis_stats haze_fis_stats_init(void) {
  * by the copy engines directly and so run at the bus rate, pageable ones
  * through the context's page-locked staging memory, copied in by the
  * context's threads.
+ * On a context over several GPUs (haze/core.h, "Several devices") a batch
+ * is cut into contiguous slices of rows, one per device (4096 rows each at
+ * least: a smaller batch takes fewer devices), evaluated at once, each
+ * device's outputs written in place: the same bits as on one device. A
+ * model with lock-previous outputs (a row may wait for the one before it)
+ * runs on the context's first device.
  */
 HAZE_API int haze_fis_eval(haze_ctx *ctx, const haze_fis *fis, const double *inputs, size_t n,
                            double *outputs, haze_fis_stats *stats);
@@ -197,7 +203,11 @@ HAZE_API int haze_fis_eval(haze_ctx *ctx, const haze_fis *fis, const double *inp
  * The same on inputs and outputs that already live in the GPU's memory
  * (device pointers from cudaMalloc, n x input_count and n x output_count,
  * row-major, caller-owned): no host transfers, for pipelines that keep their
- * data on the device. The context's backend must be CUDA, otherwise
+ * data on the device. The pointers are on the context's device: on a
+ * context over several GPUs its first; this call is never split over the
+ * set (for rows resident on each device, call it on each device's part,
+ * haze_ctx_part, from a thread per device). The context's backend must be
+ * CUDA, otherwise
  * HAZE_ERR_UNSUPPORTED. The work is ordered after what the program queued on
  * the legacy default stream (a cudaMemcpy that filled d_inputs, say; see
  * haze_ctx_new), and the call returns when the outputs are written.

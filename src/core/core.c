@@ -200,6 +200,8 @@ int haze_ctx_options_init(haze_ctx_options *opt, size_t size) {
     o.device = -1;
     o.threads = 0;
     o.device_memory_limit = 0;
+    o.devices = NULL;
+    o.device_count = 0;
     return haze__sized_init(opt, size, &o, sizeof o);
 }
 
@@ -235,6 +237,94 @@ static int resolve_backend(haze_ctx *ctx, haze_backend want, const char *origin)
 #endif
 }
 
+/* The ids of a set of devices (haze/core.h, "Several devices") into dev,
+ * checked: the arguments first (each once, none negative, `device` in
+ * agreement), then the host (each present). */
+static int check_set(haze_ctx *ctx, const haze_ctx_options *o, int *dev) {
+    const int R = o->device_count;
+    for (int k = 0; k < R; k++) {
+        dev[k] = o->devices ? o->devices[k] : k;
+        if (dev[k] < 0)
+            return haze__error(ctx, HAZE_ERR_INVALID,
+                               "device set: %d is not a CUDA device id (item %d of the set)",
+                               dev[k], k + 1);
+        for (int j = 0; j < k; j++)
+            if (dev[j] == dev[k])
+                return haze__error(ctx, HAZE_ERR_INVALID,
+                                   "device set: CUDA device %d is listed twice", dev[k]);
+    }
+    if (o->device >= 0 && o->device != dev[0])
+        return haze__error(ctx, HAZE_ERR_INVALID,
+                           "device set: device %d differs from the set's first, %d (leave device "
+                           "at -1 with a set)",
+                           o->device, dev[0]);
+#ifdef HAZE_HAVE_CUDA
+    const int have = haze__cuda_count();
+    for (int k = 0; k < R; k++) {
+        if (dev[k] < have) continue;
+        if (have == 0)
+            return haze__error(ctx, HAZE_ERR_NODEVICE,
+                               "device set: CUDA device %d is not present (this host has none)",
+                               dev[k]);
+        return haze__error(ctx, HAZE_ERR_NODEVICE,
+                           "device set: CUDA device %d is not present (this host has %d: 0 to %d)",
+                           dev[k], have, have - 1);
+    }
+    return HAZE_OK;
+#else
+    return haze__error(ctx, HAZE_ERR_NODEVICE,
+                       "device set: CUDA device %d asked for, but this build of haze has no CUDA "
+                       "support",
+                       dev[0]);
+#endif
+}
+
+/* The context over a set of devices: its own on the first, a part on each
+ * of the others (ordinary contexts, owned by it). */
+static int new_set(haze_ctx *ctx, const haze_ctx_options *o) {
+    const int R = o->device_count;
+    if (o->backend == HAZE_BACKEND_CPU)
+        return haze__error(ctx, HAZE_ERR_INVALID,
+                           "a set of %d CUDA devices needs the CUDA backend, not the CPU", R);
+    int *dev = malloc((size_t)R * sizeof *dev);
+    if (!dev) return haze__error(ctx, HAZE_ERR_NOMEM, "out of memory for a set of %d devices", R);
+    int st = check_set(ctx, o, dev);
+    if (st) {
+        free(dev);
+        return st;
+    }
+    ctx->device = dev[0];
+    if (R == 1) { /* a list of one: the context on that device */
+        free(dev);
+        return resolve_backend(ctx, HAZE_BACKEND_CUDA, " (by a set of devices)");
+    }
+    ctx->devs = dev;
+    ctx->ndev = R;
+    ctx->parts = calloc((size_t)R, sizeof *ctx->parts);
+    if (!ctx->parts) return haze__error(ctx, HAZE_ERR_NOMEM, "out of memory for %d devices", R);
+    ctx->parts[0] = ctx;
+    if ((st = resolve_backend(ctx, HAZE_BACKEND_CUDA, " (by a set of devices)"))) return st;
+    for (int k = 1; k < R; k++) {
+        haze_ctx_options po = haze_ctx_options_default();
+        po.backend = HAZE_BACKEND_CUDA;
+        po.device = dev[k];
+        po.threads = ctx->threads / R > 0 ? ctx->threads / R : 1;
+        po.device_memory_limit = ctx->device_memory_limit;
+        haze_ctx *part = NULL;
+        st = haze_ctx_new(&po, &part);
+        if (st) {
+            st = part ? haze__error(ctx, st, "device set: CUDA device %d: %s", dev[k],
+                                    haze_ctx_errmsg(part))
+                      : haze__error(ctx, st, "device set: CUDA device %d: out of memory", dev[k]);
+            haze_ctx_free(part);
+            return st;
+        }
+        part->owner = ctx;
+        ctx->parts[k] = part;
+    }
+    return HAZE_OK;
+}
+
 int haze_ctx_new(const haze_ctx_options *opt, haze_ctx **out) {
     if (!out) return HAZE_ERR_INVALID;
     *out = NULL;
@@ -256,7 +346,9 @@ int haze_ctx_new(const haze_ctx_options *opt, haze_ctx **out) {
     ctx->backend = HAZE_BACKEND_CPU;
     ctx->device_memory_limit = o.device_memory_limit;
     ctx->device = o.device;
-    if (ctx->device < 0) {
+    const int set = o.device_count > 1 || (o.device_count == 1 && o.devices);
+    if (set && ctx->device < 0) ctx->device = 0; /* (the set's first, once it is checked) */
+    if (ctx->device < 0) { /* (a set names its devices: HAZE_DEVICE is not read) */
         const char *env = getenv("HAZE_DEVICE");
         ctx->device = 0;
         if (env && *env) {
@@ -275,6 +367,12 @@ int haze_ctx_new(const haze_ctx_options *opt, haze_ctx **out) {
     const char *origin = "";
     if (want != HAZE_BACKEND_AUTO && want != HAZE_BACKEND_CPU && want != HAZE_BACKEND_CUDA)
         return haze__error(ctx, HAZE_ERR_INVALID, "unknown backend %d", (int)want);
+    if (o.device_count < 0 || o.device_count > 4096)
+        return haze__error(ctx, HAZE_ERR_INVALID, "device_count %d is out of range (0 to 4096)",
+                           o.device_count);
+    if (o.devices && o.device_count == 0)
+        return haze__error(ctx, HAZE_ERR_INVALID, "a list of devices with a device_count of 0");
+    if (set) return new_set(ctx, &o);
     if (want == HAZE_BACKEND_AUTO) {
         const char *env = getenv("HAZE_BACKEND");
         if (env && *env) {
@@ -288,7 +386,14 @@ int haze_ctx_new(const haze_ctx_options *opt, haze_ctx **out) {
 }
 
 void haze_ctx_free(haze_ctx *ctx) {
-    if (!ctx) return;
+    if (!ctx || ctx->owner) return; /* a part goes with its context */
+    for (int k = 1; ctx->parts && k < ctx->ndev; k++) {
+        if (!ctx->parts[k]) continue;
+        ctx->parts[k]->owner = NULL;
+        haze_ctx_free(ctx->parts[k]);
+    }
+    free(ctx->parts);
+    free(ctx->devs);
     haze_ctx_clear_error(ctx); /* other threads' slots are never read again */
     ctx_state_free(ctx);       /* before the stream goes: a destroy may still use it */
 #ifdef HAZE_HAVE_CUDA
@@ -304,6 +409,26 @@ haze_backend haze_ctx_backend(const haze_ctx *ctx) {
 int haze_ctx_device(const haze_ctx *ctx) {
     return ctx ? ctx->device : 0;
 }
+int haze_ctx_device_count(const haze_ctx *ctx) {
+    if (!ctx || ctx->backend != HAZE_BACKEND_CUDA) return 0;
+    return ctx->ndev > 1 ? ctx->ndev : 1;
+}
+int haze_ctx_devices(const haze_ctx *ctx, int *out, int max) {
+    const int n = haze_ctx_device_count(ctx);
+    for (int k = 0; out && k < n && k < max; k++)
+        out[k] = ctx->ndev > 1 ? ctx->devs[k] : ctx->device;
+    return n;
+}
+haze_ctx *haze_ctx_part(haze_ctx *ctx, int k) {
+    return haze__ctx_part(ctx, k);
+}
+
+/* The threads of each part of a set (haze/core.h, "Several devices"). */
+static void parts_threads(haze_ctx *ctx) {
+    for (int k = 1; ctx->parts && k < ctx->ndev; k++)
+        if (ctx->parts[k])
+            ctx->parts[k]->threads = ctx->threads / ctx->ndev > 0 ? ctx->threads / ctx->ndev : 1;
+}
 int haze_ctx_threads(const haze_ctx *ctx) {
     return haze__threads(ctx);
 }
@@ -313,6 +438,7 @@ int haze_ctx_set_threads(haze_ctx *ctx, int threads) {
     if (threads < 0)
         return haze__error(ctx, HAZE_ERR_INVALID, "threads must be >= 0, got %d", threads);
     ctx->threads = threads > 0 ? threads : haze_ctx_default_threads();
+    parts_threads(ctx);
     return HAZE_OK;
 }
 
@@ -323,6 +449,8 @@ size_t haze_ctx_device_memory_limit(const haze_ctx *ctx) {
 int haze_ctx_set_device_memory_limit(haze_ctx *ctx, size_t bytes) {
     if (!ctx) return HAZE_ERR_INVALID;
     ctx->device_memory_limit = bytes;
+    for (int k = 1; ctx->parts && k < ctx->ndev; k++)
+        if (ctx->parts[k]) ctx->parts[k]->device_memory_limit = bytes;
     return HAZE_OK;
 }
 

@@ -63,7 +63,25 @@ struct haze_ctx {
     /* the thread that makes the device's CUDA context while the caller goes
      * on (haze__cuda_warm), joined by haze__cuda_begin and haze_ctx_free */
     void *warm; /* pthread_t *, NULL: none running */
+    /* a context over a set of devices (haze/core.h, "Several devices"):
+     * ndev > 1 ids in devs (devs[0] == device) and parts[k], the context on
+     * devs[k] (parts[0] is this context); 0 or 1: one device, devs and parts
+     * NULL. owner: the context whose part this is (NULL: none) */
+    int ndev;
+    int *devs;
+    struct haze_ctx **parts;
+    struct haze_ctx *owner;
 };
+
+/* How many parts a context splits its work over (1 but for a set of
+ * devices), and the k-th (0: ctx itself; NULL for k out of range). */
+static inline int haze__ctx_parts(const haze_ctx *ctx) {
+    return ctx && ctx->ndev > 1 ? ctx->ndev : 1;
+}
+static inline haze_ctx *haze__ctx_part(haze_ctx *ctx, int k) {
+    if (k == 0) return ctx;
+    return ctx && ctx->parts && k > 0 && k < ctx->ndev ? ctx->parts[k] : NULL;
+}
 
 /*
  * The module's state block for this context: `size` bytes made zeroed on

@@ -919,6 +919,10 @@ int haze_fcm_fit(haze_ctx *ctx, const void *x, haze_precision type, size_t n, si
     int take = haze__sized_take(ctx, &o, sizeof o, opt, "haze_fcm_options");
     if (take) return take;
     /* the type and x are checked in fit, where a part fails with the others */
+    if (o.device_count == 0 && !o.devices && !o.allgather && haze__ctx_parts(ctx) > 1) {
+        o.devices = ctx->devs; /* the context's set (haze/core.h, "Several devices") */
+        o.device_count = ctx->ndev;
+    }
     if (o.device_count > 1 || (o.device_count == 1 && o.devices))
         return haze__fcm_fit_devices(ctx, x, type, n, d, &o, out);
     return fit(ctx, x, type, n, d, &o, out);

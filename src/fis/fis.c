@@ -210,8 +210,8 @@ static int fis_eval(haze_ctx *ctx, const haze_fis *fis, const double *inputs, si
     int est = exact_check(ctx, fis);
     if (est != HAZE_OK) return est;
 #ifdef HAZE_HAVE_CUDA
-    if (haze__use_cuda(ctx))
-        return haze__fis_eval_cuda(ctx, fis, haze__fis_plan_get(fis), inputs, n, outputs, stats, 0);
+    if (haze__use_cuda(ctx)) /* (over the context's devices where it has several) */
+        return haze__fis_eval_devices(ctx, fis, haze__fis_plan_get(fis), inputs, n, outputs, stats);
 #endif
     /* a batch of a few rows computes its MFs itself rather than build the
      * tables (the results are the same) */

@@ -32,6 +32,12 @@ int haze__fis_hold(haze_ctx *ctx, const haze_fis *f, const haze__fis_tabs *tb, c
 int haze__fis_eval_cuda(haze_ctx *ctx, const haze_fis *f, const haze__fis_plan *plan,
                         const double *inputs, size_t n, double *outputs, haze_fis_stats *stats,
                         int on_device);
+/* The same from host memory over the devices of a context over several
+ * (fis_devices.c): a slice of the rows per device, each on its part of the
+ * context on a thread of its own; one device's bits. On one device, or for
+ * a model with lock-previous outputs, haze__fis_eval_cuda. */
+int haze__fis_eval_devices(haze_ctx *ctx, const haze_fis *f, const haze__fis_plan *plan,
+                           const double *inputs, size_t n, double *outputs, haze_fis_stats *stats);
 #endif
 
 #ifdef __cplusplus

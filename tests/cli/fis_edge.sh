@@ -120,6 +120,42 @@ for fmt in png jpg; do
 done
 check 2 "edge rules with the wrong model" "$haze" edge "$img" -o "$tmp/never.png" --rules "$tip"
 absent "$tmp/never.png" "wrong model"
+# --gpus: fis eval and edge share their work over the GPUs of the set
+check 1 "fis eval --gpus listed twice" "$haze" --gpus 1,1 fis eval "$tip" "$tmp/in.csv" -o "$tmp/never.csv"
+grep_err "device 1 is listed twice" "fis eval --gpus twice message"
+check 1 "edge --gpus with --backend cpu" "$haze" --backend cpu --gpus 2 edge "$img" -o "$tmp/never.png"
+absent "$tmp/never.png" "edge --gpus with --backend cpu"
+if ! "$haze" info | grep -q "available, [0-9]* device"; then
+    # no usable GPU here: asking for some fails with exit 3, says why, writes nothing
+    for set in 2 0,1 3,; do
+        check 3 "fis eval --gpus $set without a GPU" "$haze" --gpus $set fis eval "$tip" "$tmp/in.csv" -o "$tmp/never.csv"
+        grep_err "CUDA" "fis eval --gpus $set without a GPU message"
+        absent "$tmp/never.csv" "fis eval --gpus $set without a GPU"
+        check 3 "edge --gpus $set without a GPU" "$haze" --gpus $set edge "$img" -o "$tmp/never.png"
+        grep_err "CUDA" "edge --gpus $set without a GPU message"
+        absent "$tmp/never.png" "edge --gpus $set without a GPU"
+    done
+else
+    # a device that is not there: exit 3, named, nothing written
+    check 3 "fis eval --gpus names a missing device" "$haze" --gpus 0,4095 fis eval "$tip" "$tmp/in.csv" -o "$tmp/never.csv"
+    grep_err "CUDA device 4095 is not present" "fis eval missing device message"
+    absent "$tmp/never.csv" "fis eval missing device"
+    check 3 "edge --gpus names a missing device" "$haze" --gpus 0,4095 edge "$img" -o "$tmp/never.png"
+    grep_err "CUDA device 4095 is not present" "edge missing device message"
+    absent "$tmp/never.png" "edge missing device"
+    # every GPU: one GPU's bytes (rows in order, frames in order)
+    awk 'BEGIN { for (i = 0; i < 300000; i++) printf "%.3f,%.3f\n", (i * 7919 % 10007) / 1000.7, (i * 104729 % 10009) / 1000.9 }' > "$tmp/big.csv"
+    check 0 "fis eval --gpus 1" "$haze" --gpus 1 fis eval "$tip" "$tmp/big.csv" -o "$tmp/g1.csv"
+    check 0 "fis eval --gpus all" "$haze" --gpus all fis eval "$tip" "$tmp/big.csv" -o "$tmp/gall.csv"
+    cmp -s "$tmp/g1.csv" "$tmp/gall.csv" || fail "fis eval --gpus all differs from one GPU"
+    check 0 "edge --gpus 1" "$haze" --gpus 1 edge "$@" -o "$tmp/gpu1/"
+    check 0 "edge --gpus all" "$haze" --gpus all edge "$@" -o "$tmp/gpuall/"
+    for i in 1 2 3 4 5 6; do
+        for f in a$i b$i; do
+            cmp -s "$tmp/gpu1/$f.png" "$tmp/gpuall/$f.png" || fail "$f.png: --gpus all differs from one GPU"
+        done
+    done
+fi
 rm -rf "$tmp"
 [ "$fails" = 0 ] && echo "all fis/edge CLI checks passed" && exit 0
 echo "$fails fis/edge CLI checks failed"
