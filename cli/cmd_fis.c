@@ -186,20 +186,14 @@ typedef struct fis_opts {
 } fis_opts;
 
 static int parse_opts(int argc, char **argv, fis_opts *o, int *first_arg, void (*hp)(FILE *)) {
-    static const struct option opts[] = {{"help", no_argument, 0, 'h'},
-                                         {"output", required_argument, 0, 'o'},
-                                         {"mode", required_argument, 0, 'm'},
-                                         {"points", required_argument, 0, 'p'},
-                                         {"grid", required_argument, 0, 'g'},
-                                         {"nan", no_argument, 0, 'n'},
-                                         {"ignore-extra", no_argument, 0, 'x'},
-                                         {"plot", required_argument, 0, 'P'},
-                                         {"var", required_argument, 0, 'V'},
-                                         {"inputs", required_argument, 0, 'I'},
-                                         {"hold", required_argument, 0, 'H'},
-                                         {"at", required_argument, 0, 'A'},
-                                         {"json", no_argument, 0, 'J'},
-                                         {0, 0, 0, 0}};
+    static const struct option opts[] = {
+        {"help", no_argument, 0, 'h'},         {"output", required_argument, 0, 'o'},
+        {"mode", required_argument, 0, 'm'},   {"points", required_argument, 0, 'p'},
+        {"grid", required_argument, 0, 'g'},   {"nan", no_argument, 0, 'n'},
+        {"ignore-extra", no_argument, 0, 'x'}, {"plot", required_argument, 0, 'P'},
+        {"var", required_argument, 0, 'V'},    {"inputs", required_argument, 0, 'I'},
+        {"hold", required_argument, 0, 'H'},   {"at", required_argument, 0, 'A'},
+        {"json", no_argument, 0, 'J'},         {0, 0, 0, 0}};
     optind = 1;
     int c;
     while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
