@@ -88,8 +88,10 @@ static void help_eval(FILE *fp) {
             "  --json             print a summary as JSON: rows, the counts above, and\n"
             "                     \"timings\", the seconds spent starting (the context and\n"
             "                     the model), reading the inputs, evaluating and writing\n"
-            "                     the outputs (formatting, writing, the rename); on standard\n"
-            "                     output, or standard error when the results go there\n"
+            "                     the outputs (formatting, writing, the rename), and\n"
+            "                     \"cpu_timings\", the CPU seconds of all threads in each;\n"
+            "                     on standard output, or standard error when the results\n"
+            "                     go there\n"
             "  -h, --help         this text\n",
             mode_help);
 }
@@ -335,12 +337,34 @@ static double mono_s(void) {
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* fis eval --json: secs[0..3] are starting (the context and the model),
- * reading the inputs (with matching their columns), evaluating and writing
- * the outputs (formatting, writing and the rename). */
+/* CPU seconds of the whole process (all its threads) so far. */
+static double cpu_s(void) {
+    struct timespec t;
+    if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t) != 0) return 0;
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* When a stage of fis eval began: the clock and the process's CPU time. */
+typedef struct {
+    double wall, cpu;
+} stage_mark;
+
+static stage_mark stage_now(void) {
+    stage_mark m = {mono_s(), cpu_s()};
+    return m;
+}
+
+/* fis eval --json: at[0..4] are the starts of starting (the context and
+ * the model), reading the inputs (with matching their columns), evaluating,
+ * writing the outputs (formatting, writing and the rename), and the end. */
 static void print_eval_json(FILE *fp, const char *model, const char *in_path, const char *out_path,
-                            size_t rows, const haze_fis_stats *stats, const double *secs) {
-    double total = secs[0] + secs[1] + secs[2] + secs[3];
+                            size_t rows, const haze_fis_stats *stats, const stage_mark *at) {
+    double secs[4], cpu[4];
+    for (int i = 0; i < 4; i++) {
+        secs[i] = at[i + 1].wall - at[i].wall;
+        cpu[i] = at[i + 1].cpu - at[i].cpu;
+    }
+    double total = at[4].wall - at[0].wall;
     fprintf(fp, "{\n  \"model\": ");
     cli_json_str(fp, model);
     fprintf(fp, ",\n  \"inputs\": ");
@@ -353,8 +377,12 @@ static void print_eval_json(FILE *fp, const char *model, const char *in_path, co
             total > 0 ? (double)rows / total : 0.0);
     fprintf(fp,
             "  \"timings\": {\"start\": %.6f, \"read\": %.6f, \"eval\": %.6f, \"write\": "
-            "%.6f}\n}\n",
+            "%.6f},\n",
             secs[0], secs[1], secs[2], secs[3]);
+    fprintf(fp,
+            "  \"cpu_timings\": {\"start\": %.6f, \"read\": %.6f, \"eval\": %.6f, \"write\": "
+            "%.6f}\n}\n",
+            cpu[0], cpu[1], cpu[2], cpu[3]);
 }
 
 /* The table's own numbers when its columns are the model's inputs in order,
@@ -368,7 +396,7 @@ static double *eval_inputs(const haze_table *t, const size_t *idx, size_t ni, in
 
 /* t0: when the command started; t1: when the model was loaded. */
 static int do_eval(haze_ctx *ctx, haze_fis *f, const char *model, const char *in_path,
-                   const fis_opts *o, const cli_global *g, double t0, double t1) {
+                   const fis_opts *o, const cli_global *g, stage_mark t0, stage_mark t1) {
     haze_table *t = NULL;
     haze_table_options ro = haze_table_options_default();
     ro.text_as_nan = 1; /* text only where no input is read (cli_columns_match checks) */
@@ -408,8 +436,7 @@ static int do_eval(haze_ctx *ctx, haze_fis *f, const char *model, const char *in
     }
     haze_fis_stats stats = haze_fis_stats_init();
     size_t rows = haze_table_row_count(t);
-    double secs[4] = {t1 - t0, 0, 0, 0}, t2 = mono_s();
-    secs[1] = t2 - t1;
+    stage_mark at[5] = {t0, t1, stage_now(), t1, t1};
     if (!pr.on) {
         st = haze_fis_eval(ctx, f, x, rows, out, &stats);
     } else {
@@ -435,8 +462,7 @@ static int do_eval(haze_ctx *ctx, haze_fis *f, const char *model, const char *in
             cli_progress_clear(&pr);
     }
     if (copied) free(x);
-    double t3 = mono_s();
-    secs[2] = t3 - t2;
+    at[3] = stage_now();
     /* the inputs are not needed any more: their memory goes back before the
      * outputs' text is made */
     haze_table_free(t);
@@ -444,7 +470,7 @@ static int do_eval(haze_ctx *ctx, haze_fis *f, const char *model, const char *in
     if (!st)
         st = haze_table_write(ctx, out_path, out, HAZE_PRECISION_F64, rows, (size_t)no,
                               (const char *const *)(names + ni));
-    secs[3] = mono_s() - t3;
+    at[4] = stage_now();
     cli_progress_end(&pr);
     free(names);
     if (!st && (stats.clamped || stats.no_rule))
@@ -454,7 +480,7 @@ static int do_eval(haze_ctx *ctx, haze_fis *f, const char *model, const char *in
                  stats.clamped, stats.no_rule);
     if (!st && o->json)
         print_eval_json(strcmp(out_path, "-") == 0 ? stderr : stdout, model, in_path, out_path,
-                        rows, &stats, secs);
+                        rows, &stats, at);
     free(out);
     return st ? cli_fail(ctx, st) : CLI_OK;
 }
@@ -765,7 +791,7 @@ int cmd_fis(int argc, char **argv, const cli_global *g) {
     if (is_plot && (rc = plot_check_path("fis", "plot -o", o.output))) return rc;
     if (o.plot && (rc = plot_check_path("fis", "surface --plot", o.plot))) return rc;
     haze_ctx *ctx = NULL;
-    double t0 = mono_s();
+    stage_mark t0 = stage_now();
     rc = cli_ctx_new(g, &ctx);
     if (rc) return rc;
     haze_fis *f = NULL;
@@ -777,7 +803,7 @@ int cmd_fis(int argc, char **argv, const cli_global *g) {
         print_info(f);
         rc = CLI_OK;
     } else if (strcmp(sub, "eval") == 0) {
-        rc = do_eval(ctx, f, args[0], nargs > 1 ? args[1] : "-", &o, g, t0, mono_s());
+        rc = do_eval(ctx, f, args[0], nargs > 1 ? args[1] : "-", &o, g, t0, stage_now());
     } else if (strcmp(sub, "surface") == 0) {
         rc = do_surface(ctx, f, &o);
     } else if (is_plot) {
