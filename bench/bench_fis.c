@@ -175,6 +175,59 @@ static double haze_rate_device(haze_ctx *ctx, haze_fis *f, const double *in, siz
 #endif
 }
 
+/* The same rows from page-locked host memory (cudaHostAlloc, as a pinned
+ * PyTorch tensor is): the copy engines read and write the caller's arrays
+ * directly; -1 without CUDA. */
+static double haze_rate_pinned(haze_ctx *ctx, haze_fis *f, const double *in, size_t n) {
+#ifdef HAZE_HAVE_CUDA
+    int ni = haze_fis_input_count(f), no = haze_fis_output_count(f);
+    double *hin = NULL, *hout = NULL;
+    if (cudaHostAlloc((void **)&hin, sizeof(double) * n * (size_t)ni, 0) != cudaSuccess ||
+        cudaHostAlloc((void **)&hout, sizeof(double) * n * (size_t)no, 0) != cudaSuccess) {
+        cudaFreeHost(hin);
+        return -1;
+    }
+    memcpy(hin, in, sizeof(double) * n * (size_t)ni);
+    double r = haze_rate(ctx, f, hin, hout, n);
+    cudaFreeHost(hin);
+    cudaFreeHost(hout);
+    return r;
+#else
+    (void)ctx, (void)f, (void)in, (void)n;
+    return -1;
+#endif
+}
+
+/* The bus's rates (bytes/s) host to device and back, from page-locked
+ * memory, 256 MiB each way; 0 without CUDA. */
+static void bus_rates(double *h2d, double *d2h) {
+    *h2d = *d2h = 0;
+#ifdef HAZE_HAVE_CUDA
+    const size_t bytes = (size_t)256 << 20;
+    void *h = NULL, *d = NULL;
+    if (cudaHostAlloc(&h, bytes, 0) != cudaSuccess || cudaMalloc(&d, bytes) != cudaSuccess) {
+        cudaFreeHost(h);
+        return;
+    }
+    memset(h, 1, bytes);
+    for (int dir = 0; dir < 2; dir++) {
+        double best = 1e30;
+        for (int k = 0; k < 4; k++) {
+            double t0 = bench_now();
+            if (dir == 0)
+                cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice);
+            else
+                cudaMemcpy(h, d, bytes, cudaMemcpyDeviceToHost);
+            double t = bench_now() - t0;
+            if (k > 0 && t < best) best = t;
+        }
+        *(dir == 0 ? h2d : d2h) = (double)bytes / best;
+    }
+    cudaFree(d);
+    cudaFreeHost(h);
+#endif
+}
+
 static void cell(char *b, size_t n, double v) {
     if (v < 0)
         snprintf(b, n, "-");
@@ -204,9 +257,15 @@ int main(int argc, char **argv) {
     printf("Batch Mamdani evaluation (MATLAB mode, 101 points), evaluations per second\n");
     printf("GPU: %s; CPU: %d threads; fuzzylite: its 'benchmark' command, 1 thread\n\n",
            have_gpu ? di.name : "none", threads);
-    printf("%-8s %10s %10s %10s %10s %10s %10s %10s %10s %10s %14s\n", "model", "haze GPU",
-           "GPU dev", "haze CPU", "CPU/core", "fuzzylite", "GPU/fl", "dev/fl", "core/fl", "GFLOP/s",
-           "FP64 peak");
+    double h2d = 0, d2h = 0;
+    if (have_gpu) bus_rates(&h2d, &d2h);
+    if (h2d > 0)
+        printf("bus (page-locked, 256 MiB): %.1f GB/s to the device, %.1f GB/s back\n\n", h2d / 1e9,
+               d2h / 1e9);
+    char pinrows[2][160];
+    printf("%-8s %10s %10s %10s %10s %10s %10s %10s %10s %10s %10s %14s\n", "model", "haze GPU",
+           "GPU pinned", "GPU dev", "haze CPU", "CPU/core", "fuzzylite", "GPU/fl", "dev/fl",
+           "core/fl", "GFLOP/s", "FP64 peak");
     char *big = big_model();
     const char *texts[2] = {tipper, big};
     const char *names[2] = {"tipper", "8in-50r"};
@@ -228,6 +287,22 @@ int main(int argc, char **argv) {
         }
         double g = have_gpu ? haze_rate(gpu, f, in, out, ng) : -1;
         double gd = have_gpu ? haze_rate_device(gpu, f, in, ng) : -1;
+        double gp = have_gpu ? haze_rate_pinned(gpu, f, in, ng) : -1;
+        /* the bus floor: inputs one way, outputs the other, the two at once */
+        const int no = haze_fis_output_count(f);
+        double bus = -1;
+        if (h2d > 0 && d2h > 0) {
+            double ti = 8.0 * ni / h2d, to = 8.0 * no / d2h;
+            bus = 1.0 / (ti > to ? ti : to);
+        }
+        {
+            char pb[24], bb[24];
+            cell(pb, sizeof pb, gp);
+            cell(bb, sizeof bb, bus);
+            snprintf(pinrows[m], sizeof pinrows[m],
+                     "%-8s pinned %s, bus floor %s (%d + %d bytes a row): %.0f%% of the bus",
+                     names[m], pb, bb, 8 * ni, 8 * no, gp > 0 && bus > 0 ? 100.0 * gp / bus : 0.0);
+        }
         double c = haze_rate(cpu, f, in, out, nc);
         haze_ctx_set_threads(cpu, 1);
         double c1 = haze_rate(cpu, f, in, out, nc / 4);
@@ -235,8 +310,9 @@ int main(int argc, char **argv) {
         double fl = fuzzylite_rate(texts[m], ni, in, nf);
         /* work: per point, per rule with a consequent: MF, min, max (~4 flops) */
         double flops = 101.0 * haze_fis_rule_count(f) * 4.0;
-        char a[24], ad[24], b[24], d[24], e[24], x[24], xd[24], y[24], z[24], pk[24];
+        char a[24], ap[24], ad[24], b[24], d[24], e[24], x[24], xd[24], y[24], z[24], pk[24];
         cell(a, sizeof a, g);
+        cell(ap, sizeof ap, gp);
         cell(ad, sizeof ad, gd);
         snprintf(xd, sizeof xd, gd > 0 && fl > 0 ? "%.0fx" : "-", gd / fl);
         cell(b, sizeof b, c);
@@ -246,13 +322,17 @@ int main(int argc, char **argv) {
         snprintf(y, sizeof y, fl > 0 ? "%.1fx" : "-", c1 / fl);
         snprintf(z, sizeof z, gd > 0 ? "%.0f" : "-", gd * flops / 1e9);
         snprintf(pk, sizeof pk, have_gpu ? "%.1f TFLOP/s" : "-", fp64_peak / 1e12);
-        printf("%-8s %10s %10s %10s %10s %10s %10s %10s %10s %10s %14s\n", names[m], a, ad, b, d, e,
-               x, xd, y, z, pk);
+        printf("%-8s %10s %10s %10s %10s %10s %10s %10s %10s %10s %10s %14s\n", names[m], a, ap, ad,
+               b, d, e, x, xd, y, z, pk);
         free(in);
         free(out);
         haze_fis_free(f);
     }
-    printf("\nhaze GPU: %s rows per call, transfers included; GPU dev: the same rows already\n"
+    if (have_gpu)
+        for (int m = 0; m < 2; m++) printf("%s\n", pinrows[m]);
+    printf("\nhaze GPU: %s rows per call from pageable host memory, transfers included;\n"
+           "GPU pinned: the same from page-locked host memory (cudaHostAlloc, as a pinned\n"
+           "PyTorch tensor); GPU dev: the same rows already\n"
            "in device memory (haze_fis_eval_device); haze CPU: all %d threads;\n"
            "CPU/core: one thread; GPU/fl, dev/fl and core/fl: ratios to fuzzylite's single\n"
            "thread (goals: >= 10,000x and >= 5x). GFLOP/s (GPU dev): ~4 flops per point and\n"

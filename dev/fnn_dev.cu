@@ -91,6 +91,40 @@ const char *haze_dev_fnn_choice(haze_ctx *ctx, size_t D, size_t R, size_t B) {
     return name;
 }
 
+int haze_dev_fnn_variants(void) {
+    return HAZE__FNN_N_VARIANTS;
+}
+
+int haze_dev_fnn_fire_variant(haze_ctx *ctx, int v, const double *z, size_t B, const double *m,
+                              const double *s, size_t R, size_t D, double *lm) {
+    int st = haze__cuda_begin(ctx);
+    if (st) return st;
+    if (!z || !m || !s || !lm || B == 0 || R == 0 || D == 0 || B > 65535 || R > 65535 || D > 65535)
+        return haze__error(ctx, HAZE_ERR_INVALID, "fnn: firing variant: bad arguments");
+    double *d = NULL;
+    const size_t nz = B * D, nm = R * D, nl = B * R;
+    if ((st = haze__fnn_dev_alloc(ctx, &d, NULL, nz + 2 * nm + nl, "fnn firing check")) != HAZE_OK)
+        return st;
+    cudaStream_t cs = haze__stream(ctx);
+    cudaError_t ce = cudaMemcpyAsync(d, z, nz * sizeof(double), cudaMemcpyHostToDevice, cs);
+    if (ce == cudaSuccess)
+        ce = cudaMemcpyAsync(d + nz, m, nm * sizeof(double), cudaMemcpyHostToDevice, cs);
+    if (ce == cudaSuccess)
+        ce = cudaMemcpyAsync(d + nz + nm, s, nm * sizeof(double), cudaMemcpyHostToDevice, cs);
+    if (ce == cudaSuccess) {
+        st = haze__fnn_fire_variant(ctx, v, d, (int)B, d + nz, d + nz + nm, (int)R, (int)D,
+                                    d + nz + 2 * nm);
+        if (st == HAZE_OK)
+            ce = cudaMemcpyAsync(lm, d + nz + 2 * nm, nl * sizeof(double), cudaMemcpyDeviceToHost,
+                                 cs);
+        if (st == HAZE_OK && ce == cudaSuccess) ce = cudaStreamSynchronize(cs);
+    }
+    haze__dev_free(ctx, d, (nz + 2 * nm + nl) * sizeof(double));
+    if (st == HAZE_OK && ce != cudaSuccess)
+        st = haze__error(ctx, HAZE_ERR_CUDA, "CUDA: firing check: %s", cudaGetErrorString(ce));
+    return st;
+}
+
 size_t haze_dev_fnn_cached(haze_ctx *ctx) {
     haze__fnn_state *S = haze__fnn_state_block(ctx);
     if (!S) return 0;

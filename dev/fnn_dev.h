@@ -65,6 +65,14 @@ int haze_dev_fnn_uses_cluster(haze_ctx *ctx, size_t D, size_t L, size_t R);
  * for a shape (inputs, rules, samples per step), NULL if none was searched
  * there yet. */
 const char *haze_dev_fnn_choice(haze_ctx *ctx, size_t D, size_t R, size_t B);
+/* The log firing strengths lm (B x R) of B samples z (B x D, standardised)
+ * under R rules (centres m, widths s, R x D) computed by firing variant v
+ * alone, without the search: v from 0 to haze_dev_fnn_variants() - 1, the
+ * last the GPU-FNN kernel (D <= 1024); the others are the search's
+ * candidates. Host arrays. */
+int haze_dev_fnn_variants(void);
+int haze_dev_fnn_fire_variant(haze_ctx *ctx, int v, const double *z, size_t B, const double *m,
+                              const double *s, size_t R, size_t D, double *lm);
 /* Shapes the context's search has kept (firing and update caches together). */
 size_t haze_dev_fnn_cached(haze_ctx *ctx);
 

@@ -78,7 +78,7 @@ if [ "$san" != 0 ]; then
         quick=""
         for t in test_register_online test_cluster_online test_cluster_threads test_switches_per_context \
             test_gpufnn_baseline test_atm_online test_atm_batch test_many_rules test_fixed_width \
-            test_math test_step_time test_two_devices test_search_cache_grows test_exchange_forms; do
+            test_math test_step_time test_two_devices test_search_cache_grows test_exchange_forms test_fire_variants_agree; do
             quick+=" test_fnn_cuda:$t"
         done
         for t in test_streaming test_seeding test_sizes test_accuracy test_hard_data test_kept_share \

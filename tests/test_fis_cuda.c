@@ -442,6 +442,20 @@ static void test_staged_batch(void **state) {
     memset(a, 0, sizeof(double) * n);
     assert_int_equal(haze_fis_eval(gpu, f, in, n, a, NULL), HAZE_OK);
     assert_memory_equal(a, b, sizeof(double) * n);
+    /* page-locked caller memory, inputs, outputs or both: copied directly,
+     * the same bits; and a pageable tail after a page-locked head */
+    double *pin = NULL, *pout = NULL;
+    assert_int_equal(cudaHostAlloc((void **)&pin, sizeof(double) * 2 * n, 0), cudaSuccess);
+    assert_int_equal(cudaHostAlloc((void **)&pout, sizeof(double) * n, 0), cudaSuccess);
+    memcpy(pin, in, sizeof(double) * 2 * n);
+    for (int how = 1; how <= 3; how++) {
+        double *out = how & 2 ? pout : a;
+        memset(out, 0, sizeof(double) * n);
+        assert_int_equal(haze_fis_eval(gpu, f, how & 1 ? pin : in, n, out, NULL), HAZE_OK);
+        assert_memory_equal(out, b, sizeof(double) * n);
+    }
+    cudaFreeHost(pin);
+    cudaFreeHost(pout);
     cudaFree(din);
     cudaFree(dout);
     free(in), free(a), free(b), free(c);

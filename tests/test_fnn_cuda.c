@@ -386,6 +386,61 @@ static void test_switches_per_context(void **state) {
 /* The configuration search keeps every shape it has timed: 300 shapes (the
  * process-wide table of 256 once stopped caching silently, and searched
  * again at every step after it was full). */
+/* Every candidate of the firing search gives the same bits (the search
+ * picks by timing, so a model would otherwise predict differently from one
+ * process to the next), and the sum is the squares' sum to rounding. */
+static void test_fire_variants_agree(void **state) {
+    (void)state;
+    haze_ctx *gpu = haze_test_ctx(HAZE_BACKEND_CUDA);
+    const size_t Ds[] = {1, 2, 5, 16, 31, 32, 33, 64, 100, 257, 1000};
+    const size_t Rs[] = {1, 3, 17, 64};
+    const size_t Bs[] = {1, 7};
+    const int V = haze_dev_fnn_variants();
+    assert_true(V >= 2);
+    haze__rng r;
+    haze__rng_seed(&r, 11);
+    for (size_t a = 0; a < sizeof Ds / sizeof *Ds; a++)
+        for (size_t b = 0; b < sizeof Rs / sizeof *Rs; b++)
+            for (size_t c = 0; c < sizeof Bs / sizeof *Bs; c++) {
+                const size_t D = Ds[a], R = Rs[b], B = Bs[c];
+                double *z = test_malloc(B * D * sizeof *z), *m = test_malloc(R * D * sizeof *m),
+                       *s = test_malloc(R * D * sizeof *s), *ref = test_malloc(B * R * sizeof *ref),
+                       *lm = test_malloc(B * R * sizeof *lm);
+                for (size_t i = 0; i < B * D; i++) z[i] = 6 * haze__rng_uniform(&r) - 3;
+                for (size_t i = 0; i < R * D; i++) {
+                    m[i] = 4 * haze__rng_uniform(&r) - 2;
+                    s[i] = 0.3 + 3 * haze__rng_uniform(&r);
+                }
+                assert_int_equal(haze_dev_fnn_fire_variant(gpu, 0, z, B, m, s, R, D, ref), HAZE_OK);
+                for (size_t i = 0; i < B; i++)
+                    for (size_t k = 0; k < R; k++) {
+                        double want = 0;
+                        for (size_t j = 0; j < D; j++) {
+                            const double t = (z[i * D + j] - m[k * D + j]) / s[k * D + j];
+                            want -= t * t;
+                        }
+                        if (!(fabs(ref[i * R + k] - want) <= 1e-12 * fabs(want)))
+                            fail_msg("D %zu R %zu B %zu: lm[%zu][%zu] %.17g, sum %.17g", D, R, B, i,
+                                     k, ref[i * R + k], want);
+                    }
+                for (int v = 1; v < V - 1; v++) { /* the last, GPU-FNN, has its own order */
+                    memset(lm, 0, B * R * sizeof *lm);
+                    assert_int_equal(haze_dev_fnn_fire_variant(gpu, v, z, B, m, s, R, D, lm),
+                                     HAZE_OK);
+                    if (memcmp(lm, ref, B * R * sizeof *lm) != 0)
+                        for (size_t i = 0; i < B * R; i++)
+                            if (memcmp(&lm[i], &ref[i], sizeof *lm) != 0)
+                                fail_msg("D %zu R %zu B %zu: variant %d, lm[%zu] %.17g, variant 0 "
+                                         "%.17g",
+                                         D, R, B, v, i, lm[i], ref[i]);
+                }
+                test_free(z), test_free(m), test_free(s), test_free(ref), test_free(lm);
+            }
+    double x = 0;
+    assert_int_equal(haze_dev_fnn_fire_variant(gpu, V, &x, 1, &x, &x, 1, 1, &x), HAZE_ERR_INVALID);
+    haze_ctx_free(gpu);
+}
+
 static void test_search_cache_grows(void **state) {
     (void)state;
     haze_ctx *gpu = gpu_ctx(HAZE_DEV_FNN_MAP_ATM);
@@ -447,13 +502,14 @@ int main(void) {
     return HAZE_TEST_SKIP; /* not reached: require_gpu exits without CUDA */
 #else
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_atm_online),         cmocka_unit_test(test_atm_batch),
-        cmocka_unit_test(test_gpufnn_baseline),    cmocka_unit_test(test_step_time),
-        cmocka_unit_test(test_many_rules),         cmocka_unit_test(test_fixed_width),
-        cmocka_unit_test(test_cluster_online),     cmocka_unit_test(test_cluster_threads),
-        cmocka_unit_test(test_register_online),    cmocka_unit_test(test_math),
-        cmocka_unit_test(test_two_devices),        cmocka_unit_test(test_switches_per_context),
-        cmocka_unit_test(test_search_cache_grows), cmocka_unit_test(test_exchange_forms),
+        cmocka_unit_test(test_atm_online),          cmocka_unit_test(test_atm_batch),
+        cmocka_unit_test(test_gpufnn_baseline),     cmocka_unit_test(test_step_time),
+        cmocka_unit_test(test_many_rules),          cmocka_unit_test(test_fixed_width),
+        cmocka_unit_test(test_cluster_online),      cmocka_unit_test(test_cluster_threads),
+        cmocka_unit_test(test_register_online),     cmocka_unit_test(test_math),
+        cmocka_unit_test(test_two_devices),         cmocka_unit_test(test_switches_per_context),
+        cmocka_unit_test(test_search_cache_grows),  cmocka_unit_test(test_exchange_forms),
+        cmocka_unit_test(test_fire_variants_agree),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 #endif

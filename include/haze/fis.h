@@ -183,7 +183,12 @@ static inline haze_fis_stats haze_fis_stats_init(void) {
  * Evaluates n input vectors: inputs is n x input_count, outputs n x
  * output_count, both row-major, caller-owned. Runs on the context's backend
  * (CPU threads or the GPU). `stats` may be NULL; otherwise its size must be
- * set (haze_fis_stats_init) and it receives this call's counts.
+ * set (haze_fis_stats_init) and it receives this call's counts. On the GPU
+ * a long batch streams through the device in chunks; page-locked arrays
+ * (cudaHostAlloc, cudaHostRegister, a pinned tensor's memory) are copied
+ * by the copy engines directly and so run at the bus rate, pageable ones
+ * through the context's page-locked staging memory, copied in by the
+ * context's threads.
  */
 HAZE_API int haze_fis_eval(haze_ctx *ctx, const haze_fis *fis, const double *inputs, size_t n,
                            double *outputs, haze_fis_stats *stats);

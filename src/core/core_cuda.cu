@@ -325,17 +325,31 @@ extern "C" void haze__cuda_staging_release(haze_ctx *ctx, void *p) {
         cudaFreeHost(p);
 }
 
+extern "C" int haze__host_page_locked(const void *p, size_t bytes) {
+    if (!p) return 0;
+    const void *ends[2] = {p, (const char *)p + (bytes ? bytes - 1 : 0)};
+    for (int e = 0; e < 2; e++) {
+        cudaPointerAttributes a;
+        if (cudaPointerGetAttributes(&a, ends[e]) != cudaSuccess) {
+            cudaGetLastError(); /* (not an error to keep) */
+            return 0;
+        }
+        if (a.type != cudaMemoryTypeHost) return 0;
+    }
+    return 1;
+}
+
 extern "C" int haze__cuda_upload(haze_ctx *ctx, void *dst, const void *src, size_t bytes) {
     enum { NBUF = 3 };
     const size_t chunk = (size_t)16 << 20;
     cudaStream_t st = haze__stream(ctx);
     char *stage = NULL;
     cudaEvent_t ev[NBUF] = {NULL, NULL, NULL};
-    int st_ = HAZE_OK, staged = bytes >= 4 * chunk;
+    int st_ = HAZE_OK, staged = bytes >= 4 * chunk && !haze__host_page_locked(src, bytes);
     if (staged && haze__cuda_staging(ctx, NBUF * chunk, (void **)&stage) != HAZE_OK) staged = 0;
     for (int b = 0; staged && b < NBUF; b++)
         if (cudaEventCreateWithFlags(&ev[b], cudaEventDisableTiming) != cudaSuccess) staged = 0;
-    if (!staged) { /* small, or no page-locked memory to be had: the driver's copy */
+    if (!staged) { /* small, page-locked already, or no staging to be had: the driver's copy */
         cudaGetLastError();
         HAZE_CUDA_GOTO(ctx, st_, done,
                        cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, st));

@@ -42,14 +42,21 @@ int haze__dev_alloc(haze_ctx *ctx, void **p, size_t bytes, const char *what);
 void haze__dev_free(haze_ctx *ctx, void *p, size_t bytes);
 
 /*
- * Copies `bytes` of host memory at src (pageable) to dst on the context's
- * device, on the context's stream, and waits for the copy. Large copies go
- * through page-locked staging buffers: the context's threads copy one chunk
- * into a buffer while the copy engine moves the previous one, where the
- * driver's own pageable copy runs at a fraction of the bus rate (measured
- * on an H100 host: 5 GB/s pageable, 55 GB/s from page-locked memory).
+ * Copies `bytes` of host memory at src to dst on the context's device, on
+ * the context's stream, and waits for the copy. Large copies from pageable
+ * memory go through page-locked staging buffers: the context's threads copy
+ * one chunk into a buffer while the copy engine moves the previous one,
+ * where the driver's own pageable copy runs at a fraction of the bus rate
+ * (measured on an H100 host: 5 GB/s pageable, 55 GB/s from page-locked
+ * memory); page-locked src is copied directly.
  */
 int haze__cuda_upload(haze_ctx *ctx, void *dst, const void *src, size_t bytes);
+
+/* 1 when [p, p + bytes) is page-locked host memory (cudaHostAlloc,
+ * cudaHostRegister), judged by its two ends: the copy engines can read and
+ * write it directly. A wrong 0 or 1 only costs speed (the driver's copies
+ * take pageable memory too). */
+int haze__host_page_locked(const void *p, size_t bytes);
 
 /*
  * A page-locked host buffer of at least `bytes` (*out) for copies between

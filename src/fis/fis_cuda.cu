@@ -118,9 +118,13 @@ static int dbuf_alloc(haze_ctx *ctx, dbuf *b, size_t bytes, const char *what) {
  * copy chunk k's inputs into set k % NSET while the copy engines and the
  * kernel work on the chunks before it, and take chunk k - NSET's outputs
  * out of it, so that a long batch runs at the bus rate instead of the
- * driver's pageable copies (a third of it, measured). The model is on the
- * device (queued on the context's stream); scr_row: doubles of global
- * scratch per row (0: none). Every stream is done when this returns.
+ * driver's pageable copies (a third of it, measured). Caller memory that
+ * is page-locked already (cudaHostAlloc, cudaHostRegister, a pinned
+ * PyTorch tensor) needs no staging: the copy engines read the inputs and
+ * write the outputs there directly, and the host's threads have nothing to
+ * copy. The model is on the device (queued on the context's stream);
+ * scr_row: doubles of global scratch per row (0: none). Every stream is
+ * done when this returns.
  */
 enum { NSET = 3 };
 /* Rows per chunk of the staged path (3 x 24 MiB of staging for the tipper's
@@ -138,11 +142,14 @@ static int eval_staged(haze_ctx *ctx, const haze_fis *dm, const haze__fis_tabs *
     int pend[NSET] = {0, 0, 0}, st = HAZE_OK;
     double *stage = NULL, *hin[NSET], *hout[NSET];
     size_t k = 0;
-    if ((st = haze__cuda_staging(ctx, NSET * chunk * (ni + no) * sizeof(double), (void **)&stage)))
+    const int lin = haze__host_page_locked(inputs, sizeof(double) * n * ni),
+              lout = haze__host_page_locked(outputs, sizeof(double) * n * no);
+    const size_t per = (lin ? 0 : ni) + (lout ? 0 : no); /* staged doubles a row */
+    if (per && (st = haze__cuda_staging(ctx, NSET * chunk * per * sizeof(double), (void **)&stage)))
         return st;
     for (int b = 0; b < NSET; b++) {
-        hin[b] = stage + (size_t)b * chunk * (ni + no);
-        hout[b] = hin[b] + chunk * ni;
+        hin[b] = lin ? NULL : stage + (size_t)b * chunk * per;
+        hout[b] = lout ? NULL : stage + (size_t)b * chunk * per + (lin ? 0 : chunk * ni);
         if ((st = dbuf_alloc(ctx, &din[b], sizeof(double) * chunk * ni, "fis: the inputs")) ||
             (st = dbuf_alloc(ctx, &dout[b], sizeof(double) * chunk * no, "fis: the outputs")) ||
             (scr_row && (st = dbuf_alloc(ctx, &dscr[b], sizeof(double) * chunk * scr_row,
@@ -161,20 +168,21 @@ static int eval_staged(haze_ctx *ctx, const haze_fis *dm, const haze__fis_tabs *
         const size_t m = n - i0 < chunk ? n - i0 : chunk;
         if (pend[b]) {
             HAZE_CUDA_GOTO(ctx, st, done, cudaEventSynchronize(done_[b]));
-            haze__copy_par(ctx, outputs + pend_i0[b] * no, hout[b],
-                           sizeof(double) * pend_m[b] * no);
+            if (!lout)
+                haze__copy_par(ctx, outputs + pend_i0[b] * no, hout[b],
+                               sizeof(double) * pend_m[b] * no);
             pend[b] = 0;
         }
-        haze__copy_par(ctx, hin[b], inputs + i0 * ni, sizeof(double) * m * ni);
+        if (!lin) haze__copy_par(ctx, hin[b], inputs + i0 * ni, sizeof(double) * m * ni);
         HAZE_CUDA_GOTO(ctx, st, done,
-                       cudaMemcpyAsync(din[b].p, hin[b], sizeof(double) * m * ni,
-                                       cudaMemcpyHostToDevice, xs[b]));
+                       cudaMemcpyAsync(din[b].p, lin ? inputs + i0 * ni : hin[b],
+                                       sizeof(double) * m * ni, cudaMemcpyHostToDevice, xs[b]));
         HAZE_CUDA_GOTO(ctx, st, done,
                        launch(dm, dt, (const double *)din[b].p, (double *)dout[b].p,
                               (double *)dscr[b].p, m, dcnt, NULL, xs[b], gl));
         HAZE_CUDA_GOTO(ctx, st, done,
-                       cudaMemcpyAsync(hout[b], dout[b].p, sizeof(double) * m * no,
-                                       cudaMemcpyDeviceToHost, xs[b]));
+                       cudaMemcpyAsync(lout ? outputs + i0 * no : hout[b], dout[b].p,
+                                       sizeof(double) * m * no, cudaMemcpyDeviceToHost, xs[b]));
         HAZE_CUDA_GOTO(ctx, st, done, cudaEventRecord(done_[b], xs[b]));
         pend[b] = 1, pend_i0[b] = i0, pend_m[b] = m;
     }
@@ -182,7 +190,9 @@ static int eval_staged(haze_ctx *ctx, const haze_fis *dm, const haze__fis_tabs *
         const int b = (int)(k % NSET);
         if (!pend[b]) continue;
         HAZE_CUDA_GOTO(ctx, st, done, cudaEventSynchronize(done_[b]));
-        haze__copy_par(ctx, outputs + pend_i0[b] * no, hout[b], sizeof(double) * pend_m[b] * no);
+        if (!lout)
+            haze__copy_par(ctx, outputs + pend_i0[b] * no, hout[b],
+                           sizeof(double) * pend_m[b] * no);
         pend[b] = 0;
     }
 done:
@@ -197,7 +207,7 @@ done:
         haze__dev_free(ctx, dscr[b].p, dscr[b].bytes);
     }
     if (ready) cudaEventDestroy(ready);
-    haze__cuda_staging_release(ctx, stage);
+    if (stage) haze__cuda_staging_release(ctx, stage);
     return st;
 }
 

@@ -182,12 +182,11 @@ typedef struct {
 #define MAX_FIRE_VARIANTS 16
 /* The firing variants in the order of the launch file's table (their names
  * for the development library's report of the search's choice). */
-#define HAZE__FNN_N_VARIANTS 14
+#define HAZE__FNN_N_VARIANTS 10
 static inline const char *haze__fnn_variant_name(int v) {
     static const char *const names[HAZE__FNN_N_VARIANTS] = {
-        "column G=32", "column G=16", "column G=8",   "column G=4", "column G=2",
-        "column G=1",  "row N=2",     "row N=4",      "row N=8",    "block T=64",
-        "block T=128", "block T=256", "block T=1024", "GPU-FNN"};
+        "column G=32", "column G=16", "column G=8", "column G=4", "column G=2",
+        "column G=1",  "row N=2",     "row N=4",    "row N=8",    "GPU-FNN"};
     return v >= 0 && v < HAZE__FNN_N_VARIANTS ? names[v] : NULL;
 }
 
@@ -276,6 +275,11 @@ int haze__fnn_dev_alloc_int(haze_ctx *ctx, int **p, size_t *count, size_t n, con
 int haze__fnn_set_rule_count(haze_ctx *ctx, dev_state *ds, int R);
 
 /* Kernels launched per step (fnn_cuda_launch.cu). */
+/* Firing variant v (0 .. HAZE__FNN_N_VARIANTS - 1, the last the GPU-FNN
+ * kernel, which needs D <= 1024) launched as it stands, without the search
+ * (the development library's check that the candidates agree). */
+int haze__fnn_fire_variant(haze_ctx *ctx, int v, const double *z, int B, const double *m,
+                           const double *s, int Rg, int D, double *lm);
 int haze__fnn_fire(haze_ctx *ctx, const double *z, const int *idx, int B, const double *m,
                    const double *s, int Rg, size_t stride, int D, double *lm, const int *nR);
 int haze__fnn_online_step(haze_ctx *ctx, const step_args &p, int Rg, double *lm, double *g,

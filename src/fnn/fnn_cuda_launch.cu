@@ -14,12 +14,16 @@
  * where each lane takes the inputs j, j+G, j+2G... (G = 32 is one task per
  * lane per warp row; smaller G coarsens more inputs into one thread);
  * row-based, one warp takes N rules k, k+p, ..., k+(N-1)p (p = ceil(R/N))
- * and reads each input once for all of them; for few rules and many
- * inputs, a block of T threads per rule, and the GPU-FNN kernel itself. The
- * search times every candidate on the context's device and keeps the
- * fastest per (inputs, rules rounded up to a power of two, samples) in the
- * context, skipping coarsenings that leave fewer tasks than the device has
- * cores (the thesis's bound on n); the centre/width update is chosen the
+ * and reads each input once for all of them. The search times every
+ * candidate on the context's device and keeps the fastest per (inputs,
+ * rules rounded up to a power of two, samples) in the context, skipping
+ * coarsenings that leave fewer tasks than the device has cores (the
+ * thesis's bound on n). The candidates add in one order (below), so the
+ * timing decides the speed and never the bits: a model predicts the same
+ * numbers in every process. (A block of T threads per rule, once a
+ * candidate for few rules and many inputs, cannot keep that order and was
+ * dropped; the GPU-FNN kernel runs only as its own mapping.) The
+ * centre/width update is chosen the
  * same way. Binding (3.6): the block size is the smallest that gives full
  * occupancy according to the device's own limits (cudaOccupancy*).
  */
@@ -39,26 +43,52 @@
         const double *__restrict__ m, const double *__restrict__ s, int Rg, size_t stride, int D,  \
         double *__restrict__ lm, const int *__restrict__ nR
 
+/*
+ * Every firing variant the search picks from adds the squares in one order,
+ * so that the choice (made by timing, which varies from run to run and
+ * process to process) never changes a bit of the result: 32 partial sums,
+ * partial v taking the inputs j = v, v + 32, v + 64, ... in that order,
+ * then the tree of a warp's shuffle-down reduction over them (offsets 16,
+ * 8, 4, 2, 1). The row variants are that order as it stands; a column
+ * variant with G < 32 lanes per row keeps 32 / G of the partials per lane
+ * and takes the tree's first levels inside the lane.
+ */
+
 /* Column-based coarsening: G lanes per (sample, rule) row. */
 template <int G> static __global__ void k_fire_col(FIRE_PARAMS) {
+    constexpr int V = 32 / G; /* the partials a lane keeps: v = lane, lane + G, ... */
     long long gt = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     long long row = gt / G;
     int lane = (int)(gt % G);
     int Rn = nR ? *nR : Rg;
     int i = (int)(row / Rg), k = (int)(row % Rg);
     bool active = row < (long long)B * Rg && k < Rn;
-    double acc = 0.0;
+    double acc[V];
+#pragma unroll
+    for (int q = 0; q < V; q++) acc[q] = 0.0;
     if (active) {
         const double *zi = z + (size_t)(idx ? idx[i] : i) * D;
         const double *mk = m + (size_t)k * D, *sk = s + (size_t)k * D;
-        for (int j = lane; j < D; j += G) {
-            double t = (zi[j] - mk[j]) * fnn_rcp(sk[j]);
-            acc += t * t;
+        for (int j0 = 0; j0 < D; j0 += 32) {
+#pragma unroll
+            for (int q = 0; q < V; q++) {
+                const int j = j0 + lane + q * G;
+                if (j < D) {
+                    double t = (zi[j] - mk[j]) * fnn_rcp(sk[j]);
+                    acc[q] = fma(t, t, acc[q]);
+                }
+            }
         }
     }
+    /* the tree's levels whose two partials are both this lane's */
+#pragma unroll
+    for (int off = 16; off >= G; off >>= 1)
+#pragma unroll
+        for (int q = 0; q < off / G; q++) acc[q] += acc[q + off / G];
     /* every lane of the warp reaches the shuffles (no early return) */
-    for (int off = G / 2; off > 0; off >>= 1) acc += __shfl_down_sync(0xffffffffu, acc, off, G);
-    if (active && lane == 0) lm[(size_t)i * stride + k] = -acc;
+    double a = acc[0];
+    for (int off = G / 2; off > 0; off >>= 1) a += __shfl_down_sync(0xffffffffu, a, off, G);
+    if (active && lane == 0) lm[(size_t)i * stride + k] = -a;
 }
 
 /* Row-based coarsening: one warp per sample and N rules k0, k0+p, ... */
@@ -81,7 +111,7 @@ template <int N> static __global__ void k_fire_row(FIRE_PARAMS) {
                 int k = k0 + r * p;
                 if (k < Rn) {
                     double t = (x - m[(size_t)k * D + j]) * fnn_rcp(s[(size_t)k * D + j]);
-                    acc[r] += t * t;
+                    acc[r] = fma(t, t, acc[r]);
                 }
             }
         }
@@ -93,25 +123,6 @@ template <int N> static __global__ void k_fire_row(FIRE_PARAMS) {
         int k = k0 + r * p;
         if (active && lane == 0 && k < Rn) lm[(size_t)i * stride + k] = -a;
     }
-}
-
-/* Block per (sample, rule) row with T threads, each taking inputs j, j+T,
- * ...: the GPU-FNN layout generalised to any number of inputs. It wins
- * when there are few rows (few rules, one sample) and many inputs. */
-template <int T> static __global__ void k_fire_blk(FIRE_PARAMS) {
-    long long row = blockIdx.x;
-    int i = (int)(row / Rg), k = (int)(row % Rg);
-    int Rn = nR ? *nR : Rg;
-    if (k >= Rn) return; /* uniform over the block */
-    const double *zi = z + (size_t)(idx ? idx[i] : i) * D;
-    const double *mk = m + (size_t)k * D, *sk = s + (size_t)k * D;
-    double acc = 0.0;
-    for (int j = threadIdx.x; j < D; j += T) {
-        double t = (zi[j] - mk[j]) * fnn_rcp(sk[j]);
-        acc += t * t;
-    }
-    acc = block_sum(acc);
-    if (threadIdx.x == 0) lm[(size_t)i * stride + k] = -acc;
 }
 
 /* GPU-FNN baseline: block (k, i), one thread per input, shared-memory tree sum. */
@@ -395,14 +406,14 @@ static int bound_threads(haze__fnn_state *S, int *slot, const void *kernel) {
 typedef void (*fire_fn)(const double *, const int *, int, const double *, const double *, int,
                         size_t, int, double *, const int *);
 
-enum { V_COL, V_ROW, V_BLK, V_BASE };
+enum { V_COL, V_ROW, V_BASE };
 
 typedef struct {
     fire_fn fn;
     int kind;
-    int lanes_per_row; /* column: G; row: 32 lanes for N rules; block: T */
+    int lanes_per_row; /* column: G; row: 32 lanes for N rules */
     int rules_per_row; /* row: N; others 1 */
-    int threads;       /* block size: fixed (block variants), else 0: bound per device */
+    int threads;       /* block size: 0: bound per device */
 } fire_variant;
 
 static fire_variant g_variants[] = {
@@ -415,15 +426,12 @@ static fire_variant g_variants[] = {
     {k_fire_row<2>, V_ROW, 32, 2, 0},
     {k_fire_row<4>, V_ROW, 32, 4, 0},
     {k_fire_row<8>, V_ROW, 32, 8, 0},
-    {k_fire_blk<64>, V_BLK, 64, 1, 64},
-    {k_fire_blk<128>, V_BLK, 128, 1, 128},
-    {k_fire_blk<256>, V_BLK, 256, 1, 256},
-    {k_fire_blk<1024>, V_BLK, 1024, 1, 1024},
-    /* the GPU-FNN mapping itself, a candidate where it runs (D <= 1024) */
+    /* the GPU-FNN mapping itself, its own order: never a candidate */
     {k_fire_base, V_BASE, 0, 1, 0},
 };
 #define N_VARIANTS ((int)(sizeof g_variants / sizeof *g_variants))
 #define V_BASELINE (N_VARIANTS - 1)
+#define N_SEARCHED V_BASELINE /* the candidates: every variant before the baseline */
 static_assert(sizeof g_variants / sizeof *g_variants <= MAX_FIRE_VARIANTS, "haze__fnn_state");
 static_assert(sizeof g_variants / sizeof *g_variants == HAZE__FNN_N_VARIANTS,
               "haze__fnn_variant_name");
@@ -448,9 +456,6 @@ static int variant_launch(haze_ctx *ctx, int v, const double *z, const int *idx,
         dim3 grid((unsigned)Rg, (unsigned)B);
         k_fire_base<<<grid, D, (size_t)D * sizeof(double), st>>>(z, idx, B, m, s, Rg, stride, D, lm,
                                                                  nR);
-    } else if (fv->kind == V_BLK) {
-        fv->fn<<<(unsigned)((long long)B * Rg), fv->threads, 0, st>>>(z, idx, B, m, s, Rg, stride,
-                                                                      D, lm, nR);
     } else {
         int nt = 0, e = variant_threads(ctx, v, &nt);
         if (e) return e;
@@ -461,6 +466,13 @@ static int variant_launch(haze_ctx *ctx, int v, const double *z, const int *idx,
     }
     HAZE_CUDA_TRY_LAUNCH(ctx);
     return HAZE_OK;
+}
+
+int haze__fnn_fire_variant(haze_ctx *ctx, int v, const double *z, int B, const double *m,
+                           const double *s, int Rg, int D, double *lm) {
+    if (v < 0 || v >= N_VARIANTS || B < 1 || Rg < 1 || D < 1 || (v == V_BASELINE && D > 1024))
+        return haze__error(ctx, HAZE_ERR_INVALID, "fnn: no firing variant %d for %d inputs", v, D);
+    return variant_launch(ctx, v, z, NULL, B, m, s, Rg, (size_t)Rg, D, lm, NULL);
 }
 
 /* Coarsening configuration search (section 3.5): times each candidate;
@@ -483,16 +495,12 @@ static int choose_variant_locked(haze_ctx *ctx, haze__fnn_state *S, const double
     HAZE_CUDA_TRY(ctx, cudaEventCreate(&e1));
     int best = 0;
     float best_ms = INFINITY;
-    for (int v = 0; v < N_VARIANTS && st == HAZE_OK; v++) {
+    for (int v = 0; v < N_SEARCHED && st == HAZE_OK; v++) {
         fire_variant *fv = &g_variants[v];
-        if (fv->kind == V_BASE && D > 1024) continue;
-        if (fv->kind == V_BLK && fv->lanes_per_row > 2 * next_pow2(D)) continue; /* idle lanes */
         /* coarsen number n: tasks per thread */
         long long n =
-            fv->kind == V_BASE
-                ? 1
-                : (long long)((D + fv->lanes_per_row - 1) / fv->lanes_per_row) * fv->rules_per_row;
-        if (v > 0 && fv->kind != V_BASE && tasks / n < cores) continue; /* too little parallelism */
+            (long long)((D + fv->lanes_per_row - 1) / fv->lanes_per_row) * fv->rules_per_row;
+        if (v > 0 && tasks / n < cores) continue; /* too little parallelism */
         st = variant_launch(ctx, v, z, idx, B, m, s, Rg, stride, D, lm, nR); /* warm-up */
         if (st) break;
         if (cudaEventRecord(e0, haze__stream(ctx)) != cudaSuccess) st = HAZE_ERR_CUDA;
