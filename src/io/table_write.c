@@ -2,6 +2,9 @@
  * src/io/table_write.c - matrices written as CSV (formatted on all threads,
  * written in order as the blocks are made) or .npy.
  */
+#if defined(__linux__) && !defined(_GNU_SOURCE)
+#define _GNU_SOURCE /* sync_file_range */
+#endif
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -112,7 +115,31 @@ typedef struct {
     pthread_cond_t turn;
     size_t next; /* the block to write next */
     int nomem;
+    int file;         /* a regular file: its pages go to the disk as they come */
+    size_t sent, end; /* offsets in it: sent to the disk up to, written up to */
 } write_order;
+
+/*
+ * Asks the kernel to start writing each 8 MiB of text to the disk as it
+ * comes, without waiting. Left to itself, ext4 writes a new file only when
+ * a rename replaces an older one with it ("auto_da_alloc"), and the rename
+ * waits for that: 0.3-0.5 s of a 190 MB result on the development machine,
+ * 0.1 s when written as it came (the rest is freeing the older file), for
+ * 0.04 s of these calls. Nothing is synced or waited for
+ * (src/io/outfile.c).
+ */
+static void writeback(write_order *w, FILE *fp, size_t n) {
+    w->end += n;
+#if defined(__linux__) && defined(SYNC_FILE_RANGE_WRITE)
+    if (w->file && w->end - w->sent >= ((size_t)8 << 20) && fflush(fp) == 0) {
+        (void)sync_file_range(fileno(fp), (off_t)w->sent, (off_t)(w->end - w->sent),
+                              SYNC_FILE_RANGE_WRITE);
+        w->sent = w->end;
+    }
+#else
+    (void)fp;
+#endif
+}
 
 /*
  * The rows as CSV text: blocks of rows formatted on the context's threads,
@@ -132,6 +159,10 @@ static int csv_rows_write(haze_ctx *ctx, FILE *fp, const void *data, int f32, si
     pthread_mutex_init(&w.lock, NULL);
     pthread_cond_init(&w.turn, NULL);
     w.next = 0;
+    struct stat sb;
+    long at = ftell(fp); /* after the header */
+    w.file = fstat(fileno(fp), &sb) == 0 && S_ISREG(sb.st_mode) && at >= 0;
+    w.sent = w.end = w.file ? (size_t)at : 0;
     w.nomem = 0;
 #pragma omp parallel num_threads(nthr) if (nthr > 1)
     {
@@ -149,7 +180,10 @@ static int csv_rows_write(haze_ctx *ctx, FILE *fp, const void *data, int f32, si
             if (b.nomem) w.nomem = 1;
             const int skip = w.nomem;
             pthread_mutex_unlock(&w.lock);
-            if (!skip) fwrite(b.s, 1, b.n, fp); /* alone: the others wait for their turn */
+            if (!skip) {
+                fwrite(b.s, 1, b.n, fp); /* alone: the others wait for their turn */
+                writeback(&w, fp, b.n);
+            }
             pthread_mutex_lock(&w.lock);
             w.next = k + 1;
             pthread_cond_broadcast(&w.turn);
