@@ -15,10 +15,10 @@
  * result is as safe against a power failure as the file system makes a
  * fresh file (ext4 writes the data of a file renamed over another before
  * the rename). fsync(2) waits for the disk: 0.26 s of a 190 MB CSV result
- * on the development machine, a quarter of a whole `haze fis eval` job on a
- * 16-core host. HAZE_SYNC=1 syncs each temporary before its rename, for
- * outputs that must survive a power failure whole once the command has
- * returned.
+ * on the development machine, where the whole `haze fis eval` job that made
+ * it takes about 1 s on a 16-core host. HAZE_SYNC=1 syncs each temporary
+ * before its rename, for outputs that must survive a power failure whole
+ * once the command has returned.
  *
  * What is not a regular file is never replaced: a symbolic link is followed
  * and its target rewritten (the link stays), and a character device, FIFO or
