@@ -13,8 +13,8 @@
  * The temporary is not synced before the rename unless HAZE_SYNC=1 asks for
  * it: like sort -o, gzip, cp and numpy.save, which do not sync either, a
  * result is as safe against a power failure as the file system makes a
- * fresh file (ext4 writes the data of a file renamed over another before
- * the rename). fsync(2) waits for the disk: 0.26 s of a 190 MB CSV result
+ * fresh file (ext4, in its default modes, commits a rename over another
+ * file only with the new file's data). fsync(2) waits for the disk: 0.26 s of a 190 MB CSV result
  * on the development machine, where the whole `haze fis eval` job that made
  * it takes about 1 s on a 16-core host. HAZE_SYNC=1 syncs each temporary
  * before its rename, for outputs that must survive a power failure whole
