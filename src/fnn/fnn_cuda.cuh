@@ -179,14 +179,17 @@ typedef struct {
 #define RES_THREADS_WIDE 1024 /* with many inputs per rule */
 #define RES_MAX_CLUSTER  16
 
-#define MAX_FIRE_VARIANTS 16
+#define MAX_FIRE_VARIANTS 24
 /* The firing variants in the order of the launch file's table (their names
  * for the development library's report of the search's choice). */
-#define HAZE__FNN_N_VARIANTS 10
+#define HAZE__FNN_N_VARIANTS 20
 static inline const char *haze__fnn_variant_name(int v) {
     static const char *const names[HAZE__FNN_N_VARIANTS] = {
-        "column G=32", "column G=16", "column G=8", "column G=4", "column G=2",
-        "column G=1",  "row N=2",     "row N=4",    "row N=8",    "GPU-FNN"};
+        "column G=32",       "column G=16",        "column G=8",        "column G=4",
+        "column G=2",        "column G=1",         "row N=2",           "row N=4",
+        "row N=8",           "column G=32 P=64",   "column G=32 P=128", "column G=32 P=256",
+        "column G=32 P=512", "column G=32 P=1024", "block T=64",        "block T=128",
+        "block T=256",       "block T=512",        "block T=1024",      "GPU-FNN"};
     return v >= 0 && v < HAZE__FNN_N_VARIANTS ? names[v] : NULL;
 }
 

@@ -14,17 +14,16 @@
  * where each lane takes the inputs j, j+G, j+2G... (G = 32 is one task per
  * lane per warp row; smaller G coarsens more inputs into one thread);
  * row-based, one warp takes N rules k, k+p, ..., k+(N-1)p (p = ceil(R/N))
- * and reads each input once for all of them. The search times every
- * candidate on the context's device and keeps the fastest per (inputs,
- * rules rounded up to a power of two, samples) in the context, skipping
- * coarsenings that leave fewer tasks than the device has cores (the
- * thesis's bound on n). The candidates add in one order (below), so the
- * timing decides the speed and never the bits: a model predicts the same
- * numbers in every process. (A block of T threads per rule, once a
- * candidate for few rules and many inputs, cannot keep that order and was
- * dropped; the GPU-FNN kernel runs only as its own mapping.) The
- * centre/width update is chosen the
- * same way. Binding (3.6): the block size is the smallest that gives full
+ * and reads each input once for all of them; for few rules and many
+ * inputs, a block of threads per rule. The search times every candidate
+ * on the context's device and keeps the fastest per (inputs, rules rounded
+ * up to a power of two, samples) in the context, skipping coarsenings that
+ * leave fewer tasks than the device has cores (the thesis's bound on n).
+ * The candidates for a shape add in one order (below), so the timing
+ * decides the speed and never the bits: a model predicts the same numbers
+ * in every process. (The GPU-FNN kernel has an order of its own and runs
+ * only as its own mapping.) The centre/width update is chosen the same
+ * way. Binding (3.6): the block size is the smallest that gives full
  * occupancy according to the device's own limits (cudaOccupancy*).
  */
 #include "fnn/fnn_cuda.cuh"
@@ -46,32 +45,42 @@
 /*
  * Every firing variant the search picks from adds the squares in one order,
  * so that the choice (made by timing, which varies from run to run and
- * process to process) never changes a bit of the result: 32 partial sums,
- * partial v taking the inputs j = v, v + 32, v + 64, ... in that order,
- * then the tree of a warp's shuffle-down reduction over them (offsets 16,
- * 8, 4, 2, 1). The row variants are that order as it stands; a column
- * variant with G < 32 lanes per row keeps 32 / G of the partials per lane
- * and takes the tree's first levels inside the lane.
+ * process to process) never changes a bit of the result. The order depends
+ * on D alone: P = fire_partials(D) partial sums, partial v taking the
+ * inputs j = v, v + P, v + 2P, ... in that order, then the halving tree
+ * over them (offsets P/2, P/4, ..., 1: a[v] += a[v + off] for v < off),
+ * whose last five levels are a warp's shuffle-down reduction. A variant is
+ * a candidate for D only where it keeps that order: the row variants and
+ * the column variants with fewer than 32 lanes for P = 32, the 32-lane
+ * column variant keeping P / 32 partials a lane, and the block variant of
+ * P threads.
  */
+static __host__ __device__ inline int fire_partials(int D) {
+    int p = 32; /* up to 256 inputs; then about an eighth of D, a power of two */
+    while (p < 1024 && p * 8 < D) p *= 2;
+    return p;
+}
 
-/* Column-based coarsening: G lanes per (sample, rule) row. */
-template <int G> static __global__ void k_fire_col(FIRE_PARAMS) {
-    constexpr int V = 32 / G; /* the partials a lane keeps: v = lane, lane + G, ... */
+/* Column-based coarsening: G lanes per (sample, rule) row, each keeping Q
+ * of the P = G * Q partials (v = lane, lane + G, ...) and taking the tree's
+ * levels whose two partials are both its own. */
+template <int G, int Q> static __global__ void k_fire_col(FIRE_PARAMS) {
+    constexpr int P = G * Q;
     long long gt = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     long long row = gt / G;
     int lane = (int)(gt % G);
     int Rn = nR ? *nR : Rg;
     int i = (int)(row / Rg), k = (int)(row % Rg);
     bool active = row < (long long)B * Rg && k < Rn;
-    double acc[V];
+    double acc[Q];
 #pragma unroll
-    for (int q = 0; q < V; q++) acc[q] = 0.0;
+    for (int q = 0; q < Q; q++) acc[q] = 0.0;
     if (active) {
         const double *zi = z + (size_t)(idx ? idx[i] : i) * D;
         const double *mk = m + (size_t)k * D, *sk = s + (size_t)k * D;
-        for (int j0 = 0; j0 < D; j0 += 32) {
+        for (int j0 = 0; j0 < D; j0 += P) {
 #pragma unroll
-            for (int q = 0; q < V; q++) {
+            for (int q = 0; q < Q; q++) {
                 const int j = j0 + lane + q * G;
                 if (j < D) {
                     double t = (zi[j] - mk[j]) * fnn_rcp(sk[j]);
@@ -80,9 +89,8 @@ template <int G> static __global__ void k_fire_col(FIRE_PARAMS) {
             }
         }
     }
-    /* the tree's levels whose two partials are both this lane's */
 #pragma unroll
-    for (int off = 16; off >= G; off >>= 1)
+    for (int off = P / 2; off >= G; off >>= 1)
 #pragma unroll
         for (int q = 0; q < off / G; q++) acc[q] += acc[q + off / G];
     /* every lane of the warp reaches the shuffles (no early return) */
@@ -91,7 +99,36 @@ template <int G> static __global__ void k_fire_col(FIRE_PARAMS) {
     if (active && lane == 0) lm[(size_t)i * stride + k] = -a;
 }
 
-/* Row-based coarsening: one warp per sample and N rules k0, k0+p, ... */
+/* Block per (sample, rule) row with T = P threads, thread t the partial t:
+ * for few rows (few rules, one sample) and many inputs. */
+template <int T> static __global__ void k_fire_blk(FIRE_PARAMS) {
+    __shared__ double sh[T];
+    long long row = blockIdx.x;
+    int i = (int)(row / Rg), k = (int)(row % Rg);
+    int Rn = nR ? *nR : Rg;
+    if (k >= Rn) return; /* uniform over the block */
+    const double *zi = z + (size_t)(idx ? idx[i] : i) * D;
+    const double *mk = m + (size_t)k * D, *sk = s + (size_t)k * D;
+    double acc = 0.0;
+    for (int j = threadIdx.x; j < D; j += T) {
+        double t = (zi[j] - mk[j]) * fnn_rcp(sk[j]);
+        acc = fma(t, t, acc);
+    }
+    sh[threadIdx.x] = acc;
+    __syncthreads();
+    for (int off = T / 2; off >= 32; off >>= 1) {
+        if ((int)threadIdx.x < off) sh[threadIdx.x] += sh[threadIdx.x + off];
+        __syncthreads();
+    }
+    if (threadIdx.x < 32) {
+        double a = sh[threadIdx.x];
+        for (int off = 16; off > 0; off >>= 1) a += __shfl_down_sync(0xffffffffu, a, off);
+        if (threadIdx.x == 0) lm[(size_t)i * stride + k] = -a;
+    }
+}
+
+/* Row-based coarsening: one warp per sample and N rules k0, k0+p, ...
+ * (P = 32: a lane per partial). */
 template <int N> static __global__ void k_fire_row(FIRE_PARAMS) {
     long long warp = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / 32;
     int lane = threadIdx.x & 31;
@@ -406,28 +443,39 @@ static int bound_threads(haze__fnn_state *S, int *slot, const void *kernel) {
 typedef void (*fire_fn)(const double *, const int *, int, const double *, const double *, int,
                         size_t, int, double *, const int *);
 
-enum { V_COL, V_ROW, V_BASE };
+enum { V_COL, V_ROW, V_BLK, V_BASE };
 
 typedef struct {
     fire_fn fn;
     int kind;
-    int lanes_per_row; /* column: G; row: 32 lanes for N rules */
+    int lanes_per_row; /* column: G; row: 32 lanes for N rules; block: T */
     int rules_per_row; /* row: N; others 1 */
-    int threads;       /* block size: 0: bound per device */
+    int threads;       /* block size: fixed (block variants), else 0: bound per device */
+    int partials;      /* the P of the order it keeps: a candidate where fire_partials(D) = P */
 } fire_variant;
 
 static fire_variant g_variants[] = {
-    {k_fire_col<32>, V_COL, 32, 1, 0},
-    {k_fire_col<16>, V_COL, 16, 1, 0},
-    {k_fire_col<8>, V_COL, 8, 1, 0},
-    {k_fire_col<4>, V_COL, 4, 1, 0},
-    {k_fire_col<2>, V_COL, 2, 1, 0},
-    {k_fire_col<1>, V_COL, 1, 1, 0},
-    {k_fire_row<2>, V_ROW, 32, 2, 0},
-    {k_fire_row<4>, V_ROW, 32, 4, 0},
-    {k_fire_row<8>, V_ROW, 32, 8, 0},
+    {k_fire_col<32, 1>, V_COL, 32, 1, 0, 32},
+    {k_fire_col<16, 2>, V_COL, 16, 1, 0, 32},
+    {k_fire_col<8, 4>, V_COL, 8, 1, 0, 32},
+    {k_fire_col<4, 8>, V_COL, 4, 1, 0, 32},
+    {k_fire_col<2, 16>, V_COL, 2, 1, 0, 32},
+    {k_fire_col<1, 32>, V_COL, 1, 1, 0, 32},
+    {k_fire_row<2>, V_ROW, 32, 2, 0, 32},
+    {k_fire_row<4>, V_ROW, 32, 4, 0, 32},
+    {k_fire_row<8>, V_ROW, 32, 8, 0, 32},
+    {k_fire_col<32, 2>, V_COL, 32, 1, 0, 64},
+    {k_fire_col<32, 4>, V_COL, 32, 1, 0, 128},
+    {k_fire_col<32, 8>, V_COL, 32, 1, 0, 256},
+    {k_fire_col<32, 16>, V_COL, 32, 1, 0, 512},
+    {k_fire_col<32, 32>, V_COL, 32, 1, 0, 1024},
+    {k_fire_blk<64>, V_BLK, 64, 1, 64, 64},
+    {k_fire_blk<128>, V_BLK, 128, 1, 128, 128},
+    {k_fire_blk<256>, V_BLK, 256, 1, 256, 256},
+    {k_fire_blk<512>, V_BLK, 512, 1, 512, 512},
+    {k_fire_blk<1024>, V_BLK, 1024, 1, 1024, 1024},
     /* the GPU-FNN mapping itself, its own order: never a candidate */
-    {k_fire_base, V_BASE, 0, 1, 0},
+    {k_fire_base, V_BASE, 0, 1, 0, 0},
 };
 #define N_VARIANTS ((int)(sizeof g_variants / sizeof *g_variants))
 #define V_BASELINE (N_VARIANTS - 1)
@@ -456,6 +504,9 @@ static int variant_launch(haze_ctx *ctx, int v, const double *z, const int *idx,
         dim3 grid((unsigned)Rg, (unsigned)B);
         k_fire_base<<<grid, D, (size_t)D * sizeof(double), st>>>(z, idx, B, m, s, Rg, stride, D, lm,
                                                                  nR);
+    } else if (fv->kind == V_BLK) {
+        fv->fn<<<(unsigned)((long long)B * Rg), fv->threads, 0, st>>>(z, idx, B, m, s, Rg, stride,
+                                                                      D, lm, nR);
     } else {
         int nt = 0, e = variant_threads(ctx, v, &nt);
         if (e) return e;
@@ -470,8 +521,11 @@ static int variant_launch(haze_ctx *ctx, int v, const double *z, const int *idx,
 
 int haze__fnn_fire_variant(haze_ctx *ctx, int v, const double *z, int B, const double *m,
                            const double *s, int Rg, int D, double *lm) {
-    if (v < 0 || v >= N_VARIANTS || B < 1 || Rg < 1 || D < 1 || (v == V_BASELINE && D > 1024))
-        return haze__error(ctx, HAZE_ERR_INVALID, "fnn: no firing variant %d for %d inputs", v, D);
+    if (v < 0 || v >= N_VARIANTS || B < 1 || Rg < 1 || D < 1)
+        return haze__error(ctx, HAZE_ERR_INVALID, "fnn: no firing variant %d", v);
+    if (v == V_BASELINE ? D > 1024 : g_variants[v].partials != fire_partials(D))
+        return haze__error(ctx, HAZE_ERR_UNSUPPORTED,
+                           "fnn: firing variant %d is not one for %d inputs", v, D);
     return variant_launch(ctx, v, z, NULL, B, m, s, Rg, (size_t)Rg, D, lm, NULL);
 }
 
@@ -495,12 +549,17 @@ static int choose_variant_locked(haze_ctx *ctx, haze__fnn_state *S, const double
     HAZE_CUDA_TRY(ctx, cudaEventCreate(&e1));
     int best = 0;
     float best_ms = INFINITY;
+    const int P = fire_partials(D);
+    int first = 1; /* the first candidate of the order is timed whatever the bound says */
     for (int v = 0; v < N_SEARCHED && st == HAZE_OK; v++) {
         fire_variant *fv = &g_variants[v];
+        if (fv->partials != P) continue; /* another order */
         /* coarsen number n: tasks per thread */
         long long n =
             (long long)((D + fv->lanes_per_row - 1) / fv->lanes_per_row) * fv->rules_per_row;
-        if (v > 0 && tasks / n < cores) continue; /* too little parallelism */
+        if (!first && tasks / n < cores) continue; /* too little parallelism */
+        if (first) best = v;
+        first = 0;
         st = variant_launch(ctx, v, z, idx, B, m, s, Rg, stride, D, lm, nR); /* warm-up */
         if (st) break;
         if (cudaEventRecord(e0, haze__stream(ctx)) != cudaSuccess) st = HAZE_ERR_CUDA;
