@@ -14,7 +14,8 @@
  * 128-bit integer product and a shift for s = 16 - floor(log10 v) in
  * 0..27 (5^27 < 2^63), so the 17 digits and the remainder that decides
  * their rounding (to nearest, ties to even: printf's) are exact, with no
- * table of powers. Every other double (and float data) goes to {fmt}.
+ * table of powers (where the compiler has 128-bit integers: GCC and Clang
+ * on 64-bit targets). Every other double (and float data) goes to {fmt}.
  * tests/test_number.c compares the result with printf on millions of
  * random values of every magnitude, exact ties, subnormals, zeros,
  * infinities and NaN. Neither path looks at the locale, which the writers
@@ -35,6 +36,9 @@
 #endif
 
 namespace {
+
+#ifdef __SIZEOF_INT128__ /* GCC and Clang on 64-bit targets */
+#define HAZE_PRINT17_SHORT 1
 
 typedef unsigned __int128 u128;
 
@@ -167,13 +171,17 @@ size_t print17_short(char *buf, double v) {
     return (size_t)(p - buf);
 }
 
+#endif /* __SIZEOF_INT128__ */
+
 } // namespace
 
 extern "C" size_t haze__number_print(char *buf, double v, int f32) {
+#ifdef HAZE_PRINT17_SHORT
     if (!f32) {
         size_t n = print17_short(buf, v);
         if (n) return n;
     }
+#endif
 #ifdef HAZE_HAVE_FMT
     fmt::format_to_n_result<char *> r =
         f32 ? fmt::format_to_n(buf, 31, "{:.9g}", v) : fmt::format_to_n(buf, 31, "{:.17g}", v);
