@@ -13,6 +13,7 @@
  */
 #include <getopt.h>
 #include <math.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -71,7 +72,8 @@ static void help_info(FILE *fp) {
 static void help_eval(FILE *fp) {
     fprintf(fp,
             "usage: haze fis eval MODEL.{fis,fll} [INPUTS.csv|-] [-o OUT.csv]\n"
-            "                     [--mode matlab|octave|fuzzylite|exact] [--points N] [--nan]\n\n"
+            "                     [--mode matlab|octave|fuzzylite|exact] [--points N] [--nan]\n"
+            "                     [--json]\n\n"
             "Evaluates every row of INPUTS (CSV or .npy, a column per input; default:\n"
             "standard input) and writes one column per output (CSV, or .npy by\n"
             "extension; default: standard output). Counts of clamped inputs and of\n"
@@ -83,6 +85,13 @@ static void help_eval(FILE *fp) {
             "  --ignore-extra     leave out input columns the model does not name\n"
             "                     (default: an error). With a header, INPUTS columns are\n"
             "                     matched to the model's inputs by name; without, by order\n"
+            "  --json             print a summary as JSON: rows, the counts above, and\n"
+            "                     \"timings\", the seconds spent starting (the context and\n"
+            "                     the model), reading the inputs, evaluating and writing\n"
+            "                     the outputs (formatting, writing, the rename), and\n"
+            "                     \"cpu_timings\", the CPU seconds of all threads in each;\n"
+            "                     on standard output, or standard error when the results\n"
+            "                     go there\n"
             "  -h, --help         this text\n",
             mode_help);
 }
@@ -174,23 +183,19 @@ typedef struct fis_opts {
     long grid;
     int nan;
     int ignore_extra;
+    int json;
     const char *plot, *var, *inputs, *hold, *at; /* pictures (cli/plot_figs.c) */
 } fis_opts;
 
 static int parse_opts(int argc, char **argv, fis_opts *o, int *first_arg, void (*hp)(FILE *)) {
-    static const struct option opts[] = {{"help", no_argument, 0, 'h'},
-                                         {"output", required_argument, 0, 'o'},
-                                         {"mode", required_argument, 0, 'm'},
-                                         {"points", required_argument, 0, 'p'},
-                                         {"grid", required_argument, 0, 'g'},
-                                         {"nan", no_argument, 0, 'n'},
-                                         {"ignore-extra", no_argument, 0, 'x'},
-                                         {"plot", required_argument, 0, 'P'},
-                                         {"var", required_argument, 0, 'V'},
-                                         {"inputs", required_argument, 0, 'I'},
-                                         {"hold", required_argument, 0, 'H'},
-                                         {"at", required_argument, 0, 'A'},
-                                         {0, 0, 0, 0}};
+    static const struct option opts[] = {
+        {"help", no_argument, 0, 'h'},         {"output", required_argument, 0, 'o'},
+        {"mode", required_argument, 0, 'm'},   {"points", required_argument, 0, 'p'},
+        {"grid", required_argument, 0, 'g'},   {"nan", no_argument, 0, 'n'},
+        {"ignore-extra", no_argument, 0, 'x'}, {"plot", required_argument, 0, 'P'},
+        {"var", required_argument, 0, 'V'},    {"inputs", required_argument, 0, 'I'},
+        {"hold", required_argument, 0, 'H'},   {"at", required_argument, 0, 'A'},
+        {"json", no_argument, 0, 'J'},         {0, 0, 0, 0}};
     optind = 1;
     int c;
     while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
@@ -235,6 +240,9 @@ static int parse_opts(int argc, char **argv, fis_opts *o, int *first_arg, void (
             break;
         case 'A':
             o->at = optarg;
+            break;
+        case 'J':
+            o->json = 1;
             break;
         default:
             return cli_usage_error("fis", "unknown option");
@@ -323,8 +331,72 @@ static char **var_names(const haze_fis *f) {
     return names;
 }
 
+static double mono_s(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* CPU seconds of the whole process (all its threads) so far. */
+static double cpu_s(void) {
+    struct timespec t;
+    if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t) != 0) return 0;
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* When a stage of fis eval began: the clock and the process's CPU time. */
+typedef struct {
+    double wall, cpu;
+} stage_mark;
+
+static stage_mark stage_now(void) {
+    stage_mark m = {mono_s(), cpu_s()};
+    return m;
+}
+
+/* fis eval --json: at[0..4] are the starts of starting (the context and
+ * the model), reading the inputs (with matching their columns), evaluating,
+ * writing the outputs (formatting, writing and the rename), and the end. */
+static void print_eval_json(FILE *fp, const char *model, const char *in_path, const char *out_path,
+                            size_t rows, const haze_fis_stats *stats, const stage_mark *at) {
+    double secs[4], cpu[4];
+    for (int i = 0; i < 4; i++) {
+        secs[i] = at[i + 1].wall - at[i].wall;
+        cpu[i] = at[i + 1].cpu - at[i].cpu;
+    }
+    double total = at[4].wall - at[0].wall;
+    fprintf(fp, "{\n  \"model\": ");
+    cli_json_str(fp, model);
+    fprintf(fp, ",\n  \"inputs\": ");
+    cli_json_str(fp, in_path);
+    fprintf(fp, ",\n  \"output\": ");
+    cli_json_str(fp, out_path);
+    fprintf(fp, ",\n  \"rows\": %zu,\n  \"clamped\": %zu,\n  \"no_rule\": %zu,\n", rows,
+            stats->clamped, stats->no_rule);
+    fprintf(fp, "  \"seconds\": %.6f,\n  \"rows_per_second\": %.0f,\n", total,
+            total > 0 ? (double)rows / total : 0.0);
+    fprintf(fp,
+            "  \"timings\": {\"start\": %.6f, \"read\": %.6f, \"eval\": %.6f, \"write\": "
+            "%.6f},\n",
+            secs[0], secs[1], secs[2], secs[3]);
+    fprintf(fp,
+            "  \"cpu_timings\": {\"start\": %.6f, \"read\": %.6f, \"eval\": %.6f, \"write\": "
+            "%.6f}\n}\n",
+            cpu[0], cpu[1], cpu[2], cpu[3]);
+}
+
+/* The table's own numbers when its columns are the model's inputs in order,
+ * else a copy of the named columns (*copied set); NULL when out of memory. */
+static double *eval_inputs(const haze_table *t, const size_t *idx, size_t ni, int *copied) {
+    int same = haze_table_column_count(t) == ni && haze_table_data(t);
+    for (size_t k = 0; k < ni && same; k++) same = idx[k] == k;
+    *copied = !same;
+    return same ? haze_table_data(t) : cli_columns_gather(t, idx, ni, 0, haze_table_row_count(t));
+}
+
+/* t0: when the command started; t1: when the model was loaded. */
 static int do_eval(haze_ctx *ctx, haze_fis *f, const char *model, const char *in_path,
-                   const fis_opts *o, const cli_global *g) {
+                   const fis_opts *o, const cli_global *g, stage_mark t0, stage_mark t1) {
     haze_table *t = NULL;
     haze_table_options ro = haze_table_options_default();
     ro.text_as_nan = 1; /* text only where no input is read (cli_columns_match checks) */
@@ -347,16 +419,16 @@ static int do_eval(haze_ctx *ctx, haze_fis *f, const char *model, const char *in
                         .n = (size_t)ni,
                         .skip = -1,
                         .ignore_extra = o->ignore_extra};
-    int nomem = !names || !idx;
+    int nomem = !names || !idx, copied = 0;
     cli_progress_clear(&pr); /* before any message of cli_columns_match */
     int code = nomem ? CLI_RUNTIME : cli_columns_match(t, in_path, &spec, idx);
-    double *x = code ? NULL : cli_columns_gather(t, idx, (size_t)ni, 0, haze_table_row_count(t));
+    double *x = code ? NULL : eval_inputs(t, idx, (size_t)ni, &copied);
     double *out = malloc(sizeof(double) * haze_table_row_count(t) * (size_t)no + 1);
     free(idx);
-    if (code || !x || !out) {
+    if (code || (!x && (copied || haze_table_row_count(t))) || !out) {
         if (!code || nomem) cli_errorf("out of memory");
         free(names);
-        free(x);
+        if (copied) free(x);
         free(out);
         haze_table_free(t);
         cli_progress_end(&pr);
@@ -364,6 +436,7 @@ static int do_eval(haze_ctx *ctx, haze_fis *f, const char *model, const char *in
     }
     haze_fis_stats stats = haze_fis_stats_init();
     size_t rows = haze_table_row_count(t);
+    stage_mark at[5] = {t0, t1, stage_now(), t1, t1};
     if (!pr.on) {
         st = haze_fis_eval(ctx, f, x, rows, out, &stats);
     } else {
@@ -388,10 +461,16 @@ static int do_eval(haze_ctx *ctx, haze_fis *f, const char *model, const char *in
         else
             cli_progress_clear(&pr);
     }
-    free(x);
+    if (copied) free(x);
+    at[3] = stage_now();
+    /* the inputs are not needed any more: their memory goes back before the
+     * outputs' text is made */
+    haze_table_free(t);
+    const char *out_path = o->output ? o->output : "-";
     if (!st)
-        st = haze_table_write(ctx, o->output ? o->output : "-", out, HAZE_PRECISION_F64, rows,
-                              (size_t)no, (const char *const *)(names + ni));
+        st = haze_table_write(ctx, out_path, out, HAZE_PRECISION_F64, rows, (size_t)no,
+                              (const char *const *)(names + ni));
+    at[4] = stage_now();
     cli_progress_end(&pr);
     free(names);
     if (!st && (stats.clamped || stats.no_rule))
@@ -399,8 +478,10 @@ static int do_eval(haze_ctx *ctx, haze_fis *f, const char *model, const char *in
                  "haze fis: %zu input value(s) clamped to their range, %zu output(s) with "
                  "no rule fired\n",
                  stats.clamped, stats.no_rule);
+    if (!st && o->json)
+        print_eval_json(strcmp(out_path, "-") == 0 ? stderr : stdout, model, in_path, out_path,
+                        rows, &stats, at);
     free(out);
-    haze_table_free(t);
     return st ? cli_fail(ctx, st) : CLI_OK;
 }
 
@@ -699,6 +780,8 @@ int cmd_fis(int argc, char **argv, const cli_global *g) {
     if ((o.inputs || o.hold) && !is_surface)
         return cli_usage_error("fis", "%s: --inputs and --hold are for fis surface", sub);
     if (o.var && !is_plot) return cli_usage_error("fis", "%s: --var is for fis plot", sub);
+    if (o.json && strcmp(sub, "eval") != 0)
+        return cli_usage_error("fis", "%s: --json is for fis eval", sub);
     int is_rules = strcmp(sub, "rules") == 0;
     if (o.at && !is_rules) return cli_usage_error("fis", "%s: --at is for fis rules", sub);
     if (is_rules && !o.at) return cli_usage_error("fis", "rules: --at V1,V2,... is required");
@@ -708,6 +791,7 @@ int cmd_fis(int argc, char **argv, const cli_global *g) {
     if (is_plot && (rc = plot_check_path("fis", "plot -o", o.output))) return rc;
     if (o.plot && (rc = plot_check_path("fis", "surface --plot", o.plot))) return rc;
     haze_ctx *ctx = NULL;
+    stage_mark t0 = stage_now();
     rc = cli_ctx_new(g, &ctx);
     if (rc) return rc;
     haze_fis *f = NULL;
@@ -719,7 +803,7 @@ int cmd_fis(int argc, char **argv, const cli_global *g) {
         print_info(f);
         rc = CLI_OK;
     } else if (strcmp(sub, "eval") == 0) {
-        rc = do_eval(ctx, f, args[0], nargs > 1 ? args[1] : "-", &o, g);
+        rc = do_eval(ctx, f, args[0], nargs > 1 ? args[1] : "-", &o, g, t0, stage_now());
     } else if (strcmp(sub, "surface") == 0) {
         rc = do_surface(ctx, f, &o);
     } else if (is_plot) {

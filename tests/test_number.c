@@ -317,11 +317,64 @@ static void test_print(void **state) {
     assert_int_equal(bad, 0);
 }
 
+/* s as printf's "%.17g" prints it, against haze__number_print; counts a
+ * mismatch in *bad. */
+static void check_print17(double v, size_t *bad) {
+    char a[40], b[40];
+    int na = snprintf(a, sizeof a, "%.17g", v);
+    size_t nb = haze__number_print(b, v, 0);
+    if ((size_t)na != nb || strcmp(a, b) != 0) {
+        if ((*bad)++ < 10) print_error("%a: printf \"%s\", haze \"%s\"\n", v, a, b);
+    }
+}
+
+/* The short path of "%.17g" (magnitudes 1e-11 to 1e17, exact integer
+ * arithmetic): exact ties at the 18th digit (n 2^-j with n odd has j
+ * decimals, the last a 5: 18 significant digits where n 5^j has 18),
+ * rounded to even, and their neighbours; powers of ten and their
+ * neighbours (the bounds of each decade, and of the path); values of
+ * every decade in and around the path's range; data-like values. */
+static void test_print_short(void **state) {
+    (void)state;
+    size_t bad = 0, n = (size_t)ncases(1000000);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t r = rnd();
+        int j = 1 + (int)(r % 40);
+        double lo = 1e17 / pow(5.0, j), hi = 1e18 / pow(5.0, j);
+        uint64_t m = (uint64_t)(lo + (hi - lo) * ((double)(rnd() >> 11) * 0x1p-53)) | 1;
+        if (m >= (1ull << 53)) m = (1ull << 53) - 1;
+        double v = ldexp((double)m, -j);
+        check_print17(v, &bad);
+        check_print17(-v, &bad);
+        check_print17(nextafter(v, 0.0), &bad);
+        check_print17(nextafter(v, INFINITY), &bad);
+    }
+    for (int k = -15; k <= 20; k++) {
+        double p = pow(10.0, k);
+        double w = p;
+        for (int step = 0; step < 4; step++) w = nextafter(w, 0.0);
+        for (int step = 0; step < 9; step++, w = nextafter(w, INFINITY)) {
+            check_print17(w, &bad);
+            check_print17(-w, &bad);
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        uint64_t r = rnd();
+        /* a random mantissa at a binary exponent from 2^-45 to 2^60 */
+        double v = ldexp(1.0 + (double)(r >> 12) * 0x1p-52, (int)(rnd() % 106) - 45);
+        check_print17(r & 1 ? -v : v, &bad);
+        /* a few decimals, as measured data and results have them */
+        check_print17((double)(int64_t)(rnd() % 20000001) / 1000.0 - 10000.0, &bad);
+        check_print17((double)(rnd() >> 11) * 0x1p-53 * 30.0, &bad);
+    }
+    assert_int_equal(bad, 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_edges),   cmocka_unit_test(test_print),
-        cmocka_unit_test(test_printed), cmocka_unit_test(test_random_digits),
-        cmocka_unit_test(test_halfway),
+        cmocka_unit_test(test_edges),         cmocka_unit_test(test_print),
+        cmocka_unit_test(test_print_short),   cmocka_unit_test(test_printed),
+        cmocka_unit_test(test_random_digits), cmocka_unit_test(test_halfway),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -417,12 +417,52 @@ static void test_large_npy(void **state) {
     remove(path);
 }
 
-/* The CSV writer formats blocks of rows on several threads: the same bytes
- * as one fprintf per value in the C locale, in order. */
+/* A CSV file large enough to be read in pieces on several threads (16 MiB
+ * a thread at least): the same table as one thread's read, and a NUL byte
+ * near its end (in the last piece) refused by both. */
+static void test_large_csv(void **state) {
+    (void)state;
+    const char *path = haze_test_path("large.csv");
+    const size_t rows = 3000017, cols = 3;
+    size_t cap = 40 + rows * cols * 12, n = 0;
+    char *b = malloc(cap);
+    assert_non_null(b);
+    n += (size_t)snprintf(b, cap, "x,y,z\n");
+    for (size_t i = 0; i < rows; i++)
+        for (size_t j = 0; j < cols; j++)
+            n += (size_t)snprintf(b + n, cap - n, "%d%c", (int)(rnd() % 2000001) - 1000000,
+                                  j + 1 < cols ? ',' : '\n');
+    assert_true(n > ((size_t)48 << 20)); /* three pieces for three threads */
+    write_file(path, b, n);
+    haze_table *t1 = NULL, *t3 = NULL;
+    haze_ctx *c1 = ctx_threads(1), *c3 = ctx_threads(3);
+    assert_int_equal(haze_table_read(c1, path, NULL, &t1), HAZE_OK);
+    assert_int_equal(haze_table_read(c3, path, NULL, &t3), HAZE_OK);
+    assert_int_equal(haze_table_row_count(t3), rows);
+    assert_int_equal(haze_table_column_count(t3), cols);
+    assert_memory_equal(haze_table_data(t1), haze_table_data(t3), rows * cols * sizeof(double));
+    haze_table_free(t1), haze_table_free(t3);
+    b[n - 7] = '\0';
+    write_file(path, b, n);
+    for (int k = 0; k < 2; k++) {
+        haze_ctx *c = k ? c3 : c1;
+        haze_table *t = NULL;
+        assert_int_equal(haze_table_read(c, path, NULL, &t), HAZE_ERR_PARSE);
+        assert_null(t);
+        if (!strstr(haze_ctx_errmsg(c), "binary data")) fail_msg("%s", haze_ctx_errmsg(c));
+    }
+    haze_ctx_free(c1), haze_ctx_free(c3);
+    free(b);
+    remove(path);
+}
+
+/* The CSV writer formats blocks of rows on several threads and writes each
+ * as soon as the ones before it are out: the same bytes as one fprintf per
+ * value in the C locale, in order. */
 static void test_csv_write(void **state) {
     (void)state;
     haze_ctx *ctx = ctx_threads(3);
-    const size_t rows = 10007, cols = 7;
+    const size_t rows = 60013, cols = 7; /* 9 blocks of text for 3 threads */
     double *v = malloc(rows * cols * sizeof *v);
     float *f = malloc(rows * cols * sizeof *f);
     assert_true(v && f);
@@ -468,6 +508,7 @@ int main(void) {
         cmocka_unit_test(test_project_files), cmocka_unit_test(test_fuzz_corpus),
         cmocka_unit_test(test_generated_csv), cmocka_unit_test(test_generated_npy),
         cmocka_unit_test(test_csv_write),     cmocka_unit_test(test_large_npy),
+        cmocka_unit_test(test_large_csv),
     };
     return cmocka_run_group_tests(tests, haze_test_dir_setup, haze_test_dir_teardown);
 }

@@ -128,9 +128,10 @@ HAZE_API void haze_table_write_field(FILE *fp, const char *s);
 /*
  * An output file written whole or not at all (an opaque handle). open()
  * creates a temporary file beside `path` (or uses stdout for "-"); write to
- * haze_outfile_stream(f); commit() flushes, syncs and renames it over
- * `path`; abort() removes the temporary. Either frees the handle (commit
- * also when it fails; abort of NULL is a no-op).
+ * haze_outfile_stream(f); commit() flushes, closes and renames it over
+ * `path` (synced first where the environment has HAZE_SYNC=1); abort()
+ * removes the temporary. Either frees the handle (commit also when it fails;
+ * abort of NULL is a no-op).
  *
  * A symbolic link is followed: its target is rewritten and the link stays.
  * A path that names a character device, FIFO or other special file is
@@ -165,7 +166,7 @@ HAZE_API void haze_outfile_remove_temps(void);
  * given twice fails before any work is done. While the group is open, every
  * output committed through the context (haze_outfile_commit(), and so
  * haze_table_write(), haze_image_save(), haze_fis_save(), ...) is written
- * and synced but not renamed; haze_outgroup_commit() renames them all and
+ * (and synced, with HAZE_SYNC=1) but not renamed; haze_outgroup_commit() renames them all and
  * closes the group. haze_outgroup_abort(), a failed haze_outgroup_commit()
  * or haze_ctx_free() removes every temporary, leaving all targets as they
  * were. An output added but never written keeps its old contents. Standard

@@ -4,10 +4,21 @@
  *
  * A result for a regular file is written to a temporary file in the target's
  * own folder (so the final rename(2) stays on one file system and is
- * atomic), flushed and synced, and only then renamed over the target. A
+ * atomic), flushed and closed, and only then renamed over the target. A
  * failure at any step removes the temporary and leaves an existing target
- * untouched. The temporary has a short name of its own (".haze-XXXXXX.tmp"),
- * so any name the folder accepts can be an output.
+ * untouched, so a run that fails or is killed never leaves a file cut short
+ * under the target's name. The temporary has a short name of its own
+ * (".haze-XXXXXX.tmp"), so any name the folder accepts can be an output.
+ *
+ * The temporary is not synced before the rename unless HAZE_SYNC=1 asks for
+ * it: like sort -o, gzip, cp and numpy.save, which do not sync either, a
+ * result is as safe against a power failure as the file system makes a
+ * fresh file (ext4, in its default modes, commits a rename over another
+ * file only with the new file's data). fsync(2) waits for the disk: 0.26 s of a 190 MB CSV result
+ * on the development machine, where the whole `haze fis eval` job that made
+ * it takes about 1 s on a 16-core host. HAZE_SYNC=1 syncs each temporary
+ * before its rename, for outputs that must survive a power failure whole
+ * once the command has returned.
  *
  * What is not a regular file is never replaced: a symbolic link is followed
  * and its target rewritten (the link stays), and a character device, FIFO or
@@ -451,11 +462,19 @@ int haze__outfile_open(haze_ctx *ctx, haze_outfile *f, const char *path) {
     return HAZE_OK;
 }
 
-/* Flushes, syncs (regular files) and closes f->fp; 0 or an errno value. */
+/* HAZE_SYNC=1 in the environment: temporaries are synced before their
+ * rename (see the top of this file). */
+static int sync_asked(void) {
+    const char *s = getenv("HAZE_SYNC");
+    return s && strcmp(s, "1") == 0;
+}
+
+/* Flushes, syncs (a temporary, with HAZE_SYNC=1) and closes f->fp; 0 or an
+ * errno value. */
 static int finish_stream(haze_outfile *f) {
     int e = 0;
     if (fflush(f->fp) != 0 || ferror(f->fp)) e = errno ? errno : EIO;
-    if (!e && f->tmp && fsync(fileno(f->fp)) != 0 && errno != EINVAL) e = errno;
+    if (!e && f->tmp && sync_asked() && fsync(fileno(f->fp)) != 0 && errno != EINVAL) e = errno;
     if (fclose(f->fp) != 0 && !e) e = errno;
     f->fp = NULL;
     return e;
@@ -620,7 +639,7 @@ int haze_outgroup_commit(haze_ctx *ctx) {
                              g->v[i].path);
             break;
         }
-    /* the temporaries are synced files in their targets' folders: the
+    /* the temporaries are whole files in their targets' folders: the
      * renames that follow fail only if a target turned into a folder or the
      * file system changed under us */
     for (size_t i = 0; i < g->n && !st; i++) {

@@ -65,15 +65,16 @@ static int read_regular(haze_ctx *ctx, const char *path, int fd, size_t fsize,
     if (haze__text_ends_with(path, ".npy", 0) || (npre >= 6 && memcmp(pre, "\x93NUMPY", 6) == 0))
         return haze__io_npy_read_fd(ctx, path, path, fd, npre < fsize ? fsize : npre, pre, npre, o,
                                     t);
-    char *buf = haze__io_big_alloc(fsize + 1);
+    char *buf = haze__io_big_alloc_lazy(fsize + 1);
     if (!buf) return haze__error(ctx, HAZE_ERR_NOMEM, "%s: out of memory while reading", path);
-    if ((e = haze__io_read_at(fd, 0, buf, fsize, &len))) {
+    int nul = 0;
+    if ((e = haze__io_read_par(ctx, fd, buf, fsize, &len, &nul))) {
         free(buf);
         return haze__io_read_error(ctx, path, e);
     }
     buf[len] = '\0';
     int st;
-    if (memchr(buf, '\0', len))
+    if (nul)
         st = haze__error(ctx, HAZE_ERR_PARSE, "%s: binary data where CSV text was expected", path);
     else
         st = haze__io_csv_parse(ctx, path, buf, len, o, t);

@@ -75,6 +75,47 @@ int haze__io_read_at(int fd, size_t at, void *dst, size_t n, size_t *got) {
     return 0;
 }
 
+/* Bytes a thread of a parallel read reads at least. */
+#define READ_PIECE ((size_t)16 << 20)
+
+int haze__io_read_par(const haze_ctx *ctx, int fd, void *dst, size_t n, size_t *got, int *nul) {
+    const int nt = haze__threads_for(ctx, (double)n, (double)READ_PIECE);
+    const size_t align = (size_t)2 << 20; /* huge pages */
+    size_t piece = (n + (size_t)nt - 1) / (size_t)nt;
+    piece = (piece + align - 1) / align * align;
+    const size_t np = piece ? (n + piece - 1) / piece : 0;
+    if (np < 2) goto serial;
+    int err = 0, zero = 0;
+    size_t total = 0;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nt) schedule(static, 1) reduction(+ : total) reduction(| : zero)
+#endif
+    for (size_t k = 0; k < np; k++) {
+        const size_t a = k * piece, len = n - a < piece ? n - a : piece;
+        size_t g = 0;
+        int e = haze__io_read_at(fd, a, (char *)dst + a, len, &g);
+        total += g;
+        if (nul && !e) zero |= memchr((char *)dst + a, '\0', g) != NULL;
+        if (e) {
+#ifdef _OPENMP
+#pragma omp atomic write
+#endif
+            err = e;
+        }
+    }
+    if (err) return err;
+    if (total == n) {
+        *got = total;
+        if (nul) *nul = zero;
+        return 0;
+    }
+    /* the file shrank while it was read: the pieces may not meet */
+serial:;
+    int e = haze__io_read_at(fd, 0, dst, n, got);
+    if (!e && nul) *nul = memchr(dst, '\0', *got) != NULL;
+    return e;
+}
+
 int haze__io_read_error(haze_ctx *ctx, const char *path, int e) {
     return haze__error(ctx, HAZE_ERR_IO, "%s: read error: %s", path, strerror(e));
 }

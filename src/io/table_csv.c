@@ -528,7 +528,9 @@ int haze__io_csv_parse(haze_ctx *ctx, const char *path, char *buf, size_t len,
         st = HAZE_ERR_NOMEM;
         goto out;
     }
-    if (!(t->data = haze__io_big_alloc(rows * t->cols * sizeof *t->data)) ||
+    /* lazy: each chunk's thread faults in (and the kernel clears) the pages
+     * of its own rows */
+    if (!(t->data = haze__io_big_alloc_lazy(rows * t->cols * sizeof *t->data)) ||
         (t->text_col >= 0 && !(t->text = calloc(rows, sizeof *t->text)))) {
         st = HAZE_ERR_NOMEM;
         goto out;

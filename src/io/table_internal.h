@@ -18,6 +18,12 @@ void *haze__io_big_alloc(size_t n);
 void *haze__io_big_alloc_lazy(size_t n);
 /* n bytes at offset at of fd into dst; *got: how many there were. 0 or errno. */
 int haze__io_read_at(int fd, size_t at, void *dst, size_t n, size_t *got);
+/* The first n bytes of fd into dst, in pieces on the context's threads (each
+ * faulting in its own pages of a lazy buffer: one thread reaches neither the
+ * page cache's copy rate nor the rate fresh memory is cleared at); *got: how
+ * many there were; *nul (unless NULL): whether they hold a NUL byte. 0 or
+ * errno. */
+int haze__io_read_par(const haze_ctx *ctx, int fd, void *dst, size_t n, size_t *got, int *nul);
 /* "PATH: read error: ..." for errno e. */
 int haze__io_read_error(haze_ctx *ctx, const char *path, int e);
 /* CSV text buf (len bytes, NUL-terminated, writable) into t (table_csv.c). */

@@ -1,0 +1,48 @@
+#!/bin/sh
+# tests/cli/fis_eval_io.sh HAZE DATA - `haze fis eval` from CSV to CSV at
+# size: a table large enough for several blocks of output text on several
+# threads gives the same bytes on one thread and on three, the same bytes
+# as printf's "%.17g" of each value (awk reads each back and prints it
+# again), the same bytes for its first rows alone and with HAZE_SYNC=1;
+# --json says how many rows and where the time went, on stdout with -o and
+# on stderr when the results go to stdout.
+set -u
+haze=$1
+data=$2
+. "$(dirname "$0")/lib.sh"
+scratch
+tip=$data/fis/tipper.fis
+# 150,000 rows of service,food in [0, 10], 3 decimals; columns in the
+# model's order (read in place) and swapped (copied)
+awk 'BEGIN { print "service,food"; x = 7; for (i = 0; i < 150000; i++) {
+    x = (x * 1103515245 + 12345) % 2147483648; a = (x % 10001) / 1000
+    x = (x * 1103515245 + 12345) % 2147483648; b = (x % 10001) / 1000
+    printf "%.3f,%.3f\n", a, b } }' > "$tmp/in.csv"
+awk -F, 'NR == 1 { print "food,service"; next } { print $2 "," $1 }' "$tmp/in.csv" > "$tmp/swapped.csv"
+check 0 "1 thread" "$haze" --backend cpu --threads 1 fis eval "$tip" "$tmp/in.csv" -o "$tmp/t1.csv"
+check 0 "3 threads" "$haze" --backend cpu --threads 3 fis eval "$tip" "$tmp/in.csv" -o "$tmp/t3.csv"
+cmp -s "$tmp/t1.csv" "$tmp/t3.csv" || fail "1 and 3 threads write different bytes"
+[ "$(wc -l < "$tmp/t3.csv")" -eq 150001 ] || fail "not 150,000 rows and a header"
+check 0 "columns swapped" "$haze" --backend cpu --threads 3 fis eval "$tip" "$tmp/swapped.csv" -o "$tmp/sw.csv"
+cmp -s "$tmp/t1.csv" "$tmp/sw.csv" || fail "swapped columns give other outputs"
+head -n 1001 "$tmp/in.csv" > "$tmp/in1000.csv"
+check 0 "the first 1000 rows" "$haze" --backend cpu fis eval "$tip" "$tmp/in1000.csv" -o "$tmp/h.csv"
+head -n 1001 "$tmp/t3.csv" | cmp -s - "$tmp/h.csv" || fail "the first 1000 rows alone differ"
+awk 'NR > 1 { printf "%.17g\n", $1 + 0 }' "$tmp/t3.csv" > "$tmp/awk.txt"
+tail -n +2 "$tmp/t3.csv" | cmp -s - "$tmp/awk.txt" || fail "values are not printf's %.17g"
+check 0 "HAZE_SYNC=1" env HAZE_SYNC=1 "$haze" --backend cpu --threads 3 fis eval "$tip" "$tmp/in.csv" -o "$tmp/sync.csv"
+cmp -s "$tmp/t1.csv" "$tmp/sync.csv" || fail "HAZE_SYNC=1 writes other bytes"
+ls -a "$tmp" | grep -q '^\.haze-' && fail "a temporary file was left"
+# --json: the summary on stdout beside -o, on stderr beside results on stdout
+check 0 "--json with -o" "$haze" --backend cpu fis eval "$tip" "$tmp/in1000.csv" -o "$tmp/j.csv" --json
+grep_out '"rows": 1000,' "--json"
+grep_out '"timings": {"start": [0-9.]*, "read": [0-9.]*, "eval": [0-9.]*, "write": [0-9.]*}' "--json timings"
+grep_out '"cpu_timings": {"start": ' "--json cpu_timings"
+cmp -s "$tmp/j.csv" "$tmp/h.csv" || fail "--json changed the results"
+check 0 "--json, results on stdout" "$haze" --backend cpu fis eval "$tip" "$tmp/in1000.csv" --json
+cmp -s "$out" "$tmp/h.csv" || fail "--json: stdout holds more than the results"
+grep_err '"rows": 1000,' "--json on stderr"
+check 1 "--json is for eval" "$haze" fis info "$tip" --json
+[ "$fails" = 0 ] && echo "all CLI checks passed" && exit 0
+echo "$fails CLI checks failed"
+exit 1
