@@ -108,6 +108,26 @@ def build_info():
     return _ext.build_info()
 
 
+def _device_list(devices):
+    """Context(devices=...) as a tuple of ids, or None for one device."""
+    if devices is None:
+        return None
+    if isinstance(devices, str):
+        if devices.strip().lower() != "all":
+            raise ValueError(f"devices={devices!r}: expected 'all', a count or a list of ids")
+        n = _ext.build_info()["devices"]
+        if n < 1:
+            raise NoDeviceError("devices='all': this host has no CUDA device", -7)
+        return tuple(range(n))
+    if isinstance(devices, bool):
+        raise TypeError("devices must be 'all', a count or a list of device ids")
+    if isinstance(devices, int):
+        if devices < 1:
+            raise ValueError(f"devices={devices}: expected at least 1")
+        return tuple(range(devices))
+    return tuple(int(d) for d in devices)
+
+
 class Context:
     """Where haze computes.
 
@@ -123,13 +143,28 @@ class Context:
         CPU threads for the CPU backend; 0 takes all (``HAZE_THREADS`` or
         OpenMP's default).
     memory_limit : int
-        Bytes haze may allocate on the device (0: no limit).
+        Bytes haze may allocate on the device (0: no limit); with several
+        devices, on each of them.
+    devices : None, "all", int or sequence of int
+        Several GPUs of this host (the C API's ``haze_ctx_options.devices``):
+        ``"all"``, the first ``n``, or a list of device ids such as
+        ``[0, 2]``. Fuzzy c-means fits over them and FIS batch evaluation
+        shares its rows among them, with one GPU's results; everything else
+        runs on the first. A device the host lacks raises
+        :class:`NoDeviceError`; one listed twice, or a set with
+        ``backend="cpu"``, :class:`InvalidArgumentError`.
     """
 
-    def __init__(self, backend="auto", device=-1, threads=0, memory_limit=0):
+    def __init__(self, backend="auto", device=-1, threads=0, memory_limit=0, devices=None):
         if isinstance(backend, Context):
             raise TypeError("backend must be a string; pass a Context as ctx=")
-        self._h = _ext.ctx_new(str(backend), int(device), int(threads), int(memory_limit))
+        ids = _device_list(devices)
+        self._h = _ext.ctx_new(str(backend), int(device), int(threads), int(memory_limit), ids)
+
+    @property
+    def devices(self):
+        """The CUDA devices this context runs on, as a tuple (empty on the CPU)."""
+        return _ext.ctx_devices(self._h)
 
     @property
     def backend(self):
@@ -173,7 +208,8 @@ class Context:
 
     def __repr__(self):
         b, d, t, _ = _ext.ctx_info(self._h)
-        where = f"device={d}" if b == "cuda" else f"threads={t}"
+        devs = self.devices
+        where = (f"devices={list(devs)}" if len(devs) > 1 else f"device={d}") if b == "cuda" else f"threads={t}"
         return f"haze.Context(backend={b!r}, {where})"
 
 

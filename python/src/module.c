@@ -155,12 +155,14 @@ static void ctx_destroy(void *p) {
     haze_ctx_free(p);
 }
 
-/* ctx_new(backend: str, device: int, threads: int, memory_limit: int) */
+/* ctx_new(backend: str, device: int, threads: int, memory_limit: int,
+ *         devices: sequence of int or None) */
 static PyObject *py_ctx_new(PyObject *self, PyObject *args) {
     const char *backend;
     int device, threads;
     unsigned long long limit;
-    if (!PyArg_ParseTuple(args, "siiK", &backend, &device, &threads, &limit)) return NULL;
+    PyObject *devs = Py_None;
+    if (!PyArg_ParseTuple(args, "siiK|O", &backend, &device, &threads, &limit, &devs)) return NULL;
     haze_ctx_options opt = haze_ctx_options_default();
     int st = haze_backend_parse(NULL, backend, &opt.backend);
     if (st < 0)
@@ -168,8 +170,34 @@ static PyObject *py_ctx_new(PyObject *self, PyObject *args) {
     opt.device = device;
     opt.threads = threads;
     opt.device_memory_limit = (size_t)limit;
+    int *ids = NULL;
+    if (devs != Py_None) {
+        const Py_ssize_t n = PySequence_Size(devs);
+        if (n < 0) return NULL;
+        if (n < 1 || n > 1024)
+            return hpy_raise_msg(HAZE_ERR_INVALID, "devices: %zd ids (expected 1 to 1024)", n);
+        ids = PyMem_Malloc((size_t)n * sizeof *ids);
+        if (!ids) return PyErr_NoMemory();
+        for (Py_ssize_t k = 0; k < n; k++) {
+            PyObject *item = PySequence_GetItem(devs, k);
+            long v = item ? PyLong_AsLong(item) : -1;
+            Py_XDECREF(item);
+            if (v == -1 && PyErr_Occurred()) {
+                PyMem_Free(ids);
+                return NULL;
+            }
+            if (v < -1 || v > 1 << 20) {
+                PyMem_Free(ids);
+                return hpy_raise_msg(HAZE_ERR_INVALID, "devices: no device %ld", v);
+            }
+            ids[k] = (int)v;
+        }
+        opt.devices = ids;
+        opt.device_count = (int)n;
+    }
     haze_ctx *ctx = NULL;
     HPY_NOGIL(st = haze_ctx_new(&opt, &ctx));
+    PyMem_Free(ids);
     if (st < 0) {
         if (!ctx) return PyErr_NoMemory();
         hpy_raise(ctx, st);
@@ -177,6 +205,32 @@ static PyObject *py_ctx_new(PyObject *self, PyObject *args) {
         return NULL;
     }
     return hpy_wrap(ctx, "haze.ctx", ctx_destroy, NULL);
+}
+
+/* ctx_devices(ctx) -> tuple of the context's CUDA device ids (empty on the CPU) */
+static PyObject *py_ctx_devices(PyObject *self, PyObject *cap) {
+    haze_ctx *ctx = hpy_ctx(cap);
+    if (!ctx) return NULL;
+    const int n = haze_ctx_device_count(ctx);
+    PyObject *t = PyTuple_New(n > 0 ? n : 0);
+    if (!t || n <= 0) return t;
+    int *ids = PyMem_Malloc((size_t)n * sizeof *ids);
+    if (!ids) {
+        Py_DECREF(t);
+        return PyErr_NoMemory();
+    }
+    haze_ctx_devices(ctx, ids, n);
+    for (int k = 0; k < n; k++) {
+        PyObject *v = PyLong_FromLong(ids[k]);
+        if (!v) {
+            PyMem_Free(ids);
+            Py_DECREF(t);
+            return NULL;
+        }
+        PyTuple_SetItem(t, k, v); /* steals v */
+    }
+    PyMem_Free(ids);
+    return t;
 }
 
 /* ctx_info(ctx) -> (backend name, device, threads, memory limit) */
@@ -399,7 +453,9 @@ fail:
 }
 
 PyMethodDef hpy_core_methods[] = {
-    {"ctx_new", py_ctx_new, METH_VARARGS, "ctx_new(backend, device, threads, memory_limit)"},
+    {"ctx_new", py_ctx_new, METH_VARARGS,
+     "ctx_new(backend, device, threads, memory_limit, devices=None)"},
+    {"ctx_devices", py_ctx_devices, METH_O, "ctx_devices(ctx) -> tuple of device ids"},
     {"ctx_info", py_ctx_info, METH_O, "ctx_info(ctx) -> (backend, device, threads, limit)"},
     {"ctx_set_threads", py_ctx_set_threads, METH_VARARGS, NULL},
     {"ctx_set_memory_limit", py_ctx_set_memory_limit, METH_VARARGS, NULL},

@@ -140,3 +140,47 @@ def test_demo_runs(capsys):
     for part in ("[fuzzy]", "[fis]", "[edge]", "[fcm]", "[fnn]", "[prec]"):
         assert part in out
     assert "tips [7.0169, 14.4585" in out  # the tipper built in code
+
+
+# --- a context over several GPUs (Context(devices=...)) ----------------------
+
+def test_context_devices_refused():
+    assert haze.Context("cpu").devices == ()
+    with pytest.raises(haze.InvalidArgumentError):
+        haze.Context("cpu", devices=[0, 1])  # a set is CUDA's
+    with pytest.raises(haze.InvalidArgumentError):
+        haze.Context(devices=[0, 0])  # twice, refused before the host is asked
+    with pytest.raises(ValueError):
+        haze.Context(devices=0)
+    with pytest.raises(ValueError):
+        haze.Context(devices="some")
+    with pytest.raises(TypeError):
+        haze.Context(devices=True)
+    with pytest.raises((TypeError, ValueError)):
+        haze.Context(devices=["a"])
+    n = haze.build_info()["devices"]
+    with pytest.raises(haze.NoDeviceError, match=f"device {n} "):
+        haze.Context(devices=list(range(n + 1)))
+    if n == 0:
+        with pytest.raises(haze.NoDeviceError):
+            haze.Context(devices="all")
+
+
+@pytest.mark.skipif(haze.build_info()["devices"] < 1, reason="needs a CUDA device")
+def test_context_devices_fis_fcm(data_dir):
+    n = haze.build_info()["devices"]
+    every = haze.Context(devices="all")
+    assert every.devices == tuple(range(n)) and every.backend == "cuda"
+    assert haze.Context(devices=[n - 1]).devices == (n - 1,)
+    one = haze.Context("cuda", device=0)
+    assert one.devices == (0,)
+    fis = haze.FIS.load(os.path.join(data_dir, "fis", "tipper.fis"))
+    rng = np.random.default_rng(3)
+    X = rng.uniform(-1, 11, size=(100003, 2))
+    # the rows shared over the GPUs: one GPU's bits
+    np.testing.assert_array_equal(fis.eval(X, ctx=every), fis.eval(X, ctx=one))
+    pts = np.concatenate([rng.normal(c, 0.3, size=(20000, 4)) for c in (0, 3, 6)])
+    a = haze.FCM(3, random_state=1, ctx=every).fit(pts)
+    b = haze.FCM(3, random_state=1, ctx=one).fit(pts)
+    np.testing.assert_allclose(np.sort(a.cluster_centers_, axis=0),
+                               np.sort(b.cluster_centers_, axis=0), rtol=1e-9, atol=1e-9)
