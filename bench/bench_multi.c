@@ -18,7 +18,7 @@
  * check that every set of GPUs gives the bits of one GPU ("same"). Without
  * a GPU it says so and exits 0.
  *
- * usage: bench_multi [--quick]
+ * usage: bench_multi [--quick] [--rows N]
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -185,7 +185,10 @@ int main(int argc, char **argv) {
     sets[ns++] = N;
     haze_device_info di = haze_device_info_init();
     haze_device_query(NULL, 0, &di);
-    const size_t n = quick ? ((size_t)4 << 20) : ((size_t)32 << 20);
+    size_t n = quick ? ((size_t)4 << 20) : ((size_t)32 << 20);
+    for (int a = 1; a + 1 < argc; a++) /* --rows N: a longer batch */
+        if (strcmp(argv[a], "--rows") == 0) n = (size_t)strtod(argv[a + 1], NULL);
+    if (n < 1) n = 1;
     const int dframes = quick ? 100 : 1000, nhost = quick ? 16 : 64;
     printf("Work over several GPUs of one host: %d x %s\n\n", N, di.name);
 
