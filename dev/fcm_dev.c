@@ -80,7 +80,7 @@ int haze_dev_fcm_seed_device(haze_ctx *ctx, const void *x, int single, size_t n,
                              size_t trials, const size_t *idx, const double *u, double *v) {
 #ifdef HAZE_HAVE_CUDA
     haze__fcm_gpu *g = NULL;
-    int st = haze__fcm_cuda_begin(ctx, x, n, d, c, single, 0, &g);
+    int st = haze__fcm_cuda_begin(ctx, x, n, d, c, single, 0, 0, &g);
     if (st) return st;
     st = haze__fcm_seed_cuda(ctx, g, trials, idx, u, v);
     haze__fcm_cuda_end(g);

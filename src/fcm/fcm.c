@@ -795,7 +795,12 @@ static int fit(haze_ctx *ctx, const void *data, haze_precision type, size_t n, s
     memset(&env, 0, sizeof env);
     env.ctx = ctx;
 #ifdef HAZE_HAVE_CUDA
-    if (on_gpu && (st = haze__fcm_cuda_begin(ctx, xp, n, d, c, p.single, gk, &env.gpu))) goto fail;
+    if (on_gpu && (st = haze__fcm_cuda_begin(ctx, xp, n, d, c, p.single, gk,
+                                             (p.src == HAZE__FCM_SRC_MEMORY ? c : 0) +
+                                                 (opt->want_memberships ? c : 0) +
+                                                 (opt->init == HAZE_FCM_INIT_KMEANSPP ? 1 : 0),
+                                             &env.gpu)))
+        goto fail;
     if (env.gpu && pp) haze__fcm_cuda_part(env.gpu);
 #endif
     /* From the data the fit computes with (rounded to float in single
@@ -992,8 +997,9 @@ int haze_fcm_predict(haze_ctx *ctx, const haze_fcm_result *model, const double *
     memset(&env, 0, sizeof env);
     env.ctx = ctx;
 #ifdef HAZE_HAVE_CUDA
-    if (haze__use_cuda(ctx) && (st = haze__fcm_cuda_begin(ctx, p.x, n, d, c, p.single,
-                                                          model->metric == HAZE_FCM_GK, &env.gpu)))
+    if (haze__use_cuda(ctx) &&
+        (st = haze__fcm_cuda_begin(ctx, p.x, n, d, c, p.single, model->metric == HAZE_FCM_GK,
+                                   u ? c : 0, &env.gpu)))
         goto done;
 #endif
     st = run_pass(&env, &p);

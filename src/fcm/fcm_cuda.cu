@@ -103,6 +103,7 @@ struct haze__fcm_gpu {
     void *dx[2];
     double *du0[2], *duout;
     size_t du0_pts, duout_pts;
+    size_t u_cols; /* doubles of memberships a point may need (budget) */
     double *rows, *tree[2];
     void *dv, *dvp, *da, *dap;
     void *scratch;
@@ -254,7 +255,10 @@ static int setup(haze__fcm_gpu *g) {
                    (4 * c * d + 2 * g->stride_max + d) * sizeof(double) +
                    (2 * c * d + (g->gk ? 2 * c * d * d : 0)) * ts;
     if (!g->use_smem) fixed += (size_t)SCRATCH_BLOCKS * TS * (d + 2 * c) * ts;
-    size_t per_pt = d * ts + 2 * c * sizeof(double);
+    /* a point's data and the memberships its passes read or write (none in
+     * most fits: counting them always kept 4e8 x 32 float points, 51 GB,
+     * off an 80 GB device) */
+    size_t per_pt = d * ts + g->u_cols * sizeof(double);
     size_t budget = haze__cuda_budget(g->ctx);
     /* U kept between iterations: c values per point, tile by tile. */
     const size_t keep = g->fast_dr && g->keep8 > 0 ? ntiles * TILE * c * ts : 0;
@@ -318,13 +322,14 @@ static int setup(haze__fcm_gpu *g) {
 }
 
 extern "C" int haze__fcm_cuda_begin(haze_ctx *ctx, const void *x, size_t n, size_t d, size_t c,
-                                    int single, int gk, haze__fcm_gpu **out) {
+                                    int single, int gk, size_t u_cols, haze__fcm_gpu **out) {
     *out = NULL;
     int st = haze__cuda_begin(ctx);
     if (st) return st;
     haze__fcm_gpu *g = (haze__fcm_gpu *)calloc(1, sizeof *g);
     if (!g) return haze__error(ctx, HAZE_ERR_NOMEM, "fcm: out of memory");
     g->ctx = ctx, g->hx = x, g->n = n, g->d = d, g->c = c, g->single = single, g->gk = gk;
+    g->u_cols = u_cols;
     g->ts = single ? sizeof(float) : sizeof(double);
     if (!(g->tune = haze__fcm_tuning_of(ctx))) {
         free(g);

@@ -301,9 +301,13 @@ haze__fcm_tuning *haze__fcm_tuning_of(haze_ctx *ctx);
 
 #ifdef HAZE_HAVE_CUDA
 /* Device state of one fit: the data stays resident when it fits the budget,
- * else it is streamed through in chunks at every pass. */
+ * else it is streamed through in chunks at every pass. u_cols: the doubles
+ * a point needs on the device for memberships the passes read or write (c
+ * for starting memberships from memory, c for memberships asked for, one
+ * for k-means++ seeding's distances, 0 when none), counted with the data
+ * against the budget. */
 int haze__fcm_cuda_begin(haze_ctx *ctx, const void *x, size_t n, size_t d, size_t c, int single,
-                         int gk, haze__fcm_gpu **out);
+                         int gk, size_t u_cols, haze__fcm_gpu **out);
 /* The pass on the device; same contract as the CPU pass. */
 int haze__fcm_pass_cuda(haze_ctx *ctx, haze__fcm_gpu *g, haze__fcm_pass *p);
 void haze__fcm_cuda_end(haze__fcm_gpu *g);
