@@ -295,7 +295,7 @@ static void test_streaming(void **state) {
     (void)state;
     for (int single = 0; single < 2; single++) {
         compare(small_n(300000, 8), 8, 8, single, HAZE_FCM_EUCLIDEAN, small_limit((size_t)4 << 20));
-        compare(small_n(100000, 4), 16, 4, single, HAZE_FCM_GK, small_limit((size_t)16 << 20));
+        compare(small_n(100000, 4), 16, 4, single, HAZE_FCM_GK, small_limit((size_t)8 << 20));
     }
     /* the expanded form with U(k-1) recomputed from the previous centres */
     compare(small_n(200000, 16), 32, 16, 1, HAZE_FCM_EUCLIDEAN, small_limit((size_t)8 << 20));
