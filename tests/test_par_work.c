@@ -121,9 +121,33 @@ static void test_fcm_same_bits(void **state) {
     haze_ctx_free(ctx);
 }
 
+/* haze__copy_par copies every byte whatever the thread cap of the calling
+ * thread (a split over devices sets one), and the cap is the caller's
+ * thread's alone. */
+static void test_copy_par_cap(void **state) {
+    (void)state;
+    haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
+    haze_ctx_set_threads(ctx, 4);
+    const size_t n = ((size_t)9 << 20) + 77; /* several pieces, an odd tail */
+    unsigned char *a = malloc(n), *b = malloc(n);
+    assert_true(a && b);
+    for (size_t i = 0; i < n; i++) a[i] = (unsigned char)(i * 131 + (i >> 9));
+    const int caps[] = {1, 3, 0, 64};
+    for (size_t k = 0; k < sizeof caps / sizeof *caps; k++) {
+        memset(b, 0, n);
+        haze__copy_par_cap(caps[k]);
+        haze__copy_par(ctx, b, a, n);
+        if (memcmp(a, b, n) != 0) fail_msg("cap %d: the copy differs", caps[k]);
+    }
+    haze__copy_par_cap(0);
+    free(a), free(b);
+    haze_ctx_free(ctx);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_threads_cap),
+        cmocka_unit_test(test_copy_par_cap),
         cmocka_unit_test(test_prec_same_bits),
         cmocka_unit_test(test_fcm_same_bits),
     };

@@ -464,9 +464,16 @@ void haze__dev_free_held(haze__dev_acct *acct, int device, void *p, size_t bytes
 }
 #endif
 
+static _Thread_local int copy_cap; /* haze__copy_par_cap; 0: none */
+
+void haze__copy_par_cap(int threads) {
+    copy_cap = threads > 0 ? threads : 0;
+}
+
 void haze__copy_par(const haze_ctx *ctx, void *dst, const void *src, size_t n) {
     const size_t part = (size_t)1 << 20; /* bytes a thread copies at least */
-    const int nt = haze__threads_for(ctx, (double)n, (double)part);
+    int nt = haze__threads_for(ctx, (double)n, (double)part);
+    if (copy_cap > 0 && nt > copy_cap) nt = copy_cap;
     if (nt <= 1) {
         memcpy(dst, src, n);
         return;

@@ -217,6 +217,10 @@ static inline int haze__threads_for(const haze_ctx *ctx, double work, double per
 /* memcpy of n bytes on up to haze__threads(ctx) threads (1 MiB each at
  * least): one thread does not reach the memory's bandwidth. */
 void haze__copy_par(const haze_ctx *ctx, void *dst, const void *src, size_t n);
+/* At most `threads` threads for this thread's haze__copy_par calls from now
+ * on (0: the context's count again): a call split over several devices
+ * gives each device's copies its share of the host's threads. */
+void haze__copy_par_cap(int threads);
 
 /* 1 when a computation on this context should run on the GPU. */
 static inline int haze__use_cuda(const haze_ctx *ctx) {

@@ -83,7 +83,13 @@ int haze__fis_eval_devices(haze_ctx *ctx, const haze_fis *fis, const haze__fis_p
     /* a thread that cannot start: its slice runs here after the first's */
     for (size_t k = 1; k < R; k++)
         here[k] = pthread_create(&tp[k], NULL, part_thread, &parts[k]) != 0;
+    /* the first slice's staging copies take its share of the host's
+     * threads, as the other devices' parts do (haze/core.h): together the
+     * parts copy on about as many threads as the context has, not twice */
+    int share = haze_ctx_threads(ctx) / (int)R;
+    haze__copy_par_cap(share > 0 ? share : 1);
     part_run(&parts[0]);
+    haze__copy_par_cap(0);
     for (size_t k = 1; k < R; k++) {
         if (here[k])
             part_run(&parts[k]);
