@@ -78,41 +78,57 @@ int haze__io_read_at(int fd, size_t at, void *dst, size_t n, size_t *got) {
 /* Bytes a thread of a parallel read reads at least. */
 #define READ_PIECE ((size_t)16 << 20)
 
-int haze__io_read_par(const haze_ctx *ctx, int fd, void *dst, size_t n, size_t *got, int *nul) {
+int haze__io_read_pieces(const haze_ctx *ctx, int fd, size_t at, void *dst, size_t n,
+                         void (*done)(void *arg, size_t a, size_t len), void *arg, size_t *got) {
     const int nt = haze__threads_for(ctx, (double)n, (double)READ_PIECE);
-    const size_t align = (size_t)2 << 20; /* huge pages */
+    const size_t align = (size_t)2 << 20; /* huge pages, and whole values of any size */
     size_t piece = (n + (size_t)nt - 1) / (size_t)nt;
     piece = (piece + align - 1) / align * align;
     const size_t np = piece ? (n + piece - 1) / piece : 0;
-    if (np < 2) goto serial;
-    int err = 0, zero = 0;
+    int err = 0;
     size_t total = 0;
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(nt) schedule(static, 1) reduction(+ : total) reduction(| : zero)
+#pragma omp parallel for num_threads(nt) schedule(static, 1) reduction(+ : total) if (np > 1)
 #endif
     for (size_t k = 0; k < np; k++) {
         const size_t a = k * piece, len = n - a < piece ? n - a : piece;
         size_t g = 0;
-        int e = haze__io_read_at(fd, a, (char *)dst + a, len, &g);
+        int e = haze__io_read_at(fd, at + a, (char *)dst + a, len, &g);
         total += g;
-        if (nul && !e) zero |= memchr((char *)dst + a, '\0', g) != NULL;
         if (e) {
 #ifdef _OPENMP
 #pragma omp atomic write
 #endif
             err = e;
+        } else if (done && g == len) {
+            done(arg, a, len);
         }
     }
-    if (err) return err;
-    if (total == n) {
-        *got = total;
-        if (nul) *nul = zero;
-        return 0;
+    *got = total;
+    return err;
+}
+
+/* haze__io_read_pieces' done for haze__io_read_par: a NUL byte in a piece. */
+typedef struct nul_scan {
+    const char *buf;
+    int found;
+} nul_scan;
+
+static void piece_nul(void *arg, size_t a, size_t len) {
+    nul_scan *z = arg;
+    if (memchr(z->buf + a, '\0', len)) __atomic_store_n(&z->found, 1, __ATOMIC_RELAXED);
+}
+
+int haze__io_read_par(const haze_ctx *ctx, int fd, void *dst, size_t n, size_t *got, int *nul) {
+    nul_scan z = {dst, 0};
+    int e = haze__io_read_pieces(ctx, fd, 0, dst, n, nul ? piece_nul : NULL, &z, got);
+    if (e) return e;
+    if (*got != n) {
+        /* the file shrank while it was read: the pieces may not meet */
+        e = haze__io_read_at(fd, 0, dst, n, got);
+        z.found = !e && memchr(dst, '\0', *got) != NULL;
     }
-    /* the file shrank while it was read: the pieces may not meet */
-serial:;
-    int e = haze__io_read_at(fd, 0, dst, n, got);
-    if (!e && nul) *nul = memchr(dst, '\0', *got) != NULL;
+    if (!e && nul) *nul = z.found;
     return e;
 }
 

@@ -18,6 +18,13 @@ void *haze__io_big_alloc(size_t n);
 void *haze__io_big_alloc_lazy(size_t n);
 /* n bytes at offset at of fd into dst; *got: how many there were. 0 or errno. */
 int haze__io_read_at(int fd, size_t at, void *dst, size_t n, size_t *got);
+/* n bytes at offset at of fd into dst, in 2 MiB-aligned pieces on the
+ * context's threads (one reads them all when they are too few); each piece
+ * read whole is handed to done(arg, first byte, length) on the thread that
+ * read it (done may be NULL; it must be safe to call on several threads at
+ * once). *got: the bytes read (fewer: the file shrank). 0 or errno. */
+int haze__io_read_pieces(const haze_ctx *ctx, int fd, size_t at, void *dst, size_t n,
+                         void (*done)(void *arg, size_t a, size_t len), void *arg, size_t *got);
 /* The first n bytes of fd into dst, in pieces on the context's threads (each
  * faulting in its own pages of a lazy buffer: one thread reaches neither the
  * page cache's copy rate nor the rate fresh memory is cleared at); *got: how

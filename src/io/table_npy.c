@@ -338,9 +338,25 @@ static size_t npy_first_nonfinite(const unsigned char *a, int elem, size_t i0, s
     return i1;
 }
 
-/* Bytes a thread of a parallel read reads at least (pieces are 2 MiB
- * aligned: huge pages, whole values). */
-#define NPY_PIECE ((size_t)16 << 20)
+/* haze__io_read_pieces' done for a .npy read with the values checked: the
+ * first value of a piece that is not finite, the least over the pieces. */
+typedef struct npy_scan {
+    const unsigned char *dst;
+    int elem;
+    size_t first; /* count when every value is finite */
+} npy_scan;
+
+static void piece_finite(void *arg, size_t a, size_t len) {
+    npy_scan *z = arg;
+    const size_t i0 = a / (size_t)z->elem, i1 = (a + len) / (size_t)z->elem;
+    size_t i = npy_first_nonfinite(z->dst, z->elem, i0, i1);
+    if (i < i1) {
+#ifdef _OPENMP
+#pragma omp critical(haze_npy_bad)
+#endif
+        if (i < z->first) z->first = i;
+    }
+}
 
 /*
  * The count values (elem bytes each) of a C-order array at offset at of fd
@@ -350,40 +366,11 @@ static size_t npy_first_nonfinite(const unsigned char *a, int elem, size_t i0, s
  */
 static int npy_read_par(haze_ctx *ctx, int fd, size_t at, unsigned char *dst, size_t count,
                         int elem, int check, size_t *bad, size_t *got) {
-    const size_t bytes = count * (size_t)elem;
-    const int nt = haze__threads_for(ctx, (double)bytes, (double)NPY_PIECE);
-    const size_t align = (size_t)2 << 20;
-    size_t piece = (bytes + (size_t)nt - 1) / (size_t)nt;
-    piece = (piece + align - 1) / align * align;
-    const size_t np = (bytes + piece - 1) / piece;
-    int err = 0;
-    size_t total = 0, first = count;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(nt) schedule(static, 1) reduction(+ : total) if (np > 1)
-#endif
-    for (size_t k = 0; k < np; k++) {
-        const size_t a = k * piece, len = bytes - a < piece ? bytes - a : piece;
-        size_t g = 0;
-        int e = haze__io_read_at(fd, at + a, dst + a, len, &g);
-        total += g;
-        if (e) {
-#ifdef _OPENMP
-#pragma omp atomic write
-#endif
-            err = e;
-        } else if (check && g == len) {
-            size_t i = npy_first_nonfinite(dst, elem, a / (size_t)elem, (a + len) / (size_t)elem);
-            if (i < (a + len) / (size_t)elem) {
-#ifdef _OPENMP
-#pragma omp critical(haze_npy_bad)
-#endif
-                if (i < first) first = i;
-            }
-        }
-    }
-    *got = total;
-    *bad = first;
-    return err;
+    npy_scan z = {dst, elem, count};
+    int e = haze__io_read_pieces(ctx, fd, at, dst, count * (size_t)elem,
+                                 check ? piece_finite : NULL, &z, got);
+    *bad = z.first;
+    return e;
 }
 
 /*
