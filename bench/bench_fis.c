@@ -29,16 +29,6 @@
 #include <cuda_runtime.h>
 #endif
 
-static const char tipper[] =
-    "[System]\nName='tipper'\nType='mamdani'\nNumInputs=2\nNumOutputs=1\nNumRules=3\n"
-    "AndMethod='min'\nOrMethod='max'\nImpMethod='min'\nAggMethod='max'\nDefuzzMethod='centroid'\n"
-    "[Input1]\nName='service'\nRange=[0 10]\nNumMFs=3\nMF1='poor':'gaussmf',[1.5 0]\n"
-    "MF2='good':'gaussmf',[1.5 5]\nMF3='excellent':'gaussmf',[1.5 10]\n"
-    "[Input2]\nName='food'\nRange=[0 10]\nNumMFs=2\nMF1='rancid':'trapmf',[0 0 1 3]\n"
-    "MF2='delicious':'trapmf',[7 9 10 10]\n"
-    "[Output1]\nName='tip'\nRange=[0 30]\nNumMFs=3\nMF1='cheap':'trimf',[0 5 10]\n"
-    "MF2='average':'trimf',[10 15 20]\nMF3='generous':'trimf',[20 25 30]\n"
-    "[Rules]\n1 1, 1 (1) : 2\n2 0, 2 (1) : 1\n3 2, 3 (1) : 2\n";
 
 /* 8 inputs x 3 triangles, 50 random rules of 3-5 antecedents, 5 outputs sets. */
 static char *big_model(void) {
@@ -268,7 +258,7 @@ int main(int argc, char **argv) {
            "GPU pinned", "GPU dev", "haze CPU", "CPU/core", "fuzzylite", "GPU/fl", "dev/fl",
            "core/fl", "GFLOP/s", "FP64 peak");
     char *big = big_model();
-    const char *texts[2] = {tipper, big};
+    const char *texts[2] = {bench_tipper_fis, big};
     const char *names[2] = {"tipper", "8in-50r"};
     for (int m = 0; m < 2; m++) {
         haze_fis *f = NULL;

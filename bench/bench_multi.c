@@ -39,16 +39,6 @@
 
 #define MAXD 64
 
-static const char tipper[] =
-    "[System]\nName='tipper'\nType='mamdani'\nNumInputs=2\nNumOutputs=1\nNumRules=3\n"
-    "AndMethod='min'\nOrMethod='max'\nImpMethod='min'\nAggMethod='max'\nDefuzzMethod='centroid'\n"
-    "[Input1]\nName='service'\nRange=[0 10]\nNumMFs=3\nMF1='poor':'gaussmf',[1.5 0]\n"
-    "MF2='good':'gaussmf',[1.5 5]\nMF3='excellent':'gaussmf',[1.5 10]\n"
-    "[Input2]\nName='food'\nRange=[0 10]\nNumMFs=2\nMF1='rancid':'trapmf',[0 0 1 3]\n"
-    "MF2='delicious':'trapmf',[7 9 10 10]\n"
-    "[Output1]\nName='tip'\nRange=[0 30]\nNumMFs=3\nMF1='cheap':'trimf',[0 5 10]\n"
-    "MF2='average':'trimf',[10 15 20]\nMF3='generous':'trimf',[20 25 30]\n"
-    "[Rules]\n1 1, 1 (1) : 2\n2 0, 2 (1) : 1\n3 2, 3 (1) : 2\n";
 
 enum { WIDTH = 3840, HEIGHT = 2160, REPS = 3, DFRAMES = 4 };
 
@@ -196,7 +186,7 @@ int main(int argc, char **argv) {
     haze_ctx *host = set_ctx(1);
     if (!host) return 3;
     haze_fis *f = NULL;
-    if (haze_fis_parse(host, tipper, "tipper", &f)) {
+    if (haze_fis_parse(host, bench_tipper_fis, "tipper", &f)) {
         fprintf(stderr, "bench_multi: %s\n", haze_ctx_errmsg(host));
         return 3;
     }
