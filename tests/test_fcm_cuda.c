@@ -29,19 +29,6 @@ static size_t small_limit(size_t limit) {
     return getenv("HAZE_TEST_SMALL") ? limit / 10 : limit;
 }
 
-static double *blobs(size_t n, size_t d, size_t k, unsigned seed) {
-    double *x = malloc(n * d * sizeof *x), *mu = malloc(k * d * sizeof *mu);
-    srand(seed);
-    for (size_t i = 0; i < k * d; i++) mu[i] = 10.0 * rand() / RAND_MAX;
-    for (size_t i = 0; i < n; i++)
-        for (size_t q = 0; q < d; q++) {
-            double u1 = (rand() + 1.0) / (RAND_MAX + 2.0), u2 = (double)rand() / RAND_MAX;
-            x[i * d + q] = mu[(i % k) * d + q] + sqrt(-2 * log(u1)) * cos(6.283185307 * u2);
-        }
-    free(mu);
-    return x;
-}
-
 static void close_rel(const double *a, const double *b, size_t n, double tol, const char *what,
                       size_t N, size_t D, size_t C, int single) {
     double scale = 0;
@@ -154,7 +141,7 @@ static void compare_x(const double *x, size_t n, size_t d, size_t c, int single,
 
 static void compare_stop(size_t n, size_t d, size_t c, int single, int metric, size_t limit,
                          haze_fcm_stop stop) {
-    double *x = blobs(n, d, c, (unsigned)(n + d + c));
+    double *x = haze_test_blobs(n, d, c, (unsigned)(n + d + c));
     compare_x(x, n, d, c, single, metric, limit, stop, NULL);
     free(x);
 }
@@ -180,7 +167,7 @@ static void test_sizes(void **state) {
 /* Blobs 1000 units from the origin, cluster 3 two units from cluster 2 in
  * every coordinate. */
 static double *far_blobs(size_t n, size_t d, size_t c) {
-    double *x = blobs(n, d, c, 5);
+    double *x = haze_test_blobs(n, d, c, 5);
     for (size_t i = 3; i < n; i += c)
         for (size_t q = 0; q < d; q++) x[i * d + q] = x[(i - 1) * d + q] + 2.0;
     for (size_t i = 0; i < n * d; i++) x[i] += 1000.0;
@@ -200,14 +187,14 @@ static void test_hard_data(void **state) {
         compare_x(x, n, d, c, 1, HAZE_FCM_EUCLIDEAN, 0, (haze_fcm_stop)stop, NULL);
     free(x);
     for (int e = -15; e <= 15; e += 30) {
-        x = blobs(4000, 16, 5, 9);
+        x = haze_test_blobs(4000, 16, 5, 9);
         for (size_t i = 0; i < 4000 * 16; i++) x[i] *= pow(10.0, e);
         compare_x(x, 4000, 16, 5, 1, HAZE_FCM_EUCLIDEAN, 0, HAZE_FCM_STOP_MEMBERSHIP, NULL);
         free(x);
     }
     /* 5 distinct points, each 300 times; centres on points 0, 1, 2, 3 and 0 again */
     const size_t np = 1500, dp = 12, cp = 5;
-    double *pts = blobs(cp, dp, cp, 11), *init = malloc(cp * dp * sizeof *init);
+    double *pts = haze_test_blobs(cp, dp, cp, 11), *init = malloc(cp * dp * sizeof *init);
     x = malloc(np * dp * sizeof *x);
     for (size_t i = 0; i < np; i++) memcpy(x + i * dp, pts + (i % cp) * dp, dp * sizeof *x);
     for (size_t j = 0; j < cp; j++) memcpy(init + j * dp, pts + (j % 4) * dp, dp * sizeof *init);
@@ -273,7 +260,7 @@ static void test_accuracy(void **state) {
     /* tight clusters far from the centres' mean: radius about 0.06 at 100
      * units, pairs of clusters about 0.2 apart */
     const size_t n = small_n(4096, 8), d = 32, c = 8;
-    double *x = blobs(n, d, c, 21);
+    double *x = haze_test_blobs(n, d, c, 21);
     for (size_t i = 0; i < n * d; i++) {
         const size_t j = (i / d) % c, q = i % d;
         x[i] = 100.0 * (double)((j + q) % 3) + 1e-2 * x[i];
@@ -313,7 +300,7 @@ static void test_kept_share(void **state) {
     const int shares[] = {8, 0, 3, 6};
     for (size_t s = 0; s < 3; s++) {
         const size_t n = sz[s][0], d = sz[s][1], c = sz[s][2];
-        double *x = blobs(n, d, c, 5);
+        double *x = haze_test_blobs(n, d, c, 5);
         haze_ctx *gpu = haze_test_ctx(HAZE_BACKEND_CUDA);
         haze_fcm_options o = fit_options(c, 3, 10);
         o.precision = HAZE_PRECISION_F32;
@@ -359,7 +346,7 @@ static void test_pipeline(void **state) {
     const size_t sz[][3] = {{40000, 32, 16}, {20000, 16, 5}, {30000, 20, 7}};
     for (size_t s = 0; s < 3; s++) {
         const size_t n = sz[s][0], d = sz[s][1], c = sz[s][2];
-        double *x = blobs(n, d, c, 9);
+        double *x = haze_test_blobs(n, d, c, 9);
         haze_ctx *gpu[2] = {haze_test_ctx(HAZE_BACKEND_CUDA), haze_test_ctx(HAZE_BACKEND_CUDA)};
         assert_int_equal(haze_dev_fcm_set_pipeline(gpu[1], 0), HAZE_OK);
         for (int rule = 0; rule < 4; rule++) {
@@ -413,7 +400,7 @@ static void test_no_shape(void **state) {
     const size_t sz[][3] = {{20000, 8, 8}, {5000, 32, 16}, {3001, 20, 11}, {1001, 4, 2}};
     for (size_t s = 0; s < sizeof sz / sizeof *sz; s++) {
         const size_t n = sz[s][0], d = sz[s][1], c = sz[s][2];
-        double *x = blobs(n, d, c, (unsigned)(n + d + c));
+        double *x = haze_test_blobs(n, d, c, (unsigned)(n + d + c));
         for (int stop = 0; stop < 2; stop++)
             compare_xm(x, n, d, c, 1, HAZE_FCM_EUCLIDEAN, 0, (haze_fcm_stop)stop, NULL, 2.0, 0);
         free(x);
@@ -425,7 +412,7 @@ static void test_fuzzifier(void **state) {
     (void)state;
     const size_t sz[][3] = {{5000, 32, 16}, {3000, 8, 3}};
     for (size_t s = 0; s < 2; s++) {
-        double *x = blobs(sz[s][0], sz[s][1], sz[s][2], 3);
+        double *x = haze_test_blobs(sz[s][0], sz[s][1], sz[s][2], 3);
         for (int stop = 0; stop < 2; stop++)
             compare_xm(x, sz[s][0], sz[s][1], sz[s][2], 1, HAZE_FCM_EUCLIDEAN, 0,
                        (haze_fcm_stop)stop, NULL, 1.6, 1);
@@ -454,7 +441,7 @@ static void test_seeding(void **state) {
         if (!haze_test_part_mine(s)) continue;
         srand((unsigned)(17 + s));
         const size_t n = small_n(sz[s][0], sz[s][2]), d = sz[s][1], c = sz[s][2];
-        double *x = blobs(n, d, c, (unsigned)(s + 3));
+        double *x = haze_test_blobs(n, d, c, (unsigned)(s + 3));
         float *xf = malloc(n * d * sizeof *xf);
         for (size_t i = 0; i < n * d; i++) xf[i] = (float)x[i];
         const size_t trials = haze_dev_fcm_pp_trials(c);
@@ -498,7 +485,7 @@ static void test_seeding(void **state) {
         return;
     }
     const size_t n = small_n(200000, 16), d = 32, c = 16;
-    double *x = blobs(n, d, c, 23);
+    double *x = haze_test_blobs(n, d, c, 23);
     haze_fcm_options o = haze_fcm_options_default();
     o.clusters = (int)c;
     o.max_iter = 1;
@@ -554,7 +541,7 @@ static void test_seeding(void **state) {
 static void test_degenerate(void **state) {
     (void)state;
     const size_t n = small_n(40000, 16), d = 32, c = 16;
-    double *x = blobs(n, d, c, 29);
+    double *x = haze_test_blobs(n, d, c, 29);
     haze_ctx *gpu = haze_test_ctx(HAZE_BACKEND_CUDA);
     haze_fcm_options o = haze_fcm_options_default();
     o.clusters = (int)c;

@@ -20,19 +20,6 @@
 #include "fcm/fcm_internal.h"
 #include "test_util.h"
 
-static double *blobs(size_t n, size_t d, size_t k, unsigned seed) {
-    double *x = malloc(n * d * sizeof *x), *mu = malloc(k * d * sizeof *mu);
-    srand(seed);
-    for (size_t i = 0; i < k * d; i++) mu[i] = 10.0 * rand() / RAND_MAX;
-    for (size_t i = 0; i < n; i++)
-        for (size_t q = 0; q < d; q++) {
-            double u1 = (rand() + 1.0) / (RAND_MAX + 2.0), u2 = (double)rand() / RAND_MAX;
-            x[i * d + q] = mu[(i % k) * d + q] + sqrt(-2 * log(u1)) * cos(6.283185307 * u2);
-        }
-    free(mu);
-    return x;
-}
-
 static void close_rel(const double *a, const double *b, size_t n, double tol, const char *what,
                       const char *how) {
     double scale = 0;
@@ -105,7 +92,7 @@ static void test_devices(void **state) {
     for (int k = 0; k < 64; k++) list[k] = k;
     for (size_t si = 0; si < sizeof shapes / sizeof *shapes; si++) {
         const shape *s = &shapes[si];
-        double *x = blobs(s->n, s->d, s->c, 17 + (unsigned)si);
+        double *x = haze_test_blobs(s->n, s->d, s->c, 17 + (unsigned)si);
         haze_fcm_options o = options(s);
         haze_fcm_result *ref = NULL, *r = NULL, *r2 = NULL;
         if (haze_fcm_fit(gpu, x, HAZE_PRECISION_F64, s->n, s->d, &o, &ref))
@@ -225,7 +212,7 @@ static void *run_part(void *arg) {
 /* R parts as threads, each with a context on device 0 (cpu_part: that one
  * on the CPU), against the one-GPU fit. */
 static void parts_on_device0(const shape *s, int R, int cpu_part) {
-    double *x = blobs(s->n, s->d, s->c, 3);
+    double *x = haze_test_blobs(s->n, s->d, s->c, 3);
     haze_fcm_options o = options(s);
     haze_ctx *gpu = haze_test_ctx(HAZE_BACKEND_CUDA);
     haze_fcm_result *ref = NULL;
@@ -284,7 +271,7 @@ static void test_ranks_of_devices(void **state) {
     static const size_t which[] = {0, 1, 3, 4};
     for (size_t w = 0; w < sizeof which / sizeof *which; w++) {
         const shape *s = &shapes[which[w]];
-        double *x = blobs(s->n, s->d, s->c, 29 + (unsigned)w);
+        double *x = haze_test_blobs(s->n, s->d, s->c, 29 + (unsigned)w);
         haze_fcm_options o = options(s);
         haze_ctx *gpu = haze_test_ctx(HAZE_BACKEND_CUDA);
         haze_fcm_result *ref = NULL;

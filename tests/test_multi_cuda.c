@@ -325,19 +325,6 @@ static void test_edge(void **state) {
     haze_ctx_free(one);
 }
 
-static double *blobs(size_t n, size_t d, size_t k, unsigned seed) {
-    double *x = malloc(n * d * sizeof *x), *mu = malloc(k * d * sizeof *mu);
-    srand(seed);
-    for (size_t i = 0; i < k * d; i++) mu[i] = 10.0 * rand() / RAND_MAX;
-    for (size_t i = 0; i < n; i++)
-        for (size_t q = 0; q < d; q++) {
-            double u1 = (rand() + 1.0) / (RAND_MAX + 2.0), u2 = (double)rand() / RAND_MAX;
-            x[i * d + q] = mu[(i % k) * d + q] + sqrt(-2 * log(u1)) * cos(6.283185307 * u2);
-        }
-    free(mu);
-    return x;
-}
-
 static haze_fcm_result *fit(haze_ctx *ctx, const double *x, size_t n, size_t d, const int *dev,
                             int count) {
     haze_fcm_options o = haze_fcm_options_default();
@@ -372,7 +359,7 @@ static void same_fit(const haze_fcm_result *a, const haze_fcm_result *b) {
 static void test_fcm(void **state) {
     (void)state;
     const size_t n = 100003, d = 4;
-    double *x = blobs(n, d, 5, 3);
+    double *x = haze_test_blobs(n, d, 5, 3);
     haze_ctx *one = one_ctx(0);
     const int first[] = {0};
     haze_fcm_result *plain = fit(one, x, n, d, NULL, 0);
