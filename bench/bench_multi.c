@@ -14,7 +14,9 @@
  *     same frames per device); (b) host frames through haze_edge_run, a
  *     detector per device taking the next frame, as `haze --gpus all edge`
  *     does.
- * Each time is the best of a few runs after a warm-up. The host columns
+ * The fixed cost of a resident call (4096 rows a device, every device at
+ * once) is printed under the rows' table. Each time is the best of a few
+ * runs after a warm-up. The host columns
  * check that every set of GPUs gives the bits of one GPU ("same"). Without
  * a GPU it says so and exits 0.
  *
@@ -38,7 +40,6 @@
 #ifdef HAZE_HAVE_CUDA
 
 #define MAXD 64
-
 
 enum { WIDTH = 3840, HEIGHT = 2160, REPS = 3, DFRAMES = 4 };
 
@@ -214,7 +215,7 @@ int main(int argc, char **argv) {
     uint8_t *frame0 = malloc((size_t)WIDTH * HEIGHT);
     fill_frame(frame0, &r);
 
-    double rate[4][MAXD];
+    double rate[4][MAXD], fixed[MAXD];
     int same_rows[MAXD], same_frames[MAXD];
     for (int s = 0; s < ns; s++) {
         const int D = sets[s];
@@ -261,6 +262,17 @@ int main(int argc, char **argv) {
         /* rows resident on the devices */
         double t = best_jobs(jobs, D, fis_resident);
         rate[0][s] = t > 0 ? (double)n / t : -1;
+        /* the fixed cost of a call: 4096 rows a device, the best of 20 */
+        size_t keep[MAXD];
+        for (int k = 0; k < D; k++)
+            keep[k] = jobs[k].n, jobs[k].n = jobs[k].n < 4096 ? jobs[k].n : 4096;
+        fixed[s] = 1e300;
+        for (int q = 0; q < 21; q++) {
+            double tq = run_jobs(jobs, D, fis_resident);
+            if (tq < 0) return 3;
+            if (q > 0 && tq < fixed[s]) fixed[s] = tq;
+        }
+        for (int k = 0; k < D; k++) jobs[k].n = keep[k];
         /* rows from host arrays through the context over the set */
         if (haze_fis_eval(ctx, f, in, n, out, NULL)) { /* warm-up */
             fprintf(stderr, "bench_multi: %s\n", haze_ctx_errmsg(ctx));
@@ -315,6 +327,11 @@ int main(int argc, char **argv) {
         printf("%-5d %16.4g %9s %16.4g %9s %6s\n", sets[s], rate[0][s], a, rate[1][s], b,
                same_rows[s] ? "same" : "DIFF");
     }
+    printf("fixed cost of a call (4096 rows a device, the devices at once, thread start "
+           "included):");
+    for (int s = 0; s < ns; s++)
+        printf(" %d GPU%s %.3f ms%s", sets[s], sets[s] > 1 ? "s" : "", fixed[s] * 1e3,
+               s + 1 < ns ? ";" : "\n");
     printf("\nFIRE on %dx%d frames (fast kernel), frames per second\n", WIDTH, HEIGHT);
     printf("%-5s %16s %9s %16s %9s %6s\n", "GPUs", "resident", "speed-up", "host frames",
            "speed-up", "bytes");
