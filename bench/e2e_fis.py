@@ -16,11 +16,21 @@ haze and of the PyTorch script must agree (1e-9 of the output range: the
 same arithmetic, summed in another order). "M rows/s" is rows over the
 job's wall time; the floors are reading the input file at page-cache speed
 (one read(2)) and the PCIe copy of the job's bytes (inputs up, outputs
-down, float64) at the pinned rate PyTorch measures.
+down, float64) at the pinned rate PyTorch measures. haze's split is its
+`--json` "timings" (start, read, eval, write); "haze cpu" is the same job
+on the CPU backend (all cores).
+
+--big N adds the tipper's CSV -> CSV job on N rows for haze alone (the
+PyTorch script's numpy.savetxt would take minutes there): the file is one
+block of 2^20 rows written N / 2^20 times, so making it takes seconds; the
+rate it gives is the one of a long job, where starting the process and the
+GPU no longer count.
 
     python3 bench/e2e_fis.py [--haze build/haze] [--rows 10000000] [--reps 3] [--dir /tmp]
+                             [--big 100000000]
 """
 import argparse
+import io
 import json
 import os
 import random
@@ -81,6 +91,37 @@ def make_inputs(base, names, rows, lo, hi, seed):
     return csv, npy
 
 
+def make_big(path, rows, seed):
+    """A tipper CSV of rows rows (a multiple of 2^20): one block repeated."""
+    block = 1 << 20
+    rows = max(block, rows // block * block)
+    if os.path.exists(path) and os.path.getsize(path) > 0:
+        with open(path, "rb") as f:
+            n = sum(buf.count(b"\n") for buf in iter(lambda: f.read(1 << 24), b"")) - 1
+        if n == rows:
+            return path, rows
+    rng = np.random.default_rng(seed)
+    x = np.round(rng.uniform(0.0, 10.0, (block, 2)), 4)
+    b = io.StringIO()
+    np.savetxt(b, x, fmt="%.4f", delimiter=",")
+    text = b.getvalue().encode()
+    with open(path + ".part", "wb") as f:
+        f.write(b"service,food\n")
+        for _ in range(rows // block):
+            f.write(text)
+    os.replace(path + ".part", path)
+    return path, rows
+
+
+def haze_split(out):
+    """haze's --json "timings" as 'start 0.012 read ...'."""
+    try:
+        t = json.loads(out)["timings"]
+    except (ValueError, KeyError):
+        return ""
+    return " ".join("%s %.3f" % (k, v) for k, v in t.items())
+
+
 def read_out(path):
     if path.endswith(".npy"):
         return np.load(path).reshape(-1)
@@ -93,6 +134,7 @@ def main():
     ap.add_argument("--rows", type=int, default=10_000_000)
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--dir", default="/tmp")
+    ap.add_argument("--big", type=int, default=0)
     a = ap.parse_args()
     bw, gpu = pinned_rate()
     big = os.path.join(a.dir, "haze_e2e_fis_big.fis")
@@ -112,7 +154,9 @@ def main():
             ext = ".npy" if inp.endswith(".npy") else ".csv"
             out_h = os.path.join(a.dir, "haze_e2e_fis_out_haze" + ext)
             out_t = os.path.join(a.dir, "haze_e2e_fis_out_torch" + ext)
-            hcmd = [a.haze, "--quiet", "fis", "eval", model, inp, "-o", out_h]
+            hcmd = [a.haze, "--quiet", "fis", "eval", model, inp, "-o", out_h, "--json"]
+            ccmd = [a.haze, "--quiet", "--backend", "cpu", "fis", "eval", model, inp, "-o", out_h,
+                    "--json"]
             tcmd = [sys.executable, os.path.join(HERE, "fis_torch.py"), model, inp, "-o", out_t]
             floor = read_floor(inp)
             run(hcmd)
@@ -123,17 +167,37 @@ def main():
                 print("%-8s %-12s outputs DISAGREE: max difference %.3g of the range"
                       % (name, kind, err))
                 return 1
-            wh, _ = best_of(hcmd, a.reps)
+            wh, oh = best_of(hcmd, a.reps)
+            wc, oc = best_of(ccmd, a.reps)
+            if not np.array_equal(read_out(out_h), yh):
+                print("%-8s %-12s haze's CPU and GPU outputs DIFFER" % (name, kind))
+                return 1
             wt, ot = best_of(tcmd, a.reps)
             tt = json.loads(ot.strip().splitlines()[-1])["times"]
             split = " ".join("%s %.3f" % (k, v) for k, v in tt.items() if k != "total")
-            print("%-8s %-12s %9d %-14s %9.3f %10.1f %8.2fx"
-                  % (name, kind, rows, "haze", wh, rows / wh / 1e6, 1.0))
+            print("%-8s %-12s %9d %-14s %9.3f %10.1f %8.2fx  %s"
+                  % (name, kind, rows, "haze", wh, rows / wh / 1e6, 1.0, haze_split(oh)))
+            print("%-8s %-12s %9d %-14s %9.3f %10.1f %8.2fx  %s"
+                  % (name, kind, rows, "haze cpu", wc, rows / wc / 1e6, wc / wh, haze_split(oc)))
             print("%-8s %-12s %9d %-14s %9.3f %10.1f %8.2fx  %s"
                   % (name, kind, rows, "torch", wt, rows / wt / 1e6, wt / wh, split))
             bus = rows * (len(names) + 1) * 8 / bw if bw else float("nan")
             print("%-8s %-12s %9s floors: read %.3f s (page cache, one thread), PCIe %.3f s "
                   "(agree: %.1e of the range)" % ("", "", "", floor, bus, err))
+    if a.big > 0:
+        inp, rows = make_big(os.path.join(a.dir, "haze_e2e_fis_tipper_big.csv"), a.big, 12)
+        out_h = os.path.join(a.dir, "haze_e2e_fis_out_big.csv")
+        floor = read_floor(inp)
+        model = models[0][1]
+        for tool, back in (("haze", []), ("haze cpu", ["--backend", "cpu"])):
+            cmd = [a.haze, "--quiet"] + back + ["fis", "eval", model, inp, "-o", out_h, "--json"]
+            run(cmd)
+            w, o = best_of(cmd, a.reps)
+            print("%-8s %-12s %9d %-14s %9.3f %10.1f %9s  %s"
+                  % ("tipper", "CSV -> CSV", rows, tool, w, rows / w / 1e6, "-", haze_split(o)))
+        os.remove(out_h)
+        print("%-8s %-12s %9s floors: read %.3f s (page cache, one thread); %.0f MB in, "
+              "one block of 2^20 rows repeated" % ("", "", "", floor, os.path.getsize(inp) / 1e6))
     return 0
 
 
