@@ -518,6 +518,84 @@ static void test_staged_shared_ctx(void **state) {
     haze_fis_free(f);
     haze_ctx_free(gpu);
 }
+/* A context keeps the device images of the models it evaluated last
+ * (fis_cuda.cu): more models than it keeps, evaluated in turn, then changed
+ * (points, mode) between calls, give the bits of a context that has seen
+ * none of them. */
+static void eval_fresh(const haze_fis *f, const double *in, size_t n, double *out) {
+    haze_ctx *fresh = haze_test_ctx(HAZE_BACKEND_CUDA);
+    if (haze_fis_eval(fresh, f, in, n, out, NULL)) fail_msg("%s", haze_ctx_errmsg(fresh));
+    haze_ctx_free(fresh);
+}
+
+static void test_model_images(void **state) {
+    (void)state;
+    enum { NM = 7, ROUNDS = 3 };
+    const size_t n = 1031;
+    haze_ctx *gpu = haze_test_ctx(HAZE_BACKEND_CUDA);
+    haze__rng r;
+    haze__rng_seed(&r, 77);
+    haze_fis *f[NM];
+    double *in = malloc(sizeof(double) * 4 * n), *want[NM], *got = malloc(sizeof(double) * 2 * n);
+    assert_true(in && got);
+    for (size_t i = 0; i < 4 * n; i++) in[i] = 10.0 * haze__rng_uniform(&r);
+    for (int m = 0; m < NM; m++) {
+        int ni = 0, no = 0;
+        char *text = rand_system(&r, m % 3 == 2, 0, &ni, &no);
+        f[m] = NULL;
+        if (haze_fis_parse(gpu, text, "rand", &f[m])) fail_msg("%s", haze_ctx_errmsg(gpu));
+        free(text);
+        want[m] = malloc(sizeof(double) * 2 * n);
+        assert_non_null(want[m]);
+        eval_fresh(f[m], in, n, want[m]);
+    }
+    for (int k = 0; k < ROUNDS; k++)
+        for (int m = 0; m < NM; m++) {
+            /* in turn, then the same model twice in a row */
+            const int which = k == ROUNDS - 1 ? m / 2 : m;
+            const size_t no = (size_t)haze_fis_output_count(f[which]);
+            memset(got, 0, sizeof(double) * 2 * n);
+            if (haze_fis_eval(gpu, f[which], in, n, got, NULL))
+                fail_msg("%s", haze_ctx_errmsg(gpu));
+            if (memcmp(got, want[which], sizeof(double) * n * no))
+                fail_msg("round %d, model %d: not the fresh context's bits", k, which);
+        }
+    /* a model changed between calls is made again, not served from before */
+    for (int m = 0; m < NM; m++) {
+        const size_t no = (size_t)haze_fis_output_count(f[m]);
+        double *again = malloc(sizeof(double) * 2 * n);
+        assert_non_null(again);
+        assert_int_equal(haze_fis_set_points(gpu, f[m], 37), HAZE_OK);
+        eval_fresh(f[m], in, n, again);
+        assert_int_equal(haze_fis_eval(gpu, f[m], in, n, got, NULL), HAZE_OK);
+        assert_memory_equal(got, again, sizeof(double) * n * no);
+        if (!haze_fis_is_sugeno(f[m]) && !memcmp(again, want[m], sizeof(double) * n * no))
+            fail_msg("model %d: 37 points gave the bits of 101", m);
+        assert_int_equal(haze_fis_set_mode(gpu, f[m], HAZE_FIS_MODE_OCTAVE), HAZE_OK);
+        eval_fresh(f[m], in, n, again);
+        assert_int_equal(haze_fis_eval(gpu, f[m], in, n, got, NULL), HAZE_OK);
+        assert_memory_equal(got, again, sizeof(double) * n * no);
+        free(again);
+    }
+    /* freed models, then new ones: whatever address they get */
+    for (int m = 0; m < NM; m++) haze_fis_free(f[m]), free(want[m]);
+    for (int m = 0; m < NM; m++) {
+        int ni = 0, no = 0;
+        char *text = rand_system(&r, 0, 0, &ni, &no);
+        haze_fis *g = NULL;
+        if (haze_fis_parse(gpu, text, "rand", &g)) fail_msg("%s", haze_ctx_errmsg(gpu));
+        free(text);
+        double *w = malloc(sizeof(double) * 2 * n);
+        assert_non_null(w);
+        eval_fresh(g, in, n, w);
+        assert_int_equal(haze_fis_eval(gpu, g, in, n, got, NULL), HAZE_OK);
+        assert_memory_equal(got, w, sizeof(double) * n * (size_t)no);
+        free(w);
+        haze_fis_free(g);
+    }
+    free(in), free(got);
+    haze_ctx_free(gpu);
+}
 #endif
 
 int main(void) {
@@ -527,7 +605,7 @@ int main(void) {
         cmocka_unit_test(test_exact_systems),     cmocka_unit_test(test_fuzzylite_engines),
 #ifdef HAZE_HAVE_CUDA
         cmocka_unit_test(test_device_pointers),   cmocka_unit_test(test_staged_batch),
-        cmocka_unit_test(test_staged_shared_ctx),
+        cmocka_unit_test(test_staged_shared_ctx), cmocka_unit_test(test_model_images),
 #endif
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

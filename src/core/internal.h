@@ -30,6 +30,7 @@ enum {
     HAZE__STATE_EDGE,
     HAZE__STATE_IO,      /* the open output group (src/io/outfile.c) */
     HAZE__STATE_STAGING, /* page-locked staging memory (src/core/core_cuda.cu) */
+    HAZE__STATE_FIS_DEV, /* models' device images (src/fis/fis_cuda.cu) */
     HAZE__STATE_COUNT
 };
 

@@ -113,6 +113,109 @@ static int dbuf_alloc(haze_ctx *ctx, dbuf *b, size_t bytes, const char *what) {
 }
 
 /*
+ * The device images of the models a context evaluated last (its state
+ * block HAZE__STATE_FIS_DEV). An image is the model's arrays, its
+ * tabulated output MFs and the call's two counters in one device block,
+ * named by the serial of the plan it was made from (a model changed since
+ * has a new plan, so a new serial). A call takes its model's image for
+ * itself (busy) and gives it back when its stream is done, so two threads
+ * never share one: the second makes an image of its own. Repeated calls
+ * then skip the allocations, their frees (each a wait for the device) and
+ * the model's copies: most of the fixed cost of a small batch, or of one
+ * device's share of a batch split over several (docs/benchmarks.md).
+ * The images count against the context's device memory limit while held
+ * and go with the context.
+ */
+enum { DEV_SLOTS = 4 };
+#define DEV_IMAGE_MAX ((size_t)4 << 20) /* larger images are made per call */
+typedef struct dev_slot {
+    unsigned long long serial; /* 0: empty */
+    void *p;
+    size_t bytes;
+    unsigned long long used; /* the cache's clock at its last use */
+    int busy;                /* a call holds the slot */
+} dev_slot;
+typedef struct dev_cache {
+    int device;
+    haze__dev_acct *acct; /* a reference: the images' bytes go back to it */
+    unsigned long long clock;
+    dev_slot slot[DEV_SLOTS];
+} dev_cache;
+
+static void dev_cache_free(void *arg) {
+    dev_cache *c = (dev_cache *)arg;
+    for (int k = 0; k < DEV_SLOTS; k++) {
+        haze__dev_free_held(c->acct, c->device, c->slot[k].p, c->slot[k].bytes);
+        c->slot[k].p = NULL;
+    }
+    haze__dev_acct_drop(c->acct);
+}
+
+static dev_cache *dev_cache_get(haze_ctx *ctx) {
+    dev_cache *c =
+        (dev_cache *)haze__ctx_state(ctx, HAZE__STATE_FIS_DEV, sizeof(dev_cache), dev_cache_free);
+    if (!c) return NULL;
+    if (!__atomic_load_n(&c->acct, __ATOMIC_ACQUIRE)) {
+        /* threads sharing the context may race here: one reference stays */
+        haze__dev_acct *a = haze__dev_acct_hold(ctx), *none = NULL;
+        c->device = ctx->device;
+        if (a &&
+            !__atomic_compare_exchange_n(&c->acct, &none, a, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+            haze__dev_acct_drop(a);
+    }
+    return c;
+}
+
+static int slot_lock(dev_slot *sl) {
+    int idle = 0;
+    return __atomic_compare_exchange_n(&sl->busy, &idle, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+}
+static void slot_unlock(dev_slot *sl) {
+    __atomic_store_n(&sl->busy, 0, __ATOMIC_RELEASE);
+}
+
+/* The slot holding plan `serial`'s image, now this call's, or -1. */
+static int image_take(dev_cache *c, unsigned long long serial) {
+    for (int k = 0; k < DEV_SLOTS; k++) {
+        dev_slot *sl = &c->slot[k];
+        if (__atomic_load_n(&sl->serial, __ATOMIC_ACQUIRE) != serial || !slot_lock(sl)) continue;
+        if (sl->serial == serial) {
+            sl->used = __atomic_add_fetch(&c->clock, 1, __ATOMIC_RELAXED);
+            return k;
+        }
+        slot_unlock(sl);
+    }
+    return -1;
+}
+
+/* Keeps a new image (made by this call on ctx's device) in the empty or
+ * least recently used slot that no call holds, freeing what that held; 0
+ * when every slot is held (the caller frees the image). */
+static int image_put(haze_ctx *ctx, dev_cache *c, unsigned long long serial, void *p,
+                     size_t bytes) {
+    int best = -1;
+    for (int k = 0; k < DEV_SLOTS; k++) {
+        if (!slot_lock(&c->slot[k])) continue;
+        if (best < 0 || (c->slot[best].serial &&
+                         (!c->slot[k].serial || c->slot[k].used < c->slot[best].used))) {
+            if (best >= 0) slot_unlock(&c->slot[best]);
+            best = k;
+        } else {
+            slot_unlock(&c->slot[k]);
+        }
+    }
+    if (best < 0) return 0;
+    dev_slot *sl = &c->slot[best];
+    haze__dev_free(ctx, sl->p, sl->bytes);
+    sl->p = p;
+    sl->bytes = bytes;
+    sl->used = __atomic_add_fetch(&c->clock, 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&sl->serial, serial, __ATOMIC_RELEASE);
+    slot_unlock(sl);
+    return 1;
+}
+
+/*
  * Rows from host memory through the context's page-locked staging memory,
  * in NSET sets of buffers, each with its own stream: the host's threads
  * copy chunk k's inputs into set k % NSET while the copy engines and the
@@ -249,15 +352,15 @@ extern "C" int haze__fis_eval_cuda(haze_ctx *ctx, const haze_fis *fis, const haz
         off[k] = total;
         total += align16(sz[k] ? sz[k] : 16);
     }
-    dbuf dmodel = {NULL, 0}, dgrid = {NULL, 0}, din = {NULL, 0}, dout = {NULL, 0}, dscr = {NULL, 0},
-         dcnt = {NULL, 0}, dheld = {NULL, 0};
+    dbuf dimg = {NULL, 0}, din = {NULL, 0}, dout = {NULL, 0}, dscr = {NULL, 0}, dheld = {NULL, 0};
     /* lock-previous: per-row flags, brought back for the serial pass on the
      * host (haze__fis_hold), which needs the rows in order */
     unsigned char *hheld = NULL;
     double *hin = NULL, *hout = NULL, *hscr = NULL;
     int any_held = 0;
     unsigned long long hcnt[2] = {0, 0};
-    /* the device image of the model: its arrays in dmodel, no plan */
+    /* the device image of the model (dimg: its arrays, then the tabulated
+     * output MFs at goff, then the counters at coff), no plan */
     haze_fis dm = *fis;
     dm.plan = NULL;
     haze__fis_tabs dt = {NULL, NULL, ht->gstride};
@@ -280,13 +383,26 @@ extern "C" int haze__fis_eval_cuda(haze_ctx *ctx, const haze_fis *fis, const haz
                            "fis: device memory limit too small for one row (%zu bytes)",
                            total + per_row);
     }
-    if ((st = dbuf_alloc(ctx, &dmodel, total - gb, "fis: the model"))) goto done;
+    const size_t goff = total - gb, coff = align16(total), img_bytes = coff + sizeof hcnt;
+    dev_cache *cache = plan && img_bytes <= DEV_IMAGE_MAX ? dev_cache_get(ctx) : NULL;
+    int slot = cache ? image_take(cache, plan->serial) : -1;
     char *dmb;
-    dmb = (char *)dmodel.p;
-    for (int k = 0; k < NB; k++)
-        if (sz[k])
+    if (slot >= 0) {
+        dimg.p = cache->slot[slot].p;
+        dimg.bytes = cache->slot[slot].bytes;
+    } else {
+        if ((st = dbuf_alloc(ctx, &dimg, img_bytes, "fis: the model"))) goto done;
+        dmb = (char *)dimg.p;
+        for (int k = 0; k < NB; k++)
+            if (sz[k])
+                HAZE_CUDA_GOTO(
+                    ctx, st, done,
+                    cudaMemcpyAsync(dmb + off[k], src[k], sz[k], cudaMemcpyHostToDevice, s));
+        if (gb)
             HAZE_CUDA_GOTO(ctx, st, done,
-                           cudaMemcpyAsync(dmb + off[k], src[k], sz[k], cudaMemcpyHostToDevice, s));
+                           cudaMemcpyAsync(dmb + goff, ht->grid, gb, cudaMemcpyHostToDevice, s));
+    }
+    dmb = (char *)dimg.p;
     dm.in = (haze__var *)(dmb + off[0]);
     dm.out = (haze__var *)(dmb + off[1]);
     dm.mfs = (haze__mf *)(dmb + off[2]);
@@ -302,20 +418,15 @@ extern "C" int haze__fis_eval_cuda(haze_ctx *ctx, const haze_fis *fis, const haz
     dm.props = fis->props ? (int *)(dmb + off[12]) : NULL;
     dm.prop_off = fis->prop_off ? (int *)(dmb + off[13]) : NULL;
     dt.plain = ht->plain ? (const int *)(dmb + off[14]) : NULL;
-    if (ht->grid) {
-        if ((st = dbuf_alloc(ctx, &dgrid, gb, "fis: the tabulated output MFs"))) goto done;
-        HAZE_CUDA_GOTO(ctx, st, done,
-                       cudaMemcpyAsync(dgrid.p, ht->grid, gb, cudaMemcpyHostToDevice, s));
-        dt.grid = (const double *)dgrid.p;
-    }
-    if ((st = dbuf_alloc(ctx, &dcnt, sizeof hcnt, "fis: the counts"))) goto done;
-    HAZE_CUDA_GOTO(ctx, st, done, cudaMemsetAsync(dcnt.p, 0, sizeof hcnt, s));
+    if (ht->grid) dt.grid = (const double *)(dmb + goff);
+    unsigned long long *dcnt;
+    dcnt = (unsigned long long *)(dmb + coff);
+    HAZE_CUDA_GOTO(ctx, st, done, cudaMemsetAsync(dcnt, 0, sizeof hcnt, s));
     /* a long batch from host memory, without lock-previous outputs: staged */
     if (!on_device && !hheld && n >= STAGED_MIN_ROWS) {
         size_t sc = chunk / NSET < STAGED_CHUNK ? chunk / NSET : STAGED_CHUNK;
         if (sc == 0) sc = 1;
-        if ((st = eval_staged(ctx, &dm, &dt, gb / sizeof(double), inputs, n, outputs,
-                              (unsigned long long *)dcnt.p,
+        if ((st = eval_staged(ctx, &dm, &dt, gb / sizeof(double), inputs, n, outputs, dcnt,
                               global_scratch ? haze__fis_scratch(fis) : 0, sc)))
             goto done;
         n = 0; /* every row done: the loop below has none */
@@ -332,7 +443,7 @@ extern "C" int haze__fis_eval_cuda(haze_ctx *ctx, const haze_fis *fis, const haz
     if (hheld && (st = dbuf_alloc(ctx, &dheld, chunk, "fis: the row flags"))) goto done;
     for (size_t i0 = 0; i0 < n; i0 += chunk) {
         size_t m = n - i0 < chunk ? n - i0 : chunk;
-        unsigned long long *cnt = (unsigned long long *)dcnt.p;
+        unsigned long long *cnt = dcnt;
         unsigned char *held = (unsigned char *)dheld.p;
         if (on_device) {
             HAZE_CUDA_GOTO(ctx, st, done,
@@ -354,7 +465,7 @@ extern "C" int haze__fis_eval_cuda(haze_ctx *ctx, const haze_fis *fis, const haz
                            cudaMemcpyAsync(hheld + i0, held, m, cudaMemcpyDeviceToHost, s));
     }
     HAZE_CUDA_GOTO(ctx, st, done,
-                   cudaMemcpyAsync(hcnt, dcnt.p, sizeof hcnt, cudaMemcpyDeviceToHost, s));
+                   cudaMemcpyAsync(hcnt, dcnt, sizeof hcnt, cudaMemcpyDeviceToHost, s));
     HAZE_CUDA_GOTO(ctx, st, done, cudaStreamSynchronize(s));
     if (stats) {
         stats->clamped = (size_t)hcnt[0];
@@ -399,11 +510,14 @@ done:
     free(hout);
     free(hscr);
     haze__dev_free(ctx, dheld.p, dheld.bytes);
-    haze__dev_free(ctx, dgrid.p, dgrid.bytes);
-    haze__dev_free(ctx, dmodel.p, dmodel.bytes);
+    /* the stream is done: the image goes back to the cache, or in it */
+    if (slot >= 0)
+        slot_unlock(&cache->slot[slot]);
+    else if (!(st == HAZE_OK && cache && dimg.p &&
+               image_put(ctx, cache, plan->serial, dimg.p, dimg.bytes)))
+        haze__dev_free(ctx, dimg.p, dimg.bytes);
     haze__dev_free(ctx, din.p, din.bytes);
     haze__dev_free(ctx, dout.p, dout.bytes);
     haze__dev_free(ctx, dscr.p, dscr.bytes);
-    haze__dev_free(ctx, dcnt.p, dcnt.bytes);
     return st;
 }

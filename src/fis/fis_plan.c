@@ -116,6 +116,8 @@ static haze__fis_plan *plan_build(const haze_fis *f) {
     const size_t head = (sizeof(haze__fis_plan) + 15) & ~(size_t)15;
     haze__fis_plan *p = calloc(1, head + sizeof(double) * gl + sizeof(int) * pl);
     if (!p) return NULL;
+    static unsigned long long serials;
+    p->serial = __atomic_add_fetch(&serials, 1, __ATOMIC_RELAXED);
     p->mode = f->mode;
     p->points = f->points;
     p->t.gstride = (int)gs;

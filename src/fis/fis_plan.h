@@ -42,6 +42,9 @@ typedef struct haze__fis_tabs {
 
 typedef struct haze__fis_plan {
     int mode, points; /* what it was built for */
+    /* never the same for two plans of the process (a model changed since
+     * has another plan): names the model's device images (fis_cuda.cu) */
+    unsigned long long serial;
     haze__fis_tabs t;
     size_t grid_len;  /* doubles at t.grid (0: none) */
     size_t plain_len; /* ints at t.plain (0: none) */
