@@ -31,6 +31,9 @@ int haze__io_read_pieces(const haze_ctx *ctx, int fd, size_t at, void *dst, size
  * many there were; *nul (unless NULL): whether they hold a NUL byte. 0 or
  * errno. */
 int haze__io_read_par(const haze_ctx *ctx, int fd, void *dst, size_t n, size_t *got, int *nul);
+/* The same from offset at of fd. */
+int haze__io_read_par_at(const haze_ctx *ctx, int fd, size_t at, void *dst, size_t n, size_t *got,
+                         int *nul);
 /* "PATH: read error: ..." for errno e. */
 int haze__io_read_error(haze_ctx *ctx, const char *path, int e);
 /* CSV text buf (len bytes, NUL-terminated, writable) into t (table_csv.c). */
@@ -44,7 +47,7 @@ int haze__io_csv_parse(haze_ctx *ctx, const char *path, char *buf, size_t len,
  * before. A block of blank lines and comments gives a table of no rows.
  */
 typedef struct haze__csv_state {
-    int started;   /* the first line of data was seen: what follows is known */
+    int started; /* the first line of data was seen: what follows is known */
     char delim;
     size_t cols;
     int text_col;
