@@ -520,7 +520,11 @@ static int do_eval(haze_ctx *ctx, haze_fis *f, const char *model, const char *in
     stage_mark sum[3] = {{0, 0}, {0, 0}, {0, 0}};               /* read, eval, write */
     stage_mark m = stage_now();
     haze_table_reader *rd = NULL;
-    int st = haze_table_reader_open(ctx, in_path, &ro, 0, &rd);
+    /* HAZE_BLOCK_BYTES: bytes of text a block (the library's 64 MiB
+     * otherwise; tests make it small to have many blocks) */
+    const char *bb = getenv("HAZE_BLOCK_BYTES");
+    const size_t block_bytes = bb ? (size_t)strtoull(bb, NULL, 10) : 0;
+    int st = haze_table_reader_open(ctx, in_path, &ro, block_bytes, &rd);
     if (st) {
         cli_progress_end(&pr);
         return cli_fail(ctx, st);
