@@ -156,6 +156,11 @@ int haze_table_reader_next(haze_ctx *ctx, haze_table_reader *r, haze_table **out
         r->buf[cut] = keep;
         memmove(r->buf, r->buf + cut, r->have - cut);
         r->have -= cut;
+        if (r->eof && r->have == 0) { /* the last text: its memory goes back now */
+            free(r->buf);
+            r->buf = NULL;
+            r->cap = 0;
+        }
         if (st == HAZE_ERR_NOMEM) haze__error(ctx, st, "%s: out of memory", r->path);
         if (st || t->rows == 0) {
             haze_table_free(t);
