@@ -280,6 +280,12 @@ out:
  * the columns --ignore-extra leaves out, an id column, say) */
 int cli_columns_match(const haze_table *t, const char *path, const cli_columns *c, size_t *idx) {
     int code = columns_match(t, path, c, idx);
+    return code ? code : cli_columns_text(t, path, c, idx);
+}
+
+int cli_columns_text(const haze_table *t, const char *path, const cli_columns *c,
+                     const size_t *idx) {
+    int code = CLI_OK;
     for (size_t k = 0; !code && haze_table_text_lines(t) && k < c->n; k++) {
         size_t j = idx[k];
         if (haze_table_text_lines(t)[j]) {

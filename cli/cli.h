@@ -86,6 +86,10 @@ typedef struct cli_columns {
 /* Fills idx[0..c->n) with the table's column for each model input; prints
  * why not (naming `path`) and returns CLI_INPUT when they do not match. */
 int cli_columns_match(const haze_table *t, const char *path, const cli_columns *c, size_t *idx);
+/* The text check of cli_columns_match alone, for a later block of the same
+ * file (haze_table_reader): the columns idx it chose must hold numbers. */
+int cli_columns_text(const haze_table *t, const char *path, const cli_columns *c,
+                     const size_t *idx);
 
 /* A new rows x n matrix of the columns idx[0..n) of rows first.. of t, for
  * the caller to free; NULL when out of memory. */

@@ -396,9 +396,11 @@ static double *eval_inputs(const haze_table *t, const size_t *idx, size_t ni, in
     return same ? haze_table_data(t) : cli_columns_gather(t, idx, ni, 0, haze_table_row_count(t));
 }
 
-/* t0: when the command started; t1: when the model was loaded. */
-static int do_eval(haze_ctx *ctx, haze_fis *f, const char *model, const char *in_path,
-                   const fis_opts *o, const cli_global *g, stage_mark t0, stage_mark t1) {
+/* The whole table at once (a .npy output, whose header needs the row
+ * count first). t0: when the command started; t1: when the model was
+ * loaded. */
+static int do_eval_whole(haze_ctx *ctx, haze_fis *f, const char *model, const char *in_path,
+                         const fis_opts *o, const cli_global *g, stage_mark t0, stage_mark t1) {
     haze_table *t = NULL;
     haze_table_options ro = haze_table_options_default();
     ro.text_as_nan = 1; /* text only where no input is read (cli_columns_match checks) */
@@ -484,6 +486,138 @@ static int do_eval(haze_ctx *ctx, haze_fis *f, const char *model, const char *in
         print_eval_json(strcmp(out_path, "-") == 0 ? stderr : stdout, model, in_path, out_path,
                         rows, &stats, at);
     free(out);
+    return st ? cli_fail(ctx, st) : CLI_OK;
+}
+
+/* A stage's time so far, wall and CPU, added to *sum. */
+static void stage_add(stage_mark *sum, stage_mark from) {
+    stage_mark now = stage_now();
+    sum->wall += now.wall - from.wall;
+    sum->cpu += now.cpu - from.cpu;
+}
+
+/*
+ * The inputs read in blocks (haze_table_reader: 64 MiB of CSV text at a
+ * time; other inputs whole, as one block), each block evaluated and its
+ * outputs written (haze_table_writer) before the next is read: the memory
+ * of a few blocks whatever the file's size, and the same outputs, byte for
+ * byte, as the whole table at once. An error in a later block (its line
+ * and column named) leaves no output: the writer's file appears only at
+ * its commit. --json's stages are the sums over the blocks.
+ */
+static int do_eval(haze_ctx *ctx, haze_fis *f, const char *model, const char *in_path,
+                   const fis_opts *o, const cli_global *g, stage_mark t0, stage_mark t1) {
+    const char *out_path = o->output ? o->output : "-";
+    const size_t ol = strlen(out_path);
+    if (ol >= 4 && strcmp(out_path + ol - 4, ".npy") == 0) /* as haze_table_write tells them */
+        return do_eval_whole(ctx, f, model, in_path, o, g, t0, t1);
+    haze_table_options ro = haze_table_options_default();
+    ro.text_as_nan = 1; /* text only where no input is read (cli_columns checks) */
+    cli_progress pr;
+    cli_progress_begin(&pr, g, "fis eval");
+    const int typing = strcmp(in_path, "-") == 0 && isatty(STDIN_FILENO);
+    if (!typing) cli_progress_phase(&pr, "reading the inputs"); /* not while the user types */
+    stage_mark sum[3] = {{0, 0}, {0, 0}, {0, 0}};               /* read, eval, write */
+    stage_mark m = stage_now();
+    haze_table_reader *rd = NULL;
+    /* HAZE_BLOCK_BYTES: bytes of text a block (the library's 64 MiB
+     * otherwise; tests make it small to have many blocks) */
+    const char *bb = getenv("HAZE_BLOCK_BYTES");
+    const size_t block_bytes = bb ? (size_t)strtoull(bb, NULL, 10) : 0;
+    int st = haze_table_reader_open(ctx, in_path, &ro, block_bytes, &rd);
+    if (st) {
+        cli_progress_end(&pr);
+        return cli_fail(ctx, st);
+    }
+    const int ni = haze_fis_input_count(f), no = haze_fis_output_count(f);
+    char **names = var_names(f); /* inputs, then outputs (the output header) */
+    size_t *idx = malloc(sizeof(size_t) * (size_t)ni + 1);
+    cli_columns spec = {.kind = "the model",
+                        .model = model,
+                        .noun = "input",
+                        .names = (const char *const *)names,
+                        .n = (size_t)ni,
+                        .skip = -1,
+                        .ignore_extra = o->ignore_extra};
+    haze_table_writer *w = NULL;
+    haze_fis_stats stats = haze_fis_stats_init();
+    double *out = NULL;
+    size_t rows = 0, out_cap = 0;
+    int code = !names || !idx ? CLI_RUNTIME : CLI_OK;
+    if (code) cli_errorf("out of memory");
+    char a[16];
+    for (size_t block = 0; !code; block++) {
+        haze_table *t = NULL;
+        if (block > 0) m = stage_now();
+        st = haze_table_reader_next(ctx, rd, &t);
+        if (st || !t) {
+            stage_add(&sum[0], m);
+            break;
+        }
+        cli_progress_clear(&pr); /* before any message of cli_columns_match */
+        code = block == 0 ? cli_columns_match(t, in_path, &spec, idx)
+                          : cli_columns_text(t, in_path, &spec, idx);
+        int copied = 0;
+        const size_t n = haze_table_row_count(t);
+        double *x = code ? NULL : eval_inputs(t, idx, (size_t)ni, &copied);
+        if (!code && n * (size_t)no > out_cap) {
+            free(out);
+            out_cap = n * (size_t)no;
+            out = malloc(sizeof(double) * out_cap + 1);
+        }
+        if (!code && (!x || !out)) {
+            cli_errorf("out of memory");
+            code = CLI_RUNTIME;
+        }
+        stage_add(&sum[0], m);
+        if (code) {
+            if (copied) free(x);
+            haze_table_free(t);
+            break;
+        }
+        cli_progress_update(&pr, haze_table_reader_progress(rd), "%s rows",
+                            cli_progress_count(a, sizeof a, (double)(rows + n)));
+        m = stage_now();
+        haze_fis_stats bs = haze_fis_stats_init();
+        st = haze_fis_eval(ctx, f, x, n, out, &bs);
+        stats.clamped += bs.clamped;
+        stats.no_rule += bs.no_rule;
+        if (copied) free(x);
+        haze_table_free(t); /* its memory goes back before the outputs' text is made */
+        stage_add(&sum[1], m);
+        if (st) break;
+        m = stage_now();
+        if (!w)
+            st = haze_table_writer_open(ctx, out_path, HAZE_PRECISION_F64, (size_t)no,
+                                        (const char *const *)(names + ni), &w);
+        if (!st) st = haze_table_writer_append(ctx, w, out, n);
+        stage_add(&sum[2], m);
+        if (st) break;
+        rows += n;
+    }
+    m = stage_now();
+    if (!st && !code && w) st = haze_table_writer_commit(ctx, &w);
+    haze_table_writer_abort(&w); /* after an error: nothing is left */
+    stage_add(&sum[2], m);
+    cli_progress_end(&pr);
+    haze_table_reader_close(rd);
+    free(names);
+    free(idx);
+    free(out);
+    if (code) return code;
+    if (!st && (stats.clamped || stats.no_rule))
+        cli_info(g,
+                 "haze fis: %zu input value(s) clamped to their range, %zu output(s) with "
+                 "no rule fired\n",
+                 stats.clamped, stats.no_rule);
+    if (!st && o->json) {
+        stage_mark at[5] = {t0, t1, t1, t1, t1};
+        at[2] = (stage_mark){t1.wall + sum[0].wall, t1.cpu + sum[0].cpu};
+        at[3] = (stage_mark){at[2].wall + sum[1].wall, at[2].cpu + sum[1].cpu};
+        at[4] = (stage_mark){at[3].wall + sum[2].wall, at[3].cpu + sum[2].cpu};
+        print_eval_json(strcmp(out_path, "-") == 0 ? stderr : stdout, model, in_path, out_path,
+                        rows, &stats, at);
+    }
     return st ? cli_fail(ctx, st) : CLI_OK;
 }
 

@@ -106,6 +106,33 @@ HAZE_API const size_t *haze_table_text_lines(const haze_table *t);
 HAZE_API int haze_table_column(const haze_table *t, const char *name_or_index);
 
 /*
+ * A table read in blocks of rows: a job over a file larger than memory, or
+ * one that works on a block while the next is read, holds a few blocks
+ * instead of the whole table. A CSV or TSV regular file is read
+ * `block_bytes` of text at a time (0: 64 MiB; whole lines, so a block holds
+ * more when a line is longer) and parsed as haze_table_read parses the whole
+ * file: the same columns, names and values, errors naming the file's own
+ * line numbers (an error is found when its block is read, after the blocks
+ * before it were given). Other inputs (.npy files, standard input, pipes)
+ * are read whole, as one block. haze_table_options.first_row and max_rows
+ * must be 0.
+ *
+ * haze_table_reader_next sets *out to the next block, a table of at least
+ * one row (freed with haze_table_free), or to NULL after the last; after an
+ * error it gives nothing more. haze_table_reader_progress: the fraction of
+ * the file's bytes given so far, 0 to 1.
+ *
+ * Ownership: *out of haze_table_reader_open is new, freed with
+ * haze_table_reader_close (NULL: a no-op).
+ */
+typedef struct haze_table_reader haze_table_reader;
+HAZE_API int haze_table_reader_open(haze_ctx *ctx, const char *path, const haze_table_options *opt,
+                                    size_t block_bytes, haze_table_reader **out);
+HAZE_API int haze_table_reader_next(haze_ctx *ctx, haze_table_reader *r, haze_table **out);
+HAZE_API double haze_table_reader_progress(const haze_table_reader *r);
+HAZE_API void haze_table_reader_close(haze_table_reader *r);
+
+/*
  * Writes a rows x cols matrix of `type` numbers (double or float) to `path`
  * ("-": standard output): CSV with 17 significant digits (round-trip exact;
  * 9 for float) and an optional header of `names`, or .npy (float64 or
@@ -115,6 +142,27 @@ HAZE_API int haze_table_column(const haze_table *t, const char *name_or_index);
 HAZE_API int haze_table_write(haze_ctx *ctx, const char *path, const void *data,
                               haze_precision type, size_t rows, size_t cols,
                               const char *const *names);
+
+/*
+ * The CSV text of haze_table_write written in blocks of rows: open (the
+ * header of `names`, or none for NULL), append the blocks in order, then
+ * commit; the file holds the bytes haze_table_write gives for all the rows
+ * at once. Nothing appears under `path` before the commit (temp + rename,
+ * as haze_table_write); abort removes what was written. A path ending in
+ * ".npy" is refused (HAZE_ERR_UNSUPPORTED: its header needs the row count
+ * first; haze_table_write writes it). `data` of append: rows x cols
+ * numbers of the writer's type, row-major.
+ *
+ * Ownership: *out is new; haze_table_writer_commit or
+ * haze_table_writer_abort frees it and sets the pointer to NULL.
+ */
+typedef struct haze_table_writer haze_table_writer;
+HAZE_API int haze_table_writer_open(haze_ctx *ctx, const char *path, haze_precision type,
+                                    size_t cols, const char *const *names, haze_table_writer **out);
+HAZE_API int haze_table_writer_append(haze_ctx *ctx, haze_table_writer *w, const void *data,
+                                      size_t rows);
+HAZE_API int haze_table_writer_commit(haze_ctx *ctx, haze_table_writer **w);
+HAZE_API void haze_table_writer_abort(haze_table_writer **w);
 
 /*
  * Writes the text `s` as one CSV field that haze_table_read gives back as it

@@ -119,17 +119,23 @@ static void piece_nul(void *arg, size_t a, size_t len) {
     if (memchr(z->buf + a, '\0', len)) __atomic_store_n(&z->found, 1, __ATOMIC_RELAXED);
 }
 
-int haze__io_read_par(const haze_ctx *ctx, int fd, void *dst, size_t n, size_t *got, int *nul) {
+int haze__io_read_par_at(const haze_ctx *ctx, int fd, size_t at, void *dst, size_t n, size_t *got,
+                         int *nul) {
     nul_scan z = {dst, 0};
-    int e = haze__io_read_pieces(ctx, fd, 0, dst, n, nul ? piece_nul : NULL, &z, got);
+    int e = haze__io_read_pieces(ctx, fd, at, dst, n, nul ? piece_nul : NULL, &z, got);
     if (e) return e;
     if (*got != n) {
-        /* the file shrank while it was read: the pieces may not meet */
-        e = haze__io_read_at(fd, 0, dst, n, got);
+        /* the file ends sooner (it shrank while it was read, or this is its
+         * last block): the pieces may not meet */
+        e = haze__io_read_at(fd, at, dst, n, got);
         z.found = !e && memchr(dst, '\0', *got) != NULL;
     }
     if (!e && nul) *nul = z.found;
     return e;
+}
+
+int haze__io_read_par(const haze_ctx *ctx, int fd, void *dst, size_t n, size_t *got, int *nul) {
+    return haze__io_read_par_at(ctx, fd, 0, dst, n, got, nul);
 }
 
 int haze__io_read_error(haze_ctx *ctx, const char *path, int e) {

@@ -401,101 +401,123 @@ static void chunks_cut(csv_chunk *k, size_t n, char *from, char *end) {
     }
 }
 
-int haze__io_csv_parse(haze_ctx *ctx, const char *path, char *buf, size_t len,
-                       const haze_table_options *o, haze_table *t) {
+/* A copy of names (n of them; NULL: none) in *out. */
+static int names_copy(char *const *names, size_t n, char ***out) {
+    *out = NULL;
+    if (!names) return HAZE_OK;
+    char **c = calloc(n ? n : 1, sizeof *c);
+    if (!c) return HAZE_ERR_NOMEM;
+    for (size_t j = 0; j < n; j++)
+        if (!(c[j] = strdup(names[j]))) {
+            for (size_t i = 0; i < j; i++) free(c[i]);
+            free(c);
+            return HAZE_ERR_NOMEM;
+        }
+    *out = c;
+    return HAZE_OK;
+}
+
+void haze__io_csv_state_free(haze__csv_state *s) {
+    if (s->names)
+        for (size_t j = 0; j < s->cols; j++) free(s->names[j]);
+    free(s->names);
+    memset(s, 0, sizeof *s);
+}
+
+int haze__io_csv_block(haze_ctx *ctx, const char *path, char *buf, size_t len,
+                       const haze_table_options *o, haze__csv_state *s, haze_table *t) {
     if (o->first_row || o->max_rows)
         return haze__error(ctx, HAZE_ERR_UNSUPPORTED,
                            "%s: a row range is read from .npy files only", path);
     fields f = {0};
     int st = HAZE_OK;
-    int header = o->header;
-    long text_index = -1; /* resolved once the columns are known */
-    size_t lineno = 0;
+    size_t lineno = s->lineno;
     char *line = buf, *bufend = buf + len, *first = NULL;
     csv_chunk *k = NULL;
     size_t nk = 0;
-    csv_cfg cfg = {path, o, 0, 0, -1, NULL};
+    const int start = !s->started;
     /* a UTF-8 byte-order mark (Excel's "CSV UTF-8", PowerShell) is not text */
-    if (len >= 3 && memcmp(line, "\xEF\xBB\xBF", 3) == 0) line += 3;
+    if (start && s->blocks == 0 && len >= 3 && memcmp(line, "\xEF\xBB\xBF", 3) == 0) line += 3;
+    s->blocks++;
 
-    /* the first line that is not blank or a comment: delimiter, columns, header */
-    char *le = NULL;
-    while (line < bufend) {
-        le = memchr(line, '\n', (size_t)(bufend - line));
-        if (!le) le = bufend;
-        lineno++;
-        if (!is_blank_or_comment(line, le)) break;
-        line = le + 1;
-    }
-    if (line >= bufend) {
-        st = haze__error(ctx, HAZE_ERR_PARSE, "%s: no data rows (empty file)", path);
-        goto out;
-    }
-    /* split a copy: a first line of data is read again with the others */
-    if (!(first = malloc((size_t)(le - line) + 1))) {
-        st = HAZE_ERR_NOMEM;
-        goto out;
-    }
-    memcpy(first, line, (size_t)(le - line));
-    first[le - line] = '\0';
-    cfg.delim = choose_delim(first);
-    size_t bad = 0;
-    int unclosed = 0;
-    if ((st = split_line(first, cfg.delim, &f, &bad, &unclosed))) {
-        if (st == HAZE_ERR_PARSE)
-            st = haze__text_error(ctx, st, path, (long)lineno, (long)bad + 1, "%s",
-                                  unclosed ? "quoted field is not closed on its line"
-                                           : "expected a delimiter after the quoted field");
-        goto out;
-    }
-    t->cols = f.n;
-    if (o->text_column) {
-        char *end;
-        long j = strtol(o->text_column, &end, 10);
-        if (*end == '\0' && j >= 0) text_index = j;
-    }
-    if (header < 0) {
-        header = 0;
-        for (size_t j = 0; j < f.n; j++) {
-            double v;
-            if ((long)j != text_index && !parse_number(f.v[j], &v)) header = 1;
+    if (start) {
+        /* the first line that is not blank or a comment: delimiter, columns, header */
+        int header = o->header;
+        long text_index = -1; /* resolved once the columns are known */
+        char *le = NULL;
+        while (line < bufend) {
+            le = memchr(line, '\n', (size_t)(bufend - line));
+            if (!le) le = bufend;
+            lineno++;
+            if (!is_blank_or_comment(line, le)) break;
+            line = le + 1;
         }
-        if (o->text_column && text_index < 0) header = 1; /* named: needs a header */
-    }
-    if (header) {
-        t->names = calloc(f.n, sizeof *t->names);
-        if (!t->names) {
+        if (line >= bufend) { /* not in this text: s->started stays 0 */
+            s->lineno = lineno;
+            goto out;
+        }
+        /* split a copy: a first line of data is read again with the others */
+        if (!(first = malloc((size_t)(le - line) + 1))) {
             st = HAZE_ERR_NOMEM;
             goto out;
         }
-        for (size_t j = 0; j < f.n; j++)
-            if (!(t->names[j] = strdup(f.v[j]))) {
-                st = HAZE_ERR_NOMEM;
+        memcpy(first, line, (size_t)(le - line));
+        first[le - line] = '\0';
+        s->delim = choose_delim(first);
+        size_t bad = 0;
+        int unclosed = 0;
+        if ((st = split_line(first, s->delim, &f, &bad, &unclosed))) {
+            if (st == HAZE_ERR_PARSE)
+                st = haze__text_error(ctx, st, path, (long)lineno, (long)bad + 1, "%s",
+                                      unclosed ? "quoted field is not closed on its line"
+                                               : "expected a delimiter after the quoted field");
+            goto out;
+        }
+        t->cols = f.n;
+        if (o->text_column) {
+            char *end;
+            long j = strtol(o->text_column, &end, 10);
+            if (*end == '\0' && j >= 0) text_index = j;
+        }
+        if (header < 0) {
+            header = 0;
+            for (size_t j = 0; j < f.n; j++) {
+                double v;
+                if ((long)j != text_index && !parse_number(f.v[j], &v)) header = 1;
+            }
+            if (o->text_column && text_index < 0) header = 1; /* named: needs a header */
+        }
+        if (header && (st = names_copy(f.v, f.n, &t->names))) goto out;
+        if (o->text_column) {
+            int j = haze__io_column(t, o->text_column);
+            if (j < 0) {
+                st = haze__text_error(ctx, HAZE_ERR_PARSE, path, (long)lineno, 0,
+                                      "no column '%s' (%zu columns%s)", o->text_column, t->cols,
+                                      t->names ? " in the header" : ", no header");
                 goto out;
             }
+            t->text_col = j;
+        }
+        if (header) { /* the data starts on the next line */
+            line = le < bufend ? le + 1 : bufend;
+        } else {
+            lineno--;
+        }
+        /* what the blocks after this one are read with */
+        if ((st = names_copy(t->names, t->cols, &s->names))) goto out;
+        s->cols = t->cols;
+        s->text_col = t->text_col;
+        s->started = 1;
+    } else {
+        t->cols = s->cols;
+        t->text_col = s->text_col;
+        if ((st = names_copy(s->names, s->cols, &t->names))) goto out;
     }
-    if (o->text_as_nan && !(t->text_line = calloc(f.n, sizeof *t->text_line))) {
+    if (o->text_as_nan && !(t->text_line = calloc(t->cols, sizeof *t->text_line))) {
         st = HAZE_ERR_NOMEM;
         goto out;
     }
-    if (o->text_column) {
-        int j = haze__io_column(t, o->text_column);
-        if (j < 0) {
-            st = haze__text_error(ctx, HAZE_ERR_PARSE, path, (long)lineno, 0,
-                                  "no column '%s' (%zu columns%s)", o->text_column, t->cols,
-                                  t->names ? " in the header" : ", no header");
-            goto out;
-        }
-        t->text_col = j;
-    }
-    cfg.cols = t->cols;
-    cfg.text_col = t->text_col;
-    cfg.names = t->names;
-    if (header) { /* the data starts on the next line */
-        line = le < bufend ? le + 1 : bufend;
-    } else {
-        lineno--;
-    }
+    csv_cfg cfg = {path, o, s->delim, t->cols, t->text_col, t->names};
 
     /* chunks of 64 KiB at least (a thread costs about as much as reading that), one per thread */
     int nthr = haze__threads(ctx);
@@ -520,10 +542,8 @@ int haze__io_csv_parse(haze_ctx *ctx, const char *path, char *buf, size_t len,
             goto out;
         }
     }
-    if (rows == 0) {
-        st = haze__error(ctx, HAZE_ERR_PARSE, "%s: no data rows after the header", path);
-        goto out;
-    }
+    s->lineno = lineno;
+    if (rows == 0) goto out; /* blank lines and comments only */
     if (rows > SIZE_MAX / sizeof(double) / t->cols) {
         st = HAZE_ERR_NOMEM;
         goto out;
@@ -536,6 +556,7 @@ int haze__io_csv_parse(haze_ctx *ctx, const char *path, char *buf, size_t len,
         goto out;
     }
     t->rows = rows; /* every text cell is owned by t from here on */
+    s->rows += rows;
 #pragma omp parallel for num_threads(nthr) schedule(static, 1) if (nk > 1)
     for (size_t i = 0; i < nk; i++) chunk_read(&cfg, &k[i], t);
     for (size_t i = 0; i < nk && !st; i++) {
@@ -556,5 +577,18 @@ out:
     free(k);
     free(first);
     fields_free(&f);
+    return st;
+}
+
+int haze__io_csv_parse(haze_ctx *ctx, const char *path, char *buf, size_t len,
+                       const haze_table_options *o, haze_table *t) {
+    haze__csv_state s;
+    memset(&s, 0, sizeof s);
+    int st = haze__io_csv_block(ctx, path, buf, len, o, &s, t);
+    if (!st && !s.started)
+        st = haze__error(ctx, HAZE_ERR_PARSE, "%s: no data rows (empty file)", path);
+    else if (!st && t->rows == 0)
+        st = haze__error(ctx, HAZE_ERR_PARSE, "%s: no data rows after the header", path);
+    haze__io_csv_state_free(&s);
     return st;
 }

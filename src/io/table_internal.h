@@ -31,11 +31,34 @@ int haze__io_read_pieces(const haze_ctx *ctx, int fd, size_t at, void *dst, size
  * many there were; *nul (unless NULL): whether they hold a NUL byte. 0 or
  * errno. */
 int haze__io_read_par(const haze_ctx *ctx, int fd, void *dst, size_t n, size_t *got, int *nul);
+/* The same from offset at of fd. */
+int haze__io_read_par_at(const haze_ctx *ctx, int fd, size_t at, void *dst, size_t n, size_t *got,
+                         int *nul);
 /* "PATH: read error: ..." for errno e. */
 int haze__io_read_error(haze_ctx *ctx, const char *path, int e);
 /* CSV text buf (len bytes, NUL-terminated, writable) into t (table_csv.c). */
 int haze__io_csv_parse(haze_ctx *ctx, const char *path, char *buf, size_t len,
                        const haze_table_options *o, haze_table *t);
+/*
+ * CSV text in blocks of whole lines (haze_table_reader): the first block
+ * that holds a line of data decides the delimiter, the columns and the
+ * header, as haze__io_csv_parse does for a whole file; the blocks after it
+ * are read the same way, their line numbers counted on from the blocks
+ * before. A block of blank lines and comments gives a table of no rows.
+ */
+typedef struct haze__csv_state {
+    int started; /* the first line of data was seen: what follows is known */
+    char delim;
+    size_t cols;
+    int text_col;
+    char **names;  /* the header's (cols of them), or NULL */
+    size_t lineno; /* lines before the next block */
+    size_t rows;   /* rows read so far */
+    size_t blocks; /* blocks read so far */
+} haze__csv_state;
+int haze__io_csv_block(haze_ctx *ctx, const char *path, char *buf, size_t len,
+                       const haze_table_options *o, haze__csv_state *s, haze_table *t);
+void haze__io_csv_state_free(haze__csv_state *s);
 /* A .npy file held in memory (table_npy.c). */
 int haze__io_npy_parse(haze_ctx *ctx, const char *path, const unsigned char *b, size_t len,
                        const haze_table_options *o, haze_table *t);

@@ -196,6 +196,18 @@ static int csv_rows_write(haze_ctx *ctx, FILE *fp, const void *data, int f32, si
     return w.nomem ? HAZE_ERR_NOMEM : HAZE_OK;
 }
 
+/* The CSV header line of names (NULL: none). */
+static void csv_header(FILE *fp, const char *const *names, size_t cols) {
+    if (!names) return;
+    locale_t lc = haze__numeric_begin(); /* "0.5", not the host's "0,5" */
+    for (size_t j = 0; j < cols; j++) {
+        if (j) fputc(',', fp);
+        haze_table_write_field(fp, names[j]);
+    }
+    fputc('\n', fp);
+    haze__numeric_end(lc);
+}
+
 int haze_table_write(haze_ctx *ctx, const char *path, const void *data, haze_precision type,
                      size_t rows, size_t cols, const char *const *names) {
     if (!path || (!data && rows && cols))
@@ -211,15 +223,7 @@ int haze_table_write(haze_ctx *ctx, const char *path, const void *data, haze_pre
         npy_write_header(f.fp, f32 ? "<f4" : "<f8", rows, cols);
         fwrite(data, f32 ? 4 : 8, rows * cols, f.fp);
     } else {
-        locale_t lc = haze__numeric_begin(); /* "0.5", not the host's "0,5" */
-        if (names) {
-            for (size_t j = 0; j < cols; j++) {
-                if (j) fputc(',', f.fp);
-                haze_table_write_field(f.fp, names[j]);
-            }
-            fputc('\n', f.fp);
-        }
-        haze__numeric_end(lc);
+        csv_header(f.fp, names, cols);
         st = csv_rows_write(ctx, f.fp, data, f32, rows, cols);
     }
     if (st) {
@@ -227,4 +231,60 @@ int haze_table_write(haze_ctx *ctx, const char *path, const void *data, haze_pre
         return haze__error(ctx, st, "%s: out of memory", path);
     }
     return haze__outfile_commit(ctx, &f);
+}
+
+/* ------------------------------------------------- writing in blocks */
+
+struct haze_table_writer {
+    haze_outfile f;
+    int f32;
+    size_t cols;
+};
+
+int haze_table_writer_open(haze_ctx *ctx, const char *path, haze_precision type, size_t cols,
+                           const char *const *names, haze_table_writer **out) {
+    if (!path || !out)
+        return haze__error(ctx, HAZE_ERR_INVALID, "haze_table_writer_open: NULL argument");
+    *out = NULL;
+    if (type != HAZE_PRECISION_F64 && type != HAZE_PRECISION_F32)
+        return haze__error(ctx, HAZE_ERR_INVALID, "haze_table_writer_open: unknown element type %d",
+                           (int)type);
+    if (haze__text_ends_with(path, ".npy", 0))
+        return haze__error(ctx, HAZE_ERR_UNSUPPORTED,
+                           "%s: a .npy file is written whole (haze_table_write)", path);
+    haze_table_writer *w = calloc(1, sizeof *w);
+    if (!w) return haze__error(ctx, HAZE_ERR_NOMEM, "%s: out of memory", path);
+    int st = haze__outfile_open(ctx, &w->f, path);
+    if (st) {
+        free(w);
+        return st;
+    }
+    w->f32 = type == HAZE_PRECISION_F32;
+    w->cols = cols;
+    csv_header(w->f.fp, names, cols);
+    *out = w;
+    return HAZE_OK;
+}
+
+int haze_table_writer_append(haze_ctx *ctx, haze_table_writer *w, const void *data, size_t rows) {
+    if (!w || (!data && rows && w->cols))
+        return haze__error(ctx, HAZE_ERR_INVALID, "haze_table_writer_append: NULL argument");
+    int st = csv_rows_write(ctx, w->f.fp, data, w->f32, rows, w->cols);
+    return st ? haze__error(ctx, st, "%s: out of memory", w->f.path) : HAZE_OK;
+}
+
+int haze_table_writer_commit(haze_ctx *ctx, haze_table_writer **w) {
+    if (!w || !*w)
+        return haze__error(ctx, HAZE_ERR_INVALID, "haze_table_writer_commit: NULL argument");
+    int st = haze__outfile_commit(ctx, &(*w)->f);
+    free(*w);
+    *w = NULL;
+    return st;
+}
+
+void haze_table_writer_abort(haze_table_writer **w) {
+    if (!w || !*w) return;
+    haze__outfile_abort(&(*w)->f);
+    free(*w);
+    *w = NULL;
 }

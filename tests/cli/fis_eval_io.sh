@@ -33,6 +33,22 @@ tail -n +2 "$tmp/t3.csv" | cmp -s - "$tmp/awk.txt" || fail "values are not print
 check 0 "HAZE_SYNC=1" env HAZE_SYNC=1 "$haze" --backend cpu --threads 3 fis eval "$tip" "$tmp/in.csv" -o "$tmp/sync.csv"
 cmp -s "$tmp/t1.csv" "$tmp/sync.csv" || fail "HAZE_SYNC=1 writes other bytes"
 ls -a "$tmp" | grep -q '^\.haze-' && fail "a temporary file was left"
+# in blocks of a few kilobytes of text (HAZE_BLOCK_BYTES; 64 MiB without):
+# the same bytes; a bad value in a late block is named by its line, exit 2,
+# and leaves no output (nor a temporary file), an older one untouched
+check 0 "blocks of 4000 bytes" env HAZE_BLOCK_BYTES=4000 "$haze" --backend cpu --threads 3 fis eval "$tip" "$tmp/in.csv" -o "$tmp/b.csv"
+cmp -s "$tmp/t1.csv" "$tmp/b.csv" || fail "blocks of 4000 bytes write other bytes"
+check 0 "blocks of 7 bytes" env HAZE_BLOCK_BYTES=7 "$haze" --backend cpu fis eval "$tip" "$tmp/in1000.csv" -o "$tmp/b7.csv"
+cmp -s "$tmp/h.csv" "$tmp/b7.csv" || fail "blocks of 7 bytes write other bytes"
+awk 'NR == 140001 { print "1.5,x"; next } { print }' "$tmp/in.csv" > "$tmp/late.csv"
+echo "older" > "$tmp/late_out.csv"
+check 2 "a bad value in a late block" env HAZE_BLOCK_BYTES=4000 "$haze" --backend cpu fis eval "$tip" "$tmp/late.csv" -o "$tmp/late_out.csv"
+grep_err 'late.csv:140001: column 2 (food): expected a number' "the late block's line"
+[ "$(cat "$tmp/late_out.csv")" = older ] || fail "a failed job changed the older output"
+check 2 "the same at once" "$haze" --backend cpu fis eval "$tip" "$tmp/late.csv" -o "$tmp/late2.csv"
+grep_err 'late.csv:140001: column 2 (food): expected a number' "the line, read at once"
+absent "$tmp/late2.csv" "a failed job's output"
+ls -a "$tmp" | grep -q '^\.haze-' && fail "a temporary file was left after a failure"
 # --json: the summary on stdout beside -o, on stderr beside results on stdout
 check 0 "--json with -o" "$haze" --backend cpu fis eval "$tip" "$tmp/in1000.csv" -o "$tmp/j.csv" --json
 grep_out '"rows": 1000,' "--json"
