@@ -396,6 +396,19 @@ static double *eval_inputs(const haze_table *t, const size_t *idx, size_t ni, in
     return same ? haze_table_data(t) : cli_columns_gather(t, idx, ni, 0, haze_table_row_count(t));
 }
 
+/* How the model's ni inputs (names: theirs, then the outputs') are found
+ * among a table's columns. */
+static cli_columns input_spec(const char *model, char **names, int ni, const fis_opts *o) {
+    cli_columns spec = {.kind = "the model",
+                        .model = model,
+                        .noun = "input",
+                        .names = (const char *const *)names,
+                        .n = (size_t)ni,
+                        .skip = -1,
+                        .ignore_extra = o->ignore_extra};
+    return spec;
+}
+
 /* The whole table at once (a .npy output, whose header needs the row
  * count first). t0: when the command started; t1: when the model was
  * loaded. */
@@ -416,13 +429,7 @@ static int do_eval_whole(haze_ctx *ctx, haze_fis *f, const char *model, const ch
     int ni = haze_fis_input_count(f), no = haze_fis_output_count(f);
     char **names = var_names(f); /* inputs, then outputs (the output header) */
     size_t *idx = malloc(sizeof(size_t) * (size_t)ni + 1);
-    cli_columns spec = {.kind = "the model",
-                        .model = model,
-                        .noun = "input",
-                        .names = (const char *const *)names,
-                        .n = (size_t)ni,
-                        .skip = -1,
-                        .ignore_extra = o->ignore_extra};
+    cli_columns spec = input_spec(model, names, ni, o);
     int nomem = !names || !idx, copied = 0;
     cli_progress_clear(&pr); /* before any message of cli_columns_match */
     int code = nomem ? CLI_RUNTIME : cli_columns_match(t, in_path, &spec, idx);
@@ -532,13 +539,7 @@ static int do_eval(haze_ctx *ctx, haze_fis *f, const char *model, const char *in
     const int ni = haze_fis_input_count(f), no = haze_fis_output_count(f);
     char **names = var_names(f); /* inputs, then outputs (the output header) */
     size_t *idx = malloc(sizeof(size_t) * (size_t)ni + 1);
-    cli_columns spec = {.kind = "the model",
-                        .model = model,
-                        .noun = "input",
-                        .names = (const char *const *)names,
-                        .n = (size_t)ni,
-                        .skip = -1,
-                        .ignore_extra = o->ignore_extra};
+    cli_columns spec = input_spec(model, names, ni, o);
     haze_table_writer *w = NULL;
     haze_fis_stats stats = haze_fis_stats_init();
     double *out = NULL;
