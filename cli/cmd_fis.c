@@ -12,6 +12,7 @@
  * warnings ("haze: warning: FILE:LINE: ...") to standard error.
  */
 #include <getopt.h>
+#include <pthread.h>
 #include <math.h>
 #include <time.h>
 #include <stdlib.h>
@@ -504,13 +505,103 @@ static void stage_add(stage_mark *sum, stage_mark from) {
 }
 
 /*
+ * The writing of one block beside the reading and evaluation of the next,
+ * on a thread of its own: write(2) into one file is one thread's work, and
+ * the longest stage of a long job (docs/benchmarks.md). One block at a
+ * time: bg_give hands it over, bg_wait waits until it is written. Without
+ * the thread (it could not start) bg_give writes the block itself.
+ */
+typedef struct {
+    haze_ctx *ctx;
+    haze_table_writer *w;
+    pthread_t th;
+    int started;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    const double *data; /* the block being written; NULL: none */
+    size_t n;
+    int quit;
+    int st;         /* the first failure, then nothing more is written */
+    char msg[1024]; /* its message, read on the writing thread */
+} bg_writer;
+
+static void bg_fail(bg_writer *b, int st) {
+    if (!b->st) {
+        b->st = st;
+        snprintf(b->msg, sizeof b->msg, "%s", haze_ctx_errmsg(b->ctx));
+    }
+}
+
+static void *bg_main(void *arg) {
+    bg_writer *b = arg;
+    pthread_mutex_lock(&b->mu);
+    for (;;) {
+        while (!b->data && !b->quit) pthread_cond_wait(&b->cv, &b->mu);
+        if (!b->data) break;
+        const double *d = b->data;
+        const size_t n = b->n;
+        const int failed = b->st;
+        pthread_mutex_unlock(&b->mu);
+        const int st = failed ? failed : haze_table_writer_append(b->ctx, b->w, d, n);
+        pthread_mutex_lock(&b->mu);
+        if (st) bg_fail(b, st);
+        b->data = NULL;
+        pthread_cond_broadcast(&b->cv);
+    }
+    pthread_mutex_unlock(&b->mu);
+    return NULL;
+}
+
+/* Waits until no block is being written: the writer's status. */
+static int bg_wait(bg_writer *b) {
+    pthread_mutex_lock(&b->mu);
+    while (b->data) pthread_cond_wait(&b->cv, &b->mu);
+    const int st = b->st;
+    pthread_mutex_unlock(&b->mu);
+    return st;
+}
+
+/* Hands rows [0, n) of data to the writer (none being written: bg_wait). */
+static int bg_give(bg_writer *b, const double *data, size_t n) {
+    if (!b->started && !b->st) b->started = pthread_create(&b->th, NULL, bg_main, b) == 0;
+    if (!b->started) {
+        const int st = b->st ? b->st : haze_table_writer_append(b->ctx, b->w, data, n);
+        if (st) bg_fail(b, st);
+        return st;
+    }
+    pthread_mutex_lock(&b->mu);
+    b->data = data;
+    b->n = n;
+    pthread_cond_broadcast(&b->cv);
+    pthread_mutex_unlock(&b->mu);
+    return HAZE_OK;
+}
+
+/* Ends the thread once its block is written. */
+static void bg_stop(bg_writer *b) {
+    if (b->started) {
+        pthread_mutex_lock(&b->mu);
+        b->quit = 1;
+        pthread_cond_broadcast(&b->cv);
+        pthread_mutex_unlock(&b->mu);
+        pthread_join(b->th, NULL);
+        b->started = 0;
+    }
+    pthread_cond_destroy(&b->cv);
+    pthread_mutex_destroy(&b->mu);
+}
+
+/*
  * The inputs read in blocks (haze_table_reader: 64 MiB of CSV text at a
- * time; other inputs whole, as one block), each block evaluated and its
- * outputs written (haze_table_writer) before the next is read: the memory
- * of a few blocks whatever the file's size, and the same outputs, byte for
- * byte, as the whole table at once. An error in a later block (its line
- * and column named) leaves no output: the writer's file appears only at
- * its commit. --json's stages are the sums over the blocks.
+ * time; other inputs whole, as one block) and evaluated one after the
+ * other, each block's outputs written (haze_table_writer) while the next
+ * block is read and evaluated (bg_writer): the memory of a few blocks
+ * whatever the file's size, a long job in about the time of its longest
+ * stage, and the same outputs, byte for byte, as the whole table at once.
+ * An error in a later block (its line and column named) leaves no output:
+ * the writer's file appears only at its commit. --json's stages: the
+ * reading and the evaluation summed over the blocks, and the writing that
+ * did not overlap them (the waits for the writer, and the commit).
  */
 static int do_eval(haze_ctx *ctx, haze_fis *f, const char *model, const char *in_path,
                    const fis_opts *o, const cli_global *g, stage_mark t0, stage_mark t1) {
@@ -540,11 +631,15 @@ static int do_eval(haze_ctx *ctx, haze_fis *f, const char *model, const char *in
     char **names = var_names(f); /* inputs, then outputs (the output header) */
     size_t *idx = malloc(sizeof(size_t) * (size_t)ni + 1);
     cli_columns spec = input_spec(model, names, ni, o);
-    haze_table_writer *w = NULL;
+    bg_writer bw;
+    memset(&bw, 0, sizeof bw);
+    bw.ctx = ctx;
+    pthread_mutex_init(&bw.mu, NULL);
+    pthread_cond_init(&bw.cv, NULL);
     haze_fis_stats stats = haze_fis_stats_init();
-    double *out = NULL;
-    size_t rows = 0, out_cap = 0;
-    int code = !names || !idx ? CLI_RUNTIME : CLI_OK;
+    double *out[2] = {NULL, NULL}; /* block k's outputs in out[k % 2] */
+    size_t rows = 0, out_cap[2] = {0, 0};
+    int code = !names || !idx ? CLI_RUNTIME : CLI_OK, wst = HAZE_OK;
     if (code) cli_errorf("out of memory");
     char a[16];
     for (size_t block = 0; !code; block++) {
@@ -559,14 +654,14 @@ static int do_eval(haze_ctx *ctx, haze_fis *f, const char *model, const char *in
         code = block == 0 ? cli_columns_match(t, in_path, &spec, idx)
                           : cli_columns_text(t, in_path, &spec, idx);
         int copied = 0;
-        const size_t n = haze_table_row_count(t);
+        const size_t n = haze_table_row_count(t), k = block % 2;
         double *x = code ? NULL : eval_inputs(t, idx, (size_t)ni, &copied);
-        if (!code && n * (size_t)no > out_cap) {
-            free(out);
-            out_cap = n * (size_t)no;
-            out = malloc(sizeof(double) * out_cap + 1);
+        if (!code && n * (size_t)no > out_cap[k]) { /* (block k - 2 was written) */
+            free(out[k]);
+            out_cap[k] = n * (size_t)no;
+            out[k] = malloc(sizeof(double) * out_cap[k] + 1);
         }
-        if (!code && (!x || !out)) {
+        if (!code && (!x || !out[k])) {
             cli_errorf("out of memory");
             code = CLI_RUNTIME;
         }
@@ -580,7 +675,7 @@ static int do_eval(haze_ctx *ctx, haze_fis *f, const char *model, const char *in
                             cli_progress_count(a, sizeof a, (double)(rows + n)));
         m = stage_now();
         haze_fis_stats bs = haze_fis_stats_init();
-        st = haze_fis_eval(ctx, f, x, n, out, &bs);
+        st = haze_fis_eval(ctx, f, x, n, out[k], &bs);
         stats.clamped += bs.clamped;
         stats.no_rule += bs.no_rule;
         if (copied) free(x);
@@ -588,24 +683,32 @@ static int do_eval(haze_ctx *ctx, haze_fis *f, const char *model, const char *in
         stage_add(&sum[1], m);
         if (st) break;
         m = stage_now();
-        if (!w)
+        if ((wst = bg_wait(&bw))) break; /* block k - 1 is out */
+        if (!bw.w)
             st = haze_table_writer_open(ctx, out_path, HAZE_PRECISION_F64, (size_t)no,
-                                        (const char *const *)(names + ni), &w);
-        if (!st) st = haze_table_writer_append(ctx, w, out, n);
+                                        (const char *const *)(names + ni), &bw.w);
+        if (!st) wst = bg_give(&bw, out[k], n);
         stage_add(&sum[2], m);
-        if (st) break;
+        if (st || wst) break;
         rows += n;
     }
     m = stage_now();
-    if (!st && !code && w) st = haze_table_writer_commit(ctx, &w);
-    haze_table_writer_abort(&w); /* after an error: nothing is left */
+    if (!wst) wst = bg_wait(&bw);
+    bg_stop(&bw);
+    if (!st && !wst && !code && bw.w) st = haze_table_writer_commit(ctx, &bw.w);
+    haze_table_writer_abort(&bw.w); /* after an error: nothing is left */
     stage_add(&sum[2], m);
     cli_progress_end(&pr);
     haze_table_reader_close(rd);
     free(names);
     free(idx);
-    free(out);
+    free(out[0]);
+    free(out[1]);
     if (code) return code;
+    if (wst && !st) { /* the writer's failure, told on its thread */
+        cli_errorf("%s", bw.msg[0] ? bw.msg : haze_status_message(wst));
+        return cli_exit_code(wst);
+    }
     if (!st && (stats.clamped || stats.no_rule))
         cli_info(g,
                  "haze fis: %zu input value(s) clamped to their range, %zu output(s) with "

@@ -23,7 +23,7 @@ from ._core import (Context, CudaError, DomainError, HazeError, HazeIOError, Int
                     ParseError, RangeError, UnsupportedError, VersionError, build_info,
                     default_context, device_info)
 from ._demo import demo
-from .io import Table, read_table, write_table
+from .io import Table, TableWriter, read_table, read_table_blocks, write_table
 from . import cluster, edge, fis, fnn, fuzzy, prec  # noqa: E402 (the submodules)
 from .cluster import FCM, DegenerateClusteringWarning, cmeans, cmeans_predict
 from .edge import EdgeDetector, edges, load_image, save_image
@@ -39,7 +39,8 @@ __all__ = [
     "Context", "default_context", "build_info", "device_info", "HazeError",
     "InvalidArgumentError", "ParseError", "HazeIOError", "OutOfMemoryError", "CudaError",
     "UnsupportedError", "NoDeviceError", "DomainError", "RangeError", "MismatchError",
-    "VersionError", "InternalError", "demo", "Table", "read_table", "write_table", "__version__",
+    "VersionError", "InternalError", "demo", "Table", "read_table", "write_table",
+    "read_table_blocks", "TableWriter", "__version__",
     "FCM", "DegenerateClusteringWarning", "cmeans", "cmeans_predict", "EdgeDetector", "edges",
     "load_image", "save_image", "FIS", "SONFINClassifier", "SONFINRegressor", "FuzzyArray",
     "FuzzyNumber", "FuzzyOverflowWarning", "axpy", "crisp", "fuzzy_options", "gauss", "interval",

@@ -12,7 +12,7 @@ import numpy as np
 from . import _ext
 from ._core import _as_matrix, _ctx, _fspath
 
-__all__ = ["Table", "read_table", "write_table"]
+__all__ = ["Table", "read_table", "write_table", "read_table_blocks", "TableWriter"]
 
 
 @dataclass
@@ -55,11 +55,83 @@ def read_table(path, header=None, text_column=None, allow_nonfinite=False,
     h = -1 if header is None else (1 if header else 0)
     tc = None if text_column is None else str(text_column)
     path = _fspath(path)
-    buf, prec, rows, cols, names, text, tcol = _ext.table_read(
-        c._h, path, h, tc, bool(allow_nonfinite), bool(keep_float32))
+    return _table(_ext.table_read(c._h, path, h, tc, bool(allow_nonfinite),
+                                  bool(keep_float32)), path)
+
+
+def _table(res, path):
+    buf, prec, rows, cols, names, text, tcol = res
     dtype = np.float32 if prec == _ext.F32 else np.float64
     data = np.frombuffer(buf, dtype=dtype).reshape(rows, cols)
     return Table(data, names, text, tcol, path)
+
+
+def read_table_blocks(path, block_bytes=None, header=None, text_column=None,
+                      allow_nonfinite=False, ctx=None, backend=None):
+    """Reads a CSV file in blocks of rows: yields a :class:`Table` for each
+    block of about ``block_bytes`` of text (None: 64 MiB), whole lines, in
+    the file's order, so that a file larger than memory can be worked
+    through. The values, column names, labels and errors are those of
+    :func:`read_table` (an error names the file's own line, and comes when
+    its block is read). A ``.npy`` file, standard input or a pipe comes
+    whole, as one block. The other parameters are :func:`read_table`'s."""
+    c = _ctx(ctx, backend)
+    h = -1 if header is None else (1 if header else 0)
+    tc = None if text_column is None else str(text_column)
+    path = _fspath(path)
+    r = _ext.table_reader_open(c._h, path, h, tc, bool(allow_nonfinite),
+                               int(block_bytes or 0))
+    while True:
+        res = _ext.table_reader_next(c._h, r)
+        if res is None:
+            return
+        yield _table(res, path)
+
+
+class TableWriter:
+    """A CSV file written in blocks of rows: the bytes :func:`write_table`
+    writes for all the rows at once. Nothing appears under ``path`` before
+    :meth:`commit`; :meth:`abort` (or leaving a ``with`` block by an
+    exception, or dropping the writer uncommitted) leaves no file::
+
+        with haze.TableWriter("out.csv", columns=["y"]) as w:
+            for block in haze.read_table_blocks("in.csv"):
+                w.append(f.eval(block.data))
+    """
+
+    def __init__(self, path, columns=None, ncols=None, ctx=None, backend=None):
+        self._c = _ctx(ctx, backend)
+        if columns is not None:
+            columns = [str(n) for n in columns]
+            ncols = len(columns) if ncols is None else ncols
+        if ncols is None:
+            raise ValueError("TableWriter needs columns or ncols")
+        self.ncols = int(ncols)
+        self.path = _fspath(path)
+        self._w = _ext.table_writer_open(self._c._h, self.path, self.ncols, columns)
+
+    def append(self, data):
+        """Appends the rows of a 2-D array (or a 1-D array for one column)."""
+        a = _as_matrix(data, (np.float64,), "data", columns=self.ncols)
+        _ext.table_writer_append(self._c._h, self._w, a)
+
+    def commit(self):
+        """Puts the file in place (atomically)."""
+        _ext.table_writer_commit(self._c._h, self._w)
+
+    def abort(self):
+        """Drops what was written; nothing is left under the path."""
+        _ext.table_writer_abort(self._w)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        if exc_type is None:
+            self.commit()
+        else:
+            self.abort()
+        return False
 
 
 def write_table(path, data, columns=None, ctx=None, backend=None):

@@ -320,37 +320,9 @@ static PyObject *new_bytes_array(const void *src, size_t nbytes) {
     return b;
 }
 
-/*
- * table_read(ctx, path, header, text_column or None, allow_nonfinite,
- *            keep_float32) -> (bytes, precision, rows, cols, names or None,
- *            text or None)
- */
-static PyObject *py_table_read(PyObject *self, PyObject *args) {
-    PyObject *cap, *pathobj, *textcol;
-    int header, nonfinite, keep32;
-    if (!PyArg_ParseTuple(args, "OOiOpp", &cap, &pathobj, &header, &textcol, &nonfinite, &keep32))
-        return NULL;
-    haze_ctx *ctx = hpy_ctx(cap);
-    if (!ctx) return NULL;
-    PyObject *path = hpy_path(pathobj);
-    if (!path) return NULL;
-    haze_table_options opt = haze_table_options_default();
-    opt.header = header;
-    opt.allow_nonfinite = nonfinite;
-    opt.keep_float32 = keep32;
-    if (textcol != Py_None) {
-        opt.text_column = PyUnicode_AsUTF8AndSize(textcol, NULL);
-        if (!opt.text_column) {
-            Py_DECREF(path);
-            return NULL;
-        }
-    }
-    haze_table *t = NULL;
-    int st;
-    const char *p = PyBytes_AsString(path);
-    HPY_NOGIL(st = haze_table_read(ctx, p, &opt, &t));
-    Py_DECREF(path);
-    if (st < 0) return hpy_raise(ctx, st);
+/* A table as (bytes, precision, rows, cols, names or None, text or None,
+ * text column); t is freed. */
+static PyObject *table_tuple(haze_table *t) {
     size_t rows = haze_table_row_count(t), cols = haze_table_column_count(t);
     haze_precision prec = haze_table_precision(t);
     size_t item = prec == HAZE_PRECISION_F32 ? sizeof(float) : sizeof(double);
@@ -395,6 +367,40 @@ static PyObject *py_table_read(PyObject *self, PyObject *args) {
     }
     return Py_BuildValue("(NinnNNi)", data, (int)prec, (Py_ssize_t)rows, (Py_ssize_t)cols, names,
                          text, textcolumn);
+}
+
+/*
+ * table_read(ctx, path, header, text_column or None, allow_nonfinite,
+ *            keep_float32) -> (bytes, precision, rows, cols, names or None,
+ *            text or None)
+ */
+static PyObject *py_table_read(PyObject *self, PyObject *args) {
+    PyObject *cap, *pathobj, *textcol;
+    int header, nonfinite, keep32;
+    if (!PyArg_ParseTuple(args, "OOiOpp", &cap, &pathobj, &header, &textcol, &nonfinite, &keep32))
+        return NULL;
+    haze_ctx *ctx = hpy_ctx(cap);
+    if (!ctx) return NULL;
+    PyObject *path = hpy_path(pathobj);
+    if (!path) return NULL;
+    haze_table_options opt = haze_table_options_default();
+    opt.header = header;
+    opt.allow_nonfinite = nonfinite;
+    opt.keep_float32 = keep32;
+    if (textcol != Py_None) {
+        opt.text_column = PyUnicode_AsUTF8AndSize(textcol, NULL);
+        if (!opt.text_column) {
+            Py_DECREF(path);
+            return NULL;
+        }
+    }
+    haze_table *t = NULL;
+    int st;
+    const char *p = PyBytes_AsString(path);
+    HPY_NOGIL(st = haze_table_read(ctx, p, &opt, &t));
+    Py_DECREF(path);
+    if (st < 0) return hpy_raise(ctx, st);
+    return table_tuple(t);
 }
 
 /*
@@ -452,6 +458,190 @@ fail:
     return NULL;
 }
 
+/*
+ * table_reader_open(ctx, path, header, text_column or None, allow_nonfinite,
+ * block_bytes) -> "haze.table_reader"; table_reader_next(ctx, reader) ->
+ * the next block as table_read's tuple, or None after the last;
+ * table_reader_progress(reader) -> the fraction of the file given.
+ */
+static void reader_close(void *p) {
+    haze_table_reader_close(p);
+}
+
+static PyObject *py_table_reader_open(PyObject *self, PyObject *args) {
+    PyObject *cap, *pathobj, *textcol;
+    int header, nonfinite;
+    Py_ssize_t block;
+    if (!PyArg_ParseTuple(args, "OOiOpn", &cap, &pathobj, &header, &textcol, &nonfinite, &block))
+        return NULL;
+    haze_ctx *ctx = hpy_ctx(cap);
+    if (!ctx) return NULL;
+    if (block < 0) {
+        PyErr_SetString(PyExc_ValueError, "block_bytes must not be negative");
+        return NULL;
+    }
+    haze_table_options opt = haze_table_options_default();
+    opt.header = header;
+    opt.allow_nonfinite = nonfinite;
+    PyObject *path = hpy_path(pathobj);
+    if (!path) return NULL;
+    if (textcol != Py_None) {
+        opt.text_column = PyUnicode_AsUTF8AndSize(textcol, NULL);
+        if (!opt.text_column) {
+            Py_DECREF(path);
+            return NULL;
+        }
+    }
+    haze_table_reader *r = NULL;
+    int st;
+    const char *p = PyBytes_AsString(path);
+    HPY_NOGIL(st = haze_table_reader_open(ctx, p, &opt, (size_t)block, &r));
+    Py_DECREF(path);
+    if (st < 0) return hpy_raise(ctx, st);
+    return hpy_wrap(r, "haze.table_reader", reader_close, NULL);
+}
+
+static PyObject *py_table_reader_next(PyObject *self, PyObject *args) {
+    PyObject *cap, *rcap;
+    if (!PyArg_ParseTuple(args, "OO", &cap, &rcap)) return NULL;
+    haze_ctx *ctx = hpy_ctx(cap);
+    haze_table_reader *r = ctx ? hpy_unwrap(rcap, "haze.table_reader") : NULL;
+    if (!r) return NULL;
+    haze_table *t = NULL;
+    int st;
+    HPY_NOGIL(st = haze_table_reader_next(ctx, r, &t));
+    if (st < 0) return hpy_raise(ctx, st);
+    if (!t) Py_RETURN_NONE;
+    return table_tuple(t);
+}
+
+static PyObject *py_table_reader_progress(PyObject *self, PyObject *rcap) {
+    haze_table_reader *r = hpy_unwrap(rcap, "haze.table_reader");
+    if (!r) return NULL;
+    return PyFloat_FromDouble(haze_table_reader_progress(r));
+}
+
+/*
+ * table_writer_open(ctx, path, cols, names or None) -> "haze.table_writer";
+ * table_writer_append(ctx, writer, data (2-D float64)); table_writer_commit(
+ * ctx, writer); table_writer_abort(writer). A writer dropped before its
+ * commit is aborted (nothing under its path).
+ */
+typedef struct {
+    haze_table_writer *w;
+} writer_box;
+
+static void writer_drop(void *p) {
+    writer_box *b = p;
+    haze_table_writer_abort(&b->w);
+    PyMem_Free(b);
+}
+
+static int names_list(PyObject *namesobj, size_t cols, const char ***out) {
+    *out = NULL;
+    if (namesobj == Py_None) return 0;
+    Py_ssize_t k = PySequence_Size(namesobj);
+    if (k < 0 || (size_t)k != cols) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "one name per column is needed");
+        return -1;
+    }
+    const char **names = PyMem_Calloc(cols ? cols : 1, sizeof *names);
+    if (!names) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (size_t j = 0; j < cols; j++) {
+        PyObject *it = PySequence_GetItem(namesobj, (Py_ssize_t)j);
+        if (!it) {
+            PyMem_Free(names);
+            return -1;
+        }
+        names[j] = PyUnicode_AsUTF8AndSize(it, NULL); /* kept alive by the sequence */
+        Py_DECREF(it);
+        if (!names[j]) {
+            PyMem_Free(names);
+            return -1;
+        }
+    }
+    *out = names;
+    return 0;
+}
+
+static PyObject *py_table_writer_open(PyObject *self, PyObject *args) {
+    PyObject *cap, *pathobj, *namesobj;
+    Py_ssize_t cols;
+    if (!PyArg_ParseTuple(args, "OOnO", &cap, &pathobj, &cols, &namesobj)) return NULL;
+    haze_ctx *ctx = hpy_ctx(cap);
+    if (!ctx) return NULL;
+    if (cols < 1) {
+        PyErr_SetString(PyExc_ValueError, "a table needs at least one column");
+        return NULL;
+    }
+    const char **names = NULL;
+    if (names_list(namesobj, (size_t)cols, &names) < 0) return NULL;
+    PyObject *path = hpy_path(pathobj);
+    writer_box *b = path ? PyMem_Calloc(1, sizeof *b) : NULL;
+    if (!b) {
+        if (path) PyErr_NoMemory();
+        Py_XDECREF(path);
+        PyMem_Free(names);
+        return NULL;
+    }
+    int st;
+    const char *p = PyBytes_AsString(path);
+    HPY_NOGIL(st = haze_table_writer_open(ctx, p, HAZE_PRECISION_F64, (size_t)cols,
+                                          (const char *const *)names, &b->w));
+    Py_DECREF(path);
+    PyMem_Free(names);
+    if (st < 0) {
+        PyMem_Free(b);
+        return hpy_raise(ctx, st);
+    }
+    return hpy_wrap(b, "haze.table_writer", writer_drop, NULL);
+}
+
+static PyObject *py_table_writer_append(PyObject *self, PyObject *args) {
+    PyObject *cap, *wcap, *dataobj;
+    if (!PyArg_ParseTuple(args, "OOO", &cap, &wcap, &dataobj)) return NULL;
+    haze_ctx *ctx = hpy_ctx(cap);
+    writer_box *b = ctx ? hpy_unwrap(wcap, "haze.table_writer") : NULL;
+    if (!b) return NULL;
+    if (!b->w) {
+        PyErr_SetString(PyExc_ValueError, "the writer was committed or aborted");
+        return NULL;
+    }
+    Py_buffer v;
+    if (hpy_buffer(dataobj, &v, "d", 2, 0) < 0) return NULL;
+    int st;
+    HPY_NOGIL(st = haze_table_writer_append(ctx, b->w, v.buf, (size_t)v.shape[0]));
+    PyBuffer_Release(&v);
+    if (st < 0) return hpy_raise(ctx, st);
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_table_writer_commit(PyObject *self, PyObject *args) {
+    PyObject *cap, *wcap;
+    if (!PyArg_ParseTuple(args, "OO", &cap, &wcap)) return NULL;
+    haze_ctx *ctx = hpy_ctx(cap);
+    writer_box *b = ctx ? hpy_unwrap(wcap, "haze.table_writer") : NULL;
+    if (!b) return NULL;
+    if (!b->w) {
+        PyErr_SetString(PyExc_ValueError, "the writer was committed or aborted");
+        return NULL;
+    }
+    int st;
+    HPY_NOGIL(st = haze_table_writer_commit(ctx, &b->w));
+    if (st < 0) return hpy_raise(ctx, st);
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_table_writer_abort(PyObject *self, PyObject *wcap) {
+    writer_box *b = hpy_unwrap(wcap, "haze.table_writer");
+    if (!b) return NULL;
+    haze_table_writer_abort(&b->w);
+    Py_RETURN_NONE;
+}
+
 PyMethodDef hpy_core_methods[] = {
     {"ctx_new", py_ctx_new, METH_VARARGS,
      "ctx_new(backend, device, threads, memory_limit, devices=None)"},
@@ -465,6 +655,13 @@ PyMethodDef hpy_core_methods[] = {
     {"_register_errors", py_register_errors, METH_O, NULL},
     {"table_read", py_table_read, METH_VARARGS, NULL},
     {"table_write", py_table_write, METH_VARARGS, NULL},
+    {"table_reader_open", py_table_reader_open, METH_VARARGS, NULL},
+    {"table_reader_next", py_table_reader_next, METH_VARARGS, NULL},
+    {"table_reader_progress", py_table_reader_progress, METH_O, NULL},
+    {"table_writer_open", py_table_writer_open, METH_VARARGS, NULL},
+    {"table_writer_append", py_table_writer_append, METH_VARARGS, NULL},
+    {"table_writer_commit", py_table_writer_commit, METH_VARARGS, NULL},
+    {"table_writer_abort", py_table_writer_abort, METH_O, NULL},
     {NULL, NULL, 0, NULL}};
 
 /* ------------------------------------------------------------------- module */

@@ -184,3 +184,57 @@ def test_context_devices_fis_fcm(data_dir):
     b = haze.FCM(3, random_state=1, ctx=one).fit(pts)
     np.testing.assert_allclose(np.sort(a.cluster_centers_, axis=0),
                                np.sort(b.cluster_centers_, axis=0), rtol=1e-9, atol=1e-9)
+
+
+def test_table_blocks(tmp_path):
+    # a CSV read in blocks of a few hundred bytes: the rows of the whole read,
+    # in order, each block a Table with the header's names
+    rng = np.random.default_rng(4)
+    x = np.round(rng.uniform(0, 10, (997, 3)), 3)
+    path = str(tmp_path / "in.csv")
+    haze.write_table(path, x, columns=["a", "b", "c"])
+    whole = haze.read_table(path)
+    blocks = list(haze.read_table_blocks(path, block_bytes=500))
+    assert len(blocks) > 10
+    assert all(b.columns == ["a", "b", "c"] and len(b.data) > 0 for b in blocks)
+    assert np.array_equal(np.concatenate([b.data for b in blocks]), whole.data)
+    assert len(list(haze.read_table_blocks(path))) == 1  # 64 MiB blocks: one
+    # an error in a late block names its line; the blocks before it came first
+    lines = open(path).read().splitlines()
+    lines[900] = "1,2,x"
+    bad = str(tmp_path / "bad.csv")
+    with open(bad, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    got = []
+    with pytest.raises(haze.ParseError, match=r"bad\.csv:901: column 3 \(c\)"):
+        for b in haze.read_table_blocks(bad, block_bytes=500):
+            got.append(b)
+    assert got and sum(len(b.data) for b in got) < 899
+
+
+def test_table_writer(tmp_path):
+    # written in blocks: the bytes of write_table; nothing before the commit,
+    # nothing after an abort or an exception
+    rng = np.random.default_rng(5)
+    x = rng.normal(size=(1000, 2))
+    want, got = str(tmp_path / "want.csv"), str(tmp_path / "got.csv")
+    haze.write_table(want, x, columns=["u", "v"])
+    with haze.TableWriter(got, columns=["u", "v"]) as w:
+        for k in range(0, 1000, 300):
+            w.append(x[k:k + 300])
+            assert not os.path.exists(got)
+    assert open(got, "rb").read() == open(want, "rb").read()
+    gone = str(tmp_path / "gone.csv")
+    with pytest.raises(RuntimeError):
+        with haze.TableWriter(gone, ncols=2) as w:
+            w.append(x)
+            raise RuntimeError("stop")
+    assert not os.path.exists(gone)
+    w = haze.TableWriter(gone, ncols=1)
+    w.append(x[:, 0])  # one column: a 1-D array is its rows
+    w.abort()
+    assert not os.path.exists(gone)
+    with pytest.raises(ValueError):
+        haze.TableWriter(gone, ncols=3).append(x)
+    with pytest.raises(haze.UnsupportedError):
+        haze.TableWriter(str(tmp_path / "x.npy"), ncols=2)

@@ -33,7 +33,8 @@
 
 struct haze_table_reader {
     char *path;
-    haze_table_options o;
+    haze_table_options o; /* its text_column: text_col, the reader's copy */
+    char *text_col;
     haze_table *whole; /* an input read whole: the one block, until given */
     int fd;            /* a CSV regular file read in blocks; -1 otherwise */
     size_t fsize;      /* its size when opened */
@@ -64,6 +65,10 @@ int haze_table_reader_open(haze_ctx *ctx, const char *path, const haze_table_opt
     }
     r->o = o;
     r->fd = -1;
+    if (o.text_column && !(r->o.text_column = r->text_col = strdup(o.text_column))) {
+        haze_table_reader_close(r);
+        return haze__error(ctx, HAZE_ERR_NOMEM, "%s: out of memory", path);
+    }
     r->block = block_bytes ? block_bytes : BLOCK_DEFAULT;
     /* a CSV regular file (not .npy by name or by its magic bytes) */
     int fd = strcmp(path, "-") != 0 ? open(path, O_RDONLY | O_CLOEXEC) : -1;
@@ -188,6 +193,7 @@ void haze_table_reader_close(haze_table_reader *r) {
     haze_table_free(r->whole);
     haze__io_csv_state_free(&r->s);
     free(r->buf);
+    free(r->text_col);
     free(r->path);
     free(r);
 }
