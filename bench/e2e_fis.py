@@ -24,7 +24,7 @@ on the CPU backend (all cores).
 PyTorch script's numpy.savetxt would take minutes there): the file is one
 block of 2^20 rows written N / 2^20 times, so making it takes seconds; the
 rate it gives is the one of a long job, where starting the process and the
-GPU no longer count.
+GPU no longer count; its rows end with haze's peak resident memory.
 
     python3 bench/e2e_fis.py [--haze build/haze] [--rows 10000000] [--reps 3] [--dir /tmp]
                              [--big 100000000]
@@ -38,7 +38,7 @@ import sys
 
 import numpy as np
 
-from e2e_util import best_of, pinned_rate, read_floor, run
+from e2e_util import best_of, peak_mb, pinned_rate, read_floor, run
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -193,8 +193,9 @@ def main():
             cmd = [a.haze, "--quiet"] + back + ["fis", "eval", model, inp, "-o", out_h, "--json"]
             run(cmd)
             w, o = best_of(cmd, a.reps)
-            print("%-8s %-12s %9d %-14s %9.3f %10.1f %9s  %s"
-                  % ("tipper", "CSV -> CSV", rows, tool, w, rows / w / 1e6, "-", haze_split(o)))
+            print("%-8s %-12s %9d %-14s %9.3f %10.1f %9s  %s; peak %.0f MB"
+                  % ("tipper", "CSV -> CSV", rows, tool, w, rows / w / 1e6, "-", haze_split(o),
+                     peak_mb(cmd)))
         os.remove(out_h)
         print("%-8s %-12s %9s floors: read %.3f s (page cache, one thread); %.0f MB in, "
               "one block of 2^20 rows repeated" % ("", "", "", floor, os.path.getsize(inp) / 1e6))
