@@ -98,7 +98,9 @@ int haze_table_reader_open(haze_ctx *ctx, const char *path, const haze_table_opt
 static int read_more(haze_ctx *ctx, haze_table_reader *r) {
     size_t want = r->block;
     if (r->cap < r->have + want + 1) {
-        size_t cap = r->have + want + 1;
+        /* room for a carried line too (an eighth more), so that the next
+         * blocks reuse the buffer instead of fresh memory each time */
+        size_t cap = r->have + want + 1 + want / 8;
         char *b = haze__io_big_alloc_lazy(cap);
         if (!b) return haze__error(ctx, HAZE_ERR_NOMEM, "%s: out of memory while reading", r->path);
         if (r->have) memcpy(b, r->buf, r->have);
