@@ -320,6 +320,19 @@ static PyObject *new_bytes_array(const void *src, size_t nbytes) {
     return b;
 }
 
+/* The reader's options from table_read's arguments (the text column's
+ * name lives as long as textcol); -1 with a Python error. */
+static int table_options(int header, PyObject *textcol, int nonfinite, int keep32,
+                         haze_table_options *opt) {
+    *opt = haze_table_options_default();
+    opt->header = header;
+    opt->allow_nonfinite = nonfinite;
+    opt->keep_float32 = keep32;
+    if (textcol != Py_None && !(opt->text_column = PyUnicode_AsUTF8AndSize(textcol, NULL)))
+        return -1;
+    return 0;
+}
+
 /* A table as (bytes, precision, rows, cols, names or None, text or None,
  * text column); t is freed. */
 static PyObject *table_tuple(haze_table *t) {
@@ -383,16 +396,10 @@ static PyObject *py_table_read(PyObject *self, PyObject *args) {
     if (!ctx) return NULL;
     PyObject *path = hpy_path(pathobj);
     if (!path) return NULL;
-    haze_table_options opt = haze_table_options_default();
-    opt.header = header;
-    opt.allow_nonfinite = nonfinite;
-    opt.keep_float32 = keep32;
-    if (textcol != Py_None) {
-        opt.text_column = PyUnicode_AsUTF8AndSize(textcol, NULL);
-        if (!opt.text_column) {
-            Py_DECREF(path);
-            return NULL;
-        }
+    haze_table_options opt;
+    if (table_options(header, textcol, nonfinite, keep32, &opt) < 0) {
+        Py_DECREF(path);
+        return NULL;
     }
     haze_table *t = NULL;
     int st;
@@ -401,6 +408,38 @@ static PyObject *py_table_read(PyObject *self, PyObject *args) {
     Py_DECREF(path);
     if (st < 0) return hpy_raise(ctx, st);
     return table_tuple(t);
+}
+
+/* The sequence of cols names as UTF-8 strings (kept alive by it) in *out
+ * (PyMem_Free it; NULL for None); -1 with a Python error. */
+static int names_list(PyObject *namesobj, size_t cols, const char ***out) {
+    *out = NULL;
+    if (namesobj == Py_None) return 0;
+    Py_ssize_t k = PySequence_Size(namesobj);
+    if (k < 0 || (size_t)k != cols) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "one name per column is needed");
+        return -1;
+    }
+    const char **names = PyMem_Calloc(cols ? cols : 1, sizeof *names);
+    if (!names) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (size_t j = 0; j < cols; j++) {
+        PyObject *it = PySequence_GetItem(namesobj, (Py_ssize_t)j);
+        if (!it) {
+            PyMem_Free(names);
+            return -1;
+        }
+        names[j] = PyUnicode_AsUTF8AndSize(it, NULL); /* kept alive by the sequence */
+        Py_DECREF(it);
+        if (!names[j]) {
+            PyMem_Free(names);
+            return -1;
+        }
+    }
+    *out = names;
+    return 0;
 }
 
 /*
@@ -422,26 +461,7 @@ static PyObject *py_table_write(PyObject *self, PyObject *args) {
     }
     size_t rows = (size_t)v.shape[0], cols = (size_t)v.shape[1];
     const char **names = NULL;
-    if (namesobj != Py_None) {
-        Py_ssize_t k = PySequence_Size(namesobj);
-        if (k < 0 || (size_t)k != cols) {
-            if (!PyErr_Occurred())
-                PyErr_SetString(PyExc_ValueError, "one name per column is needed");
-            goto fail;
-        }
-        names = PyMem_Calloc(cols ? cols : 1, sizeof *names);
-        if (!names) {
-            PyErr_NoMemory();
-            goto fail;
-        }
-        for (size_t j = 0; j < cols; j++) {
-            PyObject *it = PySequence_GetItem(namesobj, (Py_ssize_t)j);
-            if (!it) goto fail;
-            names[j] = PyUnicode_AsUTF8AndSize(it, NULL); /* kept alive by the sequence */
-            Py_DECREF(it);
-            if (!names[j]) goto fail;
-        }
-    }
+    if (names_list(namesobj, cols, &names) < 0) goto fail;
     int st;
     const char *p = PyBytes_AsString(path);
     HPY_NOGIL(st = haze_table_write(ctx, p, v.buf, HAZE_PRECISION_F64, rows, cols,
@@ -480,18 +500,10 @@ static PyObject *py_table_reader_open(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "block_bytes must not be negative");
         return NULL;
     }
-    haze_table_options opt = haze_table_options_default();
-    opt.header = header;
-    opt.allow_nonfinite = nonfinite;
+    haze_table_options opt;
+    if (table_options(header, textcol, nonfinite, 0, &opt) < 0) return NULL;
     PyObject *path = hpy_path(pathobj);
     if (!path) return NULL;
-    if (textcol != Py_None) {
-        opt.text_column = PyUnicode_AsUTF8AndSize(textcol, NULL);
-        if (!opt.text_column) {
-            Py_DECREF(path);
-            return NULL;
-        }
-    }
     haze_table_reader *r = NULL;
     int st;
     const char *p = PyBytes_AsString(path);
@@ -535,36 +547,6 @@ static void writer_drop(void *p) {
     writer_box *b = p;
     haze_table_writer_abort(&b->w);
     PyMem_Free(b);
-}
-
-static int names_list(PyObject *namesobj, size_t cols, const char ***out) {
-    *out = NULL;
-    if (namesobj == Py_None) return 0;
-    Py_ssize_t k = PySequence_Size(namesobj);
-    if (k < 0 || (size_t)k != cols) {
-        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "one name per column is needed");
-        return -1;
-    }
-    const char **names = PyMem_Calloc(cols ? cols : 1, sizeof *names);
-    if (!names) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    for (size_t j = 0; j < cols; j++) {
-        PyObject *it = PySequence_GetItem(namesobj, (Py_ssize_t)j);
-        if (!it) {
-            PyMem_Free(names);
-            return -1;
-        }
-        names[j] = PyUnicode_AsUTF8AndSize(it, NULL); /* kept alive by the sequence */
-        Py_DECREF(it);
-        if (!names[j]) {
-            PyMem_Free(names);
-            return -1;
-        }
-    }
-    *out = names;
-    return 0;
 }
 
 static PyObject *py_table_writer_open(PyObject *self, PyObject *args) {
