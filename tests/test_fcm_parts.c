@@ -361,7 +361,9 @@ static void test_parts_fail_together(void **state) {
 }
 
 /* A progress callback that stops one part stops every part at the same
- * iteration. */
+ * iteration, with the results of a fit of that many iterations (the stop
+ * travels with the next pass's sums; that pass is dropped), and the parts
+ * exchange once an iteration, callback or not. */
 static int stop_at_3(void *arg, int iter, double objective, double change) {
     (void)arg, (void)objective, (void)change;
     return iter >= 3;
@@ -373,18 +375,46 @@ static void test_parts_progress_stop(void **state) {
     double *x = points(n, d, 4);
     haze_fcm_options o = haze_fcm_options_default();
     o.clusters = 3;
-    o.max_iter = 50;
     o.tol = 0;
-    job jobs[RMAX];
-    group g;
-    run_parts(3, jobs, x, HAZE_PRECISION_F64, n, d, &o, NULL, 1);
-    for (int k = 0; k < 3; k++) haze_fcm_result_free(jobs[k].r), jobs[k].r = NULL;
-    jobs[1].opt.progress = stop_at_3;
-    start_parts(3, jobs, &g);
-    for (int k = 0; k < 3; k++) {
-        if (jobs[k].st) fail_msg("part %d: %s", k, jobs[k].msg);
-        assert_int_equal(haze_fcm_result_iterations(jobs[k].r), 3);
-        haze_fcm_result_free(jobs[k].r);
+    o.want_memberships = 1;
+    for (int totals = 0; totals <= 1; totals++) { /* the parts' sums as on the CPU, as on GPUs */
+        job jobs[RMAX], want[RMAX];
+        group g;
+        /* what the stopped fit must give: a fit of 3 iterations */
+        o.max_iter = 3;
+        run_parts(3, want, x, HAZE_PRECISION_F64, n, d, &o, NULL, 1);
+        for (int k = 0; k < 3; k++) want[k].totals = totals;
+        for (int k = 0; k < 3; k++) haze_fcm_result_free(want[k].r), want[k].r = NULL;
+        start_parts(3, want, &g);
+        const int calls = g.calls[0];
+        o.max_iter = 50;
+        run_parts(3, jobs, x, HAZE_PRECISION_F64, n, d, &o, NULL, 1);
+        for (int k = 0; k < 3; k++) haze_fcm_result_free(jobs[k].r), jobs[k].r = NULL;
+        for (int k = 0; k < 3; k++) jobs[k].totals = totals;
+        jobs[1].opt.progress = stop_at_3;
+        start_parts(3, jobs, &g);
+        /* one pass more than the 3 iterations' fit, and no exchange of its own a stop */
+        assert_int_equal(g.calls[0], calls + 1);
+        for (int k = 0; k < 3; k++) {
+            if (jobs[k].st) fail_msg("part %d: %s", k, jobs[k].msg);
+            if (want[k].st) fail_msg("part %d: %s", k, want[k].msg);
+            const haze_fcm_result *a = jobs[k].r, *b = want[k].r;
+            assert_int_equal(haze_fcm_result_iterations(a), 3);
+            assert_int_equal(haze_fcm_result_converged(a), 0);
+            assert_memory_equal(haze_fcm_result_centres(a), haze_fcm_result_centres(b),
+                                3 * d * sizeof(double));
+            assert_memory_equal(haze_fcm_result_objective(a), haze_fcm_result_objective(b),
+                                3 * sizeof(double));
+            const double pa = haze_fcm_result_partition_coefficient(a),
+                         pb = haze_fcm_result_partition_coefficient(b);
+            assert_memory_equal(&pa, &pb, sizeof pa);
+            assert_int_equal(haze_fcm_result_degenerate(a), haze_fcm_result_degenerate(b));
+            assert_int_equal(haze_fcm_result_point_count(a), haze_fcm_result_point_count(b));
+            assert_memory_equal(haze_fcm_result_memberships(a), haze_fcm_result_memberships(b),
+                                haze_fcm_result_point_count(a) * 3 * sizeof(double));
+            haze_fcm_result_free(jobs[k].r);
+            haze_fcm_result_free(want[k].r);
+        }
     }
     free(x);
 }

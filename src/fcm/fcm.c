@@ -704,7 +704,8 @@ static int fit(haze_ctx *ctx, const void *data, haze_precision type, size_t n, s
     const size_t nsums = nv + c + HAZE__FCM_NSCALAR;
     int maxit = opt->max_iter;
     haze_fcm_result *r = calloc(1, sizeof *r);
-    double *v = calloc(2 * nv + 2 * na + nsums + 1, sizeof *v); /* V(k), V(k-1), A(k), A(k-1) */
+    /* V(k), V(k-1), A(k), A(k-1), the sums of pass k and those of pass k - 1 */
+    double *v = calloc(2 * nv + 2 * na + 2 * nsums + 1, sizeof *v);
     double *u0 = NULL;
     float *xf = NULL;
     if (!r || !v) goto nomem;
@@ -715,7 +716,7 @@ static int fit(haze_ctx *ctx, const void *data, haze_precision type, size_t n, s
     if (!r->centers || !r->objective || !r->change) goto nomem;
     if (gk && !(r->norms = malloc(na * sizeof *r->norms))) goto nomem;
     double *vk = v, *vprev = v + nv, *ak = v + 2 * nv, *aprev = v + 2 * nv + na;
-    double *sums = v + 2 * nv + 2 * na;
+    double *sums = v + 2 * nv + 2 * na, *sums_prev = sums + nsums;
     const void *xp = x ? (const void *)x : (const void *)x32;
     if (x && single) {
         if (!(xf = malloc((n ? n * d : 1) * sizeof *xf))) goto nomem;
@@ -837,6 +838,14 @@ static int fit(haze_ctx *ctx, const void *data, haze_precision type, size_t n, s
         p.a = gk ? ak : NULL;
         p.last = k == maxit;
         if ((st = run_pass(&env, &p))) goto fail_env;
+        if (pp && pp->stop_in) {
+            /* a part's callback stopped the fit at iteration k - 1, which
+             * this pass's exchange told every part: its results stand, with
+             * its sums (this pass is dropped) */
+            memcpy(sums, sums_prev, nsums * sizeof *sums);
+            break;
+        }
+        if (pp) memcpy(sums_prev, sums, nsums * sizeof *sums);
         double jk = sums[nv + c + HAZE__FCM_J], du = sqrt(sums[nv + c + HAZE__FCM_DU2]);
         if (isnan(jk)) jk = jnext; /* left out by the backend */
         if (isnan(jk)) {
@@ -854,11 +863,13 @@ static int fit(haze_ctx *ctx, const void *data, haze_precision type, size_t n, s
                        : (k >= 2 && fabs(jk - r->objective[k - 2]) < opt->tol);
         if (stop) r->converged = 1;
         const int quit = opt->progress && opt->progress(opt->progress_arg, k, jk, du);
-        if (quit) stop = 1;
-        if (pp && pp->progress) { /* one part's callback stops every part */
-            int any = 0;
-            if ((st = haze__fcm_parts_sync(ctx, pp, HAZE_OK, quit, &any))) goto fail_env;
-            if (any) stop = 1;
+        if (quit && pp && !stop && k < maxit) {
+            /* one part's callback stops every part: the flag goes with the
+             * next pass's sums (no exchange of its own each iteration), and
+             * every part ends after that pass, with this iteration's results */
+            pp->stop_out = 1;
+        } else if (quit) {
+            stop = 1;
         }
         if (stop || k == maxit) break;
         /* Next iteration: U(k) is recomputed from V(k), A(k). */
@@ -870,6 +881,7 @@ static int fit(haze_ctx *ctx, const void *data, haze_precision type, size_t n, s
         if ((st = centres_from_sums(ctx, sums, c, d, vk))) goto fail_env;
         jnext = objective_next(sums, vprev, vk, c, d, single);
     }
+    if (pp) pp->stop_out = 0;
     if (opt->want_memberships || !p.indices) {
         if (opt->want_memberships &&
             !(r->memberships = malloc((n ? n * c : 1) * sizeof *r->memberships))) {

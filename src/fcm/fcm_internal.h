@@ -54,7 +54,9 @@ typedef struct haze__fcm_parts {
     size_t first, n;     /* this part's rows */
     size_t align;        /* every part starts on a multiple of this many rows */
     size_t *row0, *rows; /* every part's (count each) */
-    int progress;        /* some part has a progress callback: a stop flag every iteration */
+    int progress;        /* some part has a progress callback, which may stop the fit */
+    int stop_out;        /* this part's callback asked to stop: sent with every pass's sums */
+    int stop_in;         /* some part's was, by the last pass's exchange */
     int totals;          /* some part runs its passes on a GPU: a pass's sums are every part's
                             own total added in part order (haze__fcm_parts_add), not the
                             tile tree over the parts */
@@ -87,9 +89,6 @@ int haze__fcm_tree_sum(haze_ctx *ctx, haze__fcm_parts *pp, double *part, size_t 
 int haze__fcm_parts_begin(haze_ctx *ctx, int st, const haze_fcm_options *opt, int single_data,
                           int gpu, size_t n, size_t d, haze__fcm_parts **out);
 void haze__fcm_parts_free(haze__fcm_parts *pp);
-/* A step that carries only the status st and a flag; *any (may be NULL) gets
- * whether some part set its flag. */
-int haze__fcm_parts_sync(haze_ctx *ctx, haze__fcm_parts *pp, int st, int flag, int *any);
 /* After a local failure st: the one step that hands it to the other parts
  * (nothing when a step already failed). Returns st, or the failure of an
  * earlier part in part order. */

@@ -200,13 +200,6 @@ static int exchange(haze_ctx *ctx, haze__fcm_parts *pp, int st, int flag, const 
     return HAZE_OK;
 }
 
-int haze__fcm_parts_sync(haze_ctx *ctx, haze__fcm_parts *pp, int st, int flag, int *any) {
-    msgs m;
-    int r = exchange(ctx, pp, st, flag, NULL, 0, &m, any);
-    msgs_free(&m);
-    return r;
-}
-
 int haze__fcm_parts_fail(haze_ctx *ctx, haze__fcm_parts *pp, int st) {
     if (!pp || pp->dead) return st;
     msgs m;
@@ -490,7 +483,8 @@ static void tree_root(double **vec, const size_t *size, size_t nb, size_t stride
 
 int haze__fcm_parts_add(haze_ctx *ctx, haze__fcm_parts *pp, int st, double *sums, size_t stride) {
     msgs m;
-    st = exchange(ctx, pp, st, 0, sums, st ? 0 : stride * sizeof *sums, &m, NULL);
+    st =
+        exchange(ctx, pp, st, pp->stop_out, sums, st ? 0 : stride * sizeof *sums, &m, &pp->stop_in);
     if (st) return st;
     for (size_t k = 0; k < m.count; k++)
         if (m.len[k] != stride * sizeof(double)) {
@@ -540,7 +534,8 @@ int haze__fcm_tree_sum(haze_ctx *ctx, haze__fcm_parts *pp, double *part, size_t 
         }
     }
     msgs m;
-    st = exchange(ctx, pp, st, 0, mine, st ? 0 : nb * stride * sizeof *mine, &m, NULL);
+    st = exchange(ctx, pp, st, pp->stop_out, mine, st ? 0 : nb * stride * sizeof *mine, &m,
+                  &pp->stop_in);
     free(mine);
     if (st) {
         free(vec), free(vsize);
