@@ -49,6 +49,15 @@ check 2 "the same at once" "$haze" --backend cpu fis eval "$tip" "$tmp/late.csv"
 grep_err 'late.csv:140001: column 2 (food): expected a number' "the line, read at once"
 absent "$tmp/late2.csv" "a failed job's output"
 ls -a "$tmp" | grep -q '^\.haze-' && fail "a temporary file was left after a failure"
+# a full device (where there is one): the write's own reason, from the
+# thread that wrote, at once and in blocks (not a stale errno of another
+# thread, such as isatty's "Inappropriate ioctl for device")
+if [ -w /dev/full ]; then
+    for bb in 0 4000; do
+        check 2 "-o /dev/full, blocks of $bb bytes" env HAZE_BLOCK_BYTES=$bb "$haze" --backend cpu fis eval "$tip" "$tmp/in.csv" -o /dev/full
+        grep_err '/dev/full: cannot write output: No space left on device' "a full device's reason (blocks of $bb)"
+    done
+fi
 # --json: the summary on stdout beside -o, on stderr beside results on stdout
 check 0 "--json with -o" "$haze" --backend cpu fis eval "$tip" "$tmp/in1000.csv" -o "$tmp/j.csv" --json
 grep_out '"rows": 1000,' "--json"
