@@ -49,6 +49,15 @@ check 2 "the same at once" "$haze" --backend cpu fis eval "$tip" "$tmp/late.csv"
 grep_err 'late.csv:140001: column 2 (food): expected a number' "the line, read at once"
 absent "$tmp/late2.csv" "a failed job's output"
 ls -a "$tmp" | grep -q '^\.haze-' && fail "a temporary file was left after a failure"
+# text in two inputs' columns: the first such line of the file is named,
+# read whole (a .npy output) or in blocks
+awk -F, 'NR == 5 { print $1 ",y"; next } NR == 900 { print "x," $2; next } { print }' "$tmp/in1000.csv" > "$tmp/text2.csv"
+for bb in 0 4000; do
+    check 2 "text in two columns, blocks of $bb bytes" env HAZE_BLOCK_BYTES=$bb "$haze" --backend cpu fis eval "$tip" "$tmp/text2.csv" -o "$tmp/text2.out.csv"
+    grep_err 'text2.csv:5: column 2 (food): expected a number' "the first text line (blocks of $bb)"
+done
+check 2 "text in two columns, read whole" "$haze" --backend cpu fis eval "$tip" "$tmp/text2.csv" -o "$tmp/text2.npy"
+grep_err 'text2.csv:5: column 2 (food): expected a number' "the first text line, read whole"
 # a full device (where there is one): the write's own reason, from the
 # thread that wrote, at once and in blocks (not a stale errno of another
 # thread, such as isatty's "Inappropriate ioctl for device")
