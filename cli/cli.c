@@ -285,18 +285,20 @@ int cli_columns_match(const haze_table *t, const char *path, const cli_columns *
 
 int cli_columns_text(const haze_table *t, const char *path, const cli_columns *c,
                      const size_t *idx) {
-    int code = CLI_OK;
-    for (size_t k = 0; !code && haze_table_text_lines(t) && k < c->n; k++) {
-        size_t j = idx[k];
-        if (haze_table_text_lines(t)[j]) {
-            cli_errorf("%s:%zu: column %zu%s%s%s: expected a number", path,
-                       haze_table_text_lines(t)[j], j + 1, haze_table_names(t) ? " (" : "",
-                       haze_table_names(t) ? haze_table_names(t)[j] : "",
-                       haze_table_names(t) ? ")" : "");
-            code = CLI_INPUT;
+    /* the first such line in the file, whichever column: the same line
+     * whether the file is read whole or in blocks */
+    const size_t *tl = haze_table_text_lines(t);
+    size_t j = 0, line = 0;
+    for (size_t k = 0; tl && k < c->n; k++)
+        if (tl[idx[k]] && (!line || tl[idx[k]] < line)) {
+            line = tl[idx[k]];
+            j = idx[k];
         }
-    }
-    return code;
+    if (!line) return CLI_OK;
+    cli_errorf("%s:%zu: column %zu%s%s%s: expected a number", path, line, j + 1,
+               haze_table_names(t) ? " (" : "", haze_table_names(t) ? haze_table_names(t)[j] : "",
+               haze_table_names(t) ? ")" : "");
+    return CLI_INPUT;
 }
 
 double *cli_columns_gather(const haze_table *t, const size_t *idx, size_t n, size_t first,

@@ -581,12 +581,48 @@ static void test_csv_write(void **state) {
     haze_ctx_free(ctx);
 }
 
+/* A block of any size, up to SIZE_MAX ("the whole file"): the file read as
+ * one block, as the whole read gives it. Sizes near SIZE_MAX once wrapped the
+ * reader's buffer size to a few bytes (a heap overflow) or to none. */
+static void test_huge_blocks(void **state) {
+    (void)state;
+    haze_ctx *ctx = ctx_threads(3);
+    char path[512];
+    snprintf(path, sizeof path, "%s/huge_blocks.csv", haze_test_dir());
+    char text[8192];
+    size_t n = (size_t)snprintf(text, sizeof text, "a,b\n");
+    for (int i = 0; n < sizeof text - 64; i++)
+        n += (size_t)snprintf(text + n, sizeof text - n, "%d,%d.5\n", i, i % 7);
+    write_file(path, text, n);
+    haze_table_options o = haze_table_options_default();
+    haze_table *a = NULL;
+    assert_int_equal(haze_table_read(ctx, path, &o, &a), HAZE_OK);
+    const size_t blocks[] = {
+        SIZE_MAX,
+        SIZE_MAX - 1,
+        SIZE_MAX / 2,
+        (size_t)1 << 40,
+        n,
+        n - 1,
+#if SIZE_MAX == UINT64_MAX
+        (size_t)16397105843297379282u /* the buffer's size wrapped to 77 */
+#else
+        SIZE_MAX / 9 * 8
+#endif
+    };
+    for (size_t k = 0; k < sizeof blocks / sizeof *blocks; k++)
+        compare_blocks(ctx, path, &o, "huge blocks", blocks[k], n, HAZE_OK, "", a);
+    haze_table_free(a);
+    haze_ctx_free(ctx);
+    assert_int_equal(failures, 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_project_files), cmocka_unit_test(test_fuzz_corpus),
         cmocka_unit_test(test_generated_csv), cmocka_unit_test(test_generated_npy),
         cmocka_unit_test(test_csv_write),     cmocka_unit_test(test_large_npy),
-        cmocka_unit_test(test_large_csv),
+        cmocka_unit_test(test_large_csv),     cmocka_unit_test(test_huge_blocks),
     };
     return cmocka_run_group_tests(tests, haze_test_dir_setup, haze_test_dir_teardown);
 }

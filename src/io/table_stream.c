@@ -17,6 +17,7 @@
 #endif
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -85,6 +86,11 @@ int haze_table_reader_open(haze_ctx *ctx, const char *path, const haze_table_opt
         }
     }
     if (fd >= 0) close(fd);
+    /* no more than the file's text (and a little room should it grow): a
+     * huge block_bytes ("the whole file", SIZE_MAX) reads it as one block
+     * instead of sizing a buffer past the address space (read_more's sums) */
+    const size_t most = r->fsize < ((size_t)1 << 40) ? r->fsize + ((size_t)1 << 16) : SIZE_MAX / 4;
+    if (r->fd >= 0 && r->block > most) r->block = most;
     if (r->fd < 0 && (st = haze_table_read(ctx, path, &r->o, &r->whole))) {
         haze_table_reader_close(r);
         return st;
@@ -97,6 +103,8 @@ int haze_table_reader_open(haze_ctx *ctx, const char *path, const haze_table_opt
  * end of the file. */
 static int read_more(haze_ctx *ctx, haze_table_reader *r) {
     size_t want = r->block;
+    if (r->have > SIZE_MAX / 2 - want)
+        return haze__error(ctx, HAZE_ERR_NOMEM, "%s: out of memory while reading", r->path);
     if (r->cap < r->have + want + 1) {
         /* room for a carried line too (an eighth more), so that the next
          * blocks reuse the buffer instead of fresh memory each time */

@@ -115,6 +115,7 @@ typedef struct {
     pthread_cond_t turn;
     size_t next; /* the block to write next */
     int nomem;
+    int err;          /* errno of the first write that failed (on its own thread) */
     int file;         /* a regular file: its pages go to the disk as they come */
     size_t sent, end; /* offsets in it: sent to the disk up to, written up to */
 } write_order;
@@ -149,7 +150,7 @@ static void writeback(write_order *w, FILE *fp, size_t n) {
  * that cannot be shared). The same bytes as one fprintf per value.
  */
 static int csv_rows_write(haze_ctx *ctx, FILE *fp, const void *data, int f32, size_t rows,
-                          size_t cols) {
+                          size_t cols, int *err) {
     size_t per = BLOCK_BYTES / (20 * (cols ? cols : 1)); /* rows a block, about 20 bytes a value */
     if (per < 64) per = 64;
     const size_t nblocks = (rows + per - 1) / per;
@@ -164,6 +165,7 @@ static int csv_rows_write(haze_ctx *ctx, FILE *fp, const void *data, int f32, si
     w.file = fstat(fileno(fp), &sb) == 0 && S_ISREG(sb.st_mode) && at >= 0;
     w.sent = w.end = w.file ? (size_t)at : 0;
     w.nomem = 0;
+    w.err = 0;
 #pragma omp parallel num_threads(nthr) if (nthr > 1)
     {
 #ifdef _OPENMP
@@ -178,10 +180,12 @@ static int csv_rows_write(haze_ctx *ctx, FILE *fp, const void *data, int f32, si
             pthread_mutex_lock(&w.lock);
             while (w.next != k) pthread_cond_wait(&w.turn, &w.lock);
             if (b.nomem) w.nomem = 1;
-            const int skip = w.nomem;
+            const int skip = w.nomem || w.err;
             pthread_mutex_unlock(&w.lock);
             if (!skip) {
-                fwrite(b.s, 1, b.n, fp); /* alone: the others wait for their turn */
+                /* alone: the others wait for their turn. A failed write's
+                 * errno is this thread's own: kept for the message */
+                if (fwrite(b.s, 1, b.n, fp) != b.n) w.err = errno ? errno : EIO;
                 writeback(&w, fp, b.n);
             }
             pthread_mutex_lock(&w.lock);
@@ -193,7 +197,17 @@ static int csv_rows_write(haze_ctx *ctx, FILE *fp, const void *data, int f32, si
     }
     pthread_cond_destroy(&w.turn);
     pthread_mutex_destroy(&w.lock);
-    return w.nomem ? HAZE_ERR_NOMEM : HAZE_OK;
+    *err = w.err;
+    return w.nomem ? HAZE_ERR_NOMEM : w.err ? HAZE_ERR_IO : HAZE_OK;
+}
+
+/* The error of csv_rows_write's status st (errno e) for the output f. */
+static int rows_error(haze_ctx *ctx, const haze_outfile *f, const char *path, int st, int e) {
+    if (st == HAZE_ERR_IO && f->fp == stdout)
+        return haze__error(ctx, st, "error writing to standard output: %s", strerror(e));
+    if (st == HAZE_ERR_IO)
+        return haze__error(ctx, st, "%s: cannot write output: %s", path, strerror(e));
+    return haze__error(ctx, st, "%s: out of memory", path);
 }
 
 /* The CSV header line of names (NULL: none). */
@@ -217,18 +231,19 @@ int haze_table_write(haze_ctx *ctx, const char *path, const void *data, haze_pre
                            (int)type);
     int f32 = type == HAZE_PRECISION_F32;
     haze_outfile f;
-    int st = haze__outfile_open(ctx, &f, path);
+    int st = haze__outfile_open(ctx, &f, path), e = 0;
     if (st) return st;
     if (haze__text_ends_with(path, ".npy", 0)) {
         npy_write_header(f.fp, f32 ? "<f4" : "<f8", rows, cols);
         fwrite(data, f32 ? 4 : 8, rows * cols, f.fp);
     } else {
         csv_header(f.fp, names, cols);
-        st = csv_rows_write(ctx, f.fp, data, f32, rows, cols);
+        st = csv_rows_write(ctx, f.fp, data, f32, rows, cols, &e);
     }
     if (st) {
+        rows_error(ctx, &f, path, st, e);
         haze__outfile_abort(&f);
-        return haze__error(ctx, st, "%s: out of memory", path);
+        return st;
     }
     return haze__outfile_commit(ctx, &f);
 }
@@ -269,8 +284,8 @@ int haze_table_writer_open(haze_ctx *ctx, const char *path, haze_precision type,
 int haze_table_writer_append(haze_ctx *ctx, haze_table_writer *w, const void *data, size_t rows) {
     if (!w || (!data && rows && w->cols))
         return haze__error(ctx, HAZE_ERR_INVALID, "haze_table_writer_append: NULL argument");
-    int st = csv_rows_write(ctx, w->f.fp, data, w->f32, rows, w->cols);
-    return st ? haze__error(ctx, st, "%s: out of memory", w->f.path) : HAZE_OK;
+    int e = 0, st = csv_rows_write(ctx, w->f.fp, data, w->f32, rows, w->cols, &e);
+    return st ? rows_error(ctx, &w->f, w->f.path ? w->f.path : "-", st, e) : HAZE_OK;
 }
 
 int haze_table_writer_commit(haze_ctx *ctx, haze_table_writer **w) {

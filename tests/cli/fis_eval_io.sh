@@ -49,6 +49,24 @@ check 2 "the same at once" "$haze" --backend cpu fis eval "$tip" "$tmp/late.csv"
 grep_err 'late.csv:140001: column 2 (food): expected a number' "the line, read at once"
 absent "$tmp/late2.csv" "a failed job's output"
 ls -a "$tmp" | grep -q '^\.haze-' && fail "a temporary file was left after a failure"
+# text in two inputs' columns: the first such line of the file is named,
+# read whole (a .npy output) or in blocks
+awk -F, 'NR == 5 { print $1 ",y"; next } NR == 900 { print "x," $2; next } { print }' "$tmp/in1000.csv" > "$tmp/text2.csv"
+for bb in 0 4000; do
+    check 2 "text in two columns, blocks of $bb bytes" env HAZE_BLOCK_BYTES=$bb "$haze" --backend cpu fis eval "$tip" "$tmp/text2.csv" -o "$tmp/text2.out.csv"
+    grep_err 'text2.csv:5: column 2 (food): expected a number' "the first text line (blocks of $bb)"
+done
+check 2 "text in two columns, read whole" "$haze" --backend cpu fis eval "$tip" "$tmp/text2.csv" -o "$tmp/text2.npy"
+grep_err 'text2.csv:5: column 2 (food): expected a number' "the first text line, read whole"
+# a full device (where there is one): the write's own reason, from the
+# thread that wrote, at once and in blocks (not a stale errno of another
+# thread, such as isatty's "Inappropriate ioctl for device")
+if [ -w /dev/full ]; then
+    for bb in 0 4000; do
+        check 2 "-o /dev/full, blocks of $bb bytes" env HAZE_BLOCK_BYTES=$bb "$haze" --backend cpu fis eval "$tip" "$tmp/in.csv" -o /dev/full
+        grep_err '/dev/full: cannot write output: No space left on device' "a full device's reason (blocks of $bb)"
+    done
+fi
 # --json: the summary on stdout beside -o, on stderr beside results on stdout
 check 0 "--json with -o" "$haze" --backend cpu fis eval "$tip" "$tmp/in1000.csv" -o "$tmp/j.csv" --json
 grep_out '"rows": 1000,' "--json"
