@@ -17,6 +17,7 @@
 #include <time.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -606,8 +607,14 @@ static void bg_stop(bg_writer *b) {
 static int do_eval(haze_ctx *ctx, haze_fis *f, const char *model, const char *in_path,
                    const fis_opts *o, const cli_global *g, stage_mark t0, stage_mark t1) {
     const char *out_path = o->output ? o->output : "-";
+    /* in blocks only into a file the writer replaces at its commit: standard
+     * output, a pipe or a device would show the first blocks' rows before an
+     * error in a later block is found, and a .npy header needs the row count
+     * first (as haze_table_write tells them) */
     const size_t ol = strlen(out_path);
-    if (ol >= 4 && strcmp(out_path + ol - 4, ".npy") == 0) /* as haze_table_write tells them */
+    struct stat sb;
+    if ((ol >= 4 && strcmp(out_path + ol - 4, ".npy") == 0) || strcmp(out_path, "-") == 0 ||
+        (stat(out_path, &sb) == 0 && !S_ISREG(sb.st_mode)))
         return do_eval_whole(ctx, f, model, in_path, o, g, t0, t1);
     haze_table_options ro = haze_table_options_default();
     ro.text_as_nan = 1; /* text only where no input is read (cli_columns checks) */

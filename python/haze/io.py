@@ -5,6 +5,7 @@ multi-threaded CSV parsing, ``.npy`` read straight into the array, and errors
 that name the file, line and column.
 """
 
+import threading
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -108,20 +109,26 @@ class TableWriter:
             raise ValueError("TableWriter needs columns or ncols")
         self.ncols = int(ncols)
         self.path = _fspath(path)
+        # one call at a time (the library's writer is not shared between
+        # threads; the calls release the GIL)
+        self._lock = threading.Lock()
         self._w = _ext.table_writer_open(self._c._h, self.path, self.ncols, columns)
 
     def append(self, data):
         """Appends the rows of a 2-D array (or a 1-D array for one column)."""
         a = _as_matrix(data, (np.float64,), "data", columns=self.ncols)
-        _ext.table_writer_append(self._c._h, self._w, a)
+        with self._lock:
+            _ext.table_writer_append(self._c._h, self._w, a)
 
     def commit(self):
         """Puts the file in place (atomically)."""
-        _ext.table_writer_commit(self._c._h, self._w)
+        with self._lock:
+            _ext.table_writer_commit(self._c._h, self._w)
 
     def abort(self):
         """Drops what was written; nothing is left under the path."""
-        _ext.table_writer_abort(self._w)
+        with self._lock:
+            _ext.table_writer_abort(self._w)
 
     def __enter__(self):
         return self

@@ -43,8 +43,9 @@ struct haze_table_reader {
     size_t block;      /* bytes read at a time */
     char *buf;         /* the text: a carried partial line, then what was read */
     size_t cap, have;
-    int eof;  /* nothing more to read */
-    int over; /* every block given, or failed: next gives nothing more */
+    size_t scanned; /* buf's first bytes known to hold no '\n' (a long line) */
+    int eof;        /* nothing more to read */
+    int over;       /* every block given, or failed: next gives nothing more */
     haze__csv_state s;
 };
 
@@ -109,6 +110,7 @@ static int read_more(haze_ctx *ctx, haze_table_reader *r) {
         /* room for a carried line too (an eighth more), so that the next
          * blocks reuse the buffer instead of fresh memory each time */
         size_t cap = r->have + want + 1 + want / 8;
+        if (cap < 2 * r->cap && r->cap < SIZE_MAX / 4) cap = 2 * r->cap; /* a long line: grow */
         char *b = haze__io_big_alloc_lazy(cap);
         if (!b) return haze__error(ctx, HAZE_ERR_NOMEM, "%s: out of memory while reading", r->path);
         if (r->have) memcpy(b, r->buf, r->have);
@@ -154,10 +156,15 @@ int haze_table_reader_next(haze_ctx *ctx, haze_table_reader *r, haze_table **out
         /* whole lines only, but at the end of the file */
         size_t cut = r->have;
         if (!r->eof) {
-            const char *nl = memrchr(r->buf, '\n', r->have);
-            if (!nl) continue; /* a line longer than a block: read on */
+            /* the text before r->scanned holds no line end (read on) */
+            const char *nl = memrchr(r->buf + r->scanned, '\n', r->have - r->scanned);
+            if (!nl) { /* a line longer than a block: read on */
+                r->scanned = r->have;
+                continue;
+            }
             cut = (size_t)(nl - r->buf) + 1;
         }
+        r->scanned = 0;
         haze_table *t = calloc(1, sizeof *t);
         if (!t) {
             st = haze__error(ctx, HAZE_ERR_NOMEM, "%s: out of memory", r->path);

@@ -67,6 +67,9 @@ if [ -w /dev/full ]; then
         grep_err '/dev/full: cannot write output: No space left on device' "a full device's reason (blocks of $bb)"
     done
 fi
+# results on standard output are not streamed: a late error leaves stdout empty
+check 2 "a late error, results on stdout" env HAZE_BLOCK_BYTES=4000 "$haze" --backend cpu fis eval "$tip" "$tmp/late.csv"
+[ -s "$out" ] && fail "a late error left rows on standard output"
 # --json: the summary on stdout beside -o, on stderr beside results on stdout
 check 0 "--json with -o" "$haze" --backend cpu fis eval "$tip" "$tmp/in1000.csv" -o "$tmp/j.csv" --json
 grep_out '"rows": 1000,' "--json"
