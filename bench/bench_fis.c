@@ -29,7 +29,6 @@
 #include <cuda_runtime.h>
 #endif
 
-
 /* 8 inputs x 3 triangles, 50 random rules of 3-5 antecedents, 5 outputs sets. */
 static char *big_model(void) {
     size_t cap = 1 << 16, len = 0;
