@@ -157,21 +157,6 @@ static void test_octave_gk(void **state) {
     haze_ctx_free(ctx);
 }
 
-/* Gaussian blobs with random centres, seeded. */
-static double *blobs(size_t n, size_t d, size_t k, double spread, unsigned seed) {
-    double *x = malloc(n * d * sizeof *x), *mu = malloc(k * d * sizeof *mu);
-    srand(seed);
-    for (size_t i = 0; i < k * d; i++) mu[i] = 10.0 * rand() / RAND_MAX;
-    for (size_t i = 0; i < n; i++)
-        for (size_t q = 0; q < d; q++) {
-            double u1 = (rand() + 1.0) / (RAND_MAX + 2.0), u2 = (double)rand() / RAND_MAX;
-            x[i * d + q] =
-                mu[(i % k) * d + q] + spread * sqrt(-2 * log(u1)) * cos(6.283185307 * u2);
-        }
-    free(mu);
-    return x;
-}
-
 static void test_objective_never_increases(void **state) {
     (void)state;
     haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
@@ -182,7 +167,7 @@ static void test_objective_never_increases(void **state) {
             for (int single = 0; single < 2; single++)
                 for (int init = 0; init < 2; init++) {
                     size_t n = sizes[s][0], d = sizes[s][1], c = sizes[s][2];
-                    double *x = blobs(n, d, c, 1.0, (unsigned)(s * 17 + 1));
+                    double *x = haze_test_blobs_spread(n, d, c, 1.0, (unsigned)(s * 17 + 1));
                     haze_fcm_options o = haze_fcm_options_default();
                     o.clusters = (int)c;
                     o.metric = (haze_fcm_metric)metric;
@@ -258,7 +243,7 @@ static void test_float32_dynamic_range(void **state) {
     (void)state;
     haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
     size_t n = 300, d = 3, c = 3;
-    double *x = blobs(n, d, c, 0.5, 5), *xs = malloc(n * d * sizeof *xs);
+    double *x = haze_test_blobs_spread(n, d, c, 0.5, 5), *xs = malloc(n * d * sizeof *xs);
     haze_fcm_options o = haze_fcm_options_default();
     o.clusters = (int)c;
     o.seed = 9;
@@ -293,7 +278,7 @@ static void test_threads_and_precision(void **state) {
     (void)state;
     haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
     size_t n = quick() ? 3000 : 20000, d = 6, c = 5;
-    double *x = blobs(n, d, c, 1.0, 3);
+    double *x = haze_test_blobs_spread(n, d, c, 1.0, 3);
     haze_fcm_options o = haze_fcm_options_default();
     o.clusters = (int)c;
     o.seed = 1;
@@ -342,7 +327,7 @@ static void test_stopping_rules(void **state) {
     (void)state;
     haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
     size_t n = 500, d = 2, c = 3;
-    double *x = blobs(n, d, c, 0.7, 8);
+    double *x = haze_test_blobs_spread(n, d, c, 0.7, 8);
     haze_fcm_options o = haze_fcm_options_default();
     o.clusters = (int)c;
     o.stop = HAZE_FCM_STOP_OBJECTIVE;
@@ -391,7 +376,7 @@ static void test_seeds_and_progress(void **state) {
     (void)state;
     haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
     size_t n = 400, d = 3, c = 4;
-    double *x = blobs(n, d, c, 1.0, 21);
+    double *x = haze_test_blobs_spread(n, d, c, 1.0, 21);
     haze_fcm_options o = haze_fcm_options_default();
     o.clusters = (int)c;
     haze_fcm_result *a = NULL, *b = NULL;
@@ -535,7 +520,7 @@ static void test_high_dimensional(void **state) {
     const struct { size_t n, d, c; } cases[] = {{4000, 32, 16}, {1797, 64, 10}};
     for (int t = 0; t < 2; t++) {
         const size_t n = cases[t].n, d = cases[t].d, c = cases[t].c;
-        double *x = t == 0 ? blobs(n, d, c, 1.0, 31) : digits_like(n, c, 32);
+        double *x = t == 0 ? haze_test_blobs_spread(n, d, c, 1.0, 31) : digits_like(n, c, 32);
         haze_fcm_options o = haze_fcm_options_default();
         assert_int_equal(o.init, HAZE_FCM_INIT_KMEANSPP);
         o.clusters = (int)c;
@@ -602,7 +587,7 @@ static void test_kmeanspp_seeding(void **state) {
     (void)state;
     haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
     const size_t n = 300000, d = 3, c = 12; /* more blocks than segments */
-    double *x = blobs(n, d, c, 1.0, 41), *v1 = malloc(c * d * sizeof *v1),
+    double *x = haze_test_blobs_spread(n, d, c, 1.0, 41), *v1 = malloc(c * d * sizeof *v1),
            *v2 = malloc(c * d * sizeof *v2);
     haze_ctx_set_threads(ctx, 1);
     assert_int_equal(haze_dev_fcm_kmeanspp(ctx, x, 0, n, d, c, 9, v1), HAZE_OK);
@@ -632,7 +617,7 @@ static void test_dev_switches(void **state) {
     (void)state;
     haze_ctx *a = haze_test_ctx(HAZE_BACKEND_CPU), *b = haze_test_ctx(HAZE_BACKEND_CPU);
     const size_t n = 2000, d = 4, c = 3;
-    double *x = blobs(n, d, c, 1.0, 7);
+    double *x = haze_test_blobs_spread(n, d, c, 1.0, 7);
     assert_int_equal(haze_dev_fcm_set_keep_eighths(a, 9), HAZE_ERR_INVALID);
     assert_int_equal(haze_dev_fcm_set_keep_eighths(a, -2), HAZE_ERR_INVALID);
     assert_int_equal(haze_dev_fcm_set_keep_eighths(a, 3), HAZE_OK);

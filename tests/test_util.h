@@ -19,19 +19,27 @@
 #include "haze/haze.h"
 
 /* n points of d features around k random centres in [0, 10]^d (point i
- * around centre i mod k, unit Gaussian noise), malloc'd: the c-means GPU
- * tests' data. */
-static inline double *haze_test_blobs(size_t n, size_t d, size_t k, unsigned seed) {
+ * around centre i mod k, Gaussian noise of standard deviation `spread`),
+ * malloc'd, seeded: the c-means tests' data. */
+static inline double *haze_test_blobs_spread(size_t n, size_t d, size_t k, double spread,
+                                             unsigned seed) {
     double *x = malloc(n * d * sizeof *x), *mu = malloc(k * d * sizeof *mu);
     srand(seed);
     for (size_t i = 0; i < k * d; i++) mu[i] = 10.0 * rand() / RAND_MAX;
     for (size_t i = 0; i < n; i++)
         for (size_t q = 0; q < d; q++) {
             double u1 = (rand() + 1.0) / (RAND_MAX + 2.0), u2 = (double)rand() / RAND_MAX;
-            x[i * d + q] = mu[(i % k) * d + q] + sqrt(-2 * log(u1)) * cos(6.283185307 * u2);
+            x[i * d + q] =
+                mu[(i % k) * d + q] + spread * sqrt(-2 * log(u1)) * cos(6.283185307 * u2);
         }
     free(mu);
     return x;
+}
+
+/* The same with unit noise (1 * s is s: the same points as before the
+ * spread was a parameter). */
+static inline double *haze_test_blobs(size_t n, size_t d, size_t k, unsigned seed) {
+    return haze_test_blobs_spread(n, d, k, 1.0, seed);
 }
 
 /* Exit code that CTest reads as "skipped". */

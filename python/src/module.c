@@ -582,16 +582,23 @@ static PyObject *py_table_writer_open(PyObject *self, PyObject *args) {
     return hpy_wrap(b, "haze.table_writer", writer_drop, NULL);
 }
 
+/* The writer of a "haze.table_writer" handle not yet committed or aborted,
+ * or NULL with a Python error. */
+static writer_box *open_writer(PyObject *wcap) {
+    writer_box *b = hpy_unwrap(wcap, "haze.table_writer");
+    if (b && !b->w) {
+        PyErr_SetString(PyExc_ValueError, "the writer was committed or aborted");
+        return NULL;
+    }
+    return b;
+}
+
 static PyObject *py_table_writer_append(PyObject *self, PyObject *args) {
     PyObject *cap, *wcap, *dataobj;
     if (!PyArg_ParseTuple(args, "OOO", &cap, &wcap, &dataobj)) return NULL;
     haze_ctx *ctx = hpy_ctx(cap);
-    writer_box *b = ctx ? hpy_unwrap(wcap, "haze.table_writer") : NULL;
+    writer_box *b = ctx ? open_writer(wcap) : NULL;
     if (!b) return NULL;
-    if (!b->w) {
-        PyErr_SetString(PyExc_ValueError, "the writer was committed or aborted");
-        return NULL;
-    }
     Py_buffer v;
     if (hpy_buffer(dataobj, &v, "d", 2, 0) < 0) return NULL;
     int st;
@@ -605,12 +612,8 @@ static PyObject *py_table_writer_commit(PyObject *self, PyObject *args) {
     PyObject *cap, *wcap;
     if (!PyArg_ParseTuple(args, "OO", &cap, &wcap)) return NULL;
     haze_ctx *ctx = hpy_ctx(cap);
-    writer_box *b = ctx ? hpy_unwrap(wcap, "haze.table_writer") : NULL;
+    writer_box *b = ctx ? open_writer(wcap) : NULL;
     if (!b) return NULL;
-    if (!b->w) {
-        PyErr_SetString(PyExc_ValueError, "the writer was committed or aborted");
-        return NULL;
-    }
     int st;
     HPY_NOGIL(st = haze_table_writer_commit(ctx, &b->w));
     if (st < 0) return hpy_raise(ctx, st);
