@@ -403,6 +403,22 @@ static double *eval_inputs(const haze_table *t, const size_t *idx, size_t ni, in
     return same ? haze_table_data(t) : cli_columns_gather(t, idx, ni, 0, haze_table_row_count(t));
 }
 
+/* What a finished fis eval tells: the counts of clamped inputs and of
+ * outputs where no rule fired, and with --json the summary (at: the
+ * stages' starts, print_eval_json). */
+static void eval_done(const cli_global *g, const fis_opts *o, const char *model,
+                      const char *in_path, const char *out_path, size_t rows,
+                      const haze_fis_stats *stats, const stage_mark *at) {
+    if (stats->clamped || stats->no_rule)
+        cli_info(g,
+                 "haze fis: %zu input value(s) clamped to their range, %zu output(s) with "
+                 "no rule fired\n",
+                 stats->clamped, stats->no_rule);
+    if (o->json)
+        print_eval_json(strcmp(out_path, "-") == 0 ? stderr : stdout, model, in_path, out_path,
+                        rows, stats, at);
+}
+
 /* How the model's ni inputs (names: theirs, then the outputs') are found
  * among a table's columns. */
 static cli_columns input_spec(const char *model, char **names, int ni, const fis_opts *o) {
@@ -491,14 +507,7 @@ static int do_eval_whole(haze_ctx *ctx, haze_fis *f, const char *model, const ch
     at[4] = stage_now();
     cli_progress_end(&pr);
     free(names);
-    if (!st && (stats.clamped || stats.no_rule))
-        cli_info(g,
-                 "haze fis: %zu input value(s) clamped to their range, %zu output(s) with "
-                 "no rule fired\n",
-                 stats.clamped, stats.no_rule);
-    if (!st && o->json)
-        print_eval_json(strcmp(out_path, "-") == 0 ? stderr : stdout, model, in_path, out_path,
-                        rows, &stats, at);
+    if (!st) eval_done(g, o, model, in_path, out_path, rows, &stats, at);
     free(out);
     return st ? cli_fail(ctx, st) : CLI_OK;
 }
@@ -721,18 +730,11 @@ static int do_eval(haze_ctx *ctx, haze_fis *f, const char *model, const char *in
         cli_errorf("%s", bw.msg[0] ? bw.msg : haze_status_message(wst));
         return cli_exit_code(wst);
     }
-    if (!st && (stats.clamped || stats.no_rule))
-        cli_info(g,
-                 "haze fis: %zu input value(s) clamped to their range, %zu output(s) with "
-                 "no rule fired\n",
-                 stats.clamped, stats.no_rule);
-    if (!st && o->json) {
+    if (!st) { /* the stages one after the other, each the sum of its parts */
         stage_mark at[5] = {t0, t1, t1, t1, t1};
-        at[2] = (stage_mark){t1.wall + sum[0].wall, t1.cpu + sum[0].cpu};
-        at[3] = (stage_mark){at[2].wall + sum[1].wall, at[2].cpu + sum[1].cpu};
-        at[4] = (stage_mark){at[3].wall + sum[2].wall, at[3].cpu + sum[2].cpu};
-        print_eval_json(strcmp(out_path, "-") == 0 ? stderr : stdout, model, in_path, out_path,
-                        rows, &stats, at);
+        for (int i = 0; i < 3; i++)
+            at[i + 2] = (stage_mark){at[i + 1].wall + sum[i].wall, at[i + 1].cpu + sum[i].cpu};
+        eval_done(g, o, model, in_path, out_path, rows, &stats, at);
     }
     return st ? cli_fail(ctx, st) : CLI_OK;
 }
