@@ -114,12 +114,17 @@ def make_big(path, rows, seed):
 
 
 def haze_split(out):
-    """haze's --json "timings" as 'start 0.012 read ...'."""
+    """haze's --json "timings" as 'start 0.012 read ...', then its workers'
+    "busy" times (evaluating and writing, overlapped with reading or not)."""
     try:
-        t = json.loads(out)["timings"]
+        j = json.loads(out)
+        t = j["timings"]
     except (ValueError, KeyError):
         return ""
-    return " ".join("%s %.3f" % (k, v) for k, v in t.items())
+    s = " ".join("%s %.3f" % (k, v) for k, v in t.items())
+    if "busy" in j:
+        s += " (busy: " + " ".join("%s %.3f" % (k, v) for k, v in j["busy"].items()) + ")"
+    return s
 
 
 def read_out(path):

@@ -83,9 +83,10 @@ static void help_eval(FILE *fp) {
             "--gpus (haze --gpus all fis eval ...), the rows are shared over those GPUs:\n"
             "the same outputs as on one. Into an output file (CSV) the inputs are read,\n"
             "evaluated and written in blocks (64 MiB of CSV text; HAZE_BLOCK_BYTES sets\n"
-            "another size), in the memory of a few blocks; the file appears only when\n"
-            "every block is written. Standard output and .npy outputs get the whole\n"
-            "table at once.\n\n"
+            "another size), a block read while the one before is evaluated and the one\n"
+            "before that written, in the memory of a few blocks; the file appears only\n"
+            "when every block is written. Standard output and .npy outputs get the\n"
+            "whole table at once.\n\n"
             "Options:\n"
             "  -o, --output FILE  where to write (default '-': standard output)\n"
             "%s"
@@ -97,10 +98,11 @@ static void help_eval(FILE *fp) {
             "                     \"timings\", the seconds spent starting (the context and\n"
             "                     the model), reading the inputs, evaluating and writing\n"
             "                     the outputs (formatting, writing, the rename; in\n"
-            "                     blocks, what did not overlap the reading), and\n"
-            "                     \"cpu_timings\", the CPU seconds of all threads in each;\n"
-            "                     on standard output, or standard error when the results\n"
-            "                     go there\n"
+            "                     blocks, evaluating and writing are what did not\n"
+            "                     overlap the reading), \"cpu_timings\", the CPU seconds\n"
+            "                     of all threads in each, and \"busy\", the seconds spent\n"
+            "                     evaluating and writing, overlapped or not; on standard\n"
+            "                     output, or standard error when the results go there\n"
             "  -h, --help         this text\n",
             mode_help);
 }
@@ -365,9 +367,12 @@ static stage_mark stage_now(void) {
 
 /* fis eval --json: at[0..4] are the starts of starting (the context and
  * the model), reading the inputs (with matching their columns), evaluating,
- * writing the outputs (formatting, writing and the rename), and the end. */
+ * writing the outputs (formatting, writing and the rename), and the end;
+ * busy[0..1] the seconds spent evaluating and writing, overlapped with the
+ * other stages or not. */
 static void print_eval_json(FILE *fp, const char *model, const char *in_path, const char *out_path,
-                            size_t rows, const haze_fis_stats *stats, const stage_mark *at) {
+                            size_t rows, const haze_fis_stats *stats, const stage_mark *at,
+                            const double *busy) {
     double secs[4], cpu[4];
     for (int i = 0; i < 4; i++) {
         secs[i] = at[i + 1].wall - at[i].wall;
@@ -390,8 +395,9 @@ static void print_eval_json(FILE *fp, const char *model, const char *in_path, co
             secs[0], secs[1], secs[2], secs[3]);
     fprintf(fp,
             "  \"cpu_timings\": {\"start\": %.6f, \"read\": %.6f, \"eval\": %.6f, \"write\": "
-            "%.6f}\n}\n",
+            "%.6f},\n",
             cpu[0], cpu[1], cpu[2], cpu[3]);
+    fprintf(fp, "  \"busy\": {\"eval\": %.6f, \"write\": %.6f}\n}\n", busy[0], busy[1]);
 }
 
 /* The table's own numbers when its columns are the model's inputs in order,
@@ -405,10 +411,10 @@ static double *eval_inputs(const haze_table *t, const size_t *idx, size_t ni, in
 
 /* What a finished fis eval tells: the counts of clamped inputs and of
  * outputs where no rule fired, and with --json the summary (at: the
- * stages' starts, print_eval_json). */
+ * stages' starts; busy: the evaluating and writing times; print_eval_json). */
 static void eval_done(const cli_global *g, const fis_opts *o, const char *model,
                       const char *in_path, const char *out_path, size_t rows,
-                      const haze_fis_stats *stats, const stage_mark *at) {
+                      const haze_fis_stats *stats, const stage_mark *at, const double *busy) {
     if (stats->clamped || stats->no_rule)
         cli_info(g,
                  "haze fis: %zu input value(s) clamped to their range, %zu output(s) with "
@@ -416,7 +422,7 @@ static void eval_done(const cli_global *g, const fis_opts *o, const char *model,
                  stats->clamped, stats->no_rule);
     if (o->json)
         print_eval_json(strcmp(out_path, "-") == 0 ? stderr : stdout, model, in_path, out_path,
-                        rows, stats, at);
+                        rows, stats, at, busy);
 }
 
 /* How the model's ni inputs (names: theirs, then the outputs') are found
@@ -507,7 +513,10 @@ static int do_eval_whole(haze_ctx *ctx, haze_fis *f, const char *model, const ch
     at[4] = stage_now();
     cli_progress_end(&pr);
     free(names);
-    if (!st) eval_done(g, o, model, in_path, out_path, rows, &stats, at);
+    if (!st) {
+        const double busy[2] = {at[3].wall - at[2].wall, at[4].wall - at[3].wall};
+        eval_done(g, o, model, in_path, out_path, rows, &stats, at, busy);
+    }
     free(out);
     return st ? cli_fail(ctx, st) : CLI_OK;
 }
@@ -520,103 +529,185 @@ static void stage_add(stage_mark *sum, stage_mark from) {
 }
 
 /*
- * The writing of one block beside the reading and evaluation of the next,
- * on a thread of its own: write(2) into one file is one thread's work, and
- * the longest stage of a long job (docs/benchmarks.md). One block at a
- * time: bg_give hands it over, bg_wait waits until it is written. Without
- * the thread (it could not start) bg_give writes the block itself.
+ * A worker: a thread of its own that runs one job at a time beside the
+ * main thread (worker_give hands a job over, worker_wait waits until it is
+ * done). fis eval in blocks has two, the evaluation and the writing, so
+ * that block k is evaluated and block k - 1 written while block k + 1 is
+ * read. After the first failure no more jobs run. Without the thread (it
+ * could not start) worker_give runs the job itself.
  */
-typedef struct {
+typedef struct worker worker;
+struct worker {
     haze_ctx *ctx;
-    haze_table_writer *w;
+    int (*run)(worker *w, void *job); /* on the worker's thread */
+    void *arg;                        /* run's own data */
     pthread_t th;
     int started;
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    const double *data; /* the block being written; NULL: none */
-    size_t n;
+    void *job; /* the job being done; NULL: none */
     int quit;
-    int st;         /* the first failure, then nothing more is written */
-    char msg[1024]; /* its message, read on the writing thread */
-} bg_writer;
+    int st;         /* the first failure */
+    char msg[1024]; /* its message, read on the worker's thread */
+    double busy;    /* seconds spent in jobs */
+};
 
-static void bg_fail(bg_writer *b, int st) {
-    if (!b->st) {
-        b->st = st;
-        snprintf(b->msg, sizeof b->msg, "%s", haze_ctx_errmsg(b->ctx));
-    }
+static void worker_init(worker *w, haze_ctx *ctx, int (*run)(worker *, void *), void *arg) {
+    memset(w, 0, sizeof *w);
+    w->ctx = ctx;
+    w->run = run;
+    w->arg = arg;
+    pthread_mutex_init(&w->mu, NULL);
+    pthread_cond_init(&w->cv, NULL);
 }
 
-static void *bg_main(void *arg) {
-    bg_writer *b = arg;
-    pthread_mutex_lock(&b->mu);
-    for (;;) {
-        while (!b->data && !b->quit) pthread_cond_wait(&b->cv, &b->mu);
-        if (!b->data) break;
-        const double *d = b->data;
-        const size_t n = b->n;
-        const int failed = b->st;
-        pthread_mutex_unlock(&b->mu);
-        const int st = failed ? failed : haze_table_writer_append(b->ctx, b->w, d, n);
-        pthread_mutex_lock(&b->mu);
-        if (st) bg_fail(b, st);
-        b->data = NULL;
-        pthread_cond_broadcast(&b->cv);
+/* Runs a job on the calling thread: its status, its failure kept. */
+static int worker_run(worker *w, void *job) {
+    const double t = mono_s();
+    const int st = w->run(w, job);
+    w->busy += mono_s() - t;
+    if (st && !w->st) {
+        w->st = st;
+        snprintf(w->msg, sizeof w->msg, "%s", haze_ctx_errmsg(w->ctx));
     }
-    pthread_mutex_unlock(&b->mu);
-    return NULL;
-}
-
-/* Waits until no block is being written: the writer's status. */
-static int bg_wait(bg_writer *b) {
-    pthread_mutex_lock(&b->mu);
-    while (b->data) pthread_cond_wait(&b->cv, &b->mu);
-    const int st = b->st;
-    pthread_mutex_unlock(&b->mu);
     return st;
 }
 
-/* Hands rows [0, n) of data to the writer (none being written: bg_wait). */
-static int bg_give(bg_writer *b, const double *data, size_t n) {
-    if (!b->started && !b->st) b->started = pthread_create(&b->th, NULL, bg_main, b) == 0;
-    if (!b->started) {
-        const int st = b->st ? b->st : haze_table_writer_append(b->ctx, b->w, data, n);
-        if (st) bg_fail(b, st);
-        return st;
+static void *worker_main(void *arg) {
+    worker *w = arg;
+    pthread_mutex_lock(&w->mu);
+    for (;;) {
+        while (!w->job && !w->quit) pthread_cond_wait(&w->cv, &w->mu);
+        if (!w->job) break;
+        void *job = w->job;
+        const int failed = w->st;
+        pthread_mutex_unlock(&w->mu);
+        /* w->st and w->msg are this thread's until the job is marked done */
+        if (!failed) worker_run(w, job);
+        pthread_mutex_lock(&w->mu);
+        w->job = NULL;
+        pthread_cond_broadcast(&w->cv);
     }
-    pthread_mutex_lock(&b->mu);
-    b->data = data;
-    b->n = n;
-    pthread_cond_broadcast(&b->cv);
-    pthread_mutex_unlock(&b->mu);
+    pthread_mutex_unlock(&w->mu);
+    return NULL;
+}
+
+/* Waits until the worker's job is done: its status. */
+static int worker_wait(worker *w) {
+    pthread_mutex_lock(&w->mu);
+    while (w->job) pthread_cond_wait(&w->cv, &w->mu);
+    const int st = w->st;
+    pthread_mutex_unlock(&w->mu);
+    return st;
+}
+
+/* Hands a job to the worker (none being done: worker_wait). */
+static int worker_give(worker *w, void *job) {
+    if (!w->started && !w->st) w->started = pthread_create(&w->th, NULL, worker_main, w) == 0;
+    if (!w->started) return w->st ? w->st : worker_run(w, job);
+    pthread_mutex_lock(&w->mu);
+    w->job = job;
+    pthread_cond_broadcast(&w->cv);
+    pthread_mutex_unlock(&w->mu);
     return HAZE_OK;
 }
 
-/* Ends the thread once its block is written. */
-static void bg_stop(bg_writer *b) {
-    if (b->started) {
-        pthread_mutex_lock(&b->mu);
-        b->quit = 1;
-        pthread_cond_broadcast(&b->cv);
-        pthread_mutex_unlock(&b->mu);
-        pthread_join(b->th, NULL);
-        b->started = 0;
+/* Ends the thread once its job is done. */
+static void worker_stop(worker *w) {
+    if (w->started) {
+        pthread_mutex_lock(&w->mu);
+        w->quit = 1;
+        pthread_cond_broadcast(&w->cv);
+        pthread_mutex_unlock(&w->mu);
+        pthread_join(w->th, NULL);
+        w->started = 0;
     }
-    pthread_cond_destroy(&b->cv);
-    pthread_mutex_destroy(&b->mu);
+    pthread_cond_destroy(&w->cv);
+    pthread_mutex_destroy(&w->mu);
+}
+
+/* One block of fis eval in blocks: its table, the inputs (the table's own
+ * numbers or a copy), its outputs and counts. */
+typedef struct {
+    haze_table *t;
+    double *x;
+    int copied;
+    size_t n;
+    double *out;
+    haze_fis_stats stats;
+} eval_block;
+
+static int eval_job(worker *w, void *job) {
+    eval_block *b = job;
+    b->stats = haze_fis_stats_init();
+    return haze_fis_eval(w->ctx, w->arg, b->x, b->n, b->out, &b->stats);
+}
+
+/* A block's outputs, for the writer (a copy of the pointer and count: the
+ * block's own record is filled again while they are written). */
+typedef struct {
+    const double *out;
+    size_t n;
+} write_block;
+
+static int write_job(worker *w, void *job) {
+    const write_block *b = job;
+    return haze_table_writer_append(w->ctx, w->arg, b->out, b->n);
+}
+
+/* A block's inputs are not needed any more: their memory goes back. */
+static void block_drop(eval_block *b) {
+    if (b->copied) free(b->x);
+    haze_table_free(b->t);
+    b->t = NULL;
+    b->x = NULL;
+    b->copied = 0;
+}
+
+/* Waits for the block given to the evaluation: its status. Its inputs'
+ * memory goes back and its counts are added to *stats. */
+static int block_back(worker *ev, eval_block *b, haze_fis_stats *stats) {
+    const int st = worker_wait(ev);
+    block_drop(b);
+    stats->clamped += b->stats.clamped;
+    stats->no_rule += b->stats.no_rule;
+    return st;
+}
+
+/* Hands block b's outputs to the writer (through *wb) once the block before
+ * is written, opening the output on the first: this thread's status (a
+ * failure of the writer is its own, worker_wait). */
+static int give_write(haze_ctx *ctx, worker *wr, write_block *wb, const eval_block *b,
+                      haze_table_writer **tw, const char *out_path, char **names, int ni,
+                      int no) {
+    const int wst = worker_wait(wr);
+    if (wst) return wst; /* (told as the writer's: its message is on its thread) */
+    if (!*tw) {
+        const int st = haze_table_writer_open(ctx, out_path, HAZE_PRECISION_F64, (size_t)no,
+                                              (const char *const *)(names + ni), tw);
+        if (st) return st;
+        wr->arg = *tw;
+    }
+    wb->out = b->out;
+    wb->n = b->n;
+    worker_give(wr, wb);
+    return HAZE_OK;
 }
 
 /*
  * The inputs read in blocks (haze_table_reader: 64 MiB of CSV text at a
- * time; other inputs whole, as one block) and evaluated one after the
- * other, each block's outputs written (haze_table_writer) while the next
- * block is read and evaluated (bg_writer): the memory of a few blocks
- * whatever the file's size, a long job in about the time of its longest
- * stage, and the same outputs, byte for byte, as the whole table at once.
- * An error in a later block (its line and column named) leaves no output:
- * the writer's file appears only at its commit. --json's stages: the
- * reading and the evaluation summed over the blocks, and the writing that
- * did not overlap them (the waits for the writer, and the commit).
+ * time; other inputs whole, as one block) in a pipeline of three threads:
+ * block k + 1 is read on this one while block k is evaluated and block
+ * k - 1 written on two workers (the writing of one file is one thread's
+ * write(2)s, the longest stage of a long job; docs/benchmarks.md). The
+ * memory of a few blocks whatever the file's size, a long job in about the
+ * time of its longest stage, and the same outputs, byte for byte, as the
+ * whole table at once. An error in a later block (its line and column
+ * named) leaves no output: the writer's file appears only at its commit;
+ * of several failures the one of the earliest block is told. --json's
+ * stages: the reading, and the evaluation and writing that did not overlap
+ * it (this thread's waits for the workers, and the commit); "busy" has
+ * the workers' own times.
  */
 static int do_eval(haze_ctx *ctx, haze_fis *f, const char *model, const char *in_path,
                    const fis_opts *o, const cli_global *g, stage_mark t0, stage_mark t1) {
@@ -652,89 +743,107 @@ static int do_eval(haze_ctx *ctx, haze_fis *f, const char *model, const char *in
     char **names = var_names(f); /* inputs, then outputs (the output header) */
     size_t *idx = malloc(sizeof(size_t) * (size_t)ni + 1);
     cli_columns spec = input_spec(model, names, ni, o);
-    bg_writer bw;
-    memset(&bw, 0, sizeof bw);
-    bw.ctx = ctx;
-    pthread_mutex_init(&bw.mu, NULL);
-    pthread_cond_init(&bw.cv, NULL);
+    haze_table_writer *tw = NULL;
+    worker ev, wr;
+    worker_init(&ev, ctx, eval_job, f);
+    worker_init(&wr, ctx, write_job, NULL);
     haze_fis_stats stats = haze_fis_stats_init();
-    double *out[2] = {NULL, NULL}; /* block k's outputs in out[k % 2] */
+    eval_block blk[2];
+    write_block wb[2];
+    memset(blk, 0, sizeof blk);
     size_t rows = 0, out_cap[2] = {0, 0};
-    int code = !names || !idx ? CLI_RUNTIME : CLI_OK, wst = HAZE_OK;
+    int code = !names || !idx ? CLI_RUNTIME : CLI_OK;
     if (code) cli_errorf("out of memory");
+    eval_block *evaluating = NULL; /* given to ev, not yet taken back */
     char a[16];
     for (size_t block = 0; !code; block++) {
-        haze_table *t = NULL;
+        eval_block *b = &blk[block % 2];
         if (block > 0) m = stage_now();
-        st = haze_table_reader_next(ctx, rd, &t);
-        if (st || !t) {
+        st = haze_table_reader_next(ctx, rd, &b->t);
+        if (st || !b->t) {
             stage_add(&sum[0], m);
             break;
         }
         cli_progress_clear(&pr); /* before any message of cli_columns_match */
-        code = block == 0 ? cli_columns_match(t, in_path, &spec, idx)
-                          : cli_columns_text(t, in_path, &spec, idx);
-        int copied = 0;
-        const size_t n = haze_table_row_count(t), k = block % 2;
-        double *x = code ? NULL : eval_inputs(t, idx, (size_t)ni, &copied);
-        if (!code && n * (size_t)no > out_cap[k]) { /* (block k - 2 was written) */
-            free(out[k]);
-            out_cap[k] = n * (size_t)no;
-            out[k] = malloc(sizeof(double) * out_cap[k] + 1);
-        }
-        if (!code && (!x || !out[k])) {
+        code = block == 0 ? cli_columns_match(b->t, in_path, &spec, idx)
+                          : cli_columns_text(b->t, in_path, &spec, idx);
+        b->n = haze_table_row_count(b->t);
+        b->x = code ? NULL : eval_inputs(b->t, idx, (size_t)ni, &b->copied);
+        if (!code && !b->x) {
             cli_errorf("out of memory");
             code = CLI_RUNTIME;
         }
         stage_add(&sum[0], m);
-        if (code) {
-            if (copied) free(x);
-            haze_table_free(t);
-            break;
-        }
+        if (code) break;
         cli_progress_update(&pr, haze_table_reader_progress(rd), "%s rows",
-                            cli_progress_count(a, sizeof a, (double)(rows + n)));
-        m = stage_now();
-        haze_fis_stats bs = haze_fis_stats_init();
-        st = haze_fis_eval(ctx, f, x, n, out[k], &bs);
-        stats.clamped += bs.clamped;
-        stats.no_rule += bs.no_rule;
-        if (copied) free(x);
-        haze_table_free(t); /* its memory goes back before the outputs' text is made */
-        stage_add(&sum[1], m);
-        if (st) break;
-        m = stage_now();
-        if ((wst = bg_wait(&bw))) break; /* block k - 1 is out */
-        if (!bw.w)
-            st = haze_table_writer_open(ctx, out_path, HAZE_PRECISION_F64, (size_t)no,
-                                        (const char *const *)(names + ni), &bw.w);
-        if (!st) wst = bg_give(&bw, out[k], n);
-        stage_add(&sum[2], m);
-        if (st || wst) break;
-        rows += n;
+                            cli_progress_count(a, sizeof a, (double)(rows + b->n)));
+        if (evaluating) { /* block - 1: evaluated, then written */
+            eval_block *d = evaluating;
+            evaluating = NULL;
+            m = stage_now();
+            const int est = block_back(&ev, d, &stats);
+            stage_add(&sum[1], m);
+            m = stage_now();
+            if (est || (st = give_write(ctx, &wr, &wb[(block - 1) % 2], d, &tw, out_path, names,
+                                        ni, no)))
+                break;
+            rows += d->n;
+            stage_add(&sum[2], m);
+        }
+        const size_t k = block % 2;
+        if (b->n * (size_t)no > out_cap[k]) { /* (block - 2 was written) */
+            free(b->out);
+            out_cap[k] = b->n * (size_t)no;
+            if (!(b->out = malloc(sizeof(double) * out_cap[k] + 1))) {
+                out_cap[k] = 0;
+                cli_errorf("out of memory");
+                code = CLI_RUNTIME;
+                break;
+            }
+        }
+        worker_give(&ev, b);
+        evaluating = b;
     }
+    /* the last block (or one given before a failure) */
     m = stage_now();
-    if (!wst) wst = bg_wait(&bw);
-    bg_stop(&bw);
-    if (!st && !wst && !code && bw.w) st = haze_table_writer_commit(ctx, &bw.w);
-    haze_table_writer_abort(&bw.w); /* after an error: nothing is left */
+    if (evaluating) {
+        const int est = block_back(&ev, evaluating, &stats);
+        stage_add(&sum[1], m);
+        m = stage_now();
+        if (!est && !st && !code &&
+            !(st = give_write(ctx, &wr, &wb[evaluating - blk], evaluating, &tw, out_path, names,
+                              ni, no)))
+            rows += evaluating->n;
+    }
+    worker_wait(&wr);
+    worker_stop(&ev);
+    worker_stop(&wr);
+    const int fails = ev.st || wr.st;
+    if (!st && !fails && !code && tw) st = haze_table_writer_commit(ctx, &tw);
+    haze_table_writer_abort(&tw); /* after an error: nothing is left */
     stage_add(&sum[2], m);
     cli_progress_end(&pr);
     haze_table_reader_close(rd);
+    for (int i = 0; i < 2; i++) {
+        block_drop(&blk[i]); /* a block read but never given */
+        free(blk[i].out);
+    }
     free(names);
     free(idx);
-    free(out[0]);
-    free(out[1]);
     if (code) return code;
-    if (wst && !st) { /* the writer's failure, told on its thread */
-        cli_errorf("%s", bw.msg[0] ? bw.msg : haze_status_message(wst));
-        return cli_exit_code(wst);
+    /* the failure of the earliest block: the writer's, the evaluation's
+     * (told on their threads), then this thread's */
+    const worker *fw = wr.st ? &wr : ev.st ? &ev : NULL;
+    if (fw) {
+        cli_errorf("%s", fw->msg[0] ? fw->msg : haze_status_message(fw->st));
+        return cli_exit_code(fw->st);
     }
     if (!st) { /* the stages one after the other, each the sum of its parts */
         stage_mark at[5] = {t0, t1, t1, t1, t1};
         for (int i = 0; i < 3; i++)
             at[i + 2] = (stage_mark){at[i + 1].wall + sum[i].wall, at[i + 1].cpu + sum[i].cpu};
-        eval_done(g, o, model, in_path, out_path, rows, &stats, at);
+        const double busy[2] = {ev.busy, wr.busy};
+        eval_done(g, o, model, in_path, out_path, rows, &stats, at, busy);
     }
     return st ? cli_fail(ctx, st) : CLI_OK;
 }

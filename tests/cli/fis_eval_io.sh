@@ -67,6 +67,17 @@ if [ -w /dev/full ]; then
         grep_err '/dev/full: cannot write output: No space left on device' "a full device's reason (blocks of $bb)"
     done
 fi
+# a file that cannot grow past 64 blocks (ulimit -f; SIGXFSZ ignored, so
+# write(2) fails with EFBIG): the writer's failure, on its own thread while
+# later blocks are read and evaluated, is the one told, and no file is left
+for bb in 0 4000; do
+    rm -f "$tmp/big.csv"
+    check 2 "a file size limit, blocks of $bb bytes" sh -c 'trap "" XFSZ; ulimit -f 64; exec "$@"' sh \
+        env HAZE_BLOCK_BYTES=$bb "$haze" --backend cpu --threads 2 fis eval "$tip" "$tmp/in.csv" -o "$tmp/big.csv"
+    grep_err 'big.csv: cannot write output: File too large' "the writer's reason (blocks of $bb)"
+    [ -e "$tmp/big.csv" ] && fail "a failed write left the output (blocks of $bb)"
+    ls -a "$tmp" | grep -q '^\.haze-' && fail "a failed write left a temporary file (blocks of $bb)"
+done
 # results on standard output are not streamed: a late error leaves stdout empty
 check 2 "a late error, results on stdout" env HAZE_BLOCK_BYTES=4000 "$haze" --backend cpu fis eval "$tip" "$tmp/late.csv"
 [ -s "$out" ] && fail "a late error left rows on standard output"
@@ -75,6 +86,7 @@ check 0 "--json with -o" "$haze" --backend cpu fis eval "$tip" "$tmp/in1000.csv"
 grep_out '"rows": 1000,' "--json"
 grep_out '"timings": {"start": [0-9.]*, "read": [0-9.]*, "eval": [0-9.]*, "write": [0-9.]*}' "--json timings"
 grep_out '"cpu_timings": {"start": ' "--json cpu_timings"
+grep_out '"busy": {"eval": [0-9.]*, "write": [0-9.]*}' "--json busy"
 cmp -s "$tmp/j.csv" "$tmp/h.csv" || fail "--json changed the results"
 check 0 "--json, results on stdout" "$haze" --backend cpu fis eval "$tip" "$tmp/in1000.csv" --json
 cmp -s "$out" "$tmp/h.csv" || fail "--json: stdout holds more than the results"
