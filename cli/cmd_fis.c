@@ -655,20 +655,21 @@ static int write_job(worker *w, void *job) {
     return haze_table_writer_append(w->ctx, w->arg, b->out, b->n);
 }
 
-/* A block's inputs are not needed any more: their memory goes back. */
-static void block_drop(eval_block *b) {
+/* A block's inputs are not needed any more: their memory goes back, to
+ * the reader rd for a later block (NULL: freed). */
+static void block_drop(haze_table_reader *rd, eval_block *b) {
     if (b->copied) free(b->x);
-    haze_table_free(b->t);
+    haze_table_reader_reuse(rd, b->t);
     b->t = NULL;
     b->x = NULL;
     b->copied = 0;
 }
 
 /* Waits for the block given to the evaluation: its status. Its inputs'
- * memory goes back and its counts are added to *stats. */
-static int block_back(worker *ev, eval_block *b, haze_fis_stats *stats) {
+ * memory goes back to the reader rd and its counts are added to *stats. */
+static int block_back(worker *ev, haze_table_reader *rd, eval_block *b, haze_fis_stats *stats) {
     const int st = worker_wait(ev);
-    block_drop(b);
+    block_drop(rd, b);
     stats->clamped += b->stats.clamped;
     stats->no_rule += b->stats.no_rule;
     return st;
@@ -781,7 +782,7 @@ static int do_eval(haze_ctx *ctx, haze_fis *f, const char *model, const char *in
             eval_block *d = evaluating;
             evaluating = NULL;
             m = stage_now();
-            const int est = block_back(&ev, d, &stats);
+            const int est = block_back(&ev, rd, d, &stats);
             stage_add(&sum[1], m);
             m = stage_now();
             if (est || (st = give_write(ctx, &wr, &wb[(block - 1) % 2], d, &tw, out_path, names,
@@ -807,7 +808,7 @@ static int do_eval(haze_ctx *ctx, haze_fis *f, const char *model, const char *in
     /* the last block (or one given before a failure) */
     m = stage_now();
     if (evaluating) {
-        const int est = block_back(&ev, evaluating, &stats);
+        const int est = block_back(&ev, rd, evaluating, &stats);
         stage_add(&sum[1], m);
         m = stage_now();
         if (!est && !st && !code &&
@@ -825,7 +826,7 @@ static int do_eval(haze_ctx *ctx, haze_fis *f, const char *model, const char *in
     cli_progress_end(&pr);
     haze_table_reader_close(rd);
     for (int i = 0; i < 2; i++) {
-        block_drop(&blk[i]); /* a block read but never given */
+        block_drop(NULL, &blk[i]); /* a block read but never given */
         free(blk[i].out);
     }
     free(names);

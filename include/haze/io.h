@@ -131,6 +131,14 @@ HAZE_API int haze_table_reader_open(haze_ctx *ctx, const char *path, const haze_
 HAZE_API int haze_table_reader_next(haze_ctx *ctx, haze_table_reader *r, haze_table **out);
 HAZE_API double haze_table_reader_progress(const haze_table_reader *r);
 HAZE_API void haze_table_reader_close(haze_table_reader *r);
+/*
+ * Frees a block the reader gave (instead of haze_table_free) and keeps its
+ * numbers' memory for a later block: a long job's blocks then reuse one
+ * or two buffers instead of fresh memory, which the kernel clears page by
+ * page. t (NULL: a no-op) must be a block of r, not yet freed, and r still
+ * open.
+ */
+HAZE_API void haze_table_reader_reuse(haze_table_reader *r, haze_table *t);
 
 /*
  * Writes a rows x cols matrix of `type` numbers (double or float) to `path`

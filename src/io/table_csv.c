@@ -421,6 +421,7 @@ void haze__io_csv_state_free(haze__csv_state *s) {
     if (s->names)
         for (size_t j = 0; j < s->cols; j++) free(s->names[j]);
     free(s->names);
+    free(s->spare);
     memset(s, 0, sizeof *s);
 }
 
@@ -548,9 +549,14 @@ int haze__io_csv_block(haze_ctx *ctx, const char *path, char *buf, size_t len,
         st = HAZE_ERR_NOMEM;
         goto out;
     }
-    /* lazy: each chunk's thread faults in (and the kernel clears) the pages
-     * of its own rows */
-    if (!(t->data = haze__io_big_alloc_lazy(rows * t->cols * sizeof *t->data)) ||
+    /* a block's memory given back, else fresh memory, lazy: each chunk's
+     * thread faults in (and the kernel clears) the pages of its own rows */
+    if (s->spare && s->spare_n >= rows * t->cols) {
+        t->data = s->spare;
+        s->spare = NULL;
+        s->spare_n = 0;
+    }
+    if ((!t->data && !(t->data = haze__io_big_alloc_lazy(rows * t->cols * sizeof *t->data))) ||
         (t->text_col >= 0 && !(t->text = calloc(rows, sizeof *t->text)))) {
         st = HAZE_ERR_NOMEM;
         goto out;

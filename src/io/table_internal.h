@@ -55,6 +55,8 @@ typedef struct haze__csv_state {
     size_t lineno; /* lines before the next block */
     size_t rows;   /* rows read so far */
     size_t blocks; /* blocks read so far */
+    double *spare; /* memory of a block given back (haze_table_reader_reuse), or NULL */
+    size_t spare_n; /* its numbers */
 } haze__csv_state;
 int haze__io_csv_block(haze_ctx *ctx, const char *path, char *buf, size_t len,
                        const haze_table_options *o, haze__csv_state *s, haze_table *t);

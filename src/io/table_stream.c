@@ -204,6 +204,18 @@ double haze_table_reader_progress(const haze_table_reader *r) {
     return f < 0 ? 0 : (f > 1 ? 1 : f);
 }
 
+void haze_table_reader_reuse(haze_table_reader *r, haze_table *t) {
+    if (!t) return;
+    /* the larger of the two: a block's numbers fill it from the start */
+    if (r && r->fd >= 0 && t->data && t->rows * t->cols >= r->s.spare_n) {
+        free(r->s.spare);
+        r->s.spare = t->data;
+        r->s.spare_n = t->rows * t->cols;
+        t->data = NULL;
+    }
+    haze_table_free(t);
+}
+
 void haze_table_reader_close(haze_table_reader *r) {
     if (!r) return;
     if (r->fd >= 0) close(r->fd);
