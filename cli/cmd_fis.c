@@ -85,8 +85,9 @@ static void help_eval(FILE *fp) {
             "evaluated and written in blocks (64 MiB of CSV text; HAZE_BLOCK_BYTES sets\n"
             "another size), a block read while the one before is evaluated and the one\n"
             "before that written, in the memory of a few blocks; the file appears only\n"
-            "when every block is written. Standard output and .npy outputs get the\n"
-            "whole table at once.\n\n"
+            "when every block is written. With a GPU, reading and writing share the\n"
+            "CPU threads 5:3 (HAZE_PIPELINE_THREADS=R,W sets the counts). Standard\n"
+            "output and .npy outputs get the whole table at once.\n\n"
             "Options:\n"
             "  -o, --output FILE  where to write (default '-': standard output)\n"
             "%s"
@@ -696,6 +697,44 @@ static int give_write(haze_ctx *ctx, worker *wr, write_block *wb, const eval_blo
 }
 
 /*
+ * The CPU threads of reading and of writing in blocks. With a GPU the CPU's
+ * work is the reading (parsing the text: about two thirds of it) and the
+ * writing (formatting the outputs: the rest) at the same time, so each gets
+ * its share of the context's threads (5/8 and 3/8) instead of two teams of
+ * every core, where the thread whose turn it is to write(2) waits for a
+ * core. On the CPU the evaluation is most of the work and all three share
+ * the threads. HAZE_PIPELINE_THREADS=R,W sets the two counts.
+ */
+static void pipeline_threads(const haze_ctx *ctx, int *tr, int *tw) {
+    const int t = haze_ctx_threads(ctx);
+    *tr = *tw = t;
+    const char *e = getenv("HAZE_PIPELINE_THREADS");
+    int r, w;
+    if (e && sscanf(e, "%d,%d", &r, &w) == 2 && r > 0 && w > 0) {
+        *tr = r;
+        *tw = w;
+    } else if (t >= 4 && haze_ctx_backend(ctx) != HAZE_BACKEND_CPU) {
+        *tr = (5 * t + 7) / 8;
+        *tw = t - *tr;
+    }
+}
+
+/* A CPU context of `threads` threads, or ctx itself when it has as many or
+ * one cannot be made. */
+static haze_ctx *cpu_ctx(haze_ctx *ctx, int threads) {
+    if (threads == haze_ctx_threads(ctx) && haze_ctx_backend(ctx) == HAZE_BACKEND_CPU) return ctx;
+    haze_ctx_options o = haze_ctx_options_default();
+    o.backend = HAZE_BACKEND_CPU;
+    o.threads = threads;
+    haze_ctx *c = NULL;
+    if (haze_ctx_new(&o, &c) != HAZE_OK) {
+        haze_ctx_free(c);
+        return ctx;
+    }
+    return c;
+}
+
+/*
  * The inputs read in blocks (haze_table_reader: 64 MiB of CSV text at a
  * time; other inputs whole, as one block) in a pipeline of three threads:
  * block k + 1 is read on this one while block k is evaluated and block
@@ -735,10 +774,17 @@ static int do_eval(haze_ctx *ctx, haze_fis *f, const char *model, const char *in
      * otherwise; tests make it small to have many blocks) */
     const char *bb = getenv("HAZE_BLOCK_BYTES");
     const size_t block_bytes = bb ? (size_t)strtoull(bb, NULL, 10) : 0;
-    int st = haze_table_reader_open(ctx, in_path, &ro, block_bytes, &rd);
+    int tr, tw_threads;
+    pipeline_threads(ctx, &tr, &tw_threads);
+    haze_ctx *rctx = cpu_ctx(ctx, tr), *wctx = cpu_ctx(ctx, tw_threads);
+    haze_ctx *sctx = rctx; /* where this thread's failure st was told */
+    int st = haze_table_reader_open(rctx, in_path, &ro, block_bytes, &rd);
     if (st) {
         cli_progress_end(&pr);
-        return cli_fail(ctx, st);
+        st = cli_fail(rctx, st);
+        if (rctx != ctx) haze_ctx_free(rctx);
+        if (wctx != ctx) haze_ctx_free(wctx);
+        return st;
     }
     const int ni = haze_fis_input_count(f), no = haze_fis_output_count(f);
     char **names = var_names(f); /* inputs, then outputs (the output header) */
@@ -747,7 +793,7 @@ static int do_eval(haze_ctx *ctx, haze_fis *f, const char *model, const char *in
     haze_table_writer *tw = NULL;
     worker ev, wr;
     worker_init(&ev, ctx, eval_job, f);
-    worker_init(&wr, ctx, write_job, NULL);
+    worker_init(&wr, wctx, write_job, NULL);
     haze_fis_stats stats = haze_fis_stats_init();
     eval_block blk[2];
     write_block wb[2];
@@ -760,7 +806,7 @@ static int do_eval(haze_ctx *ctx, haze_fis *f, const char *model, const char *in
     for (size_t block = 0; !code; block++) {
         eval_block *b = &blk[block % 2];
         if (block > 0) m = stage_now();
-        st = haze_table_reader_next(ctx, rd, &b->t);
+        st = haze_table_reader_next(rctx, rd, &b->t);
         if (st || !b->t) {
             stage_add(&sum[0], m);
             break;
@@ -785,9 +831,11 @@ static int do_eval(haze_ctx *ctx, haze_fis *f, const char *model, const char *in
             const int est = block_back(&ev, rd, d, &stats);
             stage_add(&sum[1], m);
             m = stage_now();
-            if (est || (st = give_write(ctx, &wr, &wb[(block - 1) % 2], d, &tw, out_path, names,
+            sctx = wctx;
+            if (est || (st = give_write(wctx, &wr, &wb[(block - 1) % 2], d, &tw, out_path, names,
                                         ni, no)))
                 break;
+            sctx = rctx;
             rows += d->n;
             stage_add(&sum[2], m);
         }
@@ -812,15 +860,15 @@ static int do_eval(haze_ctx *ctx, haze_fis *f, const char *model, const char *in
         stage_add(&sum[1], m);
         m = stage_now();
         if (!est && !st && !code &&
-            !(st = give_write(ctx, &wr, &wb[evaluating - blk], evaluating, &tw, out_path, names,
-                              ni, no)))
+            !(sctx = wctx, st = give_write(wctx, &wr, &wb[evaluating - blk], evaluating, &tw,
+                                           out_path, names, ni, no)))
             rows += evaluating->n;
     }
     worker_wait(&wr);
     worker_stop(&ev);
     worker_stop(&wr);
     const int fails = ev.st || wr.st;
-    if (!st && !fails && !code && tw) st = haze_table_writer_commit(ctx, &tw);
+    if (!st && !fails && !code && tw) sctx = wctx, st = haze_table_writer_commit(wctx, &tw);
     haze_table_writer_abort(&tw); /* after an error: nothing is left */
     stage_add(&sum[2], m);
     cli_progress_end(&pr);
@@ -831,22 +879,24 @@ static int do_eval(haze_ctx *ctx, haze_fis *f, const char *model, const char *in
     }
     free(names);
     free(idx);
-    if (code) return code;
     /* the failure of the earliest block: the writer's, the evaluation's
      * (told on their threads), then this thread's */
     const worker *fw = wr.st ? &wr : ev.st ? &ev : NULL;
-    if (fw) {
+    if (!code && fw) {
         cli_errorf("%s", fw->msg[0] ? fw->msg : haze_status_message(fw->st));
-        return cli_exit_code(fw->st);
-    }
-    if (!st) { /* the stages one after the other, each the sum of its parts */
+        code = cli_exit_code(fw->st);
+    } else if (!code && st) {
+        code = cli_fail(sctx, st);
+    } else if (!code) { /* the stages one after the other, each the sum of its parts */
         stage_mark at[5] = {t0, t1, t1, t1, t1};
         for (int i = 0; i < 3; i++)
             at[i + 2] = (stage_mark){at[i + 1].wall + sum[i].wall, at[i + 1].cpu + sum[i].cpu};
         const double busy[2] = {ev.busy, wr.busy};
         eval_done(g, o, model, in_path, out_path, rows, &stats, at, busy);
     }
-    return st ? cli_fail(ctx, st) : CLI_OK;
+    if (rctx != ctx) haze_ctx_free(rctx);
+    if (wctx != ctx) haze_ctx_free(wctx);
+    return code;
 }
 
 /* Point k of n evenly spaced over [l, h], ends exact: a weighted mean, which

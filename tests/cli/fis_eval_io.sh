@@ -45,6 +45,13 @@ echo "older" > "$tmp/late_out.csv"
 check 2 "a bad value in a late block" env HAZE_BLOCK_BYTES=4000 "$haze" --backend cpu fis eval "$tip" "$tmp/late.csv" -o "$tmp/late_out.csv"
 grep_err 'late.csv:140001: column 2 (food): expected a number' "the late block's line"
 [ "$(cat "$tmp/late_out.csv")" = older ] || fail "a failed job changed the older output"
+# reading and writing on contexts of their own (as with a GPU): the same
+# bytes, the same message
+check 0 "reading and writing threads 2,1" env HAZE_PIPELINE_THREADS=2,1 HAZE_BLOCK_BYTES=4000 "$haze" --backend cpu --threads 3 fis eval "$tip" "$tmp/in.csv" -o "$tmp/p21.csv"
+cmp -s "$tmp/t1.csv" "$tmp/p21.csv" || fail "reading and writing threads 2,1 write other bytes"
+check 2 "a late bad value, threads 2,1" env HAZE_PIPELINE_THREADS=2,1 HAZE_BLOCK_BYTES=4000 "$haze" --backend cpu fis eval "$tip" "$tmp/late.csv" -o "$tmp/late_out.csv"
+grep_err 'late.csv:140001: column 2 (food): expected a number' "the late block's line, threads 2,1"
+[ "$(cat "$tmp/late_out.csv")" = older ] || fail "a failed job changed the older output (threads 2,1)"
 check 2 "the same at once" "$haze" --backend cpu fis eval "$tip" "$tmp/late.csv" -o "$tmp/late2.csv"
 grep_err 'late.csv:140001: column 2 (food): expected a number' "the line, read at once"
 absent "$tmp/late2.csv" "a failed job's output"
@@ -72,8 +79,10 @@ fi
 # later blocks are read and evaluated, is the one told, and no file is left
 for bb in 0 4000; do
     rm -f "$tmp/big.csv"
+    pt=1,2 # in blocks: the writer on a context of its own
+    [ $bb = 0 ] && pt=default
     check 2 "a file size limit, blocks of $bb bytes" sh -c 'trap "" XFSZ; ulimit -f 64; exec "$@"' sh \
-        env HAZE_BLOCK_BYTES=$bb "$haze" --backend cpu --threads 2 fis eval "$tip" "$tmp/in.csv" -o "$tmp/big.csv"
+        env HAZE_BLOCK_BYTES=$bb HAZE_PIPELINE_THREADS=$pt "$haze" --backend cpu --threads 2 fis eval "$tip" "$tmp/in.csv" -o "$tmp/big.csv"
     grep_err 'big.csv: cannot write output: File too large' "the writer's reason (blocks of $bb)"
     [ -e "$tmp/big.csv" ] && fail "a failed write left the output (blocks of $bb)"
     ls -a "$tmp" | grep -q '^\.haze-' && fail "a failed write left a temporary file (blocks of $bb)"
