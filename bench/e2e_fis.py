@@ -24,7 +24,11 @@ on the CPU backend (all cores).
 PyTorch script's numpy.savetxt would take minutes there): the file is one
 block of 2^20 rows written N / 2^20 times, so making it takes seconds; the
 rate it gives is the one of a long job, where starting the process and the
-GPU no longer count; its rows end with haze's peak resident memory.
+GPU no longer count; its rows end with haze's peak resident memory. It
+runs with the default split of the CPU threads between reading and writing
+("haze") and with both taking every thread ("haze N,N",
+HAZE_PIPELINE_THREADS), and prints one thread's write(2) of the output's
+size as the writing's floor.
 
     python3 bench/e2e_fis.py [--haze build/haze] [--rows 10000000] [--reps 3] [--dir /tmp]
                              [--big 100000000]
@@ -38,7 +42,7 @@ import sys
 
 import numpy as np
 
-from e2e_util import best_of, peak_mb, pinned_rate, read_floor, run
+from e2e_util import best_of, peak_mb, pinned_rate, read_floor, run, write_floor
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -194,16 +198,25 @@ def main():
         out_h = os.path.join(a.dir, "haze_e2e_fis_out_big.csv")
         floor = read_floor(inp)
         model = models[0][1]
-        for tool, back in (("haze", []), ("haze cpu", ["--backend", "cpu"])):
-            cmd = [a.haze, "--quiet"] + back + ["fis", "eval", model, inp, "-o", out_h, "--json"]
+        # the default split of the CPU threads between reading and writing
+        # beside both taking every thread (HAZE_PIPELINE_THREADS)
+        nt = os.cpu_count() or 1
+        both = "HAZE_PIPELINE_THREADS=%d,%d" % (nt, nt)
+        for tool, pre, back in (("haze", [], []), ("haze %d,%d" % (nt, nt), ["env", both], []),
+                                ("haze cpu", [], ["--backend", "cpu"])):
+            cmd = pre + [a.haze, "--quiet"] + back + ["fis", "eval", model, inp, "-o", out_h,
+                                                      "--json"]
             run(cmd)
             w, o = best_of(cmd, a.reps)
             print("%-8s %-12s %9d %-14s %9.3f %10.1f %9s  %s; peak %.0f MB"
                   % ("tipper", "CSV -> CSV", rows, tool, w, rows / w / 1e6, "-", haze_split(o),
                      peak_mb(cmd)))
+        out_size = os.path.getsize(out_h)
         os.remove(out_h)
-        print("%-8s %-12s %9s floors: read %.3f s (page cache, one thread); %.0f MB in, "
-              "one block of 2^20 rows repeated" % ("", "", "", floor, os.path.getsize(inp) / 1e6))
+        wfloor = write_floor(a.dir, out_size)
+        print("%-8s %-12s %9s floors: read %.3f s (page cache, one thread), write %.3f s (one "
+              "thread); %.0f MB in, %.0f MB out, one block of 2^20 rows repeated"
+              % ("", "", "", floor, wfloor, os.path.getsize(inp) / 1e6, out_size / 1e6))
     return 0
 
 

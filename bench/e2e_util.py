@@ -60,6 +60,25 @@ def read_floor(path):
     return best
 
 
+def write_floor(folder, size):
+    """write(2) of size bytes, 1 MiB at a time from one buffer, into a new
+    file in folder, and its close: one thread's rate into the page cache, the
+    least a writer of one file takes. Best of 2; the file is removed."""
+    buf = memoryview(bytes(1 << 20))
+    path = os.path.join(folder, ".haze_write_floor.tmp")
+    best = float("inf")
+    for _ in range(2):
+        t = time.perf_counter()
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        left = size
+        while left > 0:
+            left -= os.write(fd, buf[:min(left, len(buf))])
+        os.close(fd)
+        best = min(best, time.perf_counter() - t)
+        os.remove(path)
+    return best
+
+
 def pinned_rate(nbytes=256 << 20):
     """Host-to-device bytes a second from page-locked memory (PyTorch) and the
     GPU's name, or (None, None) without PyTorch or a GPU."""
