@@ -680,8 +680,7 @@ static int block_back(worker *ev, haze_table_reader *rd, eval_block *b, haze_fis
  * is written, opening the output on the first: this thread's status (a
  * failure of the writer is its own, worker_wait). */
 static int give_write(haze_ctx *ctx, worker *wr, write_block *wb, const eval_block *b,
-                      haze_table_writer **tw, const char *out_path, char **names, int ni,
-                      int no) {
+                      haze_table_writer **tw, const char *out_path, char **names, int ni, int no) {
     const int wst = worker_wait(wr);
     if (wst) return wst; /* (told as the writer's: its message is on its thread) */
     if (!*tw) {
@@ -832,8 +831,8 @@ static int do_eval(haze_ctx *ctx, haze_fis *f, const char *model, const char *in
             stage_add(&sum[1], m);
             m = stage_now();
             sctx = wctx;
-            if (est || (st = give_write(wctx, &wr, &wb[(block - 1) % 2], d, &tw, out_path, names,
-                                        ni, no)))
+            if (est ||
+                (st = give_write(wctx, &wr, &wb[(block - 1) % 2], d, &tw, out_path, names, ni, no)))
                 break;
             sctx = rctx;
             rows += d->n;
@@ -859,16 +858,21 @@ static int do_eval(haze_ctx *ctx, haze_fis *f, const char *model, const char *in
         const int est = block_back(&ev, rd, evaluating, &stats);
         stage_add(&sum[1], m);
         m = stage_now();
-        if (!est && !st && !code &&
-            !(sctx = wctx, st = give_write(wctx, &wr, &wb[evaluating - blk], evaluating, &tw,
-                                           out_path, names, ni, no)))
-            rows += evaluating->n;
+        if (!est && !st && !code) {
+            sctx = wctx;
+            st = give_write(wctx, &wr, &wb[evaluating - blk], evaluating, &tw, out_path, names, ni,
+                            no);
+            if (!st) rows += evaluating->n;
+        }
     }
     worker_wait(&wr);
     worker_stop(&ev);
     worker_stop(&wr);
     const int fails = ev.st || wr.st;
-    if (!st && !fails && !code && tw) sctx = wctx, st = haze_table_writer_commit(wctx, &tw);
+    if (!st && !fails && !code && tw) {
+        sctx = wctx;
+        st = haze_table_writer_commit(wctx, &tw);
+    }
     haze_table_writer_abort(&tw); /* after an error: nothing is left */
     stage_add(&sum[2], m);
     cli_progress_end(&pr);

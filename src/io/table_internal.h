@@ -51,11 +51,11 @@ typedef struct haze__csv_state {
     char delim;
     size_t cols;
     int text_col;
-    char **names;  /* the header's (cols of them), or NULL */
-    size_t lineno; /* lines before the next block */
-    size_t rows;   /* rows read so far */
-    size_t blocks; /* blocks read so far */
-    double *spare; /* memory of a block given back (haze_table_reader_reuse), or NULL */
+    char **names;   /* the header's (cols of them), or NULL */
+    size_t lineno;  /* lines before the next block */
+    size_t rows;    /* rows read so far */
+    size_t blocks;  /* blocks read so far */
+    double *spare;  /* memory of a block given back (haze_table_reader_reuse), or NULL */
     size_t spare_n; /* its numbers */
 } haze__csv_state;
 int haze__io_csv_block(haze_ctx *ctx, const char *path, char *buf, size_t len,
