@@ -142,9 +142,10 @@ class TableWriter:
 
 
 def write_table(path, data, columns=None, ctx=None, backend=None):
-    """Writes a 2-D array as CSV (shortest round-trip numbers, a decimal point
-    whatever the locale), with a header when ``columns`` is given. The file
-    is replaced only once it is complete."""
+    """Writes a 2-D array as CSV (each number as printf's ``%.17g``, which
+    reads back to the same bits; a decimal point whatever the locale), with
+    a header when ``columns`` is given. The file is replaced only once it is
+    complete."""
     c = _ctx(ctx, backend)
     a = _as_matrix(data, (np.float64,), "data")
     if columns is not None:
