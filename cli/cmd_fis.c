@@ -84,10 +84,11 @@ static void help_eval(FILE *fp) {
             "the same outputs as on one. Into an output file (CSV) the inputs are read,\n"
             "evaluated and written in blocks (64 MiB of CSV text; HAZE_BLOCK_BYTES sets\n"
             "another size), a block read while the one before is evaluated and the one\n"
-            "before that written, in the memory of a few blocks; the file appears only\n"
-            "when every block is written. With a GPU, reading and writing share the\n"
-            "CPU threads 5:3 (HAZE_PIPELINE_THREADS=R,W sets the counts). Standard\n"
-            "output and .npy outputs get the whole table at once.\n\n"
+            "before that written (with --threads 1: in turn), in the memory of a few\n"
+            "blocks; the file appears only when every block is written. With a GPU,\n"
+            "reading and writing share the CPU threads 5:3 (HAZE_PIPELINE_THREADS=R,W\n"
+            "sets the counts). Standard output and .npy outputs get the whole table at\n"
+            "once.\n\n"
             "Options:\n"
             "  -o, --output FILE  where to write (default '-': standard output)\n"
             "%s"
@@ -535,7 +536,8 @@ static void stage_add(stage_mark *sum, stage_mark from) {
  * done). fis eval in blocks has two, the evaluation and the writing, so
  * that block k is evaluated and block k - 1 written while block k + 1 is
  * read. After the first failure no more jobs run. Without the thread (it
- * could not start) worker_give runs the job itself.
+ * could not start, or one thread was asked for) worker_give runs the job
+ * itself.
  */
 typedef struct worker worker;
 struct worker {
@@ -548,9 +550,10 @@ struct worker {
     pthread_cond_t cv;
     void *job; /* the job being done; NULL: none */
     int quit;
-    int st;         /* the first failure */
-    char msg[1024]; /* its message, read on the worker's thread */
-    double busy;    /* seconds spent in jobs */
+    int st;          /* the first failure */
+    char msg[1024];  /* its message, read on the worker's thread */
+    double busy;     /* seconds spent in jobs */
+    int inline_only; /* jobs run on the caller's thread (--threads 1) */
 };
 
 static void worker_init(worker *w, haze_ctx *ctx, int (*run)(worker *, void *), void *arg) {
@@ -604,7 +607,8 @@ static int worker_wait(worker *w) {
 
 /* Hands a job to the worker (none being done: worker_wait). */
 static int worker_give(worker *w, void *job) {
-    if (!w->started && !w->st) w->started = pthread_create(&w->th, NULL, worker_main, w) == 0;
+    if (!w->started && !w->st && !w->inline_only)
+        w->started = pthread_create(&w->th, NULL, worker_main, w) == 0;
     if (!w->started) return w->st ? w->st : worker_run(w, job);
     pthread_mutex_lock(&w->mu);
     w->job = job;
@@ -793,6 +797,8 @@ static int do_eval(haze_ctx *ctx, haze_fis *f, const char *model, const char *in
     worker ev, wr;
     worker_init(&ev, ctx, eval_job, f);
     worker_init(&wr, wctx, write_job, NULL);
+    /* one thread asked for (--threads 1): the stages one after the other */
+    ev.inline_only = wr.inline_only = haze_ctx_threads(ctx) == 1;
     haze_fis_stats stats = haze_fis_stats_init();
     eval_block blk[2];
     write_block wb[2];

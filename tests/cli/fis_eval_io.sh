@@ -38,6 +38,8 @@ ls -a "$tmp" | grep -q '^\.haze-' && fail "a temporary file was left"
 # and leaves no output (nor a temporary file), an older one untouched
 check 0 "blocks of 4000 bytes" env HAZE_BLOCK_BYTES=4000 "$haze" --backend cpu --threads 3 fis eval "$tip" "$tmp/in.csv" -o "$tmp/b.csv"
 cmp -s "$tmp/t1.csv" "$tmp/b.csv" || fail "blocks of 4000 bytes write other bytes"
+check 0 "blocks of 4000 bytes, one thread" env HAZE_BLOCK_BYTES=4000 "$haze" --backend cpu --threads 1 fis eval "$tip" "$tmp/in.csv" -o "$tmp/b1.csv"
+cmp -s "$tmp/t1.csv" "$tmp/b1.csv" || fail "blocks of 4000 bytes on one thread (the stages in turn) write other bytes"
 check 0 "blocks of 7 bytes" env HAZE_BLOCK_BYTES=7 "$haze" --backend cpu fis eval "$tip" "$tmp/in1000.csv" -o "$tmp/b7.csv"
 cmp -s "$tmp/h.csv" "$tmp/b7.csv" || fail "blocks of 7 bytes write other bytes"
 awk 'NR == 140001 { print "1.5,x"; next } { print }' "$tmp/in.csv" > "$tmp/late.csv"
@@ -79,10 +81,11 @@ fi
 # later blocks are read and evaluated, is the one told, and no file is left
 for bb in 0 4000; do
     rm -f "$tmp/big.csv"
-    pt=1,2 # in blocks: the writer on a context of its own
-    [ $bb = 0 ] && pt=default
+    pt=1,2 # in blocks: the writer on a context of its own, on a thread of its own
+    th=2
+    [ $bb = 0 ] && pt=default th=1 # one block, written on this thread
     check 2 "a file size limit, blocks of $bb bytes" sh -c 'trap "" XFSZ; ulimit -f 64; exec "$@"' sh \
-        env HAZE_BLOCK_BYTES=$bb HAZE_PIPELINE_THREADS=$pt "$haze" --backend cpu --threads 2 fis eval "$tip" "$tmp/in.csv" -o "$tmp/big.csv"
+        env HAZE_BLOCK_BYTES=$bb HAZE_PIPELINE_THREADS=$pt "$haze" --backend cpu --threads $th fis eval "$tip" "$tmp/in.csv" -o "$tmp/big.csv"
     grep_err 'big.csv: cannot write output: File too large' "the writer's reason (blocks of $bb)"
     [ -e "$tmp/big.csv" ] && fail "a failed write left the output (blocks of $bb)"
     ls -a "$tmp" | grep -q '^\.haze-' && fail "a failed write left a temporary file (blocks of $bb)"
