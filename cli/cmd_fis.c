@@ -855,7 +855,9 @@ static int do_eval(haze_ctx *ctx, haze_fis *f, const char *model, const char *in
                 break;
             }
         }
+        m = stage_now(); /* (the evaluation itself, on one thread) */
         worker_give(&ev, b);
+        stage_add(&sum[1], m);
         evaluating = b;
     }
     /* the last block (or one given before a failure) */
