@@ -457,6 +457,21 @@ int haze__io_csv_block(haze_ctx *ctx, const char *path, char *buf, size_t len,
             s->lineno = lineno;
             goto out;
         }
+        /* lines that end in a carriage return alone (classic Mac OS files)
+         * would read as one long line: said as such, not as a header with
+         * no data after it. A CR inside quotes, or before the LF of a CRLF
+         * end, is not one. */
+        int quoted = 0;
+        for (const char *c = line; c < le; c++) {
+            if (*c == '"') quoted = !quoted;
+            if (*c == '\r' && !quoted && c + 1 < le) {
+                st = haze__text_error(ctx, HAZE_ERR_PARSE, path, (long)lineno, (long)(c - line) + 1,
+                                      "a line that ends in a carriage return alone (old Mac OS "
+                                      "line ends): haze reads lines that end in LF or CRLF "
+                                      "(convert with: tr '\\r' '\\n')");
+                goto out;
+            }
+        }
         /* split a copy: a first line of data is read again with the others */
         if (!(first = malloc((size_t)(le - line) + 1))) {
             st = HAZE_ERR_NOMEM;

@@ -90,6 +90,17 @@ for bb in 0 4000; do
     [ -e "$tmp/big.csv" ] && fail "a failed write left the output (blocks of $bb)"
     ls -a "$tmp" | grep -q '^\.haze-' && fail "a failed write left a temporary file (blocks of $bb)"
 done
+# lines that end in a carriage return alone (old Mac OS files, such as
+# seaborn-data's exercise.csv) are named as such, at once and in blocks;
+# CRLF line ends read as LF
+printf 'service,food\r1,2\r3,4\r' > "$tmp/mac.csv"
+for bb in 0 5; do
+    check 2 "old Mac OS line ends, blocks of $bb bytes" env HAZE_BLOCK_BYTES=$bb "$haze" --backend cpu fis eval "$tip" "$tmp/mac.csv" -o "$tmp/mac_out.csv"
+    grep_err "mac.csv:1:13: a line that ends in a carriage return alone" "a lone CR named (blocks of $bb)"
+done
+printf 'service,food\r\n1,2\r\n3,4\r\n' > "$tmp/crlf.csv"
+check 0 "CRLF line ends" "$haze" --backend cpu fis eval "$tip" "$tmp/crlf.csv" -o "$tmp/crlf_out.csv"
+[ "$(wc -l < "$tmp/crlf_out.csv")" -eq 3 ] || fail "CRLF line ends: not two rows and a header"
 # results on standard output are not streamed: a late error leaves stdout empty
 check 2 "a late error, results on stdout" env HAZE_BLOCK_BYTES=4000 "$haze" --backend cpu fis eval "$tip" "$tmp/late.csv"
 [ -s "$out" ] && fail "a late error left rows on standard output"
