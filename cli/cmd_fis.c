@@ -605,16 +605,19 @@ static int worker_wait(worker *w) {
     return st;
 }
 
-/* Hands a job to the worker (none being done: worker_wait). */
-static int worker_give(worker *w, void *job) {
+/* Hands a job to the worker (none being done: worker_wait, which tells
+ * its status). */
+static void worker_give(worker *w, void *job) {
     if (!w->started && !w->st && !w->inline_only)
         w->started = pthread_create(&w->th, NULL, worker_main, w) == 0;
-    if (!w->started) return w->st ? w->st : worker_run(w, job);
+    if (!w->started) {
+        if (!w->st) worker_run(w, job);
+        return;
+    }
     pthread_mutex_lock(&w->mu);
     w->job = job;
     pthread_cond_broadcast(&w->cv);
     pthread_mutex_unlock(&w->mu);
-    return HAZE_OK;
 }
 
 /* Ends the thread once its job is done. */
@@ -639,6 +642,7 @@ typedef struct {
     int copied;
     size_t n;
     double *out;
+    size_t cap; /* out's room, in numbers */
     haze_fis_stats stats;
 } eval_block;
 
@@ -780,7 +784,8 @@ static int do_eval(haze_ctx *ctx, haze_fis *f, const char *model, const char *in
     int tr, tw_threads;
     pipeline_threads(ctx, &tr, &tw_threads);
     haze_ctx *rctx = cpu_ctx(ctx, tr), *wctx = cpu_ctx(ctx, tw_threads);
-    haze_ctx *sctx = rctx; /* where this thread's failure st was told */
+    haze_ctx *sctx = rctx; /* where this thread's failure st was told: the writer's
+                            * open or commit, else the reading */
     int st = haze_table_reader_open(rctx, in_path, &ro, block_bytes, &rd);
     if (st) {
         cli_progress_end(&pr);
@@ -803,7 +808,7 @@ static int do_eval(haze_ctx *ctx, haze_fis *f, const char *model, const char *in
     eval_block blk[2];
     write_block wb[2];
     memset(blk, 0, sizeof blk);
-    size_t rows = 0, out_cap[2] = {0, 0};
+    size_t rows = 0;
     int code = !names || !idx ? CLI_RUNTIME : CLI_OK;
     if (code) cli_errorf("out of memory");
     eval_block *evaluating = NULL; /* given to ev, not yet taken back */
@@ -836,20 +841,20 @@ static int do_eval(haze_ctx *ctx, haze_fis *f, const char *model, const char *in
             const int est = block_back(&ev, rd, d, &stats);
             stage_add(&sum[1], m);
             m = stage_now();
-            sctx = wctx;
-            if (est ||
-                (st = give_write(wctx, &wr, &wb[(block - 1) % 2], d, &tw, out_path, names, ni, no)))
+            if (est) break;
+            if ((st = give_write(wctx, &wr, &wb[(block - 1) % 2], d, &tw, out_path, names, ni,
+                                 no))) {
+                sctx = wctx;
                 break;
-            sctx = rctx;
+            }
             rows += d->n;
             stage_add(&sum[2], m);
         }
-        const size_t k = block % 2;
-        if (b->n * (size_t)no > out_cap[k]) { /* (block - 2 was written) */
+        if (b->n * (size_t)no > b->cap) { /* (block - 2 was written) */
             free(b->out);
-            out_cap[k] = b->n * (size_t)no;
-            if (!(b->out = malloc(sizeof(double) * out_cap[k] + 1))) {
-                out_cap[k] = 0;
+            b->cap = b->n * (size_t)no;
+            if (!(b->out = malloc(sizeof(double) * b->cap + 1))) {
+                b->cap = 0;
                 cli_errorf("out of memory");
                 code = CLI_RUNTIME;
                 break;
@@ -867,20 +872,19 @@ static int do_eval(haze_ctx *ctx, haze_fis *f, const char *model, const char *in
         stage_add(&sum[1], m);
         m = stage_now();
         if (!est && !st && !code) {
-            sctx = wctx;
             st = give_write(wctx, &wr, &wb[evaluating - blk], evaluating, &tw, out_path, names, ni,
                             no);
-            if (!st) rows += evaluating->n;
+            if (st)
+                sctx = wctx;
+            else
+                rows += evaluating->n;
         }
     }
     worker_wait(&wr);
     worker_stop(&ev);
     worker_stop(&wr);
     const int fails = ev.st || wr.st;
-    if (!st && !fails && !code && tw) {
-        sctx = wctx;
-        st = haze_table_writer_commit(wctx, &tw);
-    }
+    if (!st && !fails && !code && tw && (st = haze_table_writer_commit(wctx, &tw))) sctx = wctx;
     haze_table_writer_abort(&tw); /* after an error: nothing is left */
     stage_add(&sum[2], m);
     cli_progress_end(&pr);
