@@ -17,10 +17,13 @@ def run(cmd):
     return wall, p.stdout
 
 
-def best_of(cmd, reps):
-    """The fastest of reps runs: its wall time and stdout."""
+def best_of(cmd, reps, before=None):
+    """The fastest of reps runs: its wall time and stdout (before(), if
+    given, is called ahead of each run, outside the timing)."""
     best, out = float("inf"), None
     for _ in range(reps):
+        if before:
+            before()
         w, o = run(cmd)
         if w < best:
             best, out = w, o

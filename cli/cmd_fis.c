@@ -86,7 +86,7 @@ static void help_eval(FILE *fp) {
             "another size), a block read while the one before is evaluated and the one\n"
             "before that written (with --threads 1: in turn), in the memory of a few\n"
             "blocks; the file appears only when every block is written. With a GPU,\n"
-            "reading and writing share the CPU threads 5:3 (HAZE_PIPELINE_THREADS=R,W\n"
+            "reading and writing share the CPU threads 3:5 (HAZE_PIPELINE_THREADS=R,W\n"
             "sets the counts). Standard output and .npy outputs get the whole table at\n"
             "once.\n\n"
             "Options:\n"
@@ -705,12 +705,13 @@ static int give_write(haze_ctx *ctx, worker *wr, write_block *wb, const eval_blo
 
 /*
  * The CPU threads of reading and of writing in blocks. With a GPU the CPU's
- * work is the reading (parsing the text: about two thirds of it) and the
- * writing (formatting the outputs: the rest) at the same time, so each gets
- * its share of the context's threads (5/8 and 3/8) instead of two teams of
- * every core, where the thread whose turn it is to write(2) waits for a
- * core. On the CPU the evaluation is most of the work and all three share
- * the threads. HAZE_PIPELINE_THREADS=R,W sets the two counts.
+ * work is the reading (parsing the text) and the writing (formatting the
+ * outputs, and one thread's write(2)s in turn) at the same time, so each
+ * gets its share of the context's threads (3/8 and 5/8: the split that was
+ * fastest on a 16-core host once parsing took one pass a number;
+ * docs/benchmarks.md) instead of two teams of every core, where the thread
+ * whose turn it is to write(2) waits for a core. On the CPU the evaluation is most of the work and
+ * all three share the threads. HAZE_PIPELINE_THREADS=R,W sets the two counts.
  */
 static void pipeline_threads(const haze_ctx *ctx, int *tr, int *tw) {
     const int t = haze_ctx_threads(ctx);
@@ -721,7 +722,7 @@ static void pipeline_threads(const haze_ctx *ctx, int *tr, int *tw) {
         *tr = r;
         *tw = w;
     } else if (t >= 4 && haze_ctx_backend(ctx) != HAZE_BACKEND_CPU) {
-        *tr = (5 * t + 7) / 8;
+        *tr = (3 * t + 4) / 8;
         *tw = t - *tr;
     }
 }

@@ -7,6 +7,7 @@
  * must leave to strtod (blanks, '+', hex, inf, nan, stray characters).
  */
 #include <float.h>
+#include <fenv.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -153,6 +154,84 @@ static void test_halfway(void **state) {
     }
     assert_int_equal(mismatches, 0);
     print_message("%zu strings checked against strtod\n", checked);
+}
+
+/*
+ * Plain decimals of at most 19 digits (no exponent), which the fast path
+ * reads into one exact integer and a count of decimals: the points halfway
+ * between neighbouring doubles where they are that short (doubles from 2^53
+ * up, whose halfway points are integers or end in .5), and random short
+ * decimals, with the last digit nudged by one. The same again with the
+ * thread rounding upward and toward zero: the value read is the nearest one
+ * whatever the rounding mode (strtod's in round to nearest).
+ */
+static void plain_cases(void) {
+    char s[64];
+    for (int i = 0; i < ncases(200000); i++) {
+        double d = ldexp(1.0 + (double)(rnd() >> 12) / 4503599627370496.0, 53 + (int)(rnd() % 11));
+        long double mid = ((long double)d + (long double)nextafter(d, INFINITY)) / 2;
+        snprintf(s, sizeof s, "%s%.1Lf", rnd() & 1 ? "-" : "", mid);
+        if (strlen(s) > 21) continue; /* past 19 digits: fast_float's */
+        char *dot = strchr(s, '.');
+        if (dot[1] == '0') *dot = '\0'; /* an integer: "9007199254740993" */
+        check(s);
+        char *last = s + strlen(s) - 1;
+        if (*last < '9') {
+            (*last)++;
+            check(s);
+            (*last)--;
+        }
+        if (*last > '0') {
+            (*last)--;
+            check(s);
+        }
+        /* a short decimal: up to 19 digits, the point anywhere */
+        int nd = 1 + (int)(rnd() % 19), point = (int)(rnd() % (unsigned)(nd + 1));
+        size_t k = 0;
+        for (int j = 0; j < nd; j++) {
+            if (j == point) s[k++] = '.';
+            s[k++] = (char)('0' + rnd() % 10);
+        }
+        s[k] = '\0';
+        check(s);
+    }
+}
+
+static void test_plain(void **state) {
+    (void)state;
+    mismatches = 0;
+    plain_cases();
+    assert_int_equal(mismatches, 0);
+}
+
+static void test_plain_rounding(void **state) {
+    (void)state;
+    mismatches = 0;
+    static const int modes[] = {FE_UPWARD, FE_TOWARDZERO, FE_DOWNWARD};
+    for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++) {
+        /* strtod (the reference) rounds as the thread does: it runs in round
+         * to nearest, haze__number_fast in the mode under test */
+        char s[64];
+        for (int i = 0; i < ncases(100000); i++) {
+            int nd = 1 + (int)(rnd() % 19), point = (int)(rnd() % (unsigned)(nd + 1));
+            size_t k = 0;
+            if (rnd() & 1) s[k++] = '-';
+            for (int j = 0; j < nd; j++) {
+                if (j == point) s[k++] = '.';
+                s[k++] = (char)('0' + rnd() % 10);
+            }
+            s[k] = '\0';
+            double ref = strtod(s, NULL), v = 0;
+            fesetround(modes[m]);
+            const char *q = haze__number_fast(s, s + k, &v);
+            fesetround(FE_TONEAREST);
+            if (!q || memcmp(&v, &ref, sizeof v) != 0) {
+                if (mismatches++ < 10)
+                    print_error("\"%s\" rounding mode %d: %a, nearest %a\n", s, modes[m], v, ref);
+            }
+        }
+    }
+    assert_int_equal(mismatches, 0);
 }
 
 static void test_edges(void **state) {
@@ -349,6 +428,18 @@ static void test_print_short(void **state) {
         check_print17(nextafter(v, 0.0), &bad);
         check_print17(nextafter(v, INFINITY), &bad);
     }
+    /* short values, whose 17 digits end in zeros that %g drops: integers of
+     * 1 to 17 digits and their halves, quarters, ... (the point after any
+     * digit, nothing after it, or zeros before the first digit) */
+    for (size_t i = 0; i < n / 8; i++) {
+        const int nd = 1 + (int)(rnd() % 17);
+        double v = 1 + (double)(rnd() % 9);
+        for (int d = 1; d < nd; d++) v = 10 * v + (double)(rnd() % 10);
+        for (int j = 0; j <= 40; j += 1 + (int)(rnd() % 4)) {
+            check_print17(ldexp(v, -j), &bad);
+            check_print17(-ldexp(v, -j), &bad);
+        }
+    }
     for (int k = -15; k <= 20; k++) {
         double p = pow(10.0, k);
         double w = p;
@@ -375,6 +466,7 @@ int main(void) {
         cmocka_unit_test(test_edges),         cmocka_unit_test(test_print),
         cmocka_unit_test(test_print_short),   cmocka_unit_test(test_printed),
         cmocka_unit_test(test_random_digits), cmocka_unit_test(test_halfway),
+        cmocka_unit_test(test_plain),         cmocka_unit_test(test_plain_rounding),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

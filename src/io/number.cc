@@ -10,15 +10,22 @@
  * which is what a fast path wants: haze__number_fast takes only text that
  * starts with a digit, '.' or '-' and a digit or '.', and everything else
  * is left to strtod in the C locale (haze__text_number), so the set of texts read
- * as numbers and their values are strtod's. tests/test_number.c checks it
- * against strtod on millions of random and hard decimal strings.
+ * as numbers and their values are strtod's. Short plain decimals, most of
+ * what tables hold, are read in one pass ahead of fast_float with its own
+ * two exact steps (below). tests/test_number.c checks it against strtod on
+ * millions of random and hard decimal strings, in every rounding mode.
  *
  * Built without fast_float (HAZE_HAVE_FAST_FLOAT undefined), the fast path
  * says no to everything and all numbers go through strtod.
  */
 #include "io/number.h"
 
+#include <fenv.h>
+#include <stdint.h>
 #include <stdlib.h>
+#if defined(__SSE2__)
+#include <xmmintrin.h>
+#endif
 
 #ifdef HAZE_HAVE_FAST_FLOAT
 #include <fast_float/fast_float.h>
@@ -30,12 +37,9 @@ static inline bool is_digit(char c) {
     return c >= '0' && c <= '9';
 }
 
-extern "C" const char *haze__number_fast(const char *s, const char *end, double *out) {
 #ifdef HAZE_HAVE_FAST_FLOAT
-    if (s == end) return nullptr;
-    const char *p = s;
-    if (*p == '-' && ++p == end) return nullptr;
-    if (!is_digit(*p) && *p != '.') return nullptr; /* "inf", "nan", "-+1": strtod's */
+/* fast_float's whole parser, for what the short path below leaves to it. */
+static const char *number_full(const char *s, const char *end, double *out) {
     double v;
     fast_float::from_chars_result r = fast_float::from_chars(s, end, v);
     /* overflow gives inf with success, as strtod gives HUGE_VAL */
@@ -44,6 +48,72 @@ extern "C" const char *haze__number_fast(const char *s, const char *end, double 
     if (r.ptr != end && (*r.ptr == 'x' || *r.ptr == 'X')) return nullptr;
     *out = v;
     return r.ptr;
+}
+
+/* Whether this thread rounds to nearest (SSE's control word, where the
+ * doubles are computed; the C library otherwise). */
+static inline bool rounds_to_nearest() {
+#if defined(__SSE2__)
+    return (_mm_getcsr() & 0x6000u) == 0;
+#else
+    return fegetround() == FE_TONEAREST;
+#endif
+}
+
+static const double exact_pow10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                       1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                       1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+#endif
+
+/*
+ * The numbers a table holds are mostly short and without an exponent
+ * ("4.7457", "-0.125", "12"), where fast_float's general parser (options,
+ * exponents, more than 19 digits) is most of the time of a read. Such a
+ * number of at most 19 digits is read here in one pass into its exact
+ * integer w and the count of its decimals k, and its value is w / 10^k
+ * rounded once: by one division where w < 2^53 and k <= 22 (both exact:
+ * Clinger's fast path, as fast_float takes it) when the thread rounds to
+ * nearest, else by fast_float's own Eisel-Lemire step on (w, -k), which
+ * uses no floating-point arithmetic. Where that step cannot decide, and for
+ * exponents and longer numbers, fast_float reads the text from its start.
+ * The value is fast_float's (the correctly rounded one) in every case.
+ */
+extern "C" const char *haze__number_fast(const char *s, const char *end, double *out) {
+#ifdef HAZE_HAVE_FAST_FLOAT
+    if (s == end) return nullptr;
+    const char *p = s;
+    bool neg = false;
+    if (*p == '-') {
+        neg = true;
+        if (++p == end) return nullptr;
+    }
+    if (!is_digit(*p) && *p != '.') return nullptr; /* "inf", "nan", "-+1": strtod's */
+    uint64_t w = 0;
+    const char *d = p;
+    while (p < end && is_digit(*p)) w = 10 * w + (uint64_t)(*p++ - '0');
+    size_t nd = (size_t)(p - d), k = 0;
+    if (p < end && *p == '.') {
+        const char *f = ++p;
+        while (p < end && is_digit(*p)) w = 10 * w + (uint64_t)(*p++ - '0');
+        k = (size_t)(p - f);
+        nd += k;
+    }
+    /* no digit ("." "-."), an exponent or a hex float next, more digits
+     * than w holds exactly: the general parser */
+    if (nd == 0 || nd > 19 || (p < end && (*p == 'e' || *p == 'E' || *p == 'x' || *p == 'X')))
+        return number_full(s, end, out);
+    double v;
+    if (w <= ((uint64_t)1 << 53) && k <= 22 && rounds_to_nearest()) {
+        v = (double)w / exact_pow10[k];
+        *out = neg ? -v : v;
+        return p;
+    }
+    fast_float::adjusted_mantissa am =
+        fast_float::compute_float<fast_float::binary_format<double>>(-(int64_t)k, w);
+    if (am.power2 < 0) return number_full(s, end, out);
+    fast_float::to_float(neg, am, v);
+    *out = v;
+    return p;
 #else
     (void)s, (void)end, (void)out;
     return nullptr;

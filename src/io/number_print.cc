@@ -15,7 +15,9 @@
  * 0..27 (5^27 < 2^63), so the 17 digits and the remainder that decides
  * their rounding (to nearest, ties to even: printf's) are exact, with no
  * table of powers (where the compiler has 128-bit integers: GCC and Clang
- * on 64-bit targets). Every other double (and float data) goes to {fmt}.
+ * on 64-bit targets); the digits are made 8 at a time in the lanes of a
+ * 64-bit word and stored whole into the text. Every other double (and
+ * float data) goes to {fmt}.
  * tests/test_number.c compares the result with printf on millions of
  * random values of every magnitude, exact ties, subnormals, zeros,
  * infinities and NaN. Neither path looks at the locale, which the writers
@@ -89,16 +91,24 @@ uint64_t scaled(uint64_t m, int e, int s, uint64_t *floor_part) {
     return n + (rem > half || (rem == half && (n & 1)));
 }
 
-const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536"
-                     "37383940414243444546474849505152535455565758596061626364656667686970717273"
-                     "7475767778798081828384858687888990919293949596979899";
+/* The 8 decimal digits of x (below 10^8), most significant first, as the
+ * bytes 0..9 of a little-endian word: x split into halves of 4 digits,
+ * each into 2 and 1, all halves at once in the word's lanes (divisions by
+ * 100 and 10 as a product and a shift, exact for lanes below 43,699 and
+ * 179). One word instead of 8 stores of characters that the copy into the
+ * text would then load again. */
+inline uint64_t digits8(uint32_t x) {
+    uint64_t v = (uint64_t)(x / 10000u) | ((uint64_t)(x % 10000u) << 32);
+    const uint64_t h2 = ((v * 10486u) >> 20) & 0x0000007F0000007Full;
+    v = h2 | ((v - h2 * 100u) << 16);
+    const uint64_t h1 = ((v * 103u) >> 10) & 0x000F000F000F000Full;
+    return h1 | ((v - h1 * 10u) << 8);
+}
 
-/* The digits of n (below 10^8) as 8 characters, two at a time. */
-void digits8(char *d, uint32_t n) {
-    for (int i = 6; i >= 0; i -= 2) {
-        memcpy(d + i, pairs + 2 * (n % 100), 2);
-        n /= 100;
-    }
+const uint64_t ascii0 = 0x3030303030303030ull;
+
+inline void store8(char *p, uint64_t v) {
+    memcpy(p, &v, 8);
 }
 
 /* "%.17g" of a double whose magnitude lies in [1e-11, 1e17), else 0 (the
@@ -131,37 +141,54 @@ size_t print17_short(char *buf, double v) {
         n = e16;
         k++;
     }
-    char d[17];
-    digits8(d + 9, (uint32_t)(n % 100000000u));
-    const uint64_t hi = n / 100000000u;
-    d[0] = (char)('0' + hi / 100000000u);
-    digits8(d + 1, (uint32_t)(hi % 100000000u));
-    int nd = 17;
-    while (nd > 1 && d[nd - 1] == '0') nd--; /* %g drops trailing zeros */
+    /* the 17 digits: one, then two words of 8 (characters in hc, lc);
+     * nd of them without the trailing zeros %g drops */
+    const uint64_t d0 = n / e16, r = n - d0 * e16;
+    const uint64_t h = digits8((uint32_t)(r / 100000000u)), l = digits8((uint32_t)(r % 100000000u));
+    const int nd = l ? 17 - __builtin_clzll(l) / 8 : h ? 9 - __builtin_clzll(h) / 8 : 1;
+    const uint64_t hc = h + ascii0, lc = l + ascii0;
+    const char c0 = (char)('0' + d0);
+    /* the words are stored whole, past the text's end where it is shorter
+     * (buf has 32 bytes), and the next store or the NUL goes over them */
     char *p = buf;
     if (bits >> 63) *p++ = '-';
-    if (k >= 0) { /* %f: k + 1 digits before the point */
+    if (k >= 0) { /* %f: ni = k + 1 digits before the point */
         const int ni = k + 1;
-        memcpy(p, d, (size_t)ni);
-        p += ni;
+        p[0] = c0;
+        store8(p + 1, hc);
+        store8(p + 9, lc);
         if (nd > ni) {
-            *p++ = '.';
-            memcpy(p, d + ni, (size_t)(nd - ni));
-            p += nd - ni;
+            p[ni] = '.';
+            /* the digits after the point: those of the words past the first ni */
+            if (ni == 1) {
+                store8(p + 2, hc);
+                store8(p + 10, lc);
+            } else if (ni < 9) {
+                const int sh = 8 * (ni - 1);
+                store8(p + ni + 1, (hc >> sh) | (lc << (64 - sh)));
+                store8(p + ni + 9, lc >> sh);
+            } else if (ni == 9) {
+                store8(p + 10, lc);
+            } else {
+                store8(p + ni + 1, lc >> (8 * (ni - 9)));
+            }
+            p += nd + 1;
+        } else {
+            p += ni;
         }
-    } else if (k >= -4) { /* %f: 0.000ddd */
-        *p++ = '0';
-        *p++ = '.';
-        for (int i = 0; i < -k - 1; i++) *p++ = '0';
-        memcpy(p, d, (size_t)nd);
+    } else if (k >= -4) {                 /* %f: 0.000ddd */
+        store8(p, 0x3030303030302e30ull); /* "0.000000" */
+        p += 2 + (-k - 1);
+        p[0] = c0;
+        store8(p + 1, hc);
+        store8(p + 9, lc);
         p += nd;
     } else { /* %e: d.ddde-XX */
-        *p++ = d[0];
-        if (nd > 1) {
-            *p++ = '.';
-            memcpy(p, d + 1, (size_t)(nd - 1));
-            p += nd - 1;
-        }
+        p[0] = c0;
+        p[1] = '.';
+        store8(p + 2, hc);
+        store8(p + 10, lc);
+        p += nd > 1 ? nd + 1 : 1;
         *p++ = 'e';
         *p++ = '-';
         *p++ = (char)('0' + (-k) / 10);

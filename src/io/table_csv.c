@@ -14,6 +14,9 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "core/internal.h"
 #include "core/text.h"
@@ -336,8 +339,60 @@ static int row_general(const csv_cfg *c, csv_chunk *k, char *line, size_t lineno
     return HAZE_OK;
 }
 
-/* Pass 1: the chunk's lines and rows. */
+/* A byte that may start a blank line or a comment (is_blank_or_comment). */
+static inline unsigned odd_start(unsigned char c) {
+    return (c == ' ') | (c == '\t') | (c == '\r') | (c == '\n') | (c == '#');
+}
+
+/*
+ * Pass 1: the chunk's lines and rows. Mostly one loop over the bytes that
+ * the compiler vectorises: the line ends, and the lines that start with a
+ * byte a blank line or a comment may start with. Where there is none, every
+ * line is a row; else the lines are looked at one by one. One memchr a line
+ * took about a third of the parsing of short rows ("4.7457,6.5747").
+ */
 static void chunk_count(csv_chunk *k) {
+    const unsigned char *b = (const unsigned char *)k->begin;
+    const size_t n = (size_t)(k->end - k->begin);
+    if (n == 0) {
+        k->lines = k->rows = 0;
+        return;
+    }
+    size_t nl = 0, odd = odd_start(b[0]), i = 0;
+#if defined(__SSE2__)
+    /* 16 bytes at a time: the line ends (counted in 16 byte-wide counters,
+     * summed every 255 rounds), and those followed by such a byte */
+    const __m128i cn = _mm_set1_epi8('\n'), cs = _mm_set1_epi8(' '), ct = _mm_set1_epi8('\t'),
+                  cr = _mm_set1_epi8('\r'), ch = _mm_set1_epi8('#'), zero = _mm_setzero_si128();
+    __m128i any = zero;
+    while (i + 17 <= n) {
+        __m128i cnt = zero;
+        for (int r = 0; r < 255 && i + 17 <= n; r++, i += 16) {
+            const __m128i x = _mm_loadu_si128((const __m128i *)(b + i));
+            const __m128i y = _mm_loadu_si128((const __m128i *)(b + i + 1));
+            const __m128i o = _mm_or_si128(
+                _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(y, cs), _mm_cmpeq_epi8(y, ct)),
+                             _mm_or_si128(_mm_cmpeq_epi8(y, cr), _mm_cmpeq_epi8(y, ch))),
+                _mm_cmpeq_epi8(y, cn));
+            const __m128i e = _mm_cmpeq_epi8(x, cn);
+            cnt = _mm_sub_epi8(cnt, e); /* e is -1 where a line ends */
+            any = _mm_or_si128(any, _mm_and_si128(e, o));
+        }
+        const __m128i s2 = _mm_sad_epu8(cnt, zero);
+        nl += (size_t)_mm_cvtsi128_si32(s2) + (size_t)_mm_extract_epi16(s2, 4);
+    }
+    odd |= (size_t)_mm_movemask_epi8(any);
+#endif
+    for (; i + 1 < n; i++) {
+        const unsigned e = b[i] == '\n';
+        nl += e;
+        odd |= e & odd_start(b[i + 1]);
+    }
+    nl += b[n - 1] == '\n';
+    if (odd == 0) {
+        k->lines = k->rows = nl + (b[n - 1] != '\n');
+        return;
+    }
     size_t lines = 0, rows = 0;
     for (char *p = k->begin; p < k->end;) {
         char *le = memchr(p, '\n', (size_t)(k->end - p));
