@@ -23,6 +23,7 @@
 #include <fenv.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #if defined(__SSE2__)
 #include <xmmintrin.h>
 #endif
@@ -60,6 +61,29 @@ static inline bool rounds_to_nearest() {
 #endif
 }
 
+/* 8 bytes of text as a little-endian word; whether all 8 are digits; their
+ * value (digits paired, then the pairs, then the quadruples, each step one
+ * product with two constants that weigh the two halves of every lane). */
+static inline uint64_t load8(const char *p) {
+    uint64_t x;
+    memcpy(&x, p, 8);
+    return x;
+}
+
+static inline bool eight_digits(uint64_t x) {
+    return (((x + 0x4646464646464646ull) | (x - 0x3030303030303030ull)) & 0x8080808080808080ull) ==
+           0;
+}
+
+static inline uint64_t parse8(uint64_t x) {
+    x -= 0x3030303030303030ull;
+    x = (x * 10) + (x >> 8); /* pairs: 10 a + b in every other byte */
+    x = (((x & 0x000000FF000000FFull) * 0x000F424000000064ull) +
+         (((x >> 16) & 0x000000FF000000FFull) * 0x0000271000000001ull)) >>
+        32;
+    return x;
+}
+
 static const double exact_pow10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
                                        1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
                                        1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
@@ -69,8 +93,10 @@ static const double exact_pow10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6, 
  * The numbers a table holds are mostly short and without an exponent
  * ("4.7457", "-0.125", "12"), where fast_float's general parser (options,
  * exponents, more than 19 digits) is most of the time of a read. Such a
- * number of at most 19 digits is read here in one pass into its exact
- * integer w and the count of its decimals k, and its value is w / 10^k
+ * number of at most 19 digits (zeros ahead of the first other digit do not
+ * count) is read here in one pass, its decimals 8 at a time where there
+ * are 8, into its exact integer w and the count of its decimals k, and its
+ * value is w / 10^k
  * rounded once: by one division where w < 2^53 and k <= 22 (both exact:
  * Clinger's fast path, as fast_float takes it) when the thread rounds to
  * nearest, else by fast_float's own Eisel-Lemire step on (w, -k), which
@@ -94,14 +120,27 @@ extern "C" const char *haze__number_fast(const char *s, const char *end, double 
     size_t nd = (size_t)(p - d), k = 0;
     if (p < end && *p == '.') {
         const char *f = ++p;
+        /* the decimals 8 at a time while there are 8 (w's digits past 19
+         * wrap it; such a number goes to the general parser below) */
+        uint64_t x;
+        while (end - p >= 8 && eight_digits(x = load8(p))) {
+            w = 100000000u * w + parse8(x);
+            p += 8;
+        }
         while (p < end && is_digit(*p)) w = 10 * w + (uint64_t)(*p++ - '0');
         k = (size_t)(p - f);
         nd += k;
     }
-    /* no digit ("." "-."), an exponent or a hex float next, more digits
-     * than w holds exactly: the general parser */
-    if (nd == 0 || nd > 19 || (p < end && (*p == 'e' || *p == 'E' || *p == 'x' || *p == 'X')))
+    /* no digit ("." "-."), an exponent or a hex float next: the general
+     * parser */
+    if (nd == 0 || (p < end && (*p == 'e' || *p == 'E' || *p == 'x' || *p == 'X')))
         return number_full(s, end, out);
+    if (nd > 19) {
+        /* zeros ahead of the first other digit ("-0.0022559138014912605")
+         * do not count: w holds 19 digits exactly */
+        for (const char *q = d; q < p && (*q == '0' || *q == '.'); q++) nd -= *q == '0';
+        if (nd > 19) return number_full(s, end, out);
+    }
     double v;
     if (w <= ((uint64_t)1 << 53) && k <= 22 && rounds_to_nearest()) {
         v = (double)w / exact_pow10[k];
