@@ -47,6 +47,9 @@ static const char *number_full(const char *s, const char *end, double *out) {
     if (r.ec != std::errc()) return nullptr;
     /* "0x1p3": fast_float reads the "0", strtod the hex float */
     if (r.ptr != end && (*r.ptr == 'x' || *r.ptr == 'X')) return nullptr;
+    /* a zero keeps the text's sign: built by Clang, fast_float gives +0 for
+     * "-0e5" when the thread does not round to nearest (fuzz_number) */
+    if (v == 0) v = *s == '-' ? -0.0 : 0.0;
     *out = v;
     return r.ptr;
 }
