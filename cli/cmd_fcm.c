@@ -52,7 +52,9 @@ static void help(FILE *fp) {
             "      --norms FILE       gk: write the K norm matrices A_j, one per row (D*D values,\n"
             "                         row-major), for `predict --norms`\n"
             "      --json             print the summary as JSON (with \"timings\": the seconds\n"
-            "                         spent reading, fitting and writing)\n"
+            "                         spent reading, fitting and writing, and \"fit_timings\":\n"
+            "                         the fit's checking, setup (with a GPU: its context and\n"
+            "                         the upload), seeding, iterations and finish)\n"
             "      --plot FILE        draw the points coloured by their largest membership\n"
             "                         (opacity: its size; the first two principal components\n"
             "                         beyond two features), the centres marked, and the\n"
@@ -345,6 +347,12 @@ static void print_json(FILE *fp, const char *data, const haze_fcm_result *r, siz
             secs[1]);
     fprintf(fp, "  \"timings\": {\"read\": %.6f, \"fit\": %.6f, \"write\": %.6f},\n", secs[0],
             secs[1], secs[2]);
+    const double *ft = haze_fcm_result_timings(r);
+    fprintf(fp,
+            "  \"fit_timings\": {\"check\": %.6f, \"setup\": %.6f, \"seeding\": %.6f, "
+            "\"iterations\": %.6f, \"finish\": %.6f},\n",
+            ft[HAZE_FCM_TIME_CHECK], ft[HAZE_FCM_TIME_SETUP], ft[HAZE_FCM_TIME_SEEDING],
+            ft[HAZE_FCM_TIME_ITERATIONS], ft[HAZE_FCM_TIME_FINISH]);
     fprintf(fp, "  \"objective\": %.17g,\n",
             haze_fcm_result_objective(r)[haze_fcm_result_iterations(r) - 1]);
     fprintf(fp, "  \"partition_coefficient\": %.17g,\n  \"partition_entropy\": %.17g,\n",

@@ -7,6 +7,7 @@
  */
 #include <math.h>
 #include <string.h>
+#include <time.h>
 
 #include "fcm_dev.h"
 #include "test_util.h"
@@ -410,6 +411,37 @@ static void test_seeds_and_progress(void **state) {
     assert_int_equal(haze_fcm_result_iterations(a), 3);
     assert_int_equal(calls, 3);
     haze_fcm_result_free(a);
+    /* the fit's timings: each phase's seconds, together no more than the
+     * call's; k-means++ has a seeding time, other starts none; a model made
+     * from centres has none at all */
+    o.progress = NULL;
+    o.max_iter = 20;
+    for (int init = HAZE_FCM_INIT_RANDOM; init <= HAZE_FCM_INIT_KMEANSPP; init++) {
+        o.init = (haze_fcm_init)init;
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        assert_int_equal(haze_fcm_fit(ctx, x, HAZE_PRECISION_F64, n, d, &o, &a), HAZE_OK);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        const double call =
+            (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+        const double *t = haze_fcm_result_timings(a);
+        double sum = 0;
+        for (int i = 0; i < HAZE_FCM_TIME_COUNT; i++) {
+            assert_true(t[i] >= 0 && isfinite(t[i]));
+            sum += t[i];
+        }
+        assert_true(sum <= call);
+        assert_true(t[HAZE_FCM_TIME_ITERATIONS] > 0);
+        if (init == HAZE_FCM_INIT_KMEANSPP)
+            assert_true(t[HAZE_FCM_TIME_SEEDING] > 0);
+        else
+            assert_true(t[HAZE_FCM_TIME_SEEDING] == 0);
+        haze_fcm_result_free(a);
+    }
+    assert_int_equal(haze_fcm_result_new(ctx, c, d, x, 2.0, NULL, &a), HAZE_OK);
+    for (int i = 0; i < HAZE_FCM_TIME_COUNT; i++) assert_true(haze_fcm_result_timings(a)[i] == 0);
+    haze_fcm_result_free(a);
+    assert_null(haze_fcm_result_timings(NULL));
     free(x);
     haze_ctx_free(ctx);
 }

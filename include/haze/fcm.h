@@ -228,6 +228,24 @@ HAZE_API double haze_fcm_result_xie_beni(const haze_fcm_result *r);
 /* 0, or HAZE_FCM_DEGENERATE_* bits of U(K), V(K). */
 HAZE_API int haze_fcm_result_degenerate(const haze_fcm_result *r);
 
+/* Where a fit's time went (haze_fcm_result_timings, seconds by these
+ * indices; on several GPUs or ranks, the calling thread's part). */
+enum {
+    HAZE_FCM_TIME_CHECK = 0,  /* the data checked (finite, in range) */
+    HAZE_FCM_TIME_SETUP,      /* the memory of the fit; with a GPU, the device's context
+                                 (made while the caller read its data, if it was not yet
+                                 ready) and the data's upload */
+    HAZE_FCM_TIME_SEEDING,    /* k-means++ (0 for other starts) */
+    HAZE_FCM_TIME_ITERATIONS, /* the passes over the data, from the start to the last
+                                 iteration's centres */
+    HAZE_FCM_TIME_FINISH,     /* the indices and the memberships (a last pass, where
+                                 needed), the device's memory freed */
+    HAZE_FCM_TIME_COUNT
+};
+/* HAZE_FCM_TIME_COUNT values, valid while r lives; all 0 for a model made
+ * from centres. */
+HAZE_API const double *haze_fcm_result_timings(const haze_fcm_result *r);
+
 /*
  * Memberships (n x c, row-major, written to the caller's u) of the points
  * x (n x d) for the fixed centres of a fitted model (its metric, norms and m)

@@ -257,6 +257,10 @@ class FCM(_TransformerMixin, _ClusterMixin, _Base):
         ``predict`` uses).
     backend_ : str
         The backend the fit ran on.
+    fit_timings_ : dict
+        Seconds the fit spent checking the data, setting up (with a GPU: its
+        context and the upload), seeding, iterating and finishing (the
+        memberships) (``haze_fcm_result_timings``).
 
     Examples
     --------
@@ -398,6 +402,8 @@ class FCM(_TransformerMixin, _ClusterMixin, _Base):
             self.norms_ = None
         self._labels = None  # labels_ is computed on first use
         self.n_iter_ = int(iters)
+        self.fit_timings_ = dict(zip(("check", "setup", "seeding", "iterations", "finish"),
+                                     _ext.fcm_timings(r)))
         self.converged_ = bool(conv)
         self.partition_coefficient_ = float(pc)
         self.partition_entropy_ = float(pe)

@@ -191,6 +191,16 @@ static PyObject *py_fcm_info(PyObject *self, PyObject *cap) {
                          haze_fcm_result_norms(r) != NULL);
 }
 
+/* fcm_timings(result) -> (check, setup, seeding, iterations, finish) seconds */
+static PyObject *py_fcm_timings(PyObject *self, PyObject *cap) {
+    haze_fcm_result *r = fcm_handle(cap);
+    if (!r) return NULL;
+    const double *t = haze_fcm_result_timings(r);
+    return Py_BuildValue("(ddddd)", t[HAZE_FCM_TIME_CHECK], t[HAZE_FCM_TIME_SETUP],
+                         t[HAZE_FCM_TIME_SEEDING], t[HAZE_FCM_TIME_ITERATIONS],
+                         t[HAZE_FCM_TIME_FINISH]);
+}
+
 /*
  * fcm_read(result, what, out): copies one of the result's arrays into the
  * writable float64 buffer `out`, which must hold exactly its values.
@@ -326,6 +336,8 @@ PyMethodDef hpy_fcm_methods[] = {
      "fcm_fit(ctx, X, clusters, m, metric, init, init_data, stop, tol, max_iter, seed, "
      "precision, gk_reg) -> result"},
     {"fcm_info", py_fcm_info, METH_O, "fcm_info(result) -> tuple of scalars"},
+    {"fcm_timings", py_fcm_timings, METH_O,
+     "fcm_timings(result) -> (check, setup, seeding, iterations, finish) seconds"},
     {"fcm_read", py_fcm_read, METH_VARARGS, "fcm_read(result, what, out)"},
     {"fcm_memberships", py_fcm_memberships, METH_O,
      "fcm_memberships(result) -> the n x c memberships as a buffer (no copy)"},

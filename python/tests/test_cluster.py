@@ -145,6 +145,19 @@ def test_same_seed_as_cli(metric, init, backend, ctx, tmp_path):
                                     "--init", init, "--seed", 2**64 - 1))
 
 
+def test_fit_timings(ctx):
+    """fit_timings_: the seconds of each phase of the fit (the C library's
+    haze_fcm_result_timings), a seeding time only for k-means++."""
+    x = blobs(n=500, d=3, k=3, seed=4)
+    for init in ("random", "kmeans++"):
+        fcm = FCM(n_clusters=3, init=init, max_iter=20, random_state=1, ctx=ctx).fit(x)
+        t = fcm.fit_timings_
+        assert list(t) == ["check", "setup", "seeding", "iterations", "finish"]
+        assert all(v >= 0 for v in t.values())
+        assert t["iterations"] > 0
+        assert (t["seeding"] > 0) == (init == "kmeans++")
+
+
 @needs_cli
 def test_float32_same_as_cli(backend, ctx, tmp_path):
     x = blobs(n=200, d=4, k=3, seed=2, dtype=np.float32)

@@ -96,3 +96,7 @@ double haze_fcm_result_xie_beni(const haze_fcm_result *r) {
 int haze_fcm_result_degenerate(const haze_fcm_result *r) {
     return r ? r->degenerate : 0;
 }
+
+const double *haze_fcm_result_timings(const haze_fcm_result *r) {
+    return r ? r->timings : NULL;
+}

@@ -25,6 +25,7 @@ struct haze_fcm_result {
     double partition_entropy;     /* -(1/n) sum u ln u of U(K), Bezdek */
     double xie_beni;              /* sum u^m d / (n min_{j!=l} |v_j - v_l|^2), Xie & Beni 1991 */
     int degenerate;               /* 0, or HAZE_FCM_DEGENERATE_* bits of U(K), V(K) */
+    double timings[HAZE_FCM_TIME_COUNT]; /* seconds, by HAZE_FCM_TIME_* */
 };
 
 #endif

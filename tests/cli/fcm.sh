@@ -16,6 +16,8 @@ check 0 "fit iris" $H fcm "$iris" -c 3 --seed 1 -o "$tmp/c.csv" --memberships "$
 [ "$(wc -l <"$tmp/l.csv")" = 151 ] || fail "labels file has not 150 rows + header"
 check 0 "fit iris --json" $H fcm "$iris" -c 3 --seed 1 --json --tol 1e-9
 grep -q '"iterations": [0-9]' "$tmp/out" || fail "json iterations"
+grep -Eq '"fit_timings": \{"check": [0-9.]+, "setup": [0-9.]+, "seeding": [0-9.]+, "iterations": [0-9.]+, "finish": [0-9.]+\}' "$tmp/out" ||
+    fail "json fit_timings"
 grep -q '"objective": 60.5057' "$tmp/out" || { echo "FAIL: iris objective"; cat "$tmp/out"; fails=$((fails + 1)); }
 check 0 "fit with centres as init" $H fcm "$iris" -c 3 --init "$tmp/c.csv" --precision single
 check 0 "fit with memberships as init" $H fcm "$iris" -c 3 --init "$tmp/u.csv" --stop objective
