@@ -70,6 +70,9 @@ static inline bool rounds_to_nearest() {
 static inline uint64_t load8(const char *p) {
     uint64_t x;
     memcpy(&x, p, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    x = __builtin_bswap64(x); /* the first character in the low byte */
+#endif
     return x;
 }
 

@@ -108,6 +108,9 @@ inline uint64_t digits8(uint32_t x) {
 const uint64_t ascii0 = 0x3030303030303030ull;
 
 inline void store8(char *p, uint64_t v) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    v = __builtin_bswap64(v); /* the first character in the first byte */
+#endif
     memcpy(p, &v, 8);
 }
 
