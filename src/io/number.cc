@@ -102,11 +102,10 @@ static const double exact_pow10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6, 
  * number of at most 19 digits (zeros ahead of the first other digit do not
  * count) is read here in one pass, its decimals 8 at a time where there
  * are 8, into its exact integer w and the count of its decimals k, and its
- * value is w / 10^k
- * rounded once: by one division where w < 2^53 and k <= 22 (both exact:
- * Clinger's fast path, as fast_float takes it) when the thread rounds to
- * nearest, else by fast_float's own Eisel-Lemire step on (w, -k), which
- * uses no floating-point arithmetic. Where that step cannot decide, and for
+ * value is w / 10^k rounded once: by one division where w < 2^53 and
+ * k <= 22 (both exact: Clinger's fast path, as fast_float takes it) when
+ * the thread rounds to nearest, else by fast_float's own Eisel-Lemire step
+ * on (w, -k), which uses no floating-point arithmetic. Where that step cannot decide, and for
  * exponents and longer numbers, fast_float reads the text from its start.
  * The value is fast_float's (the correctly rounded one) in every case.
  */
