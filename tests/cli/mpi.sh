@@ -56,8 +56,8 @@ same() { # same DESCRIPTION R ARGS...: outputs of R processes equal the plain ru
     for f in c.csv u.csv l.csv; do
         cmp -s "$tmp/p_$f" "$tmp/m_$f" || fail "$what, $r processes: $f differs from the plain run"
     done
-    grep -v '"seconds"\|"timings"' "$tmp/p_json" >"$tmp/p_j"
-    grep -v '"seconds"\|"timings"' "$tmp/m_json" >"$tmp/m_j"
+    grep -v '"seconds"\|"timings"\|"fit_timings"' "$tmp/p_json" >"$tmp/p_j"
+    grep -v '"seconds"\|"timings"\|"fit_timings"' "$tmp/m_json" >"$tmp/m_j"
     cmp -s "$tmp/p_j" "$tmp/m_j" || { fail "$what, $r processes: JSON summary differs"; diff "$tmp/p_j" "$tmp/m_j"; }
 }
 
