@@ -710,8 +710,9 @@ static int give_write(haze_ctx *ctx, worker *wr, write_block *wb, const eval_blo
  * gets its share of the context's threads (3/8 and 5/8: the split that was
  * fastest on a 16-core host once parsing took one pass a number;
  * docs/benchmarks.md) instead of two teams of every core, where the thread
- * whose turn it is to write(2) waits for a core. On the CPU the evaluation is most of the work and
- * all three share the threads. HAZE_PIPELINE_THREADS=R,W sets the two counts.
+ * whose turn it is to write(2) waits for a core. On the CPU the evaluation
+ * is most of the work and all three share the threads.
+ * HAZE_PIPELINE_THREADS=R,W sets the two counts.
  */
 static void pipeline_threads(const haze_ctx *ctx, int *tr, int *tw) {
     const int t = haze_ctx_threads(ctx);

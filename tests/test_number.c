@@ -112,6 +112,35 @@ static void test_random_digits(void **state) {
     assert_int_equal(mismatches, 0);
 }
 
+/* s, then s with the digit at last one up and one down (where it can go). */
+static void check_nudged(char *s, char *last) {
+    check(s);
+    if (*last < '9') {
+        (*last)++;
+        check(s);
+        (*last)--;
+    }
+    if (*last > '0') {
+        (*last)--;
+        check(s);
+        (*last)++;
+    }
+}
+
+/* A random plain decimal of 1 to 19 digits, the point anywhere (before,
+ * between or after them), a '-' ahead where minus; its length. */
+static size_t short_decimal(char *s, int minus) {
+    int nd = 1 + (int)(rnd() % 19), point = (int)(rnd() % (unsigned)(nd + 1));
+    size_t k = 0;
+    if (minus) s[k++] = '-';
+    for (int j = 0; j < nd; j++) {
+        if (j == point) s[k++] = '.';
+        s[k++] = (char)('0' + rnd() % 10);
+    }
+    s[k] = '\0';
+    return k;
+}
+
 /* The exact decimal value of the point halfway between two neighbouring
  * doubles (a long double holds it exactly; glibc prints it exactly), and
  * the same cut short or nudged by one in its last digit. */
@@ -137,19 +166,8 @@ static void test_halfway(void **state) {
         /* shortened to 17..40 significant digits, and the last digit +-1 */
         e = strchr(s, 'e');
         for (int digits = 17; digits <= 40 && digits + 1 < e - s; digits += 1 + (int)(rnd() % 6)) {
-            int m = snprintf(t, sizeof t, "%.*s%s", digits + 1, s, e);
-            check(t);
-            char *last = t + digits;
-            if (*last < '9') {
-                (*last)++;
-                check(t);
-                (*last)--;
-            }
-            if (*last > '0') {
-                (*last)--;
-                check(t);
-            }
-            (void)m;
+            snprintf(t, sizeof t, "%.*s%s", digits + 1, s, e);
+            check_nudged(t, t + digits);
         }
     }
     assert_int_equal(mismatches, 0);
@@ -160,10 +178,9 @@ static void test_halfway(void **state) {
  * Plain decimals of at most 19 digits (no exponent), which the fast path
  * reads into one exact integer and a count of decimals: the points halfway
  * between neighbouring doubles where they are that short (doubles from 2^53
- * up, whose halfway points are integers or end in .5), and random short
- * decimals, with the last digit nudged by one. The same again with the
- * thread rounding upward and toward zero: the value read is the nearest one
- * whatever the rounding mode (strtod's in round to nearest).
+ * up, whose halfway points are integers or end in .5; each also with its
+ * last digit nudged by one), and random short decimals (test_plain_rounding
+ * reads such decimals in the other rounding modes).
  */
 static void plain_cases(void) {
     char s[64];
@@ -174,25 +191,8 @@ static void plain_cases(void) {
         if (strlen(s) > 21) continue; /* past 19 digits: fast_float's */
         char *dot = strchr(s, '.');
         if (dot[1] == '0') *dot = '\0'; /* an integer: "9007199254740993" */
-        check(s);
-        char *last = s + strlen(s) - 1;
-        if (*last < '9') {
-            (*last)++;
-            check(s);
-            (*last)--;
-        }
-        if (*last > '0') {
-            (*last)--;
-            check(s);
-        }
-        /* a short decimal: up to 19 digits, the point anywhere */
-        int nd = 1 + (int)(rnd() % 19), point = (int)(rnd() % (unsigned)(nd + 1));
-        size_t k = 0;
-        for (int j = 0; j < nd; j++) {
-            if (j == point) s[k++] = '.';
-            s[k++] = (char)('0' + rnd() % 10);
-        }
-        s[k] = '\0';
+        check_nudged(s, s + strlen(s) - 1);
+        short_decimal(s, 0);
         check(s);
     }
 }
@@ -213,14 +213,7 @@ static void test_plain_rounding(void **state) {
          * to nearest, haze__number_fast in the mode under test */
         char s[64];
         for (int i = 0; i < ncases(100000); i++) {
-            int nd = 1 + (int)(rnd() % 19), point = (int)(rnd() % (unsigned)(nd + 1));
-            size_t k = 0;
-            if (rnd() & 1) s[k++] = '-';
-            for (int j = 0; j < nd; j++) {
-                if (j == point) s[k++] = '.';
-                s[k++] = (char)('0' + rnd() % 10);
-            }
-            s[k] = '\0';
+            const size_t k = short_decimal(s, (int)(rnd() & 1));
             double ref = strtod(s, NULL), v = 0;
             fesetround(modes[m]);
             const char *q = haze__number_fast(s, s + k, &v);

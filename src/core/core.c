@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifdef _OPENMP
@@ -487,4 +488,10 @@ void haze__copy_par(const haze_ctx *ctx, void *dst, const void *src, size_t n) {
         size_t a = (size_t)t * piece, e = a + piece < n ? a + piece : n;
         if (a < e) memcpy((char *)dst + a, (const char *)src + a, e - a);
     }
+}
+
+double haze__now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }

@@ -211,6 +211,9 @@ static inline int haze__threads_cap(int nt, double work, double per_thread) {
     return k < (double)nt ? (int)k : nt;
 }
 
+/* Seconds on the monotonic clock (the timings results carry). */
+double haze__now(void);
+
 static inline int haze__threads_for(const haze_ctx *ctx, double work, double per_thread) {
     return haze__threads_cap(haze__threads(ctx), work, per_thread);
 }

@@ -19,7 +19,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "core/rng.h"
 #include "core/sized.h"
@@ -667,19 +666,12 @@ static int part_totals(haze_ctx *ctx) {
 }
 
 /* The fit on data of `type` (NULL for a part without rows). */
-/* Seconds on the monotonic clock (a fit's timings). */
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static int fit(haze_ctx *ctx, const void *data, haze_precision type, size_t n, size_t d,
                const haze_fcm_options *opt, haze_fcm_result **out) {
     if (out) *out = NULL;
     if (!ctx || !opt || !out) return haze__error(ctx, HAZE_ERR_INVALID, "fcm: NULL argument");
     double mark[HAZE_FCM_TIME_COUNT + 1]; /* the phases' starts, then the end */
-    mark[HAZE_FCM_TIME_CHECK] = now_s();
+    mark[HAZE_FCM_TIME_CHECK] = haze__now();
     const size_t c = opt->clusters > 0 ? (size_t)opt->clusters : 0;
     int st = haze__fcm_validate(ctx, data, type, n, d, opt);
     const double *x = type == HAZE_PRECISION_F64 ? data : NULL;
@@ -708,7 +700,7 @@ static int fit(haze_ctx *ctx, const void *data, haze_precision type, size_t n, s
         haze__fcm_parts_free(pp);
         return st;
     }
-    mark[HAZE_FCM_TIME_SETUP] = now_s();
+    mark[HAZE_FCM_TIME_SETUP] = haze__now();
 
     const int gk = opt->metric == HAZE_FCM_GK;
     const size_t nv = c * d, na = gk ? c * d * d : 0;
@@ -815,7 +807,7 @@ static int fit(haze_ctx *ctx, const void *data, haze_precision type, size_t n, s
         goto fail;
     if (env.gpu && pp) haze__fcm_cuda_part(env.gpu);
 #endif
-    mark[HAZE_FCM_TIME_SEEDING] = now_s();
+    mark[HAZE_FCM_TIME_SEEDING] = haze__now();
     /* From the data the fit computes with (rounded to float in single
      * precision), which is what the device holds. */
     if (opt->init == HAZE_FCM_INIT_KMEANSPP && pp) {
@@ -829,7 +821,7 @@ static int fit(haze_ctx *ctx, const void *data, haze_precision type, size_t n, s
         if (st) goto fail_env;
     }
     mark[HAZE_FCM_TIME_ITERATIONS] = /* no seeding: 0 s, not the clock's step */
-        opt->init == HAZE_FCM_INIT_KMEANSPP ? now_s() : mark[HAZE_FCM_TIME_SEEDING];
+        opt->init == HAZE_FCM_INIT_KMEANSPP ? haze__now() : mark[HAZE_FCM_TIME_SEEDING];
     /* The CPU pass computes the indices at no extra cost; the GPU pass skips
      * them during the iteration (they need a logarithm per membership) and
      * gets them from one extra pass at the end, which computes U(K) and
@@ -896,7 +888,7 @@ static int fit(haze_ctx *ctx, const void *data, haze_precision type, size_t n, s
         jnext = objective_next(sums, vprev, vk, c, d, single);
     }
     if (pp) pp->stop_out = 0;
-    mark[HAZE_FCM_TIME_FINISH] = now_s();
+    mark[HAZE_FCM_TIME_FINISH] = haze__now();
     if (opt->want_memberships || !p.indices) {
         if (opt->want_memberships &&
             !(r->memberships = malloc((n ? n * c : 1) * sizeof *r->memberships))) {
@@ -923,7 +915,7 @@ static int fit(haze_ctx *ctx, const void *data, haze_precision type, size_t n, s
     free(u0);
     free(xf);
     haze__fcm_parts_free(pp);
-    mark[HAZE_FCM_TIME_COUNT] = now_s();
+    mark[HAZE_FCM_TIME_COUNT] = haze__now();
     for (int i = 0; i < HAZE_FCM_TIME_COUNT; i++) r->timings[i] = mark[i + 1] - mark[i];
     *out = r;
     return HAZE_OK;

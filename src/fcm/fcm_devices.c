@@ -28,7 +28,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "fcm/fcm_internal.h"
 
@@ -76,12 +75,6 @@ struct part {
     unsigned long calls; /* the all-gathers, and the seconds inside them */
     double secs;
 };
-
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* Waits for every part; returns the OR of their flags, or -1 when the
  * group is broken. */
@@ -251,9 +244,9 @@ static void publish(group *g) {
 static int allgather(void *arg, const void *mine, size_t count, void **all, size_t *total) {
     part *p = arg;
     group *g = p->g;
-    const double t0 = now_s();
+    const double t0 = haze__now();
     const int r = allgather_local(arg, mine, count, all, total);
-    const double dt = now_s() - t0;
+    const double dt = haze__now() - t0;
     pthread_mutex_lock(&g->mu);
     p->calls++;
     p->secs += dt;

@@ -24,7 +24,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -230,12 +229,6 @@ int haze__fnn_reserve(haze_ctx *ctx, haze_fnn *net, size_t rules) {
     net->w = w;
     net->cap = cap;
     return HAZE_OK;
-}
-
-static double now_seconds(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 /* ------------------------------------------------------------ CPU kernels */
@@ -699,7 +692,7 @@ int haze_fnn_train(haze_ctx *ctx, haze_fnn *net, const double *x, const double *
         double th = o.threshold * pow(o.decay, e);
         haze__fnn_train_args a = {zs,  ts,  ntr, order, th > 0.0 ? log(th) : -INFINITY,
                                   &eo, 0.0, 0,   e};
-        double t0 = now_seconds();
+        double t0 = haze__now();
 #ifdef HAZE_HAVE_CUDA
         if (haze__use_cuda(ctx))
             st = haze__fnn_epoch_cuda(ctx, net, &a);
@@ -734,7 +727,7 @@ int haze_fnn_train(haze_ctx *ctx, haze_fnn *net, const double *x, const double *
                                net->R,
                                loss,
                                net->classifier ? (double)a.correct / (double)ntr : NAN,
-                               now_seconds() - t0,
+                               haze__now() - t0,
                                th,
                                rate,
                                vloss,

@@ -64,35 +64,16 @@ static inline bool rounds_to_nearest() {
 #endif
 }
 
-/* 8 bytes of text as a little-endian word; whether all 8 are digits; their
- * value (digits paired, then the pairs, then the quadruples, each step one
- * product with two constants that weigh the two halves of every lane). */
+/* 8 bytes of text as a word, the first character in its low byte (as
+ * fast_float's eight-digit steps take it). */
 static inline uint64_t load8(const char *p) {
     uint64_t x;
     memcpy(&x, p, 8);
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    x = __builtin_bswap64(x); /* the first character in the low byte */
+    x = __builtin_bswap64(x);
 #endif
     return x;
 }
-
-static inline bool eight_digits(uint64_t x) {
-    return (((x + 0x4646464646464646ull) | (x - 0x3030303030303030ull)) & 0x8080808080808080ull) ==
-           0;
-}
-
-static inline uint64_t parse8(uint64_t x) {
-    x -= 0x3030303030303030ull;
-    x = (x * 10) + (x >> 8); /* pairs: 10 a + b in every other byte */
-    x = (((x & 0x000000FF000000FFull) * 0x000F424000000064ull) +
-         (((x >> 16) & 0x000000FF000000FFull) * 0x0000271000000001ull)) >>
-        32;
-    return x;
-}
-
-static const double exact_pow10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
-                                       1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
-                                       1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 #endif
 
 /*
@@ -128,8 +109,8 @@ extern "C" const char *haze__number_fast(const char *s, const char *end, double 
         /* the decimals 8 at a time while there are 8 (w's digits past 19
          * wrap it; such a number goes to the general parser below) */
         uint64_t x;
-        while (end - p >= 8 && eight_digits(x = load8(p))) {
-            w = 100000000u * w + parse8(x);
+        while (end - p >= 8 && fast_float::is_made_of_eight_digits_fast(x = load8(p))) {
+            w = 100000000u * w + fast_float::parse_eight_digits_unrolled(x);
             p += 8;
         }
         while (p < end && is_digit(*p)) w = 10 * w + (uint64_t)(*p++ - '0');
@@ -147,13 +128,14 @@ extern "C" const char *haze__number_fast(const char *s, const char *end, double 
         if (nd > 19) return number_full(s, end, out);
     }
     double v;
-    if (w <= ((uint64_t)1 << 53) && k <= 22 && rounds_to_nearest()) {
-        v = (double)w / exact_pow10[k];
+    typedef fast_float::binary_format<double> f64;
+    if (w <= f64::max_mantissa_fast_path() && -(int64_t)k >= f64::min_exponent_fast_path() &&
+        rounds_to_nearest()) {
+        v = (double)w / f64::exact_power_of_ten((int64_t)k);
         *out = neg ? -v : v;
         return p;
     }
-    fast_float::adjusted_mantissa am =
-        fast_float::compute_float<fast_float::binary_format<double>>(-(int64_t)k, w);
+    fast_float::adjusted_mantissa am = fast_float::compute_float<f64>(-(int64_t)k, w);
     if (am.power2 < 0) return number_full(s, end, out);
     fast_float::to_float(neg, am, v);
     *out = v;

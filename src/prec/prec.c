@@ -7,7 +7,6 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "haze/io.h"
 #include "core/sized.h"
@@ -163,12 +162,6 @@ void haze_prec_result_free(haze_prec_result *r) {
     haze__prec_result_free(r);
 }
 
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 typedef struct analyse_job {
     haze_ctx *ctx;
     const haze_prec_script *s;
@@ -180,7 +173,7 @@ static int analyse_run(void *arg) {
     analyse_job *j = arg;
     const haze_prec_script *s = j->s;
     int ng = s->n_goals;
-    double t0 = now();
+    double t0 = haze__now();
     pint *acc = haze__mp_malloc((size_t)ng * sizeof *acc);
     if (!acc) return haze__error(j->ctx, HAZE_ERR_NOMEM, "out of memory");
     for (int g = 0; g < ng; g++) {
@@ -196,7 +189,7 @@ static int analyse_run(void *arg) {
         rc = haze__prec_report(j->ctx, s, acc, boxes, rec, j->out);
     else
         haze__prec_boxrec_free(rec);
-    if (!rc) (*j->out)->seconds = now() - t0;
+    if (!rc) (*j->out)->seconds = haze__now() - t0;
     for (int g = 0; g < ng; g++) haze__pi_clear(&acc[g]);
     haze__mp_free(acc);
     return rc;
