@@ -120,6 +120,19 @@ done:
     haze_table_reader_close(r);
 }
 
+/* Whether the file holds a carriage return followed by something else
+ * than a line feed. */
+static int cr_alone(const char *path) {
+    FILE *fp = fopen(path, "rb");
+    int c, prev = 0, found = 0;
+    while (fp && !found && (c = getc(fp)) != EOF) {
+        found = prev == '\r' && c != '\n';
+        prev = c;
+    }
+    if (fp) fclose(fp);
+    return found;
+}
+
 /* One read by both readers, compared; and read in blocks. */
 static void compare(haze_ctx *ctx, const char *path, const haze_table_options *o,
                     const char *what) {
@@ -132,6 +145,12 @@ static void compare(haze_ctx *ctx, const char *path, const haze_table_options *o
     int sb = haze_ref_table_read(ctx, path, &ro, &b);
     snprintf(mb, sizeof mb, "%s", sb ? haze_ctx_errmsg(ctx) : "");
     reads_compared++;
+    /* the one refusal the reference predates: lines that end in a carriage
+     * return alone (there must be a CR with something else than LF after it) */
+    if (sa == HAZE_ERR_PARSE && strstr(ma, "a line that ends in a carriage return alone")) {
+        if (!cr_alone(path)) MISMATCH("%s (%s): %s, but no lone CR\n", path, what, ma);
+        goto done;
+    }
     if (sa != sb)
         MISMATCH("%s (%s): status %d, reference %d (%s | %s)\n", path, what, sa, sb, ma, mb);
     if (sa) {
