@@ -46,6 +46,13 @@ int haze_dev_fcm_set_cpu_seed(haze_ctx *ctx, int on) {
     return st;
 }
 
+int haze_dev_fcm_set_seed_lean(haze_ctx *ctx, int on) {
+    int st;
+    haze__fcm_tuning *t = tuning(ctx, &st);
+    if (t) t->seed_lean = !!on;
+    return st;
+}
+
 void haze_dev_fcm_queue_counts(haze_ctx *ctx, unsigned long *used, unsigned long *dropped) {
     int st;
     haze__fcm_tuning *t = tuning(ctx, &st);

@@ -34,6 +34,10 @@ int haze_dev_fcm_set_pipeline(haze_ctx *ctx, int on);
 /* on = 1: k-means++ on the CPU even where the device could seed (the same
  * centres; for timing); 0: the default. */
 int haze_dev_fcm_set_cpu_seed(haze_ctx *ctx, int on);
+/* on = 1: k-means++ on the device computes each round's distances again
+ * rather than keeping every candidate's (the same centres; tests of that
+ * path); 0: the default, which keeps them where the device has room. */
+int haze_dev_fcm_set_seed_lean(haze_ctx *ctx, int on);
 /* The passes queued ahead that fits on ctx used and that they dropped, since
  * the context was made (0 and 0 without CUDA). */
 void haze_dev_fcm_queue_counts(haze_ctx *ctx, unsigned long *used, unsigned long *dropped);

@@ -428,7 +428,8 @@ static void test_fuzzifier(void **state) {
  * spot (the fallback draws). Through the fit: the default start gives the
  * same centres on both backends, streamed data is seeded on the CPU with
  * the same result, and seeding on the CPU (haze_dev_fcm_set_cpu_seed)
- * changes nothing. */
+ * changes nothing. The device seeds with every candidate's distances kept
+ * (the default) and computed again each round (haze_dev_fcm_set_seed_lean). */
 static void test_seeding(void **state) {
     (void)state;
     const size_t sz[][3] = {{1000, 2, 5},   {257, 3, 4},    {300000, 32, 16}, {70000, 64, 10},
@@ -455,15 +456,20 @@ static void test_seeding(void **state) {
                     u[k] = rep == 0 ? (double)rand() / ((double)RAND_MAX + 1)
                                     : (k % 2 ? 0.0 : 1.0 - 0x1p-53);
                 const void *xp = single ? (const void *)xf : (const void *)x;
-                int st = haze_dev_fcm_seed_device(gpu, xp, single, n, d, c, trials, idx, u, vg);
-                if (st)
-                    fail_msg("n %zu d %zu c %zu: the device did not seed (%d: %s)", n, d, c, st,
-                             st < 0 ? haze_ctx_errmsg(gpu) : "declined");
                 assert_int_equal(
                     haze_dev_fcm_seed_cpu(cpu, xp, single, n, d, c, trials, idx, u, vc), HAZE_OK);
-                if (memcmp(vg, vc, c * d * sizeof *vg))
-                    fail_msg("n %zu d %zu c %zu %s rep %d: device and CPU seeds differ", n, d, c,
-                             single ? "f32" : "f64", rep);
+                /* the candidates' distances kept (the default), then computed again */
+                for (int lean = 0; lean < 2; lean++) {
+                    assert_int_equal(haze_dev_fcm_set_seed_lean(gpu, lean), HAZE_OK);
+                    int st = haze_dev_fcm_seed_device(gpu, xp, single, n, d, c, trials, idx, u, vg);
+                    if (st)
+                        fail_msg("n %zu d %zu c %zu: the device did not seed (%d: %s)", n, d, c, st,
+                                 st < 0 ? haze_ctx_errmsg(gpu) : "declined");
+                    if (memcmp(vg, vc, c * d * sizeof *vg))
+                        fail_msg("n %zu d %zu c %zu %s rep %d lean %d: device and CPU seeds differ",
+                                 n, d, c, single ? "f32" : "f64", rep, lean);
+                }
+                assert_int_equal(haze_dev_fcm_set_seed_lean(gpu, 0), HAZE_OK);
             }
         free(x), free(xf), free(idx), free(u), free(vg), free(vc);
     }
@@ -474,9 +480,14 @@ static void test_seeding(void **state) {
         size_t idx[4] = {5, 17, 599, 0};
         for (size_t i = 0; i < n * d; i++) x[i] = -2.5;
         for (size_t k = 0; k < c * trials; k++) u[k] = 0.5;
-        assert_int_equal(haze_dev_fcm_seed_device(gpu, x, 0, n, d, c, trials, idx, u, vg), HAZE_OK);
         assert_int_equal(haze_dev_fcm_seed_cpu(cpu, x, 0, n, d, c, trials, idx, u, vc), HAZE_OK);
-        assert_memory_equal(vg, vc, sizeof vg);
+        for (int lean = 0; lean < 2; lean++) {
+            assert_int_equal(haze_dev_fcm_set_seed_lean(gpu, lean), HAZE_OK);
+            assert_int_equal(haze_dev_fcm_seed_device(gpu, x, 0, n, d, c, trials, idx, u, vg),
+                             HAZE_OK);
+            assert_memory_equal(vg, vc, sizeof vg);
+        }
+        assert_int_equal(haze_dev_fcm_set_seed_lean(gpu, 0), HAZE_OK);
         free(x);
     }
     /* through the fit: the default start, resident and streamed, CPU seeding forced */

@@ -351,14 +351,17 @@ extern "C" int haze__fcm_seed_cuda(haze_ctx *ctx, haze__fcm_gpu *g, size_t trial
                                    const size_t *idx, const double *u, double *v) {
     /* Resident data only (streaming it twice per centre would cost more
      * than the CPU's passes over host memory), and room for the distances
-     * and block sums. The context's cpu_seed switch seeds on the CPU (for
-     * timing). */
+     * and block sums; every candidate's distances kept where there is room
+     * for them too. The context's cpu_seed switch seeds on the CPU (for
+     * timing), its seed_lean switch never keeps the distances (tests). */
     const size_t nb = (g->n + HAZE__FCM_PP_BLOCK - 1) / HAZE__FCM_PP_BLOCK;
-    const size_t need = haze__fcm_seed_bytes(g->n, g->d, g->c, trials);
-    if (!g->resident || need > haze__cuda_budget(ctx) || g->tune->cpu_seed || nb > 0x7fffffffu)
-        return 1;
+    const size_t need = haze__fcm_seed_bytes(g->n, g->d, g->c, trials, 0);
+    const size_t budget = haze__cuda_budget(ctx);
+    if (!g->resident || need > budget || g->tune->cpu_seed || nb > 0x7fffffffu) return 1;
+    const int keep =
+        !g->tune->seed_lean && haze__fcm_seed_bytes(g->n, g->d, g->c, trials, 1) <= budget;
     return haze__fcm_seed_run(ctx, g->dx[0], g->single, g->n, g->d, g->c, trials, idx, u, v,
-                              haze__stream(ctx));
+                              haze__stream(ctx), keep);
 }
 
 /* Copies a double matrix to the device in T through the page-locked staging

@@ -160,13 +160,16 @@ int haze__fcm_shape_shifts(size_t d);
 /* Launches the pass over a.ngrp groups on stream st. */
 int haze__fcm_shape_launch(haze_ctx *ctx, const haze__fcm_shape_args *a, cudaStream_t st);
 /* k-means++ (fcm_internal.h) on the n x d resident data dx (float when
- * single) on stream st: fcm_cuda_seed.cu. Returns 1 when it cannot have
- * its device memory (the caller then seeds on the CPU). */
+ * single) on stream st: fcm_cuda_seed.cu. keep: every candidate's
+ * distances are kept for the next round (one pass over the data a round;
+ * without the room for them it recomputes them, as with keep 0). Returns 1
+ * when it cannot have its device memory (the caller then seeds on the
+ * CPU). */
 int haze__fcm_seed_run(haze_ctx *ctx, const void *dx, int single, size_t n, size_t d, size_t c,
                        size_t trials, const size_t *idx, const double *u, double *v,
-                       cudaStream_t st);
+                       cudaStream_t st, int keep);
 /* The device memory it allocates. */
-size_t haze__fcm_seed_bytes(size_t n, size_t d, size_t c, size_t trials);
+size_t haze__fcm_seed_bytes(size_t n, size_t d, size_t c, size_t trials, int keep);
 #ifdef __cplusplus
 }
 #endif

@@ -301,6 +301,7 @@ static int part_ctx(haze_ctx *ctx, int device, int threads, haze_ctx **out) {
     to->keep8 = from->keep8;
     to->no_pipeline = from->no_pipeline;
     to->cpu_seed = from->cpu_seed;
+    to->seed_lean = from->seed_lean;
     to->host_exchange = from->host_exchange;
     to->part_totals = from->part_totals;
     return HAZE_OK;

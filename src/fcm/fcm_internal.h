@@ -281,6 +281,8 @@ typedef struct haze__fcm_tuning {
     int keep8;         /* 0: the shape's measured share; 1 + k: k eighths of the groups keep U */
     int no_pipeline;   /* 1: no pass is queued ahead */
     int cpu_seed;      /* 1: k-means++ on the CPU where the device could seed */
+    int seed_lean;     /* 1: k-means++ on the device recomputes each round's distances
+                          where it could keep them */
     int host_exchange; /* 1: a fit over several devices exchanges through host memory even
                           where the library has NCCL */
     int fail_thread;   /* 1 + k: starting part k's thread of a fit over several devices fails
