@@ -167,23 +167,39 @@ static double haze_rate_device(haze_ctx *ctx, haze_fis *f, const double *in, siz
 /* n rows (the n0 of `in` repeated) from page-locked host memory
  * (cudaHostAlloc, as a pinned PyTorch tensor is): the copy engines read and
  * write the caller's arrays directly; -1 without CUDA. */
-static double haze_rate_pinned(haze_ctx *ctx, haze_fis *f, const double *in, size_t n0, size_t n) {
+/* A long batch of n rows (the n0 rows of `in` again and again) from host
+ * memory, page-locked (cudaHostAlloc, as a pinned PyTorch tensor) or
+ * pageable (malloc, as a NumPy array); -1 without CUDA. */
+static double haze_rate_long(haze_ctx *ctx, haze_fis *f, const double *in, size_t n0, size_t n,
+                             int pinned) {
 #ifdef HAZE_HAVE_CUDA
     int ni = haze_fis_input_count(f), no = haze_fis_output_count(f);
     double *hin = NULL, *hout = NULL;
-    if (cudaHostAlloc((void **)&hin, sizeof(double) * n * (size_t)ni, 0) != cudaSuccess ||
-        cudaHostAlloc((void **)&hout, sizeof(double) * n * (size_t)no, 0) != cudaSuccess) {
-        cudaFreeHost(hin);
+    const size_t bi = sizeof(double) * n * (size_t)ni, bo = sizeof(double) * n * (size_t)no;
+    if (pinned) {
+        if (cudaHostAlloc((void **)&hin, bi, 0) != cudaSuccess ||
+            cudaHostAlloc((void **)&hout, bo, 0) != cudaSuccess) {
+            cudaFreeHost(hin);
+            return -1;
+        }
+    } else if (!(hin = malloc(bi)) || !(hout = malloc(bo))) {
+        free(hin);
         return -1;
     }
     for (size_t i = 0; i < n; i += n0) /* the n0 rows again and again */
         memcpy(hin + i * (size_t)ni, in, sizeof(double) * (n - i < n0 ? n - i : n0) * (size_t)ni);
+    if (!pinned) memset(hout, 0, bo); /* the pages made before the timing, as the inputs' */
     double r = haze_rate(ctx, f, hin, hout, n);
-    cudaFreeHost(hin);
-    cudaFreeHost(hout);
+    if (pinned) {
+        cudaFreeHost(hin);
+        cudaFreeHost(hout);
+    } else {
+        free(hin);
+        free(hout);
+    }
     return r;
 #else
-    (void)ctx, (void)f, (void)in, (void)n0, (void)n;
+    (void)ctx, (void)f, (void)in, (void)n0, (void)n, (void)pinned;
     return -1;
 #endif
 }
@@ -252,7 +268,7 @@ int main(int argc, char **argv) {
     if (h2d > 0)
         printf("bus (page-locked, 256 MiB): %.1f GB/s to the device, %.1f GB/s back\n\n", h2d / 1e9,
                d2h / 1e9);
-    char pinrows[2][160];
+    char pinrows[2][200];
     printf("%-8s %10s %10s %10s %10s %10s %10s %10s %10s %10s %10s %14s\n", "model", "haze GPU",
            "GPU pinned", "GPU dev", "haze CPU", "CPU/core", "fuzzylite", "GPU/fl", "dev/fl",
            "core/fl", "GFLOP/s", "FP64 peak");
@@ -278,7 +294,8 @@ int main(int argc, char **argv) {
         double g = have_gpu ? haze_rate(gpu, f, in, out, ng) : -1;
         double gd = have_gpu ? haze_rate_device(gpu, f, in, ng) : -1;
         const size_t np = quick ? ng : 8 * ng; /* a long batch: the per-call set-up amortised */
-        double gp = have_gpu ? haze_rate_pinned(gpu, f, in, ng, np) : -1;
+        double gp = have_gpu ? haze_rate_long(gpu, f, in, ng, np, 1) : -1;
+        double gl = have_gpu ? haze_rate_long(gpu, f, in, ng, np, 0) : -1;
         /* the bus floor: inputs one way, outputs the other, the two at once */
         const int no = haze_fis_output_count(f);
         double bus = -1;
@@ -287,12 +304,15 @@ int main(int argc, char **argv) {
             bus = 1.0 / (ti > to ? ti : to);
         }
         {
-            char pb[24], bb[24];
+            char pb[24], lb[24], bb[24];
             cell(pb, sizeof pb, gp);
+            cell(lb, sizeof lb, gl);
             cell(bb, sizeof bb, bus);
             snprintf(pinrows[m], sizeof pinrows[m],
-                     "%-8s pinned %s, bus floor %s (%d + %d bytes a row): %.0f%% of the bus",
-                     names[m], pb, bb, 8 * ni, 8 * no, gp > 0 && bus > 0 ? 100.0 * gp / bus : 0.0);
+                     "%-8s long batch: pinned %s (%.0f%%), pageable %s (%.0f%%); bus floor %s "
+                     "(%d + %d bytes a row)",
+                     names[m], pb, gp > 0 && bus > 0 ? 100.0 * gp / bus : 0.0, lb,
+                     gl > 0 && bus > 0 ? 100.0 * gl / bus : 0.0, bb, 8 * ni, 8 * no);
         }
         double c = haze_rate(cpu, f, in, out, nc);
         haze_ctx_set_threads(cpu, 1);
@@ -323,7 +343,8 @@ int main(int argc, char **argv) {
         for (int m = 0; m < 2; m++) printf("%s\n", pinrows[m]);
     printf("\nhaze GPU: %s rows per call from pageable host memory, transfers included;\n"
            "GPU pinned: %s rows per call from page-locked host memory (cudaHostAlloc, as a\n"
-           "pinned PyTorch tensor); GPU dev: %s rows already\n"
+           "pinned PyTorch tensor); long batch: the same, and as many rows per call from\n"
+           "pageable memory (malloc, as a NumPy array); GPU dev: %s rows already\n"
            "in device memory (haze_fis_eval_device); haze CPU: all %d threads;\n"
            "CPU/core: one thread; GPU/fl, dev/fl and core/fl: ratios to fuzzylite's single\n"
            "thread (goals: >= 10,000x and >= 5x). GFLOP/s (GPU dev): ~4 flops per point and\n"

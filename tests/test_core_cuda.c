@@ -41,6 +41,52 @@ static void test_ctx_cuda(void **state) {
     haze_ctx_free(ctx);
 }
 
+#ifdef HAZE_HAVE_CUDA
+#include <pthread.h>
+#include <stdlib.h>
+
+static void *backend_of(void *p) {
+    return (void *)(size_t)haze_ctx_backend((const haze_ctx *)p);
+}
+#endif
+
+/* An AUTO context returns at once and looks for its device on a thread of
+ * its own: the backend is settled when first asked for, by whichever thread
+ * asks, the same for all; a context freed before it is settled, and one
+ * whose device is not there (settled on the CPU, the clean fallback),
+ * are fine. */
+static void test_ctx_auto_settle(void **state) {
+    (void)state;
+#ifdef HAZE_HAVE_CUDA
+    unsetenv("HAZE_BACKEND");
+    unsetenv("HAZE_DEVICE");
+    haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_AUTO);
+    /* not settled yet (the thread is still running or not yet joined) */
+    assert_int_equal(__atomic_load_n(&ctx->backend, __ATOMIC_ACQUIRE), HAZE_BACKEND_AUTO);
+    enum { T = 8 };
+    pthread_t th[T];
+    for (int i = 0; i < T; i++) assert_int_equal(pthread_create(&th[i], NULL, backend_of, ctx), 0);
+    for (int i = 0; i < T; i++) {
+        void *r = NULL;
+        pthread_join(th[i], &r);
+        assert_int_equal((int)(size_t)r, HAZE_BACKEND_CUDA);
+    }
+    assert_int_equal(haze_ctx_device_count(ctx), 1);
+    assert_null(ctx->warm);
+    haze_ctx_free(ctx);
+    /* freed before it is settled */
+    ctx = haze_test_ctx(HAZE_BACKEND_AUTO);
+    haze_ctx_free(ctx);
+    /* a device the machine does not have: the CPU, as before */
+    setenv("HAZE_DEVICE", "1000", 1);
+    ctx = haze_test_ctx(HAZE_BACKEND_AUTO);
+    assert_int_equal(haze_ctx_backend(ctx), HAZE_BACKEND_CPU);
+    assert_int_equal(haze_ctx_device_count(ctx), 0);
+    haze_ctx_free(ctx);
+    unsetenv("HAZE_DEVICE");
+#endif
+}
+
 /* The device allocator keeps a context within its device_memory_limit,
  * counts what it holds, gives the bytes back on free, and says why it
  * refuses. */
@@ -100,8 +146,8 @@ static void test_dev_alloc_limit(void **state) {
 
 int main(void) {
     haze_test_require_gpu();
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_probe),
-                                       cmocka_unit_test(test_ctx_cuda),
-                                       cmocka_unit_test(test_dev_alloc_limit)};
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_probe), cmocka_unit_test(test_ctx_cuda),
+        cmocka_unit_test(test_ctx_auto_settle), cmocka_unit_test(test_dev_alloc_limit)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

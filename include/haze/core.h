@@ -193,11 +193,19 @@ static inline haze_ctx_options haze_ctx_options_default(void) {
 /*
  * Creates a context. `opt` may be NULL for the defaults.
  *
- * The backend is resolved here, once: AUTO becomes CUDA when the build has it
- * and a device answers, otherwise CPU. Asking for CUDA where there is none is
- * an error (HAZE_ERR_NODEVICE), never a silent fallback. The environment
+ * The backend is resolved once: AUTO becomes CUDA when the build has it and a
+ * device answers, otherwise CPU. Asking for CUDA where there is none is an
+ * error (HAZE_ERR_NODEVICE), never a silent fallback. The environment
  * variable HAZE_BACKEND (auto|cpu|cuda) replaces an AUTO request only, so a
  * program's explicit choice wins over the environment.
+ *
+ * Starting CUDA takes the driver 0.1-0.3 s, and making the device's context
+ * as long again. An AUTO context returns at once: a thread of its own looks
+ * for the device and makes its context while the program goes on (reading
+ * its data, say), and the first call that needs the answer
+ * (haze_ctx_backend, or any computation) waits for that thread. A CUDA
+ * request checks the device before it returns (so that it can fail), and
+ * makes the context on such a thread too.
  *
  * The first context also replaces GMP's memory functions (which MPFR uses)
  * with ones that allocate as GMP's do, so that an allocation that fails

@@ -8,13 +8,19 @@
  * there, and treat an explicit request that cannot be met as an error.
  */
 #include <ctype.h>
+#include <pthread.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
 #include <unistd.h>
+
+#if defined(__x86_64__) && defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -213,11 +219,17 @@ static int resolve_backend(haze_ctx *ctx, haze_backend want, const char *origin)
         return HAZE_OK;
     }
 #ifdef HAZE_HAVE_CUDA
+    if (want == HAZE_BACKEND_AUTO && haze__cuda_warm(ctx, 1)) {
+        /* the device looked for and its context made while the caller goes
+         * on; the backend is settled when first needed (haze__ctx_settle) */
+        ctx->backend = HAZE_BACKEND_AUTO;
+        return HAZE_OK;
+    }
     char why[256] = "";
     int st = haze__cuda_usable(ctx->device, why, sizeof why);
     if (st == HAZE_OK) {
         ctx->backend = HAZE_BACKEND_CUDA;
-        haze__cuda_warm(ctx); /* the device's context made while the caller goes on */
+        haze__cuda_warm(ctx, 0); /* the device's context made while the caller goes on */
         return HAZE_OK;
     }
     if (want == HAZE_BACKEND_AUTO) {
@@ -404,14 +416,30 @@ void haze_ctx_free(haze_ctx *ctx) {
     free(ctx);
 }
 
+haze_backend haze__ctx_settle(haze_ctx *ctx) {
+    haze_backend b = __atomic_load_n(&ctx->backend, __ATOMIC_ACQUIRE);
+#ifdef HAZE_HAVE_CUDA
+    if (b != HAZE_BACKEND_AUTO) return b;
+    static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER; /* one thread joins the warm thread */
+    pthread_mutex_lock(&mu);
+    b = __atomic_load_n(&ctx->backend, __ATOMIC_ACQUIRE);
+    if (b == HAZE_BACKEND_AUTO) {
+        b = haze__cuda_warm_join(ctx) ? HAZE_BACKEND_CUDA : HAZE_BACKEND_CPU;
+        __atomic_store_n(&ctx->backend, b, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&mu);
+#endif
+    return b;
+}
+
 haze_backend haze_ctx_backend(const haze_ctx *ctx) {
-    return ctx ? ctx->backend : HAZE_BACKEND_CPU;
+    return haze__use_cuda(ctx) ? HAZE_BACKEND_CUDA : HAZE_BACKEND_CPU;
 }
 int haze_ctx_device(const haze_ctx *ctx) {
     return ctx ? ctx->device : 0;
 }
 int haze_ctx_device_count(const haze_ctx *ctx) {
-    if (!ctx || ctx->backend != HAZE_BACKEND_CUDA) return 0;
+    if (!haze__use_cuda(ctx)) return 0;
     return ctx->ndev > 1 ? ctx->ndev : 1;
 }
 int haze_ctx_devices(const haze_ctx *ctx, int *out, int max) {
@@ -471,22 +499,72 @@ void haze__copy_par_cap(int threads) {
     copy_cap = threads > 0 ? threads : 0;
 }
 
+/* memcpy with streaming (non-temporal) stores where the CPU has them: the
+ * destination is not read by this CPU soon (a staging buffer the copy
+ * engines read, or a long output), so its lines are neither read first nor
+ * kept in the cache: a third less memory traffic than a plain copy. glibc's
+ * memcpy streams only above a threshold near the size of the last-level
+ * cache (hundreds of MiB on a large server), far above a thread's piece
+ * here; measured on a 16-core host, 16 threads: 51-53 GB/s with memcpy,
+ * 61-67 GB/s streaming. */
+static void copy_stream(void *dst, const void *src, size_t n) {
+#if defined(__x86_64__) && defined(__SSE2__)
+    char *d = (char *)dst;
+    const char *s = (const char *)src;
+    if (n < 4096) {
+        memcpy(d, s, n);
+        return;
+    }
+    const size_t head = (16 - ((uintptr_t)d & 15)) & 15; /* to a 16-byte boundary */
+    memcpy(d, s, head);
+    d += head, s += head, n -= head;
+    const size_t body = n & ~(size_t)63;
+    for (size_t i = 0; i < body; i += 64) {
+        const __m128i a = _mm_loadu_si128((const __m128i *)(s + i));
+        const __m128i b = _mm_loadu_si128((const __m128i *)(s + i + 16));
+        const __m128i c = _mm_loadu_si128((const __m128i *)(s + i + 32));
+        const __m128i e = _mm_loadu_si128((const __m128i *)(s + i + 48));
+        _mm_stream_si128((__m128i *)(d + i), a);
+        _mm_stream_si128((__m128i *)(d + i + 16), b);
+        _mm_stream_si128((__m128i *)(d + i + 32), c);
+        _mm_stream_si128((__m128i *)(d + i + 48), e);
+    }
+    _mm_sfence(); /* the streamed stores are seen before whatever follows */
+    memcpy(d + body, s + body, n - body);
+#else
+    memcpy(dst, src, n);
+#endif
+}
+
 void haze__copy_par(const haze_ctx *ctx, void *dst, const void *src, size_t n) {
+    haze__copy_par2(ctx, dst, src, n, NULL, NULL, 0);
+}
+
+void haze__copy_par2(const haze_ctx *ctx, void *d0, const void *s0, size_t n0, void *d1,
+                     const void *s1, size_t n1) {
     const size_t part = (size_t)1 << 20; /* bytes a thread copies at least */
+    const size_t n = n0 + n1;
     int nt = haze__threads_for(ctx, (double)n, (double)part);
     if (copy_cap > 0 && nt > copy_cap) nt = copy_cap;
     if (nt <= 1) {
-        memcpy(dst, src, n);
+        if (n0) copy_stream(d0, s0, n0);
+        if (n1) copy_stream(d1, s1, n1);
         return;
     }
-    /* nt pieces, each a multiple of 64 bytes but the last */
+    /* nt pieces of the two copies end to end, each a multiple of 64 bytes
+     * but the last */
     const size_t piece = ((n + (size_t)nt - 1) / (size_t)nt + 63) & ~(size_t)63;
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(nt) schedule(static, 1)
 #endif
     for (int t = 0; t < nt; t++) {
         size_t a = (size_t)t * piece, e = a + piece < n ? a + piece : n;
-        if (a < e) memcpy((char *)dst + a, (const char *)src + a, e - a);
+        if (a < n0) { /* (the part of [a, e) in the first copy) */
+            const size_t e0 = e < n0 ? e : n0;
+            copy_stream((char *)d0 + a, (const char *)s0 + a, e0 - a);
+            a = e0;
+        }
+        if (a < e) copy_stream((char *)d1 + (a - n0), (const char *)s1 + (a - n0), e - a);
     }
 }
 

@@ -82,12 +82,15 @@ extern "C" int haze__cuda_probe(int device, haze_device_info *info, char *why, s
 typedef struct warm_arg {
     pthread_t thread;
     int device;
+    int probe;  /* look for the device first */
+    int usable; /* (probe) whether it was found usable */
 } warm_arg;
 
 /* Warm-up threads still making a context: a process that ends (exit, or a
  * context never freed) waits for them before the CUDA runtime's own exit
  * handler tears the runtime down under them (warm_atexit, registered after
- * the runtime's, runs before it). */
+ * the runtime's, which the static runtime registers before main, runs
+ * before it). */
 static int warm_running;
 static pid_t warm_pid; /* the process whose threads they are (not a forked child) */
 static pthread_once_t warm_once = PTHREAD_ONCE_INIT;
@@ -106,33 +109,40 @@ static void warm_register(void) {
 }
 
 static void *warm_main(void *p) {
-    const warm_arg *a = (const warm_arg *)p;
+    warm_arg *a = (warm_arg *)p;
+    char why[256];
+    a->usable = !a->probe || haze__cuda_usable(a->device, why, sizeof why) == HAZE_OK;
     /* the device's primary context, made now; an error is left for the
      * first real call to meet and report */
-    if (cudaSetDevice(a->device) != cudaSuccess || cudaFree(0) != cudaSuccess) cudaGetLastError();
+    if (a->usable && (cudaSetDevice(a->device) != cudaSuccess || cudaFree(0) != cudaSuccess))
+        cudaGetLastError();
     __atomic_fetch_sub(&warm_running, 1, __ATOMIC_ACQ_REL);
     return NULL;
 }
 
-extern "C" void haze__cuda_warm(haze_ctx *ctx) {
+extern "C" int haze__cuda_warm(haze_ctx *ctx, int probe) {
     pthread_once(&warm_once, warm_register);
     warm_arg *a = (warm_arg *)calloc(1, sizeof *a);
-    if (!a) return; /* no head start: the first call makes the context */
+    if (!a) return 0; /* no head start: the first call makes the context */
     a->device = ctx->device;
+    a->probe = probe;
     __atomic_fetch_add(&warm_running, 1, __ATOMIC_ACQ_REL);
     if (pthread_create(&a->thread, NULL, warm_main, a) != 0) {
         __atomic_fetch_sub(&warm_running, 1, __ATOMIC_ACQ_REL);
         free(a);
-        return;
+        return 0;
     }
     ctx->warm = a;
+    return 1;
 }
 
-extern "C" void haze__cuda_warm_join(haze_ctx *ctx) {
+extern "C" int haze__cuda_warm_join(haze_ctx *ctx) {
     warm_arg *a = (warm_arg *)__atomic_exchange_n(&ctx->warm, NULL, __ATOMIC_ACQ_REL);
-    if (!a) return;
+    if (!a) return 1;
     pthread_join(a->thread, NULL);
+    const int usable = a->usable;
     free(a);
+    return usable;
 }
 
 extern "C" void haze__cuda_ctx_release(haze_ctx *ctx) {

@@ -50,7 +50,9 @@ typedef struct haze__dev_acct haze__dev_acct;
  * message cannot reach a new one at the same address.
  */
 struct haze_ctx {
-    haze_backend backend; /* resolved: CPU or CUDA */
+    /* resolved: CPU or CUDA; AUTO while the warm thread (below) still looks
+     * for the device (haze__ctx_settle; read it through haze__use_cuda) */
+    haze_backend backend;
     int device;
     int threads;
     size_t device_memory_limit;
@@ -62,7 +64,8 @@ struct haze_ctx {
     /* module state blocks (haze__ctx_state), made on first use */
     void *state[HAZE__STATE_COUNT];
     /* the thread that makes the device's CUDA context while the caller goes
-     * on (haze__cuda_warm), joined by haze__cuda_begin and haze_ctx_free */
+     * on (haze__cuda_warm), joined by haze__ctx_settle, haze__cuda_begin and
+     * haze_ctx_free */
     void *warm; /* pthread_t *, NULL: none running */
     /* a context over a set of devices (haze/core.h, "Several devices"):
      * ndev > 1 ids in devs (devs[0] == device) and parts[k], the context on
@@ -219,16 +222,29 @@ static inline int haze__threads_for(const haze_ctx *ctx, double work, double per
 }
 
 /* memcpy of n bytes on up to haze__threads(ctx) threads (1 MiB each at
- * least): one thread does not reach the memory's bandwidth. */
+ * least): one thread does not reach the memory's bandwidth. For copies
+ * whose destination this CPU does not read soon (staging buffers, long
+ * outputs): the stores stream past the cache where the CPU can. */
 void haze__copy_par(const haze_ctx *ctx, void *dst, const void *src, size_t n);
+/* Two such copies (n1 may be 0) on the same threads at once. */
+void haze__copy_par2(const haze_ctx *ctx, void *d0, const void *s0, size_t n0, void *d1,
+                     const void *s1, size_t n1);
 /* At most `threads` threads for this thread's haze__copy_par calls from now
  * on (0: the context's count again): a call split over several devices
  * gives each device's copies its share of the host's threads. */
 void haze__copy_par_cap(int threads);
 
+/* The backend of a context whose AUTO backend is still being resolved
+ * (the device looked for on the warm thread): waits for that thread, then
+ * CPU or CUDA. Thread-safe. */
+haze_backend haze__ctx_settle(haze_ctx *ctx);
+
 /* 1 when a computation on this context should run on the GPU. */
 static inline int haze__use_cuda(const haze_ctx *ctx) {
-    return ctx && ctx->backend == HAZE_BACKEND_CUDA;
+    if (!ctx) return 0;
+    haze_backend b = __atomic_load_n(&ctx->backend, __ATOMIC_ACQUIRE);
+    if (b == HAZE_BACKEND_AUTO) b = haze__ctx_settle((haze_ctx *)ctx);
+    return b == HAZE_BACKEND_CUDA;
 }
 
 /* Device-side helpers (defined in core_cuda.cu; only with CUDA). */
@@ -238,13 +254,18 @@ int haze__cuda_probe(int device, haze_device_info *info, char *why, size_t why_l
 int haze__cuda_usable(int device, char *why, size_t why_len);
 /*
  * Starts making the device's CUDA context on a thread of its own (the
- * driver needs 0.1-0.3 s for it on a large GPU), so that the caller's work
- * before its first CUDA call (reading its files) overlaps it. The CUDA
- * runtime makes a device's context once per process, whichever thread asks
- * first; haze__cuda_begin and haze_ctx_free wait for the thread.
+ * driver needs 0.1-0.3 s for it on a large GPU, and as long again to start
+ * at all), so that the caller's work before its first CUDA call (reading
+ * its files) overlaps it. probe: the thread first checks that the device
+ * is usable (haze__cuda_usable) and makes no context when it is not.
+ * Returns 1 when the thread runs. The CUDA runtime makes a device's
+ * context once per process, whichever thread asks first;
+ * haze__ctx_settle, haze__cuda_begin and haze_ctx_free wait for the
+ * thread. haze__cuda_warm_join: 0 when the thread found the device
+ * unusable, else 1 (also when none ran).
  */
-void haze__cuda_warm(haze_ctx *ctx);
-void haze__cuda_warm_join(haze_ctx *ctx);
+int haze__cuda_warm(haze_ctx *ctx, int probe);
+int haze__cuda_warm_join(haze_ctx *ctx);
 int haze__cuda_count(void);
 void haze__cuda_ctx_release(haze_ctx *ctx);
 /*

@@ -220,8 +220,9 @@ static int image_put(haze_ctx *ctx, dev_cache *c, unsigned long long serial, voi
  * in NSET sets of buffers, each with its own stream: the host's threads
  * copy chunk k's inputs into set k % NSET while the copy engines and the
  * kernel work on the chunks before it, and take chunk k - NSET's outputs
- * out of it, so that a long batch runs at the bus rate instead of the
- * driver's pageable copies (a third of it, measured). Caller memory that
+ * out of it (both at once, with streaming stores: haze__copy_par2), so
+ * that a long batch runs near the bus rate instead of the driver's
+ * pageable copies (a third of it, measured). Caller memory that
  * is page-locked already (cudaHostAlloc, cudaHostRegister, a pinned
  * PyTorch tensor) needs no staging: the copy engines read the inputs and
  * write the outputs there directly, and the host's threads have nothing to
@@ -269,14 +270,17 @@ static int eval_staged(haze_ctx *ctx, const haze_fis *dm, const haze__fis_tabs *
     for (size_t i0 = 0; i0 < n; i0 += chunk, k++) {
         const int b = (int)(k % NSET);
         const size_t m = n - i0 < chunk ? n - i0 : chunk;
+        /* chunk k - NSET's outputs out of set b and chunk k's inputs into
+         * it, on the same threads at once */
+        double *od = NULL, *os = NULL;
+        size_t on = 0;
         if (pend[b]) {
             HAZE_CUDA_GOTO(ctx, st, done, cudaEventSynchronize(done_[b]));
-            if (!lout)
-                haze__copy_par(ctx, outputs + pend_i0[b] * no, hout[b],
-                               sizeof(double) * pend_m[b] * no);
+            if (!lout) od = outputs + pend_i0[b] * no, os = hout[b], on = pend_m[b] * no;
             pend[b] = 0;
         }
-        if (!lin) haze__copy_par(ctx, hin[b], inputs + i0 * ni, sizeof(double) * m * ni);
+        haze__copy_par2(ctx, hin[b], inputs + i0 * ni, lin ? 0 : sizeof(double) * m * ni, od, os,
+                        sizeof(double) * on);
         HAZE_CUDA_GOTO(ctx, st, done,
                        cudaMemcpyAsync(din[b].p, lin ? inputs + i0 * ni : hin[b],
                                        sizeof(double) * m * ni, cudaMemcpyHostToDevice, xs[b]));
