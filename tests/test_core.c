@@ -5,7 +5,10 @@
  */
 #include <pthread.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "test_util.h"
 
@@ -328,6 +331,30 @@ static void test_device_set(void **state) {
     haze_ctx_free(ctx);
 }
 
+/* A process forked while an AUTO context still looks for its device (in a
+ * build with CUDA: on a thread of its own) settles on the CPU instead of
+ * waiting for a thread it does not have (CUDA does not carry over a fork
+ * either); the parent settles as ever. */
+static void test_ctx_fork(void **state) {
+    (void)state;
+    unsetenv("HAZE_BACKEND");
+    haze_ctx *ctx = NULL;
+    assert_int_equal(haze_ctx_new(NULL, &ctx), HAZE_OK);
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        alarm(30); /* a child that waits for the thread fails the test, not the run */
+        _exit(haze_ctx_backend(ctx) == HAZE_BACKEND_CPU ? 0 : 1);
+    }
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    assert_int_equal(haze_ctx_backend(ctx), have_gpu() ? HAZE_BACKEND_CUDA : HAZE_BACKEND_CPU);
+    haze_ctx_free(ctx);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_status_strings),      cmocka_unit_test(test_version),
@@ -335,7 +362,7 @@ int main(void) {
         cmocka_unit_test(test_ctx_cpu_and_threads), cmocka_unit_test(test_cuda_request),
         cmocka_unit_test(test_env_override),        cmocka_unit_test(test_device_query),
         cmocka_unit_test(test_shared_ctx_errors),   cmocka_unit_test(test_error_per_context),
-        cmocka_unit_test(test_device_set),
+        cmocka_unit_test(test_device_set),          cmocka_unit_test(test_ctx_fork),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

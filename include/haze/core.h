@@ -205,7 +205,9 @@ static inline haze_ctx_options haze_ctx_options_default(void) {
  * its data, say), and the first call that needs the answer
  * (haze_ctx_backend, or any computation) waits for that thread. A CUDA
  * request checks the device before it returns (so that it can fail), and
- * makes the context on such a thread too.
+ * makes the context on such a thread too. A child forked before the AUTO
+ * backend is settled settles it on the CPU (CUDA does not carry over a
+ * fork).
  *
  * The first context also replaces GMP's memory functions (which MPFR uses)
  * with ones that allocate as GMP's do, so that an allocation that fails

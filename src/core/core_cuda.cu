@@ -84,6 +84,7 @@ typedef struct warm_arg {
     int device;
     int probe;  /* look for the device first */
     int usable; /* (probe) whether it was found usable */
+    pid_t pid;  /* the process that started the thread */
 } warm_arg;
 
 /* Warm-up threads still making a context: a process that ends (exit, or a
@@ -126,6 +127,7 @@ extern "C" int haze__cuda_warm(haze_ctx *ctx, int probe) {
     if (!a) return 0; /* no head start: the first call makes the context */
     a->device = ctx->device;
     a->probe = probe;
+    a->pid = getpid();
     __atomic_fetch_add(&warm_running, 1, __ATOMIC_ACQ_REL);
     if (pthread_create(&a->thread, NULL, warm_main, a) != 0) {
         __atomic_fetch_sub(&warm_running, 1, __ATOMIC_ACQ_REL);
@@ -139,6 +141,11 @@ extern "C" int haze__cuda_warm(haze_ctx *ctx, int probe) {
 extern "C" int haze__cuda_warm_join(haze_ctx *ctx) {
     warm_arg *a = (warm_arg *)__atomic_exchange_n(&ctx->warm, NULL, __ATOMIC_ACQ_REL);
     if (!a) return 1;
+    if (a->pid != getpid()) { /* a child forked from the process that started it: no such
+                                 thread here, and no CUDA for a child either */
+        free(a);
+        return 0;
+    }
     pthread_join(a->thread, NULL);
     const int usable = a->usable;
     free(a);
