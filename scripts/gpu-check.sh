@@ -21,7 +21,7 @@
 # HAZE_SANITIZE_TESTS="test_fnn_cuda test_fcm_cuda:test_gk ..." picks runs; HAZE_SANITIZE_JOBS (default 4
 # per GPU) runs that many at once, spread over the machine's GPUs; HAZE_SANITIZE_TIMEOUT (seconds,
 # default 1200) per run; racecheck runs the programs' tests named in HAZE_SANITIZE_SPLIT (default: the
-# three slowest) in HAZE_SANITIZE_PARTS parts (default 4) at once, each with a share of the cases.
+# four slowest) in HAZE_SANITIZE_PARTS parts (default 4) at once, each with a share of the cases.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 debs=${1:-.debs}
@@ -146,7 +146,7 @@ if [ "$san" != 0 ]; then
     t0=$(date +%s)
     i=0
     # racecheck's slowest runs go in parts (HAZE_SANITIZE_SPLIT, HAZE_SANITIZE_PARTS of each)
-    san_split=${HAZE_SANITIZE_SPLIT-test_fnn_cuda:test_register_online test_fnn_cuda:test_cluster_threads test_fcm_cuda:test_seeding}
+    san_split=${HAZE_SANITIZE_SPLIT-test_fnn_cuda:test_register_online test_fnn_cuda:test_cluster_threads test_fnn_cuda:test_exchange_forms test_fcm_cuda:test_seeding}
     san_parts=${HAZE_SANITIZE_PARTS:-4}
     for t in $san_tests; do for tool in $san_tools; do
         if [ "$tool" = racecheck ] && [[ " $san_split " == *" $t "* ]]; then
