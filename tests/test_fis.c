@@ -1301,6 +1301,148 @@ static void test_fll_duplicate_terms(void **s) {
     haze_ctx_free(ctx);
 }
 
+/* Engines written for fuzzylite 5 read as fuzzylite 6.0 reads them:
+ * `accumulation` is the aggregation, `lock-valid` is `lock-previous`, and a
+ * rule block's `activation` that names a t-norm is its implication. The
+ * engine in fuzzylite 6's words gives the same bits. */
+static void test_fll_version5_names(void **s) {
+    (void)s;
+    haze_ctx *ctx = cpu_ctx();
+    const char *v6 = "Engine: e\nInputVariable: x\n  range: 0 1\n  term: lo Triangle 0 0 0.6\n"
+                     "  term: hi Triangle 0.4 1 1\nOutputVariable: y\n  range: 0 1\n"
+                     "  aggregation: AlgebraicSum\n  defuzzifier: Centroid 200\n"
+                     "  default: nan\n  lock-previous: true\n  term: s Triangle 0 0.2 0.5\n"
+                     "  term: b Triangle 0.5 0.8 1\nRuleBlock: r\n  conjunction: Minimum\n"
+                     "  implication: AlgebraicProduct\n  activation: General\n"
+                     "  rule: if x is lo then y is s\n  rule: if x is hi then y is b\n";
+    const char *v5 = "Engine: e\nInputVariable: x\n  range: 0 1\n  term: lo Triangle 0 0 0.6\n"
+                     "  term: hi Triangle 0.4 1 1\nOutputVariable: y\n  range: 0 1\n"
+                     "  accumulation: AlgebraicSum\n  defuzzifier: Centroid 200\n"
+                     "  default: nan\n  lock-valid: true\n  term: s Triangle 0 0.2 0.5\n"
+                     "  term: b Triangle 0.5 0.8 1\nRuleBlock: r\n  conjunction: Minimum\n"
+                     "  activation: AlgebraicProduct\n"
+                     "  rule: if x is lo then y is s\n  rule: if x is hi then y is b\n";
+    haze_fis *a = NULL, *b = NULL;
+    if (haze_fis_parse_fll(ctx, v6, "v6.fll", &a)) fail_msg("%s", haze_ctx_errmsg(ctx));
+    if (haze_fis_parse_fll(ctx, v5, "v5.fll", &b)) fail_msg("%s", haze_ctx_errmsg(ctx));
+    assert_string_equal(haze_fis_method(b, "imp", 0), "prod");
+    assert_string_equal(haze_fis_method(b, "agg", 0), "probor");
+    /* x = 2 and -1 fire no rule: the output keeps the row before's */
+    double x[6] = {0.1, 0.5, 2.0, 0.9, -1.0, 0.45}, ya[6], yb[6];
+    assert_int_equal(haze_fis_eval(ctx, a, x, 6, ya, NULL), HAZE_OK);
+    assert_int_equal(haze_fis_eval(ctx, b, x, 6, yb, NULL), HAZE_OK);
+    assert_memory_equal(ya, yb, sizeof ya);
+    assert_true(ya[2] == ya[1] && ya[4] == ya[3] && !isnan(ya[2]));
+    /* an activation that is neither a method nor a t-norm says what it expected */
+    const char *bad = "Engine: e\nInputVariable: x\n  range: 0 1\n  term: lo Triangle 0 0 1\n"
+                      "OutputVariable: y\n  range: 0 1\n  term: s Triangle 0 0.2 0.5\n"
+                      "RuleBlock: r\n  activation: Maximum\n  rule: if x is lo then y is s\n";
+    haze_fis *c = NULL;
+    assert_int_equal(haze_fis_parse_fll(ctx, bad, "bad.fll", &c), HAZE_ERR_PARSE);
+    assert_non_null(strstr(haze_ctx_errmsg(ctx), "bad.fll:9: unknown activation 'Maximum'"));
+    haze_fis_free(a);
+    haze_fis_free(b);
+    haze_ctx_free(ctx);
+}
+
+/* Names are UTF-8: a file that is not is read as Windows-1252 (with a
+ * warning naming the first such line), a byte-order mark is skipped, and
+ * either way the model is the UTF-8 file's. */
+static void test_fis_encodings(void **s) {
+    (void)s;
+    haze_ctx *ctx = cpu_ctx();
+#define ENC_FIS(NAME, SYS)                                                                         \
+    "[System]\nName='" SYS "'\nType='mamdani'\nNumInputs=1\nNumOutputs=1\nNumRules=2\n"            \
+    "[Input1]\nName='" NAME "'\nRange=[0 1]\nNumMFs=2\nMF1='baixa':'trimf',[0 0 1]\n"              \
+    "MF2='alta':'trimf',[0 1 1]\n[Output1]\nName='y'\nRange=[0 10]\nNumMFs=2\n"                    \
+    "MF1='a':'trimf',[0 2 5]\nMF2='b':'trimf',[5 8 10]\n[Rules]\n1, 1 (1) : 1\n2, 2 (1) : 1\n"
+    haze_fis *u = parse_ok(ctx, ENC_FIS("Posi\xc3\xa7\xc3\xa3o", "custo \xe2\x82\xac"), "u.fis");
+    haze_fis *w = parse_ok(ctx, ENC_FIS("Posi\xe7\xe3o", "custo \x80"), "w.fis");
+    haze_fis *m = parse_ok(
+        ctx, "\xef\xbb\xbf" ENC_FIS("Posi\xc3\xa7\xc3\xa3o", "custo \xe2\x82\xac"), "m.fis");
+#undef ENC_FIS
+    assert_int_equal(haze_fis_warning_count(u), 0);
+    assert_int_equal(haze_fis_warning_count(m), 0);
+    assert_true(has_warning(w, "w.fis:2: not UTF-8 text: read as Windows-1252"));
+    double x[3] = {0.0, 0.3, 1.0}, yu[3], yw[3], ym[3];
+    const haze_fis *fs[2] = {w, m};
+    double *ys[2] = {yw, ym};
+    assert_int_equal(haze_fis_eval(ctx, u, x, 3, yu, NULL), HAZE_OK);
+    for (int k = 0; k < 2; k++) {
+        assert_string_equal(haze_fis_name(fs[k]), "custo \xe2\x82\xac");
+        assert_string_equal(haze_fis_var_name(fs[k], 0, 0), "Posi\xc3\xa7\xc3\xa3o");
+        assert_int_equal(haze_fis_eval(ctx, fs[k], x, 3, ys[k], NULL), HAZE_OK);
+        assert_memory_equal(ys[k], yu, sizeof yu);
+    }
+    haze_fis_free(u);
+    haze_fis_free(w);
+    haze_fis_free(m);
+    /* .fll: a byte-order mark, and a truncated UTF-8 sequence (read as two
+     * Windows-1252 characters) */
+    const char *fll = "\xef\xbb\xbf"
+                      "Engine: e\nInputVariable: x\n  range: 0 1\n  term: lo Triangle 0 0 1\n"
+                      "OutputVariable: y\xc3\n  range: 0 1\n  aggregation: Maximum\n"
+                      "  term: s Triangle 0 0.2 0.5\n"
+                      "RuleBlock: r\n  rule: if x is lo then y\xc3 is s\n";
+    haze_fis *f = NULL;
+    if (haze_fis_parse_fll(ctx, fll, "b.fll", &f)) fail_msg("%s", haze_ctx_errmsg(ctx));
+    assert_true(has_warning(f, "b.fll:5: not UTF-8 text: read as Windows-1252"));
+    assert_string_equal(haze_fis_var_name(f, 1, 0), "y\xc3\x83");
+    haze_fis_free(f);
+    haze_ctx_free(ctx);
+}
+
+/* A .fis holds as many rules as it lists (files made by rule generators hold
+ * thousands); NumRules is checked against them. The other counts stop at
+ * 4096, and a custom MF type is refused with the types that can be read. */
+static void test_fis_counts(void **s) {
+    (void)s;
+    haze_ctx *ctx = cpu_ctx();
+    const int nr = 5000;
+    size_t cap = 512 + (size_t)nr * 16;
+    char *text = malloc(cap);
+    assert_non_null(text);
+    for (int k = 0; k < 3; k++) {
+        int declared = k == 0 ? nr : k == 1 ? nr + 1 : -1; /* -1: no NumRules line */
+        size_t n = 0;
+        n += (size_t)snprintf(text + n, cap - n, "[System]\nName='many'\n");
+        if (declared >= 0) n += (size_t)snprintf(text + n, cap - n, "NumRules=%d\n", declared);
+        n += (size_t)snprintf(text + n, cap - n,
+                              "[Input1]\nName='x'\nRange=[0 1]\nNumMFs=2\n"
+                              "MF1='lo':'trimf',[0 0 1]\nMF2='hi':'trimf',[0 1 1]\n"
+                              "[Output1]\nName='y'\nRange=[0 1]\nNumMFs=2\n"
+                              "MF1='a':'trimf',[0 0 0.5]\nMF2='b':'trimf',[0.5 1 1]\n[Rules]\n");
+        for (int r = 0; r < nr; r++)
+            n += (size_t)snprintf(text + n, cap - n, "%d, %d (1) : 1\n", 1 + r % 2, 1 + r % 2);
+        haze_fis *f = NULL;
+        int st = haze_fis_parse(ctx, text, "many.fis", &f);
+        if (k == 1) {
+            assert_int_equal(st, HAZE_ERR_PARSE);
+            assert_non_null(
+                strstr(haze_ctx_errmsg(ctx), "NumRules=5001 but the [Rules] section holds 5000"));
+            continue;
+        }
+        if (st) fail_msg("%s", haze_ctx_errmsg(ctx));
+        assert_int_equal(haze_fis_rule_count(f), nr);
+        double x = 0.25, y;
+        assert_int_equal(haze_fis_eval(ctx, f, &x, 1, &y, NULL), HAZE_OK);
+        assert_true(y > 0.0 && y < 1.0);
+        haze_fis_free(f);
+    }
+    free(text);
+    haze_fis *f = NULL;
+    assert_int_equal(haze_fis_parse(ctx, "[System]\nNumInputs=4097\n", "n.fis", &f),
+                     HAZE_ERR_PARSE);
+    assert_non_null(strstr(haze_ctx_errmsg(ctx), "n.fis:2: NumInputs: 4097 is more than 4096"));
+    const char *custom = "[System]\nName='c'\n[Input1]\nName='x'\nRange=[0 1]\nNumMFs=1\n"
+                         "MF1='a':'unicamf',[0 1]\n";
+    assert_int_equal(haze_fis_parse(ctx, custom, "c.fis", &f), HAZE_ERR_PARSE);
+    assert_non_null(strstr(haze_ctx_errmsg(ctx), "c.fis:7: unknown MF type 'unicamf'"));
+    assert_non_null(strstr(haze_ctx_errmsg(ctx), "zmf, linsmf, linzmf;"));
+    assert_non_null(strstr(haze_ctx_errmsg(ctx), "a custom MF (a MATLAB function file)"));
+    haze_ctx_free(ctx);
+}
+
 /* Within 1e-6 of each output's range (1 when that is 0), NaN as NaN. */
 static void expect_close(const haze_fis *f, const char *what, size_t rows, const double *got,
                          const double *want, size_t wstride, double rel) {
@@ -1481,6 +1623,9 @@ int main(void) {
         cmocka_unit_test(test_fis_range_expr_limits),
         cmocka_unit_test(test_fuzzylite_mode_threshold),
         cmocka_unit_test(test_fll_duplicate_terms),
+        cmocka_unit_test(test_fll_version5_names),
+        cmocka_unit_test(test_fis_encodings),
+        cmocka_unit_test(test_fis_counts),
         cmocka_unit_test(test_fis_corpus),
         cmocka_unit_test(test_fll_writer),
         cmocka_unit_test(test_plan_cache),

@@ -155,6 +155,24 @@ static void test_npy_roundtrip(void **state) {
     assert_string_equal(haze_table_names(t)[1], "v");
     haze_table_free(t);
 
+    /* NaN is written "nan" whatever its sign (printf writes "-nan"), and
+     * reads back as NaN */
+    double nans[3] = {NAN, -NAN, 1.5};
+    snprintf(path, sizeof path, "%s/nan.csv", haze_test_dir());
+    if (haze_table_write(ctx, path, nans, HAZE_PRECISION_F64, 1, 3, NULL))
+        fail_msg("%s", haze_ctx_errmsg(ctx));
+    char line[64] = "";
+    FILE *nf = fopen(path, "r");
+    assert_non_null(nf);
+    assert_non_null(fgets(line, sizeof line, nf));
+    fclose(nf);
+    assert_string_equal(line, "nan,nan,1.5\n");
+    haze_table_options ro = haze_table_options_default();
+    ro.allow_nonfinite = 1;
+    assert_int_equal(haze_table_read(ctx, path, &ro, &t), HAZE_OK);
+    assert_true(isnan(haze_table_data(t)[0]) && isnan(haze_table_data(t)[1]));
+    haze_table_free(t);
+
     static const char bad_npy[] = "\x93NUMPY\x01\x00\x10\x00{'descr': '<i4'}";
     snprintf(path, sizeof path, "%s/bad.npy", haze_test_dir());
     FILE *fp = fopen(path, "wb");
@@ -359,6 +377,15 @@ static void test_csv_bom(void **state) {
     assert_null(haze_table_names(t)); /* the first row is data, not a header */
     assert_int_equal(haze_table_row_count(t), 2);
     assert_true(haze_table_data(t)[0] == 1.0);
+    haze_table_free(t);
+    /* a header that is not UTF-8 (a spreadsheet's Windows-1252) is read as
+     * Windows-1252: its names are UTF-8, as a model's names are */
+    p = haze_test_write("cp1252.csv", "Posi\xe7\xe3o,\x80,ok\n1,2,3\n");
+    assert_int_equal(haze_table_read(ctx, p, NULL, &t), HAZE_OK);
+    assert_string_equal(haze_table_names(t)[0], "Posi\xc3\xa7\xc3\xa3o");
+    assert_string_equal(haze_table_names(t)[1], "\xe2\x82\xac");
+    assert_string_equal(haze_table_names(t)[2], "ok");
+    assert_int_equal(haze_table_column(t, "Posi\xc3\xa7\xc3\xa3o"), 0);
     haze_table_free(t);
     haze_ctx_free(ctx);
 }

@@ -2,6 +2,7 @@
  * src/core/text.c - the text readers' toolkit (text.h).
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/text.h"
@@ -85,4 +86,75 @@ int haze__text_number(const char *s, const char **end, double *out) {
     *end = e;
     *out = v;
     return HAZE_OK;
+}
+
+/* The length of the UTF-8 sequence at s (1-4), or 0 when it is not one:
+ * overlong forms, surrogates and code points past U+10FFFF are not. */
+static int utf8_len(const unsigned char *s) {
+    unsigned c = s[0];
+    if (c < 0x80) return 1;
+    if (c < 0xC2 || c > 0xF4) return 0;
+    int n = c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+    for (int i = 1; i < n; i++)
+        if ((s[i] & 0xC0) != 0x80) return 0; /* the '\0' at the end stops here too */
+    if (c == 0xE0 && s[1] < 0xA0) return 0;  /* overlong */
+    if (c == 0xED && s[1] >= 0xA0) return 0; /* surrogates */
+    if (c == 0xF0 && s[1] < 0x90) return 0;  /* overlong */
+    if (c == 0xF4 && s[1] >= 0x90) return 0; /* past U+10FFFF */
+    return n;
+}
+
+/* Windows-1252's bytes 0x80-0x9F (WHATWG's table: the five it leaves
+ * undefined stand for the C1 controls of the same number) */
+static const unsigned short cp1252_80[32] = {
+    0x20AC, 0x0081, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021, 0x02C6, 0x2030, 0x0160,
+    0x2039, 0x0152, 0x008D, 0x017D, 0x008F, 0x0090, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022,
+    0x2013, 0x2014, 0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0x009D, 0x017E, 0x0178};
+
+char *haze__text_utf8(char *buf, char **conv, long *bad_line) {
+    *conv = NULL;
+    *bad_line = 0;
+    if (strncmp(buf, "\xEF\xBB\xBF", 3) == 0) buf += 3;
+    const unsigned char *p = (const unsigned char *)buf;
+    long line = 1;
+    int n;
+    for (; *p; p += n) {
+        if (*p == '\n') line++;
+        if (!(n = utf8_len(p))) break;
+    }
+    if (!*p) return buf;
+    *bad_line = line;
+    /* every byte at most 3 in UTF-8 */
+    size_t len = strlen(buf);
+    unsigned char *out = malloc(3 * len + 1), *o = out;
+    if (!out) return NULL;
+    for (p = (const unsigned char *)buf; *p; p++) {
+        unsigned c = *p < 0x80 ? *p : *p < 0xA0 ? cp1252_80[*p - 0x80] : *p;
+        if (c < 0x80) {
+            *o++ = (unsigned char)c;
+        } else if (c < 0x800) {
+            *o++ = (unsigned char)(0xC0 | c >> 6);
+            *o++ = (unsigned char)(0x80 | (c & 0x3F));
+        } else {
+            *o++ = (unsigned char)(0xE0 | c >> 12);
+            *o++ = (unsigned char)(0x80 | (c >> 6 & 0x3F));
+            *o++ = (unsigned char)(0x80 | (c & 0x3F));
+        }
+    }
+    *o = '\0';
+    *conv = (char *)out;
+    return *conv;
+}
+
+char *haze__text_utf8_dup(const char *s) {
+    char *d = strdup(s), *conv;
+    long bad;
+    if (!d) return NULL;
+    char *r = haze__text_utf8(d, &conv, &bad);
+    if (!r || conv) {
+        free(d);
+        return conv;
+    }
+    if (r != d) memmove(d, r, strlen(r) + 1); /* a byte-order mark left out */
+    return d;
 }

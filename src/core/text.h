@@ -42,6 +42,21 @@ int haze__text_ends_with(const char *s, const char *suffix, int nocase);
 void haze__text_locate(const char *start, const char *at, long *line, long *col);
 
 /*
+ * A model file's text as its readers take it (buf: '\0'-terminated). A
+ * UTF-8 byte-order mark at the start is skipped. Text that is not valid
+ * UTF-8 is read as Windows-1252 (what MATLAB and editors on Western European
+ * Windows write) and made UTF-8 in a new buffer. Returns the text to parse:
+ * inside buf, or *conv, which the caller frees (NULL when buf was used);
+ * NULL when out of memory. *bad_line: the line of the first byte that is not
+ * UTF-8 (0: none, the text is buf's).
+ */
+char *haze__text_utf8(char *buf, char **conv, long *bad_line);
+
+/* A malloc'd copy of s made UTF-8 as haze__text_utf8 makes a text (a name
+ * from a header line, say); NULL when out of memory. */
+char *haze__text_utf8_dup(const char *s);
+
+/*
  * A floating-point number at s, read as strtod reads it in the C locale
  * (decimal and hexadecimal forms, inf and nan; leading white space skipped
  * as strtod does). HAZE_OK with *end just past it, or HAZE_ERR_PARSE when

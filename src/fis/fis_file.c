@@ -421,7 +421,16 @@ static int parse_mf(parser *ps, int line, char *val, mf_spec *m) {
     char tname[64];
     if (unquote(rest, tname, sizeof tname)) return PERR(line, "MF type too long");
     m->type = lookup(haze__mf_names, HAZE__MF_LINEAR + 1, tname); /* MATLAB's types only */
-    if (m->type < 0) return PERR(line, "unknown MF type '%s' (expected trimf, trapmf, ...)", tname);
+    if (m->type < 0) {
+        char known[256] = "";
+        for (int t = 0; t < HAZE__MF_CONSTANT; t++)
+            snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", t ? ", " : "",
+                     haze__mf_names[t]);
+        return PERR(line,
+                    "unknown MF type '%s' (MATLAB's types: %s; constant and linear for Sugeno "
+                    "outputs); a custom MF (a MATLAB function file) cannot be read",
+                    tname, known);
+    }
     int rc = parse_vector_expr(br, &m->p, &m->np);
     if (rc == -2)
         return haze__text_error(ps->ctx, HAZE_ERR_NOMEM, ps->file, line, 0, "out of memory");
@@ -749,7 +758,11 @@ int haze__fis_read(haze_ctx *ctx, char *buf, const char *file, haze_fis **out) {
     ps->file = file;
     int st = HAZE_OK, sec = SEC_NONE, idx = 0, lineno = 0;
     var_spec *cur = NULL;
-    char *line = buf;
+    char *conv = NULL;
+    long bad = 0;
+    char *line = haze__text_utf8(buf, &conv, &bad);
+    if (!line) return haze__error(ctx, HAZE_ERR_NOMEM, "out of memory");
+    if (bad) haze__warn(&ps->warns, file, (int)bad, "not UTF-8 text: read as Windows-1252");
     while (line && *line) {
         char *nl = strchr(line, '\n');
         if (nl) *nl = '\0';
@@ -849,7 +862,9 @@ int haze__fis_read(haze_ctx *ctx, char *buf, const char *file, haze_fis **out) {
                 int v;
                 if (parse_int(val, &v)) {
                     st = PERR(lineno, "%s: expected a whole number, found '%s'", key, val);
-                } else if (v > 4096) {
+                } else if (v > 4096 && key[3] != 'R') {
+                    /* (rules are as many as the [Rules] section holds: NumRules is only
+                     * compared with them, and models with thousands exist) */
                     st = PERR(lineno, "%s: %d is more than 4096, the most haze reads", key, v);
                 } else if (key[3] == 'I') {
                     ps->ni = v;
@@ -936,5 +951,6 @@ int haze__fis_read(haze_ctx *ctx, char *buf, const char *file, haze_fis **out) {
     st = build(ps, out);
 done:
     parser_free(ps);
+    free(conv);
     return st;
 }

@@ -784,7 +784,11 @@ int haze__fll_read(haze_ctx *ctx, char *buf, const char *file, haze_fis **out) {
     int blk_enabled = 1, blk_norm[3] = {-1, -1, -1};
     fl_var *cur = NULL;
     int cur_k = 0, cur_i = 0; /* cur is variable cur_i of list cur_k */
-    char *next = buf;
+    char *conv = NULL;
+    long bad = 0;
+    char *next = haze__text_utf8(buf, &conv, &bad);
+    if (!next) return haze__error(ctx, HAZE_ERR_NOMEM, "out of memory");
+    if (bad) haze__warn(&ps->warns, file, (int)bad, "not UTF-8 text: read as Windows-1252");
     while (next && *next) {
         char *line = next;
         next = strchr(line, '\n');
@@ -875,7 +879,9 @@ int haze__fll_read(haze_ctx *ctx, char *buf, const char *file, haze_fis **out) {
             if (!name_find(ps, 2 * cur_i + cur_k, nt->name) &&
                 (st = name_add(ps, cur_k, cur_i, cur->nt - 1)))
                 goto done;
-        } else if (sec == 2 && strcmp(key, "aggregation") == 0) {
+        } else if (sec == 2 &&
+                   (strcmp(key, "aggregation") == 0 || strcmp(key, "accumulation") == 0)) {
+            /* accumulation: fuzzylite 5's name, which fuzzylite 6 still reads */
             cur->agg = fl_norm(val);
             if (cur->agg == -2 || (cur->agg >= 0 && cur->agg < HAZE__N_MAX)) {
                 st = strcmp(val, "NormalizedSum") == 0
@@ -891,7 +897,9 @@ int haze__fll_read(haze_ctx *ctx, char *buf, const char *file, haze_fis **out) {
                 st = PARSE_ERR(lineno, "expected a number (or nan) for the default");
                 goto done;
             }
-        } else if (sec == 2 && strcmp(key, "lock-previous") == 0) {
+        } else if (sec == 2 &&
+                   (strcmp(key, "lock-previous") == 0 || strcmp(key, "lock-valid") == 0)) {
+            /* lock-valid: fuzzylite 5's name, read by fuzzylite 6 too */
             cur->lockprev = strcmp(val, "true") == 0;
             if (!cur->lockprev && strcmp(val, "false") != 0) {
                 st = PARSE_ERR(lineno, "expected 'true' or 'false'");
@@ -899,7 +907,11 @@ int haze__fll_read(haze_ctx *ctx, char *buf, const char *file, haze_fis **out) {
             }
         } else if (sec == 3 &&
                    (strcmp(key, "conjunction") == 0 || strcmp(key, "disjunction") == 0 ||
-                    strcmp(key, "implication") == 0)) {
+                    strcmp(key, "implication") == 0 ||
+                    (strcmp(key, "activation") == 0 && fl_norm(val) >= 0 &&
+                     fl_norm(val) < HAZE__N_MAX))) {
+            /* "activation: <t-norm>" is fuzzylite 5's implication, and
+             * fuzzylite 6 reads it so; its other activations are methods */
             int which = key[0] == 'c' ? 0 : (key[0] == 'd' ? 1 : 2);
             int c = fl_norm(val);
             int tnorm = which != 1;
@@ -915,7 +927,10 @@ int haze__fll_read(haze_ctx *ctx, char *buf, const char *file, haze_fis **out) {
                     st = UNSUP(lineno,
                                "rule blocks with different %ss (here %s, line %d another) "
                                "are not supported",
-                               key, val, ps->norm_line[which]);
+                               which == 0   ? "conjunction"
+                               : which == 1 ? "disjunction"
+                                            : "implication",
+                               val, ps->norm_line[which]);
                     goto done;
                 }
                 ps->norm[which] = c;
@@ -954,5 +969,6 @@ int haze__fll_read(haze_ctx *ctx, char *buf, const char *file, haze_fis **out) {
     st = build(ps, out);
 done:
     fl_free(ps);
+    free(conv);
     return st;
 }

@@ -457,14 +457,17 @@ static void chunks_cut(csv_chunk *k, size_t n, char *from, char *end) {
     }
 }
 
-/* A copy of names (n of them; NULL: none) in *out. */
+/* A copy of names (n of them; NULL: none) in *out, in UTF-8: a name that
+ * is not (a header saved as Windows-1252 by a spreadsheet) is read as
+ * Windows-1252, as the model readers read theirs, so that the names match
+ * whichever of the two encodings each file was saved in. */
 static int names_copy(char *const *names, size_t n, char ***out) {
     *out = NULL;
     if (!names) return HAZE_OK;
     char **c = calloc(n ? n : 1, sizeof *c);
     if (!c) return HAZE_ERR_NOMEM;
     for (size_t j = 0; j < n; j++)
-        if (!(c[j] = strdup(names[j]))) {
+        if (!(c[j] = haze__text_utf8_dup(names[j]))) {
             for (size_t i = 0; i < j; i++) free(c[i]);
             free(c);
             return HAZE_ERR_NOMEM;

@@ -98,7 +98,12 @@ static void rows_format(text_buf *b, const void *data, int f32, size_t r0, size_
             if (j) b->s[b->n++] = ',';
             double v = f32 ? (double)((const float *)data)[i * cols + j]
                            : ((const double *)data)[i * cols + j];
-            b->n += haze__number_print(b->s + b->n, v, f32);
+            if (v != v) { /* "nan" whatever its sign: printf gives "-nan" */
+                memcpy(b->s + b->n, "nan", 3);
+                b->n += 3;
+            } else {
+                b->n += haze__number_print(b->s + b->n, v, f32);
+            }
         }
         b->s[b->n++] = '\n';
     }

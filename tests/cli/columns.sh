@@ -47,6 +47,20 @@ printf '7,1,2\n' >"$tmp/tip_plain3.csv"
 check 2 "fis: no header, three columns" $H fis eval "$tip" "$tmp/tip_plain3.csv" -o "$tmp/never.csv"
 grep_err "3 columns, but the model" "fis: column count message"
 
+# --- names in Windows-1252 (MATLAB on a Western European Windows, a
+# spreadsheet's CSV) match the same names in UTF-8, either way round
+printf "[System]\nName='enc'\n[Input1]\nName='Posi\347\343o'\nRange=[0 1]\nNumMFs=2\n" >"$tmp/w.fis"
+printf "MF1='b':'trimf',[0 0 1]\nMF2='a':'trimf',[0 1 1]\n[Output1]\nName='Sa\355da'\n" >>"$tmp/w.fis"
+printf "Range=[0 10]\nNumMFs=2\nMF1='x':'trimf',[0 2 5]\nMF2='y':'trimf',[5 8 10]\n" >>"$tmp/w.fis"
+printf '[Rules]\n1, 1 (1) : 1\n2, 2 (1) : 1\n' >>"$tmp/w.fis"
+printf 'Posi\303\247\303\243o\n0.3\n' >"$tmp/u8.csv"
+printf 'Posi\347\343o\n0.3\n' >"$tmp/w.csv"
+check 0 "fis: a Windows-1252 model, a UTF-8 header" $H fis eval "$tmp/w.fis" "$tmp/u8.csv" -o "$tmp/e1.csv"
+grep_err "w.fis:4: not UTF-8 text: read as Windows-1252" "fis: the Windows-1252 model's warning"
+check 0 "fis: a Windows-1252 model and header" $H fis eval "$tmp/w.fis" "$tmp/w.csv" -o "$tmp/e2.csv"
+same "$tmp/e1.csv" "$tmp/e2.csv" "fis: the two encodings give the same outputs"
+grep -q "^Sa$(printf '\303\255')da\$" "$tmp/e1.csv" || fail "fis: the output's name is written in UTF-8"
+
 # --- fcm predict: the fit writes the data's header above the centres
 printf 'a,b\n0,0\n0.2,0.1\n0.1,0.3\n5,9\n5.2,9.1\n4.9,8.8\n' >"$tmp/pts.csv"
 check 0 "fcm: fit with a header" $H fcm "$tmp/pts.csv" -c 2 --seed 1 -o "$tmp/c.csv"
