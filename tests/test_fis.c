@@ -1394,7 +1394,8 @@ static void test_fis_encodings(void **s) {
 
 /* A .fis holds as many rules as it lists (files made by rule generators hold
  * thousands); NumRules is checked against them. The other counts stop at
- * 4096, and a custom MF type is refused with the types that can be read. */
+ * 4096, a custom MF type is refused with the types that can be read, and a
+ * type-2 system as such. */
 static void test_fis_counts(void **s) {
     (void)s;
     haze_ctx *ctx = cpu_ctx();
@@ -1440,6 +1441,14 @@ static void test_fis_counts(void **s) {
     assert_non_null(strstr(haze_ctx_errmsg(ctx), "c.fis:7: unknown MF type 'unicamf'"));
     assert_non_null(strstr(haze_ctx_errmsg(ctx), "zmf, linsmf, linzmf;"));
     assert_non_null(strstr(haze_ctx_errmsg(ctx), "a custom MF (a MATLAB function file)"));
+    /* MATLAB's type-2 systems: refused as such, on the Type line */
+    const char *t2 = "[System]\nName='t'\nType='mamdanitype2'\n[Input1]\nName='x'\n"
+                     "Range=[0 1]\nNumMFs=1\nMF1='a':'trimf',[0 0.5 1]\n";
+    assert_int_equal(haze_fis_parse(ctx, t2, "t2.fis", &f), HAZE_ERR_UNSUPPORTED);
+    assert_non_null(strstr(haze_ctx_errmsg(ctx), "t2.fis:3: type-2 fuzzy systems"));
+    const char *tx = "[System]\nName='t'\nType='fuzzy'\n";
+    assert_int_equal(haze_fis_parse(ctx, tx, "tx.fis", &f), HAZE_ERR_PARSE);
+    assert_non_null(strstr(haze_ctx_errmsg(ctx), "tx.fis:3: system type 'fuzzy' unknown"));
     haze_ctx_free(ctx);
 }
 

@@ -58,7 +58,7 @@ typedef struct parser {
     const char *file;
     char sysname[HAZE__NAME_MAX];
     char type[32];
-    int ni, no, nr, ni_line, no_line, nr_line;
+    int ni, no, nr, ni_line, no_line, nr_line, type_line;
     char meth[5][32]; /* and or imp agg defuzz */
     int meth_line[5];
     var_spec *in, *out;
@@ -546,8 +546,15 @@ static int build(parser *ps, haze_fis **out) {
         f->sugeno = 0;
     else if (strcmp(ps->type, "sugeno") == 0)
         f->sugeno = 1;
-    else {
-        st = PERR(1, "system type '%s' unknown (expected 'mamdani' or 'sugeno')", ps->type);
+    else if (strcmp(ps->type, "mamdanitype2") == 0 || strcmp(ps->type, "sugenotype2") == 0) {
+        st = haze__text_error(ps->ctx, HAZE_ERR_UNSUPPORTED, ps->file, ps->type_line, 0,
+                              "type-2 fuzzy systems (Type='%s') are not supported: haze "
+                              "evaluates type-1 Mamdani and Sugeno systems",
+                              ps->type);
+        goto fail;
+    } else {
+        st = PERR(ps->type_line ? ps->type_line : 1,
+                  "system type '%s' unknown (expected 'mamdani' or 'sugeno')", ps->type);
         goto fail;
     }
     int *codes[5] = {&f->and_m, &f->or_m, &f->imp_m, &f->agg_m, &f->defuzz_m};
@@ -853,6 +860,7 @@ int haze__fis_read(haze_ctx *ctx, char *buf, const char *file, haze_fis **out) {
                 if (unquote(val, ps->sysname, sizeof ps->sysname))
                     st = PERR(lineno, "system name longer than %d characters", HAZE__NAME_MAX - 1);
             } else if (strcmp(key, "Type") == 0) {
+                ps->type_line = lineno;
                 if (unquote(val, ps->type, sizeof ps->type))
                     st = PERR(lineno, "expected Type='mamdani' or 'sugeno'");
             } else if (strcmp(key, "Version") == 0 || strcmp(key, "DisableStructuredRules") == 0) {
