@@ -1360,6 +1360,12 @@ static void test_fis_encodings(void **s) {
     haze_fis *w = parse_ok(ctx, ENC_FIS("Posi\xe7\xe3o", "custo \x80"), "w.fis");
     haze_fis *m = parse_ok(
         ctx, "\xef\xbb\xbf" ENC_FIS("Posi\xc3\xa7\xc3\xa3o", "custo \xe2\x82\xac"), "m.fis");
+    /* UTF-8 with one stray byte: only that byte is read as Windows-1252 */
+    haze_fis *sx = parse_ok(ctx, ENC_FIS("Posi\xc3\xa7\xc3\xa3o", "custo \x80"), "x.fis");
+    assert_true(has_warning(sx, "x.fis:2: not UTF-8 text: read as Windows-1252"));
+    assert_string_equal(haze_fis_name(sx), "custo \xe2\x82\xac");
+    assert_string_equal(haze_fis_var_name(sx, 0, 0), "Posi\xc3\xa7\xc3\xa3o");
+    haze_fis_free(sx);
 #undef ENC_FIS
     assert_int_equal(haze_fis_warning_count(u), 0);
     assert_int_equal(haze_fis_warning_count(m), 0);
@@ -1388,6 +1394,28 @@ static void test_fis_encodings(void **s) {
     if (haze_fis_parse_fll(ctx, fll, "b.fll", &f)) fail_msg("%s", haze_ctx_errmsg(ctx));
     assert_true(has_warning(f, "b.fll:5: not UTF-8 text: read as Windows-1252"));
     assert_string_equal(haze_fis_var_name(f, 1, 0), "y\xc3\x83");
+    haze_fis_free(f);
+    /* a long engine name is cut at the end of a character, so that the
+     * model written as .fis is UTF-8 and reads back (fuzz_fis found it) */
+    char longname[512] = "Engine: ";
+    for (int i = 0; i < 70; i++) strcat(longname, "\xc5\xbd");
+    strcat(longname,
+           "\nInputVariable: x\n  range: 0 1\n  term: lo Triangle 0 0 1\n"
+           "OutputVariable: y\n  range: 0 1\n  aggregation: Maximum\n"
+           "  term: s Triangle 0 0.2 0.5\nRuleBlock: r\n  rule: if x is lo then y is s\n");
+    if (haze_fis_parse_fll(ctx, longname, "l.fll", &f)) fail_msg("%s", haze_ctx_errmsg(ctx));
+    assert_int_equal(strlen(haze_fis_name(f)), 62);
+    char tmp[] = "/tmp/haze-fis-XXXXXX.fis";
+    int fd = mkstemps(tmp, 4);
+    assert_true(fd >= 0);
+    close(fd);
+    assert_int_equal(haze_fis_save(ctx, f, tmp), HAZE_OK);
+    haze_fis *g = NULL;
+    if (haze_fis_load(ctx, tmp, &g)) fail_msg("%s", haze_ctx_errmsg(ctx));
+    unlink(tmp);
+    assert_string_equal(haze_fis_name(g), haze_fis_name(f));
+    assert_int_equal(haze_fis_warning_count(g), 0);
+    haze_fis_free(g);
     haze_fis_free(f);
     haze_ctx_free(ctx);
 }

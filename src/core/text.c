@@ -129,6 +129,11 @@ char *haze__text_utf8(char *buf, char **conv, long *bad_line) {
     unsigned char *out = malloc(3 * len + 1), *o = out;
     if (!out) return NULL;
     for (p = (const unsigned char *)buf; *p; p++) {
+        if (*p >= 0x80 && (n = utf8_len(p))) { /* a UTF-8 character stays */
+            memcpy(o, p, (size_t)n);
+            o += n, p += n - 1;
+            continue;
+        }
         unsigned c = *p < 0x80 ? *p : *p < 0xA0 ? cp1252_80[*p - 0x80] : *p;
         if (c < 0x80) {
             *o++ = (unsigned char)c;
@@ -157,4 +162,14 @@ char *haze__text_utf8_dup(const char *s) {
     }
     if (r != d) memmove(d, r, strlen(r) + 1); /* a byte-order mark left out */
     return d;
+}
+
+void haze__text_copy_cut(char *dst, size_t cap, const char *src) {
+    size_t n = strlen(src);
+    if (n >= cap) {
+        n = cap - 1;
+        while (n > 0 && ((unsigned char)src[n] & 0xC0) == 0x80) n--; /* inside a character */
+    }
+    memcpy(dst, src, n);
+    dst[n] = '\0';
 }

@@ -43,14 +43,19 @@ void haze__text_locate(const char *start, const char *at, long *line, long *col)
 
 /*
  * A model file's text as its readers take it (buf: '\0'-terminated). A
- * UTF-8 byte-order mark at the start is skipped. Text that is not valid
- * UTF-8 is read as Windows-1252 (what MATLAB and editors on Western European
- * Windows write) and made UTF-8 in a new buffer. Returns the text to parse:
- * inside buf, or *conv, which the caller frees (NULL when buf was used);
- * NULL when out of memory. *bad_line: the line of the first byte that is not
- * UTF-8 (0: none, the text is buf's).
+ * UTF-8 byte-order mark at the start is skipped. In text that is not valid
+ * UTF-8, each byte that is not part of a UTF-8 character is read as
+ * Windows-1252 (what MATLAB and editors on Western European Windows write),
+ * the rest kept, in a new buffer. Returns the text to parse: inside buf, or
+ * *conv, which the caller frees (NULL when buf was used); NULL when out of
+ * memory. *bad_line: the line of the first byte that is not UTF-8 (0: none,
+ * the text is buf's).
  */
 char *haze__text_utf8(char *buf, char **conv, long *bad_line);
+
+/* src into dst (cap bytes with the '\0'), cut if longer at the end of a
+ * UTF-8 character rather than inside one. */
+void haze__text_copy_cut(char *dst, size_t cap, const char *src);
 
 /* A malloc'd copy of s made UTF-8 as haze__text_utf8 makes a text (a name
  * from a header line, say); NULL when out of memory. */

@@ -806,7 +806,7 @@ int haze__fll_read(haze_ctx *ctx, char *buf, const char *file, haze_fis **out) {
         *colon = '\0';
         char *key = haze__text_trim(s), *val = haze__text_trim(colon + 1);
         if (strcmp(key, "Engine") == 0) {
-            snprintf(ps->name, sizeof ps->name, "%s", val);
+            haze__text_copy_cut(ps->name, sizeof ps->name, val);
             sec = 0;
         } else if (strcmp(key, "InputVariable") == 0 || strcmp(key, "OutputVariable") == 0) {
             int k = key[0] == 'O';
