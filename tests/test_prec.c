@@ -556,6 +556,25 @@ static void test_fpcore(void **state) {
     bad(ctx, "(FPCore (x) :pre (<= 1 x 0) x)", HAZE_ERR_PARSE, "empty range");
     bad(ctx, "(FPCore (x) :pre (<= 0 x 1) (+ x 1)", HAZE_ERR_PARSE, "t.g:1:1: unclosed");
     bad(ctx, "(FPCore (x) :pre (<= -1 x 1) (/ 1 x))", HAZE_ERR_DOMAIN, "division");
+    /* FPCore's words in the messages: what :pre gave an argument, what the
+     * analyser takes */
+    bad(ctx, "(FPCore (x) :pre (>= x 0) (sqrt x))", HAZE_ERR_PARSE,
+        "t.g:1:10: argument 'x' needs a range: :pre bounds it only from below");
+    bad(ctx, "(FPCore (x y) :pre (<= 0 x 1) (+ x y))", HAZE_ERR_PARSE,
+        "t.g:1:12: argument 'y' needs a range: :pre bounds it on neither side");
+    bad(ctx, "(FPCore (x) :pre (<= 0 x 1) (fmax x 1))", HAZE_ERR_UNSUPPORTED,
+        "'fmax' is not supported (haze analyses +, -, *, /, sqrt, fma, fabs, exp, log, exp2, "
+        "log2, let and let*, and while loops with --unroll)");
+    {
+        /* a strict bound is analysed closed, and says so */
+        haze_prec_script *st = NULL;
+        assert_int_equal(
+            haze_prec_parse(ctx, "(FPCore (x) :pre (< 1 x 2) (* x x))", "t.g", NULL, &st), HAZE_OK);
+        assert_int_equal(haze_prec_note_count(st), 1);
+        assert_non_null(strstr(haze_prec_note(st, 0), ":pre bounds with '<': the analysis takes "
+                                                      "the closed range, endpoints included"));
+        haze_prec_free(st);
+    }
     /* loops: rejected without unrolling, unrolled with it */
     const char *loop =
         "(FPCore (x) :pre (<= 0 x 1)\n (while (< i 3) ([i 0 (+ i 1)] [s 0 (+ s x)]) s))";
@@ -578,6 +597,11 @@ static void test_fpcore(void **state) {
     o.unroll = 100;
     assert_int_equal(haze_prec_parse(ctx, dep, "t.g", &o, &s), HAZE_ERR_UNSUPPORTED);
     assert_non_null(strstr(haze_ctx_errmsg(ctx), "depends on the inputs"));
+    /* a condition of constants that is not exact: said as such */
+    const char *inexact = "(FPCore (x) :pre (<= 0 x 1) (while (< (exp i) 3) ([i 0 (+ i 1)]"
+                          " [s 0 (+ s x)]) s))";
+    assert_int_equal(haze_prec_parse(ctx, inexact, "t.g", &o, &s), HAZE_ERR_UNSUPPORTED);
+    assert_non_null(strstr(haze_ctx_errmsg(ctx), "the loop condition cannot be decided exactly"));
     /* a loop in a loop: 40 x 40 iterations, over a limit of 1000 operations */
     const char *nest = "(FPCore (x) :pre (<= 0 x 1)\n (while (< i 40) ([i 0 (+ i 1)]\n"
                        "  [s 0 (while (< j 40) ([j 0 (+ j 1)] [t s (+ t x)]) t)]) s))";

@@ -41,6 +41,7 @@ typedef struct fp {
     long max_work;
     unsigned char *mark; /* const_eval's scratch, nmark zero bytes between calls */
     size_t nmark;
+    int strict_noted; /* a strict :pre bound has been noted */
 } fp;
 
 /* Expressions translated at most by default (haze_prec_parse_options'
@@ -280,7 +281,8 @@ static int const_step(const haze_prec_script *s, int id, mpfr_t *v) {
  * chains, and a value used twice (x + x) would else double the work at
  * every level. mark is scratch of s->n_nodes zero bytes, left zero.
  */
-static int const_eval(const haze_prec_script *s, int id, mpfr_t out, unsigned char *mark) {
+static int const_eval(const haze_prec_script *s, int id, mpfr_t out, unsigned char *mark,
+                      int *var) {
     size_t cap = 64, n = 0, done = 0;
     int *ids = haze__mp_malloc(cap * sizeof *ids);
     if (!ids) return 0;
@@ -290,7 +292,7 @@ static int const_eval(const haze_prec_script *s, int id, mpfr_t out, unsigned ch
     /* ids[done..n) are waiting for their children to be collected */
     while (ok && done < n) {
         const pnode *x = &s->nodes[ids[done++]];
-        if (x->op == OP_VAR) ok = 0;
+        if (x->op == OP_VAR) ok = 0, *var = 1;
         int kid[3] = {x->a, x->b, x->c};
         for (int k = 0; ok && k < 3; k++) {
             if (kid[k] < 0 || mark[kid[k]]) continue;
@@ -364,7 +366,7 @@ static int cond_eval(fp *p, const sx *e, env *en, int *truth) {
     int ra, xa, rb, xb;
     if (expr(p, e->kids[1], en, &ra, &xa) || expr(p, e->kids[2], en, &rb, &xb)) return -1;
     mpfr_t v[4];
-    int ids[4] = {ra, rb, xa, xb}, ok = 1, res[2];
+    int ids[4] = {ra, rb, xa, xb}, ok = 1, res[2], var = 0;
     if (p->nmark < (size_t)p->s->n_nodes) { /* grown, not made anew per condition */
         size_t n = 2 * (size_t)p->s->n_nodes;
         unsigned char *m = haze__mp_realloc(p->mark, n);
@@ -374,7 +376,7 @@ static int cond_eval(fp *p, const sx *e, env *en, int *truth) {
     }
     for (int i = 0; i < 4; i++) {
         mpfr_init2(v[i], 4096);
-        ok = ok && const_eval(p->s, ids[i], v[i], p->mark);
+        ok = ok && const_eval(p->s, ids[i], v[i], p->mark, &var);
     }
     for (int k = 0; ok && k < 2; k++) {
         int c = mpfr_cmp(v[2 * k], v[2 * k + 1]);
@@ -388,7 +390,10 @@ static int cond_eval(fp *p, const sx *e, env *en, int *truth) {
     for (int i = 0; i < 4; i++) mpfr_clear(v[i]);
     if (!ok)
         return ferr(p, e->line, e->col, HAZE_ERR_UNSUPPORTED,
-                    "the loop condition depends on the inputs (or is not exact): cannot unroll");
+                    var ? "the loop condition depends on the inputs: cannot unroll (a loop "
+                          "is unrolled when its condition is known before the analysis)"
+                        : "the loop condition cannot be decided exactly (a value in it is "
+                          "not exact at 4096 bits, or a division by zero): cannot unroll");
     if (res[0] != res[1])
         return ferr(p, e->line, e->col, HAZE_ERR_UNSUPPORTED,
                     "the rounded and the exact execution leave the loop at different iterations");
@@ -510,7 +515,9 @@ static int expr(fp *p, const sx *e, env *en, int *r, int *x) {
         if (!strcmp(op, ops[i].name)) code = ops[i].op, arity = ops[i].arity;
     if (code < 0)
         return ferr(p, e->kids[0]->line, e->kids[0]->col, HAZE_ERR_UNSUPPORTED,
-                    "'%s' is not supported (if, loops, pow and trigonometry are not)", op);
+                    "'%s' is not supported (haze analyses +, -, *, /, sqrt, fma, fabs, exp, "
+                    "log, exp2, log2, let and let*, and while loops with --unroll)",
+                    op);
     if ((arity > 0 && n != arity) || (arity < 0 && n < 2))
         return ferr(p, e->line, e->col, HAZE_ERR_PARSE, "'%s' takes %d argument%s", op,
                     arity > 0 ? arity : 2, arity == 1 ? "" : "s");
@@ -611,6 +618,15 @@ static int pre(fp *p, const sx *e) {
         if (v < 0)
             return ferr(p, var->line, var->col, HAZE_ERR_PARSE, "'%s' is not an argument",
                         var->atom);
+        if ((!strcmp(op, "<") || !strcmp(op, ">")) && !p->strict_noted++) {
+            char note[160];
+            snprintf(note, sizeof note,
+                     "%d:%d: :pre bounds with '%s': the analysis takes the closed range, "
+                     "endpoints included",
+                     e->line, e->col, op);
+            if (haze__prec_add_note(p->s, note))
+                return ferr(p, e->line, e->col, HAZE_ERR_NOMEM, "out of memory");
+        }
         pvar *pv = &p->s->vars[v];
         if (var_is_low)
             mpfr_min(pv->range.hi, pv->range.hi, k.hi, MPFR_RNDU);
@@ -625,8 +641,9 @@ static int pre(fp *p, const sx *e) {
 
 int haze__prec_parse_fpcore(haze_ctx *ctx, haze_prec_script *s, const char *text, long unroll,
                             long max_ops) {
-    fp P = {ctx, s, text, 0, 1, 1, 0, -1, unroll, 0, max_ops > 0 ? max_ops : MAX_WORK, NULL, 0};
+    fp P = {ctx, s, text, 0, 1, 1, 0, -1, unroll, 0, max_ops > 0 ? max_ops : MAX_WORK, NULL, 0, 0};
     fp *p = &P;
+    s->fpcore = 1;
     sx *top = read_sx(p, 0);
     if (!top) return P.status;
     skip(p);

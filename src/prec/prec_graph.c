@@ -460,10 +460,22 @@ int haze__prec_check_ranges(haze_ctx *ctx, const haze_prec_script *s) {
         if (n->c >= 0) need[n->c] = 1;
         if (n->op == OP_VAR && !s->vars[n->var].has_range) {
             const pvar *v = &s->vars[n->var];
-            rc = haze__text_error(ctx, HAZE_ERR_PARSE, s->name, v->line, v->col,
-                                  "undefined variable '%s' (no definition and no range; "
-                                  "add '%s in [a,b]' to the hypotheses)",
-                                  v->name, v->name);
+            if (s->fpcore) {
+                int lo = mpfr_number_p(v->range.lo), hi = mpfr_number_p(v->range.hi);
+                rc = haze__text_error(ctx, HAZE_ERR_PARSE, s->name, v->line, v->col,
+                                      "argument '%s' needs a range: :pre bounds it %s; bound "
+                                      "it on both sides, e.g. (<= lo %s hi)",
+                                      v->name,
+                                      lo   ? "only from below"
+                                      : hi ? "only from above"
+                                           : "on neither side",
+                                      v->name);
+            } else {
+                rc = haze__text_error(ctx, HAZE_ERR_PARSE, s->name, v->line, v->col,
+                                      "undefined variable '%s' (no definition and no range; "
+                                      "add '%s in [a,b]' to the hypotheses)",
+                                      v->name, v->name);
+            }
         }
     }
     free(need);

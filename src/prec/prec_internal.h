@@ -71,6 +71,7 @@ struct haze_prec_script {
     int n_goals, cap_goals;
     long refine;  /* analyses allowed for adaptive refinement (-1: automatic) */
     int no_share; /* 1: no second pass for roundings shared by a goal's sides */
+    int fpcore;   /* 1: read from FPCore (the messages name its words) */
     char **notes; /* what the parser read but does not use (haze_prec_note) */
     int n_notes;
     haze_prec_progress_fn progress; /* haze_prec_set_progress; NULL in copies */
