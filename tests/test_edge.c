@@ -293,7 +293,7 @@ static void test_image_io(void **s) {
                          "GIF89a",
                          ""};
     const char *want[] = {"truncated",    "pixel 3",   "bad Netpbm header", "corrupt PNG",
-                          "corrupt JPEG", "not a PNG", "not a PNG"};
+                          "corrupt JPEG", "not a PNG", "an empty file"};
     for (int i = 0; i < 7; i++) {
         write_file(p1, bad[i], strlen(bad[i]));
         im = NULL;
@@ -301,6 +301,26 @@ static void test_image_io(void **s) {
         if (st != HAZE_ERR_PARSE || im) fail_msg("bad image %d accepted", i);
         if (!strstr(haze_ctx_errmsg(ctx), want[i]) || !strstr(haze_ctx_errmsg(ctx), p1))
             fail_msg("bad image %d: '%s'", i, haze_ctx_errmsg(ctx));
+    }
+    /* a PBM bitmap: refused as such */
+    write_file(p1, "P4\n1 1\n\x80", 8);
+    assert_int_equal(haze_image_load(ctx, p1, &im), HAZE_ERR_UNSUPPORTED);
+    assert_non_null(strstr(haze_ctx_errmsg(ctx), "a Netpbm PBM bitmap (P4)"));
+    /* 16-bit PNG samples rounded to 8 bits as the PGM reader rounds them
+     * (libpng's png_set_strip_16 dropped the low byte: 0 and 255 here) */
+    {
+        char src[1024];
+        snprintf(src, sizeof src, "%s/edge/grey16.png", HAZE_TEST_DATA);
+        if (haze_image_load(ctx, src, &im)) fail_msg("%s", haze_ctx_errmsg(ctx));
+        const unsigned char want16[4] = {1, 128, 254, 0};
+        assert_int_equal(im->width, 4);
+        assert_memory_equal(im->data, want16, 4);
+        haze_image_free(im);
+        const unsigned char same[] = "P5 4 1 65535\n\x00\xff\x80\xff\xff\x00\x00\x80";
+        write_file(p1, same, sizeof same - 1);
+        assert_int_equal(haze_image_load(ctx, p1, &im), HAZE_OK);
+        assert_memory_equal(im->data, want16, 4);
+        haze_image_free(im);
     }
     /* a truncated real PNG */
     {

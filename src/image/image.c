@@ -213,7 +213,10 @@ static int load_png(haze_ctx *ctx, const char *path, const unsigned char *b, siz
     png_read_info(p, info);
     png_uint_32 w = png_get_image_width(p, info), h = png_get_image_height(p, info);
     if ((size_t)w * h > MAX_PIXELS) png_error(p, "image too large");
-    png_set_strip_16(p); /* libpng rounds 16 to 8 bits */
+    /* 16 to 8 bits rounded, (v * 255 + 32895) >> 16: for every v the
+     * PGM reader's (v * 255 + 32767) / 65535 (png_set_strip_16 would drop
+     * the low byte) */
+    png_set_scale_16(p);
     png_set_strip_alpha(p);
     png_set_palette_to_rgb(p);
     png_set_expand_gray_1_2_4_to_8(p);
@@ -302,6 +305,10 @@ static int load_jpeg(haze_ctx *ctx, const char *path, const unsigned char *b, si
         haze_image_free(im);
         free(row);
         if (nomem_msg(e.msg)) return haze__error(ctx, HAZE_ERR_NOMEM, "%s: out of memory", path);
+        if (e.pub.msg_code == JERR_BAD_PRECISION)
+            return haze__error(ctx, HAZE_ERR_UNSUPPORTED,
+                               "%s: unsupported JPEG: %s (JPEG of 8-bit samples is read)", path,
+                               e.msg);
         return haze__error(ctx, HAZE_ERR_PARSE, "%s: corrupt JPEG: %s", path, e.msg);
     }
     jpeg_create_decompress(&c);
@@ -315,6 +322,13 @@ static int load_jpeg(haze_ctx *ctx, const char *path, const unsigned char *b, si
         jpeg_destroy_decompress(&c);
         return haze__error(ctx, HAZE_ERR_PARSE, "%s: image of %u x %u is too large", path,
                            (unsigned)c.image_width, (unsigned)c.image_height);
+    }
+    if (c.jpeg_color_space == JCS_CMYK || c.jpeg_color_space == JCS_YCCK) {
+        jpeg_destroy_decompress(&c);
+        return haze__error(ctx, HAZE_ERR_UNSUPPORTED,
+                           "%s: a CMYK JPEG (greyscale and colour JPEG are read; convert it to "
+                           "RGB first)",
+                           path);
     }
     c.out_color_space = c.num_components == 1 ? JCS_GRAYSCALE : JCS_RGB;
     jpeg_start_decompress(&c);
@@ -376,6 +390,12 @@ int haze_image_load(haze_ctx *ctx, const char *path, haze_image **out) {
         st = load_jpeg(ctx, path, b, len, out);
     else if (len >= 3 && b[0] == 'P' && (b[1] == '2' || b[1] == '3' || b[1] == '5' || b[1] == '6'))
         st = load_pnm(ctx, path, b, len, out);
+    else if (len == 0)
+        st = haze__error(ctx, HAZE_ERR_PARSE, "%s: an empty file, not an image", path);
+    else if (len >= 2 && b[0] == 'P' && (b[1] == '1' || b[1] == '4' || b[1] == '7'))
+        st = haze__error(ctx, HAZE_ERR_UNSUPPORTED,
+                         "%s: a Netpbm %s (P%c); PGM and PPM (P2, P3, P5, P6) are read", path,
+                         b[1] == '7' ? "PAM file" : "PBM bitmap", b[1]);
     else
         st = haze__error(ctx, HAZE_ERR_PARSE,
                          "%s: not a PNG, JPEG, PGM or PPM image (unknown magic bytes)", path);
