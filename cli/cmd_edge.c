@@ -2,8 +2,11 @@
  * cli/cmd_edge.c - `haze edge`: FIRE fuzzy edge detection (seed paper 002),
  * or edge detection with the user's own Mamdani rule base (--rules).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
+#include <strings.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -293,6 +296,97 @@ out:
     return st;
 }
 
+/* 1 when name ends in an extension the image readers take (any case). */
+static int image_ext(const char *name) {
+    const char *dot = strrchr(name, '.');
+    static const char *const ext[] = {".png", ".jpg", ".jpeg", ".pgm", ".ppm"};
+    for (size_t i = 0; dot && i < sizeof ext / sizeof *ext; i++)
+        if (strcasecmp(dot, ext[i]) == 0) return 1;
+    return 0;
+}
+
+static int by_name(const void *a, const void *b) {
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The inputs with every folder among them replaced by its image files
+ * (.png, .jpg, .jpeg, .pgm, .ppm in any case, hidden files left out), in
+ * the byte order of their names; the rest as given. *owned: the *nowned
+ * strings to free, then the list itself (NULL when no input is a folder
+ * and the list is names itself). *any_dir: whether one was. 0, or an exit
+ * code with the message printed. */
+static int expand_inputs(char **names, int n, char ***out, int *nout, char ***owned, size_t *nowned,
+                         int *any_dir) {
+    *out = names, *nout = n, *owned = NULL, *nowned = 0, *any_dir = 0;
+    struct stat sb;
+    for (int i = 0; i < n; i++)
+        if (stat(names[i], &sb) == 0 && S_ISDIR(sb.st_mode)) *any_dir = 1;
+    if (!*any_dir) return CLI_OK;
+    size_t cap = (size_t)n + 16, len = 0, nown = 0;
+    char **list = malloc(cap * sizeof *list), **own = malloc(cap * sizeof *own);
+    int rc = list && own ? CLI_OK : CLI_RUNTIME;
+    for (int i = 0; i < n && !rc; i++) {
+        if (!(stat(names[i], &sb) == 0 && S_ISDIR(sb.st_mode))) {
+            list[len++] = names[i];
+            continue;
+        }
+        DIR *d = opendir(names[i]);
+        if (!d) {
+            cli_errorf("%s: cannot read the folder: %s", names[i], strerror(errno));
+            rc = CLI_INPUT;
+            break;
+        }
+        size_t first = len;
+        struct dirent *e;
+        while (!rc && (e = readdir(d))) {
+            if (e->d_name[0] == '.' || !image_ext(e->d_name)) continue;
+            size_t dl = strlen(names[i]);
+            char *path = malloc(dl + strlen(e->d_name) + 2);
+            if (!path) {
+                rc = CLI_RUNTIME;
+                break;
+            }
+            sprintf(path, "%s%s%s", names[i], dl && names[i][dl - 1] == '/' ? "" : "/", e->d_name);
+            if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+                free(path);
+                continue;
+            }
+            if (len == cap || nown == cap) {
+                cap *= 2;
+                char **l2 = realloc(list, cap * sizeof *list);
+                if (l2) list = l2;
+                char **o2 = realloc(own, cap * sizeof *own);
+                if (o2) own = o2;
+                if (!l2 || !o2) {
+                    free(path);
+                    rc = CLI_RUNTIME;
+                    break;
+                }
+            }
+            list[len++] = own[nown++] = path;
+        }
+        closedir(d);
+        if (!rc && len == first) {
+            cli_errorf("%s: a folder with no image in it (.png, .jpg, .jpeg, .pgm, .ppm)",
+                       names[i]);
+            rc = CLI_INPUT;
+        }
+        if (!rc) qsort(list + first, len - first, sizeof *list, by_name);
+    }
+    if (rc == CLI_RUNTIME) cli_errorf("out of memory");
+    if (len > (size_t)INT_MAX) {
+        cli_errorf("more than %d inputs", INT_MAX);
+        rc = CLI_INPUT;
+    }
+    if (rc) {
+        for (size_t k = 0; own && k < nown; k++) free(own[k]);
+        free(own), free(list);
+        return rc;
+    }
+    *out = list, *nout = (int)len, *owned = own, *nowned = nown;
+    return CLI_OK;
+}
+
 static void help(FILE *fp) {
     fprintf(fp, "usage: haze edge IN.png [IN2 ...] -o OUT [--rules MODEL.fis] [--kernel K]\n"
                 "                 [--spread T] [--black-width W] [--scale C] [--format F]\n"
@@ -302,8 +396,10 @@ static void help(FILE *fp) {
                 "the edge pixels. With one input, OUT is the output file, written in the\n"
                 "format its extension says (.png, .jpg/.jpeg, .pgm, .ppm; PNG without an\n"
                 "extension; another extension is refused). With several inputs (a batch of\n"
-                "frames), or when OUT ends in '/' or is a folder, OUT is a folder (created\n"
-                "if it ends in '/' and does not exist) and each result is\n"
+                "frames, or a folder IN/ standing for its .png, .jpg, .jpeg, .pgm and .ppm\n"
+                "files in the order of their names), or when OUT ends in '/' or is a\n"
+                "folder, OUT is a folder (created if it ends in '/' and does not exist)\n"
+                "and each result is\n"
                 "OUT/<input name>.png (or the --format given); two inputs with the same name\n"
                 "are refused. All inputs are read (on the --threads threads) before\n"
                 "anything is written, and the outputs land together or none does. Results\n"
@@ -362,6 +458,10 @@ static const char *base_name(const char *path, char *buf, size_t cap) {
     return buf;
 }
 
+static int cmd_edge_run(const cli_global *g, char **in, int nin, int any_dir, const char *output,
+                        const char *rules, const char *format, const char *side,
+                        haze_edge_options fp_in, haze_edge_kernel kernel, int json, double t_start);
+
 int cmd_edge(int argc, char **argv, const cli_global *g) {
     static const struct option opts[] = {{"help", no_argument, 0, 'h'},
                                          {"output", required_argument, 0, 'o'},
@@ -379,7 +479,7 @@ int cmd_edge(int argc, char **argv, const cli_global *g) {
     haze_edge_kernel kernel = HAZE_EDGE_FAST;
     long v;
     int json = 0;
-    double t_start = mono_s(), t_phase[4] = {0, 0, 0, 0}; /* setup, read, detect_write, commit */
+    double t_start = mono_s();
     optind = 1;
     int c;
     while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
@@ -437,6 +537,27 @@ int cmd_edge(int argc, char **argv, const cli_global *g) {
     }
     int nin = argc - optind;
     if (nin < 1) return cli_usage_error("edge", "expected at least one input image");
+    /* a folder stands for its images */
+    char **in = NULL, **in_owned = NULL;
+    size_t in_nowned = 0;
+    int any_dir = 0;
+    int erc = expand_inputs(argv + optind, nin, &in, &nin, &in_owned, &in_nowned, &any_dir);
+    if (erc) return erc;
+    int rc =
+        cmd_edge_run(g, in, nin, any_dir, output, rules, format, side, fp, kernel, json, t_start);
+    for (size_t k = 0; k < in_nowned; k++) free(in_owned[k]);
+    free(in_owned);
+    if (in != argv + optind) free(in);
+    return rc;
+}
+
+/* The job itself, on the inputs nin names in[] (folders expanded). */
+static int cmd_edge_run(const cli_global *g, char **in, int nin, int any_dir, const char *output,
+                        const char *rules, const char *format, const char *side,
+                        haze_edge_options fp_in, haze_edge_kernel kernel, int json,
+                        double t_start) {
+    haze_edge_options fp = fp_in;
+    double t_phase[4] = {0, 0, 0, 0}; /* setup, read, detect_write, commit */
     if (!output || !*output) return cli_usage_error("edge", "-o OUT is required");
     if (side && nin > 1)
         return cli_usage_error("edge", "--side-by-side takes one input image, got %d", nin);
@@ -447,15 +568,19 @@ int cmd_edge(int argc, char **argv, const cli_global *g) {
     size_t olen = strlen(output);
     struct stat sb;
     int exists = stat(output, &sb) == 0, is_dir = exists && S_ISDIR(sb.st_mode);
-    int to_dir = nin > 1 || is_dir || output[olen - 1] == '/';
+    int to_dir = nin > 1 || any_dir || is_dir || output[olen - 1] == '/';
+    char why[64];
+    if (any_dir)
+        snprintf(why, sizeof why, "with a folder of inputs");
+    else
+        snprintf(why, sizeof why, "with %d inputs", nin);
     if (to_dir && exists && !is_dir)
-        return cli_usage_error("edge", "%s is a file; with %d inputs -o names a folder", output,
-                               nin);
+        return cli_usage_error("edge", "%s is a file; %s -o names a folder", output, why);
     if (to_dir && !exists && output[olen - 1] != '/')
         return cli_usage_error("edge",
-                               "with %d inputs, -o names a folder and '%s' does not exist "
+                               "%s, -o names a folder and '%s' does not exist "
                                "(write '%s/' to create it)",
-                               nin, output, output);
+                               why, output, output);
     /* the output names, refused now if one cannot be written or two collide */
     char(*paths)[4096] = calloc((size_t)nin, sizeof *paths);
     if (!paths) {
@@ -467,10 +592,10 @@ int cmd_edge(int argc, char **argv, const cli_global *g) {
         char base[1024];
         int n = to_dir ? snprintf(paths[i], sizeof paths[i], "%s%s%s.%s", output,
                                   output[olen - 1] == '/' ? "" : "/",
-                                  base_name(argv[optind + i], base, sizeof base), format)
+                                  base_name(in[i], base, sizeof base), format)
                        : snprintf(paths[i], sizeof paths[i], "%s", output);
         if (n < 0 || (size_t)n >= sizeof paths[i])
-            rc = cli_usage_error("edge", "output name too long for %s", argv[optind + i]);
+            rc = cli_usage_error("edge", "output name too long for %s", in[i]);
         else if (haze_image_format_check(NULL, paths[i]) != HAZE_OK)
             rc = cli_usage_error("edge",
                                  "-o %s: unknown image type (write .png, .jpg, .jpeg, .pgm or "
@@ -478,8 +603,8 @@ int cmd_edge(int argc, char **argv, const cli_global *g) {
                                  paths[i]);
         for (int j = 0; j < i && !rc; j++)
             if (strcmp(paths[i], paths[j]) == 0)
-                rc = cli_usage_error("edge", "%s and %s would both be written to %s",
-                                     argv[optind + j], argv[optind + i], paths[i]);
+                rc = cli_usage_error("edge", "%s and %s would both be written to %s", in[j], in[i],
+                                     paths[i]);
     }
     if (rc) {
         free(paths);
@@ -527,7 +652,7 @@ int cmd_edge(int argc, char **argv, const cli_global *g) {
     double t_mark = mono_s();
     t_phase[0] = t_mark - t_start;
     if (!st) {
-        st = read_all(ctx, argv + optind, nin, haze_ctx_threads(ctx), imgs, &pr);
+        st = read_all(ctx, in, nin, haze_ctx_threads(ctx), imgs, &pr);
         printed = st != 0;
     }
     t_phase[1] = mono_s() - t_mark;
@@ -547,7 +672,7 @@ int cmd_edge(int argc, char **argv, const cli_global *g) {
         if (!st && side) {
             cli_progress_clear(&pr); /* plot_edge may print a message */
             char base[1024];
-            snprintf(base, sizeof base, "%s", argv[optind + i]);
+            snprintf(base, sizeof base, "%s", in[i]);
             const char *slash = strrchr(base, '/');
             if ((rc = plot_edge(ctx, imgs[i], out, slash ? slash + 1 : base,
                                 rules ? "rules of the model" : "FIRE", side)))
@@ -565,8 +690,7 @@ int cmd_edge(int argc, char **argv, const cli_global *g) {
         print_json(strcmp(output, "-") == 0 ? stderr : stdout, ctx, imgs, nin, mono_s() - t_start,
                    t_phase);
     if (!st && made_dir) cli_info(g, "haze edge: created folder %s\n", output);
-    for (int i = 0; i < nin && !st; i++)
-        cli_info(g, "haze edge: %s -> %s\n", argv[optind + i], paths[i]);
+    for (int i = 0; i < nin && !st; i++) cli_info(g, "haze edge: %s -> %s\n", in[i], paths[i]);
     haze_outgroup_abort(ctx);
     if (st && made_dir) rmdir(output); /* only if still empty */
     free(paths);

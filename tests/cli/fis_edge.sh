@@ -120,6 +120,24 @@ for fmt in png jpg; do
 done
 check 2 "edge rules with the wrong model" "$haze" edge "$img" -o "$tmp/never.png" --rules "$tip"
 absent "$tmp/never.png" "wrong model"
+# a folder stands for its images (by extension, in any case; hidden files
+# and other files left out), in the order of their names
+mkdir -p "$tmp/imgdir" "$tmp/noimgdir"
+cp "$img" "$tmp/imgdir/b.png"
+cp "$data/edge/coins.ppm" "$tmp/imgdir/a.PPM"
+echo notes >"$tmp/imgdir/notes.txt"
+cp "$img" "$tmp/imgdir/.hidden.png"
+check 0 "edge on a folder" "$haze" edge "$tmp/imgdir" -o "$tmp/dirout/"
+[ "$(ls "$tmp/dirout" | tr '\n' ' ')" = "a.png b.png " ] || fail "edge on a folder: the outputs are $(ls "$tmp/dirout")"
+grep_err "imgdir/a.PPM -> .*dirout/a.png" "edge on a folder: the names, in order"
+check 0 "edge on the same files" "$haze" edge "$tmp/imgdir/a.PPM" "$tmp/imgdir/b.png" -o "$tmp/dirout2/"
+cmp -s "$tmp/dirout/a.png" "$tmp/dirout2/a.png" && cmp -s "$tmp/dirout/b.png" "$tmp/dirout2/b.png" ||
+    fail "edge on a folder differs from its files given one by one"
+check 2 "edge on a folder without images" "$haze" edge "$tmp/noimgdir" -o "$tmp/nout/"
+grep_err "noimgdir: a folder with no image in it" "edge on an empty folder message"
+absent "$tmp/nout" "edge on a folder without images"
+check 1 "edge on a folder, -o not a folder" "$haze" edge "$tmp/imgdir" -o "$tmp/dirout3"
+grep_err "with a folder of inputs, -o names a folder" "edge on a folder, -o message"
 # --gpus: fis eval and edge share their work over the GPUs of the set
 check 1 "fis eval --gpus listed twice" "$haze" --gpus 1,1 fis eval "$tip" "$tmp/in.csv" -o "$tmp/never.csv"
 grep_err "device 1 is listed twice" "fis eval --gpus twice message"
