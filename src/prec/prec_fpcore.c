@@ -432,7 +432,10 @@ static int loop(fp *p, const sx *e, env *en, int *r, int *x) {
         if (!t) break;
         if (it == p->unroll)
             return ferr(p, e->line, e->col, HAZE_ERR_UNSUPPORTED,
-                        "the loop runs more than %ld iterations", p->unroll);
+                        "the loop runs more than %ld iterations, the unrolling limit (the "
+                        "option unroll; --unroll=N on the command line); a loop that never "
+                        "ends cannot be analysed",
+                        p->unroll);
         for (int i = 0; i < bs->n; i++) {
             if (expr(p, bs->kids[i]->kids[2], en, &nr[i], &nx[i])) return -1;
             if (seq) en->b[base + i].rounded = nr[i], en->b[base + i].exact = nx[i];
