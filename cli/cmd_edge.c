@@ -351,7 +351,7 @@ static int expand_inputs(char **names, int n, char ***out, int *nout, char ***ow
                 free(path);
                 continue;
             }
-            if (len == cap || nown == cap) {
+            if (len == cap) { /* (nown <= len: one capacity for both) */
                 cap *= 2;
                 char **l2 = realloc(list, cap * sizeof *list);
                 if (l2) list = l2;

@@ -566,20 +566,36 @@ static void sx_text(const sx *e, char *b, size_t cap, size_t *len) {
     if (*len + 1 >= cap && cap > 4) memcpy(b + cap - 4, "...", 4);
 }
 
-/* A :pre conjunct that bounds no single argument: kept as a note, since the
- * analysis covers the whole box and not the region the conjunct cuts out. */
-static int pre_note(fp *p, const sx *e) {
-    char text[160], note[320];
-    size_t len = 0;
-    text[0] = '\0';
-    sx_text(e, text, sizeof text, &len);
-    snprintf(note, sizeof note,
-             "%d:%d: :pre constraint %s is not used (only ranges of single arguments bound the "
-             "inputs); the bounds hold for the whole box",
-             e->line, e->col, text);
+/* A note "LINE:COL: text" at e for haze_prec_note (what the parser read
+ * but the analysis does not take as written). */
+static int note_at(fp *p, const sx *e, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+static int note_at(fp *p, const sx *e, const char *fmt, ...) {
+    char note[320];
+    int n = snprintf(note, sizeof note, "%d:%d: ", e->line, e->col);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(note + n, sizeof note - (size_t)n, fmt, ap);
+    va_end(ap);
     if (haze__prec_add_note(p->s, note))
         return ferr(p, e->line, e->col, HAZE_ERR_NOMEM, "out of memory");
     return 0;
+}
+
+/* A :pre conjunct that bounds no single argument: kept as a note, since the
+ * analysis covers the whole box and not the region the conjunct cuts out. */
+static int pre_note(fp *p, const sx *e) {
+    char text[160];
+    size_t len = 0;
+    text[0] = '\0';
+    sx_text(e, text, sizeof text, &len);
+    return note_at(p, e,
+                   ":pre constraint %s is not used (only ranges of single arguments bound the "
+                   "inputs); the bounds hold for the whole box",
+                   text);
 }
 
 /* :pre - (and ...) of comparison chains with one variable between numbers. */
@@ -621,15 +637,12 @@ static int pre(fp *p, const sx *e) {
         if (v < 0)
             return ferr(p, var->line, var->col, HAZE_ERR_PARSE, "'%s' is not an argument",
                         var->atom);
-        if ((!strcmp(op, "<") || !strcmp(op, ">")) && !p->strict_noted++) {
-            char note[160];
-            snprintf(note, sizeof note,
-                     "%d:%d: :pre bounds with '%s': the analysis takes the closed range, "
-                     "endpoints included",
-                     e->line, e->col, op);
-            if (haze__prec_add_note(p->s, note))
-                return ferr(p, e->line, e->col, HAZE_ERR_NOMEM, "out of memory");
-        }
+        if ((!strcmp(op, "<") || !strcmp(op, ">")) && !p->strict_noted++ &&
+            note_at(p, e,
+                    ":pre bounds with '%s': the analysis takes the closed range, endpoints "
+                    "included",
+                    op))
+            return -1;
         pvar *pv = &p->s->vars[v];
         if (var_is_low)
             mpfr_min(pv->range.hi, pv->range.hi, k.hi, MPFR_RNDU);
