@@ -17,6 +17,7 @@
 #include "core/internal.h"
 #include "haze/io.h"
 #include "table_ref.h"
+#include "core/text.h"
 #include "io/io_types.h" /* white-box: the reader's own table */
 
 /* ------------------------------------------------------------------ CSV */
@@ -198,7 +199,7 @@ static int csv_parse(haze_ctx *ctx, const char *path, char *buf, const haze_tabl
                     goto out;
                 }
                 for (size_t j = 0; j < f.n; j++)
-                    if (!(t->names[j] = strdup(f.v[j]))) {
+                    if (!(t->names[j] = haze__text_utf8_dup(f.v[j]))) {
                         st = HAZE_ERR_NOMEM;
                         goto out;
                     }
