@@ -578,7 +578,7 @@ static int note_at(fp *p, const sx *e, const char *fmt, ...) {
     int n = snprintf(note, sizeof note, "%d:%d: ", e->line, e->col);
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(note + n, sizeof note - (size_t)n, fmt, ap);
+    haze__vsnprintf(note + n, sizeof note - (size_t)n, fmt, ap);
     va_end(ap);
     if (haze__prec_add_note(p->s, note))
         return ferr(p, e->line, e->col, HAZE_ERR_NOMEM, "out of memory");
