@@ -46,6 +46,16 @@ int cli_fail(haze_ctx *ctx, int status) {
     return cli_exit_code(status);
 }
 
+int cli_fail_data(haze_ctx *ctx, int status, const char *path, const char *hint) {
+    const char *msg = ctx ? haze_ctx_errmsg(ctx) : "";
+    const size_t n = path ? strlen(path) : 0;
+    const int text = msg && n && strncmp(msg, path, n) == 0 && msg[n] == ':' &&
+                     strstr(msg, ": expected a number, found \"");
+    int code = cli_fail(ctx, status);
+    if (text && hint) cli_errorf("%s", hint);
+    return code;
+}
+
 int cli_usage_error(const char *cmd, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);

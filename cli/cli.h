@@ -44,6 +44,9 @@ typedef int (*cli_cmd_fn)(int argc, char **argv, const cli_global *g);
 /* Exit code for a library status. */
 int cli_exit_code(int status);
 
+/* cli_fail, and hint on a line of its own when the message is of a field
+ * of the table at path that is not a number (a column of ids or labels). */
+int cli_fail_data(haze_ctx *ctx, int status, const char *path, const char *hint);
 /* Prints "haze: <message>" (printf-style) to stderr. */
 void cli_errorf(const char *fmt, ...)
 #if defined(__GNUC__)

@@ -30,6 +30,9 @@ static void help(FILE *fp) {
             "a header, or NumPy .npy (float32/float64); one point per row.\n\n"
             "Options:\n"
             "  -c, --clusters K       number of clusters (2 <= K <= points; required)\n"
+            "      --columns LIST     the features: header names, 0-based column numbers\n"
+            "                         and ranges A-B, comma-separated (default: every column)\n"
+            "      --drop LIST        columns to leave out (ids, labels, dates: not read)\n"
             "  -m, --fuzzifier M      fuzzifier m > 1 (default 2; closer to 1, e.g. 1.1, for\n"
             "                         data of many features)\n"
             "      --metric NAME      euclidean (default) or gk (Gustafson-Kessel: one\n"
@@ -123,7 +126,9 @@ enum {
     OPT_JSON,
     OPT_NORMS,
     OPT_EXTRA,
-    OPT_PLOT
+    OPT_PLOT,
+    OPT_COLUMNS,
+    OPT_DROP
 };
 
 typedef struct {
@@ -447,6 +452,7 @@ typedef struct fcm_job {
     const char *data, *init, *out, *memb, *labels, *norms;
     int json;
     FILE *sum;
+    const char *columns, *drop; /* the columns read (haze_table_options) */
 } fcm_job;
 
 /* A step of a run over several processes: this rank's exit code (code, or
@@ -580,6 +586,8 @@ static int fit_parts(fcm_job *a, const cli_global *g) {
     /* The shape: a .npy header (and one row) on every rank; a CSV file on rank 0. */
     haze_table_options ro = haze_table_options_default();
     ro.keep_float32 = fo.precision == HAZE_PRECISION_F32;
+    ro.columns = a->columns;
+    ro.drop = a->drop;
     const int npy = ends_with_npy(a->data);
     uint64_t shape[3] = {0, 0, 0}; /* rows, columns, float32 */
     if (!st && npy) {
@@ -735,11 +743,13 @@ int cmd_fcm(int argc, char **argv, const cli_global *g) {
                                          {"json", no_argument, 0, OPT_JSON},
                                          {"norms", required_argument, 0, OPT_NORMS},
                                          {"plot", required_argument, 0, OPT_PLOT},
+                                         {"columns", required_argument, 0, OPT_COLUMNS},
+                                         {"drop", required_argument, 0, OPT_DROP},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     haze_fcm_options fo = haze_fcm_options_default();
     const char *init = "kmeans++", *out = NULL, *memb = NULL, *labels = NULL, *norms = NULL;
-    const char *plot = NULL;
+    const char *plot = NULL, *columns = NULL, *drop = NULL;
     int json = 0;
     long l;
     optind = 1;
@@ -833,6 +843,12 @@ int cmd_fcm(int argc, char **argv, const cli_global *g) {
         case OPT_PLOT:
             plot = optarg;
             break;
+        case OPT_COLUMNS:
+            columns = optarg;
+            break;
+        case OPT_DROP:
+            drop = optarg;
+            break;
         default:
             return cli_usage_error("fcm", "bad option");
         }
@@ -854,7 +870,7 @@ int cmd_fcm(int argc, char **argv, const cli_global *g) {
         return cli_usage_error("fcm", "--plot is not drawn when several processes run one fit "
                                       "(mpirun); draw it from the outputs of a run on one");
     if (parts) {
-        fcm_job job = {fo, data, init, out, memb, labels, norms, json, sum};
+        fcm_job job = {fo, data, init, out, memb, labels, norms, json, sum, columns, drop};
         return fit_parts(&job, g);
     }
     if (plot) {
@@ -873,6 +889,8 @@ int cmd_fcm(int argc, char **argv, const cli_global *g) {
     double secs[3] = {0, 0, 0}, tr = mono_s();
     haze_table_options ro = haze_table_options_default();
     ro.keep_float32 = (fo.precision == HAZE_PRECISION_F32);
+    ro.columns = columns;
+    ro.drop = drop;
     if (!st) st = haze_table_read(ctx, data, &ro, &x);
     if (!st && (size_t)fo.clusters > haze_table_row_count(x)) {
         cli_errorf("%s: %d clusters for only %zu points", data, fo.clusters,
@@ -949,7 +967,10 @@ int cmd_fcm(int argc, char **argv, const cli_global *g) {
     secs[2] = mono_s() - tw;
     if (!st) print_summary(sum, data, r, haze_fcm_result_point_count(r), &fo, secs, json, !out);
 
-    if (st && !code) code = cli_fail(ctx, st);
+    if (st && !code)
+        code = cli_fail_data(ctx, st, data,
+                             "every column is a feature: leave ids and labels out with --drop "
+                             "NAME, or give the features with --columns LIST");
     haze_fcm_result_free(r);
     haze_table_free(x);
     haze_table_free(it);

@@ -35,6 +35,10 @@ static void help_train(FILE *fp) {
             "share of the rows (--validation) is held out, the epoch that does best on\n"
             "it is kept, and the learning rate is halved after an epoch whose loss rose.\n\n"
             "  --target COLUMN   the column to learn (name or 0-based index); required\n"
+            "  --inputs LIST     the input columns: header names, 0-based column numbers\n"
+            "                    and ranges A-B, comma-separated (default: all but the\n"
+            "                    target)\n"
+            "  --drop LIST       columns that are not inputs (ids, dates: not read)\n"
             "  --classes         classification: one output per distinct label, argmax\n"
             "                    (default: regression on the numeric target)\n"
             "  --epochs N        passes over the data (%d)\n"
@@ -111,12 +115,16 @@ static void dataset_free(dataset *s) {
 }
 
 /* Reads DATA; `target` (may be NULL) names a column that may hold text and
- * is left out of the inputs. head/tail: 0 for all rows. */
+ * is left out of the inputs. head/tail: 0 for all rows. columns, drop: the
+ * columns read (haze_table_options; NULL: all). */
 static int dataset_read(haze_ctx *ctx, const char *path, const char *target, int text_target,
-                        int need_target, size_t head, size_t tail, dataset *s) {
+                        int need_target, size_t head, size_t tail, const char *columns,
+                        const char *drop, dataset *s) {
     memset(s, 0, sizeof *s);
     haze_table_options ro = haze_table_options_default();
     ro.text_column = text_target ? target : NULL;
+    ro.columns = columns;
+    ro.drop = drop;
     ro.text_as_nan = !need_target; /* predict: text only where no input is read (checked) */
     int st = haze_table_read(ctx, path, &ro, &s->t);
     if (st && !need_target && ro.text_column && strstr(haze_ctx_errmsg(ctx), "no column")) {
@@ -126,8 +134,17 @@ static int dataset_read(haze_ctx *ctx, const char *path, const char *target, int
         haze_ctx_clear_error(ctx);
         st = haze_table_read(ctx, path, &ro, &s->t);
     }
-    if (st) return cli_fail(ctx, st);
-    s->target = target ? haze_table_column(s->t, target) : -1;
+    if (st)
+        return need_target ? cli_fail_data(ctx, st, path,
+                                           "every column but the target is an input: leave ids "
+                                           "out with --drop NAME, or give the inputs with "
+                                           "--inputs LIST")
+                           : cli_fail(ctx, st);
+    /* the text column is the target as the file numbers it, wherever the
+     * columns kept put it */
+    s->target = !target                             ? -1
+                : haze_table_text_column(s->t) >= 0 ? haze_table_text_column(s->t)
+                                                    : haze_table_column(s->t, target);
     if (need_target && s->target < 0) {
         cli_errorf("%s: no target column '%s'%s", path, target,
                    haze_table_names(s->t) ? "" : " (the file has no header line)");
@@ -165,6 +182,20 @@ static int dataset_read(haze_ctx *ctx, const char *path, const char *target, int
             if ((int)c != s->target) s->x[i * s->D + o++] = row[c];
     }
     return CLI_OK;
+}
+
+/* Whether the comma-separated list (NULL: none) has item, blanks aside. */
+static int list_has(const char *list, const char *item) {
+    const size_t n = strlen(item);
+    for (const char *p = list; p;) {
+        while (*p == ' ' || *p == '\t') p++;
+        const char *e = strchr(p, ',');
+        const char *end = e ? e : p + strlen(p);
+        while (end > p && (end[-1] == ' ' || end[-1] == '\t')) end--;
+        if ((size_t)(end - p) == n && memcmp(p, item, n) == 0) return 1;
+        p = e ? e + 1 : NULL;
+    }
+    return 0;
 }
 
 /* Label of row i of the target column as text (numbers printed shortest). */
@@ -260,7 +291,9 @@ static int fnn_train(int argc, char **argv, const cli_global *g) {
         O_HEAD,
         O_TAIL,
         O_SCALE,
-        O_VALID
+        O_VALID,
+        O_INPUTS,
+        O_DROP
     };
     static const struct option opts[] = {{"help", no_argument, 0, 'h'},
                                          {"target", required_argument, 0, O_TARGET},
@@ -280,9 +313,11 @@ static int fnn_train(int argc, char **argv, const cli_global *g) {
                                          {"tail", required_argument, 0, O_TAIL},
                                          {"output", required_argument, 0, 'o'},
                                          {"plot", required_argument, 0, 'P'},
+                                         {"inputs", required_argument, 0, O_INPUTS},
+                                         {"drop", required_argument, 0, O_DROP},
                                          {0, 0, 0, 0}};
     haze_fnn_options o = haze_fnn_options_default();
-    const char *target = NULL, *out = NULL, *plot = NULL;
+    const char *target = NULL, *out = NULL, *plot = NULL, *inputs = NULL, *drop = NULL;
     int classes = 0, beta_set = 0, width_set = 0;
     long v, head = 0, tail = 0;
     int c, e = 0;
@@ -300,6 +335,12 @@ static int fnn_train(int argc, char **argv, const cli_global *g) {
             break;
         case O_TARGET:
             target = optarg;
+            break;
+        case O_INPUTS:
+            inputs = optarg;
+            break;
+        case O_DROP:
+            drop = optarg;
             break;
         case O_CLASSES:
             classes = 1;
@@ -366,6 +407,11 @@ static int fnn_train(int argc, char **argv, const cli_global *g) {
     if (optind + 1 != argc)
         return cli_usage_error("fnn train", "train needs exactly one DATA file");
     if (!target) return cli_usage_error("fnn train", "train needs --target COLUMN");
+    if (list_has(inputs, target))
+        return cli_usage_error("fnn train", "--inputs lists the target '%s': it is read anyway",
+                               target);
+    if (list_has(drop, target))
+        return cli_usage_error("fnn train", "--drop leaves out the target '%s'", target);
     if (!out) return cli_usage_error("fnn train", "train needs -o MODEL");
     if (head && tail) return cli_usage_error("fnn train", "--head and --tail exclude each other");
     if (plot) {
@@ -384,7 +430,14 @@ static int fnn_train(int argc, char **argv, const cli_global *g) {
     int *lab = NULL;
     double *d = NULL;
     size_t nc = 0;
-    code = dataset_read(ctx, path, target, 1, 1, (size_t)head, (size_t)tail, &s);
+    char *keep = NULL;
+    if (inputs) { /* the inputs and the target */
+        size_t n = strlen(inputs) + strlen(target) + 2;
+        if (!(keep = malloc(n))) goto nomem;
+        snprintf(keep, n, "%s,%s", inputs, target);
+    }
+    code = dataset_read(ctx, path, target, 1, 1, (size_t)head, (size_t)tail, keep, drop, &s);
+    free(keep);
     if (code) goto done;
     const char *tname = haze_table_names(s.t) ? haze_table_names(s.t)[s.target] : target;
     if (classes) {
@@ -566,7 +619,7 @@ static int fnn_predict(int argc, char **argv, const cli_global *g) {
     /* The target column is used (and left out of the inputs) only when the
      * table has a header that names it. */
     int cls = haze_fnn_is_classifier(net);
-    code = dataset_read(ctx, path, tname, cls, 0, (size_t)head, (size_t)tail, &s);
+    code = dataset_read(ctx, path, tname, cls, 0, (size_t)head, (size_t)tail, NULL, NULL, &s);
     if (code) goto done;
     size_t D = haze_fnn_input_count(net), L = haze_fnn_output_count(net);
     /* the model keeps its inputs' names: a table with a header is matched by name */

@@ -3,11 +3,10 @@
  * bytes. The reader takes a path, so the input (less its first byte) is
  * written to a temporary file. The first byte picks the file name's suffix
  * (.csv or .npy) and the read options (header detection, a text column,
- * non-finite values, a .npy row range). A table that is read must be
- * consistent (a row range: the same rows as the whole file's; CSV read in
- * blocks of 1 to 61 bytes, the last byte choosing: the same rows, or a
- * failure where the whole read fails), and nothing may crash, leak or read
- * out of bounds.
+ * non-finite values, a .npy row range), the last byte the columns kept. A table that is read must
+ * be consistent (a row range: the same rows as the whole file's; CSV read in blocks of 1 to 61
+ * bytes, the last byte choosing: the same rows, or a failure where the whole read fails), and
+ * nothing may crash, leak or read out of bounds.
  */
 #include <math.h>
 #include <stdint.h>
@@ -36,6 +35,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     static const size_t firsts[] = {0, 1, 0, 2}, maxes[] = {0, 0, 2, SIZE_MAX};
     o.first_row = firsts[(sel >> 6) & 3];
     o.max_rows = maxes[(sel >> 6) & 3];
+    /* the columns kept: the last byte's top bits (its low ones pick the block size) */
+    static const char *columns[] = {NULL, NULL, "1,0", "label,0-1"},
+                      *drops[] = {NULL, "0", NULL, "2"};
+    o.columns = columns[data[size - 1] >> 6];
+    o.drop = drops[data[size - 1] >> 6];
     haze_table *t = NULL, *whole = NULL;
     int st = haze_table_read(ctx, path, &o, &t);
     if (st == HAZE_OK && (o.first_row || o.max_rows)) {

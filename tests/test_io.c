@@ -358,6 +358,97 @@ static void test_npy_keep_float32(void **state) {
     haze_ctx_free(ctx);
 }
 
+/* The columns a read keeps: by name, number and range, in the order asked;
+ * text left in the columns left out; a .npy file's non-finite values left
+ * out with their column; the text column moved with the others; the lists
+ * copied by a reader in blocks. */
+static void test_columns(void **state) {
+    (void)state;
+    haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
+    const char *p = haze_test_write("sel.csv", "id,a,b,c,label\nr1,1,2,3,x\n\"r,2\",4,5,6,y\n");
+    haze_table_options o = haze_table_options_default();
+    o.columns = "c, a";
+    haze_table *t;
+    int st = haze_table_read(ctx, p, &o, &t);
+    if (st) fail_msg("%s", haze_ctx_errmsg(ctx));
+    assert_int_equal(haze_table_column_count(t), 2);
+    assert_string_equal(haze_table_names(t)[0], "c");
+    assert_string_equal(haze_table_names(t)[1], "a");
+    assert_true(haze_table_data(t)[0] == 3 && haze_table_data(t)[1] == 1 &&
+                haze_table_data(t)[2] == 6 && haze_table_data(t)[3] == 4);
+    assert_int_equal(haze_table_file_columns(t)[0], 3);
+    assert_int_equal(haze_table_file_columns(t)[1], 1);
+    haze_table_free(t);
+    /* the text column kept, numbered as the file numbers it */
+    o.columns = NULL;
+    o.drop = "0,2-3";
+    o.text_column = "4";
+    assert_int_equal(haze_table_read(ctx, p, &o, &t), HAZE_OK);
+    assert_int_equal(haze_table_column_count(t), 2);
+    assert_int_equal(haze_table_text_column(t), 1);
+    assert_string_equal(haze_table_text(t)[1], "y");
+    assert_true(haze_table_data(t)[2] == 4);
+    haze_table_free(t);
+    o.drop = "label";
+    assert_int_equal(haze_table_read(ctx, p, &o, &t), HAZE_ERR_PARSE);
+    assert_non_null(strstr(haze_ctx_errmsg(ctx), "text column '4' is among the columns left out"));
+    o.text_column = NULL;
+    o.drop = "id";
+    assert_int_equal(haze_table_read(ctx, p, &o, &t), HAZE_ERR_PARSE);
+    if (!strstr(haze_ctx_errmsg(ctx), "sel.csv:2: column 5 (label): expected a number"))
+        fail_msg("%s", haze_ctx_errmsg(ctx));
+    /* in blocks of a few bytes: the same table */
+    o.drop = "id,label";
+    haze_table_reader *r;
+    char *drop = strdup("id,label");
+    o.drop = drop;
+    assert_int_equal(haze_table_reader_open(ctx, p, &o, 5, &r), HAZE_OK);
+    memset(drop, 'x', strlen(drop)); /* the reader has its own copy */
+    free(drop);
+    size_t rows = 0;
+    while ((st = haze_table_reader_next(ctx, r, &t)) == HAZE_OK && t) {
+        assert_int_equal(haze_table_column_count(t), 3);
+        assert_string_equal(haze_table_names(t)[0], "a");
+        assert_true(haze_table_data(t)[0] == (rows ? 4 : 1));
+        rows += haze_table_row_count(t);
+        haze_table_reader_reuse(r, t);
+    }
+    assert_int_equal(st, HAZE_OK);
+    assert_int_equal(rows, 2);
+    haze_table_reader_close(r);
+    o.drop = NULL;
+    static const char *bad[][2] = {
+        {"a,zz", "sel.csv:1: no column 'zz' to keep (the header names id, a, b, c, label)"},
+        {"a,,b", "an empty item in the list of columns to keep"},
+        {"3-1", "column range '3-1' runs backwards"},
+        {"0-5", "no column 5 to keep: the file has 5 columns, numbered from 0"},
+        {"a,1", "column 1 (a) is kept twice"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        o.columns = bad[i][0];
+        assert_int_equal(haze_table_read(ctx, p, &o, &t), HAZE_ERR_PARSE);
+        if (!strstr(haze_ctx_errmsg(ctx), bad[i][1])) fail_msg("%s", haze_ctx_errmsg(ctx));
+    }
+    /* .npy: numbers only; a NaN in a column left out is not read */
+    const double v[6] = {1, NAN, 3, 4, 5, 6};
+    p = write_npy("sel.npy", "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }", v,
+                  sizeof v);
+    o = haze_table_options_default();
+    o.drop = "1";
+    assert_int_equal(haze_table_read(ctx, p, &o, &t), HAZE_OK);
+    assert_true(haze_table_data(t)[1] == 3 && haze_table_data(t)[2] == 4);
+    haze_table_free(t);
+    o.drop = NULL;
+    o.columns = "2,1";
+    assert_int_equal(haze_table_read(ctx, p, &o, &t), HAZE_ERR_PARSE);
+    if (!strstr(haze_ctx_errmsg(ctx), "sel.npy: row 1, column 2: not a finite number"))
+        fail_msg("%s", haze_ctx_errmsg(ctx));
+    o.columns = "b";
+    assert_int_equal(haze_table_read(ctx, p, &o, &t), HAZE_ERR_PARSE);
+    assert_non_null(strstr(haze_ctx_errmsg(ctx), "the file names no columns"));
+    haze_ctx_free(ctx);
+}
+
 /* A UTF-8 byte-order mark before the header or the first row is not part of
  * the first field. */
 static void test_csv_bom(void **state) {
@@ -428,6 +519,7 @@ int main(void) {
         cmocka_unit_test(test_csv_errors),     cmocka_unit_test(test_npy_roundtrip),
         cmocka_unit_test(test_outfile_atomic), cmocka_unit_test(test_npy_header),
         cmocka_unit_test(test_csv_bom),        cmocka_unit_test(test_npy_keep_float32),
+        cmocka_unit_test(test_columns),
     };
     return cmocka_run_group_tests(tests, haze_test_dir_setup, haze_test_dir_teardown);
 }

@@ -203,6 +203,118 @@ done:
     haze_table_free(b);
 }
 
+/*
+ * Columns left out (haze_table_options columns, drop) against the whole
+ * table read with text as NaN, a (cols > 1): the columns kept, bit for bit,
+ * with their names and their file columns; or, when a column kept holds a
+ * field that is not a number, the error at its first such line; and the
+ * same in blocks. The header is read as a's was (a column left out may be
+ * all the text of a first line, which then is data).
+ */
+static void compare_keep(haze_ctx *ctx, const char *path, const haze_table *a, const char *columns,
+                         const char *drop, const size_t *keep, size_t n, const char *what) {
+    haze_table_options o = haze_table_options_default();
+    o.header = a->names ? 1 : 0;
+    o.columns = columns;
+    o.drop = drop;
+    o.keep_float32 = a->data_f32 != NULL;
+    haze_table *b = NULL;
+    static char mb[2048], want[256];
+    int sb = haze_table_read(ctx, path, &o, &b);
+    snprintf(mb, sizeof mb, "%s", sb ? haze_ctx_errmsg(ctx) : "");
+    reads_compared++;
+    size_t line = 0, col = 0; /* the first line with text in a column kept, and that column */
+    for (size_t k = 0; a->text_line && k < n; k++) {
+        const size_t l = a->text_line[keep[k]];
+        if (l && (!line || l < line || (l == line && keep[k] < col))) line = l, col = keep[k];
+    }
+    if (line) {
+        snprintf(want, sizeof want, ":%zu: column %zu", line, col + 1);
+        if (sb != HAZE_ERR_PARSE || !strstr(mb, want))
+            MISMATCH("%s (%s): status %d (%s), want the error at '%s'\n", path, what, sb, mb, want);
+        goto blocks;
+    }
+    if (sb) MISMATCH("%s (%s): status %d: %s\n", path, what, sb, mb);
+    if (b->rows != a->rows || b->cols != n || !b->names != !a->names)
+        MISMATCH("%s (%s): %zu x %zu, want %zu x %zu\n", path, what, b->rows, b->cols, a->rows, n);
+    const size_t *src = haze_table_file_columns(b);
+    for (size_t k = 0; k < n; k++) {
+        if (src ? src[k] != keep[k] : keep[k] != k)
+            MISMATCH("%s (%s): column %zu from file column %zu, want %zu\n", path, what, k,
+                     src ? src[k] : k, keep[k]);
+        if (b->names && strcmp(b->names[k], a->names[keep[k]]))
+            MISMATCH("%s (%s): name %zu: %s, want %s\n", path, what, k, b->names[k],
+                     a->names[keep[k]]);
+    }
+    for (size_t i = 0; i < a->rows; i++)
+        for (size_t k = 0; k < n; k++) {
+            const size_t x = i * n + k, y = i * a->cols + keep[k];
+            if (a->data_f32 ? memcmp(b->data_f32 + x, a->data_f32 + y, sizeof(float))
+                            : memcmp(b->data + x, a->data + y, sizeof(double)))
+                MISMATCH("%s (%s): row %zu, column %zu differs\n", path, what, i + 1, k);
+        }
+blocks:;
+    struct stat fs;
+    const size_t size = stat(path, &fs) == 0 ? (size_t)fs.st_size : 0;
+    compare_blocks(ctx, path, &o, what, size < (64u << 10) ? 7 : 4096, size, sb, mb, b);
+done:
+    haze_table_free(b);
+}
+
+static void compare_selected(haze_ctx *ctx, const char *path) {
+    haze_table_options o = haze_table_options_default();
+    o.text_as_nan = 1;
+    o.keep_float32 = 1;
+    haze_table *a = NULL;
+    if (haze_table_read(ctx, path, &o, &a) || a->cols < 2 || a->cols > 4096) {
+        haze_table_free(a);
+        return;
+    }
+    const size_t c = a->cols;
+    size_t *keep = malloc(c * sizeof *keep);
+    char *list = malloc(c * 24 + 16);
+    assert_true(keep && list);
+    /* by number, unless the header has a name of digits (a name comes first) */
+    int digits = 0;
+    for (size_t j = 0; a->names && j < c; j++)
+        digits |= strspn(a->names[j], "0123456789-") == strlen(a->names[j]);
+    for (size_t k = 0; k + 1 < c && !digits; k++) keep[k] = k + 1;
+    if (!digits) compare_keep(ctx, path, a, NULL, "0", keep, c - 1, "drop 0");
+    size_t len = 0; /* every column, last first */
+    for (size_t k = 0; k < c && !digits; k++) {
+        keep[k] = c - 1 - k;
+        len += (size_t)sprintf(list + len, "%s%zu", k ? "," : "", keep[k]);
+    }
+    if (!digits) compare_keep(ctx, path, a, list, NULL, keep, c, "columns last first");
+    if (a->names) { /* by name, where names are unique and not numbers */
+        int plain = 1;
+        for (size_t j = 0; j < c && plain; j++) {
+            plain = a->names[j][0] && !strchr(a->names[j], ',') &&
+                    !isspace((unsigned char)a->names[j][0]) &&
+                    !isdigit((unsigned char)a->names[j][0]);
+            for (size_t i = 0; i < j && plain; i++) plain = strcmp(a->names[i], a->names[j]) != 0;
+            size_t l = strlen(a->names[j]);
+            plain = plain && l && !isspace((unsigned char)a->names[j][l - 1]);
+        }
+        if (plain) { /* the last by name, then 1 to c - 2 as a range */
+            const size_t cap = strlen(a->names[c - 1]) + 48;
+            char *by = malloc(cap);
+            assert_non_null(by);
+            if (c > 2)
+                snprintf(by, cap, "%s,1-%zu", a->names[c - 1], c - 2);
+            else
+                snprintf(by, cap, "%s", a->names[c - 1]);
+            keep[0] = c - 1;
+            for (size_t k = 1; k + 1 < c; k++) keep[k] = k;
+            compare_keep(ctx, path, a, by, NULL, keep, c - 1, "a name and a range");
+            free(by);
+        }
+    }
+    free(keep);
+    free(list);
+    haze_table_free(a);
+}
+
 /* The file with every set of options the CLI and the fuzzer use. */
 static void compare_all(haze_ctx *ctx, const char *path) {
     haze_table_options o = haze_table_options_default();
@@ -227,6 +339,7 @@ static void compare_all(haze_ctx *ctx, const char *path) {
     o.text_as_nan = 0;
     o.keep_float32 = 1;
     compare(ctx, path, &o, "float32");
+    compare_selected(ctx, path);
 }
 
 static void walk(haze_ctx *ctx, const char *dir) {

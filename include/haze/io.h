@@ -44,6 +44,18 @@ typedef struct haze_table_options {
      * first_row past the last row is HAZE_ERR_INVALID. The file's row count
      * is haze_table_file_row_count. */
     size_t first_row, max_rows;
+    /* The columns kept, as comma-separated lists of header names, 0-based
+     * column numbers and inclusive ranges A-B of them (a name first: a
+     * header may name a column "2-3"): columns, those kept and in that
+     * order (NULL: every column, in the file's order); drop, those left
+     * out of them (NULL: none). The table holds the columns kept, their
+     * names and numbers as read; the fields of a CSV column left out are
+     * not read as numbers (ids, dates, labels may stay in the file), nor
+     * checked finite in a .npy file. A name no column has, a number past
+     * the last column, a column kept twice, or nothing left is
+     * HAZE_ERR_PARSE; a .npy file has no names (numbers only). Used with
+     * text_column, the text column must be among those kept. */
+    const char *columns, *drop;
 } haze_table_options;
 
 /* Fills the first `size` bytes of *opt with the defaults and sets opt->size
@@ -102,7 +114,13 @@ HAZE_API const char *const *haze_table_text(const haze_table *t);
  * numbers; otherwise NULL. Valid while t lives. */
 HAZE_API const size_t *haze_table_text_lines(const haze_table *t);
 
-/* Index of a column given by name or by 0-based number; -1 if none. */
+/* When columns were left out (haze_table_options columns, drop): for each
+ * of the table's cols columns, its 0-based column in the file; NULL when
+ * the table holds every column in the file's order. Valid while t lives. */
+HAZE_API const size_t *haze_table_file_columns(const haze_table *t);
+
+/* Index of a column given by name or by 0-based number (of the table's
+ * columns); -1 if none. */
 HAZE_API int haze_table_column(const haze_table *t, const char *name_or_index);
 
 /*

@@ -45,6 +45,10 @@ const char *const *haze_table_text(const haze_table *t) {
     return t ? (const char *const *)t->text : NULL;
 }
 
+const size_t *haze_table_file_columns(const haze_table *t) {
+    return t ? t->src : NULL;
+}
+
 const size_t *haze_table_text_lines(const haze_table *t) {
     return t ? t->text_line : NULL;
 }

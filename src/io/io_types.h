@@ -23,6 +23,8 @@ struct haze_table {
      * stored, and data is NULL; else NULL */
     float *data_f32;
     size_t file_rows; /* the file's rows when a row range was read, else 0 (rows) */
+    size_t cap;       /* the numbers data has room for when columns were left out, else 0 */
+    size_t *src;      /* when columns were left out: cols 0-based columns of the file, else NULL */
 };
 
 struct haze_outfile {

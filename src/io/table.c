@@ -45,6 +45,7 @@ void haze_table_free(haze_table *t) {
     free(t->names);
     free(t->text);
     free(t->text_line);
+    free(t->src);
     free(t->data);
     free(t->data_f32);
     free(t);
@@ -52,6 +53,34 @@ void haze_table_free(haze_table *t) {
 
 int haze_table_column(const haze_table *t, const char *key) {
     return haze__io_column(t, key);
+}
+
+/* A .npy file read with columns left out (haze_table_options columns,
+ * drop): every value read whatever it is, the table cut to the columns
+ * kept, and those checked finite (unless allowed), in the file's order. */
+static int npy_keep(haze_ctx *ctx, const char *name, const haze_table_options *o, haze_table *t,
+                    int st) {
+    if (st || (!o->columns && !o->drop)) return st;
+    size_t *keep = NULL, n = 0;
+    st = haze__io_select(ctx, name, 0, t->cols, NULL, o->columns, o->drop, &keep, &n);
+    if (!st) st = haze__io_table_keep(t, keep, n);
+    const size_t count = t->rows * t->cols;
+    for (size_t i = 0; !st && !o->allow_nonfinite && i < count; i++) {
+        const double v = t->data ? t->data[i] : (double)t->data_f32[i];
+        if (!isfinite(v)) /* the file's row and column, also in a row range */
+            st = haze__error(ctx, HAZE_ERR_PARSE, "%s: row %zu, column %zu: not a finite number",
+                             name, o->first_row + i / t->cols + 1, keep[i % t->cols] + 1);
+    }
+    free(keep);
+    return st;
+}
+
+/* Options for the .npy reader: with columns left out, every value is
+ * read as it is (npy_keep checks those kept). */
+static haze_table_options npy_options(const haze_table_options *o) {
+    haze_table_options r = *o;
+    if (o->columns || o->drop) r.allow_nonfinite = 1;
+    return r;
 }
 
 /* A regular file: a .npy file read straight into the table, or CSV text read
@@ -62,9 +91,12 @@ static int read_regular(haze_ctx *ctx, const char *path, int fd, size_t fsize,
     size_t npre, len;
     int e = haze__io_read_at(fd, 0, pre, fsize < sizeof pre ? fsize : sizeof pre, &npre);
     if (e) return haze__io_read_error(ctx, path, e);
-    if (haze__text_ends_with(path, ".npy", 0) || (npre >= 6 && memcmp(pre, "\x93NUMPY", 6) == 0))
-        return haze__io_npy_read_fd(ctx, path, path, fd, npre < fsize ? fsize : npre, pre, npre, o,
-                                    t);
+    if (haze__text_ends_with(path, ".npy", 0) || (npre >= 6 && memcmp(pre, "\x93NUMPY", 6) == 0)) {
+        const haze_table_options no = npy_options(o);
+        return npy_keep(ctx, path, o, t,
+                        haze__io_npy_read_fd(ctx, path, path, fd, npre < fsize ? fsize : npre, pre,
+                                             npre, &no, t));
+    }
     char *buf = haze__io_big_alloc_lazy(fsize + 1);
     if (!buf) return haze__error(ctx, HAZE_ERR_NOMEM, "%s: out of memory while reading", path);
     int nul = 0;
@@ -117,9 +149,12 @@ int haze_table_read(haze_ctx *ctx, const char *path, const haze_table_options *o
         st = haze_io_read_file(ctx, path, &buf, &len);
         if (!st) {
             if (haze__text_ends_with(path, ".npy", 0) ||
-                (len >= 6 && memcmp(buf, "\x93NUMPY", 6) == 0))
-                st = haze__io_npy_parse(ctx, name, (const unsigned char *)buf, len, &o, t);
-            else if (memchr(buf, '\0', len))
+                (len >= 6 && memcmp(buf, "\x93NUMPY", 6) == 0)) {
+                const haze_table_options no = npy_options(&o);
+                st = npy_keep(
+                    ctx, name, &o, t,
+                    haze__io_npy_parse(ctx, name, (const unsigned char *)buf, len, &no, t));
+            } else if (memchr(buf, '\0', len))
                 st = haze__error(ctx, HAZE_ERR_PARSE, "%s: binary data where CSV text was expected",
                                  name);
             else

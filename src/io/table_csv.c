@@ -175,7 +175,8 @@ typedef struct {
     char delim;
     size_t cols;
     int text_col;
-    char *const *names; /* the header's, or NULL */
+    char *const *names;        /* the header's, or NULL */
+    const unsigned char *skip; /* cols flags: a column left out, not parsed; or NULL */
 } csv_cfg;
 
 typedef struct {
@@ -244,6 +245,12 @@ static int row_fast(const csv_cfg *c, const char *p, const char *end, double *ds
             while (p < end && is_blank(*p)) p++;
             if (p == end || *p == '\n') break;
             if (j == c->cols) goto no;
+            if (c->skip && c->skip[j]) { /* left out: any text */
+                if (*p == '"') goto no;
+                while (p < end && !is_blank(*p) && *p != '\n') p++;
+                dst[j++] = NAN;
+                continue;
+            }
             if ((int)j == c->text_col) {
                 const char *s = p;
                 while (p < end && !is_blank(*p) && *p != '\n') p++;
@@ -266,7 +273,11 @@ static int row_fast(const csv_cfg *c, const char *p, const char *end, double *ds
     for (;;) {
         while (p < end && (*p == ' ' || (*p == '\t' && delim != '\t'))) p++;
         if (j == c->cols) goto no;
-        if ((int)j == c->text_col) {
+        if (c->skip && c->skip[j]) { /* left out: any text, unquoted */
+            if (p < end && *p == '"') goto no;
+            while (p < end && *p != delim && *p != '\n') p++;
+            dst[j++] = NAN;
+        } else if ((int)j == c->text_col) {
             if (p < end && *p == '"') goto no;
             const char *s = p;
             while (p < end && *p != delim && *p != '\n') p++;
@@ -319,7 +330,7 @@ static int row_general(const csv_cfg *c, csv_chunk *k, char *line, size_t lineno
     if (c->text_col >= 0 && !(*text = strdup(f->v[c->text_col]))) return k->st = HAZE_ERR_NOMEM;
     for (size_t j = 0; j < c->cols; j++) {
         double v = NAN;
-        if ((int)j != c->text_col) {
+        if ((int)j != c->text_col && !(c->skip && c->skip[j])) {
             int num = parse_number(f->v[j], &v);
             if (!num && k->text_line) { /* NaN; the caller checks the columns it uses */
                 v = NAN;
@@ -480,6 +491,8 @@ void haze__io_csv_state_free(haze__csv_state *s) {
     if (s->names)
         for (size_t j = 0; j < s->cols; j++) free(s->names[j]);
     free(s->names);
+    free(s->keep);
+    free(s->skip);
     free(s->spare);
     memset(s, 0, sizeof *s);
 }
@@ -554,13 +567,24 @@ int haze__io_csv_block(haze_ctx *ctx, const char *path, char *buf, size_t len,
             long j = strtol(o->text_column, &end, 10);
             if (*end == '\0' && j >= 0) text_index = j;
         }
+        const int select = o->columns || o->drop;
+        const int select_names = select && (haze__io_select_needs_names(o->columns) ||
+                                            haze__io_select_needs_names(o->drop));
         if (header < 0) {
+            /* a column left out by number may hold text in every line: not a header's sign */
+            size_t *kk = NULL, nkk = f.n;
+            if (select && !select_names &&
+                haze__io_select(NULL, path, 0, f.n, NULL, o->columns, o->drop, &kk, &nkk))
+                nkk = f.n; /* said below, with the header's names if there is one */
             header = 0;
-            for (size_t j = 0; j < f.n; j++) {
+            for (size_t q = 0; q < nkk; q++) {
+                const size_t j = kk ? kk[q] : q;
                 double v;
                 if ((long)j != text_index && !parse_number(f.v[j], &v)) header = 1;
             }
+            free(kk);
             if (o->text_column && text_index < 0) header = 1; /* named: needs a header */
+            if (select_names) header = 1;
         }
         if (header && (st = names_copy(f.v, f.n, &t->names))) goto out;
         if (o->text_column) {
@@ -572,6 +596,29 @@ int haze__io_csv_block(haze_ctx *ctx, const char *path, char *buf, size_t len,
                 goto out;
             }
             t->text_col = j;
+        }
+        if (select) {
+            if ((st = haze__io_select(ctx, path, header ? (long)lineno : 0, t->cols, t->names,
+                                      o->columns, o->drop, &s->keep, &s->nkeep)))
+                goto out;
+            int text_kept = t->text_col < 0;
+            for (size_t q = 0; q < s->nkeep; q++) text_kept |= (int)s->keep[q] == t->text_col;
+            if (!text_kept) {
+                st = haze__text_error(ctx, HAZE_ERR_PARSE, path, header ? (long)lineno : 0, 0,
+                                      "the text column '%s' is among the columns left out",
+                                      o->text_column);
+                goto out;
+            }
+            if (haze__io_select_identity(s->keep, s->nkeep, t->cols)) {
+                free(s->keep);
+                s->keep = NULL;
+            } else if (!(s->skip = malloc(t->cols))) {
+                st = HAZE_ERR_NOMEM;
+                goto out;
+            } else {
+                memset(s->skip, 1, t->cols);
+                for (size_t q = 0; q < s->nkeep; q++) s->skip[s->keep[q]] = 0;
+            }
         }
         if (header) { /* the data starts on the next line */
             line = le < bufend ? le + 1 : bufend;
@@ -592,7 +639,7 @@ int haze__io_csv_block(haze_ctx *ctx, const char *path, char *buf, size_t len,
         st = HAZE_ERR_NOMEM;
         goto out;
     }
-    csv_cfg cfg = {path, o, s->delim, t->cols, t->text_col, t->names};
+    csv_cfg cfg = {path, o, s->delim, t->cols, t->text_col, t->names, s->skip};
 
     /* chunks of 64 KiB at least (a thread costs about as much as reading that), one per thread */
     int nthr = haze__threads(ctx);
@@ -648,6 +695,7 @@ int haze__io_csv_block(haze_ctx *ctx, const char *path, char *buf, size_t len,
             for (size_t j = 0; j < t->cols; j++)
                 if (!t->text_line[j]) t->text_line[j] = k[i].text_line[j];
     }
+    if (!st && s->keep) st = haze__io_table_keep(t, s->keep, s->nkeep);
 out:
     for (size_t i = 0; i < nk; i++) {
         free(k[i].msg);

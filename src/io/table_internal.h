@@ -51,12 +51,15 @@ typedef struct haze__csv_state {
     char delim;
     size_t cols;
     int text_col;
-    char **names;   /* the header's (cols of them), or NULL */
-    size_t lineno;  /* lines before the next block */
-    size_t rows;    /* rows read so far */
-    size_t blocks;  /* blocks read so far */
-    double *spare;  /* memory of a block given back (haze_table_reader_reuse), or NULL */
-    size_t spare_n; /* its numbers */
+    char **names;  /* the header's (cols of them), or NULL */
+    size_t lineno; /* lines before the next block */
+    size_t rows;   /* rows read so far */
+    size_t blocks; /* blocks read so far */
+    size_t *keep;  /* the columns kept (haze_table_options columns, drop), or NULL: all */
+    size_t nkeep;
+    unsigned char *skip; /* cols flags: a column left out (not parsed), or NULL */
+    double *spare;       /* memory of a block given back (haze_table_reader_reuse), or NULL */
+    size_t spare_n;      /* its numbers */
 } haze__csv_state;
 int haze__io_csv_block(haze_ctx *ctx, const char *path, char *buf, size_t len,
                        const haze_table_options *o, haze__csv_state *s, haze_table *t);
@@ -69,6 +72,21 @@ int haze__io_npy_parse(haze_ctx *ctx, const char *path, const unsigned char *b, 
 int haze__io_npy_read_fd(haze_ctx *ctx, const char *path, const char *name, int fd, size_t fsize,
                          const unsigned char *pre, size_t npre, const haze_table_options *o,
                          haze_table *t);
+
+/*
+ * The columns a read keeps (table_select.c): the lists columns and drop
+ * (haze_table_options) resolved against a file of cols columns (names: the
+ * header's, or NULL) into *keep, *nkeep column numbers in the order kept
+ * (*keep freed by the caller); an error names path (and line, the header's,
+ * when not 0); ctx NULL: the status alone, no message. haze__io_select_needs_names: whether a list
+ * names a column (not only numbers and ranges). haze__io_table_keep cuts t to the columns
+ * keep[0..n) in place (n <= t->cols, no repeats; HAZE_ERR_NOMEM).
+ */
+int haze__io_select(haze_ctx *ctx, const char *path, long line, size_t cols, char *const *names,
+                    const char *columns, const char *drop, size_t **keep, size_t *nkeep);
+int haze__io_select_needs_names(const char *list);
+int haze__io_select_identity(const size_t *keep, size_t nkeep, size_t cols);
+int haze__io_table_keep(haze_table *t, const size_t *keep, size_t n);
 
 /* The column named key, or numbered key (0-based), or -1 (haze_table_column). */
 int haze__io_column(const haze_table *t, const char *key);

@@ -34,8 +34,8 @@
 
 struct haze_table_reader {
     char *path;
-    haze_table_options o; /* its text_column: text_col, the reader's copy */
-    char *text_col;
+    haze_table_options o; /* its text_column, columns, drop: the reader's copies below */
+    char *text_col, *columns, *drop;
     haze_table *whole; /* an input read whole: the one block, until given */
     int fd;            /* a CSV regular file read in blocks; -1 otherwise */
     size_t fsize;      /* its size when opened */
@@ -67,7 +67,9 @@ int haze_table_reader_open(haze_ctx *ctx, const char *path, const haze_table_opt
     }
     r->o = o;
     r->fd = -1;
-    if (o.text_column && !(r->o.text_column = r->text_col = strdup(o.text_column))) {
+    if ((o.text_column && !(r->o.text_column = r->text_col = strdup(o.text_column))) ||
+        (o.columns && !(r->o.columns = r->columns = strdup(o.columns))) ||
+        (o.drop && !(r->o.drop = r->drop = strdup(o.drop)))) {
         haze_table_reader_close(r);
         return haze__error(ctx, HAZE_ERR_NOMEM, "%s: out of memory", path);
     }
@@ -207,10 +209,11 @@ double haze_table_reader_progress(const haze_table_reader *r) {
 void haze_table_reader_reuse(haze_table_reader *r, haze_table *t) {
     if (!t) return;
     /* the larger of the two: a block's numbers fill it from the start */
-    if (r && r->fd >= 0 && t->data && t->rows * t->cols >= r->s.spare_n) {
+    const size_t n = t->cap ? t->cap : t->rows * t->cols; /* room before columns left out */
+    if (r && r->fd >= 0 && t->data && n >= r->s.spare_n) {
         free(r->s.spare);
         r->s.spare = t->data;
-        r->s.spare_n = t->rows * t->cols;
+        r->s.spare_n = n;
         t->data = NULL;
     }
     haze_table_free(t);
@@ -223,6 +226,8 @@ void haze_table_reader_close(haze_table_reader *r) {
     haze__io_csv_state_free(&r->s);
     free(r->buf);
     free(r->text_col);
+    free(r->columns);
+    free(r->drop);
     free(r->path);
     free(r);
 }

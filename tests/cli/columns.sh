@@ -126,6 +126,54 @@ check 0 "fnn predict: 'x 1' finds the stored 'x_1'" $H fnn predict "$tmp/b1.fnn"
 check 0 "fnn predict: the same model, names as written" $H fnn predict "$tmp/b.fnn" "$tmp/qb.csv" -o "$tmp/p7.csv"
 same "$tmp/p6.csv" "$tmp/p7.csv" "fnn predict: names stored with '_' match"
 
+# --- the columns a job reads: fcm --columns/--drop, fnn train --inputs/--drop
+printf 'id,x,y,species\nA1,1,2,setosa\nA2,2,3,setosa\nA3,8,9,virginica\nA4,9,8,virginica\n' >"$tmp/lab.csv"
+printf 'x,y\n1,2\n2,3\n8,9\n9,8\n' >"$tmp/xy.csv"
+printf 'y,x\n2,1\n3,2\n9,8\n8,9\n' >"$tmp/yx.csv"
+check 2 "fcm: a column of labels" $H fcm "$tmp/lab.csv" -c 2
+grep_err "lab.csv:2: column 1 (id): expected a number" "fcm: the text column is named"
+grep_err "leave ids and labels out with --drop NAME" "fcm: the message says what to do"
+check 0 "fcm: --drop id,species" $H fcm "$tmp/lab.csv" -c 2 --drop id,species -o "$tmp/cd.csv"
+check 0 "fcm: the same data without those columns" $H fcm "$tmp/xy.csv" -c 2 -o "$tmp/cx.csv"
+same "$tmp/cd.csv" "$tmp/cx.csv" "fcm: --drop gives the fit of the columns kept, names included"
+check 0 "fcm: --columns by number" $H fcm "$tmp/lab.csv" -c 2 --columns 1-2 -o "$tmp/cn.csv"
+same "$tmp/cn.csv" "$tmp/cx.csv" "fcm: --columns 1-2"
+check 0 "fcm: --columns in another order" $H fcm "$tmp/lab.csv" -c 2 --columns y,x -o "$tmp/co.csv"
+check 0 "fcm: the same order in the file" $H fcm "$tmp/yx.csv" -c 2 -o "$tmp/cy.csv"
+same "$tmp/co.csv" "$tmp/cy.csv" "fcm: --columns keeps the order it lists"
+check 0 "fcm predict: centres of the columns kept" $H fcm predict "$tmp/cd.csv" "$tmp/lab.csv" --ignore-extra -o "$tmp/pu.csv"
+check 2 "fcm: --columns names a missing column" $H fcm "$tmp/lab.csv" -c 2 --columns x,z -o "$tmp/never.csv"
+grep_err "lab.csv:1: no column 'z' to keep (the header names id, x, y, species)" "fcm: missing column message"
+check 2 "fcm: --drop past the last column" $H fcm "$tmp/lab.csv" -c 2 --drop 0,3,4 -o "$tmp/never.csv"
+grep_err "no column 4 to leave out: the file has 4 columns, numbered from 0" "fcm: column number message"
+check 2 "fcm: a column kept twice" $H fcm "$tmp/lab.csv" -c 2 --columns x,1 -o "$tmp/never.csv"
+grep_err "column 1 (x) is kept twice" "fcm: kept twice message"
+check 2 "fcm: nothing left" $H fcm "$tmp/xy.csv" -c 2 --drop x,y -o "$tmp/never.csv"
+grep_err "every column is left out" "fcm: nothing left message"
+# a headerless file whose first column is text: left out by number, the first line is data
+printf 'a,1,2\nb,2,3\nc,8,9\nd,9,8\n' >"$tmp/plain_lab.csv"
+check 0 "fcm: --drop 0 of a file without a header" $H fcm "$tmp/plain_lab.csv" -c 2 --drop 0 --json -o "$tmp/cp.csv"
+grep -q '"points": 4' "$out" || fail "fcm: the first line of a file without a header is a point"
+absent "$tmp/never.csv" "fcm: failed column choices"
+# fnn train: an id column left out, or the inputs named
+{
+    echo "id,x1,x2,y"
+    i=0
+    while [ $i -lt 40 ]; do
+        echo "row$i,$((i % 7)),$((i % 5)),$(((i % 7) + 2 * (i % 5)))"
+        i=$((i + 1))
+    done
+} >"$tmp/train_id.csv"
+check 2 "fnn train: an id column" $H --quiet fnn train "$tmp/train_id.csv" --target y --epochs 2 -o "$tmp/never.fnn"
+grep_err "leave ids out with --drop NAME, or give the inputs with --inputs LIST" "fnn train: what to do"
+check 0 "fnn train: --drop id" $H --quiet fnn train "$tmp/train_id.csv" --target y --epochs 2 --drop id -o "$tmp/md.fnn"
+same "$tmp/m.fnn" "$tmp/md.fnn" "fnn train: --drop id gives the model of the file without it"
+check 0 "fnn train: --inputs" $H --quiet fnn train "$tmp/train_id.csv" --target 3 --epochs 2 --inputs x1,x2 -o "$tmp/mi.fnn"
+same "$tmp/m.fnn" "$tmp/mi.fnn" "fnn train: --inputs x1,x2 with the target by number"
+check 1 "fnn train: --drop the target" $H fnn train "$tmp/train_id.csv" --target y --drop id,y -o "$tmp/never.fnn"
+check 1 "fnn train: --inputs lists the target" $H fnn train "$tmp/train_id.csv" --target y --inputs x1,y -o "$tmp/never.fnn"
+absent "$tmp/never.fnn" "fnn train: failed column choices"
+
 [ "$fails" = 0 ] && echo "all column-matching CLI checks passed" && exit 0
 echo "$fails column-matching CLI checks failed"
 exit 1
