@@ -228,6 +228,16 @@ static int columns_match(const haze_table *t, const char *path, const cli_column
             if ((int)j != c->skip) idx[k++] = j;
         return CLI_OK;
     }
+    /* the names of the model in its order (a header that names a column
+     * twice, say, read back by the job that wrote it) */
+    int same = avail == c->n;
+    for (size_t j = 0, k = 0; same && j < haze_table_column_count(t); j++)
+        if ((int)j != c->skip) same = same_name(haze_table_names(t)[j], c->names[k++], 0);
+    if (same) {
+        for (size_t j = 0, k = 0; j < haze_table_column_count(t); j++)
+            if ((int)j != c->skip) idx[k++] = j;
+        return CLI_OK;
+    }
     char list[512], have[512];
     const char **miss = malloc((c->n + haze_table_column_count(t) + 1) * sizeof *miss);
     char *used = calloc(haze_table_column_count(t) + 1, 1);

@@ -457,6 +457,26 @@ static int fnn_train(int argc, char **argv, const cli_global *g) {
             code = CLI_INPUT;
             goto done;
         }
+        /* numbers that are not all whole are a continuous target: a
+         * regression's (scikit-learn's classifiers refuse them too) */
+        size_t frac = s.n;
+        for (size_t i = 0; i < s.n; i++) {
+            char *end;
+            const double lv = strtod(labels[i], &end);
+            if (end == labels[i] || *end || !isfinite(lv)) {
+                frac = s.n; /* a label that is not a number: classes */
+                break;
+            }
+            if (frac == s.n && lv != floor(lv)) frac = i;
+        }
+        if (frac < s.n) {
+            cli_errorf("%s: --classes: the target '%s' holds numbers that are not whole ('%s', "
+                       "data row %zu): a continuous target is learnt by regression (leave out "
+                       "--classes)",
+                       path, tname, labels[frac], s.first + frac + 1);
+            code = CLI_INPUT;
+            goto done;
+        }
         for (size_t i = 0; i < s.n; i++) {
             const char **hit = bsearch(&labels[i], uniq, nc, sizeof *uniq, cmp_label);
             lab[i] = (int)((char **)hit - uniq);
@@ -609,6 +629,8 @@ static int fnn_predict(int argc, char **argv, const cli_global *g) {
     memset(&s, 0, sizeof s);
     double *y = NULL;
     int *truth = NULL;
+    size_t unseen = 0, unseen_row = 0;
+    char first_unseen[128] = "";
     haze_outfile *f = NULL;
     int st = haze_fnn_load(ctx, mpath, &net);
     if (st) {
@@ -654,11 +676,11 @@ static int fnn_predict(int argc, char **argv, const cli_global *g) {
             truth[i] = -1;
             for (size_t k = 0; k < L; k++)
                 if (strcmp(lb, haze_fnn_class_name(net, k)) == 0) truth[i] = (int)k;
-            if (truth[i] < 0) {
-                cli_errorf("%s:%zu: class '%s' was not seen in training", path,
-                           s.first + i + 1 + (haze_table_names(s.t) ? 1 : 0), lb);
-                code = CLI_INPUT;
-                goto done;
+            /* a class the model never saw: predicted all the same, and
+             * counted as wrong (as scikit-learn's accuracy_score does) */
+            if (truth[i] < 0 && unseen++ == 0) {
+                snprintf(first_unseen, sizeof first_unseen, "%s", lb);
+                unseen_row = s.first + i + 1;
             }
         }
     }
@@ -699,6 +721,11 @@ static int fnn_predict(int argc, char **argv, const cli_global *g) {
         code = cli_fail(ctx, st);
         goto done;
     }
+    if (unseen)
+        fprintf(stderr,
+                "haze: warning: %s: %zu row%s of classes the model was not trained on (the first: "
+                "'%s', data row %zu), counted as wrong\n",
+                path, unseen, unseen == 1 ? "" : "s", first_unseen, unseen_row);
     if (truth)
         cli_info(g, "fnn: accuracy %.2f%% (%zu of %zu)\n", 100.0 * (double)hits / (double)s.n, hits,
                  s.n);

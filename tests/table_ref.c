@@ -123,20 +123,27 @@ static int parse_number(const char *s, double *out) {
     return 1;
 }
 
+/* A line of one quoted field (blanks at its ends aside) is a one-column
+ * CSV line: the reader's rule since R's one-column files ("value"). */
 static char choose_delim(const char *line) {
-    int in_q = 0;
-    int comma = 0, semi = 0, tab = 0;
-    for (const char *p = line; *p; p++) {
-        if (*p == '"') in_q = !in_q;
+    int in_q = 0, quoted = 0;
+    int comma = 0, semi = 0, tab = 0, blank = 0;
+    size_t len = strlen(line);
+    while (len && (line[len - 1] == ' ' || line[len - 1] == '\r')) len--;
+    const char *p = line;
+    while (*p == ' ' || *p == '\r') p++;
+    for (; p < line + len; p++) {
+        if (*p == '"') in_q = !in_q, quoted = 1;
         if (in_q) continue;
         comma += *p == ',';
         semi += *p == ';';
         tab += *p == '\t';
+        blank += *p == ' ';
     }
     if (comma) return ',';
     if (semi) return ';';
     if (tab) return '\t';
-    return ' ';
+    return quoted && !blank ? ',' : ' ';
 }
 
 static int is_blank_or_comment(const char *s) {

@@ -79,6 +79,19 @@ static void test_csv_text_column(void **state) {
     o.text_column = "label";
     assert_int_equal(haze_table_read(ctx, p, &o, &t), HAZE_ERR_PARSE);
     assert_non_null(strstr(haze_ctx_errmsg(ctx), "label"));
+    /* a name the header has twice is no one column */
+    p = haze_test_write("c2.csv", "a,a,b\nx,2,8\n");
+    o.text_column = "a";
+    assert_int_equal(haze_table_read(ctx, p, &o, &t), HAZE_ERR_PARSE);
+    if (!strstr(haze_ctx_errmsg(ctx), "c2.csv:1: the header names 'a' twice (columns 1 and 2)"))
+        fail_msg("%s", haze_ctx_errmsg(ctx));
+    /* one column with a quoted name (R's write.csv of one vector): CSV, quotes off */
+    p = haze_test_write("c3.csv", "\"value\"\r\n112\r\n118\r\n");
+    assert_int_equal(haze_table_read(ctx, p, NULL, &t), HAZE_OK);
+    assert_string_equal(haze_table_names(t)[0], "value");
+    assert_int_equal(haze_table_row_count(t), 2);
+    assert_true(haze_table_data(t)[1] == 118);
+    haze_table_free(t);
     haze_ctx_free(ctx);
 }
 

@@ -146,20 +146,29 @@ static int parse_number(const char *s, double *out) {
     return haze__number_field(s, strlen(s), out);
 }
 
+/* The first line's delimiter: a comma, semicolon or tab outside quotes (in
+ * that order), else runs of blanks between fields; a line of one quoted
+ * field (no blank outside the quotes, a blank at its ends aside) is a
+ * one-column CSV file, so that a quoted name such as R's "value" loses its
+ * quotes. */
 static char choose_delim(const char *line) {
-    int in_q = 0;
-    int comma = 0, semi = 0, tab = 0;
-    for (const char *p = line; *p; p++) {
-        if (*p == '"') in_q = !in_q;
+    int in_q = 0, quotes = 0;
+    int comma = 0, semi = 0, tab = 0, blank = 0;
+    const char *s = line, *e = line + strlen(line);
+    while (*s == ' ' || *s == '\r') s++;
+    while (e > s && (e[-1] == ' ' || e[-1] == '\r')) e--;
+    for (const char *p = s; p < e; p++) {
+        if (*p == '"') in_q = !in_q, quotes++;
         if (in_q) continue;
         comma += *p == ',';
         semi += *p == ';';
         tab += *p == '\t';
+        blank += *p == ' ';
     }
     if (comma) return ',';
     if (semi) return ';';
     if (tab) return '\t';
-    return ' ';
+    return blank || !quotes ? ' ' : ',';
 }
 
 /* [p, le) holds only blanks, or a comment. */
@@ -589,6 +598,14 @@ int haze__io_csv_block(haze_ctx *ctx, const char *path, char *buf, size_t len,
         if (header && (st = names_copy(f.v, f.n, &t->names))) goto out;
         if (o->text_column) {
             int j = haze__io_column(t, o->text_column);
+            for (size_t q = 0; j >= 0 && t->names && q < t->cols; q++)
+                if ((int)q != j && !strcmp(t->names[q], o->text_column) &&
+                    !strcmp(t->names[j], o->text_column)) {
+                    st = haze__text_error(ctx, HAZE_ERR_PARSE, path, (long)lineno, 0,
+                                          "the header names '%s' twice (columns %d and %zu)",
+                                          o->text_column, j + 1, q + 1);
+                    goto out;
+                }
             if (j < 0) {
                 st = haze__text_error(ctx, HAZE_ERR_PARSE, path, (long)lineno, 0,
                                       "no column '%s' (%zu columns%s)", o->text_column, t->cols,

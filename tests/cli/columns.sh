@@ -155,6 +155,18 @@ printf 'a,1,2\nb,2,3\nc,8,9\nd,9,8\n' >"$tmp/plain_lab.csv"
 check 0 "fcm: --drop 0 of a file without a header" $H fcm "$tmp/plain_lab.csv" -c 2 --drop 0 --json -o "$tmp/cp.csv"
 grep -q '"points": 4' "$out" || fail "fcm: the first line of a file without a header is a point"
 absent "$tmp/never.csv" "fcm: failed column choices"
+# a header that names a column twice: the centres keep it, and predict reads the same file back
+printf 'network,1,1,2\n1,2,3,4\n2,3,4,5\n8,8,8,8\n9,9,9,8\n' >"$tmp/dup.csv"
+check 0 "fcm: a header with a name twice" $H fcm "$tmp/dup.csv" -c 2 -o "$tmp/dupc.csv"
+check 0 "fcm predict: the same header back" $H fcm predict "$tmp/dupc.csv" "$tmp/dup.csv" -o "$tmp/dupu.csv"
+printf '1,1,network,2\n1,2,3,4\n' >"$tmp/dup_other.csv"
+check 2 "fcm predict: a name twice in another order" $H fcm predict "$tmp/dupc.csv" "$tmp/dup_other.csv" -o "$tmp/never.csv"
+grep_err "the header names '1' twice" "fcm predict: ambiguous name message"
+# one column with a quoted name (R's write.csv of one vector)
+printf '"value"\r\n112\r\n118\r\n132\r\n129\r\n' >"$tmp/one.csv"
+check 0 "fcm: one quoted column" $H fcm "$tmp/one.csv" -c 2 -o "$tmp/onec.csv"
+[ "$(head -1 "$tmp/onec.csv")" = value ] || fail "fcm: the quoted name is read without its quotes"
+check 0 "fcm predict: one quoted column back" $H fcm predict "$tmp/onec.csv" "$tmp/one.csv" -o "$tmp/oneu.csv"
 # fnn train: an id column left out, or the inputs named
 {
     echo "id,x1,x2,y"
