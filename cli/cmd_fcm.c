@@ -27,7 +27,7 @@ static void help(FILE *fp) {
             "predict --help')\n\n"
             "Fuzzy c-means clustering (Bezdek): memberships u_ij in [0,1] of every point to\n"
             "every one of K clusters, minimising sum u_ij^m d(x_i, v_j). CSV with or without\n"
-            "a header, or NumPy .npy (float32/float64); one point per row.\n\n"
+            "a header, or NumPy .npy (floats, integers); one point per row.\n\n"
             "Options:\n"
             "  -c, --clusters K       number of clusters (2 <= K <= points; required)\n"
             "      --columns LIST     the features: header names, 0-based column numbers\n"

@@ -70,8 +70,10 @@ static inline haze_table_options haze_table_options_default(void) {
 /*
  * Reads a CSV (comma, semicolon, tab or whitespace separated; "#" comments;
  * quoted fields; a leading UTF-8 byte-order mark is skipped) or a NumPy .npy
- * file (little-endian float32/float64, C or Fortran order, 1-D or 2-D; the
- * header dict is parsed strictly, structured dtypes are refused), told apart
+ * file (little-endian float32/float64, integers of 1 to 8 bytes and bools
+ * read as doubles -- rounded to nearest beyond 2^53 --, C or Fortran order,
+ * 1-D or 2-D; the header dict is parsed strictly, structured dtypes are
+ * refused), told apart
  * by the ".npy" extension or the NumPy magic bytes. "-" reads CSV from
  * standard input. Ragged rows, empty files, non-numeric or non-finite fields
  * are errors naming the line and column. Numbers are read (and written by

@@ -116,6 +116,7 @@ typedef struct {
     size_t dims[2];
     int nd;
     int seen[3]; /* descr, fortran_order, shape */
+    char kind;   /* the dtype's: 'f' float, 'i' signed, 'u' unsigned integer, 'b' bool */
 } npy_header;
 
 static int npy_header_parse(haze_ctx *ctx, const char *path, const char *s, size_t n,
@@ -242,14 +243,29 @@ static int npy_layout(haze_ctx *ctx, const char *path, const char *s, size_t n, 
                            path);
     if (!h->seen[0])
         return haze__error(ctx, HAZE_ERR_PARSE, "%s: .npy header has no 'descr'", path);
-    if (strcmp(h->descr, "<f8") == 0 || strcmp(h->descr, "float64") == 0)
-        *elem = 8;
-    else if (strcmp(h->descr, "<f4") == 0 || strcmp(h->descr, "float32") == 0)
-        *elem = 4;
-    else
+    /* little-endian floats of 4 and 8 bytes, integers, bools ('|' for a byte);
+     * integers are read as NumPy's astype(float64) reads them (rounded to
+     * nearest beyond 2^53) */
+    const char *d = h->descr;
+    h->kind = 0;
+    *elem = 0;
+    if (strcmp(d, "float64") == 0 || strcmp(d, "float32") == 0) {
+        h->kind = 'f';
+        *elem = d[5] == '6' ? 8 : 4;
+    } else if ((d[0] == '<' || d[0] == '|') && d[1] && strchr("fiub", d[1]) && d[2] && !d[3]) {
+        const int size = d[2] - '0';
+        const int ok = d[1] == 'f'   ? size == 4 || size == 8
+                       : d[1] == 'b' ? size == 1
+                                     : size == 1 || size == 2 || size == 4 || size == 8;
+        if (ok && (d[0] == '<' || size == 1)) {
+            h->kind = d[1];
+            *elem = size;
+        }
+    }
+    if (!h->kind)
         return haze__error(ctx, HAZE_ERR_UNSUPPORTED,
                            "%s: .npy dtype '%s' is not supported: little-endian float32 or "
-                           "float64 ('<f4', '<f8')",
+                           "float64 ('<f4', '<f8'), integers ('<i8', '|u1', ...) or bool ('|b1')",
                            path, h->descr);
     for (int k = 1; k < 3; k++) /* a dtype we cannot read is said first */
         if (!h->seen[k])
@@ -290,10 +306,11 @@ static int npy_layout(haze_ctx *ctx, const char *path, const char *s, size_t n, 
 
 /* The table's storage: floats for a float32 array the caller keeps float32,
  * else doubles; lazy: pages left to the threads that will fill them. */
-static int npy_alloc(const haze_table_options *o, int elem, haze_table *t, int lazy) {
+static int npy_alloc(const haze_table_options *o, const npy_header *h, int elem, haze_table *t,
+                     int lazy) {
     size_t count = t->rows * t->cols;
     void *(*alloc)(size_t) = lazy ? haze__io_big_alloc_lazy : haze__io_big_alloc;
-    if (elem == 4 && o->keep_float32) {
+    if (h->kind == 'f' && elem == 4 && o->keep_float32) {
         if (count > SIZE_MAX / sizeof(float) || !(t->data_f32 = alloc(count * sizeof(float))))
             return HAZE_ERR_NOMEM;
     } else if (count > SIZE_MAX / sizeof(double) || !(t->data = alloc(count * sizeof(double)))) {
@@ -373,12 +390,48 @@ static int npy_read_par(haze_ctx *ctx, int fd, size_t at, unsigned char *dst, si
     return e;
 }
 
+/* Value i of an integer or bool array (elem bytes each) as a double. */
+static double npy_integer(const unsigned char *src, char kind, int elem, size_t i) {
+    const unsigned char *p = src + (size_t)elem * i;
+    if (kind == 'i') {
+        if (elem == 1) return (double)(int8_t)p[0];
+        if (elem == 2) {
+            int16_t v;
+            memcpy(&v, p, 2);
+            return v;
+        }
+        if (elem == 4) {
+            int32_t v;
+            memcpy(&v, p, 4);
+            return v;
+        }
+        int64_t v;
+        memcpy(&v, p, 8);
+        return (double)v;
+    }
+    if (kind == 'b') return p[0] != 0;
+    if (elem == 1) return p[0];
+    if (elem == 2) {
+        uint16_t v;
+        memcpy(&v, p, 2);
+        return v;
+    }
+    if (elem == 4) {
+        uint32_t v;
+        memcpy(&v, p, 4);
+        return v;
+    }
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return (double)v;
+}
+
 /*
  * The values at src (file order) into the table, checked finite (unless
  * allowed) in file order. A C-order array may already be in place: src the
- * table itself, or, for float32 widened to double, the upper half of the
- * table (value i is read before double i is written, and double i covers
- * only float values up to i).
+ * table itself, or, for values narrower than a double, the table's last
+ * count * elem bytes (value i is read before double i is written, and
+ * double i covers only values up to i).
  */
 static int npy_store(haze_ctx *ctx, const char *path, const npy_header *h, int elem,
                      const unsigned char *src, const haze_table_options *o, haze_table *t) {
@@ -388,7 +441,10 @@ static int npy_store(haze_ctx *ctx, const char *path, const npy_header *h, int e
         /* Fortran order stores column after column: value i is (i % rows, i / rows) */
         size_t d = h->fortran ? (i % rows) * cols + i / rows : i;
         int finite;
-        if (elem == 4) {
+        if (h->kind != 'f') {
+            t->data[d] = npy_integer(src, h->kind, elem, i);
+            finite = 1;
+        } else if (elem == 4) {
             float f;
             memcpy(&f, src + 4 * i, 4);
             finite = isfinite(f);
@@ -419,7 +475,7 @@ int haze__io_npy_parse(haze_ctx *ctx, const char *path, const unsigned char *b, 
     if (!st)
         st = npy_layout(ctx, path, (const char *)b + off, hlen, len, off + hlen, o, &h, &elem,
                         &skip, t);
-    if (!st) st = npy_alloc(o, elem, t, 0);
+    if (!st) st = npy_alloc(o, &h, elem, t, 0);
     if (!st) st = npy_store(ctx, path, &h, elem, b + off + hlen + skip, o, t);
     return st;
 }
@@ -453,8 +509,8 @@ int haze__io_npy_read_fd(haze_ctx *ctx, const char *path, const char *name, int 
     /* A C-order array whose values are stored as they are (float32 kept,
      * float64) is read in place on the threads and checked as it lands; the
      * others through npy_store. */
-    const int as_is = !h.fortran && (elem == 8 || o->keep_float32);
-    if (!st) st = npy_alloc(o, elem, t, as_is);
+    const int as_is = !st && !h.fortran && h.kind == 'f' && (elem == 8 || o->keep_float32);
+    if (!st) st = npy_alloc(o, &h, elem, t, as_is);
     if (st) return st;
     const size_t count = t->rows * t->cols, bytes = count * (size_t)elem;
     unsigned char *dst, *tmp = NULL;
@@ -463,7 +519,7 @@ int haze__io_npy_read_fd(haze_ctx *ctx, const char *path, const char *name, int 
     } else if (t->data_f32) {
         dst = (unsigned char *)t->data_f32;
     } else {
-        dst = (unsigned char *)t->data + (elem == 4 ? 4 * count : 0); /* widened in place */
+        dst = (unsigned char *)t->data + (size_t)(8 - elem) * count; /* widened in place */
     }
     size_t bad = count;
     if (as_is)
