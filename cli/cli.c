@@ -43,6 +43,14 @@ int cli_fail(haze_ctx *ctx, int status) {
         cli_errorf("%s", msg);
     else
         cli_errorf("%s", haze_status_message(status));
+    return cli_exit_code_of(status, msg);
+}
+
+int cli_exit_code_of(int status, const char *msg) {
+    /* an output that could not be written (a full disk, an I/O error) is
+     * the run's failure, as a failed write to standard output is: not bad
+     * input (the library says HAZE_ERR_IO for both) */
+    if (status == HAZE_ERR_IO && msg && strstr(msg, ": cannot write output: ")) return CLI_RUNTIME;
     return cli_exit_code(status);
 }
 

@@ -43,6 +43,9 @@ typedef int (*cli_cmd_fn)(int argc, char **argv, const cli_global *g);
 
 /* Exit code for a library status. */
 int cli_exit_code(int status);
+/* The same for a status and its message: an output that could not be
+ * written is a runtime error (3), not bad input. */
+int cli_exit_code_of(int status, const char *msg);
 
 /* cli_fail, and hint on a line of its own when the message is of a field
  * of the table at path that is not a number (a column of ids or labels). */

@@ -236,10 +236,11 @@ static void *detect_frames(void *arg) {
  * of fis) and writes each result to paths[i] on up to `threads` threads;
  * the frames are shared over the context's devices. The progress line
  * shows the frames done. Returns 0, or the first failing frame's status
- * with its message printed (a frame's detection before its writing). */
+ * with its message printed (a frame's detection before its writing) and
+ * its exit code in *code. */
 static int detect_and_write(haze_ctx *ctx, haze_edge *fire, const haze_edge_options *fp,
                             haze_edge_kernel kernel, haze_fis *fis, haze_image **imgs,
-                            char (*paths)[4096], int n, int threads, cli_progress *pr) {
+                            char (*paths)[4096], int n, int threads, cli_progress *pr, int *code) {
     const int D = haze_ctx_device_count(ctx) > 1 ? haze_ctx_device_count(ctx) : 1;
     frame_writer w = {.ctx = ctx, .paths = paths, .n = n};
     frame_detector d = {.w = &w, .imgs = imgs, .fis = fis, .kernel = kernel};
@@ -282,10 +283,12 @@ static int detect_and_write(haze_ctx *ctx, haze_edge *fire, const haze_edge_opti
         st = d.status[dat];
         cli_progress_clear(pr);
         cli_errorf("%s", d.msg[dat][0] ? d.msg[dat] : haze_status_message(st));
+        *code = cli_exit_code_of(st, d.msg[dat]);
     } else if (wat >= 0) {
         st = w.status[wat];
         cli_progress_clear(pr);
         cli_errorf("%s", w.msg[wat][0] ? w.msg[wat] : haze_status_message(st));
+        *code = cli_exit_code_of(st, w.msg[wat]);
     }
 out:
     for (int k = 1; parts && k < D; k++)
@@ -648,7 +651,7 @@ static int cmd_edge_run(const cli_global *g, char **in, int nin, int any_dir, co
     cli_progress_begin(&pr, g, "edge");
     /* reading counts as the first half of the job, the detection the second;
      * the frames are read on the context's threads */
-    int printed = 0;
+    int printed = 0, dcode = 0;
     double t_mark = mono_s();
     t_phase[0] = t_mark - t_start;
     if (!st) {
@@ -659,7 +662,7 @@ static int cmd_edge_run(const cli_global *g, char **in, int nin, int any_dir, co
     t_mark = mono_s();
     if (!st && !side) { /* detection and writing overlapped, the writing on the threads */
         st = detect_and_write(ctx, fire, &fp, kernel, fis, imgs, paths, nin, haze_ctx_threads(ctx),
-                              &pr);
+                              &pr, &dcode);
         printed = st != 0; /* (its message is printed) */
     }
     for (int i = 0; i < nin && !st && side; i++) {
@@ -694,7 +697,7 @@ static int cmd_edge_run(const cli_global *g, char **in, int nin, int any_dir, co
     haze_outgroup_abort(ctx);
     if (st && made_dir) rmdir(output); /* only if still empty */
     free(paths);
-    if (!rc) rc = !st ? CLI_OK : printed ? cli_exit_code(st) : cli_fail(ctx, st);
+    if (!rc) rc = !st ? CLI_OK : dcode ? dcode : printed ? cli_exit_code(st) : cli_fail(ctx, st);
     if (imgs)
         for (int i = 0; i < nin; i++) haze_image_free(imgs[i]);
     free(imgs);

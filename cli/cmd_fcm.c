@@ -95,7 +95,7 @@ static void help_predict(FILE *fp) {
                 "  -m, --fuzzifier M      fuzzifier m > 1 of the model (default 2)\n"
                 "      --precision P      double (default) or single (float32 arithmetic)\n"
                 "  -o, --output FILE      write the N x K memberships to FILE (CSV or .npy;\n"
-                "                         default '-', stdout)\n"
+                "                         default '-', stdout, unless --labels is '-')\n"
                 "      --labels FILE      write the hard labels (index of the largest membership)\n"
                 "      --norms FILE       the K norm matrices A_j of a gk model, one per row\n"
                 "      --ignore-extra     leave out DATA columns the centres do not name\n"
@@ -177,7 +177,7 @@ static int cmd_predict(int argc, char **argv, const cli_global *g) {
     double m = 2.0;
     int ignore_extra = 0;
     int single = 0;
-    const char *out = "-", *labels = NULL, *norms = NULL;
+    const char *out = NULL, *labels = NULL, *norms = NULL;
     optind = 1;
     int o;
     while ((o = getopt_long(argc, argv, "m:o:h", opts, NULL)) != -1) {
@@ -217,6 +217,7 @@ static int cmd_predict(int argc, char **argv, const cli_global *g) {
         return cli_usage_error("fcm predict", "predict needs CENTERS and DATA files");
     if (is_stdout(out) && is_stdout(labels))
         return cli_usage_error("fcm predict", "-o and --labels cannot both be '-' (stdout)");
+    if (!out && !is_stdout(labels)) out = "-"; /* the memberships, unless the labels go there */
     haze_ctx *ctx = NULL;
     int code = cli_ctx_new(g, &ctx);
     if (code) return code;
@@ -288,7 +289,7 @@ static int cmd_predict(int argc, char **argv, const cli_global *g) {
             st = haze_fcm_predict(ctx, model, xd, haze_table_row_count(x),
                                   haze_table_column_count(cv),
                                   (single) ? HAZE_PRECISION_F32 : HAZE_PRECISION_F64, u);
-        if (!st)
+        if (!st && out)
             st = haze_table_write(ctx, out, u, HAZE_PRECISION_F64, haze_table_row_count(x),
                                   haze_table_row_count(cv), NULL);
         if (!st && labels)
@@ -444,6 +445,13 @@ static void print_summary(FILE *sum, const char *data, const haze_fcm_result *r,
         }
     }
     if (haze_fcm_result_degenerate(r)) warn_degenerate(r, fo);
+    const int it = haze_fcm_result_iterations(r);
+    if (!haze_fcm_result_converged(r) && fo->tol > 0 &&
+        it > 0) /* (--tol 0: the count is the rule) */
+        fprintf(stderr,
+                "haze: warning: fcm: not converged after %d iterations (the last change %.3g, "
+                "--tol %g): the centres may move further; raise --max-iter or loosen --tol\n",
+                it, haze_fcm_result_change(r)[it - 1], fo->tol);
 }
 
 /* What `haze fcm` was asked, after its options. */
@@ -461,9 +469,9 @@ typedef struct fcm_job {
 static int agree(haze_ctx *ctx, int st, int code, const char *why) {
     const char *msg = NULL;
     if (!code && st) {
-        code = cli_exit_code(st);
         msg = ctx ? haze_ctx_errmsg(ctx) : NULL;
         if (!msg || !*msg) msg = haze_status_message(st);
+        code = cli_exit_code_of(st, msg);
     } else if (code) {
         msg = why;
     }

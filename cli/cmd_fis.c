@@ -902,7 +902,7 @@ static int do_eval(haze_ctx *ctx, haze_fis *f, const char *model, const char *in
     const worker *fw = wr.st ? &wr : ev.st ? &ev : NULL;
     if (!code && fw) {
         cli_errorf("%s", fw->msg[0] ? fw->msg : haze_status_message(fw->st));
-        code = cli_exit_code(fw->st);
+        code = cli_exit_code_of(fw->st, fw->msg);
     } else if (!code && st) {
         code = cli_fail(sctx, st);
     } else if (!code) { /* the stages one after the other, each the sum of its parts */

@@ -24,6 +24,16 @@ check 0 "fit with memberships as init" $H fcm "$iris" -c 3 --init "$tmp/u.csv" -
 check 0 "gk, kmeans++" $H fcm "$iris" -c 3 --metric gk --init kmeans++ --max-iter 20
 check 0 "predict" $H fcm predict "$tmp/c.csv" "$iris" -o "$tmp/p.csv"
 [ "$(wc -l <"$tmp/p.csv")" = 150 ] || fail "predict rows"
+check 0 "a fit stopped by --max-iter" $H fcm "$iris" -c 3 --max-iter 5
+grep_err "warning: fcm: not converged after 5 iterations" "not converged: a warning"
+check 0 "--tol 0: the count is the rule" $H fcm "$iris" -c 3 --max-iter 5 --tol 0
+grep -q "not converged after" "$err" && fail "--tol 0: no warning for a fit that cannot converge"
+check 0 "predict --labels - alone" $H fcm predict "$tmp/c.csv" "$iris" --labels -
+[ "$(head -1 "$out")" = label ] || fail "predict --labels -: the labels on stdout, not the memberships"
+if [ -w /dev/full ]; then # a full disk is the run's failure, not bad input
+    check 3 "fcm -o /dev/full" $H fcm "$iris" -c 3 -o /dev/full
+    grep_err "/dev/full: cannot write output: No space left on device" "fcm: a full device's reason"
+fi
 # Gustafson-Kessel model through files: predict with the written norms gives
 # the fit's own memberships U(K) of V(K) back
 check 0 "gk fit with --norms" $H fcm "$iris" -c 3 --metric gk --max-iter 15 --tol 0 -o "$tmp/gc.csv" --norms "$tmp/gn.csv" --memberships "$tmp/gu.csv"
@@ -131,7 +141,7 @@ check 0 "--json alone on stdout" $H fcm "$iris" -c 3 --json
 grep_out '"degenerate": \[\]' "json degenerate of a good fit"
 check 1 "two results on stdout" $H fcm "$iris" -c 3 -o - --memberships -
 check 1 "two results on stdout (labels)" $H fcm "$iris" -c 3 --labels - --memberships "-"
-check 1 "predict: two results on stdout" $H fcm predict "$tmp/c.csv" "$iris" --labels -
+check 1 "predict: two results on stdout" $H fcm predict "$tmp/c.csv" "$iris" -o - --labels -
 check 0 "predict: labels to stdout, memberships to a file" $H fcm predict "$tmp/c.csv" "$iris" -o "$tmp/pm.csv" --labels -
 [ "$(wc -l <"$out")" = 151 ] || fail "predict --labels - rows"
 # predict refuses data whose squared distances overflow, as the fit does

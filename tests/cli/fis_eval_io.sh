@@ -72,7 +72,7 @@ grep_err 'text2.csv:5: column 2 (food): expected a number' "the first text line,
 # thread, such as isatty's "Inappropriate ioctl for device")
 if [ -w /dev/full ]; then
     for bb in 0 4000; do
-        check 2 "-o /dev/full, blocks of $bb bytes" env HAZE_BLOCK_BYTES=$bb "$haze" --backend cpu fis eval "$tip" "$tmp/in.csv" -o /dev/full
+        check 3 "-o /dev/full, blocks of $bb bytes" env HAZE_BLOCK_BYTES=$bb "$haze" --backend cpu fis eval "$tip" "$tmp/in.csv" -o /dev/full
         grep_err '/dev/full: cannot write output: No space left on device' "a full device's reason (blocks of $bb)"
     done
 fi
@@ -84,7 +84,7 @@ for bb in 0 4000; do
     pt=1,2 # in blocks: the writer on a context of its own, on a thread of its own
     th=2
     [ $bb = 0 ] && pt=default th=1 # one block, written on this thread
-    check 2 "a file size limit, blocks of $bb bytes" sh -c 'trap "" XFSZ; ulimit -f 64; exec "$@"' sh \
+    check 3 "a file size limit, blocks of $bb bytes" sh -c 'trap "" XFSZ; ulimit -f 64; exec "$@"' sh \
         env HAZE_BLOCK_BYTES=$bb HAZE_PIPELINE_THREADS=$pt "$haze" --backend cpu --threads $th fis eval "$tip" "$tmp/in.csv" -o "$tmp/big.csv"
     grep_err 'big.csv: cannot write output: File too large' "the writer's reason (blocks of $bb)"
     [ -e "$tmp/big.csv" ] && fail "a failed write left the output (blocks of $bb)"

@@ -40,7 +40,7 @@ if mknod "$tmp/null" c 1 3 2> /dev/null; then
     check 0 "-o link to a character device" fcm -o "$tmp/null_link"
     [ -L "$tmp/null_link" ] && [ -c "$tmp/null" ] || fail "-o link to a device"
     if mknod "$tmp/full" c 1 7 2> /dev/null; then
-        check 2 "-o a full device" fcm -o "$tmp/full"
+        check 3 "-o a full device" fcm -o "$tmp/full"
         grep_err "No space" "-o a full device: why"
         [ -c "$tmp/full" ] || fail "-o a full device replaced the device"
     fi
