@@ -59,8 +59,27 @@ int cli_fail_data(haze_ctx *ctx, int status, const char *path, const char *hint)
     const size_t n = path ? strlen(path) : 0;
     const int text = msg && n && strncmp(msg, path, n) == 0 && msg[n] == ':' &&
                      strstr(msg, ": expected a number, found \"");
+    /* the column as --drop takes it: its name, or its 0-based number when
+     * the name is empty (a pandas index, a trailing delimiter) or would not
+     * pass as one item of a list */
+    char arg[160] = "NAME";
+    const char *c = text ? strstr(msg, ": column ") : NULL;
+    size_t col = 0;
+    if (c && sscanf(c, ": column %zu", &col) == 1 && col > 0) {
+        const char *p = c + 9;
+        while (*p >= '0' && *p <= '9') p++;
+        const char *e = p[0] == ' ' && p[1] == '(' ? strstr(p, "): expected a number") : NULL;
+        const size_t len = e ? (size_t)(e - p - 2) : 0;
+        const int plain = len && len < sizeof arg && !memchr(p + 2, ',', len) && p[2] != ' ' &&
+                          p[2 + len - 1] != ' ';
+        if (plain)
+            snprintf(arg, sizeof arg, "%.*s", (int)len, p + 2);
+        else
+            snprintf(arg, sizeof arg, "%zu", col - 1);
+    }
     int code = cli_fail(ctx, status);
-    if (text && hint) cli_errorf("%s", hint);
+    const char *at = text && hint ? strstr(hint, "%s") : NULL;
+    if (at) cli_errorf("%.*s%s%s", (int)(at - hint), hint, arg, at + 2);
     return code;
 }
 

@@ -48,7 +48,8 @@ int cli_exit_code(int status);
 int cli_exit_code_of(int status, const char *msg);
 
 /* cli_fail, and hint on a line of its own when the message is of a field
- * of the table at path that is not a number (a column of ids or labels). */
+ * of the table at path that is not a number (a column of ids or labels);
+ * the hint's one "%s" stands for that column as --drop takes it. */
 int cli_fail_data(haze_ctx *ctx, int status, const char *path, const char *hint);
 /* Prints "haze: <message>" (printf-style) to stderr. */
 void cli_errorf(const char *fmt, ...)

@@ -977,8 +977,8 @@ int cmd_fcm(int argc, char **argv, const cli_global *g) {
 
     if (st && !code)
         code = cli_fail_data(ctx, st, data,
-                             "every column is a feature: leave ids and labels out with --drop "
-                             "NAME, or give the features with --columns LIST");
+                             "every column is a feature: leave this one out with --drop %s, or "
+                             "give the features with --columns LIST");
     haze_fcm_result_free(r);
     haze_table_free(x);
     haze_table_free(it);

@@ -136,8 +136,8 @@ static int dataset_read(haze_ctx *ctx, const char *path, const char *target, int
     }
     if (st)
         return need_target ? cli_fail_data(ctx, st, path,
-                                           "every column but the target is an input: leave ids "
-                                           "out with --drop NAME, or give the inputs with "
+                                           "every column but the target is an input: leave this "
+                                           "one out with --drop %s, or give the inputs with "
                                            "--inputs LIST")
                            : cli_fail(ctx, st);
     /* the text column is the target as the file numbers it, wherever the

@@ -579,6 +579,7 @@ int haze__io_csv_block(haze_ctx *ctx, const char *path, char *buf, size_t len,
         const int select = o->columns || o->drop;
         const int select_names = select && (haze__io_select_needs_names(o->columns) ||
                                             haze__io_select_needs_names(o->drop));
+        int numbers_only = 0; /* a header only because a column was named */
         if (header < 0) {
             /* a column left out by number may hold text in every line: not a header's sign */
             size_t *kk = NULL, nkk = f.n;
@@ -592,6 +593,7 @@ int haze__io_csv_block(haze_ctx *ctx, const char *path, char *buf, size_t len,
                 if ((long)j != text_index && !parse_number(f.v[j], &v)) header = 1;
             }
             free(kk);
+            numbers_only = !header && ((o->text_column && text_index < 0) || select_names);
             if (o->text_column && text_index < 0) header = 1; /* named: needs a header */
             if (select_names) header = 1;
         }
@@ -606,6 +608,14 @@ int haze__io_csv_block(haze_ctx *ctx, const char *path, char *buf, size_t len,
                                           o->text_column, j + 1, q + 1);
                     goto out;
                 }
+            if (j < 0 && numbers_only) {
+                st = haze__text_error(ctx, HAZE_ERR_PARSE, path, (long)lineno, 0,
+                                      "no column '%s': the first line holds numbers only, so the "
+                                      "file has no header; give the column by its 0-based number "
+                                      "(0 to %zu)",
+                                      o->text_column, t->cols - 1);
+                goto out;
+            }
             if (j < 0) {
                 st = haze__text_error(ctx, HAZE_ERR_PARSE, path, (long)lineno, 0,
                                       "no column '%s' (%zu columns%s)", o->text_column, t->cols,
@@ -615,8 +625,9 @@ int haze__io_csv_block(haze_ctx *ctx, const char *path, char *buf, size_t len,
             t->text_col = j;
         }
         if (select) {
-            if ((st = haze__io_select(ctx, path, header ? (long)lineno : 0, t->cols, t->names,
-                                      o->columns, o->drop, &s->keep, &s->nkeep)))
+            if ((st = haze__io_select(ctx, path, header ? (long)lineno : 0, t->cols,
+                                      numbers_only ? NULL : t->names, o->columns, o->drop, &s->keep,
+                                      &s->nkeep)))
                 goto out;
             int text_kept = t->text_col < 0;
             for (size_t q = 0; q < s->nkeep; q++) text_kept |= (int)s->keep[q] == t->text_col;

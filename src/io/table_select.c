@@ -146,9 +146,10 @@ static int resolve_item(const sel_src *z, const item *it, const char *what, size
     } else if (!range_of(it->s, it->len, &a, &b)) {
         if (!z->names)
             return sel_error(z,
-                             "no column '%s' to %s: the file names no columns, so they are "
+                             "no column '%s' to %s: the file names no columns%s, so they are "
                              "given by their 0-based numbers (0 to %zu)",
-                             name, what, z->cols - 1);
+                             name, what, z->line ? " (its first line holds numbers only)" : "",
+                             z->cols - 1);
         char have[400];
         names_text(have, sizeof have, z->names, z->cols);
         return sel_error(z, "no column '%s' to %s (the header names %s)", name, what, have);

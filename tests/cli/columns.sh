@@ -132,7 +132,15 @@ printf 'x,y\n1,2\n2,3\n8,9\n9,8\n' >"$tmp/xy.csv"
 printf 'y,x\n2,1\n3,2\n9,8\n8,9\n' >"$tmp/yx.csv"
 check 2 "fcm: a column of labels" $H fcm "$tmp/lab.csv" -c 2
 grep_err "lab.csv:2: column 1 (id): expected a number" "fcm: the text column is named"
-grep_err "leave ids and labels out with --drop NAME" "fcm: the message says what to do"
+grep_err "leave this one out with --drop id, or give the features with --columns LIST" "fcm: the message says what to do"
+# a pandas index (no name) and a trailing delimiter: the column by its number
+printf ',x,y\n0,1,2\n1,2,3\n2,8,9\n3,a,8\n' >"$tmp/pd.csv"
+check 2 "fcm: text in a column without a name" $H fcm "$tmp/pd.csv" -c 2
+grep_err "pd.csv:5: column 2 (x): expected a number" "fcm: the column named"
+printf 'x,y,\n1,2,\n2,3,\n8,9,\n' >"$tmp/trail.csv"
+check 2 "fcm: a trailing delimiter" $H fcm "$tmp/trail.csv" -c 2
+grep_err "leave this one out with --drop 2," "fcm: an unnamed column by its number"
+check 0 "fcm: --drop the empty column" $H fcm "$tmp/trail.csv" -c 2 --drop 2
 check 0 "fcm: --drop id,species" $H fcm "$tmp/lab.csv" -c 2 --drop id,species -o "$tmp/cd.csv"
 check 0 "fcm: the same data without those columns" $H fcm "$tmp/xy.csv" -c 2 -o "$tmp/cx.csv"
 same "$tmp/cd.csv" "$tmp/cx.csv" "fcm: --drop gives the fit of the columns kept, names included"
@@ -177,7 +185,7 @@ check 0 "fcm predict: one quoted column back" $H fcm predict "$tmp/onec.csv" "$t
     done
 } >"$tmp/train_id.csv"
 check 2 "fnn train: an id column" $H --quiet fnn train "$tmp/train_id.csv" --target y --epochs 2 -o "$tmp/never.fnn"
-grep_err "leave ids out with --drop NAME, or give the inputs with --inputs LIST" "fnn train: what to do"
+grep_err "leave this one out with --drop id, or give the inputs with --inputs LIST" "fnn train: what to do"
 check 0 "fnn train: --drop id" $H --quiet fnn train "$tmp/train_id.csv" --target y --epochs 2 --drop id -o "$tmp/md.fnn"
 same "$tmp/m.fnn" "$tmp/md.fnn" "fnn train: --drop id gives the model of the file without it"
 check 0 "fnn train: --inputs" $H --quiet fnn train "$tmp/train_id.csv" --target 3 --epochs 2 --inputs x1,x2 -o "$tmp/mi.fnn"
