@@ -172,8 +172,10 @@ def _check_finite_after(err, X, name="X"):
     if bad.any():
         i, j = np.argwhere(bad)[0]
         what = "NaN" if np.isnan(X[i, j]) else "infinity"
-        raise type(err)(f"{name} contains NaN or infinity ({what} in row {i}, column {j}): "
-                        f"{err}", err.status) from None
+        # (the library's message counts rows and columns from 1, as the tool
+        # does; an array is indexed from 0)
+        raise type(err)(f"{name} contains NaN or infinity: {what} at {name}[{i}, {j}]",
+                        err.status) from None
     raise err
 
 

@@ -35,8 +35,41 @@ class Table:
                 + (f", labels: {len(self.labels)}" if self.labels is not None else "") + ")")
 
 
+def _text_column(text_column):
+    if text_column is None:
+        return None
+    if isinstance(text_column, bool) or not isinstance(text_column, (str, int, np.integer)):
+        raise TypeError("text_column must be one column: a name (str) or a 0-based number "
+                        f"(int), got {type(text_column).__name__}")
+    return str(text_column)
+
+
+def _column_list(v, what):
+    """A list of columns as the reader takes it: a str passes as it is (the
+    tool's syntax: "a,b,2-5"), a name or number or a sequence of them is
+    joined with commas."""
+    if v is None or isinstance(v, str):
+        return v
+    items = [v] if isinstance(v, (int, np.integer)) and not isinstance(v, bool) else list(v)
+    out = []
+    for c in items:
+        if isinstance(c, str):
+            if "," in c:
+                raise ValueError(f"{what}: a name with a comma cannot be given ({c!r}); give "
+                                 "the column's 0-based number")
+            out.append(c)
+        elif isinstance(c, (int, np.integer)) and not isinstance(c, bool):
+            if c < 0:
+                raise ValueError(f"{what}: column numbers count from 0, got {int(c)}")
+            out.append(str(int(c)))
+        else:
+            raise TypeError(f"{what}: column names (str) or 0-based numbers (int), got "
+                            f"{type(c).__name__}")
+    return ",".join(out)
+
+
 def read_table(path, header=None, text_column=None, allow_nonfinite=False,
-               keep_float32=False, ctx=None, backend=None):
+               keep_float32=False, columns=None, drop=None, ctx=None, backend=None):
     """Reads a CSV or ``.npy`` file.
 
     Parameters
@@ -51,13 +84,20 @@ def read_table(path, header=None, text_column=None, allow_nonfinite=False,
     keep_float32 : bool
         A float32 ``.npy`` file stays float32 (no widening); other files are
         read as float64.
+    columns : list of str or int, or str, or None
+        The columns to keep, in this order (header names, 0-based numbers;
+        a str is the tool's list, "a,b,2-5"); None keeps every column.
+    drop : list of str or int, or str, or None
+        Columns to leave out (ids, labels, dates): they are not read as
+        numbers, so they may hold text.
     """
     c = _ctx(ctx, backend)
     h = -1 if header is None else (1 if header else 0)
-    tc = None if text_column is None else str(text_column)
+    tc = _text_column(text_column)
     path = _fspath(path)
     return _table(_ext.table_read(c._h, path, h, tc, bool(allow_nonfinite),
-                                  bool(keep_float32)), path)
+                                  bool(keep_float32), _column_list(columns, "columns"),
+                                  _column_list(drop, "drop")), path)
 
 
 def _table(res, path):
@@ -68,7 +108,7 @@ def _table(res, path):
 
 
 def read_table_blocks(path, block_bytes=None, header=None, text_column=None,
-                      allow_nonfinite=False, ctx=None, backend=None):
+                      allow_nonfinite=False, columns=None, drop=None, ctx=None, backend=None):
     """Reads a CSV file in blocks of rows: yields a :class:`Table` for each
     block of about ``block_bytes`` of text (None: 64 MiB), whole lines, in
     the file's order, so that a file larger than memory can be worked
@@ -78,10 +118,11 @@ def read_table_blocks(path, block_bytes=None, header=None, text_column=None,
     whole, as one block. The other parameters are :func:`read_table`'s."""
     c = _ctx(ctx, backend)
     h = -1 if header is None else (1 if header else 0)
-    tc = None if text_column is None else str(text_column)
+    tc = _text_column(text_column)
     path = _fspath(path)
     r = _ext.table_reader_open(c._h, path, h, tc, bool(allow_nonfinite),
-                               int(block_bytes or 0))
+                               int(block_bytes or 0), _column_list(columns, "columns"),
+                               _column_list(drop, "drop"))
     while True:
         res = _ext.table_reader_next(c._h, r)
         if res is None:

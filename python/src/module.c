@@ -321,15 +321,18 @@ static PyObject *new_bytes_array(const void *src, size_t nbytes) {
 }
 
 /* The reader's options from table_read's arguments (the text column's
- * name lives as long as textcol); -1 with a Python error. */
+ * name and the lists of columns live as long as their objects); -1 with a
+ * Python error. */
 static int table_options(int header, PyObject *textcol, int nonfinite, int keep32,
-                         haze_table_options *opt) {
+                         PyObject *columns, PyObject *drop, haze_table_options *opt) {
     *opt = haze_table_options_default();
     opt->header = header;
     opt->allow_nonfinite = nonfinite;
     opt->keep_float32 = keep32;
     if (textcol != Py_None && !(opt->text_column = PyUnicode_AsUTF8AndSize(textcol, NULL)))
         return -1;
+    if (columns != Py_None && !(opt->columns = PyUnicode_AsUTF8AndSize(columns, NULL))) return -1;
+    if (drop != Py_None && !(opt->drop = PyUnicode_AsUTF8AndSize(drop, NULL))) return -1;
     return 0;
 }
 
@@ -388,16 +391,17 @@ static PyObject *table_tuple(haze_table *t) {
  *            text or None)
  */
 static PyObject *py_table_read(PyObject *self, PyObject *args) {
-    PyObject *cap, *pathobj, *textcol;
+    PyObject *cap, *pathobj, *textcol, *columns = Py_None, *drop = Py_None;
     int header, nonfinite, keep32;
-    if (!PyArg_ParseTuple(args, "OOiOpp", &cap, &pathobj, &header, &textcol, &nonfinite, &keep32))
+    if (!PyArg_ParseTuple(args, "OOiOpp|OO", &cap, &pathobj, &header, &textcol, &nonfinite, &keep32,
+                          &columns, &drop))
         return NULL;
     haze_ctx *ctx = hpy_ctx(cap);
     if (!ctx) return NULL;
     PyObject *path = hpy_path(pathobj);
     if (!path) return NULL;
     haze_table_options opt;
-    if (table_options(header, textcol, nonfinite, keep32, &opt) < 0) {
+    if (table_options(header, textcol, nonfinite, keep32, columns, drop, &opt) < 0) {
         Py_DECREF(path);
         return NULL;
     }
@@ -489,10 +493,11 @@ static void reader_close(void *p) {
 }
 
 static PyObject *py_table_reader_open(PyObject *self, PyObject *args) {
-    PyObject *cap, *pathobj, *textcol;
+    PyObject *cap, *pathobj, *textcol, *columns = Py_None, *drop = Py_None;
     int header, nonfinite;
     Py_ssize_t block;
-    if (!PyArg_ParseTuple(args, "OOiOpn", &cap, &pathobj, &header, &textcol, &nonfinite, &block))
+    if (!PyArg_ParseTuple(args, "OOiOpn|OO", &cap, &pathobj, &header, &textcol, &nonfinite, &block,
+                          &columns, &drop))
         return NULL;
     haze_ctx *ctx = hpy_ctx(cap);
     if (!ctx) return NULL;
@@ -501,7 +506,7 @@ static PyObject *py_table_reader_open(PyObject *self, PyObject *args) {
         return NULL;
     }
     haze_table_options opt;
-    if (table_options(header, textcol, nonfinite, 0, &opt) < 0) return NULL;
+    if (table_options(header, textcol, nonfinite, 0, columns, drop, &opt) < 0) return NULL;
     PyObject *path = hpy_path(pathobj);
     if (!path) return NULL;
     haze_table_reader *r = NULL;

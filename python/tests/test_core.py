@@ -56,6 +56,36 @@ def test_read_table_header_and_labels(tmp_path):
     np.testing.assert_array_equal(t.data[:, :2], [[1.5, 2.0], [3.0, 0.4]])
 
 
+def test_read_table_columns_and_drop(tmp_path):
+    p = tmp_path / "sel.csv"
+    p.write_text("id,a,b,species\nr1,1,2,setosa\nr2,3,4,virginica\n")
+    t = haze.read_table(p, drop=["id", "species"])
+    assert t.columns == ["a", "b"]
+    np.testing.assert_array_equal(t.data, [[1, 2], [3, 4]])
+    t = haze.read_table(p, columns=["b", 1])  # names and 0-based numbers, in that order
+    assert t.columns == ["b", "a"]
+    np.testing.assert_array_equal(t.data, [[2, 1], [4, 3]])
+    assert haze.read_table(p, columns="1-2").columns == ["a", "b"]  # the tool's list
+    t = haze.read_table(p, drop=0, text_column="species")
+    assert t.labels == ["setosa", "virginica"] and t.label_column == 2
+    blocks = list(haze.read_table_blocks(p, block_bytes=8, drop=["id", "species"]))
+    np.testing.assert_array_equal(np.vstack([b.data for b in blocks]), [[1, 2], [3, 4]])
+    with pytest.raises(haze.ParseError, match="no column 'c' to keep"):
+        haze.read_table(p, columns=["a", "c"])
+    with pytest.raises(TypeError, match="text_column must be one column"):
+        haze.read_table(p, text_column=["species", "id"])
+    with pytest.raises(TypeError, match="column names"):
+        haze.read_table(p, drop=[1.5])
+    with pytest.raises(ValueError, match="count from 0"):
+        haze.read_table(p, drop=[-1])
+    # a .npy file: numbers only; integers are read as NumPy's astype(float64)
+    q = tmp_path / "i.npy"
+    np.save(q, np.arange(12, dtype=np.int32).reshape(4, 3))
+    t = haze.read_table(q, columns=[2, 0])
+    assert t.data.dtype == np.float64
+    np.testing.assert_array_equal(t.data, np.arange(12).reshape(4, 3)[:, [2, 0]])
+
+
 def test_read_table_error_names_line_and_column(tmp_path):
     p = tmp_path / "bad.csv"
     p.write_text("1,2\n3,zz\n")
