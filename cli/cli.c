@@ -54,7 +54,7 @@ int cli_exit_code_of(int status, const char *msg) {
     return cli_exit_code(status);
 }
 
-int cli_fail_data(haze_ctx *ctx, int status, const char *path, const char *hint) {
+int cli_fail_data(haze_ctx *ctx, int status, const char *path, const char *hint, int missing_ok) {
     const char *msg = ctx ? haze_ctx_errmsg(ctx) : "";
     const size_t n = path ? strlen(path) : 0;
     const int text = msg && n && strncmp(msg, path, n) == 0 && msg[n] == ':' &&
@@ -78,8 +78,22 @@ int cli_fail_data(haze_ctx *ctx, int status, const char *path, const char *hint)
             snprintf(arg, sizeof arg, "%zu", col - 1);
     }
     int code = cli_fail(ctx, status);
-    const char *at = text && hint ? strstr(hint, "%s") : NULL;
-    if (at) cli_errorf("%.*s%s%s", (int)(at - hint), hint, arg, at + 2);
+    /* the field as the message quotes it: "..." at its end */
+    const char *found = text ? strstr(msg, ": expected a number, found \"") : NULL;
+    char field[64] = "";
+    if (found) {
+        const size_t len = strlen(found + 28);
+        if (len && len < sizeof field && found[28 + len - 1] == '"')
+            snprintf(field, sizeof field, "%.*s", (int)(len - 1), found + 28);
+    }
+    const int gap = found && (field[0] || found[28] == '"') && haze_table_missing_value(field);
+    /* (an empty field of a column without a name: a trailing delimiter, not
+     * a missing value) */
+    const int unnamed = c && strstr(c, " (): expected a number");
+    if (gap && missing_ok && !unnamed)
+        cli_errorf("a missing value: leave the rows that have one out with --missing skip");
+    else if (text && hint && strstr(hint, "%s"))
+        cli_errorf("%.*s%s%s", (int)(strstr(hint, "%s") - hint), hint, arg, strstr(hint, "%s") + 2);
     return code;
 }
 
@@ -356,6 +370,49 @@ double *cli_columns_gather(const haze_table *t, const size_t *idx, size_t n, siz
         for (size_t k = 0; k < n; k++)
             x[i * n + k] = haze_table_data(t)[(first + i) * haze_table_column_count(t) + idx[k]];
     return x;
+}
+
+size_t cli_rows_missing(const void *v, int f32, size_t n, size_t d, unsigned char *mark,
+                        size_t *first) {
+    size_t count = 0;
+    *first = n;
+    for (size_t i = 0; i < n; i++) {
+        int nan = 0;
+        for (size_t j = 0; j < d; j++)
+            nan |=
+                f32 ? isnan(((const float *)v)[i * d + j]) : isnan(((const double *)v)[i * d + j]);
+        mark[i] = (unsigned char)nan;
+        if (nan && count++ == 0) *first = i;
+    }
+    return count;
+}
+
+void cli_rows_compact(void *v, int f32, size_t n, size_t d, const unsigned char *mark) {
+    const size_t row = d * (f32 ? sizeof(float) : sizeof(double));
+    unsigned char *b = v;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!mark[i]) {
+            if (k != i) memmove(b + k * row, b + i * row, row);
+            k++;
+        }
+}
+
+void cli_rows_expand(double *u, size_t n, size_t k, const unsigned char *mark) {
+    size_t kept = 0;
+    for (size_t i = 0; i < n; i++) kept += !mark[i];
+    for (size_t i = n; i-- > 0;) { /* from the back: row i's source is at or before it */
+        if (mark[i]) {
+            for (size_t j = 0; j < k; j++) u[i * k + j] = NAN;
+        } else {
+            kept--;
+            if (kept != i) memmove(u + i * k, u + kept * k, k * sizeof *u);
+        }
+    }
+}
+
+int cli_missing_mode(const char *s) {
+    return strcmp(s, "error") == 0 ? 0 : strcmp(s, "skip") == 0 ? 1 : -1;
 }
 
 void cli_info(const cli_global *g, const char *fmt, ...) {

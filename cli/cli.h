@@ -49,8 +49,11 @@ int cli_exit_code_of(int status, const char *msg);
 
 /* cli_fail, and hint on a line of its own when the message is of a field
  * of the table at path that is not a number (a column of ids or labels);
- * the hint's one "%s" stands for that column as --drop takes it. */
-int cli_fail_data(haze_ctx *ctx, int status, const char *path, const char *hint);
+ * the hint's one "%s" stands for that column as --drop takes it. With
+ * missing_ok (the command takes --missing skip), a field that is a missing
+ * value (empty, NA, ?) gets that option's hint instead. */
+int cli_fail_data(haze_ctx *ctx, int status, const char *path, const char *hint,
+                  int missing_ok);
 /* Prints "haze: <message>" (printf-style) to stderr. */
 void cli_errorf(const char *fmt, ...)
 #if defined(__GNUC__)
@@ -102,6 +105,22 @@ int cli_columns_text(const haze_table *t, const char *path, const cli_columns *c
  * the caller to free; NULL when out of memory. */
 double *cli_columns_gather(const haze_table *t, const size_t *idx, size_t n, size_t first,
                            size_t rows);
+
+/*
+ * Rows with missing values (--missing skip; read as NaN, haze_table_options
+ * .missing): cli_rows_missing marks in mark[0..n) the rows of the n x d
+ * values v (floats when f32, else doubles) that hold a NaN and returns how
+ * many, *first the first such row; cli_rows_compact moves the rows not
+ * marked to the front in their order, in place; cli_rows_expand spreads
+ * the first n - (marked) rows of the n x k doubles u over all n rows, in
+ * place, NaN in the marked ones.
+ */
+size_t cli_rows_missing(const void *v, int f32, size_t n, size_t d, unsigned char *mark,
+                        size_t *first);
+void cli_rows_compact(void *v, int f32, size_t n, size_t d, const unsigned char *mark);
+void cli_rows_expand(double *u, size_t n, size_t k, const unsigned char *mark);
+/* --missing's value: 0 for "error", 1 for "skip"; -1 for another. */
+int cli_missing_mode(const char *s);
 
 /* Strict number parsing for option values: 1 on success. */
 int cli_parse_int(const char *s, long lo, long hi, long *out);

@@ -33,6 +33,9 @@ static void help(FILE *fp) {
             "      --columns LIST     the features: header names, 0-based column numbers\n"
             "                         and ranges A-B, comma-separated (default: every column)\n"
             "      --drop LIST        columns to leave out (ids, labels, dates: not read)\n"
+            "      --missing WHAT     error (default): an empty field, NA, NaN, ? ... is an\n"
+            "                         error; skip: rows with one are left out of the fit,\n"
+            "                         their memberships NaN and labels -1\n"
             "  -m, --fuzzifier M      fuzzifier m > 1 (default 2; closer to 1, e.g. 1.1, for\n"
             "                         data of many features)\n"
             "      --metric NAME      euclidean (default) or gk (Gustafson-Kessel: one\n"
@@ -99,6 +102,8 @@ static void help_predict(FILE *fp) {
                 "      --labels FILE      write the hard labels (index of the largest membership)\n"
                 "      --norms FILE       the K norm matrices A_j of a gk model, one per row\n"
                 "      --ignore-extra     leave out DATA columns the centres do not name\n"
+                "      --missing WHAT     error (default), or skip: rows with a missing value\n"
+                "                         (empty, NA, NaN, ? ...) get NaN memberships, label -1\n"
                 "  -h, --help             this text\n\n"
                 "The centres file carries the header of the fit's data; when DATA has a header\n"
                 "too, its columns are matched to the centres' features by name (a missing or\n"
@@ -128,7 +133,8 @@ enum {
     OPT_EXTRA,
     OPT_PLOT,
     OPT_COLUMNS,
-    OPT_DROP
+    OPT_DROP,
+    OPT_MISSING
 };
 
 typedef struct {
@@ -157,7 +163,7 @@ static int write_labels(haze_ctx *ctx, const char *path, const double *u, size_t
         return HAZE_ERR_NOMEM;
     }
     haze_fcm_labels(ctx, u, n, c, lab);
-    for (size_t i = 0; i < n; i++) ld[i] = lab[i];
+    for (size_t i = 0; i < n; i++) ld[i] = isnan(u[i * c]) ? -1 : lab[i]; /* a row left out */
     const char *names[] = {"label"};
     int st = haze_table_write(ctx, path, ld, HAZE_PRECISION_F64, n, 1, names);
     free(lab);
@@ -172,9 +178,11 @@ static int cmd_predict(int argc, char **argv, const cli_global *g) {
                                          {"labels", required_argument, 0, OPT_LABELS},
                                          {"norms", required_argument, 0, OPT_NORMS},
                                          {"ignore-extra", no_argument, 0, OPT_EXTRA},
+                                         {"missing", required_argument, 0, OPT_MISSING},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     double m = 2.0;
+    int missing = 0;
     int ignore_extra = 0;
     int single = 0;
     const char *out = NULL, *labels = NULL, *norms = NULL;
@@ -209,6 +217,11 @@ static int cmd_predict(int argc, char **argv, const cli_global *g) {
         case OPT_EXTRA:
             ignore_extra = 1;
             break;
+        case OPT_MISSING:
+            if ((missing = cli_missing_mode(optarg)) < 0)
+                return cli_usage_error("fcm predict", "--missing: expected error or skip, got '%s'",
+                                       optarg);
+            break;
         default:
             return cli_usage_error("fcm predict", "bad option");
         }
@@ -229,6 +242,7 @@ static int cmd_predict(int argc, char **argv, const cli_global *g) {
     if (!st) st = haze_table_read(ctx, argv[optind], NULL, &cv);
     haze_table_options ro = haze_table_options_default();
     ro.text_as_nan = 1; /* text only where no feature is read (cli_columns_match checks) */
+    ro.missing = missing;
     if (!st) st = haze_table_read(ctx, argv[optind + 1], &ro, &x);
     if (!st && norms) st = haze_table_read(ctx, norms, NULL, &nt);
     if (!st && nt &&
@@ -281,14 +295,29 @@ static int cmd_predict(int argc, char **argv, const cli_global *g) {
         st = HAZE_ERR_NOMEM;
     if (!st && !(u = malloc(haze_table_row_count(x) * haze_table_row_count(cv) * sizeof *u)))
         st = HAZE_ERR_NOMEM;
+    /* --missing skip: rows with a missing feature get NaN memberships and label -1 */
+    const size_t nx = x ? haze_table_row_count(x) : 0, dc = cv ? haze_table_column_count(cv) : 0;
+    size_t left = 0, first_left = 0;
+    unsigned char *mark = NULL;
+    if (!st && missing) {
+        if (!(mark = malloc(nx ? nx : 1))) st = HAZE_ERR_NOMEM;
+        if (mark) left = cli_rows_missing(xd, 0, nx, dc, mark, &first_left);
+        if (left) {
+            cli_rows_compact(xd, 0, nx, dc, mark);
+            cli_info(g,
+                     "haze fcm predict: %zu of %zu rows have a missing value (the first: data "
+                     "row %zu): memberships NaN, label -1\n",
+                     left, nx, first_left + 1);
+        }
+    }
     if (!st) {
         haze_fcm_result *model = NULL;
         st = haze_fcm_result_new(ctx, haze_table_row_count(cv), haze_table_column_count(cv),
                                  haze_table_data(cv), m, nt ? haze_table_data(nt) : NULL, &model);
         if (!st)
-            st = haze_fcm_predict(ctx, model, xd, haze_table_row_count(x),
-                                  haze_table_column_count(cv),
+            st = haze_fcm_predict(ctx, model, xd, nx - left, dc,
                                   (single) ? HAZE_PRECISION_F32 : HAZE_PRECISION_F64, u);
+        if (!st && left) cli_rows_expand(u, nx, haze_table_row_count(cv), mark);
         if (!st && out)
             st = haze_table_write(ctx, out, u, HAZE_PRECISION_F64, haze_table_row_count(x),
                                   haze_table_row_count(cv), NULL);
@@ -300,6 +329,7 @@ static int cmd_predict(int argc, char **argv, const cli_global *g) {
     if (st && !code) code = cli_fail(ctx, st);
     free(u);
     free(xd);
+    free(mark);
     free(idx);
     haze_table_free(cv);
     haze_table_free(x);
@@ -340,12 +370,13 @@ static double mono_s(void) {
 
 /* secs[0..2]: reading the data (and the start), the fit, writing the
  * outputs; n points (all the processes' in a run over several) */
-static void print_json(FILE *fp, const char *data, const haze_fcm_result *r, size_t n,
+static void print_json(FILE *fp, const char *data, const haze_fcm_result *r, size_t n, size_t left,
                        const double *secs) {
     fprintf(fp, "{\n  \"data\": ");
     cli_json_str(fp, data);
-    fprintf(fp, ",\n  \"points\": %zu,\n  \"features\": %zu,\n  \"clusters\": %zu,\n", n,
-            haze_fcm_result_feature_count(r), haze_fcm_result_cluster_count(r));
+    fprintf(fp, ",\n  \"points\": %zu,\n  \"rows_left_out\": %zu,\n", n, left);
+    fprintf(fp, "  \"features\": %zu,\n  \"clusters\": %zu,\n", haze_fcm_result_feature_count(r),
+            haze_fcm_result_cluster_count(r));
     fprintf(fp, "  \"m\": %.17g,\n  \"metric\": \"%s\",\n", haze_fcm_result_fuzzifier(r),
             haze_fcm_result_metric(r) == HAZE_FCM_GK ? "gk" : "euclidean");
     fprintf(fp, "  \"iterations\": %d,\n  \"converged\": %s,\n  \"seconds\": %.6f,\n",
@@ -417,9 +448,10 @@ static int resolve_init(haze_ctx *ctx, const char *init, size_t n, size_t d, haz
 /* The summary (text or JSON) of a fit of n points, and the warning of a
  * degenerate result; with `centres`, the text lists the centres. */
 static void print_summary(FILE *sum, const char *data, const haze_fcm_result *r, size_t n,
-                          const haze_fcm_options *fo, const double *secs, int json, int centres) {
+                          size_t left, const haze_fcm_options *fo, const double *secs, int json,
+                          int centres) {
     if (json) {
-        print_json(sum, data, r, n, secs);
+        print_json(sum, data, r, n, left, secs);
     } else {
         fprintf(sum, "fcm: %zu points, %zu features, %zu clusters, m = %g, %s, %s\n", n,
                 haze_fcm_result_feature_count(r), haze_fcm_result_cluster_count(r),
@@ -706,7 +738,7 @@ static int fit_parts(fcm_job *a, const cli_global *g) {
     }
     secs[2] = mono_s() - tw;
     if ((code = agree(ctx, st, 0, NULL))) goto done;
-    if (rank == 0) print_summary(a->sum, a->data, r, n, &fo, secs, a->json, !a->out);
+    if (rank == 0) print_summary(a->sum, a->data, r, n, 0, &fo, secs, a->json, !a->out);
 done:
     haze_fcm_result_free(r);
     haze_table_free(x);
@@ -753,8 +785,10 @@ int cmd_fcm(int argc, char **argv, const cli_global *g) {
                                          {"plot", required_argument, 0, OPT_PLOT},
                                          {"columns", required_argument, 0, OPT_COLUMNS},
                                          {"drop", required_argument, 0, OPT_DROP},
+                                         {"missing", required_argument, 0, OPT_MISSING},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
+    int missing = 0;
     haze_fcm_options fo = haze_fcm_options_default();
     const char *init = "kmeans++", *out = NULL, *memb = NULL, *labels = NULL, *norms = NULL;
     const char *plot = NULL, *columns = NULL, *drop = NULL;
@@ -857,6 +891,11 @@ int cmd_fcm(int argc, char **argv, const cli_global *g) {
         case OPT_DROP:
             drop = optarg;
             break;
+        case OPT_MISSING:
+            if ((missing = cli_missing_mode(optarg)) < 0)
+                return cli_usage_error("fcm", "--missing: expected error or skip, got '%s'",
+                                       optarg);
+            break;
         default:
             return cli_usage_error("fcm", "bad option");
         }
@@ -877,6 +916,9 @@ int cmd_fcm(int argc, char **argv, const cli_global *g) {
     if (parts && plot)
         return cli_usage_error("fcm", "--plot is not drawn when several processes run one fit "
                                       "(mpirun); draw it from the outputs of a run on one");
+    if (parts && missing)
+        return cli_usage_error("fcm", "--missing skip is not available when several processes "
+                                      "run one fit (mpirun): leave the rows out of the file first");
     if (parts) {
         fcm_job job = {fo, data, init, out, memb, labels, norms, json, sum, columns, drop};
         return fit_parts(&job, g);
@@ -899,21 +941,42 @@ int cmd_fcm(int argc, char **argv, const cli_global *g) {
     ro.keep_float32 = (fo.precision == HAZE_PRECISION_F32);
     ro.columns = columns;
     ro.drop = drop;
+    ro.missing = missing;
     if (!st) st = haze_table_read(ctx, data, &ro, &x);
-    if (!st && (size_t)fo.clusters > haze_table_row_count(x)) {
-        cli_errorf("%s: %d clusters for only %zu points", data, fo.clusters,
-                   haze_table_row_count(x));
+    /* --missing skip: the rows with a missing value left out of the fit (moved
+     * out of the table's front, in place), NaN in their rows of the outputs */
+    size_t n = x ? haze_table_row_count(x) : 0, left = 0, first_left = 0;
+    const size_t d = x ? haze_table_column_count(x) : 0;
+    const int f32 = x && haze_table_precision(x) == HAZE_PRECISION_F32;
+    unsigned char *mark = NULL;
+    if (!st && missing) {
+        if (!(mark = malloc(n)))
+            st = HAZE_ERR_NOMEM;
+        else
+            left = cli_rows_missing(haze_table_values(x), f32, n, d, mark, &first_left);
+        if (left) {
+            cli_rows_compact(haze_table_values(x), f32, n, d, mark);
+            cli_info(g,
+                     "haze fcm: %zu of %zu rows have a missing value and are left out (the "
+                     "first: data row %zu)\n",
+                     left, n, first_left + 1);
+        }
+    }
+    if (!st && (size_t)fo.clusters > n - left) {
+        cli_errorf("%s: %d clusters for only %zu points%s", data, fo.clusters, n - left,
+                   left ? " without missing values" : "");
         code = CLI_INPUT;
         st = HAZE_ERR_INVALID;
     }
     if (!st) {
         char why[1024] = "";
-        st = resolve_init(ctx, init, haze_table_row_count(x), haze_table_column_count(x), &fo, &it,
-                          why, sizeof why);
+        st = resolve_init(ctx, init, n, d, &fo, &it, why, sizeof why);
         if (*why) {
             cli_errorf("%s", why);
             code = CLI_INPUT;
         }
+        if (!st && left && fo.init == HAZE_FCM_INIT_MEMBERSHIPS) /* the same rows out */
+            cli_rows_compact(haze_table_data(it), 0, n, (size_t)fo.clusters, mark);
     }
     secs[0] = mono_s() - tr;
     fit_progress fp;
@@ -935,8 +998,18 @@ int cmd_fcm(int argc, char **argv, const cli_global *g) {
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     if (!st)
-        st = haze_fcm_fit(ctx, haze_table_values(x), haze_table_precision(x),
-                          haze_table_row_count(x), haze_table_column_count(x), &fo, &r);
+        st = haze_fcm_fit(ctx, haze_table_values(x), haze_table_precision(x), n - left, d, &fo, &r);
+    double *uall = NULL; /* the memberships of every row, NaN where left out */
+    if (!st && left && (memb || labels)) {
+        const size_t c = (size_t)fo.clusters;
+        if (!(uall = malloc(n * c * sizeof *uall))) {
+            st = HAZE_ERR_NOMEM;
+        } else {
+            memcpy(uall, haze_fcm_result_memberships(r), (n - left) * c * sizeof *uall);
+            cli_rows_expand(uall, n, c, mark);
+        }
+    }
+    const double *u = uall ? uall : r ? haze_fcm_result_memberships(r) : NULL;
     clock_gettime(CLOCK_MONOTONIC, &t1);
     cli_progress_end(&fp.line);
     secs[1] = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
@@ -946,12 +1019,9 @@ int cmd_fcm(int argc, char **argv, const cli_global *g) {
                               haze_fcm_result_cluster_count(r), haze_fcm_result_feature_count(r),
                               (const char *const *)haze_table_names(x));
     if (!st && memb)
-        st = haze_table_write(ctx, memb, haze_fcm_result_memberships(r), HAZE_PRECISION_F64,
-                              haze_fcm_result_point_count(r), haze_fcm_result_cluster_count(r),
+        st = haze_table_write(ctx, memb, u, HAZE_PRECISION_F64, n, haze_fcm_result_cluster_count(r),
                               NULL);
-    if (!st && labels)
-        st = write_labels(ctx, labels, haze_fcm_result_memberships(r),
-                          haze_fcm_result_point_count(r), haze_fcm_result_cluster_count(r));
+    if (!st && labels) st = write_labels(ctx, labels, u, n, haze_fcm_result_cluster_count(r));
     if (!st && norms)
         st = haze_table_write(ctx, norms, haze_fcm_result_norms(r), HAZE_PRECISION_F64,
                               haze_fcm_result_cluster_count(r),
@@ -973,12 +1043,16 @@ int cmd_fcm(int argc, char **argv, const cli_global *g) {
     }
     if (!st) st = haze_outgroup_commit(ctx);
     secs[2] = mono_s() - tw;
-    if (!st) print_summary(sum, data, r, haze_fcm_result_point_count(r), &fo, secs, json, !out);
+    if (!st)
+        print_summary(sum, data, r, haze_fcm_result_point_count(r), left, &fo, secs, json, !out);
 
     if (st && !code)
         code = cli_fail_data(ctx, st, data,
                              "every column is a feature: leave this one out with --drop %s, or "
-                             "give the features with --columns LIST");
+                             "give the features with --columns LIST",
+                             1);
+    free(mark);
+    free(uall);
     haze_fcm_result_free(r);
     haze_table_free(x);
     haze_table_free(it);

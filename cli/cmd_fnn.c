@@ -39,6 +39,8 @@ static void help_train(FILE *fp) {
             "                    and ranges A-B, comma-separated (default: all but the\n"
             "                    target)\n"
             "  --drop LIST       columns that are not inputs (ids, dates: not read)\n"
+            "  --missing WHAT    error (default): an empty field, NA, NaN, ? ... is an\n"
+            "                    error; skip: rows with one are left out\n"
             "  --classes         classification: one output per distinct label, argmax\n"
             "                    (default: regression on the numeric target)\n"
             "  --epochs N        passes over the data (%d)\n"
@@ -102,15 +104,23 @@ static void help_export(FILE *fp) {
 
 typedef struct {
     haze_table *t;
-    int target;   /* column of the target, -1 if absent */
-    size_t n, D;  /* rows used, input columns */
-    double *x;    /* n x D inputs */
-    size_t first; /* first row used */
+    int target;              /* column of the target, -1 if absent */
+    size_t n, D;             /* rows used, input columns */
+    double *x;               /* n x D inputs */
+    size_t first;            /* first row used */
+    size_t *rows;            /* with rows left out (--missing skip): the n rows used, else NULL */
+    size_t left, first_left; /* rows left out, and the first of them */
 } dataset;
+
+/* The table row of the dataset's row i. */
+static size_t row_of(const dataset *s, size_t i) {
+    return s->rows ? s->rows[i] : s->first + i;
+}
 
 static void dataset_free(dataset *s) {
     haze_table_free(s->t);
     free(s->x);
+    free(s->rows);
     memset(s, 0, sizeof *s);
 }
 
@@ -119,9 +129,10 @@ static void dataset_free(dataset *s) {
  * columns read (haze_table_options; NULL: all). */
 static int dataset_read(haze_ctx *ctx, const char *path, const char *target, int text_target,
                         int need_target, size_t head, size_t tail, const char *columns,
-                        const char *drop, dataset *s) {
+                        const char *drop, int missing, dataset *s) {
     memset(s, 0, sizeof *s);
     haze_table_options ro = haze_table_options_default();
+    ro.missing = missing;
     ro.text_column = text_target ? target : NULL;
     ro.columns = columns;
     ro.drop = drop;
@@ -138,7 +149,8 @@ static int dataset_read(haze_ctx *ctx, const char *path, const char *target, int
         return need_target ? cli_fail_data(ctx, st, path,
                                            "every column but the target is an input: leave this "
                                            "one out with --drop %s, or give the inputs with "
-                                           "--inputs LIST")
+                                           "--inputs LIST",
+                                           1)
                            : cli_fail(ctx, st);
     /* the text column is the target as the file numbers it, wherever the
      * columns kept put it */
@@ -170,13 +182,40 @@ static int dataset_read(haze_ctx *ctx, const char *path, const char *target, int
                    haze_table_text_column(s->t) + 1);
         return CLI_INPUT;
     }
+    const size_t cols = haze_table_column_count(s->t);
+    if (missing) { /* the rows with a missing input or target left out */
+        if (!(s->rows = malloc((s->n ? s->n : 1) * sizeof *s->rows))) {
+            cli_errorf("out of memory");
+            return CLI_RUNTIME;
+        }
+        const int text = s->target >= 0 && haze_table_text_column(s->t) == s->target;
+        size_t kept = 0;
+        for (size_t i = 0; i < s->n; i++) {
+            const size_t r = s->first + i;
+            const double *row = haze_table_data(s->t) + r * cols;
+            int gap = 0;
+            for (size_t c = 0; c < cols; c++) gap |= (int)c != s->target && isnan(row[c]);
+            if (s->target >= 0)
+                gap |= text ? haze_table_missing_value(haze_table_text(s->t)[r])
+                            : isnan(row[s->target]);
+            if (!gap)
+                s->rows[kept++] = r;
+            else if (s->left++ == 0)
+                s->first_left = r;
+        }
+        s->n = kept;
+        if (kept == 0) {
+            cli_errorf("%s: every row has a missing value", path);
+            return CLI_INPUT;
+        }
+    }
     s->x = malloc(s->n * s->D * sizeof *s->x);
     if (!s->x) {
         cli_errorf("out of memory");
         return CLI_RUNTIME;
     }
     for (size_t i = 0; i < s->n; i++) {
-        const double *row = haze_table_data(s->t) + (s->first + i) * haze_table_column_count(s->t);
+        const double *row = haze_table_data(s->t) + row_of(s, i) * cols;
         size_t o = 0;
         for (size_t c = 0; c < haze_table_column_count(s->t); c++)
             if ((int)c != s->target) s->x[i * s->D + o++] = row[c];
@@ -200,7 +239,7 @@ static int list_has(const char *list, const char *item) {
 
 /* Label of row i of the target column as text (numbers printed shortest). */
 static const char *label_of(const dataset *s, size_t i, char *buf, size_t n) {
-    size_t r = s->first + i;
+    size_t r = row_of(s, i);
     if (haze_table_text_column(s->t) == s->target && haze_table_text(s->t))
         return haze_table_text(s->t)[r];
     snprintf(buf, n, "%.17g",
@@ -293,7 +332,8 @@ static int fnn_train(int argc, char **argv, const cli_global *g) {
         O_SCALE,
         O_VALID,
         O_INPUTS,
-        O_DROP
+        O_DROP,
+        O_MISSING
     };
     static const struct option opts[] = {{"help", no_argument, 0, 'h'},
                                          {"target", required_argument, 0, O_TARGET},
@@ -315,7 +355,9 @@ static int fnn_train(int argc, char **argv, const cli_global *g) {
                                          {"plot", required_argument, 0, 'P'},
                                          {"inputs", required_argument, 0, O_INPUTS},
                                          {"drop", required_argument, 0, O_DROP},
+                                         {"missing", required_argument, 0, O_MISSING},
                                          {0, 0, 0, 0}};
+    int missing = 0;
     haze_fnn_options o = haze_fnn_options_default();
     const char *target = NULL, *out = NULL, *plot = NULL, *inputs = NULL, *drop = NULL;
     int classes = 0, beta_set = 0, width_set = 0;
@@ -341,6 +383,11 @@ static int fnn_train(int argc, char **argv, const cli_global *g) {
             break;
         case O_DROP:
             drop = optarg;
+            break;
+        case O_MISSING:
+            if ((missing = cli_missing_mode(optarg)) < 0)
+                return cli_usage_error("fnn train", "--missing: expected error or skip, got '%s'",
+                                       optarg);
             break;
         case O_CLASSES:
             classes = 1;
@@ -436,8 +483,14 @@ static int fnn_train(int argc, char **argv, const cli_global *g) {
         if (!(keep = malloc(n))) goto nomem;
         snprintf(keep, n, "%s,%s", inputs, target);
     }
-    code = dataset_read(ctx, path, target, 1, 1, (size_t)head, (size_t)tail, keep, drop, &s);
+    code =
+        dataset_read(ctx, path, target, 1, 1, (size_t)head, (size_t)tail, keep, drop, missing, &s);
     free(keep);
+    if (!code && s.left)
+        cli_info(g,
+                 "haze fnn: %zu of %zu rows have a missing value and are left out (the first: "
+                 "data row %zu)\n",
+                 s.left, s.left + s.n, s.first_left + 1);
     if (code) goto done;
     const char *tname = haze_table_names(s.t) ? haze_table_names(s.t)[s.target] : target;
     if (classes) {
@@ -473,7 +526,7 @@ static int fnn_train(int argc, char **argv, const cli_global *g) {
             cli_errorf("%s: --classes: the target '%s' holds numbers that are not whole ('%s', "
                        "data row %zu): a continuous target is learnt by regression (leave out "
                        "--classes)",
-                       path, tname, labels[frac], s.first + frac + 1);
+                       path, tname, labels[frac], row_of(&s, frac) + 1);
             code = CLI_INPUT;
             goto done;
         }
@@ -484,11 +537,11 @@ static int fnn_train(int argc, char **argv, const cli_global *g) {
     } else if (haze_table_text_column(s.t) == s.target && haze_table_text(s.t)) {
         for (size_t i = 0; i < s.n; i++) {
             char *end;
-            const char *cell = haze_table_text(s.t)[s.first + i];
+            const char *cell = haze_table_text(s.t)[row_of(&s, i)];
             double val = strtod(cell, &end);
             if (end == cell || *end || !isfinite(val)) {
                 cli_errorf("%s:%zu: target '%s' is not a number ('%s'); use --classes for labels",
-                           path, s.first + i + 1 + (haze_table_names(s.t) ? 1 : 0), tname, cell);
+                           path, row_of(&s, i) + 1 + (haze_table_names(s.t) ? 1 : 0), tname, cell);
                 code = CLI_INPUT;
                 goto done;
             }
@@ -533,7 +586,7 @@ static int fnn_train(int argc, char **argv, const cli_global *g) {
         d = malloc(s.n * sizeof *d);
         if (!d) goto nomem;
         for (size_t i = 0; i < s.n; i++) {
-            size_t r = s.first + i;
+            size_t r = row_of(&s, i);
             d[i] = (haze_table_text_column(s.t) == s.target && haze_table_text(s.t))
                        ? strtod(haze_table_text(s.t)[r], NULL)
                        : haze_table_data(s.t)[r * haze_table_column_count(s.t) + (size_t)s.target];
@@ -641,7 +694,7 @@ static int fnn_predict(int argc, char **argv, const cli_global *g) {
     /* The target column is used (and left out of the inputs) only when the
      * table has a header that names it. */
     int cls = haze_fnn_is_classifier(net);
-    code = dataset_read(ctx, path, tname, cls, 0, (size_t)head, (size_t)tail, NULL, NULL, &s);
+    code = dataset_read(ctx, path, tname, cls, 0, (size_t)head, (size_t)tail, NULL, NULL, 0, &s);
     if (code) goto done;
     size_t D = haze_fnn_input_count(net), L = haze_fnn_output_count(net);
     /* the model keeps its inputs' names: a table with a header is matched by name */

@@ -40,6 +40,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                       *drops[] = {NULL, "0", NULL, "2"};
     o.columns = columns[data[size - 1] >> 6];
     o.drop = drops[data[size - 1] >> 6];
+    o.missing = (data[size - 1] >> 5) & 1;
     haze_table *t = NULL, *whole = NULL;
     int st = haze_table_read(ctx, path, &o, &t);
     if (st == HAZE_OK && (o.first_row || o.max_rows)) {

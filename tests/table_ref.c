@@ -280,8 +280,9 @@ static int csv_parse(haze_ctx *ctx, const char *path, char *buf, const haze_tabl
                     goto out;
                 } else if (!isfinite(v) && !o->allow_nonfinite) {
                     st = haze__error(ctx, HAZE_ERR_PARSE,
-                                     "%s:%zu: column %zu: \"%s\" is not a finite number", path,
-                                     lineno, j + 1, f.v[j]);
+                                     "%s:%zu: column %zu%s%s%s: \"%s\" is not a finite number",
+                                     path, lineno, j + 1, t->names ? " (" : "",
+                                     t->names ? t->names[j] : "", t->names ? ")" : "", f.v[j]);
                     t->rows++;
                     goto out;
                 }

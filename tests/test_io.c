@@ -496,6 +496,51 @@ static void test_columns(void **state) {
     haze_ctx_free(ctx);
 }
 
+/* Missing values (haze_table_options.missing): empty fields, pandas'
+ * markers and '?' read as NaN; infinities and other text still errors; a
+ * .npy file's NaN allowed, its infinity not. */
+static void test_missing(void **state) {
+    (void)state;
+    haze_ctx *ctx = haze_test_ctx(HAZE_BACKEND_CPU);
+    const char *p = haze_test_write("na.csv", "a,b,c\n1,,3\nNA, 5 ,?\nnan,N/A,null\n7,8,9\n");
+    haze_table_options o = haze_table_options_default();
+    haze_table *t;
+    assert_int_equal(haze_table_read(ctx, p, &o, &t), HAZE_ERR_PARSE);
+    if (!strstr(haze_ctx_errmsg(ctx), "na.csv:2: column 2 (b): expected a number, found \"\""))
+        fail_msg("%s", haze_ctx_errmsg(ctx));
+    o.missing = 1;
+    int st = haze_table_read(ctx, p, &o, &t);
+    if (st) fail_msg("%s", haze_ctx_errmsg(ctx));
+    const double *v = haze_table_data(t);
+    assert_true(v[0] == 1 && isnan(v[1]) && v[2] == 3 && isnan(v[3]) && v[4] == 5 && isnan(v[5]) &&
+                isnan(v[6]) && isnan(v[7]) && isnan(v[8]) && v[11] == 9);
+    haze_table_free(t);
+    /* a first line with a missing value is data, not a header */
+    p = haze_test_write("na2.csv", "1,,3\n4,5,6\n");
+    assert_int_equal(haze_table_read(ctx, p, &o, &t), HAZE_OK);
+    assert_null(haze_table_names(t));
+    assert_int_equal(haze_table_row_count(t), 2);
+    haze_table_free(t);
+    p = haze_test_write("na3.csv", "a,b\n1,inf\n");
+    assert_int_equal(haze_table_read(ctx, p, &o, &t), HAZE_ERR_PARSE);
+    if (!strstr(haze_ctx_errmsg(ctx), "na3.csv:2: column 2 (b): \"inf\" is not a finite number"))
+        fail_msg("%s", haze_ctx_errmsg(ctx));
+    p = haze_test_write("na4.csv", "a,b\n1,none\n");
+    assert_int_equal(haze_table_read(ctx, p, &o, &t), HAZE_ERR_PARSE);
+    const double d[4] = {1, NAN, 3, 4}, e[2] = {1, -INFINITY};
+    p = write_npy("na.npy", "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 2), }", d,
+                  sizeof d);
+    assert_int_equal(haze_table_read(ctx, p, &o, &t), HAZE_OK);
+    assert_true(isnan(haze_table_data(t)[1]) && haze_table_data(t)[3] == 4);
+    haze_table_free(t);
+    p = write_npy("inf2.npy", "{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }", e,
+                  sizeof e);
+    assert_int_equal(haze_table_read(ctx, p, &o, &t), HAZE_ERR_PARSE);
+    if (!strstr(haze_ctx_errmsg(ctx), "inf2.npy: row 2, column 1: not a finite number"))
+        fail_msg("%s", haze_ctx_errmsg(ctx));
+    haze_ctx_free(ctx);
+}
+
 /* A UTF-8 byte-order mark before the header or the first row is not part of
  * the first field. */
 static void test_csv_bom(void **state) {
@@ -566,7 +611,7 @@ int main(void) {
         cmocka_unit_test(test_csv_errors),     cmocka_unit_test(test_npy_roundtrip),
         cmocka_unit_test(test_outfile_atomic), cmocka_unit_test(test_npy_header),
         cmocka_unit_test(test_csv_bom),        cmocka_unit_test(test_npy_keep_float32),
-        cmocka_unit_test(test_columns),
+        cmocka_unit_test(test_columns),        cmocka_unit_test(test_missing),
     };
     return cmocka_run_group_tests(tests, haze_test_dir_setup, haze_test_dir_teardown);
 }

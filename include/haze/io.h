@@ -56,7 +56,18 @@ typedef struct haze_table_options {
      * HAZE_ERR_PARSE; a .npy file has no names (numbers only). Used with
      * text_column, the text column must be among those kept. */
     const char *columns, *drop;
+    /* 1: a missing value -- an empty CSV field, one of the markers pandas
+     * reads as missing (NA, N/A, NaN, nan, null, NULL, None, #N/A, <NA>,
+     * ...) or '?' (UCI's) -- is read as NaN, and so is a NaN of a .npy
+     * file, whatever allow_nonfinite says (infinities stay errors); the
+     * caller leaves such rows out or fills them. 0 (default): errors. */
+    int missing;
 } haze_table_options;
+
+/* 1 when the text field (blanks at its ends aside) is a missing value as
+ * haze_table_options.missing reads it -- empty, NA, N/A, NaN, null, None,
+ * ?, ... --, else 0: for a caller's own text column (a label left blank). */
+HAZE_API int haze_table_missing_value(const char *field);
 
 /* Fills the first `size` bytes of *opt with the defaults and sets opt->size
  * (haze/core.h); HAZE_ERR_INVALID when size < sizeof(size_t). */

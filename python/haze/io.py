@@ -69,7 +69,8 @@ def _column_list(v, what):
 
 
 def read_table(path, header=None, text_column=None, allow_nonfinite=False,
-               keep_float32=False, columns=None, drop=None, ctx=None, backend=None):
+               keep_float32=False, columns=None, drop=None, missing=False, ctx=None,
+               backend=None):
     """Reads a CSV or ``.npy`` file.
 
     Parameters
@@ -90,6 +91,10 @@ def read_table(path, header=None, text_column=None, allow_nonfinite=False,
     drop : list of str or int, or str, or None
         Columns to leave out (ids, labels, dates): they are not read as
         numbers, so they may hold text.
+    missing : bool
+        Read missing values -- empty fields, pandas' markers (NA, N/A, NaN,
+        null, None, ...) and '?' -- as NaN instead of refusing them (drop
+        them with ``data[~np.isnan(data).any(axis=1)]``).
     """
     c = _ctx(ctx, backend)
     h = -1 if header is None else (1 if header else 0)
@@ -97,7 +102,7 @@ def read_table(path, header=None, text_column=None, allow_nonfinite=False,
     path = _fspath(path)
     return _table(_ext.table_read(c._h, path, h, tc, bool(allow_nonfinite),
                                   bool(keep_float32), _column_list(columns, "columns"),
-                                  _column_list(drop, "drop")), path)
+                                  _column_list(drop, "drop"), bool(missing)), path)
 
 
 def _table(res, path):
@@ -108,7 +113,8 @@ def _table(res, path):
 
 
 def read_table_blocks(path, block_bytes=None, header=None, text_column=None,
-                      allow_nonfinite=False, columns=None, drop=None, ctx=None, backend=None):
+                      allow_nonfinite=False, columns=None, drop=None, missing=False, ctx=None,
+                      backend=None):
     """Reads a CSV file in blocks of rows: yields a :class:`Table` for each
     block of about ``block_bytes`` of text (None: 64 MiB), whole lines, in
     the file's order, so that a file larger than memory can be worked
@@ -122,7 +128,7 @@ def read_table_blocks(path, block_bytes=None, header=None, text_column=None,
     path = _fspath(path)
     r = _ext.table_reader_open(c._h, path, h, tc, bool(allow_nonfinite),
                                int(block_bytes or 0), _column_list(columns, "columns"),
-                               _column_list(drop, "drop"))
+                               _column_list(drop, "drop"), bool(missing))
     while True:
         res = _ext.table_reader_next(c._h, r)
         if res is None:

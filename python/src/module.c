@@ -324,8 +324,9 @@ static PyObject *new_bytes_array(const void *src, size_t nbytes) {
  * name and the lists of columns live as long as their objects); -1 with a
  * Python error. */
 static int table_options(int header, PyObject *textcol, int nonfinite, int keep32,
-                         PyObject *columns, PyObject *drop, haze_table_options *opt) {
+                         PyObject *columns, PyObject *drop, int missing, haze_table_options *opt) {
     *opt = haze_table_options_default();
+    opt->missing = missing;
     opt->header = header;
     opt->allow_nonfinite = nonfinite;
     opt->keep_float32 = keep32;
@@ -392,16 +393,16 @@ static PyObject *table_tuple(haze_table *t) {
  */
 static PyObject *py_table_read(PyObject *self, PyObject *args) {
     PyObject *cap, *pathobj, *textcol, *columns = Py_None, *drop = Py_None;
-    int header, nonfinite, keep32;
-    if (!PyArg_ParseTuple(args, "OOiOpp|OO", &cap, &pathobj, &header, &textcol, &nonfinite, &keep32,
-                          &columns, &drop))
+    int header, nonfinite, keep32, missing = 0;
+    if (!PyArg_ParseTuple(args, "OOiOpp|OOp", &cap, &pathobj, &header, &textcol, &nonfinite,
+                          &keep32, &columns, &drop, &missing))
         return NULL;
     haze_ctx *ctx = hpy_ctx(cap);
     if (!ctx) return NULL;
     PyObject *path = hpy_path(pathobj);
     if (!path) return NULL;
     haze_table_options opt;
-    if (table_options(header, textcol, nonfinite, keep32, columns, drop, &opt) < 0) {
+    if (table_options(header, textcol, nonfinite, keep32, columns, drop, missing, &opt) < 0) {
         Py_DECREF(path);
         return NULL;
     }
@@ -494,10 +495,10 @@ static void reader_close(void *p) {
 
 static PyObject *py_table_reader_open(PyObject *self, PyObject *args) {
     PyObject *cap, *pathobj, *textcol, *columns = Py_None, *drop = Py_None;
-    int header, nonfinite;
+    int header, nonfinite, missing = 0;
     Py_ssize_t block;
-    if (!PyArg_ParseTuple(args, "OOiOpn|OO", &cap, &pathobj, &header, &textcol, &nonfinite, &block,
-                          &columns, &drop))
+    if (!PyArg_ParseTuple(args, "OOiOpn|OOp", &cap, &pathobj, &header, &textcol, &nonfinite, &block,
+                          &columns, &drop, &missing))
         return NULL;
     haze_ctx *ctx = hpy_ctx(cap);
     if (!ctx) return NULL;
@@ -506,7 +507,7 @@ static PyObject *py_table_reader_open(PyObject *self, PyObject *args) {
         return NULL;
     }
     haze_table_options opt;
-    if (table_options(header, textcol, nonfinite, 0, columns, drop, &opt) < 0) return NULL;
+    if (table_options(header, textcol, nonfinite, 0, columns, drop, missing, &opt) < 0) return NULL;
     PyObject *path = hpy_path(pathobj);
     if (!path) return NULL;
     haze_table_reader *r = NULL;

@@ -78,6 +78,12 @@ def test_read_table_columns_and_drop(tmp_path):
         haze.read_table(p, drop=[1.5])
     with pytest.raises(ValueError, match="count from 0"):
         haze.read_table(p, drop=[-1])
+    m = tmp_path / "na.csv"
+    m.write_text("a,b\n1,\nNA,3\n4,5\n")
+    with pytest.raises(haze.ParseError, match='expected a number, found ""'):
+        haze.read_table(m)
+    t = haze.read_table(m, missing=True)
+    assert np.isnan(t.data[0, 1]) and np.isnan(t.data[1, 0]) and t.data[2, 1] == 5
     # a .npy file: numbers only; integers are read as NumPy's astype(float64)
     q = tmp_path / "i.npy"
     np.save(q, np.arange(12, dtype=np.int32).reshape(4, 3))

@@ -7,6 +7,7 @@
 #include "core/internal.h"
 #include "haze/io.h"
 #include "io/io_types.h"
+#include "io/table_internal.h"
 
 size_t haze_table_row_count(const haze_table *t) {
     return t ? t->rows : 0;
@@ -43,6 +44,10 @@ int haze_table_text_column(const haze_table *t) {
 
 const char *const *haze_table_text(const haze_table *t) {
     return t ? (const char *const *)t->text : NULL;
+}
+
+int haze_table_missing_value(const char *field) {
+    return field ? haze__io_missing_field(field) : 0;
 }
 
 const size_t *haze_table_file_columns(const haze_table *t) {

@@ -56,30 +56,34 @@ int haze_table_column(const haze_table *t, const char *key) {
 }
 
 /* A .npy file read with columns left out (haze_table_options columns,
- * drop): every value read whatever it is, the table cut to the columns
- * kept, and those checked finite (unless allowed), in the file's order. */
+ * drop) or missing values (NaN) allowed: every value read whatever it is,
+ * the table cut to the columns kept, and those checked finite (unless
+ * allowed; NaN allowed as missing), in the file's order. */
 static int npy_keep(haze_ctx *ctx, const char *name, const haze_table_options *o, haze_table *t,
                     int st) {
-    if (st || (!o->columns && !o->drop)) return st;
-    size_t *keep = NULL, n = 0;
-    st = haze__io_select(ctx, name, 0, t->cols, NULL, o->columns, o->drop, &keep, &n);
-    if (!st) st = haze__io_table_keep(t, keep, n);
+    if (st || (!o->columns && !o->drop && !o->missing)) return st;
+    size_t *keep = NULL, n = t->cols;
+    if (o->columns || o->drop) {
+        st = haze__io_select(ctx, name, 0, t->cols, NULL, o->columns, o->drop, &keep, &n);
+        if (!st) st = haze__io_table_keep(t, keep, n);
+    }
     const size_t count = t->rows * t->cols;
     for (size_t i = 0; !st && !o->allow_nonfinite && i < count; i++) {
         const double v = t->data ? t->data[i] : (double)t->data_f32[i];
-        if (!isfinite(v)) /* the file's row and column, also in a row range */
+        if (!isfinite(v) && !(o->missing && isnan(v))) /* the file's row and column */
             st = haze__error(ctx, HAZE_ERR_PARSE, "%s: row %zu, column %zu: not a finite number",
-                             name, o->first_row + i / t->cols + 1, keep[i % t->cols] + 1);
+                             name, o->first_row + i / t->cols + 1,
+                             (keep ? keep[i % t->cols] : i % t->cols) + 1);
     }
     free(keep);
     return st;
 }
 
-/* Options for the .npy reader: with columns left out, every value is
- * read as it is (npy_keep checks those kept). */
+/* Options for the .npy reader: with columns left out or missing values
+ * allowed, every value is read as it is (npy_keep checks those kept). */
 static haze_table_options npy_options(const haze_table_options *o) {
     haze_table_options r = *o;
-    if (o->columns || o->drop) r.allow_nonfinite = 1;
+    if (o->columns || o->drop || o->missing) r.allow_nonfinite = 1;
     return r;
 }
 

@@ -142,6 +142,20 @@ int haze__io_read_error(haze_ctx *ctx, const char *path, int e) {
     return haze__error(ctx, HAZE_ERR_IO, "%s: read error: %s", path, strerror(e));
 }
 
+int haze__io_missing_field(const char *s) {
+    /* pandas' default na_values (read_csv), and UCI's '?' */
+    static const char *const marks[] = {"",         "#N/A", "#N/A N/A", "#NA",    "-1.#IND",
+                                        "-1.#QNAN", "-NaN", "-nan",     "1.#IND", "1.#QNAN",
+                                        "<NA>",     "N/A",  "NA",       "NULL",   "NaN",
+                                        "None",     "n/a",  "nan",      "null",   "?"};
+    while (*s == ' ' || *s == '\t' || *s == '\r') s++;
+    size_t n = strlen(s);
+    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r')) n--;
+    for (size_t i = 0; i < sizeof marks / sizeof *marks; i++)
+        if (strlen(marks[i]) == n && memcmp(marks[i], s, n) == 0) return 1;
+    return 0;
+}
+
 int haze__io_column(const haze_table *t, const char *key) {
     if (!t || !key || !*key) return -1;
     if (t->names)

@@ -341,7 +341,9 @@ static int row_general(const csv_cfg *c, csv_chunk *k, char *line, size_t lineno
         double v = NAN;
         if ((int)j != c->text_col && !(c->skip && c->skip[j])) {
             int num = parse_number(f->v[j], &v);
-            if (!num && k->text_line) { /* NaN; the caller checks the columns it uses */
+            if (c->o->missing && (num ? isnan(v) : haze__io_missing_field(f->v[j]))) {
+                v = NAN; /* a missing value, for the caller to leave out or fill */
+            } else if (!num && k->text_line) { /* NaN; the caller checks the columns it uses */
                 v = NAN;
                 if (!k->text_line[j]) k->text_line[j] = lineno;
             } else if (!num) {
@@ -351,7 +353,9 @@ static int row_general(const csv_cfg *c, csv_chunk *k, char *line, size_t lineno
                                    c->names ? ")" : "", f->v[j]);
             } else if (!isfinite(v) && !c->o->allow_nonfinite) {
                 return chunk_error(k, HAZE_ERR_PARSE, c->name, lineno, 0,
-                                   "column %zu: \"%s\" is not a finite number", j + 1, f->v[j]);
+                                   "column %zu%s%s%s: \"%s\" is not a finite number", j + 1,
+                                   c->names ? " (" : "", c->names ? c->names[j] : "",
+                                   c->names ? ")" : "", f->v[j]);
             }
         }
         dst[j] = v;
@@ -590,7 +594,9 @@ int haze__io_csv_block(haze_ctx *ctx, const char *path, char *buf, size_t len,
             for (size_t q = 0; q < nkk; q++) {
                 const size_t j = kk ? kk[q] : q;
                 double v;
-                if ((long)j != text_index && !parse_number(f.v[j], &v)) header = 1;
+                if ((long)j != text_index && !parse_number(f.v[j], &v) &&
+                    !(o->missing && haze__io_missing_field(f.v[j])))
+                    header = 1; /* (a missing value is no header's name) */
             }
             free(kk);
             numbers_only = !header && ((o->text_column && text_index < 0) || select_names);

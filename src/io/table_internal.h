@@ -88,6 +88,10 @@ int haze__io_select_needs_names(const char *list);
 int haze__io_select_identity(const size_t *keep, size_t nkeep, size_t cols);
 int haze__io_table_keep(haze_table *t, const size_t *keep, size_t n);
 
+/* Whether the field s (blanks at its ends aside) stands for a missing value
+ * (haze_table_options.missing): empty, pandas' markers, '?'. */
+int haze__io_missing_field(const char *s);
+
 /* The column named key, or numbered key (0-based), or -1 (haze_table_column). */
 int haze__io_column(const haze_table *t, const char *key);
 

@@ -194,6 +194,29 @@ check 1 "fnn train: --drop the target" $H fnn train "$tmp/train_id.csv" --target
 check 1 "fnn train: --inputs lists the target" $H fnn train "$tmp/train_id.csv" --target y --inputs x1,y -o "$tmp/never.fnn"
 absent "$tmp/never.fnn" "fnn train: failed column choices"
 
+# --- missing values: an error that says so, or rows left out with --missing skip
+printf 'a,b,species\n1,2,x\n,3,x\n2,3,y\n8,NA,y\n8,9,z\n9,8,z\n' >"$tmp/na.csv"
+printf 'a,b\n1,2\n2,3\n8,9\n9,8\n' >"$tmp/na_kept.csv"
+check 2 "fcm: a missing value" $H fcm "$tmp/na.csv" -c 2 --drop species
+grep_err 'na.csv:3: column 1 (a): expected a number, found ""' "fcm: the missing value's place"
+grep_err "leave the rows that have one out with --missing skip" "fcm: the missing value's hint"
+check 1 "fcm: --missing odd" $H fcm "$tmp/na.csv" -c 2 --missing odd
+check 0 "fcm: --missing skip" $H fcm "$tmp/na.csv" -c 2 --drop species --missing skip -o "$tmp/nac.csv" --memberships "$tmp/nau.csv" --labels "$tmp/nal.csv"
+grep_err "2 of 6 rows have a missing value and are left out (the first: data row 2)" "fcm: rows left out told"
+check 0 "fcm: the rows without missing values" $H fcm "$tmp/na_kept.csv" -c 2 -o "$tmp/nak.csv" --memberships "$tmp/naku.csv"
+same "$tmp/nac.csv" "$tmp/nak.csv" "fcm --missing skip: the fit of the rows kept"
+[ "$(sed -n 2p "$tmp/nau.csv")" = "nan,nan" ] || fail "fcm --missing skip: NaN memberships in a row left out"
+[ "$(sed -n 3p "$tmp/nau.csv")" = "$(sed -n 2p "$tmp/naku.csv")" ] || fail "fcm --missing skip: memberships in the file's rows"
+[ "$(sed -n 3p "$tmp/nal.csv")" = "-1" ] || fail "fcm --missing skip: label -1 for a row left out"
+check 0 "fcm predict --missing skip" $H fcm predict "$tmp/nac.csv" "$tmp/na.csv" --ignore-extra --missing skip -o "$tmp/nap.csv"
+[ "$(sed -n 4p "$tmp/nap.csv")" = "nan,nan" ] || fail "fcm predict --missing skip: NaN memberships"
+[ "$(wc -l <"$tmp/nap.csv")" = 6 ] || fail "fcm predict --missing skip: every row"
+printf 'x1,x2,y\n1,2,3\n2,,5\n3,3,6\n4,1,NA\n5,5,10\n6,1,7\n7,2,9\n' >"$tmp/nat.csv"
+printf 'x1,x2,y\n1,2,3\n3,3,6\n5,5,10\n6,1,7\n7,2,9\n' >"$tmp/natk.csv"
+check 0 "fnn train --missing skip" $H --quiet fnn train "$tmp/nat.csv" --target y --epochs 2 --missing skip -o "$tmp/na1.fnn"
+check 0 "fnn train: the rows without missing values" $H --quiet fnn train "$tmp/natk.csv" --target y --epochs 2 -o "$tmp/na2.fnn"
+same "$tmp/na1.fnn" "$tmp/na2.fnn" "fnn train --missing skip: the model of the rows kept"
+
 [ "$fails" = 0 ] && echo "all column-matching CLI checks passed" && exit 0
 echo "$fails column-matching CLI checks failed"
 exit 1
