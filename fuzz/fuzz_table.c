@@ -97,10 +97,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (haze_table_text_column(t) >= 0 &&
         ((size_t)haze_table_text_column(t) >= haze_table_column_count(t) || !haze_table_text(t)))
         abort();
-    /* every value is there (and finite unless allowed); names are strings */
+    /* every value is there (and finite unless allowed; NaN where missing
+     * values are read); names are strings */
     size_t finite = 0;
     for (size_t i = 0; i < haze_table_row_count(t) * haze_table_column_count(t); i++)
-        finite += isfinite(haze_table_data(t)[i]) != 0;
+        finite += isfinite(haze_table_data(t)[i]) || (o.missing && isnan(haze_table_data(t)[i]));
     if (!o.allow_nonfinite && haze_table_text_column(t) < 0 &&
         finite != haze_table_row_count(t) * haze_table_column_count(t))
         abort();

@@ -126,6 +126,13 @@ static void test_csv_errors(void **state) {
     assert_int_equal(haze_table_read(ctx, p, &o, &t), HAZE_OK);
     haze_table_free(t);
 
+    /* one field more than the header names: row names (R's write.table) said as such */
+    p = haze_test_write("rn.csv", "mpg,cyl\nMazda,21,6\n");
+    assert_int_equal(haze_table_read(ctx, p, NULL, &t), HAZE_ERR_PARSE);
+    if (!strstr(haze_ctx_errmsg(ctx), "rn.csv:2:10: expected 2 fields, found 3 (the header names "
+                                      "one column fewer than this line"))
+        fail_msg("%s", haze_ctx_errmsg(ctx));
+
     p = haze_test_write("g.csv", "");
     assert_int_equal(haze_table_read(ctx, p, NULL, &t), HAZE_ERR_PARSE);
     assert_non_null(strstr(haze_ctx_errmsg(ctx), "empty"));

@@ -333,8 +333,16 @@ static int row_general(const csv_cfg *c, csv_chunk *k, char *line, size_t lineno
          * field starts */
         while (len && line[len - 1] == '\r') len--;
         size_t col = f->n < c->cols ? len + 1 : f->at[c->cols] + 1;
+        /* one more than the header names: row names without a name, as R's
+         * write.table writes them (pandas and R read them as the index) */
+        const int rownames = c->names && f->n == c->cols + 1;
         return chunk_error(k, HAZE_ERR_PARSE, c->name, lineno, col,
-                           "expected %zu fields, found %zu", c->cols, f->n);
+                           "expected %zu fields, found %zu%s", c->cols, f->n,
+                           rownames ? " (the header names one column fewer than this line: row "
+                                      "names with no name in the header, as R's write.table "
+                                      "writes them? Put a name before the first, such as "
+                                      "\"id\", and leave that column out)"
+                                    : "");
     }
     if (c->text_col >= 0 && !(*text = strdup(f->v[c->text_col]))) return k->st = HAZE_ERR_NOMEM;
     for (size_t j = 0; j < c->cols; j++) {
