@@ -80,6 +80,9 @@ static void help_predict(FILE *fp) {
                 "  --head N          predict the first N rows only\n"
                 "  --tail N          predict the last N rows only\n"
                 "  --ignore-extra    leave out columns the model does not know\n"
+                "  --missing WHAT    error (default), or skip: a row with a missing input\n"
+                "                    (empty, NA, NaN, ? ...) is not predicted (nan, or no\n"
+                "                    class) nor scored\n"
                 "  -o OUT.csv        where to write (default '-': standard output)\n"
                 "  -h, --help        this text\n");
 }
@@ -132,7 +135,7 @@ static int dataset_read(haze_ctx *ctx, const char *path, const char *target, int
                         const char *drop, int missing, dataset *s) {
     memset(s, 0, sizeof *s);
     haze_table_options ro = haze_table_options_default();
-    ro.missing = missing;
+    ro.missing = missing != 0; /* 1: rows left out here (train); 2: read only (predict) */
     ro.text_column = text_target ? target : NULL;
     ro.columns = columns;
     ro.drop = drop;
@@ -183,7 +186,7 @@ static int dataset_read(haze_ctx *ctx, const char *path, const char *target, int
         return CLI_INPUT;
     }
     const size_t cols = haze_table_column_count(s->t);
-    if (missing) { /* the rows with a missing input or target left out */
+    if (missing == 1) { /* the rows with a missing input or target left out */
         if (!(s->rows = malloc((s->n ? s->n : 1) * sizeof *s->rows))) {
             cli_errorf("out of memory");
             return CLI_RUNTIME;
@@ -637,16 +640,17 @@ done:
 /* ------------------------------------------------------------- predict */
 
 static int fnn_predict(int argc, char **argv, const cli_global *g) {
-    enum { O_HEAD = 256, O_TAIL, O_EXTRA };
+    enum { O_HEAD = 256, O_TAIL, O_EXTRA, O_MISSING };
     static const struct option opts[] = {{"help", no_argument, 0, 'h'},
                                          {"output", required_argument, 0, 'o'},
                                          {"head", required_argument, 0, O_HEAD},
                                          {"tail", required_argument, 0, O_TAIL},
                                          {"ignore-extra", no_argument, 0, O_EXTRA},
+                                         {"missing", required_argument, 0, O_MISSING},
                                          {0, 0, 0, 0}};
     const char *out = "-";
     long head = 0, tail = 0;
-    int ignore_extra = 0;
+    int ignore_extra = 0, missing = 0;
     int c, e = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
@@ -666,6 +670,11 @@ static int fnn_predict(int argc, char **argv, const cli_global *g) {
         case O_EXTRA:
             ignore_extra = 1;
             break;
+        case O_MISSING:
+            if ((missing = cli_missing_mode(optarg)) < 0)
+                return cli_usage_error("fnn predict", "--missing: expected error or skip, got '%s'",
+                                       optarg);
+            break;
         default:
             return cli_usage_error("fnn predict", "unknown option");
         }
@@ -682,6 +691,7 @@ static int fnn_predict(int argc, char **argv, const cli_global *g) {
     memset(&s, 0, sizeof s);
     double *y = NULL;
     int *truth = NULL;
+    unsigned char *mark = NULL;
     size_t unseen = 0, unseen_row = 0;
     char first_unseen[128] = "";
     haze_outfile *f = NULL;
@@ -694,7 +704,8 @@ static int fnn_predict(int argc, char **argv, const cli_global *g) {
     /* The target column is used (and left out of the inputs) only when the
      * table has a header that names it. */
     int cls = haze_fnn_is_classifier(net);
-    code = dataset_read(ctx, path, tname, cls, 0, (size_t)head, (size_t)tail, NULL, NULL, 0, &s);
+    code = dataset_read(ctx, path, tname, cls, 0, (size_t)head, (size_t)tail, NULL, NULL,
+                        missing ? 2 : 0, &s);
     if (code) goto done;
     size_t D = haze_fnn_input_count(net), L = haze_fnn_output_count(net);
     /* the model keeps its inputs' names: a table with a header is matched by name */
@@ -720,6 +731,20 @@ static int fnn_predict(int argc, char **argv, const cli_global *g) {
     free(idx);
     if (code) goto done;
     if (!s.x) goto nomem;
+    /* --missing skip: rows with a missing input are not predicted (nan, or
+     * no class, in the output) nor scored */
+    size_t left = 0, first_left = 0;
+    if (missing) {
+        if (!(mark = malloc(s.n ? s.n : 1))) goto nomem;
+        left = cli_rows_missing(s.x, 0, s.n, D, mark, &first_left);
+        if (left) {
+            cli_rows_compact(s.x, 0, s.n, D, mark);
+            cli_info(g,
+                     "haze fnn predict: %zu of %zu rows have a missing input (the first: data "
+                     "row %zu): not predicted\n",
+                     left, s.n, row_of(&s, first_left) + 1);
+        }
+    }
     if (s.target >= 0 && cls) {
         truth = malloc(s.n * sizeof *truth);
         if (!truth) goto nomem;
@@ -727,46 +752,57 @@ static int fnn_predict(int argc, char **argv, const cli_global *g) {
         for (size_t i = 0; i < s.n; i++) {
             const char *lb = label_of(&s, i, buf, sizeof buf);
             truth[i] = -1;
+            if (missing && haze_table_missing_value(lb)) {
+                truth[i] = -2; /* a missing label: not scored */
+                continue;
+            }
             for (size_t k = 0; k < L; k++)
                 if (strcmp(lb, haze_fnn_class_name(net, k)) == 0) truth[i] = (int)k;
             /* a class the model never saw: predicted all the same, and
              * counted as wrong (as scikit-learn's accuracy_score does) */
-            if (truth[i] < 0 && unseen++ == 0) {
+            if (truth[i] < 0 && !(mark && mark[i]) && unseen++ == 0) {
                 snprintf(first_unseen, sizeof first_unseen, "%s", lb);
                 unseen_row = s.first + i + 1;
             }
         }
     }
-    y = malloc(s.n * L * sizeof *y);
+    const size_t kept = s.n - left;
+    y = malloc((kept ? kept : 1) * L * sizeof *y);
     if (!y) goto nomem;
-    if ((st = haze_fnn_predict(ctx, net, s.x, s.n, y)) || (st = haze_outfile_open(ctx, out, &f))) {
+    if ((kept && (st = haze_fnn_predict(ctx, net, s.x, kept, y))) ||
+        (st = haze_outfile_open(ctx, out, &f))) {
         code = cli_fail(ctx, st);
         goto done;
     }
-    size_t hits = 0;
+    size_t hits = 0, scored = 0;
     double se = 0.0;
-    if (cls) {
-        haze_table_write_field(haze_outfile_stream(f), tname ? tname : "class");
-        fputc('\n', haze_outfile_stream(f));
-        for (size_t i = 0; i < s.n; i++) {
-            size_t b = 0;
-            for (size_t k = 1; k < L; k++)
-                if (y[i * L + k] > y[i * L + b]) b = k;
-            haze_table_write_field(haze_outfile_stream(f), haze_fnn_class_name(net, b));
-            fputc('\n', haze_outfile_stream(f));
-            if (truth && (int)b == truth[i]) hits++;
+    FILE *fo = haze_outfile_stream(f);
+    haze_table_write_field(fo, tname ? tname : cls ? "class" : "y");
+    fputc('\n', fo);
+    for (size_t i = 0, k = 0; i < s.n; i++) {
+        if (mark && mark[i]) { /* not predicted: no class, or nan */
+            fputs(cls ? "\n" : "nan\n", fo);
+            continue;
         }
-    } else {
-        haze_table_write_field(haze_outfile_stream(f), tname ? tname : "y");
-        fputc('\n', haze_outfile_stream(f));
-        for (size_t i = 0; i < s.n; i++) {
-            fprintf(haze_outfile_stream(f), "%.17g\n", y[i]);
-            if (s.target >= 0) {
-                double t =
-                    haze_table_data(
-                        s.t)[(s.first + i) * haze_table_column_count(s.t) + (size_t)s.target] -
-                    y[i];
-                se += t * t;
+        const double *yk = y + k++ * L;
+        if (cls) {
+            size_t b = 0;
+            for (size_t j = 1; j < L; j++)
+                if (yk[j] > yk[b]) b = j;
+            haze_table_write_field(fo, haze_fnn_class_name(net, b));
+            fputc('\n', fo);
+            scored += !truth || truth[i] != -2;
+            if (truth && (int)b == truth[i]) hits++;
+        } else {
+            fprintf(fo, "%.17g\n", yk[0]);
+            const double want =
+                s.target >= 0
+                    ? haze_table_data(
+                          s.t)[row_of(&s, i) * haze_table_column_count(s.t) + (size_t)s.target]
+                    : NAN;
+            if (!isnan(want)) { /* (a missing target is not scored) */
+                se += (want - yk[0]) * (want - yk[0]);
+                scored++;
             }
         }
     }
@@ -779,11 +815,11 @@ static int fnn_predict(int argc, char **argv, const cli_global *g) {
                 "haze: warning: %s: %zu row%s of classes the model was not trained on (the first: "
                 "'%s', data row %zu), counted as wrong\n",
                 path, unseen, unseen == 1 ? "" : "s", first_unseen, unseen_row);
-    if (truth)
-        cli_info(g, "fnn: accuracy %.2f%% (%zu of %zu)\n", 100.0 * (double)hits / (double)s.n, hits,
-                 s.n);
-    else if (s.target >= 0)
-        cli_info(g, "fnn: RMSE %.6g over %zu rows\n", sqrt(se / (double)s.n), s.n);
+    if (truth && scored)
+        cli_info(g, "fnn: accuracy %.2f%% (%zu of %zu)\n", 100.0 * (double)hits / (double)scored,
+                 hits, scored);
+    else if (s.target >= 0 && scored)
+        cli_info(g, "fnn: RMSE %.6g over %zu rows\n", sqrt(se / (double)scored), scored);
     code = CLI_OK;
     goto done;
 nomem:
@@ -793,6 +829,7 @@ done:
     haze_outfile_abort(&f);
     free(y);
     free(truth);
+    free(mark);
     dataset_free(&s);
     haze_fnn_free(net);
     haze_ctx_free(ctx);

@@ -216,6 +216,13 @@ printf 'x1,x2,y\n1,2,3\n3,3,6\n5,5,10\n6,1,7\n7,2,9\n' >"$tmp/natk.csv"
 check 0 "fnn train --missing skip" $H --quiet fnn train "$tmp/nat.csv" --target y --epochs 2 --missing skip -o "$tmp/na1.fnn"
 check 0 "fnn train: the rows without missing values" $H --quiet fnn train "$tmp/natk.csv" --target y --epochs 2 -o "$tmp/na2.fnn"
 same "$tmp/na1.fnn" "$tmp/na2.fnn" "fnn train --missing skip: the model of the rows kept"
+check 0 "fnn predict --missing skip" $H fnn predict "$tmp/na1.fnn" "$tmp/nat.csv" --missing skip -o "$tmp/nap1.csv"
+grep_err "1 of 7 rows have a missing input (the first: data row 2): not predicted" "fnn predict: rows not predicted told"
+grep_err "RMSE .* over 5 rows" "fnn predict: scored on the rows with an input and a target"
+[ "$(sed -n 3p "$tmp/nap1.csv")" = nan ] || fail "fnn predict --missing skip: nan for a row not predicted"
+[ "$(wc -l <"$tmp/nap1.csv")" = 8 ] || fail "fnn predict --missing skip: every row"
+check 0 "fnn predict: the rows kept" $H fnn predict "$tmp/na1.fnn" "$tmp/natk.csv" -o "$tmp/nap2.csv"
+[ "$(sed -n 2p "$tmp/nap1.csv")" = "$(sed -n 2p "$tmp/nap2.csv")" ] || fail "fnn predict --missing skip: the same prediction for a row kept"
 
 [ "$fails" = 0 ] && echo "all column-matching CLI checks passed" && exit 0
 echo "$fails column-matching CLI checks failed"
