@@ -411,8 +411,11 @@ void cli_rows_expand(double *u, size_t n, size_t k, const unsigned char *mark) {
     }
 }
 
-int cli_missing_mode(const char *s) {
-    return strcmp(s, "error") == 0 ? 0 : strcmp(s, "skip") == 0 ? 1 : -1;
+int cli_missing_option(const char *cmd, const char *s, int *mode) {
+    *mode = strcmp(s, "error") == 0 ? 0 : strcmp(s, "skip") == 0 ? 1 : -1;
+    if (*mode >= 0) return CLI_OK;
+    *mode = 0;
+    return cli_usage_error(cmd, "--missing: expected error or skip, got '%s'", s);
 }
 
 void cli_info(const cli_global *g, const char *fmt, ...) {

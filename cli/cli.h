@@ -119,8 +119,9 @@ size_t cli_rows_missing(const void *v, int f32, size_t n, size_t d, unsigned cha
                         size_t *first);
 void cli_rows_compact(void *v, int f32, size_t n, size_t d, const unsigned char *mark);
 void cli_rows_expand(double *u, size_t n, size_t k, const unsigned char *mark);
-/* --missing's value: 0 for "error", 1 for "skip"; -1 for another. */
-int cli_missing_mode(const char *s);
+/* --missing's value into *mode: 0 for "error", 1 for "skip"; another is
+ * a usage error of cmd (its exit code returned, else CLI_OK). */
+int cli_missing_option(const char *cmd, const char *s, int *mode);
 
 /* Strict number parsing for option values: 1 on success. */
 int cli_parse_int(const char *s, long lo, long hi, long *out);

@@ -217,11 +217,10 @@ static int cmd_predict(int argc, char **argv, const cli_global *g) {
         case OPT_EXTRA:
             ignore_extra = 1;
             break;
-        case OPT_MISSING:
-            if ((missing = cli_missing_mode(optarg)) < 0)
-                return cli_usage_error("fcm predict", "--missing: expected error or skip, got '%s'",
-                                       optarg);
-            break;
+        case OPT_MISSING: {
+            const int e = cli_missing_option("fcm predict", optarg, &missing);
+            if (e) return e;
+        } break;
         default:
             return cli_usage_error("fcm predict", "bad option");
         }
@@ -891,11 +890,10 @@ int cmd_fcm(int argc, char **argv, const cli_global *g) {
         case OPT_DROP:
             drop = optarg;
             break;
-        case OPT_MISSING:
-            if ((missing = cli_missing_mode(optarg)) < 0)
-                return cli_usage_error("fcm", "--missing: expected error or skip, got '%s'",
-                                       optarg);
-            break;
+        case OPT_MISSING: {
+            const int e = cli_missing_option("fcm", optarg, &missing);
+            if (e) return e;
+        } break;
         default:
             return cli_usage_error("fcm", "bad option");
         }

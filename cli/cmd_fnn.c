@@ -388,9 +388,7 @@ static int fnn_train(int argc, char **argv, const cli_global *g) {
             drop = optarg;
             break;
         case O_MISSING:
-            if ((missing = cli_missing_mode(optarg)) < 0)
-                return cli_usage_error("fnn train", "--missing: expected error or skip, got '%s'",
-                                       optarg);
+            if ((e = cli_missing_option("fnn train", optarg, &missing))) return e;
             break;
         case O_CLASSES:
             classes = 1;
@@ -671,9 +669,7 @@ static int fnn_predict(int argc, char **argv, const cli_global *g) {
             ignore_extra = 1;
             break;
         case O_MISSING:
-            if ((missing = cli_missing_mode(optarg)) < 0)
-                return cli_usage_error("fnn predict", "--missing: expected error or skip, got '%s'",
-                                       optarg);
+            if ((e = cli_missing_option("fnn predict", optarg, &missing))) return e;
             break;
         default:
             return cli_usage_error("fnn predict", "unknown option");

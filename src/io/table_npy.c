@@ -390,39 +390,17 @@ static int npy_read_par(haze_ctx *ctx, int fd, size_t at, unsigned char *dst, si
     return e;
 }
 
-/* Value i of an integer or bool array (elem bytes each) as a double. */
+/* Value i of an integer or bool array (elem little-endian bytes each) as a
+ * double: the bytes, then the sign extended for a signed kind. */
 static double npy_integer(const unsigned char *src, char kind, int elem, size_t i) {
     const unsigned char *p = src + (size_t)elem * i;
-    if (kind == 'i') {
-        if (elem == 1) return (double)(int8_t)p[0];
-        if (elem == 2) {
-            int16_t v;
-            memcpy(&v, p, 2);
-            return v;
-        }
-        if (elem == 4) {
-            int32_t v;
-            memcpy(&v, p, 4);
-            return v;
-        }
-        int64_t v;
-        memcpy(&v, p, 8);
-        return (double)v;
-    }
     if (kind == 'b') return p[0] != 0;
-    if (elem == 1) return p[0];
-    if (elem == 2) {
-        uint16_t v;
-        memcpy(&v, p, 2);
-        return v;
-    }
-    if (elem == 4) {
-        uint32_t v;
-        memcpy(&v, p, 4);
-        return v;
-    }
-    uint64_t v;
-    memcpy(&v, p, 8);
+    uint64_t u = 0;
+    for (int k = elem; k-- > 0;) u = u << 8 | p[k];
+    if (kind == 'u') return (double)u;
+    if (elem < 8 && (u >> (8 * elem - 1) & 1)) u |= ~(uint64_t)0 << (8 * elem);
+    int64_t v;
+    memcpy(&v, &u, 8); /* two's complement, as NumPy stores it */
     return (double)v;
 }
 
