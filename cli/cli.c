@@ -90,7 +90,16 @@ int cli_fail_data(haze_ctx *ctx, int status, const char *path, const char *hint,
     /* (an empty field of a column without a name: a trailing delimiter, not
      * a missing value) */
     const int unnamed = c && strstr(c, " (): expected a number");
-    if (gap && missing_ok && !unnamed)
+    /* digits, one comma, digits: a decimal comma (Excel's CSV in much of Europe) */
+    size_t a = strspn(field + (field[0] == '-' || field[0] == '+'), "0123456789");
+    const char *comma = field + (field[0] == '-' || field[0] == '+') + a;
+    const int decimal_comma = found && a && comma[0] == ',' && comma[1] &&
+                              strspn(comma + 1, "0123456789") == strlen(comma + 1);
+    if (decimal_comma)
+        cli_errorf("a decimal comma? Numbers are read with a decimal point (1.5); convert the "
+                   "file first, e.g. with sed 's/,/./g' when its fields are separated by ';' or "
+                   "tabs");
+    else if (gap && missing_ok && !unnamed)
         cli_errorf("a missing value: leave the rows that have one out with --missing skip");
     else if (text && hint && strstr(hint, "%s"))
         cli_errorf("%.*s%s%s", (int)(strstr(hint, "%s") - hint), hint, arg, strstr(hint, "%s") + 2);

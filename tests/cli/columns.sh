@@ -194,6 +194,11 @@ check 1 "fnn train: --drop the target" $H fnn train "$tmp/train_id.csv" --target
 check 1 "fnn train: --inputs lists the target" $H fnn train "$tmp/train_id.csv" --target y --inputs x1,y -o "$tmp/never.fnn"
 absent "$tmp/never.fnn" "fnn train: failed column choices"
 
+# a decimal comma (a semicolon-separated file from Excel in much of Europe) is named as such
+printf 'a;b\n1,5;2,0\n3,1;4,2\n' >"$tmp/eu.csv"
+check 2 "fcm: decimal commas" $H fcm "$tmp/eu.csv" -c 2
+grep_err "a decimal comma? Numbers are read with a decimal point" "fcm: the decimal comma's hint"
+
 # --- missing values: an error that says so, or rows left out with --missing skip
 printf 'a,b,species\n1,2,x\n,3,x\n2,3,y\n8,NA,y\n8,9,z\n9,8,z\n' >"$tmp/na.csv"
 printf 'a,b\n1,2\n2,3\n8,9\n9,8\n' >"$tmp/na_kept.csv"
