@@ -418,7 +418,8 @@ static void print_json(FILE *fp, const char *data, const haze_fcm_result *r, siz
  * from *it (read here). A mismatch is described in why (for the caller to
  * print; exit code 2) and returns HAZE_ERR_MISMATCH. */
 static int resolve_init(haze_ctx *ctx, const char *init, size_t n, size_t d, haze_fcm_options *fo,
-                        haze_table **it, char *why, size_t whysz) {
+                        haze_table **it, const char *const *names, const char *data, char *why,
+                        size_t whysz) {
     int st = HAZE_OK;
     if (strcmp(init, "random") == 0) {
         fo->init = HAZE_FCM_INIT_RANDOM;
@@ -428,6 +429,35 @@ static int resolve_init(haze_ctx *ctx, const char *init, size_t n, size_t d, haz
         if (haze_table_row_count(*it) == (size_t)fo->clusters &&
             haze_table_column_count(*it) == d) {
             fo->init = HAZE_FCM_INIT_CENTRES;
+            /* centres with a header (as -o writes them) and data with one:
+             * the features matched by name, as predict matches them */
+            if (names && haze_table_names(*it)) {
+                cli_columns spec = {.kind = "the data",
+                                    .model = data,
+                                    .noun = "feature",
+                                    .names = names,
+                                    .n = d,
+                                    .skip = -1,
+                                    .ignore_extra = 0};
+                size_t *idx = malloc((d ? d : 1) * sizeof *idx);
+                double *v = NULL;
+                if (!idx) return HAZE_ERR_NOMEM;
+                if (cli_columns_match(*it, init, &spec, idx)) {
+                    snprintf(why, whysz,
+                             "%s: start centres with a header are matched to the data's columns "
+                             "by name",
+                             init);
+                    free(idx);
+                    return HAZE_ERR_MISMATCH;
+                }
+                if (!(v = cli_columns_gather(*it, idx, d, 0, (size_t)fo->clusters))) {
+                    free(idx);
+                    return HAZE_ERR_NOMEM;
+                }
+                memcpy(haze_table_data(*it), v, (size_t)fo->clusters * d * sizeof *v);
+                free(v);
+                free(idx);
+            }
         } else if (haze_table_row_count(*it) == n &&
                    haze_table_column_count(*it) == (size_t)fo->clusters) {
             fo->init = HAZE_FCM_INIT_MEMBERSHIPS;
@@ -671,7 +701,8 @@ static int fit_parts(fcm_job *a, const cli_global *g) {
         if (!st && (!counts || !mine)) st = HAZE_ERR_NOMEM;
     }
     if (!code && !st) /* --init FILE: every rank reads it (centres, or every row's memberships) */
-        st = resolve_init(ctx, a->init, n, d, &fo, &it, why, sizeof why);
+        st = resolve_init(ctx, a->init, n, d, &fo, &it, NULL, a->data, why,
+                          sizeof why); /* (by position: rank 0 alone reads a CSV header) */
     if (*why && !code) code = CLI_INPUT;
     if ((code = agree(ctx, st, code, why))) goto done;
     if (!npy) {
@@ -968,7 +999,8 @@ int cmd_fcm(int argc, char **argv, const cli_global *g) {
     }
     if (!st) {
         char why[1024] = "";
-        st = resolve_init(ctx, init, n, d, &fo, &it, why, sizeof why);
+        st = resolve_init(ctx, init, n, d, &fo, &it, (const char *const *)haze_table_names(x), data,
+                          why, sizeof why);
         if (*why) {
             cli_errorf("%s", why);
             code = CLI_INPUT;

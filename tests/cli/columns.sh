@@ -199,6 +199,17 @@ printf 'a;b\n1,5;2,0\n3,1;4,2\n' >"$tmp/eu.csv"
 check 2 "fcm: decimal commas" $H fcm "$tmp/eu.csv" -c 2
 grep_err "a decimal comma? Numbers are read with a decimal point" "fcm: the decimal comma's hint"
 
+# --init FILE: start centres with a header are matched to the data's columns by name
+printf 'x,y\n2,3\n9,8\n' >"$tmp/st.csv"
+printf 'y,x\n3,2\n8,9\n' >"$tmp/st_swapped.csv"
+printf 'x,z\n2,3\n9,8\n' >"$tmp/st_bad.csv"
+check 0 "fcm --init: centres with a header" $H fcm "$tmp/xy.csv" -c 2 --init "$tmp/st.csv" -o "$tmp/si1.csv"
+check 0 "fcm --init: the header in another order" $H fcm "$tmp/xy.csv" -c 2 --init "$tmp/st_swapped.csv" -o "$tmp/si2.csv"
+same "$tmp/si1.csv" "$tmp/si2.csv" "fcm --init: a swapped header is matched by name"
+check 2 "fcm --init: a name the data lacks" $H fcm "$tmp/xy.csv" -c 2 --init "$tmp/st_bad.csv" -o "$tmp/never.csv"
+grep_err "no column for the feature 'y' of the data" "fcm --init: the missing name"
+absent "$tmp/never.csv" "fcm --init: a failed match"
+
 # --- missing values: an error that says so, or rows left out with --missing skip
 printf 'a,b,species\n1,2,x\n,3,x\n2,3,y\n8,NA,y\n8,9,z\n9,8,z\n' >"$tmp/na.csv"
 printf 'a,b\n1,2\n2,3\n8,9\n9,8\n' >"$tmp/na_kept.csv"
