@@ -316,7 +316,9 @@ static void test_npy_header(void **state) {
     assert_int_equal(haze_table_read(ctx, p, NULL, &t), HAZE_OK);
     assert_true(haze_table_data(t)[0] == 18446744073709551616.0 && haze_table_data(t)[1] == 12);
     haze_table_free(t);
-    p = write_npy("f2.npy", "{'descr': '<f2', 'fortran_order': False, 'shape': (2,), }", u1, 4);
+    const uint16_t f2[2] = {0x3c00, 0x4000}; /* half precision 1, 2: refused */
+    p = write_npy("f2.npy", "{'descr': '<f2', 'fortran_order': False, 'shape': (2,), }", f2,
+                  sizeof f2);
     assert_int_equal(haze_table_read(ctx, p, NULL, &t), HAZE_ERR_UNSUPPORTED);
     if (!strstr(haze_ctx_errmsg(ctx), "'<f2'")) fail_msg("%s", haze_ctx_errmsg(ctx));
     p = write_npy("big.npy", "{'descr': '>f8', 'fortran_order': False, 'shape': (6,), }", d,
