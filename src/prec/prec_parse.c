@@ -463,9 +463,24 @@ static int primary(parser *p, int rnd) {
     }
     if (t->kind != T_IDENT) {
         if (t->kind == T_EOF) return perr(p, t, HAZE_ERR_PARSE, "unexpected end of input");
+        const tok *u = peek2(p);
+        if (is_p(t, '@') && u != t && (is_id(p, u, "FIX") || is_id(p, u, "FLT")))
+            return perr(p, t, HAZE_ERR_UNSUPPORTED,
+                        "Gappa's @FIX and @FLT predicates are not supported (a value known to be "
+                        "fixed- or floating-point is written as a rounding of an input here)");
         return perr(p, t, HAZE_ERR_PARSE, "expected an expression, found '%.*s'",
                     (int)(t->end - t->start), p->text + t->start);
     }
+    /* Gappa's relative roundings add_rel<p>(a, b), mul_rel, ...: named, not
+     * read as a variable followed by '<' */
+    static const char *const rel[] = {"add_rel", "sub_rel", "mul_rel",
+                                      "div_rel", "fma_rel", "sqrt_rel"};
+    for (size_t i = 0; i < sizeof rel / sizeof *rel; i++)
+        if (is_id(p, t, rel[i]) && is_p(peek2(p), '<'))
+            return perr(p, t, HAZE_ERR_UNSUPPORTED,
+                        "Gappa's relative rounding operator %s<p> is not supported: write the "
+                        "operation with a rounding of a format (float<ieee_64,ne>(a * b))",
+                        rel[i]);
     next(p);
     /* rounding operator written in place: float<...>(e) */
     if ((is_id(p, t, "float") || is_id(p, t, "fixed") || is_id(p, t, "int")) &&
@@ -738,6 +753,15 @@ static int atom(parser *p, int hyp) {
     }
     if (hyp) {
         const pnode *n = &p->s->nodes[a];
+        const def *named = start->kind == T_IDENT ? find_def(p, start) : NULL;
+        if (!rel && !question && named && named->id == a && n->op != OP_VAR) {
+            /* Gappa's idiom x = rnd(x_); { x in [a,b] -> ... } */
+            haze__pi_clear(&want);
+            return perr(p, start, HAZE_ERR_UNSUPPORTED,
+                        "'%s' is defined (on line %d), and ranges are given to inputs only: put "
+                        "the range on the input it is computed from",
+                        named->name, n->line);
+        }
         if (rel || question || n->op != OP_VAR) {
             haze__pi_clear(&want);
             return perr(p, start, HAZE_ERR_UNSUPPORTED,

@@ -34,6 +34,7 @@ static char *copy(const char *s) {
 /* "m b e" with m odd, Gappa's dyadic notation ("-9b-5" is -9 * 2^-5). */
 static char *dyadic(const mpfr_t x) {
     if (mpfr_inf_p(x)) return copy(mpfr_sgn(x) > 0 ? "inf" : "-inf");
+    if (mpfr_zero_p(x)) return copy("0"); /* (a bound of -0 reads as 0) */
     if (mpfr_zero_p(x)) return copy("0");
     mpz_t m;
     mpz_init(m);
@@ -54,7 +55,8 @@ static char *dyadic(const mpfr_t x) {
 static char *decimal(const mpfr_t x, mpfr_rnd_t rnd) {
     char *buf = NULL;
     if (mpfr_inf_p(x)) return copy(mpfr_sgn(x) > 0 ? "inf" : "-inf");
-    locale_t lc = haze__numeric_begin(); /* MPFR writes localeconv()'s point */
+    if (mpfr_zero_p(x)) return copy("0"); /* (a bound of -0 reads as 0) */
+    locale_t lc = haze__numeric_begin();  /* MPFR writes localeconv()'s point */
     int n = mpfr_asprintf(&buf, rnd == MPFR_RNDD ? "%.10RDg" : "%.10RUg", x);
     haze__numeric_end(lc);
     if (n < 0) return NULL;

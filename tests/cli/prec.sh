@@ -82,4 +82,14 @@ check 0 "FPCore :pre of ranges only" "$haze" prec "$tmp/box.fpcore"
 if grep -q "warning" "$err"; then echo "FAIL: a warning for ranges only"; cat "$err"; fails=$((fails + 1)); fi
 check 0 "prec --json, no warnings" "$haze" prec --json "$tmp/box.fpcore"
 grep_out '"warnings": \[\]' "empty warnings list"
+# Gappa idioms haze does not take, each named (CRlibm's and Gappa's own scripts)
+printf 'x = float<ieee_64,ne>(x_);\ny = float<ieee_64,ne>(x * x);\n{ x in [0.5, 2] -> y - x*x in ? }\n' >"$tmp/defrange.g"
+check 2 "a range on a defined name" "$haze" prec "$tmp/defrange.g"
+grep_err "defrange.g:3:3: 'x' is defined (on line 1), and ranges are given to inputs only" "a defined name's range: message"
+printf 'a = mul_rel<53>(x, y);\n{ x in [1,2] /\\ y in [1,2] -> a in ? }\n' >"$tmp/rel.g"
+check 2 "a relative rounding" "$haze" prec "$tmp/rel.g"
+grep_err "relative rounding operator mul_rel<p> is not supported" "relative rounding: message"
+printf '{ x in [1,2] /\\ @FIX(x, -3) -> x in ? }\n' >"$tmp/fix.g"
+check 2 "@FIX" "$haze" prec "$tmp/fix.g"
+grep_err "@FIX and @FLT predicates are not supported" "@FIX: message"
 [ "$fails" = 0 ] || { echo "$fails failure(s)"; exit 1; }
