@@ -388,12 +388,21 @@ typedef enum { FMT_TABLE, FMT_CSV, FMT_JSON } out_format;
 
 /*
  * One number as text: %.17g, or %a with --exact; infinities and NaN (an
- * empty cut) as "inf", "-inf" and "nan", never "-nan".
+ * empty cut) as "inf", "-inf" and "nan", never "-nan". A bound in decimal
+ * is rounded outward (dir -1: a decimal <= x, 1: >= x, 0: the nearest):
+ * the 17 digits of x name x, but as a number they may lie on the wrong
+ * side of it (0x1.999999999999ap-3 is 0.2000000000000000111..., and its
+ * %.17g, 0.20000000000000001, lies below it), and then those of the
+ * neighbouring double outward are printed, which lie on the right side.
  */
-static const char *num_text(char *buf, size_t cap, double x, int exact) {
+static const char *num_text(char *buf, size_t cap, double x, int exact, int dir) {
     if (x != x) return "nan";
     if (isinf(x)) return x > 0 ? "inf" : "-inf";
     snprintf(buf, cap, exact ? "%a" : "%.17g", x);
+    double lo, hi;
+    if (!exact && dir && haze_fuzzy_parse_number(NULL, buf, NULL, &lo, &hi) == HAZE_OK &&
+        lo != hi && (dir < 0 ? lo == x : hi == x)) /* the decimal lies beyond x */
+        snprintf(buf, cap, "%.17g", nextafter(x, dir < 0 ? -INFINITY : INFINITY));
     return buf;
 }
 
@@ -403,9 +412,9 @@ static const char *num_text(char *buf, size_t cap, double x, int exact) {
  * --exact, and "inf", "-inf", "nan", which JSON numbers cannot hold); the
  * table pads it to a column.
  */
-static void put_num(FILE *fp, out_format fmt, double x, int exact) {
+static void put_num(FILE *fp, out_format fmt, double x, int exact, int dir) {
     char buf[64];
-    const char *t = num_text(buf, sizeof buf, x, exact);
+    const char *t = num_text(buf, sizeof buf, x, exact, dir);
     if (fmt == FMT_JSON)
         fprintf(fp, exact || !isfinite(x) ? "\"%s\"" : "%s", t);
     else
@@ -427,7 +436,7 @@ static void print_result(FILE *fp, const haze_fuzzy_array *v, out_format fmt, in
         fprintf(fp, ", \"encoding\": \"%s\", \"precision\": \"%s\", \"centroid\": ",
                 haze_fuzzy_encoding_name(haze_fuzzy_array_encoding(v)),
                 haze_fuzzy_array_precision(v) ? "single" : "double");
-        put_num(fp, fmt, c, 0);
+        put_num(fp, fmt, c, 0, 0);
         fputs(", \"cuts\": [", fp);
     } else if (fmt == FMT_CSV) {
         fprintf(fp, "alpha,lower,upper%s\n", sym ? ",midpoint,radius" : "");
@@ -435,7 +444,7 @@ static void print_result(FILE *fp, const haze_fuzzy_array *v, out_format fmt, in
         fprintf(fp, "# %s  (%s, %s, %d cuts, centroid %s)\n", expr,
                 haze_fuzzy_encoding_name(haze_fuzzy_array_encoding(v)),
                 haze_fuzzy_array_precision(v) ? "single" : "double", haze_fuzzy_array_cut_count(v),
-                num_text(buf, sizeof buf, c, 0));
+                num_text(buf, sizeof buf, c, 0, 0));
         fprintf(fp, "%-8s %-24s %-24s%s\n", "alpha", "lower", "upper",
                 sym ? " midpoint                 radius" : "");
     }
@@ -464,7 +473,7 @@ static void print_result(FILE *fp, const haze_fuzzy_array *v, out_format fmt, in
                 fprintf(fp, ", \"%s\": ", key[j]);
             else
                 fputc(fmt == FMT_CSV ? ',' : ' ', fp);
-            put_num(fp, fmt, val[j], exact);
+            put_num(fp, fmt, val[j], exact, j == 0 ? -1 : j == 2 ? 0 : 1); /* bounds outward */
         }
         fputs(fmt == FMT_JSON ? "}" : "\n", fp);
     }

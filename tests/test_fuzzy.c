@@ -1091,9 +1091,40 @@ static void test_convert_unbounded(void **state) {
             }
 }
 
+/* The default levels are (n - k)/n rounded down, so that each stored cut
+ * holds the exact cut at (n - k)/n: tri(0,1,2) at 4/5 is [0.8, 1.2]
+ * exactly, which a level of RN(4/5) > 4/5 cut strictly inside. */
+static void test_default_levels(void **state) {
+    (void)state;
+    for (int n = 1; n <= HAZE_FUZZY_MAX_CUTS; n++) {
+        haze_fuzzy_array *a = NULL;
+        assert_int_equal(
+            haze_fuzzy_array_new(ctx, HAZE_FUZZY_LU, HAZE_PRECISION_F64, n, 1, NULL, &a), HAZE_OK);
+        const double *al = haze_fuzzy_array_alphas(a);
+        for (int k = 0; k < n; k++) {
+            /* al n <= n - k < next(al) n, exactly (fma rounds once) */
+            assert_true(fma(al[k], n, -(double)(n - k)) <= 0);
+            assert_true(fma(nextafter(al[k], 2.0), n, -(double)(n - k)) > 0);
+        }
+        haze_fuzzy_array_free(a);
+    }
+    for (int e = 0; e < 3; e++) {
+        haze_fuzzy_array *a = NULL;
+        assert_int_equal(
+            haze_fuzzy_array_new(ctx, (haze_fuzzy_encoding)e, HAZE_PRECISION_F64, 5, 1, NULL, &a),
+            HAZE_OK);
+        assert_int_equal(haze_fuzzy_set_tri(ctx, a, 0, 0, 1, 2), HAZE_OK);
+        double lo, hi;
+        assert_int_equal(haze_fuzzy_get_cut(ctx, a, 0, 1, &lo, &hi), HAZE_OK);
+        assert_true(fma(lo, 5, -4) <= 0 && fma(hi, 5, -6) >= 0); /* [0.8, 1.2] inside */
+        haze_fuzzy_array_free(a);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_array_copy),
+        cmocka_unit_test(test_default_levels),
         cmocka_unit_test(test_construct),
         cmocka_unit_test(test_lu_is_interval),
         cmocka_unit_test(test_sort_axpy),

@@ -13,6 +13,7 @@
  *    the Definition 5 formula times (1 + 2u)^k plus k*eta, k the number of
  *    rounded operations: the bound docs/fuzzy.md derives.
  */
+#include <float.h>
 #include <mpfr.h>
 #include <string.h>
 
@@ -540,6 +541,23 @@ static void test_special(void **state) {
     assert_true(e.rad == INFINITY);
     e = haze_mrd_mul(haze_mrd_make(0, 0), haze_mrd_entire());
     assert_true(e.rad == INFINITY && !haze_mrd_is_empty(e));
+    /* unbounded operands whose corner quotient is inf / inf (a divisor that
+     * excludes 0): the hull of the other corners, never a NaN (an empty
+     * cut), in every sign */
+    const double M = DBL_MAX;
+    const haze_ivd big = haze_ivd_make(M, INFINITY), nbig = haze_ivd_make(-INFINITY, -M);
+    h = haze_ivd_div(nbig, big); /* holds -1: -1e309 / 1e309 */
+    assert_true(h.lo == -INFINITY && h.hi == 0);
+    h = haze_ivd_div(big, big);
+    assert_true(h.lo == 0 && h.hi == INFINITY);
+    h = haze_ivd_div(big, nbig);
+    assert_true(h.lo == -INFINITY && h.hi == 0);
+    h = haze_ivd_div(haze_ivd_entire(), big);
+    assert_true(h.lo == -INFINITY && h.hi == INFINITY);
+    h = haze_ivd_div(haze_ivd_make(INFINITY, INFINITY), haze_ivd_make(INFINITY, INFINITY));
+    assert_true(h.lo == -INFINITY && h.hi == INFINITY); /* every corner inf / inf */
+    haze_ivf f = haze_ivf_div(haze_ivf_make(-INFINITY, -FLT_MAX), haze_ivf_make(FLT_MAX, INFINITY));
+    assert_true(f.lo == -INFINITY && f.hi == 0);
 }
 
 int main(void) {

@@ -131,7 +131,9 @@ HAZE_API int haze_fuzzy_array_on_device(const haze_fuzzy_array *a);
 /*
  * Creates an array of `count` numbers, all crisp 0. `alphas` (ncuts values,
  * strictly decreasing in (0, 1]) may be NULL for the levels 1, (n-1)/n, ...,
- * 1/n. Ownership: *out is new; free it with haze_fuzzy_array_free().
+ * 1/n, each the largest double not above it (a cut at a lower level holds
+ * the cut at a higher one, so the cut stored at 0.7999... holds the exact
+ * 4/5-cut). Ownership: *out is new; free it with haze_fuzzy_array_free().
  * Errors: HAZE_ERR_INVALID (ncuts outside 1..HAZE_FUZZY_MAX_CUTS, bad levels),
  * HAZE_ERR_NOMEM.
  */

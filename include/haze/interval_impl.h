@@ -112,6 +112,22 @@ HAZE_HD HAZE__IV HAZE__IVF(div)(HAZE__IV x, HAZE__IV y) {
         lo = l4 < lo ? l4 : lo;
         hi = u3 > hi ? u3 : hi;
         hi = u4 > hi ? u4 : hi;
+        if (lo != lo || hi != hi) {
+            /* inf / inf at a corner (an unbounded x over an unbounded y that
+             * excludes 0): the quotients near it lie between those of its
+             * two neighbours, one infinite and one zero of the same sign,
+             * so the hull of the other corners holds them; a NaN there had
+             * made the cut empty (-1e309 / 1e309 gave no -1) */
+            HAZE__T c[8] = {l1, l2, l3, l4, u1, u2, u3, u4};
+            lo = HAZE__INF;
+            hi = -HAZE__INF;
+            for (int i = 0; i < 8; i++) {
+                if (c[i] != c[i]) continue;
+                lo = c[i] < lo ? c[i] : lo;
+                hi = c[i] > hi ? c[i] : hi;
+            }
+            if (lo > hi) return HAZE__IVF(entire)(); /* every corner inf / inf */
+        }
         return HAZE__IVF(make)(lo, hi);
     }
     if (y.lo == 0 && y.hi == 0) return HAZE__IVF(empty)();

@@ -557,23 +557,33 @@ class FuzzyNumber(_FuzzyBase):
     def to_csv(self, exact=False):
         """The number as ``haze fuzzy eval --format csv [--exact]`` writes it:
         ``alpha,lower,upper`` (with ``midpoint,radius`` for the symmetric
-        encodings), bounds as ``%.17g`` or, exact, as hex floats."""
+        encodings), bounds as ``%.17g`` rounded outward (a lower bound's 17
+        digits never above it, an upper bound's never below) or, exact, as
+        hex floats."""
         sym = self.encoding != "lu"
         lo, hi = self.cuts
         if sym:
             mid, rads = _ext.fuzzy_mid_rad(self._h, 0)
 
-        def num(x):
+        def num(x, way):
             if math.isnan(x):
                 return "nan"
             if math.isinf(x):
                 return "inf" if x > 0 else "-inf"
-            return _ext.fuzzy_hex(x) if exact else "%.17g" % x
+            if exact:
+                return _ext.fuzzy_hex(x)
+            t = "%.17g" % x
+            if way:  # the 17 digits on the wrong side of x: the next double outward's
+                a, b, _ = _ext.fuzzy_parse_number(t)
+                if a != b and (a == x if way < 0 else b == x):
+                    t = "%.17g" % math.nextafter(x, -math.inf if way < 0 else math.inf)
+            return t
 
         lines = ["alpha,lower,upper" + (",midpoint,radius" if sym else "")]
         for k, a in enumerate(self.alphas):
             vals = [lo[k], hi[k]] + ([mid, rads[k]] if sym else [])
-            lines.append(",".join(["%.17g" % a] + [num(float(v)) for v in vals]))
+            ways = (-1, 1, 0, 1)
+            lines.append(",".join(["%.17g" % a] + [num(float(v), w) for v, w in zip(vals, ways)]))
         return "\n".join(lines) + "\n"
 
     def convert(self, encoding=None, precision=None):

@@ -46,6 +46,19 @@ int haze_fuzzy_encoding_parse(haze_ctx *ctx, const char *s, haze_fuzzy_encoding 
     return HAZE_OK;
 }
 
+/*
+ * The default level k of n, (n - k)/n, rounded down: a cut is computed at
+ * the double level it is given, and the cut at a lower level holds the cut
+ * at a higher one, so the cut at RD((n - k)/n) holds the exact (n - k)/n
+ * cut, which "level 4/5" means (at RN(4/5) > 4/5, tri(0,1,2)'s cut was
+ * strictly inside [0.8, 1.2]).
+ */
+double haze__fuzzy_level(int n, int k) {
+    double q = (double)(n - k) / n;
+    if (fma(q, (double)n, -(double)(n - k)) > 0) q = nextafter(q, 0.0); /* q n > n - k exactly */
+    return q;
+}
+
 int haze_fuzzy_array_new(haze_ctx *ctx, haze_fuzzy_encoding enc, haze_precision prec, int ncuts,
                          size_t count, const double *alphas, haze_fuzzy_array **out) {
     if (!out) return haze__error(ctx, HAZE_ERR_INVALID, "fuzzy: NULL output pointer");
@@ -81,7 +94,7 @@ int haze_fuzzy_array_new(haze_ctx *ctx, haze_fuzzy_encoding enc, haze_precision 
         haze_fuzzy_array_free(a);
         return haze__error(ctx, HAZE_ERR_NOMEM, "fuzzy: out of memory for %zu numbers", count);
     }
-    for (int k = 0; k < ncuts; k++) a->alphas[k] = alphas ? alphas[k] : (double)(ncuts - k) / ncuts;
+    for (int k = 0; k < ncuts; k++) a->alphas[k] = alphas ? alphas[k] : haze__fuzzy_level(ncuts, k);
     *out = a;
     return HAZE_OK;
 }

@@ -15,6 +15,9 @@ extern "C" {
 #endif
 
 /* Size in bytes of one value of the array's precision. */
+/* The default level k (0-based) of n: (n - k)/n rounded down (fuzzy.c). */
+double haze__fuzzy_level(int n, int k);
+
 static inline size_t haze__fuzzy_elem_size(const haze_fuzzy_array *a) {
     return a->precision == HAZE_PRECISION_F32 ? sizeof(float) : sizeof(double);
 }

@@ -73,15 +73,25 @@ for enc in lu mr mi; do
 done
 check 0 "overflow single" "$haze" fuzzy eval "3e38*10" --precision single --cuts 1 --format csv
 has $err "overflows single precision" "single overflow warning"
-has $out "^1,3.4028234663852886e+38,inf$" "single overflow bounds"
+has $out "^1,3.4028234663852882e+38,inf$" "single overflow bounds (the lower bound's digits below it)"
 # division by a divisor containing 0: an error by default, the IEEE 1788 hull on request
 check 2 "zero in divisor mr" "$haze" fuzzy eval "1/[-1,2]" --encoding mr
 has $err "divisor's support contains 0" "divisor message mr"
 check 0 "div-zero hull lu" "$haze" fuzzy eval "1/[0,2]" --div-zero hull --cuts 1 --format csv
 has $out "^1,0.5,inf$" "half-line hull"
 check 0 "div-zero hull mi" "$haze" fuzzy eval "1/tri(-1,1,3)" --div-zero hull --encoding mi --format csv
-has $out "^1,0.99999999999999967,1.0000000000000004,1," "kernel of the hull"
+has $out "^1,0.99999999999999956,1.0000000000000007,1," "kernel of the hull (digits outward)"
 has $out "^0.25,-inf,inf," "whole line where the cut contains 0"
+# decimal bounds are rounded outward: 0x1.999999999999ap-3 is 0.2000000000000000111...,
+# whose %.17g (0.20000000000000001) lies below it, so the upper bound's digits are the next double's
+check 0 "decimal bounds outward" "$haze" fuzzy eval --format csv --cuts 1 -- '0x1.999999999999ap-3'
+has $out "^1,0.20000000000000001,0.20000000000000004$" "an upper bound's digits never below it"
+# an unbounded numerator over an unbounded divisor that excludes 0 holds the quotient (-1e309/1e309 = -1)
+check 0 "inf over inf" "$haze" fuzzy eval --format csv --cuts 1 -- '(-1e308*10)/(1e308*10)'
+has $out "^1,-inf,-0$" "inf / inf: the hull, not an empty cut"
+# the default levels are (N-k)/N rounded down: tri(0,1,2) at 4/5 holds [0.8, 1.2]
+check 0 "levels rounded down" "$haze" fuzzy eval --format csv --exact --cuts 5 -- 'tri(0,1,2)'
+has $out "^0.79999999999999993,0x1.9999999999999p-1,0x1.3333333333334p+0$" "the 4/5-cut holds [0.8, 1.2]"
 check 2 "div-zero hull keeps sqrt errors" "$haze" fuzzy eval "sqrt(-1)" --div-zero hull
 check 1 "bad div-zero" "$haze" fuzzy eval 1 --div-zero maybe
 # a batch goes on after a bad line, writes the others and exits 2
