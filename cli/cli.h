@@ -52,8 +52,7 @@ int cli_exit_code_of(int status, const char *msg);
  * the hint's one "%s" stands for that column as --drop takes it. With
  * missing_ok (the command takes --missing skip), a field that is a missing
  * value (empty, NA, ?) gets that option's hint instead. */
-int cli_fail_data(haze_ctx *ctx, int status, const char *path, const char *hint,
-                  int missing_ok);
+int cli_fail_data(haze_ctx *ctx, int status, const char *path, const char *hint, int missing_ok);
 /* Prints "haze: <message>" (printf-style) to stderr. */
 void cli_errorf(const char *fmt, ...)
 #if defined(__GNUC__)
