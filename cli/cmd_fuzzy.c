@@ -395,14 +395,18 @@ typedef enum { FMT_TABLE, FMT_CSV, FMT_JSON } out_format;
  * %.17g, 0.20000000000000001, lies below it), and then those of the
  * neighbouring double outward are printed, which lie on the right side.
  */
-static const char *num_text(char *buf, size_t cap, double x, int exact, int dir) {
+static const char *num_text(char *buf, size_t cap, double x, int exact, int dir, int *nomem) {
     if (x != x) return "nan";
     if (isinf(x)) return x > 0 ? "inf" : "-inf";
     snprintf(buf, cap, exact ? "%a" : "%.17g", x);
     double lo, hi;
-    if (!exact && dir && haze_fuzzy_parse_number(NULL, buf, NULL, &lo, &hi) == HAZE_OK &&
-        lo != hi && (dir < 0 ? lo == x : hi == x)) /* the decimal lies beyond x */
-        snprintf(buf, cap, "%.17g", nextafter(x, dir < 0 ? -INFINITY : INFINITY));
+    if (!exact && dir) {
+        /* (the exact reading needs memory: without it, no bound is printed) */
+        int st = haze_fuzzy_parse_number(NULL, buf, NULL, &lo, &hi);
+        if (st) *nomem = 1;
+        if (!st && lo != hi && (dir < 0 ? lo == x : hi == x)) /* the decimal lies beyond x */
+            snprintf(buf, cap, "%.17g", nextafter(x, dir < 0 ? -INFINITY : INFINITY));
+    }
     return buf;
 }
 
@@ -412,17 +416,20 @@ static const char *num_text(char *buf, size_t cap, double x, int exact, int dir)
  * --exact, and "inf", "-inf", "nan", which JSON numbers cannot hold); the
  * table pads it to a column.
  */
-static void put_num(FILE *fp, out_format fmt, double x, int exact, int dir) {
+static void put_num(FILE *fp, out_format fmt, double x, int exact, int dir, int *nomem) {
     char buf[64];
-    const char *t = num_text(buf, sizeof buf, x, exact, dir);
+    const char *t = num_text(buf, sizeof buf, x, exact, dir, nomem);
     if (fmt == FMT_JSON)
         fprintf(fp, exact || !isfinite(x) ? "\"%s\"" : "%s", t);
     else
         fprintf(fp, fmt == FMT_TABLE ? "%-24s" : "%s", t);
 }
 
-static void print_result(FILE *fp, const haze_fuzzy_array *v, out_format fmt, int exact,
-                         const char *expr) {
+/* HAZE_ERR_NOMEM when a decimal bound could not be checked (what was written
+ * is then to be dropped), else HAZE_OK. */
+static int print_result(FILE *fp, const haze_fuzzy_array *v, out_format fmt, int exact,
+                        const char *expr) {
+    int nomem = 0;
     int sym = haze_fuzzy_array_encoding(v) != HAZE_FUZZY_LU;
     double mid = 0, lo, hi, c;
     char buf[64];
@@ -436,7 +443,7 @@ static void print_result(FILE *fp, const haze_fuzzy_array *v, out_format fmt, in
         fprintf(fp, ", \"encoding\": \"%s\", \"precision\": \"%s\", \"centroid\": ",
                 haze_fuzzy_encoding_name(haze_fuzzy_array_encoding(v)),
                 haze_fuzzy_array_precision(v) ? "single" : "double");
-        put_num(fp, fmt, c, 0, 0);
+        put_num(fp, fmt, c, 0, 0, &nomem);
         fputs(", \"cuts\": [", fp);
     } else if (fmt == FMT_CSV) {
         fprintf(fp, "alpha,lower,upper%s\n", sym ? ",midpoint,radius" : "");
@@ -444,7 +451,7 @@ static void print_result(FILE *fp, const haze_fuzzy_array *v, out_format fmt, in
         fprintf(fp, "# %s  (%s, %s, %d cuts, centroid %s)\n", expr,
                 haze_fuzzy_encoding_name(haze_fuzzy_array_encoding(v)),
                 haze_fuzzy_array_precision(v) ? "single" : "double", haze_fuzzy_array_cut_count(v),
-                num_text(buf, sizeof buf, c, 0, 0));
+                num_text(buf, sizeof buf, c, 0, 0, &nomem));
         fprintf(fp, "%-8s %-24s %-24s%s\n", "alpha", "lower", "upper",
                 sym ? " midpoint                 radius" : "");
     }
@@ -473,11 +480,12 @@ static void print_result(FILE *fp, const haze_fuzzy_array *v, out_format fmt, in
                 fprintf(fp, ", \"%s\": ", key[j]);
             else
                 fputc(fmt == FMT_CSV ? ',' : ' ', fp);
-            put_num(fp, fmt, val[j], exact, j == 0 ? -1 : j == 2 ? 0 : 1); /* bounds outward */
+            put_num(fp, fmt, val[j], exact, j == 0 ? -1 : j == 2 ? 0 : 1, &nomem); /* outward */
         }
         fputs(fmt == FMT_JSON ? "}" : "\n", fp);
     }
     if (fmt == FMT_JSON) fputs("]}\n", fp);
+    return nomem ? HAZE_ERR_NOMEM : HAZE_OK;
 }
 
 static void help(FILE *fp) {
@@ -542,13 +550,15 @@ static int eval_line(evaluator *ev, char *line, const char *file, long lineno, F
         if (!bind(ev, item, what)) break;
         item = semi + 1;
     }
+    int ps = HAZE_OK;
     if (v) {
-        print_result(fp, v, fmt, exact, item);
+        if ((ps = print_result(fp, v, fmt, exact, item)))
+            snprintf(ev->err, sizeof ev->err, "out of memory");
         haze_fuzzy_array_free(v);
     }
     unbind_from(ev, keep);
     ev->col0 = 0;
-    return v ? HAZE_OK : ev->status;
+    return v ? ps : ev->status;
 }
 
 int cmd_fuzzy(int argc, char **argv, const cli_global *g) {
@@ -673,8 +683,10 @@ int cmd_fuzzy(int argc, char **argv, const cli_global *g) {
     if (!st && expr) {
         ev->keep = plot != NULL; /* the operands of EXPR, not those inside --let values */
         haze_fuzzy_array *v = eval_text(ev, expr, "expression");
-        if (v) {
-            print_result(haze_outfile_stream(out), v, fmt, exact, expr);
+        if (v && (st = print_result(haze_outfile_stream(out), v, fmt, exact, expr))) {
+            snprintf(ev->err, sizeof ev->err, "out of memory");
+            haze_fuzzy_array_free(v);
+        } else if (v) {
             if (plot && (rc = plot_fuzzy(ctx, v, expr, (const haze_fuzzy_array *const *)ev->shown,
                                          (const char *)ev->shown_name, sizeof ev->shown_name[0],
                                          ev->nshown, plot))) {
