@@ -57,8 +57,11 @@ int cli_exit_code_of(int status, const char *msg) {
 int cli_fail_data(haze_ctx *ctx, int status, const char *path, const char *hint, int missing_ok) {
     const char *msg = ctx ? haze_ctx_errmsg(ctx) : "";
     const size_t n = path ? strlen(path) : 0;
-    const int text = msg && n && strncmp(msg, path, n) == 0 && msg[n] == ':' &&
-                     strstr(msg, ": expected a number, found \"");
+    /* the field as the message quotes it: "..." at its end */
+    const char *found = msg && n && strncmp(msg, path, n) == 0 && msg[n] == ':'
+                            ? strstr(msg, ": expected a number, found \"")
+                            : NULL;
+    const int text = found != NULL;
     /* the column as --drop takes it: its name, or its 0-based number when
      * the name is empty (a pandas index, a trailing delimiter) or would not
      * pass as one item of a list */
@@ -78,8 +81,6 @@ int cli_fail_data(haze_ctx *ctx, int status, const char *path, const char *hint,
             snprintf(arg, sizeof arg, "%zu", col - 1);
     }
     int code = cli_fail(ctx, status);
-    /* the field as the message quotes it: "..." at its end */
-    const char *found = text ? strstr(msg, ": expected a number, found \"") : NULL;
     char field[64] = "";
     if (found) {
         const size_t len = strlen(found + 28);
@@ -95,14 +96,15 @@ int cli_fail_data(haze_ctx *ctx, int status, const char *path, const char *hint,
     const char *comma = field + (field[0] == '-' || field[0] == '+') + a;
     const int decimal_comma = found && a && comma[0] == ',' && comma[1] &&
                               strspn(comma + 1, "0123456789") == strlen(comma + 1);
+    const char *at;
     if (decimal_comma)
         cli_errorf("a decimal comma? Numbers are read with a decimal point (1.5); convert the "
                    "file first, e.g. with sed 's/,/./g' when its fields are separated by ';' or "
                    "tabs");
     else if (gap && missing_ok && !unnamed)
         cli_errorf("a missing value: leave the rows that have one out with --missing skip");
-    else if (text && hint && strstr(hint, "%s"))
-        cli_errorf("%.*s%s%s", (int)(strstr(hint, "%s") - hint), hint, arg, strstr(hint, "%s") + 2);
+    else if (text && hint && (at = strstr(hint, "%s")))
+        cli_errorf("%.*s%s%s", (int)(at - hint), hint, arg, at + 2);
     return code;
 }
 
